@@ -1,0 +1,32 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+
+// Main builds two entries: the Electron host (index) and the CLI / web-mode server (cli), which
+// runs under plain node. The preload is CJS so the window can stay sandboxed.
+export default defineConfig({
+  main: {
+    build: {
+      rolldownOptions: {
+        input: {
+          index: resolve(__dirname, 'src/main/electron/index.ts'),
+          cli: resolve(__dirname, 'src/main/cli/bin.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      rolldownOptions: {
+        input: { index: resolve(__dirname, 'src/preload/index.ts') },
+        output: { format: 'cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src/renderer'),
+    build: {
+      minify: true,
+      rolldownOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
+    },
+  },
+});

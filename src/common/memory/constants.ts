@@ -1,0 +1,37 @@
+/**
+ * The memory tool's fixed vocabulary and limits. Every host (CLI, MCP, API, UI) imports these;
+ * nothing else in the tree may restate a cap, a scope name or a mode.
+ */
+
+/** The virtual root every model-facing path starts with. */
+export const MEMORY_ROOT = '/memories';
+
+export const SCOPES = ['global', 'project', 'workspace'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+/** exec: read and write every scope; plan: write global and workspace, read project; explore: read only. */
+export const MODES = ['exec', 'plan', 'explore'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** Who made a change: an agent through the tool, a person through the UI, or something outside Cairn. */
+export const ACTORS = ['agent', 'user', 'external'] as const;
+export type Actor = (typeof ACTORS)[number];
+
+/** Largest memory file, in bytes of UTF-8. */
+export const MAX_FILE_BYTES = 100 * 1024;
+/** Most files one scope may hold; enumeration stops here. */
+export const MAX_FILES_PER_SCOPE = 1000;
+/** A view of a directory lists this many levels below it. */
+export const VIEW_DEPTH = 2;
+/** Longest single path segment, in UTF-8 bytes (the common filesystem limit). */
+export const MAX_SEGMENT_BYTES = 255;
+/** Longest virtual path accepted, in characters. */
+export const MAX_PATH_CHARS = 1024;
+/** The reference implementation's line cap for a view, and the width of its line numbers. */
+export const MAX_VIEW_LINES = 999_999;
+export const LINE_NUMBER_WIDTH = String(MAX_VIEW_LINES).length;
+/** Prefix of names Cairn keeps for itself inside a memory root (atomic-write temp files). */
+export const RESERVED_NAME_PREFIX = '.cairn';

@@ -1,0 +1,59 @@
+/**
+ * Entry point of the `cairn` CLI (bin/cairn runs the built copy). Dispatches to a command and maps
+ * usage errors to exit status 2 with a message on stderr.
+ */
+import { serveCommand } from './serve-command';
+import { toolCommand, type CliIo } from './tool-command';
+import { MAIN_HELP, UsageError } from './usage';
+
+/** `--home DIR` may come before the command; it is passed on to the command. */
+function splitGlobal(argv: string[]): { command: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let command: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (command === undefined && arg === '--home') {
+      rest.push(arg, argv[++i] ?? '');
+      continue;
+    }
+    if (command === undefined && arg.startsWith('--home=')) {
+      rest.push(arg);
+      continue;
+    }
+    if (command === undefined && !arg.startsWith('-')) command = arg;
+    else rest.push(arg);
+  }
+  return { command, rest };
+}
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const { command, rest } = splitGlobal(argv);
+  try {
+    switch (command) {
+      case undefined:
+        if (rest.includes('--help') || rest.includes('-h')) {
+          io.stdout.write(MAIN_HELP);
+          return 0;
+        }
+        io.stderr.write(MAIN_HELP);
+        return 2;
+      case 'help':
+        io.stdout.write(MAIN_HELP);
+        return 0;
+      case 'tool':
+        return await toolCommand(rest, io);
+      case 'serve':
+        return await serveCommand(rest, io);
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`cairn --help\``);
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
+      io.stderr.write(`cairn: ${(err as Error).message}\n`);
+      return 2;
+    }
+    io.stderr.write(`cairn: ${(err as Error).message ?? String(err)}\n`);
+    return 1;
+  }
+}

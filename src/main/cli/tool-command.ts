@@ -1,0 +1,103 @@
+/**
+ * `cairn tool`: one memory command from the argument or stdin, or a JSON-lines stream of them
+ * (`--jsonl`), executed by one MemoryService for the session of --cwd / --workspace.
+ */
+import * as readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/constants';
+import { errorText } from '../../common/memory/errors';
+import { MemoryService, type ExecuteOptions, type MemorySession } from '../memory/memory-service';
+import { isValidWorkspaceId, resolveHome } from '../workspaces/identity';
+import { resolveLocalSession } from '../workspaces/session';
+import { TOOL_HELP, UsageError } from './usage';
+
+export interface CliIo {
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string, fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
+  return value as T;
+}
+
+export async function toolCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      cwd: { type: 'string' },
+      workspace: { type: 'string' },
+      mode: { type: 'string' },
+      actor: { type: 'string' },
+      jsonl: { type: 'boolean' },
+      home: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(TOOL_HELP);
+    return 0;
+  }
+  const mode: Mode = oneOf(values.mode, MODES, 'mode', 'exec');
+  const actor: Actor = oneOf(values.actor, ACTORS.filter((a) => a !== 'external'), 'actor', 'agent');
+  if (values.workspace !== undefined && !isValidWorkspaceId(values.workspace)) {
+    throw new UsageError('--workspace must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  }
+  if (positionals.length > 1) throw new UsageError('give one JSON command (quote it), or none to read it from stdin');
+  if (values.jsonl && positionals.length > 0) throw new UsageError('--jsonl reads commands from stdin; do not also give one as an argument');
+
+  const session = await resolveLocalSession({
+    home: resolveHome(values.home),
+    cwd: values.cwd ?? process.cwd(),
+    ...(values.workspace ? { workspaceId: values.workspace } : {}),
+  });
+  const service = new MemoryService();
+  const options: ExecuteOptions = { mode, actor };
+
+  if (values.jsonl) return runJsonl(service, session, options, io);
+
+  let text: string;
+  if (positionals.length === 1) text = positionals[0]!;
+  else {
+    if (io.stdin.isTTY) throw new UsageError('give the command as a JSON argument, or pipe it on stdin');
+    text = await readAll(io.stdin);
+  }
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the command is not valid JSON: ${(err as Error).message}`);
+  }
+  const result = await service.execute(input, session, options);
+  io.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
+  return result.ok ? 0 : 1;
+}
+
+async function runJsonl(service: MemoryService, session: MemorySession, options: ExecuteOptions, io: CliIo): Promise<number> {
+  const lines = readline.createInterface({ input: io.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    const started = performance.now();
+    let input: unknown;
+    try {
+      input = JSON.parse(line);
+    } catch (err) {
+      io.stdout.write(`${JSON.stringify({ ok: false, output: errorText(`The line is not valid JSON: ${(err as Error).message}`) })}\n`);
+      continue;
+    }
+    const result = await service.execute(input, session, options);
+    const ms = Math.round((performance.now() - started) * 100) / 100;
+    io.stdout.write(`${JSON.stringify({ ok: result.ok, output: result.output, ms })}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,397 @@
+/**
+ * MemoryService executes the `memory` tool's six commands for one session's three scopes.
+ *
+ * Order of every command (the envelope): schema -> path rules -> access policy -> scope
+ * availability, all before any filesystem access; then, for writes, the scope's lock, the content
+ * checks, the atomic write and the change event. Reads take no lock: writes are atomic renames, so
+ * a reader sees a whole old or a whole new file. Errors a model sees name virtual paths only.
+ */
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import {
+  MAX_FILE_BYTES,
+  MAX_FILES_PER_SCOPE,
+  MEMORY_ROOT,
+  SCOPES,
+  VIEW_DEPTH,
+  type Actor,
+  type Mode,
+  type Scope,
+} from '../../common/memory/constants';
+import { MemoryToolError, errorText } from '../../common/memory/errors';
+import type { MemoryChangeEvent } from '../../common/memory/events';
+import { formatMemoryPath, parseMemoryPath, type VirtualPath } from '../../common/memory/paths';
+import { isAllowed } from '../../common/memory/policy';
+import { parseMemoryCommand, type MemoryCommand } from '../../common/memory/schema';
+import {
+  createdText,
+  deletedText,
+  directoryViewText,
+  editedSnippetText,
+  errors,
+  fileViewText,
+  formatFileSize,
+  insertedText,
+  renamedText,
+  type ViewRow,
+} from '../../common/memory/texts';
+import { RuntimeError, type Runtime, type ScopeRoot } from '../runtime/runtime';
+
+/** One scope as a session sees it: where it lives, or why it is unavailable. */
+export type ScopeBinding =
+  | { readonly scope: Scope; readonly available: true; readonly runtime: Runtime; readonly root: ScopeRoot }
+  | { readonly scope: Scope; readonly available: false; readonly reason: string };
+
+/** The scopes visible to one agent session or one UI view, and the identities of their owners. */
+export interface MemorySession {
+  readonly workspaceId: string | null;
+  readonly projectId: string | null;
+  readonly scopes: Readonly<Record<Scope, ScopeBinding>>;
+}
+
+export interface ExecuteOptions {
+  readonly mode: Mode;
+  readonly actor: Actor;
+}
+
+export interface ToolResult {
+  readonly ok: boolean;
+  /** The tool's text: the result, or the error starting with `Error: `. */
+  readonly output: string;
+}
+
+type InScope = { scope: Scope; segments: readonly string[]; path: string };
+
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const utf8Encoder = new TextEncoder();
+
+function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** 1-based line of a character offset. */
+function lineOf(content: string, offset: number): number {
+  let line = 1;
+  for (let i = content.indexOf('\n'); i !== -1 && i < offset; i = content.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+export class MemoryService {
+  private readonly emitter = new EventEmitter();
+
+  /** Subscribes to every change this service makes; returns the unsubscribe function. */
+  onChange(listener: (event: MemoryChangeEvent) => void): () => void {
+    this.emitter.on('change', listener);
+    return () => this.emitter.off('change', listener);
+  }
+
+  /** Runs one command given as the model sent it. Never throws for a failed command. */
+  async execute(input: unknown, session: MemorySession, options: ExecuteOptions): Promise<ToolResult> {
+    try {
+      const command = parseMemoryCommand(input);
+      return { ok: true, output: await this.run(command, session, options) };
+    } catch (err) {
+      if (err instanceof MemoryToolError) return { ok: false, output: errorText(err.message) };
+      // An unexpected failure: report it without its message, which may carry a host path.
+      process.stderr.write(`cairn: unexpected error in memory command: ${(err as Error)?.stack ?? String(err)}\n`);
+      return { ok: false, output: errorText('The memory command failed unexpectedly; nothing was changed. Try again.') };
+    }
+  }
+
+  /** Runs one validated command; throws MemoryToolError with the model-facing text. */
+  async run(command: MemoryCommand, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    switch (command.command) {
+      case 'view': {
+        const target = parseMemoryPath(command.path);
+        if (target.kind === 'root') return this.viewRoot(session);
+        return this.view(this.place(target, command.path), session, command.view_range);
+      }
+      case 'create': {
+        const target = this.writable(command.path, 'create', session, options);
+        return this.create(target, command.file_text, session, options);
+      }
+      case 'str_replace': {
+        const target = this.writable(command.path, 'str_replace', session, options);
+        return this.strReplace(target, command.old_str, command.new_str, session, options);
+      }
+      case 'insert': {
+        const target = this.writable(command.path, 'insert', session, options);
+        return this.insert(target, command.insert_line, command.insert_text, session, options);
+      }
+      case 'delete': {
+        const parsed = parseMemoryPath(command.path);
+        if (parsed.kind === 'root') throw new MemoryToolError(errors.deleteRoot());
+        const target = this.writable(command.path, 'delete', session, options);
+        if (target.segments.length === 0) throw new MemoryToolError(errors.deleteScopeRoot(target.path));
+        return this.delete(target, session, options);
+      }
+      case 'rename': {
+        const from = parseMemoryPath(command.old_path);
+        if (from.kind === 'root') throw new MemoryToolError(errors.renameRoot());
+        const to = parseMemoryPath(command.new_path);
+        if (to.kind === 'root') throw new MemoryToolError(errors.writeRoot());
+        const source = this.writable(command.old_path, 'rename', session, options);
+        const dest = this.writable(command.new_path, 'rename', session, options);
+        if (source.segments.length === 0) throw new MemoryToolError(errors.renameScopeRoot(source.path));
+        if (dest.segments.length === 0) throw new MemoryToolError(errors.renameScopeRoot(dest.path));
+        if (source.scope !== dest.scope) throw new MemoryToolError(errors.crossScopeRename(source.path, dest.path));
+        return this.rename(source, dest, session, options);
+      }
+    }
+  }
+
+  private place(target: Extract<VirtualPath, { kind: 'scope' }>, raw: string): InScope {
+    // Normalize away a trailing slash so texts show the canonical path.
+    const path = raw.endsWith('/') && target.segments.length > 0 ? raw.slice(0, -1) : raw;
+    return { scope: target.scope, segments: target.segments, path: target.segments.length === 0 ? formatMemoryPath(target.scope) : path };
+  }
+
+  private writable(raw: string, command: MemoryCommand['command'], session: MemorySession, options: ExecuteOptions): InScope {
+    const parsed = parseMemoryPath(raw);
+    if (parsed.kind === 'root') throw new MemoryToolError(errors.writeRoot());
+    if (!isAllowed(options.mode, parsed.scope, command)) {
+      throw new MemoryToolError(errors.readOnlyScope(parsed.scope, options.mode, command));
+    }
+    this.binding(session, parsed.scope);
+    return this.place(parsed, raw);
+  }
+
+  private binding(session: MemorySession, scope: Scope): Extract<ScopeBinding, { available: true }> {
+    const b = session.scopes[scope];
+    if (!b.available) throw new MemoryToolError(errors.unavailable(scope, b.reason));
+    return b;
+  }
+
+  private emit(session: MemorySession, options: ExecuteOptions, event: Pick<MemoryChangeEvent, 'scope' | 'path' | 'op' | 'sha256'> & { oldPath?: string }): void {
+    const full: MemoryChangeEvent = {
+      ...event,
+      actor: options.actor,
+      workspaceId: session.workspaceId,
+      projectId: session.projectId,
+      at: new Date().toISOString(),
+    };
+    this.emitter.emit('change', full);
+  }
+
+  // ---- view ----
+
+  private async viewRoot(session: MemorySession): Promise<string> {
+    const rows: ViewRow[] = [];
+    for (const scope of SCOPES) {
+      const b = session.scopes[scope];
+      const scopePath = formatMemoryPath(scope);
+      if (!b.available) {
+        rows.push({ size: '-', path: `${scopePath}/ (unavailable: ${b.reason})` });
+        continue;
+      }
+      const { size, entries } = await this.listDirectory(b, [], scopePath, VIEW_DEPTH);
+      rows.push({ size, path: `${scopePath}/` }, ...entries);
+    }
+    return directoryViewText(MEMORY_ROOT, '-', rows);
+  }
+
+  private async view(target: InScope, session: MemorySession, viewRange?: [number, number]): Promise<string> {
+    const b = this.binding(session, target.scope);
+    const stat = await this.guard(() => b.runtime.stat(b.root, target.segments, true), 'view', target.path);
+    if (target.segments.length === 0 || stat?.type === 'directory') {
+      const { size, entries, truncated } = await this.listDirectory(b, target.segments, target.path, VIEW_DEPTH);
+      const notes = truncated ? [`(listing stopped at ${MAX_FILES_PER_SCOPE} entries)`] : [];
+      return directoryViewText(target.path, size, entries, notes);
+    }
+    if (!stat) throw new MemoryToolError(errors.notFound(target.path));
+    if (stat.type !== 'file') throw new MemoryToolError(errors.unsupportedType(target.path));
+    const content = await this.readText(b, target, 'view');
+    return fileViewText(target.path, content, viewRange);
+  }
+
+  private async listDirectory(
+    b: Extract<ScopeBinding, { available: true }>,
+    segments: readonly string[],
+    path: string,
+    depth: number,
+  ): Promise<{ size: string; entries: ViewRow[]; truncated: boolean }> {
+    const stat = await this.guard(() => b.runtime.stat(b.root, segments, true), 'view', path);
+    const listed = await this.guard(() => b.runtime.list(b.root, segments, { depth, limit: MAX_FILES_PER_SCOPE }), 'view', path);
+    if (listed === null) throw new MemoryToolError(errors.notFound(path));
+    const entries = listed.map((e) => ({
+      size: formatFileSize(e.size),
+      path: `${path}/${e.rel.join('/')}${e.type === 'directory' ? '/' : ''}`,
+    }));
+    return { size: formatFileSize(stat?.size ?? 0), entries, truncated: listed.length >= MAX_FILES_PER_SCOPE };
+  }
+
+  private async readText(b: Extract<ScopeBinding, { available: true }>, target: InScope, command: string): Promise<string> {
+    const file = await this.guard(() => b.runtime.readFile(b.root, target.segments, MAX_FILE_BYTES), command, target.path);
+    try {
+      return utf8Decoder.decode(file.data);
+    } catch {
+      throw new MemoryToolError(errors.notUtf8(target.path));
+    }
+  }
+
+  // ---- writes ----
+
+  private encode(path: string, content: string): Uint8Array {
+    if (!content.isWellFormed() || content.includes('\0')) throw new MemoryToolError(errors.notText(path));
+    const data = utf8Encoder.encode(content);
+    if (data.length > MAX_FILE_BYTES) throw new MemoryToolError(errors.fileTooLarge(path, data.length));
+    return data;
+  }
+
+  private async create(target: InScope, text: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    const b = this.binding(session, target.scope);
+    const data = this.encode(target.path, text);
+    await this.guard(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          if (await b.runtime.stat(b.root, target.segments, false)) throw new MemoryToolError(errors.alreadyExists(target.path));
+          if ((await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
+            throw new MemoryToolError(errors.scopeFull(target.scope));
+          }
+          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: true });
+        }),
+      'create',
+      target.path,
+    );
+    this.emit(session, options, { scope: target.scope, path: target.path, op: 'create', sha256: sha256(data) });
+    return createdText(target.path);
+  }
+
+  /** Read-modify-write of one file under the scope lock. */
+  private async edit(
+    target: InScope,
+    session: MemorySession,
+    command: 'str_replace' | 'insert',
+    change: (content: string) => { content: string; result: string },
+  ): Promise<{ result: string; data: Uint8Array }> {
+    const b = this.binding(session, target.scope);
+    return this.guard(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          const stat = await b.runtime.stat(b.root, target.segments, true);
+          if (!stat) throw new MemoryToolError(errors.notFound(target.path));
+          if (stat.type !== 'file') throw new MemoryToolError(errors.notAFile(target.path));
+          const before = await this.readText(b, target, command);
+          const { content, result } = change(before);
+          const data = this.encode(target.path, content);
+          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: false });
+          return { result, data };
+        }),
+      command,
+      target.path,
+    );
+  }
+
+  private async strReplace(target: InScope, oldStr: string, newStr: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    if (oldStr === '') throw new MemoryToolError(errors.emptyOldStr(target.path));
+    const { result, data } = await this.edit(target, session, 'str_replace', (content) => {
+      const starts: number[] = [];
+      for (let i = content.indexOf(oldStr); i !== -1; i = content.indexOf(oldStr, i + oldStr.length)) starts.push(i);
+      if (starts.length === 0) throw new MemoryToolError(errors.noMatch(oldStr, target.path));
+      if (starts.length > 1) {
+        const lines = [...new Set(starts.map((s) => lineOf(content, s)))];
+        throw new MemoryToolError(errors.multipleMatches(oldStr, lines));
+      }
+      const at = starts[0]!;
+      // Literal replacement: no `$&`-style patterns are expanded.
+      const next = content.slice(0, at) + newStr + content.slice(at + oldStr.length);
+      return { content: next, result: editedSnippetText(next, lineOf(content, at), newStr.split('\n').length) };
+    });
+    this.emit(session, options, { scope: target.scope, path: target.path, op: 'update', sha256: sha256(data) });
+    return result;
+  }
+
+  private async insert(target: InScope, line: number, text: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    const { result, data } = await this.edit(target, session, 'insert', (content) => {
+      const lines = content.split('\n');
+      if (line < 0 || line > lines.length) throw new MemoryToolError(errors.badInsertLine(line, lines.length));
+      lines.splice(line, 0, text.endsWith('\n') ? text.slice(0, -1) : text);
+      return { content: lines.join('\n'), result: insertedText(target.path) };
+    });
+    this.emit(session, options, { scope: target.scope, path: target.path, op: 'update', sha256: sha256(data) });
+    return result;
+  }
+
+  private async delete(target: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    const b = this.binding(session, target.scope);
+    await this.guard(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          try {
+            await b.runtime.remove(b.root, target.segments);
+          } catch (err) {
+            if (err instanceof RuntimeError && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) {
+              throw new MemoryToolError(errors.notFoundForDelete(target.path));
+            }
+            throw err;
+          }
+        }),
+      'delete',
+      target.path,
+    );
+    this.emit(session, options, { scope: target.scope, path: target.path, op: 'delete', sha256: null });
+    return deletedText(target.path);
+  }
+
+  private async rename(source: InScope, dest: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    const b = this.binding(session, source.scope);
+    const inside = dest.segments.length > source.segments.length && source.segments.every((s, i) => dest.segments[i] === s);
+    if (inside) throw new MemoryToolError(errors.intoItself(source.path, dest.path));
+    await this.guard(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          if (!(await b.runtime.stat(b.root, source.segments, false))) {
+            throw new MemoryToolError(errors.notFoundForDelete(source.path));
+          }
+          if (await b.runtime.stat(b.root, dest.segments, false)) throw new MemoryToolError(errors.destinationExists(dest.path));
+          try {
+            await b.runtime.rename(b.root, source.segments, dest.segments);
+          } catch (err) {
+            if (err instanceof RuntimeError && err.code === 'EEXIST') throw new MemoryToolError(errors.destinationExists(dest.path));
+            if (err instanceof RuntimeError && err.code === 'EINVAL') throw new MemoryToolError(errors.intoItself(source.path, dest.path));
+            throw err;
+          }
+        }),
+      'rename',
+      source.path,
+    );
+    this.emit(session, options, { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename', sha256: null });
+    return renamedText(source.path, dest.path);
+  }
+
+  /** Runs a runtime operation, turning RuntimeErrors into model-facing texts for `path`. */
+  private async guard<T>(fn: () => Promise<T>, command: string, path: string): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof MemoryToolError) throw err;
+      if (!(err instanceof RuntimeError)) throw err;
+      const scope = parseMemoryPath(path);
+      const scopeName = scope.kind === 'scope' ? scope.scope : 'global';
+      switch (err.code) {
+        case 'ENOENT':
+          throw new MemoryToolError(errors.notFound(path));
+        case 'EEXIST':
+          throw new MemoryToolError(errors.alreadyExists(path));
+        case 'ENOTDIR':
+          throw new MemoryToolError(errors.parentNotDirectory(path));
+        case 'EISDIR':
+          throw new MemoryToolError(errors.notAFile(path));
+        case 'NOT_FILE':
+          throw new MemoryToolError(errors.unsupportedType(path));
+        case 'ESCAPE':
+          throw new MemoryToolError(errors.escapes(path));
+        case 'TOO_LARGE':
+          throw new MemoryToolError(errors.storedFileTooLarge(path, err.size ?? 0));
+        case 'EINVAL':
+          throw new MemoryToolError(errors.io(command, path, 'EINVAL'));
+        case 'BUSY':
+          throw new MemoryToolError(errors.busy(scopeName));
+        case 'UNREACHABLE':
+          throw new MemoryToolError(errors.unavailable(scopeName, 'its host cannot be reached right now.'));
+        case 'IO':
+          throw new MemoryToolError(errors.io(command.replace('_', ' '), path, err.errno ?? 'EIO'));
+      }
+    }
+  }
+}

@@ -1,0 +1,390 @@
+/**
+ * LocalRuntime: the Runtime on this machine's disk.
+ *
+ * Security invariants (the containment half of the envelope):
+ * - every operation resolves the deepest existing ancestor of its target with realpath and refuses
+ *   (ESCAPE) unless it lies inside the root's realpath, and the root's inside its anchor's;
+ * - a symlink at the final component is never followed for a write: writes go to a temp file in the
+ *   resolved parent directory and are renamed over the name, replacing a link rather than its target;
+ * - after the temp file is written the parent's realpath is checked again, and the rename uses the
+ *   resolved parent path, so a directory swapped for a symlink between check and write makes the
+ *   write fail instead of landing outside the root.
+ * Files are created 0600 and directories 0700: memory can hold private notes.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants as fsc } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { isListedName } from '../../common/memory/paths';
+import { withLocalLock } from './local-lock';
+import {
+  RuntimeError,
+  type EntryStat,
+  type EntryType,
+  type FileContent,
+  type ListOptions,
+  type ListedEntry,
+  type Runtime,
+  type ScopeRoot,
+} from './runtime';
+
+const TEMP_PREFIX = '.cairn-tmp-';
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+function errno(err: unknown): string {
+  return (err as NodeJS.ErrnoException)?.code ?? 'EIO';
+}
+
+/** Maps an OS error to a RuntimeError; RuntimeErrors pass through. */
+function toRuntimeError(err: unknown): RuntimeError {
+  if (err instanceof RuntimeError) return err;
+  const code = errno(err);
+  switch (code) {
+    case 'ENOENT':
+      return new RuntimeError('ENOENT');
+    case 'EEXIST':
+    case 'ENOTEMPTY':
+      return new RuntimeError('EEXIST');
+    case 'ENOTDIR':
+      return new RuntimeError('ENOTDIR');
+    case 'EISDIR':
+      return new RuntimeError('EISDIR');
+    case 'EINVAL':
+      return new RuntimeError('EINVAL');
+    default:
+      return new RuntimeError('IO', code);
+  }
+}
+
+function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+}
+
+function typeOf(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'directory';
+  if (st.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+async function realpathOrNull(p: string): Promise<string | null> {
+  try {
+    return await fs.realpath(p);
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
+ * Realpath of the deepest existing ancestor of `target` (itself included), with the missing
+ * remainder appended. Stops climbing at `stop`.
+ */
+async function resolveDeepest(target: string, stop: string): Promise<{ real: string; missing: string[] }> {
+  const missing: string[] = [];
+  let current = target;
+  for (;;) {
+    try {
+      const real = await fs.realpath(current);
+      return { real, missing };
+    } catch (err) {
+      const code = errno(err);
+      if (code === 'ENOTDIR') throw new RuntimeError('ENOTDIR');
+      if (code !== 'ENOENT') throw toRuntimeError(err);
+      const parent = path.dirname(current);
+      if (current === stop || parent === current) throw new RuntimeError('ENOENT');
+      missing.unshift(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+export class LocalRuntime implements Runtime {
+  readonly label = 'local';
+  /** Anchors (Cairn's home, a checkout) are resolved once per process. */
+  private readonly anchorReal = new Map<string, string>();
+
+  private async resolveAnchor(anchor: string, create: boolean): Promise<string | null> {
+    const cached = this.anchorReal.get(anchor);
+    if (cached) return cached;
+    let real = await realpathOrNull(anchor);
+    if (!real && create) {
+      await fs.mkdir(anchor, { recursive: true, mode: DIR_MODE });
+      real = await fs.realpath(anchor);
+    }
+    if (real) this.anchorReal.set(anchor, real);
+    return real;
+  }
+
+  /** The root's realpath, checked against its anchor; null when it does not exist and !create. */
+  private async resolveRoot(root: ScopeRoot, create: boolean): Promise<string | null> {
+    const anchor = await this.resolveAnchor(root.anchor, create);
+    if (!anchor) return null;
+    let real = await realpathOrNull(root.path);
+    if (!real) {
+      if (!create) {
+        // A missing root reads as empty, but only if the part of it that exists is contained.
+        const deepest = await resolveDeepest(root.path, root.anchor).catch(() => null);
+        if (deepest && !isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
+        return null;
+      }
+      const deepest = await resolveDeepest(root.path, root.anchor);
+      if (!isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
+      await fs.mkdir(path.join(deepest.real, ...deepest.missing), { recursive: true, mode: DIR_MODE });
+      real = await fs.realpath(root.path);
+    }
+    if (!isInside(real, anchor)) throw new RuntimeError('ESCAPE');
+    return real;
+  }
+
+  /**
+   * The host path of `rel` under the resolved root. With `followFinal` the final component is
+   * resolved too (a symlink followed, checked); otherwise only its parent is, and the name appended.
+   */
+  private async resolveTarget(rootReal: string, rel: readonly string[], followFinal: boolean): Promise<string> {
+    if (rel.length === 0) return rootReal;
+    const full = path.join(rootReal, ...rel);
+    const start = followFinal ? full : path.dirname(full);
+    const { real, missing } = await resolveDeepest(start, rootReal);
+    if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
+    const resolved = path.join(real, ...missing);
+    return followFinal ? resolved : path.join(resolved, rel[rel.length - 1]!);
+  }
+
+  /** Creates the directory `rel` (and parents) inside the root; returns its checked realpath. */
+  private async ensureDir(rootReal: string, rel: readonly string[]): Promise<string> {
+    const full = path.join(rootReal, ...rel);
+    const { real, missing } = await resolveDeepest(full, rootReal);
+    if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
+    if (missing.length > 0) {
+      try {
+        await fs.mkdir(path.join(real, ...missing), { recursive: true, mode: DIR_MODE });
+      } catch (err) {
+        if (errno(err) === 'EEXIST') throw new RuntimeError('ENOTDIR');
+        throw toRuntimeError(err);
+      }
+    }
+    const after = await fs.realpath(full).catch((err: unknown) => {
+      throw toRuntimeError(err);
+    });
+    if (!isInside(after, rootReal)) throw new RuntimeError('ESCAPE');
+    const st = await fs.stat(after);
+    if (!st.isDirectory()) throw new RuntimeError('ENOTDIR');
+    return after;
+  }
+
+  async stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null> {
+    try {
+      const rootReal = await this.resolveRoot(root, false);
+      if (!rootReal) return null;
+      const target = await this.resolveTarget(rootReal, rel, follow);
+      const st = await fs.lstat(target);
+      return { type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs };
+    } catch (err) {
+      const e = toRuntimeError(err);
+      if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
+      throw e;
+    }
+  }
+
+  async readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent> {
+    const rootReal = await this.resolveRoot(root, false);
+    if (!rootReal) throw new RuntimeError('ENOENT');
+    const target = await this.resolveTarget(rootReal, rel, true);
+    let handle: fs.FileHandle;
+    try {
+      // The target is a resolved path; O_NOFOLLOW refuses a symlink swapped in since.
+      handle = await fs.open(target, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
+    } catch (err) {
+      if (errno(err) === 'ELOOP') throw new RuntimeError('ESCAPE');
+      throw toRuntimeError(err);
+    }
+    try {
+      const st = await handle.stat();
+      if (st.isDirectory()) throw new RuntimeError('EISDIR');
+      if (!st.isFile()) throw new RuntimeError('NOT_FILE');
+      if (st.size > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, st.size);
+      const data = await handle.readFile();
+      if (data.length > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, data.length);
+      return { data, size: data.length, mtimeMs: st.mtimeMs };
+    } catch (err) {
+      throw toRuntimeError(err);
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  }
+
+  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
+    const rootReal = await this.resolveRoot(root, true);
+    if (!rootReal || rel.length === 0) throw new RuntimeError('EISDIR');
+    try {
+      const dir = await this.ensureDir(rootReal, rel.slice(0, -1));
+      const name = rel[rel.length - 1]!;
+      const target = path.join(dir, name);
+      const existing = await fs.lstat(target).catch((err: unknown) => {
+        if (errno(err) === 'ENOENT') return null;
+        throw err;
+      });
+      if (existing && options.exclusive) throw new RuntimeError('EEXIST');
+      if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
+      await removeStaleTemps(dir);
+      const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+      const handle = await fs.open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } catch (err) {
+        await handle.close().catch(() => {});
+        await fs.unlink(temp).catch(() => {});
+        throw err;
+      }
+      await handle.close();
+      // The directory must still be the one we checked; a swapped-in symlink changes its realpath.
+      const again = await realpathOrNull(dir);
+      if (again !== dir) {
+        await fs.unlink(temp).catch(() => {});
+        throw new RuntimeError('ESCAPE');
+      }
+      try {
+        await fs.rename(temp, target);
+      } catch (err) {
+        await fs.unlink(temp).catch(() => {});
+        throw err;
+      }
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+  }
+
+  async list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null> {
+    const rootReal = await this.resolveRoot(root, false);
+    if (!rootReal) return rel.length === 0 ? [] : null;
+    let dir: string;
+    try {
+      dir = await this.resolveTarget(rootReal, rel, true);
+      const st = await fs.stat(dir);
+      if (!st.isDirectory()) throw new RuntimeError('ENOTDIR');
+    } catch (err) {
+      const e = toRuntimeError(err);
+      if (e.code === 'ENOENT') return null;
+      throw e;
+    }
+    const out: ListedEntry[] = [];
+    const walk = async (hostDir: string, prefix: readonly string[], level: number): Promise<void> => {
+      let names: string[];
+      try {
+        names = (await fs.readdir(hostDir)).sort();
+      } catch {
+        return;
+      }
+      for (const name of names) {
+        if (out.length >= options.limit) return;
+        if (!isListedName(name)) continue;
+        const hostPath = path.join(hostDir, name);
+        let st;
+        try {
+          const real = await fs.realpath(hostPath);
+          if (!isInside(real, rootReal)) continue;
+          st = await fs.stat(real);
+        } catch {
+          continue;
+        }
+        const entryRel = [...prefix, name];
+        if (st.isDirectory()) {
+          out.push({ rel: entryRel, type: 'directory', size: st.size, mtimeMs: st.mtimeMs });
+          if (level < options.depth) await walk(hostPath, entryRel, level + 1);
+        } else if (st.isFile()) {
+          out.push({ rel: entryRel, type: 'file', size: st.size, mtimeMs: st.mtimeMs });
+        }
+      }
+    };
+    await walk(dir, [], 1);
+    return out;
+  }
+
+  async countFiles(root: ScopeRoot, limit: number): Promise<number> {
+    const rootReal = await this.resolveRoot(root, false);
+    if (!rootReal) return 0;
+    let count = 0;
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        if (count >= limit) return;
+        if (!isListedName(e.name)) continue;
+        if (e.isFile()) count++;
+        else if (e.isDirectory()) await walk(path.join(dir, e.name));
+      }
+    };
+    await walk(rootReal);
+    return count;
+  }
+
+  async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
+    const rootReal = await this.resolveRoot(root, false);
+    if (!rootReal) throw new RuntimeError('ENOENT');
+    try {
+      const source = await this.resolveTarget(rootReal, from, false);
+      await fs.lstat(source);
+      const destDir = await this.ensureDir(rootReal, to.slice(0, -1));
+      const dest = path.join(destDir, to[to.length - 1]!);
+      if (isInside(dest, source)) throw new RuntimeError('EINVAL');
+      const existing = await fs.lstat(dest).catch((err: unknown) => {
+        if (errno(err) === 'ENOENT') return null;
+        throw err;
+      });
+      if (existing) throw new RuntimeError('EEXIST');
+      await fs.rename(source, dest);
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+  }
+
+  async remove(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+    const rootReal = await this.resolveRoot(root, false);
+    if (!rootReal) throw new RuntimeError('ENOENT');
+    try {
+      const target = await this.resolveTarget(rootReal, rel, false);
+      await fs.lstat(target);
+      await fs.rm(target, { recursive: true, force: false });
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+  }
+
+  async mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+    const rootReal = await this.resolveRoot(root, true);
+    if (!rootReal) throw new RuntimeError('ENOENT');
+    await this.ensureDir(rootReal, rel);
+  }
+
+  async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {
+    try {
+      await this.resolveRoot(root, true);
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+    return withLocalLock(root.path, fn);
+  }
+}
+
+/**
+ * Removes temp files left by a writer that died mid-write. Callers hold the scope lock, and every
+ * writer of the root takes that lock, so any temp file present now belongs to a dead writer.
+ */
+async function removeStaleTemps(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(TEMP_PREFIX)) await fs.unlink(path.join(dir, name)).catch(() => {});
+  }
+}

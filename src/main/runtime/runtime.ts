@@ -1,0 +1,112 @@
+/**
+ * The Runtime interface: every filesystem operation MemoryService needs, on one host (the local
+ * disk, or a machine reached over SSH). Each operation takes the scope root and a relative path of
+ * already-validated segments, and enforces containment itself, so that a remote runtime can batch
+ * the check with the operation in one round trip. Implementations never put host paths in the
+ * messages of the errors they throw to callers that face a model: they throw RuntimeError codes,
+ * and MemoryService turns those into virtual-path texts.
+ */
+
+/** Where a scope lives on a runtime's host. */
+export interface ScopeRoot {
+  /** Absolute path of the scope's root directory. */
+  readonly path: string;
+  /** A directory the root itself must resolve inside: Cairn's home, or the project's checkout. */
+  readonly anchor: string;
+}
+
+export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface EntryStat {
+  readonly type: EntryType;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export interface ListedEntry {
+  /** Path relative to the listed directory, as segments. */
+  readonly rel: readonly string[];
+  readonly type: 'file' | 'directory';
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export interface FileContent {
+  readonly data: Uint8Array;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export type RuntimeErrorCode =
+  /** The path does not exist. */
+  | 'ENOENT'
+  /** The destination already exists. */
+  | 'EEXIST'
+  /** A parent of the path is not a directory. */
+  | 'ENOTDIR'
+  /** The path is a directory where a file was expected. */
+  | 'EISDIR'
+  /** The path is neither a regular file nor a directory. */
+  | 'NOT_FILE'
+  /** Resolution would leave the scope root (or the root would leave its anchor). */
+  | 'ESCAPE'
+  /** The file is larger than the caller's limit; `size` says how large. */
+  | 'TOO_LARGE'
+  /** A directory cannot move inside itself. */
+  | 'EINVAL'
+  /** The scope's lock could not be taken in time. */
+  | 'BUSY'
+  /** The host cannot be reached. */
+  | 'UNREACHABLE'
+  /** Any other failure; `errno` carries the OS code. */
+  | 'IO';
+
+export class RuntimeError extends Error {
+  override readonly name = 'RuntimeError';
+  constructor(
+    readonly code: RuntimeErrorCode,
+    readonly errno?: string,
+    readonly size?: number,
+  ) {
+    super(errno ? `${code} (${errno})` : code);
+  }
+}
+
+export interface ListOptions {
+  /** Levels below the listed directory to include (1: its children only). */
+  readonly depth: number;
+  /** Stop after this many entries (a deterministic, lexicographically first subset). */
+  readonly limit: number;
+}
+
+export interface Runtime {
+  /** A short label for logs and the UI ("local", "ssh:devbox"). */
+  readonly label: string;
+  /**
+   * What is at `rel`. With `follow`, a final symlink is followed if it stays inside the root (an
+   * escaping one throws ESCAPE); without, the link itself is reported. Missing: null.
+   */
+  stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null>;
+  /** Reads a regular file (following an inner symlink that stays inside the root). */
+  readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent>;
+  /**
+   * Writes atomically (temp file in the same directory, fsync, rename), creating missing parents.
+   * Never follows a symlink at the final component. `exclusive`: EEXIST if anything is there.
+   */
+  writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void>;
+  /** Entries below a directory, sorted by name, hidden and unsafe names skipped; null if missing. */
+  list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null>;
+  /** Listed regular files in the whole scope, counting up to `limit`. */
+  countFiles(root: ScopeRoot, limit: number): Promise<number>;
+  /** Renames without ever overwriting (EEXIST), creating missing parents of the destination. */
+  rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void>;
+  /** Removes a file, a symlink (not its target) or a directory tree. */
+  remove(root: ScopeRoot, rel: readonly string[]): Promise<void>;
+  /** Creates a directory and its missing parents inside the root. */
+  mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void>;
+  /**
+   * Runs `fn` holding the scope's write lock: an in-process mutex plus a cross-process lock beside
+   * the root. Creates the root if it is missing.
+   */
+  withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T>;
+}

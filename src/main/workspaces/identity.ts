@@ -1,0 +1,106 @@
+/**
+ * Identities of homes, checkouts, projects and workspaces on the local disk.
+ * - A project's id comes from its repository (origin URL, else root commit), never from a checkout
+ *   path, so clones and worktrees of one repository share it.
+ * - A workspace's id is derived stably from its checkout's real path.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Cairn's home: the flag, else $CAIRN_HOME, else ~/.cairn. */
+export function resolveHome(flag?: string): string {
+  const chosen = flag ?? process.env.CAIRN_HOME;
+  return path.resolve(chosen && chosen.length > 0 ? chosen : path.join(os.homedir(), '.cairn'));
+}
+
+/** Workspace ids appear in paths under the home: letters, digits, `.`, `_`, `-`, at most 64. */
+export const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function isValidWorkspaceId(id: string): boolean {
+  return WORKSPACE_ID_PATTERN.test(id);
+}
+
+function shortHash(text: string, length = 12): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length);
+}
+
+/** The nearest ancestor of `dir` (itself included) holding `.git`, or null. */
+export async function findGitRoot(dir: string): Promise<string | null> {
+  let current = path.resolve(dir);
+  for (;;) {
+    try {
+      await fs.lstat(path.join(current, '.git'));
+      return current;
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return null;
+      current = parent;
+    }
+  }
+}
+
+/** The git directory holding the repository's shared config (worktrees point at it). */
+async function commonGitDir(gitRoot: string): Promise<string | null> {
+  const dotGit = path.join(gitRoot, '.git');
+  try {
+    const st = await fs.stat(dotGit);
+    if (st.isDirectory()) return dotGit;
+    const pointer = (await fs.readFile(dotGit, 'utf8')).match(/^gitdir:\s*(.+)$/m)?.[1]?.trim();
+    if (!pointer) return null;
+    const gitDir = path.resolve(gitRoot, pointer);
+    const common = (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '')).trim();
+    return common ? path.resolve(gitDir, common) : gitDir;
+  } catch {
+    return null;
+  }
+}
+
+/** `git@host:org/repo.git`, `https://user@host/org/repo` -> `host/org/repo`. */
+export function normalizeRemoteUrl(url: string): string {
+  let u = url.trim();
+  const scp = /^[^/@:]+@([^:/]+):(.+)$/.exec(u);
+  if (scp) u = `${scp[1]}/${scp[2]}`;
+  else u = u.replace(/^[a-z+]+:\/\//i, '').replace(/^[^@/]+@/, '');
+  return u.replace(/\.git\/?$/, '').replace(/\/+$/, '').replace(/^([^/]+)/, (h) => h.toLowerCase().replace(/:\d+$/, ''));
+}
+
+async function originUrl(gitRoot: string): Promise<string | null> {
+  const dir = await commonGitDir(gitRoot);
+  if (!dir) return null;
+  const config = await fs.readFile(path.join(dir, 'config'), 'utf8').catch(() => '');
+  const section = /\[remote "origin"\]([^[]*)/.exec(config)?.[1];
+  return section ? (/^\s*url\s*=\s*(.+)$/m.exec(section)?.[1]?.trim() ?? null) : null;
+}
+
+async function rootCommit(gitRoot: string): Promise<string | null> {
+  try {
+    const { stdout } = await run('git', ['rev-list', '--max-parents=0', 'HEAD'], { cwd: gitRoot, timeout: 5000 });
+    const commits = stdout.split('\n').filter(Boolean).sort();
+    return commits[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The project id of the repository at `gitRoot`. */
+export async function projectIdFor(gitRoot: string): Promise<string> {
+  const origin = await originUrl(gitRoot);
+  if (origin) return `p-${shortHash(`origin:${normalizeRemoteUrl(origin)}`)}`;
+  const root = await rootCommit(gitRoot);
+  if (root) return `p-${shortHash(`root:${root}`)}`;
+  const real = await fs.realpath(gitRoot).catch(() => gitRoot);
+  return `p-${shortHash(`path:${real}`)}`;
+}
+
+/** The default workspace id of a checkout: its name, made safe, and a hash of its real path. */
+export async function workspaceIdFor(checkout: string): Promise<string> {
+  const real = await fs.realpath(checkout).catch(() => path.resolve(checkout));
+  const name = path.basename(real).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 40);
+  return `${name || 'ws'}-${shortHash(`local:${real}`, 8)}`;
+}

@@ -1,0 +1,54 @@
+/**
+ * Builds the MemorySession of an agent or a command from where it runs: the global scope under the
+ * home, the workspace scope of its checkout, and the project scope at the checkout's git root.
+ * (The registry of named and remote workspaces arrives with the SSH runtime.)
+ */
+import * as path from 'node:path';
+import type { Scope } from '../../common/memory/constants';
+import type { MemorySession, ScopeBinding } from '../memory/memory-service';
+import { LocalRuntime } from '../runtime/local-runtime';
+import type { Runtime } from '../runtime/runtime';
+import { findGitRoot, projectIdFor, workspaceIdFor } from './identity';
+
+export interface SessionRequest {
+  readonly home: string;
+  /** Directory the agent runs in; the project is the git repository containing it. */
+  readonly cwd: string;
+  /** An explicit workspace id; default: derived from the checkout. */
+  readonly workspaceId?: string;
+}
+
+const sharedLocal = new LocalRuntime();
+
+export const NO_PROJECT_REASON =
+  'the working directory is not inside a git repository, so there is no project. Project memory lives in .cairn/memory at the root of a git checkout; use /memories/workspace or /memories/global instead.';
+
+export function globalRoot(home: string): string {
+  return path.join(home, 'memory', 'global');
+}
+
+export function workspaceRoot(home: string, workspaceId: string): string {
+  return path.join(home, 'workspaces', workspaceId, 'memory');
+}
+
+export function projectRoot(checkout: string): string {
+  return path.join(checkout, '.cairn', 'memory');
+}
+
+export async function resolveLocalSession(req: SessionRequest, runtime: Runtime = sharedLocal): Promise<MemorySession> {
+  const cwd = path.resolve(req.cwd);
+  const gitRoot = await findGitRoot(cwd);
+  const checkout = gitRoot ?? cwd;
+  const [workspaceId, projectId] = await Promise.all([
+    req.workspaceId ? Promise.resolve(req.workspaceId) : workspaceIdFor(checkout),
+    gitRoot ? projectIdFor(gitRoot) : Promise.resolve(null),
+  ]);
+  const scopes: Record<Scope, ScopeBinding> = {
+    global: { scope: 'global', available: true, runtime, root: { path: globalRoot(req.home), anchor: req.home } },
+    workspace: { scope: 'workspace', available: true, runtime, root: { path: workspaceRoot(req.home, workspaceId), anchor: req.home } },
+    project: gitRoot
+      ? { scope: 'project', available: true, runtime, root: { path: projectRoot(gitRoot), anchor: gitRoot } }
+      : { scope: 'project', available: false, reason: NO_PROJECT_REASON },
+  };
+  return { workspaceId, projectId, scopes };
+}
