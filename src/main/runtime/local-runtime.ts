@@ -6,13 +6,14 @@
  *   (ESCAPE) unless it lies inside the root's realpath, and the root's inside its anchor's;
  * - a symlink at the final component is never followed for a write: writes go to a temp file in the
  *   resolved parent directory and are renamed over the name, replacing a link rather than its target;
- * - after the temp file is written the parent's realpath is checked again, and the rename uses the
- *   resolved parent path, so a directory swapped for a symlink between check and write makes the
- *   write fail instead of landing outside the root.
+ * - writes, renames and removals act through the parent directory pinned by a file descriptor
+ *   (`/proc/self/fd/N/name` on Linux) whose current location is checked after it is opened, so a
+ *   directory swapped for a symlink between check and write cannot redirect them outside the root.
+ *   Where /proc is missing (macOS) the checked real path is used and re-checked after the write.
  * Files are created 0600 and directories 0700: memory can hold private notes.
  */
 import { randomBytes } from 'node:crypto';
-import { constants as fsc } from 'node:fs';
+import { existsSync, constants as fsc } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { isListedName } from '../../common/memory/paths';
@@ -29,6 +30,8 @@ import {
 } from './runtime';
 
 const TEMP_PREFIX = '.cairn-tmp-';
+/** Linux lets a process reach a directory it holds open as /proc/self/fd/N, immune to path swaps. */
+const PINNING = process.platform === 'linux' && existsSync('/proc/self/fd');
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
@@ -66,6 +69,15 @@ function typeOf(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(
   if (st.isDirectory()) return 'directory';
   if (st.isSymbolicLink()) return 'symlink';
   return 'other';
+}
+
+async function lstatOrNull(p: string): Promise<import('node:fs').Stats | null> {
+  try {
+    return await fs.lstat(p);
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return null;
+    throw err;
+  }
 }
 
 async function realpathOrNull(p: string): Promise<string | null> {
@@ -174,6 +186,33 @@ export class LocalRuntime implements Runtime {
     return after;
   }
 
+  /**
+   * Runs `fn` with a path through which the directory `dirRel` (created if `create`) is reached
+   * race-free: a descriptor-pinned path on Linux, else the checked real path.
+   */
+  private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
+    const real = create ? await this.ensureDir(rootReal, dirRel) : await this.resolveTarget(rootReal, dirRel, true);
+    if (!PINNING) {
+      const result = await fn(real);
+      return result;
+    }
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(real, fsc.O_RDONLY | fsc.O_DIRECTORY | fsc.O_NOFOLLOW);
+    } catch (err) {
+      if (errno(err) === 'ELOOP') throw new RuntimeError('ESCAPE');
+      throw toRuntimeError(err);
+    }
+    try {
+      const pinned = `/proc/self/fd/${handle.fd}`;
+      // Where the directory we hold really is now; a swap before the open shows up here.
+      if (!isInside(await fs.readlink(pinned), rootReal)) throw new RuntimeError('ESCAPE');
+      return await fn(pinned);
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  }
+
   async stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null> {
     try {
       const rootReal = await this.resolveRoot(root, false);
@@ -218,40 +257,37 @@ export class LocalRuntime implements Runtime {
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
     const rootReal = await this.resolveRoot(root, true);
     if (!rootReal || rel.length === 0) throw new RuntimeError('EISDIR');
+    const name = rel[rel.length - 1]!;
     try {
-      const dir = await this.ensureDir(rootReal, rel.slice(0, -1));
-      const name = rel[rel.length - 1]!;
-      const target = path.join(dir, name);
-      const existing = await fs.lstat(target).catch((err: unknown) => {
-        if (errno(err) === 'ENOENT') return null;
-        throw err;
+      await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir) => {
+        const target = path.join(dir, name);
+        const existing = await lstatOrNull(target);
+        if (existing && options.exclusive) throw new RuntimeError('EEXIST');
+        if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
+        await removeStaleTemps(dir);
+        const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+        const handle = await fs.open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
+        try {
+          await handle.writeFile(data);
+          await handle.sync();
+        } catch (err) {
+          await handle.close().catch(() => {});
+          await fs.unlink(temp).catch(() => {});
+          throw err;
+        }
+        await handle.close();
+        // Without pinning, the directory must still be the one we checked.
+        if (!PINNING && (await realpathOrNull(dir)) !== dir) {
+          await fs.unlink(temp).catch(() => {});
+          throw new RuntimeError('ESCAPE');
+        }
+        try {
+          await fs.rename(temp, target);
+        } catch (err) {
+          await fs.unlink(temp).catch(() => {});
+          throw err;
+        }
       });
-      if (existing && options.exclusive) throw new RuntimeError('EEXIST');
-      if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-      await removeStaleTemps(dir);
-      const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-      const handle = await fs.open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
-      try {
-        await handle.writeFile(data);
-        await handle.sync();
-      } catch (err) {
-        await handle.close().catch(() => {});
-        await fs.unlink(temp).catch(() => {});
-        throw err;
-      }
-      await handle.close();
-      // The directory must still be the one we checked; a swapped-in symlink changes its realpath.
-      const again = await realpathOrNull(dir);
-      if (again !== dir) {
-        await fs.unlink(temp).catch(() => {});
-        throw new RuntimeError('ESCAPE');
-      }
-      try {
-        await fs.rename(temp, target);
-      } catch (err) {
-        await fs.unlink(temp).catch(() => {});
-        throw err;
-      }
     } catch (err) {
       throw toRuntimeError(err);
     }
@@ -328,18 +364,19 @@ export class LocalRuntime implements Runtime {
   async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
     const rootReal = await this.resolveRoot(root, false);
     if (!rootReal) throw new RuntimeError('ENOENT');
+    const toName = to[to.length - 1]!;
+    const fromName = from[from.length - 1]!;
     try {
-      const source = await this.resolveTarget(rootReal, from, false);
-      await fs.lstat(source);
-      const destDir = await this.ensureDir(rootReal, to.slice(0, -1));
-      const dest = path.join(destDir, to[to.length - 1]!);
-      if (isInside(dest, source)) throw new RuntimeError('EINVAL');
-      const existing = await fs.lstat(dest).catch((err: unknown) => {
-        if (errno(err) === 'ENOENT') return null;
-        throw err;
+      if (from.length <= to.length && from.every((s, i) => to[i] === s)) throw new RuntimeError('EINVAL');
+      await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (sourceDir) => {
+        const source = path.join(sourceDir, fromName);
+        await fs.lstat(source);
+        await this.withPinnedDir(rootReal, to.slice(0, -1), true, async (destDir) => {
+          const dest = path.join(destDir, toName);
+          if (await lstatOrNull(dest)) throw new RuntimeError('EEXIST');
+          await fs.rename(source, dest);
+        });
       });
-      if (existing) throw new RuntimeError('EEXIST');
-      await fs.rename(source, dest);
     } catch (err) {
       throw toRuntimeError(err);
     }
@@ -347,11 +384,13 @@ export class LocalRuntime implements Runtime {
 
   async remove(root: ScopeRoot, rel: readonly string[]): Promise<void> {
     const rootReal = await this.resolveRoot(root, false);
-    if (!rootReal) throw new RuntimeError('ENOENT');
+    if (!rootReal || rel.length === 0) throw new RuntimeError('ENOENT');
     try {
-      const target = await this.resolveTarget(rootReal, rel, false);
-      await fs.lstat(target);
-      await fs.rm(target, { recursive: true, force: false });
+      await this.withPinnedDir(rootReal, rel.slice(0, -1), false, async (dir) => {
+        const target = path.join(dir, rel[rel.length - 1]!);
+        await fs.lstat(target);
+        await fs.rm(target, { recursive: true, force: false });
+      });
     } catch (err) {
       throw toRuntimeError(err);
     }

@@ -1,0 +1,40 @@
+# Cairn's commands. `make run` and `make test` install what they need on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+# The electron package is used for its types and for building; its binary cannot be downloaded on
+# every machine, and `make run` falls back to web mode without it.
+export ELECTRON_SKIP_BINARY_DOWNLOAD := 1
+NPM_STAMP := node_modules/.cairn-installed
+
+.PHONY: run test build lint typecheck unit bench deps clean
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+deps: $(NPM_STAMP)
+
+build: deps
+	npx electron-vite build --logLevel warn
+
+typecheck: deps
+	npx tsc --noEmit -p tsconfig.json
+
+lint: deps
+	npx eslint --max-warnings 0 .
+
+unit: build
+	npx vitest run
+
+# Lint and typecheck are part of the test run; a failure anywhere fails it.
+test: build typecheck lint
+	npx vitest run
+
+bench: build
+	npx tsx bench/run.ts
+
+run: build
+	bash scripts/run.sh
+
+clean:
+	rm -rf out node_modules

@@ -1,0 +1,699 @@
+/**
+ * Cairn's memory-tool benchmark: latency of the six commands for Cairn's MemoryService (in
+ * process), the protocol's reference implementation (BetaLocalFilesystemMemoryTool) and raw
+ * filesystem baselines, then 8 processes x 200 concurrent inserts into one file for Cairn's CLI and
+ * for the reference. Prints a table and writes bench/results/latest.json.
+ *
+ * Run with `make bench` (builds the CLI first) or `npx tsx bench/run.ts` after `make build`.
+ * Iteration counts can be lowered for a quick look: BENCH_ITERATIONS, BENCH_WARMUP,
+ * BENCH_DIR_ITERATIONS, BENCH_DIR_WARMUP.
+ *
+ * Exit status: 0 when the bench ran (even if a target is missed; the report says which), 1 when the
+ * bench itself failed, a Cairn command failed, or Cairn lost an update in the concurrency run.
+ */
+import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import writeFileAtomic from 'write-file-atomic';
+import type { ExecuteOptions } from '../src/main/memory/memory-service';
+import { fileViewText } from '../src/common/memory/texts';
+import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
+
+// ---- parameters ----
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const ITERATIONS = envInt('BENCH_ITERATIONS', 400);
+const WARMUP = envInt('BENCH_WARMUP', 40);
+const DIR_ITERATIONS = envInt('BENCH_DIR_ITERATIONS', 300);
+const DIR_WARMUP = envInt('BENCH_DIR_WARMUP', 20);
+const DIR_FILES = 1000;
+const CONC_PROCESSES = 8;
+const CONC_INSERTS = 200;
+const CONC_TIMEOUT_MS = 150_000;
+
+const EXEC: ExecuteOptions = { mode: 'exec', actor: 'agent' };
+const RESULTS_FILE = path.join(REPO_ROOT, 'bench', 'results', 'latest.json');
+const REF_WORKER = path.join(REPO_ROOT, 'bench', 'ref-worker.mjs');
+
+// ---- content ----
+
+/** A ~2 KiB markdown note with exactly one `status: draft` line (the str_replace target). */
+function makeNote(): string {
+  const lines = ['# Project notes', '', 'status: draft', '', '## Conventions', ''];
+  for (let i = 1; lines.join('\n').length < 2000; i++) {
+    lines.push(`- note ${String(i).padStart(2, '0')}: builds use electron-vite, tests run under vitest.`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const NOTE = makeNote();
+const OLD_STR = 'status: draft';
+const NEW_STR = 'status: final';
+const INSERT_LINE = 10;
+const INSERT_TEXT = 'inserted: a line added by the benchmark\n';
+const REPLACED = NOTE.replace(OLD_STR, NEW_STR);
+const INSERTED = (() => {
+  const lines = REPLACED.split('\n');
+  lines.splice(INSERT_LINE, 0, INSERT_TEXT.slice(0, -1));
+  return lines.join('\n');
+})();
+const NOTE_BYTES = Buffer.from(NOTE);
+const REPLACED_BYTES = Buffer.from(REPLACED);
+const INSERTED_BYTES = Buffer.from(INSERTED);
+const DIR_FILE_TEXT = 'A small memory file in a directory of a thousand.\n'.repeat(4);
+
+// ---- statistics ----
+
+interface Stats {
+  n: number;
+  median: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  // Nearest rank.
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+function stats(samples: readonly number[]): Stats {
+  if (samples.length === 0) throw new Error('no samples');
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return {
+    n: sorted.length,
+    median,
+    p99: quantile(sorted, 0.99),
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+    min: sorted[0]!,
+    max: sorted[sorted.length - 1]!,
+  };
+}
+
+const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+// ---- the implementations under test ----
+
+const OPS = ['view_file', 'view_dir', 'create', 'str_replace', 'insert', 'rename', 'delete'] as const;
+type Op = (typeof OPS)[number];
+type Impl = 'cairn' | 'reference' | 'raw' | 'raw+fmt';
+const IMPL_ORDER: readonly Impl[] = ['cairn', 'reference', 'raw', 'raw+fmt'];
+
+/** Every step of one implementation; the `key` makes each iteration's file names fresh. */
+interface Subject {
+  readonly name: 'cairn' | 'reference' | 'raw';
+  viewFile(record: (impl: Impl, ms: number) => void): Promise<void>;
+  viewDir(): Promise<unknown>;
+  create(key: string): Promise<unknown>;
+  strReplace(key: string): Promise<unknown>;
+  insert(key: string): Promise<unknown>;
+  rename(key: string): Promise<unknown>;
+  delete(key: string): Promise<unknown>;
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+async function writeTree(dir: string): Promise<void> {
+  await fs.mkdir(path.join(dir, 'notes'), { recursive: true, mode: 0o700 });
+  await fs.mkdir(path.join(dir, 'big'), { recursive: true, mode: 0o700 });
+  await fs.writeFile(path.join(dir, 'notes', 'view.md'), NOTE, { mode: 0o600 });
+  for (let i = 0; i < DIR_FILES; i++) {
+    await fs.writeFile(path.join(dir, 'big', `file-${String(i).padStart(4, '0')}.md`), DIR_FILE_TEXT, { mode: 0o600 });
+  }
+}
+
+/**
+ * Cairn in process. The 1000-file directory lives in a second sandbox: a scope holds at most 1000
+ * files, so it would make every create in the same scope fail with "scope full".
+ */
+async function cairnSubject(main: Sandbox, dirBox: Sandbox): Promise<Subject> {
+  await fs.mkdir(path.join(main.roots.global, 'notes'), { recursive: true, mode: 0o700 });
+  await fs.writeFile(path.join(main.roots.global, 'notes', 'view.md'), NOTE, { mode: 0o600 });
+  await writeTree(dirBox.roots.global);
+  const run = async (box: Sandbox, input: Record<string, unknown>): Promise<string> => {
+    const r = await box.service.execute(input, box.session, EXEC);
+    if (!r.ok) throw new Error(`Cairn ${String(input.command)} failed: ${r.output}`);
+    return r.output;
+  };
+  const p = (key: string) => `/memories/global/notes/new-${key}.md`;
+  const q = (key: string) => `/memories/global/notes/renamed-${key}.md`;
+  return {
+    name: 'cairn',
+    viewFile: async (record) => record('cairn', await timed(() => run(main, { command: 'view', path: '/memories/global/notes/view.md' }))),
+    viewDir: () => run(dirBox, { command: 'view', path: '/memories/global/big' }),
+    create: (key) => run(main, { command: 'create', path: p(key), file_text: NOTE }),
+    strReplace: (key) => run(main, { command: 'str_replace', path: p(key), old_str: OLD_STR, new_str: NEW_STR }),
+    insert: (key) => run(main, { command: 'insert', path: p(key), insert_line: INSERT_LINE, insert_text: INSERT_TEXT }),
+    rename: (key) => run(main, { command: 'rename', old_path: p(key), new_path: q(key) }),
+    delete: (key) => run(main, { command: 'delete', path: q(key) }),
+  };
+}
+
+async function referenceSubject(base: string): Promise<{ subject: Subject; tool: BetaLocalFilesystemMemoryTool }> {
+  const tool = await BetaLocalFilesystemMemoryTool.init(base);
+  await writeTree(path.join(base, 'memories'));
+  const p = (key: string) => `/memories/notes/new-${key}.md`;
+  const q = (key: string) => `/memories/notes/renamed-${key}.md`;
+  return {
+    tool,
+    subject: {
+      name: 'reference',
+      viewFile: async (record) => record('reference', await timed(() => tool.view({ command: 'view', path: '/memories/notes/view.md' }))),
+      viewDir: () => tool.view({ command: 'view', path: '/memories/big' }),
+      create: (key) => tool.create({ command: 'create', path: p(key), file_text: NOTE }),
+      strReplace: (key) => tool.str_replace({ command: 'str_replace', path: p(key), old_str: OLD_STR, new_str: NEW_STR }),
+      insert: (key) => tool.insert({ command: 'insert', path: p(key), insert_line: INSERT_LINE, insert_text: INSERT_TEXT }),
+      rename: (key) => tool.rename({ command: 'rename', old_path: p(key), new_path: q(key) }),
+      delete: (key) => tool.delete({ command: 'delete', path: q(key) }),
+    },
+  };
+}
+
+/** readdir + stat of every entry, two levels deep, as a directory view walks. */
+async function rawWalk(dir: string, level: number, out: { name: string; size: number }[]): Promise<void> {
+  const names = (await fs.readdir(dir)).sort();
+  for (const name of names) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const full = path.join(dir, name);
+    const st = await fs.stat(full);
+    out.push({ name: full, size: st.size });
+    if (st.isDirectory() && level < 2) await rawWalk(full, level + 1, out);
+  }
+}
+
+async function rawSubject(base: string): Promise<Subject> {
+  await writeTree(base);
+  const view = path.join(base, 'notes', 'view.md');
+  const p = (key: string) => path.join(base, 'notes', `new-${key}.md`);
+  const q = (key: string) => path.join(base, 'notes', `renamed-${key}.md`);
+  return {
+    name: 'raw',
+    viewFile: async (record) => {
+      record('raw', await timed(() => fs.readFile(view)));
+      record('raw+fmt', await timed(async () => fileViewText('/memories/notes/view.md', await fs.readFile(view, 'utf8'))));
+    },
+    viewDir: async () => {
+      const out: { name: string; size: number }[] = [];
+      await rawWalk(path.join(base, 'big'), 1, out);
+      if (out.length !== DIR_FILES) throw new Error(`raw walk found ${out.length} entries`);
+    },
+    create: (key) => writeFileAtomic(p(key), NOTE_BYTES),
+    strReplace: (key) => writeFileAtomic(p(key), REPLACED_BYTES),
+    insert: (key) => writeFileAtomic(p(key), INSERTED_BYTES),
+    rename: (key) => fs.rename(p(key), q(key)),
+    delete: (key) => fs.rm(q(key)),
+  };
+}
+
+// ---- latency phase ----
+
+type Samples = Record<Op, Partial<Record<Impl, number[]>>>;
+
+function emptySamples(): Samples {
+  return Object.fromEntries(OPS.map((op) => [op, {}])) as Samples;
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const k = ((by % items.length) + items.length) % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+const CYCLE: readonly { op: Exclude<Op, 'view_file' | 'view_dir'>; run: (s: Subject, key: string) => Promise<unknown> }[] = [
+  { op: 'create', run: (s, key) => s.create(key) },
+  { op: 'str_replace', run: (s, key) => s.strReplace(key) },
+  { op: 'insert', run: (s, key) => s.insert(key) },
+  { op: 'rename', run: (s, key) => s.rename(key) },
+  { op: 'delete', run: (s, key) => s.delete(key) },
+];
+
+/**
+ * Each iteration runs view (file), create, str_replace, insert, rename and delete of a fresh file,
+ * step by step, every implementation in turn, the order rotating per iteration. Every created file
+ * is deleted in the same iteration, so each scope holds the same files throughout.
+ */
+async function measureCommands(subjects: readonly Subject[], samples: Samples): Promise<void> {
+  const progressEvery = Math.max(1, Math.floor(ITERATIONS / 4));
+  for (let it = -WARMUP; it < ITERATIONS; it++) {
+    const recordIt = it >= 0;
+    const key = recordIt ? `m${it}` : `w${-it}`;
+    const order = rotate(subjects, it);
+    const record = (op: Op) => (impl: Impl, ms: number) => {
+      if (recordIt) (samples[op][impl] ??= []).push(ms);
+    };
+    for (const s of order) await s.viewFile(record('view_file'));
+    for (const step of CYCLE) {
+      for (const s of order) record(step.op)(s.name, await timed(() => step.run(s, key)));
+    }
+    if (recordIt && (it + 1) % progressEvery === 0) process.stderr.write(`  commands: ${it + 1}/${ITERATIONS}\n`);
+  }
+}
+
+async function measureDirView(subjects: readonly Subject[], samples: Samples): Promise<void> {
+  for (let it = -DIR_WARMUP; it < DIR_ITERATIONS; it++) {
+    for (const s of rotate(subjects, it)) {
+      const ms = await timed(() => s.viewDir());
+      if (it >= 0) (samples.view_dir[s.name] ??= []).push(ms);
+    }
+  }
+}
+
+/** The texts must match (modulo the scope segment), or the comparison is not like for like. */
+async function checkSameTexts(cairn: Sandbox, dirBox: Sandbox, ref: BetaLocalFilesystemMemoryTool): Promise<string[]> {
+  const warnings: string[] = [];
+  const c = await cairn.run({ command: 'view', path: '/memories/global/notes/view.md' });
+  const r = await ref.view({ command: 'view', path: '/memories/notes/view.md' });
+  if (c.output.replaceAll('/memories/global/', '/memories/') !== r) warnings.push('view (file): Cairn and the reference return different texts');
+  const cd = await dirBox.run({ command: 'view', path: '/memories/global/big' });
+  const rd = await ref.view({ command: 'view', path: '/memories/big' });
+  const rows = (t: string) => t.split('\n').filter((l) => /\tfile-\d{4}\.md$|\/file-\d{4}\.md$/.test(l)).length;
+  if (rows(cd.output) !== DIR_FILES || rows(rd) !== DIR_FILES) {
+    warnings.push(`view (dir): expected ${DIR_FILES} file rows, Cairn listed ${rows(cd.output)}, the reference ${rows(rd)}`);
+  }
+  const cdBody = cd.output.split('\n').slice(1).map((l) => l.replace('/memories/global/', '/memories/'));
+  const rdBody = rd.split('\n').slice(1);
+  const extra = cdBody.filter((l) => !rdBody.includes(l));
+  if (extra.length > 0) warnings.push(`view (dir): Cairn's text has ${extra.length} line(s) the reference's lacks, e.g. ${JSON.stringify(extra[0])}`);
+  return warnings;
+}
+
+/** The formatting part of a file view alone, in process, on the same content. */
+function measureFormatting(iterations: number): Stats {
+  const out: number[] = [];
+  for (let i = -200; i < iterations; i++) {
+    const t0 = performance.now();
+    fileViewText('/memories/notes/view.md', NOTE);
+    const ms = performance.now() - t0;
+    if (i >= 0) out.push(ms);
+  }
+  return stats(out);
+}
+
+// ---- concurrency phase ----
+
+interface ProcOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns every process first, then feeds their stdin, then waits for all of them. */
+async function runTogether(specs: readonly { cmd: string; args: string[]; input?: string }[]): Promise<{ wallMs: number; outcomes: ProcOutcome[] }> {
+  const started = performance.now();
+  const children = specs.map((s) => spawn(s.cmd, s.args, { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] }));
+  const done = children.map(
+    (child) =>
+      new Promise<ProcOutcome>((resolve, reject) => {
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`process ${child.pid} did not finish within ${CONC_TIMEOUT_MS} ms`));
+        }, CONC_TIMEOUT_MS);
+        child.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
+        child.on('close', (code, signal) => {
+          clearTimeout(timer);
+          resolve({ code, signal, stdout, stderr });
+        });
+      }),
+  );
+  children.forEach((child, i) => child.stdin.end(specs[i]!.input ?? ''));
+  const outcomes = await Promise.all(done);
+  return { wallMs: performance.now() - started, outcomes };
+}
+
+interface ConcurrencyResult {
+  processes: number;
+  insertsPerProcess: number;
+  wallMs: number;
+  insertsPerSecond: number;
+  succeeded: number;
+  failed: number;
+  presentLines: number;
+  lostUpdates: number;
+  finalLineCount: number;
+  perInsertMs?: Stats;
+  firstError?: string;
+}
+
+function countPresent(finalText: string, expected: readonly string[]): number {
+  const present = new Set(finalText.split('\n'));
+  return expected.filter((l) => present.has(l)).length;
+}
+
+async function concurrencyCairn(box: Sandbox): Promise<ConcurrencyResult> {
+  const file = '/memories/global/log.md';
+  const seeded = await box.run({ command: 'create', path: file, file_text: 'seed' });
+  if (!seeded.ok) throw new Error(`could not seed the concurrency file: ${seeded.output}`);
+  const expected: string[] = [];
+  const specs = Array.from({ length: CONC_PROCESSES }, (_, w) => {
+    const lines: string[] = [];
+    for (let n = 0; n < CONC_INSERTS; n++) {
+      const text = `cairn w${w} n${n}`;
+      expected.push(text);
+      lines.push(JSON.stringify({ command: 'insert', path: file, insert_line: 0, insert_text: `${text}\n` }));
+    }
+    return { cmd: CAIRN_BIN, args: ['tool', '--jsonl', '--home', box.home, '--cwd', box.checkout], input: `${lines.join('\n')}\n` };
+  });
+  const { wallMs, outcomes } = await runTogether(specs);
+  let succeeded = 0;
+  let failed = 0;
+  let firstError: string | undefined;
+  const ms: number[] = [];
+  for (const o of outcomes) {
+    if (o.code !== 0) {
+      failed += CONC_INSERTS;
+      firstError ??= `exit ${o.code ?? o.signal}: ${o.stderr.trim().slice(0, 500)}`;
+      continue;
+    }
+    const results = o.stdout.split('\n').filter((l) => l.trim() !== '');
+    if (results.length !== CONC_INSERTS) {
+      failed += Math.max(0, CONC_INSERTS - results.length);
+      firstError ??= `a process answered ${results.length} of ${CONC_INSERTS} commands`;
+    }
+    for (const line of results) {
+      const r = JSON.parse(line) as { ok: boolean; output: string; ms?: number };
+      if (r.ok) succeeded++;
+      else {
+        failed++;
+        firstError ??= r.output;
+      }
+      if (typeof r.ms === 'number') ms.push(r.ms);
+    }
+  }
+  const finalText = await fs.readFile(path.join(box.roots.global, 'log.md'), 'utf8');
+  const presentLines = countPresent(finalText, expected);
+  return {
+    processes: CONC_PROCESSES,
+    insertsPerProcess: CONC_INSERTS,
+    wallMs,
+    insertsPerSecond: (CONC_PROCESSES * CONC_INSERTS) / (wallMs / 1000),
+    succeeded,
+    failed,
+    presentLines,
+    lostUpdates: expected.length - presentLines,
+    finalLineCount: finalText.split('\n').length,
+    ...(ms.length > 0 ? { perInsertMs: stats(ms) } : {}),
+    ...(firstError !== undefined ? { firstError } : {}),
+  };
+}
+
+async function concurrencyReference(base: string): Promise<ConcurrencyResult> {
+  const file = '/memories/log.md';
+  await BetaLocalFilesystemMemoryTool.init(base);
+  await fs.writeFile(path.join(base, 'memories', 'log.md'), 'seed', { mode: 0o600 });
+  const expected: string[] = [];
+  for (let w = 0; w < CONC_PROCESSES; w++) for (let n = 0; n < CONC_INSERTS; n++) expected.push(`ref w${w} n${n}`);
+  const specs = Array.from({ length: CONC_PROCESSES }, (_, w) => ({
+    cmd: process.execPath,
+    args: [REF_WORKER, base, file, String(w), String(CONC_INSERTS)],
+  }));
+  const { wallMs, outcomes } = await runTogether(specs);
+  let succeeded = 0;
+  let failed = 0;
+  let firstError: string | undefined;
+  for (const o of outcomes) {
+    if (o.code !== 0) throw new Error(`a reference worker failed (exit ${o.code ?? o.signal}): ${o.stderr.trim().slice(0, 500)}`);
+    const summary = JSON.parse(o.stdout.trim()) as { done: number; errors: number; firstError: string | null };
+    succeeded += summary.done;
+    failed += summary.errors;
+    if (summary.firstError) firstError ??= summary.firstError;
+  }
+  const finalText = await fs.readFile(path.join(base, 'memories', 'log.md'), 'utf8');
+  const presentLines = countPresent(finalText, expected);
+  return {
+    processes: CONC_PROCESSES,
+    insertsPerProcess: CONC_INSERTS,
+    wallMs,
+    insertsPerSecond: (CONC_PROCESSES * CONC_INSERTS) / (wallMs / 1000),
+    succeeded,
+    failed,
+    presentLines,
+    lostUpdates: expected.length - presentLines,
+    finalLineCount: finalText.split('\n').length,
+    ...(firstError !== undefined ? { firstError } : {}),
+  };
+}
+
+// ---- targets and report ----
+
+interface Target {
+  id: string;
+  description: string;
+  value: number;
+  limit: number;
+  met: boolean;
+}
+
+function target(id: string, description: string, value: number, limit: number): Target {
+  return { id, description, value: round(value), limit, met: value <= limit };
+}
+
+function pad(s: string, n: number, right = false): string {
+  return right ? s.padStart(n) : s.padEnd(n);
+}
+
+function printTable(rows: readonly string[][], rightAligned: ReadonlySet<number>): void {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  rows.forEach((r, i) => {
+    process.stdout.write(`${r.map((cell, c) => pad(cell, widths[c]!, rightAligned.has(c))).join('  ')}\n`);
+    if (i === 0) process.stdout.write(`${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
+  });
+}
+
+async function main(): Promise<number> {
+  await requireBuiltCli();
+  const t0 = performance.now();
+  const temps: string[] = [];
+  const sandboxes: Sandbox[] = [];
+  const tempDir = async (prefix: string) => {
+    const d = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+    temps.push(d);
+    return d;
+  };
+  const sandbox = async () => {
+    const s = await makeSandbox();
+    sandboxes.push(s);
+    return s;
+  };
+  try {
+    process.stderr.write(`cairn bench: ${os.cpus().length} CPUs, node ${process.version}, note ${NOTE_BYTES.length} B, tmp ${os.tmpdir()}\n`);
+    const cairnBox = await sandbox();
+    const cairnDirBox = await sandbox();
+    const cairn = await cairnSubject(cairnBox, cairnDirBox);
+    const { subject: reference, tool: refTool } = await referenceSubject(await tempDir('cairn-bench-ref-'));
+    const raw = await rawSubject(await tempDir('cairn-bench-raw-'));
+    const subjects = [cairn, reference, raw];
+
+    const warnings = await checkSameTexts(cairnBox, cairnDirBox, refTool);
+    for (const w of warnings) process.stderr.write(`  warning: ${w}\n`);
+
+    const samples = emptySamples();
+    process.stderr.write(`latency: ${ITERATIONS} iterations (+${WARMUP} warm-up) of view/create/str_replace/insert/rename/delete\n`);
+    await measureCommands(subjects, samples);
+    process.stderr.write(`latency: ${DIR_ITERATIONS} iterations (+${DIR_WARMUP} warm-up) of a view of ${DIR_FILES} files\n`);
+    await measureDirView(subjects, samples);
+    const formatting = measureFormatting(2000);
+    const latencyMs = performance.now() - t0;
+
+    process.stderr.write(`concurrency: ${CONC_PROCESSES} processes x ${CONC_INSERTS} inserts into one file, Cairn CLI\n`);
+    const concCairn = await concurrencyCairn(await sandbox());
+    process.stderr.write(`concurrency: ${CONC_PROCESSES} processes x ${CONC_INSERTS} inserts into one file, reference\n`);
+    const concRef = await concurrencyReference(await tempDir('cairn-bench-refconc-'));
+
+    // Figures.
+    const results: Record<string, Partial<Record<Impl, Stats>>> = {};
+    for (const op of OPS) {
+      results[op] = {};
+      for (const impl of IMPL_ORDER) {
+        const s = samples[op][impl];
+        if (s && s.length > 0) results[op][impl] = stats(s);
+      }
+    }
+    const med = (op: Op, impl: Impl): number => {
+      const s = results[op]?.[impl];
+      if (!s) throw new Error(`no figures for ${op}/${impl}`);
+      return s.median;
+    };
+    const targets: Target[] = [
+      target('create_vs_raw', 'Cairn create median <= 1.25x write-file-atomic of the same bytes', med('create', 'cairn') / med('create', 'raw'), 1.25),
+      target('create_vs_reference', 'Cairn create median <= 1.2x the reference', med('create', 'cairn') / med('create', 'reference'), 1.2),
+      target('str_replace_vs_raw', 'Cairn str_replace median <= 1.25x write-file-atomic of the same bytes', med('str_replace', 'cairn') / med('str_replace', 'raw'), 1.25),
+      target('str_replace_vs_reference', 'Cairn str_replace median <= 1.2x the reference', med('str_replace', 'cairn') / med('str_replace', 'reference'), 1.2),
+      target('view_file_vs_raw_fmt', 'Cairn view (file) median <= 1.5x (raw readFile + line-number formatting)', med('view_file', 'cairn') / med('view_file', 'raw+fmt'), 1.5),
+      target('view_file_vs_reference', 'Cairn view (file) median no slower than the reference', med('view_file', 'cairn') / med('view_file', 'reference'), 1.0),
+      target('view_dir_vs_reference', 'Cairn view (1000-file dir) median no slower than the reference', med('view_dir', 'cairn') / med('view_dir', 'reference'), 1.0),
+      { id: 'concurrency_no_lost_updates', description: 'Cairn loses no update: 8 processes x 200 inserts into one file', value: concCairn.lostUpdates, limit: 0, met: concCairn.lostUpdates === 0 && concCairn.failed === 0 },
+    ];
+    const targetsOf = (op: Op): Target[] =>
+      targets.filter((t) => t.id.startsWith(`${op}_`) || (op === 'view_file' && t.id.startsWith('view_file')) || (op === 'view_dir' && t.id.startsWith('view_dir')));
+
+    // Latency table.
+    const labels: Record<Op, string> = {
+      view_file: 'view (file, 2 KiB)',
+      view_dir: `view (dir, ${DIR_FILES} files)`,
+      create: 'create (2 KiB)',
+      str_replace: 'str_replace',
+      insert: 'insert',
+      rename: 'rename',
+      delete: 'delete',
+    };
+    const implLabel: Record<Impl, string> = {
+      cairn: 'cairn',
+      reference: 'reference',
+      raw: 'raw',
+      'raw+fmt': 'raw+format',
+    };
+    const rawNote: Record<Op, string> = {
+      view_file: 'readFile',
+      view_dir: 'readdir+stat',
+      create: 'write-file-atomic',
+      str_replace: 'write-file-atomic',
+      insert: 'write-file-atomic',
+      rename: 'fs.rename',
+      delete: 'fs.rm',
+    };
+    const rows: string[][] = [['operation', 'impl', 'median ms', 'p99 ms', 'x raw', 'x ref', 'target', 'met?']];
+    for (const op of OPS) {
+      for (const impl of IMPL_ORDER) {
+        const s = results[op]?.[impl];
+        if (!s) continue;
+        const vsRaw = s.median / med(op, 'raw');
+        const vsRef = s.median / med(op, 'reference');
+        const ts = impl === 'cairn' ? targetsOf(op) : [];
+        rows.push([
+          impl === 'cairn' ? labels[op] : '',
+          impl === 'raw' ? `raw (${rawNote[op]})` : implLabel[impl],
+          s.median.toFixed(3),
+          s.p99.toFixed(3),
+          impl === 'raw' ? '1.00' : vsRaw.toFixed(2),
+          impl === 'reference' ? '1.00' : vsRef.toFixed(2),
+          ts.map((t) => `<=${t.limit}x ${t.id.endsWith('reference') ? 'ref' : t.id.endsWith('raw_fmt') ? 'raw+fmt' : 'raw'} (${t.value.toFixed(2)})`).join('; '),
+          ts.length === 0 ? '' : ts.every((t) => t.met) ? 'met' : ts.some((t) => t.met) ? `MISSED ${ts.filter((t) => !t.met).length}/${ts.length}` : 'MISSED',
+        ]);
+      }
+    }
+    process.stdout.write(`\nLatency (${ITERATIONS} iterations, ${DIR_ITERATIONS} for the directory view; ms)\n`);
+    printTable(rows, new Set([2, 3, 4, 5]));
+    process.stdout.write(`formatting alone (fileViewText of the 2 KiB note, in process): median ${formatting.median.toFixed(4)} ms, p99 ${formatting.p99.toFixed(4)} ms\n`);
+
+    process.stdout.write(`\nConcurrency (${CONC_PROCESSES} processes x ${CONC_INSERTS} inserts at line 0 of one file, process start-up included)\n`);
+    const crow = (name: string, c: ConcurrencyResult): string[] => [
+      name,
+      (c.wallMs / 1000).toFixed(2),
+      c.insertsPerSecond.toFixed(0),
+      String(c.succeeded),
+      String(c.failed),
+      String(c.presentLines),
+      String(c.lostUpdates),
+      c.perInsertMs ? `${c.perInsertMs.median.toFixed(1)} / ${c.perInsertMs.p99.toFixed(1)}` : '-',
+    ];
+    printTable(
+      [['impl', 'wall s', 'inserts/s', 'ok', 'failed', 'lines present', 'lost updates', 'insert median/p99 ms'], crow('cairn (CLI --jsonl)', concCairn), crow('reference', concRef)],
+      new Set([1, 2, 3, 4, 5, 6, 7]),
+    );
+    if (concCairn.firstError) process.stdout.write(`cairn first error: ${concCairn.firstError}\n`);
+    if (concRef.firstError) process.stdout.write(`reference first error: ${concRef.firstError}\n`);
+
+    process.stdout.write('\nTargets\n');
+    for (const t of targets) {
+      const shown = t.id === 'concurrency_no_lost_updates' ? `${t.value} lost` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
+      process.stdout.write(`  [${t.met ? 'met   ' : 'MISSED'}] ${t.description}: ${shown}\n`);
+    }
+    for (const w of warnings) process.stdout.write(`  warning: ${w}\n`);
+
+    const totalMs = performance.now() - t0;
+    process.stdout.write(`\nbench took ${(totalMs / 1000).toFixed(1)} s (latency phase ${(latencyMs / 1000).toFixed(1)} s)\n`);
+
+    const cpus = os.cpus();
+    const report = {
+      date: new Date().toISOString(),
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model ?? null,
+        node: process.version,
+        platform: os.platform(),
+        release: os.release(),
+        arch: os.arch(),
+        totalMemBytes: os.totalmem(),
+        tmpdir: os.tmpdir(),
+      },
+      parameters: {
+        iterations: ITERATIONS,
+        warmup: WARMUP,
+        dirIterations: DIR_ITERATIONS,
+        dirWarmup: DIR_WARMUP,
+        dirFiles: DIR_FILES,
+        noteBytes: NOTE_BYTES.length,
+        concurrency: { processes: CONC_PROCESSES, insertsPerProcess: CONC_INSERTS, insertLine: 0 },
+        baselines: rawNote,
+        percentile: 'nearest rank',
+      },
+      latencyMs: Object.fromEntries(
+        OPS.map((op) => [
+          op,
+          Object.fromEntries(
+            Object.entries(results[op] ?? {}).map(([impl, s]) => [
+              impl,
+              {
+                ...Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === 'n' ? v : round(v, 4)])),
+                ratioVsRaw: round(s.median / med(op, 'raw')),
+                ratioVsReference: round(s.median / med(op, 'reference')),
+              },
+            ]),
+          ),
+        ]),
+      ),
+      formattingMs: Object.fromEntries(Object.entries(formatting).map(([k, v]) => [k, k === 'n' ? v : round(v, 5)])),
+      concurrency: {
+        cairn: { ...concCairn, wallMs: round(concCairn.wallMs, 1), insertsPerSecond: round(concCairn.insertsPerSecond, 1) },
+        reference: { ...concRef, wallMs: round(concRef.wallMs, 1), insertsPerSecond: round(concRef.insertsPerSecond, 1) },
+      },
+      targets,
+      warnings,
+      durationSeconds: round(totalMs / 1000, 1),
+    };
+    await fs.mkdir(path.dirname(RESULTS_FILE), { recursive: true });
+    await fs.writeFile(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}\n`);
+
+    if (concCairn.lostUpdates > 0 || concCairn.failed > 0) {
+      process.stderr.write(`cairn bench: Cairn lost ${concCairn.lostUpdates} update(s) and failed ${concCairn.failed} insert(s) in the concurrency run\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await Promise.all([...sandboxes.map((s) => s.cleanup()), ...temps.map((d) => fs.rm(d, { recursive: true, force: true }))]);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`cairn bench failed: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

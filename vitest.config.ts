@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Multi-process suites spawn many node processes; two workers suit a 2-core machine.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
