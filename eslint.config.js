@@ -4,7 +4,8 @@ import js from '@eslint/js';
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+// Bare builtin names; `node:` specifiers are caught by the pattern below.
+const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('node:'));
 
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'bench/results/**', 'tests/fixtures/**'] },
