@@ -80,6 +80,19 @@ async function lstatOrNull(p: string): Promise<import('node:fs').Stats | null> {
   }
 }
 
+/**
+ * Opens a path that was just resolved (no symlinks in it). O_NOFOLLOW refuses a symlink swapped
+ * in at its last component since; that is reported as an escape.
+ */
+async function openResolved(resolved: string, flags: number): Promise<fs.FileHandle> {
+  try {
+    return await fs.open(resolved, flags | fsc.O_NOFOLLOW);
+  } catch (err) {
+    if (errno(err) === 'ELOOP') throw new RuntimeError('ESCAPE');
+    throw toRuntimeError(err);
+  }
+}
+
 async function realpathOrNull(p: string): Promise<string | null> {
   try {
     return await fs.realpath(p);
@@ -192,17 +205,8 @@ export class LocalRuntime implements Runtime {
    */
   private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
     const real = create ? await this.ensureDir(rootReal, dirRel) : await this.resolveTarget(rootReal, dirRel, true);
-    if (!PINNING) {
-      const result = await fn(real);
-      return result;
-    }
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(real, fsc.O_RDONLY | fsc.O_DIRECTORY | fsc.O_NOFOLLOW);
-    } catch (err) {
-      if (errno(err) === 'ELOOP') throw new RuntimeError('ESCAPE');
-      throw toRuntimeError(err);
-    }
+    if (!PINNING) return fn(real);
+    const handle = await openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
     try {
       const pinned = `/proc/self/fd/${handle.fd}`;
       // Where the directory we hold really is now; a swap before the open shows up here.
@@ -231,14 +235,7 @@ export class LocalRuntime implements Runtime {
     const rootReal = await this.resolveRoot(root, false);
     if (!rootReal) throw new RuntimeError('ENOENT');
     const target = await this.resolveTarget(rootReal, rel, true);
-    let handle: fs.FileHandle;
-    try {
-      // The target is a resolved path; O_NOFOLLOW refuses a symlink swapped in since.
-      handle = await fs.open(target, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
-    } catch (err) {
-      if (errno(err) === 'ELOOP') throw new RuntimeError('ESCAPE');
-      throw toRuntimeError(err);
-    }
+    const handle = await openResolved(target, fsc.O_RDONLY | fsc.O_NONBLOCK);
     try {
       const st = await handle.stat();
       if (st.isDirectory()) throw new RuntimeError('EISDIR');
