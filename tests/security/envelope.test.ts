@@ -6,6 +6,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE } from '../../src/common/memory/constants';
+import { LocalRuntime } from '../../src/main/runtime/local-runtime';
+import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
@@ -110,30 +112,32 @@ describe('symlink escapes', () => {
   });
 
   it('a directory swapped for a symlink while writes run never lets a write land outside', async () => {
-    // A real race: a second process flips notes/ between a real directory and a symlink to
-    // outside/ as fast as it can while this process writes into it.
+    // A real race: a second process atomically re-points notes/ between a directory inside the
+    // root and outside/, as fast as it can, while this process writes into notes/.
+    const inside = path.join(g(), 'real');
+    await fs.mkdir(inside);
     const notes = path.join(g(), 'notes');
-    await fs.mkdir(notes);
-    const parked = path.join(g(), 'parked');
+    await fs.symlink(inside, notes);
     const flipper = spawn(process.execPath, [
       '-e',
       `const fs = require('fs');
-       const [notes, parked, outside] = process.argv.slice(1);
-       const end = Date.now() + 20000;
-       while (Date.now() < end) {
-         try { fs.renameSync(notes, parked); fs.symlinkSync(outside, notes); } catch {}
-         try { fs.unlinkSync(notes); fs.renameSync(parked, notes); } catch {}
-       }
-       try { fs.unlinkSync(notes); } catch {}
-       try { fs.renameSync(parked, notes); } catch {}`,
+       const [notes, inside, outside] = process.argv.slice(1);
+       const end = Date.now() + 30000;
+       process.stdout.write('flipping\\n');
+       for (let i = 0; Date.now() < end; i++) {
+         const tmp = notes + '.flip' + (i % 2);
+         try { fs.symlinkSync(i % 2 ? outside : inside, tmp); fs.renameSync(tmp, notes); } catch {}
+       }`,
       notes,
-      parked,
+      inside,
       outside,
     ]);
     const exited = new Promise((resolve) => flipper.on('exit', resolve));
+    await new Promise((resolve) => flipper.stdout.once('data', resolve));
     let ok = 0;
     let refused = 0;
-    for (let i = 0; i < 300; i++) {
+    // Write until both outcomes have been seen many times (bounded), so the race really ran.
+    for (let i = 0; i < 3000 && (ok < 20 || refused < 20); i++) {
       const result = await run({ command: 'create', path: `/memories/global/notes/n${i}.md`, file_text: `note ${i}\n` });
       if (result.ok) ok++;
       else {
@@ -144,9 +148,41 @@ describe('symlink escapes', () => {
     flipper.kill('SIGTERM');
     await exited;
     await outsideUntouched();
-    // Both outcomes happened, so the race was real.
-    expect(ok).toBeGreaterThan(0);
-    expect(refused).toBeGreaterThan(0);
+    expect(ok).toBeGreaterThanOrEqual(20);
+    expect(refused).toBeGreaterThanOrEqual(20);
+  });
+});
+
+describe('a directory swapped between check and use (fault injected)', () => {
+  // The window between the containment check and the write is microseconds wide; a hook in
+  // LocalRuntime swaps the checked directory for a symlink exactly there.
+  it.each([
+    ['create', { command: 'create', path: '/memories/global/notes/new.md', file_text: 'x' }],
+    ['str_replace', { command: 'str_replace', path: '/memories/global/notes/n.md', old_str: 'note', new_str: 'NOTE' }],
+    ['rename', { command: 'rename', old_path: '/memories/global/notes/n.md', new_path: '/memories/global/notes/m.md' }],
+    ['delete', { command: 'delete', path: '/memories/global/notes/n.md' }],
+  ])('%s is refused and nothing outside changes', async (_name, input) => {
+    const notes = path.join(sb.roots.global, 'notes');
+    await fs.mkdir(notes);
+    await fs.writeFile(path.join(notes, 'n.md'), 'note\n');
+    await fs.writeFile(path.join(outside, 'n.md'), 'outside note\n');
+    let swapped = false;
+    const runtime = new LocalRuntime({
+      afterCheck: async (dir) => {
+        if (swapped || dir !== notes) return;
+        swapped = true;
+        await fs.rename(notes, path.join(sb.roots.global, 'parked'));
+        await fs.symlink(outside, notes);
+      },
+    });
+    const session = await resolveLocalSession({ home: sb.home, cwd: sb.checkout }, runtime);
+    const result = await sb.service.execute(input, session, { mode: 'exec', actor: 'agent' });
+    expect(swapped).toBe(true);
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/would escape/);
+    expect((await fs.readdir(outside)).sort()).toEqual(['n.md', 'secret.txt']);
+    expect(await fs.readFile(path.join(outside, 'n.md'), 'utf8')).toBe('outside note\n');
+    expect(await fs.readFile(path.join(sb.roots.global, 'parked', 'n.md'), 'utf8')).toBe('note\n');
   });
 });
 

@@ -88,7 +88,10 @@ async function openResolved(resolved: string, flags: number): Promise<fs.FileHan
   try {
     return await fs.open(resolved, flags | fsc.O_NOFOLLOW);
   } catch (err) {
-    if (errno(err) === 'ELOOP') throw new RuntimeError('ESCAPE');
+    const code = errno(err);
+    if (code === 'ELOOP') throw new RuntimeError('ESCAPE');
+    // With O_DIRECTORY, Linux reports a symlink as ENOTDIR rather than ELOOP.
+    if (code === 'ENOTDIR' && (await lstatOrNull(resolved))?.isSymbolicLink()) throw new RuntimeError('ESCAPE');
     throw toRuntimeError(err);
   }
 }
@@ -125,8 +128,17 @@ async function resolveDeepest(target: string, stop: string): Promise<{ real: str
   }
 }
 
+export interface LocalRuntimeOptions {
+  /**
+   * Fault injection for tests only: called after a directory was resolved and checked, before it
+   * is used, so a test can swap it in that window (a race no real timing reproduces reliably).
+   */
+  readonly afterCheck?: (resolvedDir: string) => Promise<void>;
+}
+
 export class LocalRuntime implements Runtime {
   readonly label = 'local';
+  constructor(private readonly options: LocalRuntimeOptions = {}) {}
   /** Anchors (Cairn's home, a checkout) are resolved once per process. */
   private readonly anchorReal = new Map<string, string>();
 
@@ -205,7 +217,12 @@ export class LocalRuntime implements Runtime {
    */
   private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
     const real = create ? await this.ensureDir(rootReal, dirRel) : await this.resolveTarget(rootReal, dirRel, true);
-    if (!PINNING) return fn(real);
+    await this.options.afterCheck?.(real);
+    if (!PINNING) {
+      // Best effort without descriptor paths: re-check as late as possible.
+      if ((await realpathOrNull(real)) !== real) throw new RuntimeError('ESCAPE');
+      return fn(real);
+    }
     const handle = await openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
     try {
       const pinned = `/proc/self/fd/${handle.fd}`;
