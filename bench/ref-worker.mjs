@@ -18,7 +18,9 @@ const started = performance.now();
 let done = 0;
 let errors = 0;
 let firstError = null;
+const insertMs = [];
 for (let n = 0; n < count; n++) {
+  const t0 = performance.now();
   try {
     await tool.insert({ command: 'insert', path: memoryPath, insert_line: 0, insert_text: `ref w${worker} n${n}\n` });
     done++;
@@ -26,5 +28,6 @@ for (let n = 0; n < count; n++) {
     errors++;
     firstError ??= String(err?.message ?? err);
   }
+  insertMs.push(Math.round((performance.now() - t0) * 100) / 100);
 }
-process.stdout.write(`${JSON.stringify({ worker, done, errors, firstError, ms: performance.now() - started })}\n`);
+process.stdout.write(`${JSON.stringify({ worker, done, errors, firstError, ms: performance.now() - started, insertMs })}\n`);

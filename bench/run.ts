@@ -32,10 +32,10 @@ function envInt(name: string, fallback: number): number {
   return n;
 }
 
-const ITERATIONS = envInt('BENCH_ITERATIONS', 400);
+const ITERATIONS = envInt('BENCH_ITERATIONS', 500);
 const WARMUP = envInt('BENCH_WARMUP', 40);
 const DIR_ITERATIONS = envInt('BENCH_DIR_ITERATIONS', 300);
-const DIR_WARMUP = envInt('BENCH_DIR_WARMUP', 20);
+const DIR_WARMUP = envInt('BENCH_DIR_WARMUP', 15);
 const DIR_FILES = 1000;
 const CONC_PROCESSES = 8;
 const CONC_INSERTS = 200;
@@ -435,11 +435,13 @@ async function concurrencyReference(base: string): Promise<ConcurrencyResult> {
   let succeeded = 0;
   let failed = 0;
   let firstError: string | undefined;
+  const ms: number[] = [];
   for (const o of outcomes) {
     if (o.code !== 0) throw new Error(`a reference worker failed (exit ${o.code ?? o.signal}): ${o.stderr.trim().slice(0, 500)}`);
-    const summary = JSON.parse(o.stdout.trim()) as { done: number; errors: number; firstError: string | null };
+    const summary = JSON.parse(o.stdout.trim()) as { done: number; errors: number; firstError: string | null; insertMs: number[] };
     succeeded += summary.done;
     failed += summary.errors;
+    ms.push(...summary.insertMs);
     if (summary.firstError) firstError ??= summary.firstError;
   }
   const finalText = await fs.readFile(path.join(base, 'memories', 'log.md'), 'utf8');
@@ -454,6 +456,7 @@ async function concurrencyReference(base: string): Promise<ConcurrencyResult> {
     presentLines,
     lostUpdates: expected.length - presentLines,
     finalLineCount: finalText.split('\n').length,
+    ...(ms.length > 0 ? { perInsertMs: stats(ms) } : {}),
     ...(firstError !== undefined ? { firstError } : {}),
   };
 }
@@ -470,6 +473,19 @@ interface Target {
 
 function target(id: string, description: string, value: number, limit: number): Target {
   return { id, description, value: round(value), limit, met: value <= limit };
+}
+
+function roundStats(s: Stats, digits: number): Stats {
+  return { n: s.n, median: round(s.median, digits), p99: round(s.p99, digits), mean: round(s.mean, digits), min: round(s.min, digits), max: round(s.max, digits) };
+}
+
+function concurrencyReport(c: ConcurrencyResult): ConcurrencyResult {
+  return {
+    ...c,
+    wallMs: round(c.wallMs, 1),
+    insertsPerSecond: round(c.insertsPerSecond, 1),
+    ...(c.perInsertMs ? { perInsertMs: roundStats(c.perInsertMs, 2) } : {}),
+  };
 }
 
 function pad(s: string, n: number, right = false): string {
@@ -659,7 +675,7 @@ async function main(): Promise<number> {
             Object.entries(results[op] ?? {}).map(([impl, s]) => [
               impl,
               {
-                ...Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === 'n' ? v : round(v, 4)])),
+                ...roundStats(s, 4),
                 ratioVsRaw: round(s.median / med(op, 'raw')),
                 ratioVsReference: round(s.median / med(op, 'reference')),
               },
@@ -667,11 +683,8 @@ async function main(): Promise<number> {
           ),
         ]),
       ),
-      formattingMs: Object.fromEntries(Object.entries(formatting).map(([k, v]) => [k, k === 'n' ? v : round(v, 5)])),
-      concurrency: {
-        cairn: { ...concCairn, wallMs: round(concCairn.wallMs, 1), insertsPerSecond: round(concCairn.insertsPerSecond, 1) },
-        reference: { ...concRef, wallMs: round(concRef.wallMs, 1), insertsPerSecond: round(concRef.insertsPerSecond, 1) },
-      },
+      formattingMs: roundStats(formatting, 5),
+      concurrency: { cairn: concurrencyReport(concCairn), reference: concurrencyReport(concRef) },
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),

@@ -211,13 +211,15 @@ export class MemoryService {
     depth: number,
   ): Promise<{ size: string; entries: ViewRow[]; truncated: boolean }> {
     const stat = await this.guard(() => b.runtime.stat(b.root, segments, true), 'view', path);
-    const listed = await this.guard(() => b.runtime.list(b.root, segments, { depth, limit: MAX_FILES_PER_SCOPE }), 'view', path);
+    // One more than the cap, to tell a full listing from a cut one.
+    const listed = await this.guard(() => b.runtime.list(b.root, segments, { depth, limit: MAX_FILES_PER_SCOPE + 1 }), 'view', path);
     if (listed === null) throw new MemoryToolError(errors.notFound(path));
-    const entries = listed.map((e) => ({
+    const truncated = listed.length > MAX_FILES_PER_SCOPE;
+    const entries = listed.slice(0, MAX_FILES_PER_SCOPE).map((e) => ({
       size: formatFileSize(e.size),
       path: `${path}/${e.rel.join('/')}${e.type === 'directory' ? '/' : ''}`,
     }));
-    return { size: formatFileSize(stat?.size ?? 0), entries, truncated: listed.length >= MAX_FILES_PER_SCOPE };
+    return { size: formatFileSize(stat?.size ?? 0), entries, truncated };
   }
 
   private async readText(b: Extract<ScopeBinding, { available: true }>, target: InScope, command: string): Promise<string> {
@@ -336,14 +338,15 @@ export class MemoryService {
   private async rename(source: InScope, dest: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = this.binding(session, source.scope);
     const inside = dest.segments.length > source.segments.length && source.segments.every((s, i) => dest.segments[i] === s);
-    if (inside) throw new MemoryToolError(errors.intoItself(source.path, dest.path));
     await this.guard(
       () =>
         b.runtime.withLock(b.root, async () => {
+          // The reference's order: an existing destination first, then a missing source.
+          if (await b.runtime.stat(b.root, dest.segments, false)) throw new MemoryToolError(errors.destinationExists(dest.path));
           if (!(await b.runtime.stat(b.root, source.segments, false))) {
             throw new MemoryToolError(errors.notFoundForDelete(source.path));
           }
-          if (await b.runtime.stat(b.root, dest.segments, false)) throw new MemoryToolError(errors.destinationExists(dest.path));
+          if (inside) throw new MemoryToolError(errors.intoItself(source.path, dest.path));
           try {
             await b.runtime.rename(b.root, source.segments, dest.segments);
           } catch (err) {
