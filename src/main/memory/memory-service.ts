@@ -192,16 +192,20 @@ export class MemoryService {
 
   private async view(target: InScope, session: MemorySession, viewRange?: [number, number]): Promise<string> {
     const b = this.binding(session, target.scope);
-    const stat = await this.guard(() => b.runtime.stat(b.root, target.segments, true), 'view', target.path);
-    if (target.segments.length === 0 || stat?.type === 'directory') {
-      const { size, entries, truncated } = await this.listDirectory(b, target.segments, target.path, VIEW_DEPTH);
-      const notes = truncated ? [`(listing stopped at ${MAX_FILES_PER_SCOPE} entries)`] : [];
-      return directoryViewText(target.path, size, entries, notes);
+    if (target.segments.length > 0) {
+      // Most views are of files: read first, and list only when it turns out to be a directory.
+      try {
+        const content = await this.readText(b, target);
+        return fileViewText(target.path, content, viewRange);
+      } catch (err) {
+        if (!(err instanceof RuntimeError)) throw err;
+        if (err.code === 'NOT_FILE') throw new MemoryToolError(errors.unsupportedType(target.path));
+        if (err.code !== 'EISDIR') throw this.describe(err, 'view', target.path);
+      }
     }
-    if (!stat) throw new MemoryToolError(errors.notFound(target.path));
-    if (stat.type !== 'file') throw new MemoryToolError(errors.unsupportedType(target.path));
-    const content = await this.readText(b, target, 'view');
-    return fileViewText(target.path, content, viewRange);
+    const { size, entries, truncated } = await this.listDirectory(b, target.segments, target.path, VIEW_DEPTH);
+    const notes = truncated ? [`(listing stopped at ${MAX_FILES_PER_SCOPE} entries)`] : [];
+    return directoryViewText(target.path, size, entries, notes);
   }
 
   private async listDirectory(
@@ -222,8 +226,12 @@ export class MemoryService {
     return { size: formatFileSize(stat?.size ?? 0), entries, truncated };
   }
 
-  private async readText(b: Extract<ScopeBinding, { available: true }>, target: InScope, command: string): Promise<string> {
-    const file = await this.guard(() => b.runtime.readFile(b.root, target.segments, MAX_FILE_BYTES), command, target.path);
+  /** Reads a file as UTF-8; RuntimeErrors pass through for the caller to describe. */
+  private async readText(b: Extract<ScopeBinding, { available: true }>, target: InScope): Promise<string> {
+    const file = await b.runtime.readFile(b.root, target.segments, MAX_FILE_BYTES).catch((err: unknown) => {
+      // A file where a parent directory should be: for a read, the path simply does not exist.
+      throw err instanceof RuntimeError && err.code === 'ENOTDIR' ? new RuntimeError('ENOENT') : err;
+    });
     try {
       return utf8Decoder.decode(file.data);
     } catch {
@@ -246,10 +254,12 @@ export class MemoryService {
     await this.guard(
       () =>
         b.runtime.withLock(b.root, async () => {
-          if (await b.runtime.stat(b.root, target.segments, false)) throw new MemoryToolError(errors.alreadyExists(target.path));
           if ((await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
+            if (await b.runtime.stat(b.root, target.segments, false)) throw new MemoryToolError(errors.alreadyExists(target.path));
             throw new MemoryToolError(errors.scopeFull(target.scope));
           }
+          // Exclusive: anything already at the path (a file, a directory, even a dangling symlink)
+          // makes this fail with EEXIST, reported as "already exists".
           await b.runtime.writeFile(b.root, target.segments, data, { exclusive: true });
         }),
       'create',
@@ -270,10 +280,15 @@ export class MemoryService {
     return this.guard(
       () =>
         b.runtime.withLock(b.root, async () => {
-          const stat = await b.runtime.stat(b.root, target.segments, true);
-          if (!stat) throw new MemoryToolError(errors.notFound(target.path));
-          if (stat.type !== 'file') throw new MemoryToolError(errors.notAFile(target.path));
-          const before = await this.readText(b, target, command);
+          let before: string;
+          try {
+            before = await this.readText(b, target);
+          } catch (err) {
+            if (err instanceof RuntimeError && (err.code === 'EISDIR' || err.code === 'NOT_FILE')) {
+              throw new MemoryToolError(errors.notAFile(target.path));
+            }
+            throw err;
+          }
           const { content, result } = change(before);
           const data = this.encode(target.path, content);
           await b.runtime.writeFile(b.root, target.segments, data, { exclusive: false });
@@ -337,21 +352,18 @@ export class MemoryService {
 
   private async rename(source: InScope, dest: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = this.binding(session, source.scope);
-    const inside = dest.segments.length > source.segments.length && source.segments.every((s, i) => dest.segments[i] === s);
     await this.guard(
       () =>
         b.runtime.withLock(b.root, async () => {
-          // The reference's order: an existing destination first, then a missing source.
-          if (await b.runtime.stat(b.root, dest.segments, false)) throw new MemoryToolError(errors.destinationExists(dest.path));
-          if (!(await b.runtime.stat(b.root, source.segments, false))) {
-            throw new MemoryToolError(errors.notFoundForDelete(source.path));
-          }
-          if (inside) throw new MemoryToolError(errors.intoItself(source.path, dest.path));
+          // The runtime checks in the reference's order: an existing destination, then a missing
+          // source, then a directory moving into itself.
           try {
             await b.runtime.rename(b.root, source.segments, dest.segments);
           } catch (err) {
-            if (err instanceof RuntimeError && err.code === 'EEXIST') throw new MemoryToolError(errors.destinationExists(dest.path));
-            if (err instanceof RuntimeError && err.code === 'EINVAL') throw new MemoryToolError(errors.intoItself(source.path, dest.path));
+            if (!(err instanceof RuntimeError)) throw err;
+            if (err.code === 'EEXIST') throw new MemoryToolError(errors.destinationExists(dest.path));
+            if (err.code === 'ENOENT' || err.code === 'ENOTDIR') throw new MemoryToolError(errors.notFoundForDelete(source.path));
+            if (err.code === 'EINVAL') throw new MemoryToolError(errors.intoItself(source.path, dest.path));
             throw err;
           }
         }),
@@ -367,34 +379,37 @@ export class MemoryService {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof MemoryToolError) throw err;
-      if (!(err instanceof RuntimeError)) throw err;
-      const scope = parseMemoryPath(path);
-      const scopeName = scope.kind === 'scope' ? scope.scope : 'global';
-      switch (err.code) {
-        case 'ENOENT':
-          throw new MemoryToolError(errors.notFound(path));
-        case 'EEXIST':
-          throw new MemoryToolError(errors.alreadyExists(path));
-        case 'ENOTDIR':
-          throw new MemoryToolError(errors.parentNotDirectory(path));
-        case 'EISDIR':
-          throw new MemoryToolError(errors.notAFile(path));
-        case 'NOT_FILE':
-          throw new MemoryToolError(errors.unsupportedType(path));
-        case 'ESCAPE':
-          throw new MemoryToolError(errors.escapes(path));
-        case 'TOO_LARGE':
-          throw new MemoryToolError(errors.storedFileTooLarge(path, err.size ?? 0));
-        case 'EINVAL':
-          throw new MemoryToolError(errors.io(command, path, 'EINVAL'));
-        case 'BUSY':
-          throw new MemoryToolError(errors.busy(scopeName));
-        case 'UNREACHABLE':
-          throw new MemoryToolError(errors.unavailable(scopeName, 'its host cannot be reached right now.'));
-        case 'IO':
-          throw new MemoryToolError(errors.io(command.replace('_', ' '), path, err.errno ?? 'EIO'));
-      }
+      if (err instanceof RuntimeError) throw this.describe(err, command, path);
+      throw err;
+    }
+  }
+
+  /** The model-facing text of a RuntimeError met while running `command` on `path`. */
+  private describe(err: RuntimeError, command: string, path: string): MemoryToolError {
+    const scope = parseMemoryPath(path);
+    const scopeName = scope.kind === 'scope' ? scope.scope : 'global';
+    switch (err.code) {
+      case 'ENOENT':
+        return new MemoryToolError(errors.notFound(path));
+      case 'EEXIST':
+        return new MemoryToolError(errors.alreadyExists(path));
+      case 'ENOTDIR':
+        return new MemoryToolError(errors.parentNotDirectory(path));
+      case 'EISDIR':
+        return new MemoryToolError(errors.notAFile(path));
+      case 'NOT_FILE':
+        return new MemoryToolError(errors.unsupportedType(path));
+      case 'ESCAPE':
+        return new MemoryToolError(errors.escapes(path));
+      case 'TOO_LARGE':
+        return new MemoryToolError(errors.storedFileTooLarge(path, err.size ?? 0));
+      case 'BUSY':
+        return new MemoryToolError(errors.busy(scopeName));
+      case 'UNREACHABLE':
+        return new MemoryToolError(errors.unavailable(scopeName, 'its host cannot be reached right now.'));
+      case 'EINVAL':
+      case 'IO':
+        return new MemoryToolError(errors.io(command.replace('_', ' '), path, err.errno ?? err.code));
     }
   }
 }

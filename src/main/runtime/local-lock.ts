@@ -32,27 +32,40 @@ export function lockPathFor(rootPath: string): string {
 export async function withLocalLock<T>(rootPath: string, fn: () => Promise<T>): Promise<T> {
   const lockPath = lockPathFor(rootPath);
   return mutexFor(lockPath).runExclusive(async () => {
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(rootPath, {
-        lockfilePath: lockPath,
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        update: LOCK_UPDATE_MS,
-        retries: { retries: 5000, factor: 1.2, minTimeout: 1, maxTimeout: 8, randomize: true, maxRetryTime: LOCK_WAIT_MS },
-        // A compromised lock (its directory removed or taken over after we stalled past the stale
-        // threshold) must not crash the process; the write in progress still completes atomically.
-        onCompromised: () => {},
-      });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ELOCKED') throw new RuntimeError('BUSY');
-      throw new RuntimeError('IO', code ?? 'EIO');
-    }
+    const release = await acquire(rootPath, lockPath);
     try {
       return await fn();
     } finally {
       await release().catch(() => {});
     }
   });
+}
+
+/**
+ * Takes the cross-process lock, polling with a short, jittered, growing pause: writes hold it for
+ * about a millisecond, so waiters must look again soon. (proper-lockfile's own retry schedule is
+ * not used: it precomputes its whole table of timeouts on every call.)
+ */
+async function acquire(rootPath: string, lockPath: string): Promise<() => Promise<void>> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await lockfile.lock(rootPath, {
+        lockfilePath: lockPath,
+        realpath: false,
+        stale: LOCK_STALE_MS,
+        update: LOCK_UPDATE_MS,
+        retries: 0,
+        // A compromised lock (its directory removed or taken over after we stalled past the stale
+        // threshold) must not crash the process; the write in progress still completes atomically.
+        onCompromised: () => {},
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ELOCKED') throw new RuntimeError('IO', code ?? 'EIO');
+      if (Date.now() >= deadline) throw new RuntimeError('BUSY');
+      const ceiling = Math.min(8, 1 + attempt);
+      await new Promise((resolve) => setTimeout(resolve, 0.5 + Math.random() * ceiling));
+    }
+  }
 }

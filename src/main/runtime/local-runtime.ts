@@ -141,6 +141,12 @@ export class LocalRuntime implements Runtime {
   constructor(private readonly options: LocalRuntimeOptions = {}) {}
   /** Anchors (Cairn's home, a checkout) are resolved once per process. */
   private readonly anchorReal = new Map<string, string>();
+  /**
+   * Scope roots' realpaths, refreshed by every write (withLock) and reused by reads. A stale entry
+   * is harmless: every target is still resolved and checked against it, so a root swapped for a
+   * symlink since fails containment rather than being followed.
+   */
+  private readonly rootReal = new Map<string, string>();
 
   private async resolveAnchor(anchor: string, create: boolean): Promise<string | null> {
     const cached = this.anchorReal.get(anchor);
@@ -155,7 +161,9 @@ export class LocalRuntime implements Runtime {
   }
 
   /** The root's realpath, checked against its anchor; null when it does not exist and !create. */
-  private async resolveRoot(root: ScopeRoot, create: boolean): Promise<string | null> {
+  private async resolveRoot(root: ScopeRoot, create: boolean, fresh = false): Promise<string | null> {
+    const cached = fresh ? undefined : this.rootReal.get(root.path);
+    if (cached) return cached;
     const anchor = await this.resolveAnchor(root.anchor, create);
     if (!anchor) return null;
     let real = await realpathOrNull(root.path);
@@ -172,6 +180,7 @@ export class LocalRuntime implements Runtime {
       real = await fs.realpath(root.path);
     }
     if (!isInside(real, anchor)) throw new RuntimeError('ESCAPE');
+    this.rootReal.set(root.path, real);
     return real;
   }
 
@@ -190,10 +199,12 @@ export class LocalRuntime implements Runtime {
   }
 
   /** Creates the directory `rel` (and parents) inside the root; returns its checked realpath. */
-  private async ensureDir(rootReal: string, rel: readonly string[]): Promise<string> {
+  private async ensureDir(rootReal: string, rel: readonly string[], opensAsDirectory = false): Promise<string> {
     const full = path.join(rootReal, ...rel);
     const { real, missing } = await resolveDeepest(full, rootReal);
     if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
+    // Nothing to create, and the caller opens it with O_DIRECTORY, which checks the rest.
+    if (missing.length === 0 && opensAsDirectory) return real;
     if (missing.length > 0) {
       try {
         await fs.mkdir(path.join(real, ...missing), { recursive: true, mode: DIR_MODE });
@@ -216,7 +227,7 @@ export class LocalRuntime implements Runtime {
    * race-free: a descriptor-pinned path on Linux, else the checked real path.
    */
   private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
-    const real = create ? await this.ensureDir(rootReal, dirRel) : await this.resolveTarget(rootReal, dirRel, true);
+    const real = create ? await this.ensureDir(rootReal, dirRel, PINNING) : await this.resolveTarget(rootReal, dirRel, true);
     await this.options.afterCheck?.(real);
     if (!PINNING) {
       // Best effort without descriptor paths: re-check as late as possible.
@@ -258,9 +269,21 @@ export class LocalRuntime implements Runtime {
       if (st.isDirectory()) throw new RuntimeError('EISDIR');
       if (!st.isFile()) throw new RuntimeError('NOT_FILE');
       if (st.size > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, st.size);
-      const data = await handle.readFile();
-      if (data.length > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, data.length);
-      return { data, size: data.length, mtimeMs: st.mtimeMs };
+      // Read to EOF into a buffer one byte larger than the cap, so growth since fstat is seen.
+      let buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(st.size + 1, 4096)));
+      let length = 0;
+      for (;;) {
+        if (length === buffer.length) {
+          const grown = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+          buffer.copy(grown, 0, 0, length);
+          buffer = grown;
+        }
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+        if (length > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, length);
+      }
+      return { data: buffer.subarray(0, length), size: length, mtimeMs: st.mtimeMs };
     } catch (err) {
       throw toRuntimeError(err);
     } finally {
@@ -317,7 +340,7 @@ export class LocalRuntime implements Runtime {
       if (!st.isDirectory()) throw new RuntimeError('ENOTDIR');
     } catch (err) {
       const e = toRuntimeError(err);
-      if (e.code === 'ENOENT') return null;
+      if (e.code === 'ENOENT') return rel.length === 0 ? [] : null;
       throw e;
     }
     const out: ListedEntry[] = [];
@@ -378,15 +401,21 @@ export class LocalRuntime implements Runtime {
   async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
     const rootReal = await this.resolveRoot(root, false);
     if (!rootReal) throw new RuntimeError('ENOENT');
-    const toName = to[to.length - 1]!;
-    const fromName = from[from.length - 1]!;
     try {
-      if (from.length <= to.length && from.every((s, i) => to[i] === s)) throw new RuntimeError('EINVAL');
+      // The reference's order: an existing destination, then a missing source. Nothing is
+      // created before both are known to be fine.
+      const destProbe = await this.resolveTarget(rootReal, to, false).catch((err: unknown) => {
+        const e = toRuntimeError(err);
+        if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
+        throw e;
+      });
+      if (destProbe && (await lstatOrNull(destProbe))) throw new RuntimeError('EEXIST');
       await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (sourceDir) => {
-        const source = path.join(sourceDir, fromName);
+        const source = path.join(sourceDir, from[from.length - 1]!);
         await fs.lstat(source);
+        if (from.length <= to.length && from.every((s, i) => to[i] === s)) throw new RuntimeError('EINVAL');
         await this.withPinnedDir(rootReal, to.slice(0, -1), true, async (destDir) => {
-          const dest = path.join(destDir, toName);
+          const dest = path.join(destDir, to[to.length - 1]!);
           if (await lstatOrNull(dest)) throw new RuntimeError('EEXIST');
           await fs.rename(source, dest);
         });
@@ -418,7 +447,8 @@ export class LocalRuntime implements Runtime {
 
   async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {
     try {
-      await this.resolveRoot(root, true);
+      // Writes refresh the cached root (it may have been removed or replaced since).
+      await this.resolveRoot(root, true, true);
     } catch (err) {
       throw toRuntimeError(err);
     }
