@@ -4,6 +4,7 @@
  * fresh while held. A lock left by a killed process goes stale after LOCK_STALE_MS and is taken
  * over by the next writer, so it is recovered well within 10 s.
  */
+import * as fs from 'node:fs';
 import { Mutex } from 'async-mutex';
 import lockfile from 'proper-lockfile';
 import { RuntimeError } from './runtime';
@@ -14,6 +15,31 @@ const LOCK_UPDATE_MS = 1_000;
 const LOCK_WAIT_MS = 30_000;
 
 const mutexes = new Map<string, Mutex>();
+
+type Callback<T = void> = (err: NodeJS.ErrnoException | null, value?: T) => void;
+function viaSync<T>(fn: () => T, callback: Callback<T>): void {
+  let value: T;
+  try {
+    value = fn();
+  } catch (err) {
+    callback(err as NodeJS.ErrnoException);
+    return;
+  }
+  callback(null, value);
+}
+
+/**
+ * The filesystem proper-lockfile uses, on synchronous calls: taking and dropping the lock is a
+ * mkdir, a stat and an rmdir of microseconds each, which a thread-pool round trip would multiply.
+ */
+const syncLockFs = {
+  mkdir: (p: string, cb: Callback) => viaSync(() => void fs.mkdirSync(p), cb),
+  rmdir: (p: string, cb: Callback) => viaSync(() => fs.rmdirSync(p), cb),
+  rmdirSync: (p: string) => fs.rmdirSync(p),
+  stat: (p: string, cb: Callback<fs.Stats>) => viaSync(() => fs.statSync(p), cb),
+  utimes: (p: string, a: Date, m: Date, cb: Callback) => viaSync(() => fs.utimesSync(p, a, m), cb),
+  realpath: (p: string, cb: Callback<string>) => viaSync(() => fs.realpathSync(p), cb),
+};
 
 function mutexFor(lockPath: string): Mutex {
   let m = mutexes.get(lockPath);
@@ -56,6 +82,7 @@ async function acquire(rootPath: string, lockPath: string): Promise<() => Promis
         stale: LOCK_STALE_MS,
         update: LOCK_UPDATE_MS,
         retries: 0,
+        fs: syncLockFs,
         // A compromised lock (its directory removed or taken over after we stalled past the stale
         // threshold) must not crash the process; the write in progress still completes atomically.
         onCompromised: () => {},

@@ -9,13 +9,17 @@
  * - writes, renames and removals act through the parent directory pinned by a file descriptor
  *   (`/proc/self/fd/N/name` on Linux) whose current location is checked after it is opened, so a
  *   directory swapped for a symlink between check and write cannot redirect them outside the root.
- *   Where /proc is missing (macOS) the checked real path is used and re-checked after the write.
+ *   Where /proc is missing (macOS) the checked real path is re-checked just before it is used.
  * Files are created 0600 and directories 0700: memory can hold private notes.
+ *
+ * Speed: metadata calls (realpath, lstat, readdir, open, rename) and reads of memory files (at most
+ * 100 KiB) are synchronous: each takes microseconds on a local disk, a tenth of a thread-pool round
+ * trip. The one slow call, fsync, stays asynchronous so it never blocks the event loop.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, constants as fsc } from 'node:fs';
-import * as fs from 'node:fs/promises';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { isListedName } from '../../common/memory/paths';
 import { withLocalLock } from './local-lock';
 import {
@@ -29,9 +33,11 @@ import {
   type ScopeRoot,
 } from './runtime';
 
+const fsc = fs.constants;
+const fsync = promisify(fs.fsync);
 const TEMP_PREFIX = '.cairn-tmp-';
 /** Linux lets a process reach a directory it holds open as /proc/self/fd/N, immune to path swaps. */
-const PINNING = process.platform === 'linux' && existsSync('/proc/self/fd');
+const PINNING = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
@@ -64,16 +70,22 @@ function isInside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
 }
 
-function typeOf(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
+function typeOf(st: fs.Stats): EntryType {
   if (st.isFile()) return 'file';
   if (st.isDirectory()) return 'directory';
   if (st.isSymbolicLink()) return 'symlink';
   return 'other';
 }
 
-async function lstatOrNull(p: string): Promise<import('node:fs').Stats | null> {
+const realpath = (p: string): string => fs.realpathSync.native(p);
+
+function lstatOrNull(p: string): fs.Stats | null {
+  return fs.lstatSync(p, { throwIfNoEntry: false }) ?? null;
+}
+
+function realpathOrNull(p: string): string | null {
   try {
-    return await fs.lstat(p);
+    return realpath(p);
   } catch (err) {
     if (errno(err) === 'ENOENT') return null;
     throw err;
@@ -84,24 +96,15 @@ async function lstatOrNull(p: string): Promise<import('node:fs').Stats | null> {
  * Opens a path that was just resolved (no symlinks in it). O_NOFOLLOW refuses a symlink swapped
  * in at its last component since; that is reported as an escape.
  */
-async function openResolved(resolved: string, flags: number): Promise<fs.FileHandle> {
+function openResolved(resolved: string, flags: number): number {
   try {
-    return await fs.open(resolved, flags | fsc.O_NOFOLLOW);
+    return fs.openSync(resolved, flags | fsc.O_NOFOLLOW);
   } catch (err) {
     const code = errno(err);
     if (code === 'ELOOP') throw new RuntimeError('ESCAPE');
     // With O_DIRECTORY, Linux reports a symlink as ENOTDIR rather than ELOOP.
-    if (code === 'ENOTDIR' && (await lstatOrNull(resolved))?.isSymbolicLink()) throw new RuntimeError('ESCAPE');
+    if (code === 'ENOTDIR' && lstatOrNull(resolved)?.isSymbolicLink()) throw new RuntimeError('ESCAPE');
     throw toRuntimeError(err);
-  }
-}
-
-async function realpathOrNull(p: string): Promise<string | null> {
-  try {
-    return await fs.realpath(p);
-  } catch (err) {
-    if (errno(err) === 'ENOENT') return null;
-    throw err;
   }
 }
 
@@ -109,13 +112,12 @@ async function realpathOrNull(p: string): Promise<string | null> {
  * Realpath of the deepest existing ancestor of `target` (itself included), with the missing
  * remainder appended. Stops climbing at `stop`.
  */
-async function resolveDeepest(target: string, stop: string): Promise<{ real: string; missing: string[] }> {
+function resolveDeepest(target: string, stop: string): { real: string; missing: string[] } {
   const missing: string[] = [];
   let current = target;
   for (;;) {
     try {
-      const real = await fs.realpath(current);
-      return { real, missing };
+      return { real: realpath(current), missing };
     } catch (err) {
       const code = errno(err);
       if (code === 'ENOTDIR') throw new RuntimeError('ENOTDIR');
@@ -124,6 +126,26 @@ async function resolveDeepest(target: string, stop: string): Promise<{ real: str
       if (current === stop || parent === current) throw new RuntimeError('ENOENT');
       missing.unshift(path.basename(current));
       current = parent;
+    }
+  }
+}
+
+/**
+ * Removes temp files left by a writer that died mid-write. Callers hold the scope lock, and every
+ * writer of the root takes that lock, so any temp file present now belongs to a dead writer.
+ */
+function removeStaleTemps(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(TEMP_PREFIX)) {
+      try {
+        fs.unlinkSync(path.join(dir, name));
+      } catch {}
     }
   }
 }
@@ -138,7 +160,6 @@ export interface LocalRuntimeOptions {
 
 export class LocalRuntime implements Runtime {
   readonly label = 'local';
-  constructor(private readonly options: LocalRuntimeOptions = {}) {}
   /** Anchors (Cairn's home, a checkout) are resolved once per process. */
   private readonly anchorReal = new Map<string, string>();
   /**
@@ -148,36 +169,41 @@ export class LocalRuntime implements Runtime {
    */
   private readonly rootReal = new Map<string, string>();
 
-  private async resolveAnchor(anchor: string, create: boolean): Promise<string | null> {
+  constructor(private readonly options: LocalRuntimeOptions = {}) {}
+
+  private resolveAnchor(anchor: string, create: boolean): string | null {
     const cached = this.anchorReal.get(anchor);
     if (cached) return cached;
-    let real = await realpathOrNull(anchor);
+    let real = realpathOrNull(anchor);
     if (!real && create) {
-      await fs.mkdir(anchor, { recursive: true, mode: DIR_MODE });
-      real = await fs.realpath(anchor);
+      fs.mkdirSync(anchor, { recursive: true, mode: DIR_MODE });
+      real = realpath(anchor);
     }
     if (real) this.anchorReal.set(anchor, real);
     return real;
   }
 
   /** The root's realpath, checked against its anchor; null when it does not exist and !create. */
-  private async resolveRoot(root: ScopeRoot, create: boolean, fresh = false): Promise<string | null> {
+  private resolveRoot(root: ScopeRoot, create: boolean, fresh = false): string | null {
     const cached = fresh ? undefined : this.rootReal.get(root.path);
     if (cached) return cached;
-    const anchor = await this.resolveAnchor(root.anchor, create);
+    const anchor = this.resolveAnchor(root.anchor, create);
     if (!anchor) return null;
-    let real = await realpathOrNull(root.path);
+    let real = realpathOrNull(root.path);
     if (!real) {
       if (!create) {
         // A missing root reads as empty, but only if the part of it that exists is contained.
-        const deepest = await resolveDeepest(root.path, root.anchor).catch(() => null);
+        let deepest: { real: string } | null = null;
+        try {
+          deepest = resolveDeepest(root.path, root.anchor);
+        } catch {}
         if (deepest && !isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
         return null;
       }
-      const deepest = await resolveDeepest(root.path, root.anchor);
+      const deepest = resolveDeepest(root.path, root.anchor);
       if (!isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
-      await fs.mkdir(path.join(deepest.real, ...deepest.missing), { recursive: true, mode: DIR_MODE });
-      real = await fs.realpath(root.path);
+      fs.mkdirSync(path.join(deepest.real, ...deepest.missing), { recursive: true, mode: DIR_MODE });
+      real = realpath(root.path);
     }
     if (!isInside(real, anchor)) throw new RuntimeError('ESCAPE');
     this.rootReal.set(root.path, real);
@@ -188,37 +214,41 @@ export class LocalRuntime implements Runtime {
    * The host path of `rel` under the resolved root. With `followFinal` the final component is
    * resolved too (a symlink followed, checked); otherwise only its parent is, and the name appended.
    */
-  private async resolveTarget(rootReal: string, rel: readonly string[], followFinal: boolean): Promise<string> {
+  private resolveTarget(rootReal: string, rel: readonly string[], followFinal: boolean): string {
     if (rel.length === 0) return rootReal;
     const full = path.join(rootReal, ...rel);
     const start = followFinal ? full : path.dirname(full);
-    const { real, missing } = await resolveDeepest(start, rootReal);
+    const { real, missing } = resolveDeepest(start, rootReal);
     if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
     const resolved = path.join(real, ...missing);
     return followFinal ? resolved : path.join(resolved, rel[rel.length - 1]!);
   }
 
-  /** Creates the directory `rel` (and parents) inside the root; returns its checked realpath. */
-  private async ensureDir(rootReal: string, rel: readonly string[], opensAsDirectory = false): Promise<string> {
+  /**
+   * Creates the directory `rel` (and parents) inside the root; returns its checked realpath. With
+   * `opensAsDirectory`, an existing path is returned as is: the caller opens it with O_DIRECTORY.
+   */
+  private ensureDir(rootReal: string, rel: readonly string[], opensAsDirectory = false): string {
     const full = path.join(rootReal, ...rel);
-    const { real, missing } = await resolveDeepest(full, rootReal);
+    const { real, missing } = resolveDeepest(full, rootReal);
     if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
-    // Nothing to create, and the caller opens it with O_DIRECTORY, which checks the rest.
     if (missing.length === 0 && opensAsDirectory) return real;
     if (missing.length > 0) {
       try {
-        await fs.mkdir(path.join(real, ...missing), { recursive: true, mode: DIR_MODE });
+        fs.mkdirSync(path.join(real, ...missing), { recursive: true, mode: DIR_MODE });
       } catch (err) {
         if (errno(err) === 'EEXIST') throw new RuntimeError('ENOTDIR');
         throw toRuntimeError(err);
       }
     }
-    const after = await fs.realpath(full).catch((err: unknown) => {
+    let after: string;
+    try {
+      after = realpath(full);
+    } catch (err) {
       throw toRuntimeError(err);
-    });
+    }
     if (!isInside(after, rootReal)) throw new RuntimeError('ESCAPE');
-    const st = await fs.stat(after);
-    if (!st.isDirectory()) throw new RuntimeError('ENOTDIR');
+    if (!fs.statSync(after).isDirectory()) throw new RuntimeError('ENOTDIR');
     return after;
   }
 
@@ -227,31 +257,30 @@ export class LocalRuntime implements Runtime {
    * race-free: a descriptor-pinned path on Linux, else the checked real path.
    */
   private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
-    const real = create ? await this.ensureDir(rootReal, dirRel, PINNING) : await this.resolveTarget(rootReal, dirRel, true);
+    const real = create ? this.ensureDir(rootReal, dirRel, PINNING) : this.resolveTarget(rootReal, dirRel, true);
     await this.options.afterCheck?.(real);
     if (!PINNING) {
       // Best effort without descriptor paths: re-check as late as possible.
-      if ((await realpathOrNull(real)) !== real) throw new RuntimeError('ESCAPE');
+      if (realpathOrNull(real) !== real) throw new RuntimeError('ESCAPE');
       return fn(real);
     }
-    const handle = await openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
+    const fd = openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
     try {
-      const pinned = `/proc/self/fd/${handle.fd}`;
+      const pinned = `/proc/self/fd/${fd}`;
       // Where the directory we hold really is now; a swap before the open shows up here.
-      if (!isInside(await fs.readlink(pinned), rootReal)) throw new RuntimeError('ESCAPE');
+      if (!isInside(fs.readlinkSync(pinned), rootReal)) throw new RuntimeError('ESCAPE');
       return await fn(pinned);
     } finally {
-      await handle.close().catch(() => {});
+      fs.closeSync(fd);
     }
   }
 
   async stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null> {
     try {
-      const rootReal = await this.resolveRoot(root, false);
+      const rootReal = this.resolveRoot(root, false);
       if (!rootReal) return null;
-      const target = await this.resolveTarget(rootReal, rel, follow);
-      const st = await fs.lstat(target);
-      return { type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs };
+      const st = lstatOrNull(this.resolveTarget(rootReal, rel, follow));
+      return st ? { type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs } : null;
     } catch (err) {
       const e = toRuntimeError(err);
       if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
@@ -260,16 +289,15 @@ export class LocalRuntime implements Runtime {
   }
 
   async readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent> {
-    const rootReal = await this.resolveRoot(root, false);
+    const rootReal = this.resolveRoot(root, false);
     if (!rootReal) throw new RuntimeError('ENOENT');
-    const target = await this.resolveTarget(rootReal, rel, true);
-    const handle = await openResolved(target, fsc.O_RDONLY | fsc.O_NONBLOCK);
+    const fd = openResolved(this.resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK);
     try {
-      const st = await handle.stat();
+      const st = fs.fstatSync(fd);
       if (st.isDirectory()) throw new RuntimeError('EISDIR');
       if (!st.isFile()) throw new RuntimeError('NOT_FILE');
       if (st.size > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, st.size);
-      // Read to EOF into a buffer one byte larger than the cap, so growth since fstat is seen.
+      // Read to EOF into a buffer up to one byte larger than the cap, so growth since fstat is seen.
       let buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(st.size + 1, 4096)));
       let length = 0;
       for (;;) {
@@ -278,7 +306,7 @@ export class LocalRuntime implements Runtime {
           buffer.copy(grown, 0, 0, length);
           buffer = grown;
         }
-        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+        const bytesRead = fs.readSync(fd, buffer, length, buffer.length - length, null);
         if (bytesRead === 0) break;
         length += bytesRead;
         if (length > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, length);
@@ -287,41 +315,41 @@ export class LocalRuntime implements Runtime {
     } catch (err) {
       throw toRuntimeError(err);
     } finally {
-      await handle.close().catch(() => {});
+      fs.closeSync(fd);
     }
   }
 
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
-    const rootReal = await this.resolveRoot(root, true);
-    if (!rootReal || rel.length === 0) throw new RuntimeError('EISDIR');
-    const name = rel[rel.length - 1]!;
+    const name = rel[rel.length - 1];
+    if (name === undefined) throw new RuntimeError('EISDIR');
     try {
+      const rootReal = this.resolveRoot(root, true)!;
       await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir) => {
         const target = path.join(dir, name);
-        const existing = await lstatOrNull(target);
+        const existing = lstatOrNull(target);
         if (existing && options.exclusive) throw new RuntimeError('EEXIST');
         if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-        await removeStaleTemps(dir);
+        removeStaleTemps(dir);
         const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-        const handle = await fs.open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
+        const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
         try {
-          await handle.writeFile(data);
-          await handle.sync();
+          for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written);
+          await fsync(fd);
         } catch (err) {
-          await handle.close().catch(() => {});
-          await fs.unlink(temp).catch(() => {});
+          fs.closeSync(fd);
+          fs.rmSync(temp, { force: true });
           throw err;
         }
-        await handle.close();
+        fs.closeSync(fd);
         // Without pinning, the directory must still be the one we checked.
-        if (!PINNING && (await realpathOrNull(dir)) !== dir) {
-          await fs.unlink(temp).catch(() => {});
+        if (!PINNING && realpathOrNull(dir) !== dir) {
+          fs.rmSync(temp, { force: true });
           throw new RuntimeError('ESCAPE');
         }
         try {
-          await fs.rename(temp, target);
+          fs.renameSync(temp, target);
         } catch (err) {
-          await fs.unlink(temp).catch(() => {});
+          fs.rmSync(temp, { force: true });
           throw err;
         }
       });
@@ -331,93 +359,98 @@ export class LocalRuntime implements Runtime {
   }
 
   async list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null> {
-    const rootReal = await this.resolveRoot(root, false);
+    const rootReal = this.resolveRoot(root, false);
     if (!rootReal) return rel.length === 0 ? [] : null;
     let dir: string;
     try {
-      dir = await this.resolveTarget(rootReal, rel, true);
-      const st = await fs.stat(dir);
-      if (!st.isDirectory()) throw new RuntimeError('ENOTDIR');
+      dir = this.resolveTarget(rootReal, rel, true);
+      if (!fs.statSync(dir).isDirectory()) throw new RuntimeError('ENOTDIR');
     } catch (err) {
       const e = toRuntimeError(err);
       if (e.code === 'ENOENT') return rel.length === 0 ? [] : null;
       throw e;
     }
     const out: ListedEntry[] = [];
-    const walk = async (hostDir: string, prefix: readonly string[], level: number): Promise<void> => {
-      let names: string[];
+    const walk = (hostDir: string, prefix: readonly string[], level: number): void => {
+      let entries: fs.Dirent[];
       try {
-        names = (await fs.readdir(hostDir)).sort();
+        entries = fs.readdirSync(hostDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       } catch {
         return;
       }
-      for (const name of names) {
+      for (const entry of entries) {
         if (out.length >= options.limit) return;
-        if (!isListedName(name)) continue;
-        const hostPath = path.join(hostDir, name);
-        let st;
+        if (!isListedName(entry.name)) continue;
+        const hostPath = path.join(hostDir, entry.name);
+        let st: fs.Stats;
         try {
-          const real = await fs.realpath(hostPath);
-          if (!isInside(real, rootReal)) continue;
-          st = await fs.stat(real);
+          // Only a symlink is followed, and only when its target stays inside the root; anything
+          // else is looked at without following (it may have become a symlink since readdir).
+          if (entry.isSymbolicLink()) {
+            if (!isInside(realpath(hostPath), rootReal)) continue;
+            st = fs.statSync(hostPath);
+          } else st = fs.lstatSync(hostPath);
         } catch {
           continue;
         }
-        const entryRel = [...prefix, name];
+        const entryRel = [...prefix, entry.name];
         if (st.isDirectory()) {
           out.push({ rel: entryRel, type: 'directory', size: st.size, mtimeMs: st.mtimeMs });
-          if (level < options.depth) await walk(hostPath, entryRel, level + 1);
+          if (level < options.depth) walk(hostPath, entryRel, level + 1);
         } else if (st.isFile()) {
           out.push({ rel: entryRel, type: 'file', size: st.size, mtimeMs: st.mtimeMs });
         }
       }
     };
-    await walk(dir, [], 1);
+    walk(dir, [], 1);
     return out;
   }
 
   async countFiles(root: ScopeRoot, limit: number): Promise<number> {
-    const rootReal = await this.resolveRoot(root, false);
+    const rootReal = this.resolveRoot(root, false);
     if (!rootReal) return 0;
     let count = 0;
-    const walk = async (dir: string): Promise<void> => {
-      let entries;
+    const walk = (dir: string): void => {
+      let entries: fs.Dirent[];
       try {
-        entries = await fs.readdir(dir, { withFileTypes: true });
+        entries = fs.readdirSync(dir, { withFileTypes: true });
       } catch {
         return;
       }
       for (const e of entries) {
         if (count >= limit) return;
-        if (!isListedName(e.name)) continue;
+        // Cheaper than isListedName, and stricter: a file with a hostile name counts too.
+        if (e.name.startsWith('.') || e.name === 'node_modules') continue;
         if (e.isFile()) count++;
-        else if (e.isDirectory()) await walk(path.join(dir, e.name));
+        else if (e.isDirectory()) walk(path.join(dir, e.name));
       }
     };
-    await walk(rootReal);
+    walk(rootReal);
     return count;
   }
 
   async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
-    const rootReal = await this.resolveRoot(root, false);
+    const rootReal = this.resolveRoot(root, false);
     if (!rootReal) throw new RuntimeError('ENOENT');
     try {
       // The reference's order: an existing destination, then a missing source. Nothing is
       // created before both are known to be fine.
-      const destProbe = await this.resolveTarget(rootReal, to, false).catch((err: unknown) => {
+      let destProbe: string | null = null;
+      try {
+        destProbe = this.resolveTarget(rootReal, to, false);
+      } catch (err) {
         const e = toRuntimeError(err);
-        if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
-        throw e;
-      });
-      if (destProbe && (await lstatOrNull(destProbe))) throw new RuntimeError('EEXIST');
+        if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') throw e;
+      }
+      if (destProbe && lstatOrNull(destProbe)) throw new RuntimeError('EEXIST');
       await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (sourceDir) => {
         const source = path.join(sourceDir, from[from.length - 1]!);
-        await fs.lstat(source);
+        fs.lstatSync(source);
         if (from.length <= to.length && from.every((s, i) => to[i] === s)) throw new RuntimeError('EINVAL');
         await this.withPinnedDir(rootReal, to.slice(0, -1), true, async (destDir) => {
           const dest = path.join(destDir, to[to.length - 1]!);
-          if (await lstatOrNull(dest)) throw new RuntimeError('EEXIST');
-          await fs.rename(source, dest);
+          if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
+          fs.renameSync(source, dest);
         });
       });
     } catch (err) {
@@ -426,13 +459,13 @@ export class LocalRuntime implements Runtime {
   }
 
   async remove(root: ScopeRoot, rel: readonly string[]): Promise<void> {
-    const rootReal = await this.resolveRoot(root, false);
+    const rootReal = this.resolveRoot(root, false);
     if (!rootReal || rel.length === 0) throw new RuntimeError('ENOENT');
     try {
       await this.withPinnedDir(rootReal, rel.slice(0, -1), false, async (dir) => {
         const target = path.join(dir, rel[rel.length - 1]!);
-        await fs.lstat(target);
-        await fs.rm(target, { recursive: true, force: false });
+        fs.lstatSync(target);
+        fs.rmSync(target, { recursive: true, force: false });
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -440,34 +473,20 @@ export class LocalRuntime implements Runtime {
   }
 
   async mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void> {
-    const rootReal = await this.resolveRoot(root, true);
-    if (!rootReal) throw new RuntimeError('ENOENT');
-    await this.ensureDir(rootReal, rel);
+    try {
+      this.ensureDir(this.resolveRoot(root, true)!, rel);
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
   }
 
   async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {
     try {
       // Writes refresh the cached root (it may have been removed or replaced since).
-      await this.resolveRoot(root, true, true);
+      this.resolveRoot(root, true, true);
     } catch (err) {
       throw toRuntimeError(err);
     }
     return withLocalLock(root.path, fn);
-  }
-}
-
-/**
- * Removes temp files left by a writer that died mid-write. Callers hold the scope lock, and every
- * writer of the root takes that lock, so any temp file present now belongs to a dead writer.
- */
-async function removeStaleTemps(dir: string): Promise<void> {
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (name.startsWith(TEMP_PREFIX)) await fs.unlink(path.join(dir, name)).catch(() => {});
   }
 }
