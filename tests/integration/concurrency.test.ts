@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, requireBuiltCli, CAIRN_BIN, type Sandbox } from '../support/sandbox';
+import { LOCK_STALE_MS } from '../../src/main/runtime/local-lock';
+import { makeSandbox, requireBuiltCli, CAIRN_BIN, REPO_ROOT, type Sandbox } from '../support/sandbox';
 import { runCairn, runJsonl } from '../support/cli';
 
 let sb: Sandbox;
@@ -53,6 +54,27 @@ describe('concurrent writers', () => {
       expect(await fs.readFile(path.join(sb.roots.project, 'shared', `c${c}.md`), 'utf8')).toMatch(/^winner p\d$/);
     }
     expect(results.flat().filter((r) => !r.ok && !r.output.includes('already exists'))).toEqual([]);
+  });
+});
+
+describe('a lock held by a killed process', () => {
+  it('is taken over by the next writer within 10 s, and not before it goes stale', async () => {
+    await sb.run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
+    const holder = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'tests/fixtures/hold-lock.ts'), sb.roots.global], { cwd: REPO_ROOT });
+    await new Promise((resolve, reject) => {
+      holder.stdout.once('data', resolve);
+      holder.once('exit', (code) => reject(new Error(`lock holder exited ${code}`)));
+    });
+    holder.kill('SIGKILL');
+    await new Promise((r) => holder.on('close', r));
+    await fs.access(`${sb.roots.global}.lock`); // left behind by the dead holder
+    const before = Date.now();
+    const result = await runCairn(['tool', ...flags, JSON.stringify({ command: 'insert', path: '/memories/global/a.md', insert_line: 1, insert_text: 'b' })]);
+    const waited = Date.now() - before;
+    expect(result).toMatchObject({ status: 0, stdout: 'The file /memories/global/a.md has been edited.\n' });
+    expect(waited).toBeLessThan(10_000);
+    expect(waited).toBeGreaterThan(LOCK_STALE_MS - 1_500);
+    await expect(fs.access(`${sb.roots.global}.lock`)).rejects.toThrow();
   });
 });
 
