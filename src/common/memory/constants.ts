@@ -35,3 +35,19 @@ export const MAX_VIEW_LINES = 999_999;
 export const LINE_NUMBER_WIDTH = String(MAX_VIEW_LINES).length;
 /** Prefix of names Cairn keeps for itself inside a memory root (atomic-write temp files). */
 export const RESERVED_NAME_PREFIX = '.cairn';
+
+// ---- Context for agents (design.md, "Context for agents") ----
+/** The index reads at most this much of each file, for its frontmatter description. */
+export const INDEX_HEAD_BYTES = 4 * 1024;
+/** A description in the index is one line of at most this many characters. */
+export const DESCRIPTION_MAX_CHARS = 200;
+/** The whole index stays under this many bytes; the rest is summarized as a count. */
+export const INDEX_MAX_BYTES = 24 * 1024;
+/** The hot set shows at most this much of one file, and this much in all. */
+export const HOT_FILE_BYTES = 16 * 1024;
+export const HOT_TOTAL_BYTES = 48 * 1024;
+/** Usage decays with this half-life when ranking the hot set. */
+export const USAGE_HALF_LIFE_MS = 7 * 24 * 60 * 60 * 1000;
+/** Memories relevant to a prompt: at most this many, in at most this many bytes. */
+export const RELEVANT_MAX_FILES = 10;
+export const RELEVANT_MAX_BYTES = 2 * 1024;

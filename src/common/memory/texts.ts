@@ -109,6 +109,7 @@ export const errors = {
   unavailable: (scope: Scope, reason: string) => `${MEMORY_ROOT}/${scope} is unavailable: ${reason}`,
   parentNotDirectory: (path: string) => `Cannot use ${path}: one of its parent paths is a file, not a directory.`,
   unsupportedType: (path: string) => `Unsupported file type for ${path}`,
+  cannotPin: (path: string) => `${path} cannot be pinned here: pins are kept by Cairn's app and CLI.`,
   busy: (scope: Scope) => `${MEMORY_ROOT}/${scope} is busy with other writers; try the command again.`,
   io: (command: string, path: string, code: string) => `Could not ${command} ${path}: ${describeErrno(code)}.`,
 } as const;

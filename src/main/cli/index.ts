@@ -2,6 +2,7 @@
  * Entry point of the `cairn` CLI (bin/cairn runs the built copy). Dispatches to a command and maps
  * usage errors to exit status 2 with a message on stderr.
  */
+import { contextCommand, pinCommand, statsCommand } from './memory-commands';
 import { serveCommand } from './serve-command';
 import { toolCommand, type CliIo } from './tool-command';
 import { MAIN_HELP, UsageError } from './usage';
@@ -44,6 +45,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await toolCommand(rest, io);
       case 'serve':
         return await serveCommand(rest, io);
+      case 'context':
+        return await contextCommand(rest, io);
+      case 'pin':
+        return await pinCommand(rest, io, true);
+      case 'unpin':
+        return await pinCommand(rest, io, false);
+      case 'stats':
+        return await statsCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`cairn --help\``);
     }

@@ -7,8 +7,8 @@ import { parseArgs } from 'node:util';
 import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/constants';
 import { errorText } from '../../common/memory/errors';
 import { MemoryService, type ExecuteOptions, type MemorySession } from '../memory/memory-service';
-import { isValidWorkspaceId, resolveHome } from '../workspaces/identity';
-import { resolveLocalSession } from '../workspaces/session';
+import { UsageStore } from '../memory/usage-store';
+import { checkWorkspaceFlag, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
 import { TOOL_HELP, UsageError } from './usage';
 
 export interface CliIo {
@@ -35,12 +35,10 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
     allowPositionals: true,
     strict: true,
     options: {
-      cwd: { type: 'string' },
-      workspace: { type: 'string' },
+      ...SESSION_OPTIONS,
       mode: { type: 'string' },
       actor: { type: 'string' },
       jsonl: { type: 'boolean' },
-      home: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -50,21 +48,30 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
   }
   const mode: Mode = oneOf(values.mode, MODES, 'mode', 'exec');
   const actor: Actor = oneOf(values.actor, ACTORS.filter((a) => a !== 'external'), 'actor', 'agent');
-  if (values.workspace !== undefined && !isValidWorkspaceId(values.workspace)) {
-    throw new UsageError('--workspace must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
-  }
+  checkWorkspaceFlag(values);
   if (positionals.length > 1) throw new UsageError('give one JSON command (quote it), or none to read it from stdin');
   if (values.jsonl && positionals.length > 0) throw new UsageError('--jsonl reads commands from stdin; do not also give one as an argument');
 
-  const session = await resolveLocalSession({
-    home: resolveHome(values.home),
-    cwd: values.cwd ?? process.cwd(),
-    ...(values.workspace ? { workspaceId: values.workspace } : {}),
-  });
-  const service = new MemoryService();
+  const { home, session } = await sessionFromFlags(values);
+  const usage = new UsageStore(home);
+  const service = new MemoryService({ usage });
   const options: ExecuteOptions = { mode, actor };
+  try {
+    return await runTool(service, session, options, values.jsonl === true, positionals, io);
+  } finally {
+    await usage.flush();
+  }
+}
 
-  if (values.jsonl) return runJsonl(service, session, options, io);
+async function runTool(
+  service: MemoryService,
+  session: MemorySession,
+  options: ExecuteOptions,
+  jsonl: boolean,
+  positionals: string[],
+  io: CliIo,
+): Promise<number> {
+  if (jsonl) return runJsonl(service, session, options, io);
 
   let text: string;
   if (positionals.length === 1) text = positionals[0]!;

@@ -12,6 +12,11 @@ Usage: cairn [--home DIR] <command> [options]
 
 Commands:
   tool      run one memory command (JSON) and print the tool's text
+  context   print what agents get without a tool call: the memory index, the hot set, and
+            the memories relevant to a prompt (for agent hooks)
+  pin       pin a memory file, so it is always in the hot set
+  unpin     unpin a memory file
+  stats     show pins and usage of every memory file
   serve     serve Cairn's web UI on loopback
 
 Global options:
@@ -56,4 +61,49 @@ Options:
   --cwd DIR      the checkout whose workspace and project the page shows (default: current directory)
   --home DIR     Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
   -h, --help     show this help
+`;
+
+export const PIN_HELP = `Usage: cairn pin PATH [options]
+       cairn unpin PATH [options]
+
+Pins (or unpins) a memory file: pinned files come first in the hot set that agents get at the
+start of every session. PATH is a memory path such as /memories/project/build.md.
+
+Options:
+  --cwd DIR        the checkout (default: the current directory)
+  --workspace ID   workspace id (default: derived from the checkout's path)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const STATS_HELP = `Usage: cairn stats [--json] [options]
+
+Shows every memory file an agent in this checkout sees, with its pin, how often agents used it
+(views, writes and pins) and when it was last used and written.
+
+Options:
+  --json           print JSON instead of a table
+  --cwd DIR        the checkout (default: the current directory)
+  --workspace ID   workspace id (default: derived from the checkout's path)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const CONTEXT_HELP = `Usage: cairn context [options]
+
+Prints what agents get without a tool call: the memory index (every file with its description),
+the hot set (pinned and most used files), and, given a prompt, the memories relevant to it.
+
+Options:
+  --prompt TEXT        add the memories relevant to TEXT
+  --prompt-stdin       read the prompt from stdin
+  --format FORMAT      text (default), json, or claude-hook: the JSON Claude Code's SessionStart
+                       and UserPromptSubmit hooks accept; the hook input is read from stdin
+  --cwd DIR            the checkout (default: the current directory, or the hook's cwd)
+  --workspace ID       workspace id (default: derived from the checkout's path)
+  --home DIR           Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+
+Claude Code (settings.json):
+  "hooks": {
+    "SessionStart": [{ "hooks": [{ "type": "command", "command": "cairn context --format claude-hook" }] }],
+    "UserPromptSubmit": [{ "hooks": [{ "type": "command", "command": "cairn context --format claude-hook" }] }]
+  }
 `;

@@ -20,7 +20,7 @@ import {
 } from '../../common/memory/constants';
 import { MemoryToolError, errorText } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
-import { formatMemoryPath, parseMemoryPath, type VirtualPath } from '../../common/memory/paths';
+import { displayPath as displayRaw, formatMemoryPath, parseMemoryPath, type VirtualPath } from '../../common/memory/paths';
 import { isAllowed } from '../../common/memory/policy';
 import { parseMemoryCommand, type MemoryCommand } from '../../common/memory/schema';
 import {
@@ -35,7 +35,9 @@ import {
   renamedText,
   type ViewRow,
 } from '../../common/memory/texts';
+import { memoryIdentity } from '../../common/memory/identity';
 import { RuntimeError, type Runtime, type ScopeRoot } from '../runtime/runtime';
+import type { UsageOp, UsageStore } from './usage-store';
 
 /** One scope as a session sees it: where it lives, or why it is unavailable. */
 export type ScopeBinding =
@@ -76,8 +78,18 @@ function lineOf(content: string, offset: number): number {
   return line;
 }
 
+export interface MemoryServiceOptions {
+  /** Where pins and usage are recorded; without it, nothing is. */
+  readonly usage?: UsageStore;
+}
+
 export class MemoryService {
   private readonly emitter = new EventEmitter();
+  private readonly usage: UsageStore | undefined;
+
+  constructor(options: MemoryServiceOptions = {}) {
+    this.usage = options.usage;
+  }
 
   /** Subscribes to every change this service makes; returns the unsubscribe function. */
   onChange(listener: (event: MemoryChangeEvent) => void): () => void {
@@ -104,7 +116,7 @@ export class MemoryService {
       case 'view': {
         const target = parseMemoryPath(command.path);
         if (target.kind === 'root') return this.viewRoot(session);
-        return this.view(this.place(target, command.path), session, command.view_range);
+        return this.view(this.place(target, command.path), session, options.actor, command.view_range);
       }
       case 'create': {
         const target = this.writable(command.path, 'create', session, options);
@@ -173,6 +185,35 @@ export class MemoryService {
     this.emitter.emit('change', full);
   }
 
+  /** Records usage of `target` (a person browsing in the UI is not an agent using memory). */
+  private recordUse(session: MemorySession, target: InScope, write: boolean): void {
+    const id = memoryIdentity(target.scope, session, target.segments);
+    if (this.usage && id !== null) this.usage.record({ type: 'use', id, at: new Date().toISOString(), write });
+  }
+
+  private recordOp(op: UsageOp | null): void {
+    if (this.usage && op) this.usage.record(op);
+  }
+
+  /**
+   * Pins or unpins a file (files only; a pin counts as a use). A person's action on the sidecar,
+   * not a write to memory, so no mode applies; the path rules do, and the file must exist.
+   */
+  async setPinned(rawPath: string, pinned: boolean, session: MemorySession): Promise<string> {
+    const parsed = parseMemoryPath(rawPath);
+    if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(errors.notAFile(displayRaw(rawPath)));
+    const target = this.place(parsed, rawPath);
+    const b = this.binding(session, target.scope);
+    const stat = await this.guard(() => b.runtime.stat(b.root, target.segments, true), 'pin', target.path);
+    if (!stat) throw new MemoryToolError(errors.notFound(target.path));
+    if (stat.type !== 'file') throw new MemoryToolError(errors.notAFile(target.path));
+    const id = memoryIdentity(target.scope, session, target.segments);
+    if (!this.usage || id === null) throw new MemoryToolError(errors.cannotPin(target.path));
+    this.usage.record({ type: 'pin', id, pinned, at: new Date().toISOString() });
+    await this.usage.flush();
+    return pinned ? `Pinned ${target.path}` : `Unpinned ${target.path}`;
+  }
+
   // ---- view ----
 
   private async viewRoot(session: MemorySession): Promise<string> {
@@ -190,13 +231,15 @@ export class MemoryService {
     return directoryViewText(MEMORY_ROOT, '-', rows);
   }
 
-  private async view(target: InScope, session: MemorySession, viewRange?: [number, number]): Promise<string> {
+  private async view(target: InScope, session: MemorySession, actor: Actor, viewRange?: [number, number]): Promise<string> {
     const b = this.binding(session, target.scope);
     if (target.segments.length > 0) {
       // Most views are of files: read first, and list only when it turns out to be a directory.
       try {
         const content = await this.readText(b, target);
-        return fileViewText(target.path, content, viewRange);
+        const text = fileViewText(target.path, content, viewRange);
+        if (actor === 'agent') this.recordUse(session, target, false);
+        return text;
       } catch (err) {
         if (!(err instanceof RuntimeError)) throw err;
         if (err.code === 'NOT_FILE') throw new MemoryToolError(errors.unsupportedType(target.path));
@@ -265,6 +308,7 @@ export class MemoryService {
       'create',
       target.path,
     );
+    this.recordUse(session, target, true);
     this.emit(session, options, { scope: target.scope, path: target.path, op: 'create', sha256: sha256(data) });
     return createdText(target.path);
   }
@@ -314,6 +358,7 @@ export class MemoryService {
       const next = content.slice(0, at) + newStr + content.slice(at + oldStr.length);
       return { content: next, result: editedSnippetText(next, lineOf(content, at), newStr.split('\n').length) };
     });
+    this.recordUse(session, target, true);
     this.emit(session, options, { scope: target.scope, path: target.path, op: 'update', sha256: sha256(data) });
     return result;
   }
@@ -325,6 +370,7 @@ export class MemoryService {
       lines.splice(line, 0, text.endsWith('\n') ? text.slice(0, -1) : text);
       return { content: lines.join('\n'), result: insertedText(target.path) };
     });
+    this.recordUse(session, target, true);
     this.emit(session, options, { scope: target.scope, path: target.path, op: 'update', sha256: sha256(data) });
     return result;
   }
@@ -346,6 +392,8 @@ export class MemoryService {
       'delete',
       target.path,
     );
+    const id = memoryIdentity(target.scope, session, target.segments);
+    this.recordOp(id === null ? null : { type: 'delete', id });
     this.emit(session, options, { scope: target.scope, path: target.path, op: 'delete', sha256: null });
     return deletedText(target.path);
   }
@@ -370,6 +418,9 @@ export class MemoryService {
       'rename',
       source.path,
     );
+    const from = memoryIdentity(source.scope, session, source.segments);
+    const to = memoryIdentity(dest.scope, session, dest.segments);
+    this.recordOp(from === null || to === null ? null : { type: 'move', from, to });
     this.emit(session, options, { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename', sha256: null });
     return renamedText(source.path, dest.path);
   }

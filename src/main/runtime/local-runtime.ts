@@ -319,6 +319,29 @@ export class LocalRuntime implements Runtime {
     }
   }
 
+  async readHead(root: ScopeRoot, rel: readonly string[], bytes: number): Promise<FileContent> {
+    const rootReal = this.resolveRoot(root, false);
+    if (!rootReal) throw new RuntimeError('ENOENT');
+    const fd = openResolved(this.resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK);
+    try {
+      const st = fs.fstatSync(fd);
+      if (st.isDirectory()) throw new RuntimeError('EISDIR');
+      if (!st.isFile()) throw new RuntimeError('NOT_FILE');
+      const buffer = Buffer.allocUnsafe(Math.min(bytes, st.size));
+      let length = 0;
+      while (length < buffer.length) {
+        const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+        if (n === 0) break;
+        length += n;
+      }
+      return { data: buffer.subarray(0, length), size: st.size, mtimeMs: st.mtimeMs };
+    } catch (err) {
+      throw toRuntimeError(err);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
     const name = rel[rel.length - 1];
     if (name === undefined) throw new RuntimeError('EISDIR');

@@ -87,6 +87,8 @@ export interface Runtime {
    * escaping one throws ESCAPE); without, the link itself is reported. Missing: null.
    */
   stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null>;
+  /** The first `bytes` bytes of a regular file, and its whole size (for index descriptions). */
+  readHead(root: ScopeRoot, rel: readonly string[], bytes: number): Promise<FileContent>;
   /** Reads a regular file (following an inner symlink that stays inside the root). */
   readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent>;
   /**

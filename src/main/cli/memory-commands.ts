@@ -1,0 +1,129 @@
+/**
+ * `cairn pin`, `cairn unpin`, `cairn stats` and `cairn context`: pins and usage from the sidecar,
+ * and the context agents get without a tool call (for agent hooks such as Claude Code's).
+ */
+import { parseArgs } from 'node:util';
+import { MemoryToolError, errorText } from '../../common/memory/errors';
+import { ContextBuilder, type ContextFile } from '../memory/context-builder';
+import { MemoryService } from '../memory/memory-service';
+import { UsageStore } from '../memory/usage-store';
+import { SESSION_OPTIONS, sessionFromFlags } from './session-flags';
+import type { CliIo } from './tool-command';
+import { CONTEXT_HELP, PIN_HELP, STATS_HELP, UsageError } from './usage';
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { ...SESSION_OPTIONS, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    io.stdout.write(PIN_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(`give one memory path, e.g. cairn ${pinned ? 'pin' : 'unpin'} /memories/project/build.md`);
+  const { home, session } = await sessionFromFlags(values);
+  const usage = new UsageStore(home);
+  try {
+    io.stdout.write(`${await new MemoryService({ usage }).setPinned(positionals[0]!, pinned, session)}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof MemoryToolError)) throw err;
+    io.stdout.write(`${errorText(err.message)}\n`);
+    return 1;
+  } finally {
+    await usage.flush();
+  }
+}
+
+function when(iso: string | null): string {
+  return iso ? iso.replace('T', ' ').slice(0, 16) : '-';
+}
+
+export async function statsCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { ...SESSION_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    io.stdout.write(STATS_HELP);
+    return 0;
+  }
+  const { home, session } = await sessionFromFlags(values);
+  const snapshot = await new ContextBuilder(new UsageStore(home)).snapshot(session);
+  if (values.json) {
+    const files = snapshot.files.map((f) => ({ path: f.path, scope: f.scope, size: f.size, description: f.description, ...f.stats }));
+    io.stdout.write(`${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, files, unavailable: snapshot.unavailable }, null, 2)}\n`);
+    return 0;
+  }
+  const rows = [['PIN', 'USES', 'LAST USED (UTC)', 'LAST WRITTEN (UTC)', 'PATH'], ...snapshot.files.map((f) => [f.stats.pinned ? 'yes' : '', String(f.stats.accessCount), when(f.stats.lastAccessedAt), when(f.stats.lastWriteAt), f.path])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+  for (const u of snapshot.unavailable) io.stdout.write(`(/memories/${u.scope} is unavailable: ${u.reason})\n`);
+  return 0;
+}
+
+/** What Claude Code sends a hook command on stdin (the fields Cairn uses). */
+interface ClaudeHookInput {
+  hook_event_name?: string;
+  prompt?: string;
+  cwd?: string;
+}
+
+export async function contextCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      ...SESSION_OPTIONS,
+      prompt: { type: 'string' },
+      'prompt-stdin': { type: 'boolean' },
+      format: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(CONTEXT_HELP);
+    return 0;
+  }
+  const format = values.format ?? 'text';
+  if (!['text', 'json', 'claude-hook'].includes(format)) throw new UsageError('--format must be one of text, json, claude-hook');
+  if (values.prompt !== undefined && values['prompt-stdin']) throw new UsageError('give --prompt or --prompt-stdin, not both');
+
+  let prompt = values.prompt;
+  let hook: ClaudeHookInput = {};
+  if (values['prompt-stdin'] || (format === 'claude-hook' && !io.stdin.isTTY)) {
+    const input = await readAll(io.stdin);
+    if (format === 'claude-hook') {
+      try {
+        hook = JSON.parse(input) as ClaudeHookInput;
+      } catch {
+        if (input.trim() !== '') throw new UsageError('with --format claude-hook, stdin must be the hook input JSON Claude Code sends');
+      }
+      if (prompt === undefined && typeof hook.prompt === 'string') prompt = hook.prompt;
+    } else prompt = input;
+  }
+
+  const { home, session } = await sessionFromFlags(values, typeof hook.cwd === 'string' ? hook.cwd : process.cwd());
+  const builder = new ContextBuilder(new UsageStore(home));
+  const snapshot = await builder.snapshot(session);
+  const relevant = prompt !== undefined ? builder.relevant(snapshot, prompt, Date.now()) : '';
+
+  if (format === 'claude-hook') {
+    // On each prompt only the relevant memories; at session start (and after a compaction) the
+    // index and the hot set, computed once so they stay the same for the whole session.
+    const event = hook.hook_event_name === 'UserPromptSubmit' ? 'UserPromptSubmit' : 'SessionStart';
+    const context = event === 'UserPromptSubmit' ? relevant : [builder.index(snapshot), await builder.hotSet(snapshot, session), relevant].filter(Boolean).join('\n\n');
+    if (context === '') return 0;
+    io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`);
+    return 0;
+  }
+  const index = builder.index(snapshot);
+  const hotSet = await builder.hotSet(snapshot, session);
+  if (format === 'json') {
+    const files = snapshot.files.map((f: ContextFile) => ({ path: f.path, description: f.description, pinned: f.stats.pinned, accessCount: f.stats.accessCount }));
+    io.stdout.write(`${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, index, hotSet, relevant: relevant || null, files }, null, 2)}\n`);
+    return 0;
+  }
+  io.stdout.write(`${[index, hotSet, relevant].filter(Boolean).join('\n\n')}\n`);
+  return 0;
+}

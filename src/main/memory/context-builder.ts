@@ -1,0 +1,177 @@
+/**
+ * ContextBuilder: what an agent gets without a tool call (design.md, "Context for agents"), for one
+ * session: the memory index, the hot set, and the memories relevant to a prompt.
+ *
+ * The index reads at most INDEX_HEAD_BYTES of each file and caches what it found by (file, mtime,
+ * size), so building it again over an unchanged tree costs a listing and no reads. Rendering is
+ * pure (src/common/context), so the same state gives the same bytes.
+ */
+import MiniSearch from 'minisearch';
+import { eng as englishStopwords } from 'stopword';
+import { extractDescription } from '../../common/context/frontmatter';
+import { rankHot } from '../../common/context/ranking';
+import { cleanDescription, renderHotSet, renderIndex, renderRelevant, type HotFile, type RelevantFile } from '../../common/context/render';
+import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FILES, SCOPES, USAGE_HALF_LIFE_MS, type Scope } from '../../common/memory/constants';
+import { memoryIdentity } from '../../common/memory/identity';
+import { formatMemoryPath } from '../../common/memory/paths';
+import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
+import type { MemorySession, ScopeBinding } from './memory-service';
+import type { UsageStore } from './usage-store';
+
+/** One memory file as the context sees it. */
+export interface ContextFile {
+  readonly scope: Scope;
+  readonly segments: readonly string[];
+  /** Virtual path. */
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly description: string | null;
+  /** The first INDEX_HEAD_BYTES, decoded leniently (for relevance). */
+  readonly head: string;
+  readonly stats: UsageStats;
+}
+
+export interface ContextSnapshot {
+  readonly files: readonly ContextFile[];
+  /** Scopes that could not be read, with the reason (shown in the index). */
+  readonly unavailable: ReadonlyArray<{ scope: Scope; reason: string }>;
+}
+
+interface CachedHead {
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly description: string | null;
+  readonly head: string;
+}
+
+const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const STOPWORDS = new Set(englishStopwords);
+/** Relevance bonus for a file written recently (fades with the usage half-life). */
+const RECENCY_BONUS = 0.2;
+
+export class ContextBuilder {
+  private readonly heads = new Map<string, CachedHead>();
+
+  constructor(private readonly usage?: UsageStore) {}
+
+  /** Every memory file visible to the session, with its description and usage. */
+  async snapshot(session: MemorySession): Promise<ContextSnapshot> {
+    const usage = this.usage ? await this.usage.read() : new Map<string, UsageStats>();
+    const files: ContextFile[] = [];
+    const unavailable: Array<{ scope: Scope; reason: string }> = [];
+    for (const scope of SCOPES) {
+      const b = session.scopes[scope];
+      if (!b.available) {
+        unavailable.push({ scope, reason: b.reason });
+        continue;
+      }
+      try {
+        files.push(...(await this.scopeFiles(b, session, usage)));
+      } catch {
+        unavailable.push({ scope, reason: 'it could not be read right now.' });
+      }
+    }
+    return { files, unavailable };
+  }
+
+  private async scopeFiles(b: Extract<ScopeBinding, { available: true }>, session: MemorySession, usage: Map<string, UsageStats>): Promise<ContextFile[]> {
+    const listed = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE * 2 })) ?? [];
+    const out: ContextFile[] = [];
+    for (const entry of listed) {
+      if (entry.type !== 'file') continue;
+      if (out.length >= MAX_FILES_PER_SCOPE) break;
+      const key = `${b.runtime.label}\0${b.root.path}\0${entry.rel.join('/')}`;
+      let cached = this.heads.get(key);
+      if (!cached || cached.mtimeMs !== entry.mtimeMs || cached.size !== entry.size) {
+        let head: string;
+        try {
+          head = lenient.decode((await b.runtime.readHead(b.root, entry.rel, INDEX_HEAD_BYTES)).data);
+        } catch {
+          continue;
+        }
+        cached = { mtimeMs: entry.mtimeMs, size: entry.size, description: extractDescription(head), head };
+        this.heads.set(key, cached);
+      }
+      const id = memoryIdentity(b.scope, session, entry.rel);
+      out.push({
+        scope: b.scope,
+        segments: entry.rel,
+        path: formatMemoryPath(b.scope, entry.rel),
+        size: entry.size,
+        mtimeMs: entry.mtimeMs,
+        description: cached.description,
+        head: cached.head,
+        stats: (id !== null && usage.get(id)) || EMPTY_USAGE,
+      });
+    }
+    return out;
+  }
+
+  /** The memory index of a snapshot. */
+  index(snapshot: ContextSnapshot): string {
+    const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);
+    return renderIndex(snapshot.files, notes);
+  }
+
+  /** The hot set of a snapshot: pinned, then most used, read whole (files over the cap are skipped). */
+  async hotSet(snapshot: ContextSnapshot, session: MemorySession): Promise<string> {
+    const hot: HotFile[] = [];
+    for (const file of rankHot(snapshot.files)) {
+      if (file.size > MAX_FILE_BYTES) continue;
+      const b = session.scopes[file.scope];
+      if (!b.available) continue;
+      try {
+        const data = await b.runtime.readFile(b.root, file.segments, MAX_FILE_BYTES);
+        hot.push({ path: file.path, content: strict.decode(data.data) });
+      } catch {
+        continue;
+      }
+    }
+    return renderHotSet(hot);
+  }
+
+  /** The memories that best match `prompt`, by BM25 over path, description and the file's head. */
+  relevant(snapshot: ContextSnapshot, prompt: string, now: number): string {
+    return renderRelevant(rankRelevant(snapshot.files, prompt, now));
+  }
+}
+
+function tokenize(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((t) => t.length > 1 && !STOPWORDS.has(t));
+}
+
+/** Files ranked by relevance to `prompt`, with the excerpt to show for each. */
+export function rankRelevant(files: readonly ContextFile[], prompt: string, now: number): RelevantFile[] {
+  const terms = [...new Set(tokenize(prompt))];
+  if (terms.length === 0 || files.length === 0) return [];
+  const search = new MiniSearch<{ id: number; path: string; description: string; text: string }>({
+    fields: ['path', 'description', 'text'],
+    tokenize,
+    processTerm: (term) => term.toLowerCase(),
+    searchOptions: { boost: { path: 2, description: 2 }, prefix: (term) => term.length > 3, fuzzy: false, combineWith: 'OR' },
+  });
+  search.addAll(files.map((f, id) => ({ id, path: f.path.replace(/[/_.-]+/g, ' '), description: f.description ?? '', text: f.head })));
+  const scored = search.search(terms.join(' ')).map((hit) => {
+    const file = files[hit.id as number]!;
+    const written = file.stats.lastWriteAt ? Date.parse(file.stats.lastWriteAt) : file.mtimeMs;
+    const age = Math.max(0, now - (Number.isNaN(written) ? file.mtimeMs : written));
+    return { file, score: hit.score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)) };
+  });
+  scored.sort((a, b) => b.score - a.score || (a.file.path < b.file.path ? -1 : 1));
+  return scored.slice(0, RELEVANT_MAX_FILES).map(({ file }) => ({ path: file.path, excerpt: excerptFor(file, terms) }));
+}
+
+/** The lines of a file's head that mention the prompt's terms (a few), else its description or start. */
+function excerptFor(file: ContextFile, terms: readonly string[]): string {
+  const body = file.head.replace(/^\ufeff?---[\s\S]*?\n---[ \t]*\n/, '');
+  const lines = body.split('\n').filter((l) => l.trim() !== '');
+  const matching = lines.filter((l) => {
+    const words = tokenize(l);
+    return terms.some((t) => words.some((w) => w === t || (t.length > 3 && w.startsWith(t))));
+  });
+  const chosen = matching.length > 0 ? matching.slice(0, 4) : lines.slice(0, 3);
+  const text = chosen.join('\n');
+  return file.description ? `${cleanDescription(file.description)}\n${text}` : text;
+}

@@ -1,0 +1,197 @@
+/**
+ * UsageStore owns `<home>/memory-meta.json`: pins and usage per memory file, keyed by logical
+ * identity (src/common/memory/identity.ts).
+ *
+ * Invariants:
+ * - no increment is lost when several processes record uses at once: uses are queued in memory and
+ *   merged into the file under a cross-process lock (read, apply, atomic rename), in order;
+ * - recording never adds an fsync to a memory command: the queue is flushed after a short delay,
+ *   and by hosts before they exit; the file is written atomically but not fsynced (losing the last
+ *   uses in a power cut is acceptable, a torn file is not);
+ * - a malformed or truncated file is repaired field by field, never fatal, and a stats failure
+ *   never fails a memory command (it is reported on stderr).
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isWithinIdentity } from '../../common/memory/identity';
+import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
+import { withLocalLock } from '../runtime/local-lock';
+
+export type UsageOp =
+  /** A use: an agent view, a write (also sets lastWriteAt) or a pin. */
+  | { readonly type: 'use'; readonly id: string; readonly at: string; readonly write: boolean }
+  | { readonly type: 'pin'; readonly id: string; readonly pinned: boolean; readonly at: string }
+  /** A file or a directory (its whole subtree) moved. */
+  | { readonly type: 'move'; readonly from: string; readonly to: string }
+  /** A file or a directory (its whole subtree) deleted. */
+  | { readonly type: 'delete'; readonly id: string };
+
+export type UsageMap = Map<string, UsageStats>;
+
+const FILE_NAME = 'memory-meta.json';
+const FLUSH_DELAY_MS = 100;
+
+function isIsoDate(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
+}
+
+/** One entry's stats from whatever was stored, each field checked on its own. */
+function repairEntry(raw: unknown): UsageStats {
+  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  return {
+    pinned: r.pinned === true,
+    accessCount: typeof r.accessCount === 'number' && Number.isSafeInteger(r.accessCount) && r.accessCount >= 0 ? r.accessCount : 0,
+    lastAccessedAt: isIsoDate(r.lastAccessedAt) ? r.lastAccessedAt : null,
+    lastWriteAt: isIsoDate(r.lastWriteAt) ? r.lastWriteAt : null,
+  };
+}
+
+/** Entries written as `"key": {flat object}`, found one by one in a damaged file. */
+const ENTRY = /"((?:[^"\\]|\\.){1,2048})"\s*:\s*(\{[^{}]*\})/g;
+
+/** Parses the sidecar's text, salvaging what it can from a damaged one. */
+export function parseUsageFile(text: string): UsageMap {
+  const map: UsageMap = new Map();
+  let files: unknown;
+  try {
+    files = (JSON.parse(text) as { files?: unknown })?.files;
+  } catch {
+    files = undefined;
+  }
+  if (typeof files === 'object' && files !== null && !Array.isArray(files)) {
+    for (const [key, value] of Object.entries(files)) map.set(key, repairEntry(value));
+    return map;
+  }
+  for (const m of text.matchAll(ENTRY)) {
+    try {
+      const key = JSON.parse(`"${m[1]}"`) as string;
+      if (key === 'files') continue;
+      map.set(key, repairEntry(JSON.parse(m[2]!)));
+    } catch {}
+  }
+  return map;
+}
+
+export function serializeUsage(map: UsageMap): string {
+  const files: Record<string, UsageStats> = {};
+  for (const key of [...map.keys()].sort()) {
+    const s = map.get(key)!;
+    if (!s.pinned && s.accessCount === 0 && s.lastWriteAt === null) continue;
+    files[key] = s;
+  }
+  return `${JSON.stringify({ version: 1, files }, null, 1)}\n`;
+}
+
+function later(a: string | null, b: string): string {
+  return a !== null && a > b ? a : b;
+}
+
+/** Applies ops, in order, to a map (in place). */
+export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[]): UsageMap {
+  for (const op of ops) {
+    switch (op.type) {
+      case 'use': {
+        const s = map.get(op.id) ?? EMPTY_USAGE;
+        map.set(op.id, {
+          ...s,
+          accessCount: s.accessCount + 1,
+          lastAccessedAt: later(s.lastAccessedAt, op.at),
+          lastWriteAt: op.write ? later(s.lastWriteAt, op.at) : s.lastWriteAt,
+        });
+        break;
+      }
+      case 'pin': {
+        const s = map.get(op.id) ?? EMPTY_USAGE;
+        map.set(op.id, { ...s, pinned: op.pinned, accessCount: s.accessCount + 1, lastAccessedAt: later(s.lastAccessedAt, op.at) });
+        break;
+      }
+      case 'move': {
+        const moved: Array<[string, UsageStats]> = [];
+        for (const [key, s] of map) if (isWithinIdentity(key, op.from)) moved.push([op.to + key.slice(op.from.length), s]);
+        for (const key of [...map.keys()]) if (isWithinIdentity(key, op.from) || isWithinIdentity(key, op.to)) map.delete(key);
+        for (const [key, s] of moved) map.set(key, s);
+        break;
+      }
+      case 'delete':
+        for (const key of [...map.keys()]) if (isWithinIdentity(key, op.id)) map.delete(key);
+        break;
+    }
+  }
+  return map;
+}
+
+export class UsageStore {
+  readonly file: string;
+  private pending: UsageOp[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(readonly home: string) {
+    this.file = path.join(home, FILE_NAME);
+  }
+
+  /** Queues ops; they reach the file within FLUSH_DELAY_MS, or at the next flush(). */
+  record(...ops: UsageOp[]): void {
+    this.pending.push(...ops);
+    if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes every queued op to the file. Never throws: a failure is reported on stderr. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const ops = this.pending;
+    this.pending = [];
+    const run = this.flushing.then(async () => {
+      if (ops.length === 0) return;
+      try {
+        await this.merge(ops);
+      } catch (err) {
+        process.stderr.write(`cairn: could not record memory usage (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); memory itself is unaffected\n`);
+      }
+    });
+    this.flushing = run;
+    return run;
+  }
+
+  /** The stored stats with this process's queued ops applied. */
+  async read(): Promise<UsageMap> {
+    await this.flushing;
+    return applyUsageOps(this.readFile(), this.pending);
+  }
+
+  private readFile(): UsageMap {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch {
+      return new Map();
+    }
+    return parseUsageFile(text);
+  }
+
+  private async merge(ops: readonly UsageOp[]): Promise<void> {
+    fs.mkdirSync(this.home, { recursive: true, mode: 0o700 });
+    await withLocalLock(this.file, async () => {
+      // Temp files of a writer killed mid-merge (every merger holds this lock).
+      for (const name of fs.readdirSync(this.home)) {
+        if (name.startsWith(`${FILE_NAME}.`) && name.endsWith('.tmp')) fs.rmSync(path.join(this.home, name), { force: true });
+      }
+      const map = applyUsageOps(this.readFile(), ops);
+      const temp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+      try {
+        fs.writeFileSync(temp, serializeUsage(map), { mode: 0o600, flag: 'wx' });
+        fs.renameSync(temp, this.file);
+      } catch (err) {
+        fs.rmSync(temp, { force: true });
+        throw err;
+      }
+    });
+  }
+}
