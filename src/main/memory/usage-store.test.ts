@@ -1,0 +1,144 @@
+// The pins and usage sidecar on the real filesystem: what counts as a use, renames and deletes,
+// repair of damaged files, and failures that never fail a memory command.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { MemoryService } from './memory-service';
+import { parseUsageFile, UsageStore } from './usage-store';
+
+let sb: Sandbox;
+let usage: UsageStore;
+let service: MemoryService;
+const run = (input: unknown, actor: 'agent' | 'user' = 'agent') => service.execute(input, sb.session, { mode: 'exec', actor });
+const stored = async () => JSON.parse(await fs.readFile(path.join(sb.home, 'memory-meta.json'), 'utf8')).files as Record<string, { pinned: boolean; accessCount: number; lastAccessedAt: string | null; lastWriteAt: string | null }>;
+
+beforeEach(async () => {
+  sb = await makeSandbox();
+  usage = new UsageStore(sb.home);
+  service = new MemoryService({ usage });
+});
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+describe('what counts as a use', () => {
+  it('agent views, every write and pins count; a person viewing does not', async () => {
+    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
+    await run({ command: 'view', path: '/memories/global/a.md' });
+    await run({ command: 'view', path: '/memories/global/a.md' }, 'user');
+    await run({ command: 'view', path: '/memories/global' }); // a directory view is not a use of its files
+    await run({ command: 'str_replace', path: '/memories/global/a.md', old_str: 'one', new_str: 'two' }, 'user');
+    await run({ command: 'insert', path: '/memories/global/a.md', insert_line: 0, insert_text: 'top' });
+    await service.setPinned('/memories/global/a.md', true, sb.session);
+    await usage.flush();
+    const entry = (await stored())['global:a.md']!;
+    expect(entry).toMatchObject({ pinned: true, accessCount: 5 });
+    expect(Date.parse(entry.lastWriteAt!)).toBeLessThanOrEqual(Date.parse(entry.lastAccessedAt!));
+  });
+
+  it('keys project and workspace files by their owners, not by path', async () => {
+    await run({ command: 'create', path: '/memories/project/p.md', file_text: 'p' });
+    await run({ command: 'create', path: '/memories/workspace/w.md', file_text: 'w' });
+    await usage.flush();
+    expect(Object.keys(await stored()).sort()).toEqual([`project:${sb.session.projectId}:p.md`, `workspace:${sb.session.workspaceId}:w.md`]);
+  });
+
+  it('failed commands record nothing', async () => {
+    await run({ command: 'view', path: '/memories/global/missing.md' });
+    await run({ command: 'create', path: '/memories/global/../x', file_text: 'x' });
+    await usage.flush();
+    await expect(fs.access(path.join(sb.home, 'memory-meta.json'))).rejects.toThrow();
+  });
+});
+
+describe('renames and deletes', () => {
+  it('rename moves the entry, and a directory rename moves its whole subtree', async () => {
+    await run({ command: 'create', path: '/memories/global/notes/a.md', file_text: 'a' });
+    await run({ command: 'create', path: '/memories/global/notes/deep/b.md', file_text: 'b' });
+    await run({ command: 'create', path: '/memories/global/notes2.md', file_text: 'c' });
+    await service.setPinned('/memories/global/notes/deep/b.md', true, sb.session);
+    await run({ command: 'rename', old_path: '/memories/global/notes', new_path: '/memories/global/archive/notes' });
+    await run({ command: 'rename', old_path: '/memories/global/notes2.md', new_path: '/memories/global/n2.md' });
+    await usage.flush();
+    const files = await stored();
+    expect(Object.keys(files).sort()).toEqual(['global:archive/notes/a.md', 'global:archive/notes/deep/b.md', 'global:n2.md']);
+    expect(files['global:archive/notes/deep/b.md']!.pinned).toBe(true);
+  });
+
+  it('delete removes the entry, or a directory subtree', async () => {
+    await run({ command: 'create', path: '/memories/global/notes/a.md', file_text: 'a' });
+    await run({ command: 'create', path: '/memories/global/notes-keep.md', file_text: 'k' });
+    await run({ command: 'delete', path: '/memories/global/notes' });
+    await usage.flush();
+    expect(Object.keys(await stored())).toEqual(['global:notes-keep.md']);
+  });
+});
+
+describe('pins', () => {
+  it('pins files only, and only files that exist', async () => {
+    await run({ command: 'create', path: '/memories/global/notes/a.md', file_text: 'a' });
+    await expect(service.setPinned('/memories/global/notes', true, sb.session)).rejects.toThrow('is not a file');
+    await expect(service.setPinned('/memories/global/nope.md', true, sb.session)).rejects.toThrow('does not exist');
+    await expect(service.setPinned('/memories/global', true, sb.session)).rejects.toThrow('is not a file');
+    await service.setPinned('/memories/global/notes/a.md', true, sb.session);
+    await service.setPinned('/memories/global/notes/a.md', false, sb.session);
+    expect((await stored())['global:notes/a.md']).toMatchObject({ pinned: false, accessCount: 3 });
+  });
+});
+
+describe('a damaged sidecar', () => {
+  it('is repaired field by field', () => {
+    const map = parseUsageFile(
+      JSON.stringify({
+        version: 1,
+        files: {
+          'global:ok.md': { pinned: true, accessCount: 4, lastAccessedAt: '2026-01-02T03:04:05.000Z', lastWriteAt: null },
+          'global:bad.md': { pinned: 'yes', accessCount: -3, lastAccessedAt: 'yesterday', lastWriteAt: 42, extra: 'x' },
+          'global:worse.md': 'not an object',
+        },
+      }),
+    );
+    expect(map.get('global:ok.md')).toEqual({ pinned: true, accessCount: 4, lastAccessedAt: '2026-01-02T03:04:05.000Z', lastWriteAt: null });
+    expect(map.get('global:bad.md')).toEqual({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null });
+    expect(map.get('global:worse.md')).toEqual({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null });
+  });
+
+  it('salvages the entries of a truncated file', async () => {
+    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
+    await run({ command: 'create', path: '/memories/global/b.md', file_text: 'b' });
+    await service.setPinned('/memories/global/a.md', true, sb.session);
+    const file = path.join(sb.home, 'memory-meta.json');
+    const text = await fs.readFile(file, 'utf8');
+    await fs.writeFile(file, text.slice(0, text.indexOf('"global:b.md"') + 20)); // cut inside b's entry
+    const map = await new UsageStore(sb.home).read();
+    expect(map.get('global:a.md')).toMatchObject({ pinned: true, accessCount: 2 });
+    // The next write rewrites a whole, valid file, keeping what was salvaged.
+    await run({ command: 'view', path: '/memories/global/b.md' });
+    await usage.flush();
+    const files = await stored();
+    expect(files['global:a.md']).toMatchObject({ pinned: true, accessCount: 2 });
+    expect(files['global:b.md']).toMatchObject({ accessCount: 1 });
+  });
+
+  it.each([
+    ['garbage', '\u0000\u0001not json at all {{{'],
+    ['an array', '[1, 2, 3]'],
+    ['empty', ''],
+    ['files is null', '{"version":1,"files":null}'],
+  ])('starts afresh from %s', async (_name, text) => {
+    await fs.mkdir(sb.home, { recursive: true });
+    await fs.writeFile(path.join(sb.home, 'memory-meta.json'), text);
+    expect((await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' })).ok).toBe(true);
+    await usage.flush();
+    expect((await stored())['global:a.md']).toMatchObject({ accessCount: 1 });
+  });
+
+  it('a sidecar that cannot be written never fails a memory command', async () => {
+    await fs.mkdir(path.join(sb.home, 'memory-meta.json'), { recursive: true }); // a directory where the file should be
+    const result = await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
+    expect(result).toEqual({ ok: true, output: 'File created successfully at: /memories/global/a.md' });
+    await usage.flush(); // reports on stderr, does not throw
+    expect((await run({ command: 'view', path: '/memories/global/a.md' })).ok).toBe(true);
+  });
+});

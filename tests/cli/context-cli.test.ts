@@ -1,0 +1,110 @@
+// `cairn pin`, `unpin`, `stats` and `context` as a person or an agent hook runs them.
+import * as path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { runCairn, runJsonl } from '../support/cli';
+
+let sb: Sandbox;
+let flags: string[];
+beforeAll(requireBuiltCli);
+beforeEach(async () => {
+  sb = await makeSandbox();
+  flags = ['--home', sb.home, '--cwd', sb.checkout];
+  await runJsonl(flags, [
+    { command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build, test and release\n---\nRun `make test` before pushing; CI takes 15 minutes.\n' },
+    { command: 'create', path: '/memories/global/style.md', file_text: '---\ndescription: Code style the user wants\n---\nTabs, not spaces. Short commit messages.\n' },
+    { command: 'create', path: '/memories/workspace/todo.md', file_text: 'Fix the flaky login test in auth/session.ts.\n' },
+    { command: 'view', path: '/memories/project/build.md' },
+  ]);
+});
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+describe('cairn pin / unpin', () => {
+  it('pins a file, and the stats show it', async () => {
+    expect(await runCairn(['pin', '/memories/global/style.md', ...flags])).toMatchObject({ status: 0, stdout: 'Pinned /memories/global/style.md\n' });
+    const stats = JSON.parse((await runCairn(['stats', '--json', ...flags])).stdout) as { files: Array<{ path: string; pinned: boolean; accessCount: number }> };
+    expect(stats.files.find((f) => f.path === '/memories/global/style.md')).toMatchObject({ pinned: true, accessCount: 2 });
+    expect(await runCairn(['unpin', '/memories/global/style.md', ...flags])).toMatchObject({ status: 0, stdout: 'Unpinned /memories/global/style.md\n' });
+  });
+
+  it('exits 1 with an error for a missing file, 2 without a path', async () => {
+    expect(await runCairn(['pin', '/memories/global/nope.md', ...flags])).toMatchObject({
+      status: 1,
+      stdout: 'Error: The path /memories/global/nope.md does not exist. Please provide a valid path.\n',
+    });
+    expect((await runCairn(['pin', ...flags])).status).toBe(2);
+  });
+});
+
+describe('cairn stats', () => {
+  it('prints a table of every file with pins and uses', async () => {
+    const result = await runCairn(['stats', ...flags]);
+    expect(result.status).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^PIN\s+USES\s+LAST USED \(UTC\)\s+LAST WRITTEN \(UTC\)\s+PATH$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).at(-1))).toEqual(['/memories/global/style.md', '/memories/project/build.md', '/memories/workspace/todo.md']);
+    expect(lines.find((l) => l.endsWith('/memories/project/build.md'))).toMatch(/^\s+2\s/);
+  });
+});
+
+describe('cairn context', () => {
+  it('prints the index and the hot set', async () => {
+    const result = await runCairn(['context', ...flags]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('<memory_index>\n');
+    expect(result.stdout).toContain('/memories/project/build.md: How to build, test and release\n');
+    expect(result.stdout).toContain('<hot_memories>');
+    expect(result.stdout).toContain('<memory_file path="/memories/project/build.md">');
+    expect(result.stdout).not.toContain('<relevant_memories>');
+  });
+
+  it('adds the memories relevant to a prompt', async () => {
+    const result = await runCairn(['context', ...flags, '--prompt', 'the login test is flaky again']);
+    const relevant = result.stdout.slice(result.stdout.indexOf('<relevant_memories>'));
+    expect(relevant).toMatch(/^<relevant_memories>\n.*\n<memory_file path="\/memories\/workspace\/todo.md">\nFix the flaky login test/);
+  });
+
+  it('reads the prompt from stdin', async () => {
+    const result = await runCairn(['context', ...flags, '--prompt-stdin', '--format', 'json'], { input: 'what code style should I use?' });
+    const json = JSON.parse(result.stdout) as { relevant: string; index: string; hotSet: string; files: unknown[] };
+    expect(json.relevant).toContain('<memory_file path="/memories/global/style.md">');
+    expect(json.files).toHaveLength(3);
+  });
+
+  it('answers Claude Code hooks: index and hot set at session start, relevant memories on each prompt', async () => {
+    const start = await runCairn(['context', '--format', 'claude-hook', '--home', sb.home], {
+      input: JSON.stringify({ hook_event_name: 'SessionStart', source: 'startup', session_id: 's1', cwd: sb.checkout }),
+    });
+    const startJson = JSON.parse(start.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(startJson.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(startJson.hookSpecificOutput.additionalContext).toMatch(/^<memory_index>[\s\S]*<\/memory_index>\n\n<hot_memories>[\s\S]*<\/hot_memories>$/);
+    // The same state gives the same bytes: the prompt cache holds across sessions that start alike.
+    const again = await runCairn(['context', '--format', 'claude-hook', '--home', sb.home], {
+      input: JSON.stringify({ hook_event_name: 'SessionStart', source: 'compact', cwd: sb.checkout }),
+    });
+    expect(again.stdout).toBe(start.stdout);
+
+    const prompt = await runCairn(['context', '--format', 'claude-hook', '--home', sb.home], {
+      input: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'how do I release?', cwd: path.join(sb.checkout) }),
+    });
+    const promptJson = JSON.parse(prompt.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(promptJson.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    expect(promptJson.hookSpecificOutput.additionalContext).toMatch(/^<relevant_memories>[\s\S]*\/memories\/project\/build.md/);
+
+    const nothing = await runCairn(['context', '--format', 'claude-hook', '--home', sb.home], {
+      input: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'the and of', cwd: sb.checkout }),
+    });
+    expect(nothing).toMatchObject({ status: 0, stdout: '' });
+  });
+
+  it.each([
+    [['--format', 'xml'], /--format must be one of text, json, claude-hook/],
+    [['--prompt', 'x', '--prompt-stdin'], /not both/],
+  ])('rejects %j with exit 2', async (args, message) => {
+    const result = await runCairn(['context', ...flags, ...args]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+});
