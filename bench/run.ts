@@ -2,7 +2,9 @@
  * Cairn's memory-tool benchmark: latency of the six commands for Cairn's MemoryService (in
  * process), the protocol's reference implementation (BetaLocalFilesystemMemoryTool) and raw
  * filesystem baselines, then 8 processes x 200 concurrent inserts into one file for Cairn's CLI and
- * for the reference. Prints a table and writes bench/results/latest.json.
+ * for the reference; then the context index of 3 scopes x 1000 files (cold, warm, and a naive build
+ * reading every file whole) and, when src/main/memory/scanners/content-scanner.ts exists, the
+ * content scanner's cost next to a create. Prints tables and writes bench/results/latest.json.
  *
  * Run with `make bench` (builds the CLI first) or `npx tsx bench/run.ts` after `make build`.
  * Iteration counts can be lowered for a quick look: BENCH_ITERATIONS, BENCH_WARMUP,
@@ -17,9 +19,18 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
-import type { ExecuteOptions } from '../src/main/memory/memory-service';
+import { extractDescription } from '../src/common/context/frontmatter';
+import { renderIndex, type IndexEntry } from '../src/common/context/render';
+import { MAX_FILES_PER_SCOPE, SCOPES, type Scope } from '../src/common/memory/constants';
+import { memoryIdentity } from '../src/common/memory/identity';
+import { formatMemoryPath } from '../src/common/memory/paths';
 import { fileViewText } from '../src/common/memory/texts';
+import type { UsageStats } from '../src/common/memory/usage';
+import { ContextBuilder } from '../src/main/memory/context-builder';
+import type { ExecuteOptions, MemorySession } from '../src/main/memory/memory-service';
+import { UsageStore } from '../src/main/memory/usage-store';
 import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 
 // ---- parameters ----
@@ -461,6 +472,235 @@ async function concurrencyReference(base: string): Promise<ConcurrencyResult> {
   };
 }
 
+// ---- context: the memory index of 3 scopes x 1000 files, and the content scanner ----
+
+const CTX_FILES_PER_SCOPE = 1000;
+const CTX_DIRS = 20;
+/** Fresh builders (cold head cache), each building the index once. */
+const CTX_COLD_RUNS = 5;
+const CTX_WARM_RUNS = 20;
+const CTX_WARM_WARMUP = 3;
+const CTX_NAIVE_RUNS = 5;
+const CTX_TOPICS = ['build', 'testing', 'release', 'database', 'auth', 'frontend', 'deploy', 'logging', 'caching', 'api'] as const;
+const SCANNER_MODULE = path.join(REPO_ROOT, 'src', 'main', 'memory', 'scanners', 'content-scanner.ts');
+const SCAN_ITERATIONS = 2000;
+const SCAN_WARMUP = 200;
+
+/** A 1-3 KiB markdown note with a frontmatter description, different for every file. */
+function contextNote(scope: Scope, i: number): string {
+  const topic = CTX_TOPICS[i % CTX_TOPICS.length]!;
+  const lines = [
+    '---',
+    i % 3 === 0 ? `description: "How ${scope} ${topic} work is done (note ${i}), with the commands to run"` : `description: How ${scope} ${topic} work is done, note ${i}`,
+    `tags: [${topic}, ${scope}]`,
+    '---',
+    `# ${topic} notes ${i}`,
+    '',
+  ];
+  const size = 1024 + ((i * 397) % 2048);
+  for (let k = 1; lines.join('\n').length < size; k++) {
+    lines.push(`- ${topic} rule ${k}: run \`make ${topic}\` before pushing, and read docs/${topic}.md when it fails.`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Writes 1000 notes per scope in CTX_DIRS directories, and a sidecar with usage of every tenth. */
+async function writeContextTree(box: Sandbox): Promise<number> {
+  const files: Record<string, UsageStats> = {};
+  const now = Date.now();
+  let bytes = 0;
+  for (const scope of SCOPES) {
+    for (let d = 0; d < CTX_DIRS; d++) await fs.mkdir(path.join(box.roots[scope], `topic-${String(d).padStart(2, '0')}`), { recursive: true, mode: 0o700 });
+    for (let i = 0; i < CTX_FILES_PER_SCOPE; i++) {
+      const rel = [`topic-${String(i % CTX_DIRS).padStart(2, '0')}`, `note-${String(i).padStart(4, '0')}.md`];
+      const text = contextNote(scope, i);
+      bytes += Buffer.byteLength(text);
+      await fs.writeFile(path.join(box.roots[scope], ...rel), text, { mode: 0o600 });
+      const id = memoryIdentity(scope, box.session, rel);
+      if (i % 10 === 0 && id !== null) files[id] = { pinned: i % 100 === 0, accessCount: 1 + (i % 7), lastAccessedAt: new Date(now - i * 60_000).toISOString(), lastWriteAt: null };
+    }
+  }
+  await fs.writeFile(path.join(box.home, 'memory-meta.json'), `${JSON.stringify({ version: 1, files }, null, 1)}\n`, { mode: 0o600 });
+  return bytes;
+}
+
+/** The naive index: list, read every file whole, parse its frontmatter, render. */
+async function naiveIndex(box: Sandbox): Promise<string> {
+  const entries: IndexEntry[] = [];
+  const walk = async (root: string, dir: readonly string[], scope: Scope): Promise<void> => {
+    const names = (await fs.readdir(path.join(root, ...dir), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of names) {
+      if (e.name.startsWith('.')) continue;
+      const rel = [...dir, e.name];
+      if (e.isDirectory()) await walk(root, rel, scope);
+      else if (e.isFile()) entries.push({ path: formatMemoryPath(scope, rel), description: extractDescription(await fs.readFile(path.join(root, ...rel), 'utf8')) });
+    }
+  };
+  for (const scope of SCOPES) await walk(box.roots[scope], [], scope);
+  return renderIndex(entries);
+}
+
+async function buildIndex(builder: ContextBuilder, session: MemorySession): Promise<string> {
+  return builder.index(await builder.snapshot(session));
+}
+
+interface ContextIndexResult {
+  files: number;
+  bytes: number;
+  indexBytes: number;
+  firstColdMs: number;
+  coldMs: Stats;
+  warmMs: Stats;
+  naiveMs: Stats;
+  /** Where a warm build's time goes, each part measured alone (medians). */
+  warmBreakdownMs: { listAndStat: number; usageRead: number; indexRender: number; other: number };
+  sameAsNaive: boolean;
+}
+
+async function measureContextIndex(box: Sandbox): Promise<ContextIndexResult> {
+  const bytes = await writeContextTree(box);
+  const usage = new UsageStore(box.home);
+  const cold: number[] = [];
+  let index = '';
+  for (let r = 0; r < CTX_COLD_RUNS; r++) {
+    const fresh = new ContextBuilder(new UsageStore(box.home));
+    const t0 = performance.now();
+    index = await buildIndex(fresh, box.session);
+    cold.push(performance.now() - t0);
+  }
+  const builder = new ContextBuilder(usage);
+  await buildIndex(builder, box.session);
+  const warm: number[] = [];
+  for (let r = -CTX_WARM_WARMUP; r < CTX_WARM_RUNS; r++) {
+    const t0 = performance.now();
+    const again = await buildIndex(builder, box.session);
+    const ms = performance.now() - t0;
+    if (again !== index) throw new Error('the warm index differs from the cold one over an unchanged tree');
+    if (r >= 0) warm.push(ms);
+  }
+  const naive: number[] = [];
+  let naiveText = '';
+  for (let r = 0; r < CTX_NAIVE_RUNS; r++) {
+    const t0 = performance.now();
+    naiveText = await naiveIndex(box);
+    naive.push(performance.now() - t0);
+  }
+  // The parts of a warm build, each alone.
+  const parts = { list: [] as number[], usage: [] as number[], render: [] as number[] };
+  const snap = await builder.snapshot(box.session);
+  for (let r = 0; r < CTX_WARM_RUNS; r++) {
+    let t0 = performance.now();
+    for (const scope of SCOPES) {
+      const b = box.session.scopes[scope];
+      if (b.available) await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE * 2 });
+    }
+    parts.list.push(performance.now() - t0);
+    t0 = performance.now();
+    await usage.read();
+    parts.usage.push(performance.now() - t0);
+    t0 = performance.now();
+    builder.index(snap);
+    parts.render.push(performance.now() - t0);
+  }
+  const warmStats = stats(warm);
+  const listAndStat = stats(parts.list).median;
+  const usageRead = stats(parts.usage).median;
+  const indexRender = stats(parts.render).median;
+  return {
+    files: snap.files.length,
+    bytes,
+    indexBytes: Buffer.byteLength(index),
+    firstColdMs: cold[0]!,
+    coldMs: stats(cold),
+    warmMs: warmStats,
+    naiveMs: stats(naive),
+    warmBreakdownMs: { listAndStat, usageRead, indexRender, other: Math.max(0, warmStats.median - listAndStat - usageRead - indexRender) },
+    sameAsNaive: naiveText === index,
+  };
+}
+
+/** A ~10 KiB note as agents write them: headings, prose, commands, a code block, links; no secrets. */
+function makeScanNote(): string {
+  const parts = [
+    '# Service notes: payments gateway',
+    '',
+    'These notes record what we learned while working on the payments gateway. Keep them short and current.',
+    '',
+  ];
+  const sections = ['Build', 'Local setup', 'Testing', 'Release', 'Incidents', 'Conventions', 'Open questions'];
+  for (let s = 0; Buffer.byteLength(parts.join('\n')) < 10 * 1024 - 400; s++) {
+    const name = sections[s % sections.length]!;
+    parts.push(`## ${name} (${Math.floor(s / sections.length) + 1})`, '');
+    parts.push(`The ${name.toLowerCase()} steps changed in release 4.${s}; the old wiki page is out of date, so prefer these notes.`);
+    parts.push(`- Run \`npm run ${name.toLowerCase().replace(/ /g, '-')}\` from the repository root; it takes about ${20 + s} seconds.`);
+    parts.push(`- Environment: set PAYMENTS_ENV=staging and point the client at https://staging.example.com/api/v${1 + (s % 3)}.`);
+    parts.push(`- If the job fails with "connection reset", retry once; twice in a row means the sandbox is down (see docs/runbook.md#${name.toLowerCase().replace(/ /g, '-')}).`);
+    parts.push('', '```ts', `export async function check${s}(client: Client): Promise<boolean> {`, `  const res = await client.get('/health?probe=${s}');`, '  return res.status === 200;', '}', '```', '');
+  }
+  parts.push('Last reviewed by the platform team.');
+  return `${parts.join('\n')}\n`;
+}
+
+interface ScannerResult {
+  available: boolean;
+  reason?: string;
+  noteBytes: number;
+  createMs?: Stats;
+  scanMs?: Stats;
+  ratio?: number;
+}
+
+/** scanContent from the scanner module, or why it cannot be used. */
+async function loadScanner(): Promise<{ scan: (text: string) => unknown } | { reason: string }> {
+  try {
+    await fs.access(SCANNER_MODULE);
+  } catch {
+    return { reason: `${path.relative(REPO_ROOT, SCANNER_MODULE)} does not exist` };
+  }
+  try {
+    const mod: unknown = await import(pathToFileURL(SCANNER_MODULE).href);
+    const scan = (mod as { scanContent?: unknown }).scanContent;
+    if (typeof scan !== 'function') return { reason: 'the scanner module exports no scanContent function' };
+    return { scan: (text: string): unknown => (scan as (t: string) => unknown)(text) };
+  } catch (err) {
+    return { reason: `the scanner module could not be loaded: ${((err as Error)?.message ?? String(err)).split('\n')[0]}` };
+  }
+}
+
+async function measureScanner(box: Sandbox): Promise<ScannerResult> {
+  const note = makeScanNote();
+  const noteBytes = Buffer.byteLength(note);
+  // Cairn's create of the same note, measured whether or not the scanner exists (with the scanner
+  // in place, create includes it).
+  const create: number[] = [];
+  for (let i = -WARMUP; i < ITERATIONS; i++) {
+    const file = `/memories/global/scan/note-${i < 0 ? `w${-i}` : i}.md`;
+    const t0 = performance.now();
+    const r = await box.service.execute({ command: 'create', path: file, file_text: note }, box.session, EXEC);
+    const ms = performance.now() - t0;
+    if (!r.ok) return { available: false, reason: `Cairn refused to create the 10 KiB note: ${r.output}`, noteBytes };
+    if (i >= 0) create.push(ms);
+    const d = await box.service.execute({ command: 'delete', path: file }, box.session, EXEC);
+    if (!d.ok) throw new Error(`could not delete ${file}: ${d.output}`);
+  }
+  const createMs = stats(create);
+  const loaded = await loadScanner();
+  if ('reason' in loaded) return { available: false, reason: loaded.reason, noteBytes, createMs };
+  try {
+    const scan: number[] = [];
+    for (let i = -SCAN_WARMUP; i < SCAN_ITERATIONS; i++) {
+      const t0 = performance.now();
+      loaded.scan(note);
+      const ms = performance.now() - t0;
+      if (i >= 0) scan.push(ms);
+    }
+    const scanMs = stats(scan);
+    return { available: true, noteBytes, scanMs, createMs, ratio: scanMs.median / createMs.median };
+  } catch (err) {
+    return { available: false, reason: `scanContent failed: ${(err as Error)?.message ?? String(err)}`, noteBytes, createMs };
+  }
+}
+
 // ---- targets and report ----
 
 interface Target {
@@ -469,10 +709,12 @@ interface Target {
   value: number;
   limit: number;
   met: boolean;
+  /** Absent: a ratio (x). */
+  unit?: 'ms';
 }
 
-function target(id: string, description: string, value: number, limit: number): Target {
-  return { id, description, value: round(value), limit, met: value <= limit };
+function target(id: string, description: string, value: number, limit: number, unit?: 'ms'): Target {
+  return { id, description, value: round(value), limit, met: value <= limit, ...(unit ? { unit } : {}) };
 }
 
 function roundStats(s: Stats, digits: number): Stats {
@@ -540,6 +782,14 @@ async function main(): Promise<number> {
     process.stderr.write(`concurrency: ${CONC_PROCESSES} processes x ${CONC_INSERTS} inserts into one file, reference\n`);
     const concRef = await concurrencyReference(await tempDir('cairn-bench-refconc-'));
 
+    process.stderr.write(
+      `context: index of ${SCOPES.length} scopes x ${CTX_FILES_PER_SCOPE} files (${CTX_COLD_RUNS} cold, ${CTX_WARM_RUNS} warm, ${CTX_NAIVE_RUNS} naive builds)\n`,
+    );
+    const ctxIndex = await measureContextIndex(await sandbox());
+    if (!ctxIndex.sameAsNaive) warnings.push("context: the naive index (every file read whole) differs from Cairn's");
+    process.stderr.write('scanner: scanContent of a 10 KiB note vs Cairn create of it\n');
+    const scanner = await measureScanner(await sandbox());
+
     // Figures.
     const results: Record<string, Partial<Record<Impl, Stats>>> = {};
     for (const op of OPS) {
@@ -563,6 +813,9 @@ async function main(): Promise<number> {
       target('view_file_vs_reference', 'Cairn view (file) median no slower than the reference', med('view_file', 'cairn') / med('view_file', 'reference'), 1.0),
       target('view_dir_vs_reference', 'Cairn view (1000-file dir) median no slower than the reference', med('view_dir', 'cairn') / med('view_dir', 'reference'), 1.0),
       { id: 'concurrency_no_lost_updates', description: 'Cairn loses no update: 8 processes x 200 inserts into one file', value: concCairn.lostUpdates, limit: 0, met: concCairn.lostUpdates === 0 && concCairn.failed === 0 },
+      target('context_index_warm', 'Index of 3 scopes x 1000 files, warm (unchanged tree, same builder): median <= 5 ms', ctxIndex.warmMs.median, 5, 'ms'),
+      target('context_index_cold', 'Index of 3 scopes x 1000 files, cold (fresh builder): median <= 60 ms', ctxIndex.coldMs.median, 60, 'ms'),
+      ...(scanner.ratio !== undefined ? [target('scanner_vs_create', 'scanContent of a 10 KiB note < 10% of Cairn create of it (medians)', scanner.ratio, 0.1)] : []),
     ];
     const targetsOf = (op: Op): Target[] =>
       targets.filter((t) => t.id.startsWith(`${op}_`) || (op === 'view_file' && t.id.startsWith('view_file')) || (op === 'view_dir' && t.id.startsWith('view_dir')));
@@ -634,9 +887,41 @@ async function main(): Promise<number> {
     if (concCairn.firstError) process.stdout.write(`cairn first error: ${concCairn.firstError}\n`);
     if (concRef.firstError) process.stdout.write(`reference first error: ${concRef.firstError}\n`);
 
+    const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+    process.stdout.write(
+      `\nContext: index of ${SCOPES.length} scopes x ${CTX_FILES_PER_SCOPE} files (${ctxIndex.files} files, ${kib(ctxIndex.bytes)}; index ${kib(ctxIndex.indexBytes)})\n`,
+    );
+    const ctxTarget = (id: string) => {
+      const t = targets.find((x) => x.id === id)!;
+      return [`<=${t.limit} ms`, t.met ? 'met' : 'MISSED'];
+    };
+    printTable(
+      [
+        ['build', 'median ms', 'p99 ms', 'runs', 'x warm', 'target', 'met?'],
+        ['cold (fresh ContextBuilder)', ctxIndex.coldMs.median.toFixed(2), ctxIndex.coldMs.p99.toFixed(2), String(ctxIndex.coldMs.n), (ctxIndex.coldMs.median / ctxIndex.warmMs.median).toFixed(1), ...ctxTarget('context_index_cold')],
+        ['  first build in the process', ctxIndex.firstColdMs.toFixed(2), '-', '1', (ctxIndex.firstColdMs / ctxIndex.warmMs.median).toFixed(1), '', ''],
+        ['warm (unchanged tree)', ctxIndex.warmMs.median.toFixed(2), ctxIndex.warmMs.p99.toFixed(2), String(ctxIndex.warmMs.n), '1.0', ...ctxTarget('context_index_warm')],
+        ['naive (readFile every file)', ctxIndex.naiveMs.median.toFixed(2), ctxIndex.naiveMs.p99.toFixed(2), String(ctxIndex.naiveMs.n), (ctxIndex.naiveMs.median / ctxIndex.warmMs.median).toFixed(1), '', ''],
+      ],
+      new Set([1, 2, 3, 4]),
+    );
+    const wb = ctxIndex.warmBreakdownMs;
+    process.stdout.write(
+      `warm breakdown (medians, each part alone): list+stat ${wb.listAndStat.toFixed(2)} ms, usage read ${wb.usageRead.toFixed(2)} ms, index render ${wb.indexRender.toFixed(2)} ms, other (cache lookups, identities) ${wb.other.toFixed(2)} ms\n`,
+    );
+    if (scanner.available && scanner.scanMs && scanner.createMs && scanner.ratio !== undefined) {
+      process.stdout.write(
+        `scanner: scanContent of a ${kib(scanner.noteBytes)} note median ${scanner.scanMs.median.toFixed(4)} ms (p99 ${scanner.scanMs.p99.toFixed(4)}), Cairn create of it median ${scanner.createMs.median.toFixed(3)} ms: ${(scanner.ratio * 100).toFixed(1)}% (target < 10%)\n`,
+      );
+    } else {
+      const create = scanner.createMs ? `; Cairn create of a ${kib(scanner.noteBytes)} note: median ${scanner.createMs.median.toFixed(3)} ms` : '';
+      process.stdout.write(`scanner: not available (${scanner.reason ?? 'unknown reason'})${create}\n`);
+    }
+
     process.stdout.write('\nTargets\n');
     for (const t of targets) {
-      const shown = t.id === 'concurrency_no_lost_updates' ? `${t.value} lost` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
+      const shown =
+        t.id === 'concurrency_no_lost_updates' ? `${t.value} lost` : t.unit === 'ms' ? `${t.value.toFixed(3)} ms (limit ${t.limit} ms)` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
       process.stdout.write(`  [${t.met ? 'met   ' : 'MISSED'}] ${t.description}: ${shown}\n`);
     }
     for (const w of warnings) process.stdout.write(`  warning: ${w}\n`);
@@ -685,6 +970,25 @@ async function main(): Promise<number> {
       ),
       formattingMs: roundStats(formatting, 5),
       concurrency: { cairn: concurrencyReport(concCairn), reference: concurrencyReport(concRef) },
+      context: {
+        index: {
+          scopes: SCOPES.length,
+          filesPerScope: CTX_FILES_PER_SCOPE,
+          files: ctxIndex.files,
+          bytes: ctxIndex.bytes,
+          indexBytes: ctxIndex.indexBytes,
+          firstColdMs: round(ctxIndex.firstColdMs, 2),
+          coldMs: roundStats(ctxIndex.coldMs, 3),
+          warmMs: roundStats(ctxIndex.warmMs, 3),
+          naiveMs: roundStats(ctxIndex.naiveMs, 3),
+          warmBreakdownMs: Object.fromEntries(Object.entries(ctxIndex.warmBreakdownMs).map(([k, v]) => [k, round(v, 3)])),
+          naive: 'recursive readdir, fs.promises.readFile of every file, extractDescription, renderIndex',
+        },
+      },
+      scanner:
+        scanner.available && scanner.scanMs && scanner.createMs && scanner.ratio !== undefined
+          ? { available: true, noteBytes: scanner.noteBytes, scanMs: roundStats(scanner.scanMs, 5), createMs: roundStats(scanner.createMs, 4), ratio: round(scanner.ratio, 4) }
+          : { available: false, noteBytes: scanner.noteBytes, reason: scanner.reason ?? null, ...(scanner.createMs ? { createMs: roundStats(scanner.createMs, 4) } : {}) },
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),

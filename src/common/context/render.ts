@@ -12,7 +12,8 @@ import { formatFileSize } from '../memory/texts';
 
 export const WRAPPER_TAGS = ['memory_index', 'hot_memories', 'memory_file', 'relevant_memories'] as const;
 
-const INVISIBLE = '\\s\\u200b-\\u200f\\u2060-\\u2064\\ufeff';
+/** Whitespace, controls and every invisible format character (zero-width, bidi, soft hyphen...). */
+const INVISIBLE = '\\s\\p{Cc}\\p{Cf}';
 /** `<` that starts a wrapper tag, opening or closing, however spaced or cased. */
 const WRAPPER_TAG = new RegExp(`<(?=[${INVISIBLE}]*/?[${INVISIBLE}]*(?:${WRAPPER_TAGS.join('|')})(?![a-z0-9_-]))`, 'giu');
 
@@ -64,7 +65,9 @@ export function renderIndex(entries: readonly IndexEntry[], notes: readonly stri
   const open = `<memory_index>\n${INDEX_HEADER}\n`;
   const close = '</memory_index>';
   const lines: string[] = [];
-  let size = utf8Length(open) + utf8Length(close) + 200;
+  const tail = notes.map((n) => neutralizeMarkup(n));
+  // Room for the notes and for the "more files" line.
+  let size = utf8Length(open) + utf8Length(close) + tail.reduce((n, t) => n + utf8Length(t) + 1, 0) + 100;
   let shown = 0;
   for (const entry of entries) {
     const description = entry.description ? cleanDescription(entry.description) : '';
@@ -77,7 +80,7 @@ export function renderIndex(entries: readonly IndexEntry[], notes: readonly stri
   }
   if (entries.length === 0) lines.push('(no memory files yet)');
   if (shown < entries.length) lines.push(`(${entries.length - shown} more files not listed; view /memories to see them all)`);
-  for (const note of notes) lines.push(neutralizeMarkup(note));
+  lines.push(...tail);
   return `${open}${lines.join('\n')}\n${close}`;
 }
 
@@ -92,12 +95,13 @@ export const HOT_HEADER =
 /** One file of a wrapper: its content (cut to `maxBytes` with a note), unable to close the wrapper. */
 function fileBlock(file: HotFile, maxBytes: number): string {
   const total = utf8Length(file.content);
-  // One trailing newline belongs to the file, not to the block.
-  let body = file.content.endsWith('\n') ? file.content.slice(0, -1) : file.content;
-  if (total > maxBytes) {
-    body = `${truncateUtf8(file.content, maxBytes)}\n[Cairn: this shows the first ${formatFileSize(maxBytes)} of ${formatFileSize(total)}; view ${file.path} for the rest.]`;
-  }
-  return `<memory_file path="${attribute(file.path)}">\n${neutralizeMarkup(body)}\n</memory_file>`;
+  // Neutralized first, so the cut bounds what is shown; one trailing newline belongs to the file.
+  const safe = neutralizeMarkup(file.content.endsWith('\n') ? file.content.slice(0, -1) : file.content);
+  const body =
+    utf8Length(safe) > maxBytes
+      ? `${truncateUtf8(safe, maxBytes)}\n[Cairn: this shows the first ${formatFileSize(maxBytes)} of ${formatFileSize(total)}; view ${file.path} for the rest.]`
+      : safe;
+  return `<memory_file path="${attribute(file.path)}">\n${body}\n</memory_file>`;
 }
 
 /**

@@ -15,6 +15,7 @@ import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FIL
 import { memoryIdentity } from '../../common/memory/identity';
 import { formatMemoryPath } from '../../common/memory/paths';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
+import type { ListedEntry } from '../runtime/runtime';
 import type { MemorySession, ScopeBinding } from './memory-service';
 import type { UsageStore } from './usage-store';
 
@@ -51,8 +52,16 @@ const STOPWORDS = new Set(englishStopwords);
 /** Relevance bonus for a file written recently (fades with the usage half-life). */
 const RECENCY_BONUS = 0.2;
 
+/** A file of a listing, ready but for its usage stats. */
+interface PreparedFile {
+  readonly id: string | null;
+  readonly file: Omit<ContextFile, 'stats'>;
+}
+
 export class ContextBuilder {
   private readonly heads = new Map<string, CachedHead>();
+  /** Per scope: the last listing and its prepared files, reused while the listing is the same. */
+  private readonly scopes = new Map<string, { listed: readonly ListedEntry[]; files: PreparedFile[] }>();
 
   constructor(private readonly usage?: UsageStore) {}
 
@@ -77,33 +86,46 @@ export class ContextBuilder {
   }
 
   private async scopeFiles(b: Extract<ScopeBinding, { available: true }>, session: MemorySession, usage: Map<string, UsageStats>): Promise<ContextFile[]> {
-    const listed = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE * 2 })) ?? [];
-    const out: ContextFile[] = [];
+    const listed =
+      (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true, reuse: true })) ?? [];
+    const scopeKey = `${b.runtime.label}\0${b.scope}\0${b.root.path}`;
+    let prepared = this.scopes.get(scopeKey);
+    if (!prepared || prepared.listed !== listed) {
+      prepared = { listed, files: await this.prepare(b, session, listed) };
+      this.scopes.set(scopeKey, prepared);
+    }
+    return prepared.files.map(({ id, file }) => ({ ...file, stats: (id !== null && usage.get(id)) || EMPTY_USAGE }));
+  }
+
+  /** Files of a listing with their descriptions, reading the heads of new or changed files only. */
+  private async prepare(b: Extract<ScopeBinding, { available: true }>, session: MemorySession, listed: readonly ListedEntry[]): Promise<PreparedFile[]> {
+    const keyOf = (e: ListedEntry) => `${b.runtime.label}\0${b.root.path}\0${e.rel.join('/')}`;
+    const stale = listed.filter((e) => {
+      const cached = this.heads.get(keyOf(e));
+      return !cached || cached.mtimeMs !== e.mtimeMs || cached.size !== e.size;
+    });
+    const heads = stale.length > 0 ? await b.runtime.readHeads(b.root, stale.map((e) => e.rel), INDEX_HEAD_BYTES) : [];
+    stale.forEach((e, i) => {
+      const data = heads[i];
+      if (!data) return;
+      const head = lenient.decode(data.data);
+      this.heads.set(keyOf(e), { mtimeMs: e.mtimeMs, size: e.size, description: extractDescription(head), head });
+    });
+    const out: PreparedFile[] = [];
     for (const entry of listed) {
-      if (entry.type !== 'file') continue;
-      if (out.length >= MAX_FILES_PER_SCOPE) break;
-      const key = `${b.runtime.label}\0${b.root.path}\0${entry.rel.join('/')}`;
-      let cached = this.heads.get(key);
-      if (!cached || cached.mtimeMs !== entry.mtimeMs || cached.size !== entry.size) {
-        let head: string;
-        try {
-          head = lenient.decode((await b.runtime.readHead(b.root, entry.rel, INDEX_HEAD_BYTES)).data);
-        } catch {
-          continue;
-        }
-        cached = { mtimeMs: entry.mtimeMs, size: entry.size, description: extractDescription(head), head };
-        this.heads.set(key, cached);
-      }
-      const id = memoryIdentity(b.scope, session, entry.rel);
+      const cached = this.heads.get(keyOf(entry));
+      if (!cached || cached.mtimeMs !== entry.mtimeMs || cached.size !== entry.size) continue; // unreadable
       out.push({
-        scope: b.scope,
-        segments: entry.rel,
-        path: formatMemoryPath(b.scope, entry.rel),
-        size: entry.size,
-        mtimeMs: entry.mtimeMs,
-        description: cached.description,
-        head: cached.head,
-        stats: (id !== null && usage.get(id)) || EMPTY_USAGE,
+        id: memoryIdentity(b.scope, session, entry.rel),
+        file: {
+          scope: b.scope,
+          segments: entry.rel,
+          path: formatMemoryPath(b.scope, entry.rel),
+          size: entry.size,
+          mtimeMs: entry.mtimeMs,
+          description: cached.description,
+          head: cached.head,
+        },
       });
     }
     return out;

@@ -168,6 +168,8 @@ export class LocalRuntime implements Runtime {
    * symlink since fails containment rather than being followed.
    */
   private readonly rootReal = new Map<string, string>();
+  /** Listings that may be reused while none of their directories changed (ListOptions.reuse). */
+  private readonly listings = new Map<string, { dirs: Map<string, bigint>; result: ListedEntry[] }>();
 
   constructor(private readonly options: LocalRuntimeOptions = {}) {}
 
@@ -319,27 +321,51 @@ export class LocalRuntime implements Runtime {
     }
   }
 
-  async readHead(root: ScopeRoot, rel: readonly string[], bytes: number): Promise<FileContent> {
+  async readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>> {
     const rootReal = this.resolveRoot(root, false);
-    if (!rootReal) throw new RuntimeError('ENOENT');
-    const fd = openResolved(this.resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK);
-    try {
-      const st = fs.fstatSync(fd);
-      if (st.isDirectory()) throw new RuntimeError('EISDIR');
-      if (!st.isFile()) throw new RuntimeError('NOT_FILE');
-      const buffer = Buffer.allocUnsafe(Math.min(bytes, st.size));
-      let length = 0;
-      while (length < buffer.length) {
-        const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-        if (n === 0) break;
-        length += n;
+    if (!rootReal) return rels.map(() => null);
+    // Each parent directory is resolved and checked once for the whole batch; the file itself is
+    // opened with O_NOFOLLOW (a symlink takes the slow, fully checked path).
+    const dirs = new Map<string, string | null>();
+    const buffer = Buffer.allocUnsafe(bytes);
+    return rels.map((rel) => {
+      const parent = rel.slice(0, -1);
+      const key = parent.join('/');
+      let dir = dirs.get(key);
+      if (dir === undefined) {
+        try {
+          dir = this.resolveTarget(rootReal, parent, true);
+        } catch {
+          dir = null;
+        }
+        dirs.set(key, dir);
       }
-      return { data: buffer.subarray(0, length), size: st.size, mtimeMs: st.mtimeMs };
-    } catch (err) {
-      throw toRuntimeError(err);
-    } finally {
-      fs.closeSync(fd);
-    }
+      if (dir === null) return null;
+      let fd: number;
+      try {
+        fd = fs.openSync(path.join(dir, rel[rel.length - 1]!), fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
+      } catch (err) {
+        if (errno(err) !== 'ELOOP') return null;
+        try {
+          fd = openResolved(this.resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK);
+        } catch {
+          return null;
+        }
+      }
+      try {
+        let length = 0;
+        while (length < bytes) {
+          const n = fs.readSync(fd, buffer, length, bytes - length, null);
+          if (n === 0) break;
+          length += n;
+        }
+        return { data: Buffer.from(buffer.subarray(0, length)), size: 0, mtimeMs: 0 };
+      } catch {
+        return null; // a directory, or unreadable
+      } finally {
+        fs.closeSync(fd);
+      }
+    });
   }
 
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
@@ -393,16 +419,28 @@ export class LocalRuntime implements Runtime {
       if (e.code === 'ENOENT') return rel.length === 0 ? [] : null;
       throw e;
     }
+    const cacheKey = `${dir}\0${options.depth}\0${options.limit}\0${options.filesOnly === true}`;
+    if (options.reuse) {
+      const cached = this.listings.get(cacheKey);
+      if (cached && [...cached.dirs].every(([d, mtime]) => fs.statSync(d, { bigint: true, throwIfNoEntry: false })?.mtimeNs === mtime)) {
+        return cached.result;
+      }
+    }
     const out: ListedEntry[] = [];
+    const dirs = new Map<string, bigint>();
+    let files = 0;
+    const full = () => (options.filesOnly ? files : out.length) >= options.limit;
     const walk = (hostDir: string, prefix: readonly string[], level: number): void => {
       let entries: fs.Dirent[];
       try {
+        const st = fs.statSync(hostDir, { bigint: true });
         entries = fs.readdirSync(hostDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        dirs.set(hostDir, st.mtimeNs);
       } catch {
         return;
       }
       for (const entry of entries) {
-        if (out.length >= options.limit) return;
+        if (full()) return;
         if (!isListedName(entry.name)) continue;
         const hostPath = path.join(hostDir, entry.name);
         let st: fs.Stats;
@@ -418,14 +456,16 @@ export class LocalRuntime implements Runtime {
         }
         const entryRel = [...prefix, entry.name];
         if (st.isDirectory()) {
-          out.push({ rel: entryRel, type: 'directory', size: st.size, mtimeMs: st.mtimeMs });
+          if (!options.filesOnly) out.push({ rel: entryRel, type: 'directory', size: st.size, mtimeMs: st.mtimeMs });
           if (level < options.depth) walk(hostPath, entryRel, level + 1);
         } else if (st.isFile()) {
           out.push({ rel: entryRel, type: 'file', size: st.size, mtimeMs: st.mtimeMs });
+          files++;
         }
       }
     };
     walk(dir, [], 1);
+    if (options.reuse) this.listings.set(cacheKey, { dirs, result: out });
     return out;
   }
 
@@ -501,6 +541,10 @@ export class LocalRuntime implements Runtime {
     } catch (err) {
       throw toRuntimeError(err);
     }
+  }
+
+  forget(): void {
+    this.listings.clear();
   }
 
   async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {

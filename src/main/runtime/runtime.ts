@@ -77,6 +77,14 @@ export interface ListOptions {
   readonly depth: number;
   /** Stop after this many entries (a deterministic, lexicographically first subset). */
   readonly limit: number;
+  /** List files only (directories are walked, not returned, and do not count towards `limit`). */
+  readonly filesOnly?: boolean;
+  /**
+   * May return the previous result (the same array) when no directory of the tree has changed
+   * since: a file edited in place, without a rename, goes unseen until a directory changes or
+   * forget() is called. For long-lived readers such as the context builder, never for views.
+   */
+  readonly reuse?: boolean;
 }
 
 export interface Runtime {
@@ -87,8 +95,11 @@ export interface Runtime {
    * escaping one throws ESCAPE); without, the link itself is reported. Missing: null.
    */
   stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null>;
-  /** The first `bytes` bytes of a regular file, and its whole size (for index descriptions). */
-  readHead(root: ScopeRoot, rel: readonly string[], bytes: number): Promise<FileContent>;
+  /**
+   * The first `bytes` bytes of each file (for index descriptions), in one batch: null for a file
+   * that cannot be read. `size` and `mtimeMs` may be 0 where the batch does not stat.
+   */
+  readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>>;
   /** Reads a regular file (following an inner symlink that stays inside the root). */
   readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent>;
   /**
@@ -111,4 +122,6 @@ export interface Runtime {
    * the root. Creates the root if it is missing.
    */
   withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T>;
+  /** Drops cached listings (after an edit this runtime cannot see, such as one found by a watcher). */
+  forget(): void;
 }
