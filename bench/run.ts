@@ -29,6 +29,8 @@ import { formatMemoryPath } from '../src/common/memory/paths';
 import { fileViewText } from '../src/common/memory/texts';
 import type { UsageStats } from '../src/common/memory/usage';
 import { ContextBuilder } from '../src/main/memory/context-builder';
+import { LocalRuntime } from '../src/main/runtime/local-runtime';
+import { resolveLocalSession } from '../src/main/workspaces/session';
 import type { ExecuteOptions, MemorySession } from '../src/main/memory/memory-service';
 import { UsageStore } from '../src/main/memory/usage-store';
 import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
@@ -563,9 +565,11 @@ async function measureContextIndex(box: Sandbox): Promise<ContextIndexResult> {
   const cold: number[] = [];
   let index = '';
   for (let r = 0; r < CTX_COLD_RUNS; r++) {
+    // Cold as a new process sees it: a fresh builder and a fresh runtime (no cached listings).
     const fresh = new ContextBuilder(new UsageStore(box.home));
+    const freshSession = await resolveLocalSession({ home: box.home, cwd: box.checkout }, new LocalRuntime());
     const t0 = performance.now();
-    index = await buildIndex(fresh, box.session);
+    index = await buildIndex(fresh, freshSession);
     cold.push(performance.now() - t0);
   }
   const builder = new ContextBuilder(usage);
@@ -592,7 +596,7 @@ async function measureContextIndex(box: Sandbox): Promise<ContextIndexResult> {
     let t0 = performance.now();
     for (const scope of SCOPES) {
       const b = box.session.scopes[scope];
-      if (b.available) await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE * 2 });
+      if (b.available) await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true, reuse: true });
     }
     parts.list.push(performance.now() - t0);
     t0 = performance.now();

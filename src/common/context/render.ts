@@ -35,8 +35,19 @@ export function cleanDescription(raw: string): string {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** UTF-8 length without encoding (the index measures thousands of lines). */
 export function utf8Length(text: string): number {
-  return encoder.encode(text).length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 /** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, cut on a character boundary. */

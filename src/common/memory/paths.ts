@@ -102,7 +102,11 @@ export function formatMemoryPath(scope: Scope, segments: readonly string[] = [])
  * have written through the path rules (control characters, markup, traversal look-alikes, Cairn's
  * reserved temp names) are skipped everywhere, never shown.
  */
+/** Names of only these characters need no further checks but the reserved prefix and length. */
+const PLAIN_NAME = /^[A-Za-z0-9_][A-Za-z0-9._ -]{0,254}$/;
+
 export function isSafeName(name: string): boolean {
+  if (PLAIN_NAME.test(name)) return !name.startsWith(RESERVED_NAME_PREFIX);
   return (
     name.length > 0 &&
     name !== '.' &&

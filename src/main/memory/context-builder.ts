@@ -94,7 +94,17 @@ export class ContextBuilder {
       prepared = { listed, files: await this.prepare(b, session, listed) };
       this.scopes.set(scopeKey, prepared);
     }
-    return prepared.files.map(({ id, file }) => ({ ...file, stats: (id !== null && usage.get(id)) || EMPTY_USAGE }));
+    // An explicit literal, not a spread: this runs for every file on every build.
+    return prepared.files.map(({ id, file: f }) => ({
+      scope: f.scope,
+      segments: f.segments,
+      path: f.path,
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+      description: f.description,
+      head: f.head,
+      stats: (id !== null && usage.get(id)) || EMPTY_USAGE,
+    }));
   }
 
   /** Files of a listing with their descriptions, reading the heads of new or changed files only. */
