@@ -109,6 +109,8 @@ export const errors = {
   unavailable: (scope: Scope, reason: string) => `${MEMORY_ROOT}/${scope} is unavailable: ${reason}`,
   parentNotDirectory: (path: string) => `Cannot use ${path}: one of its parent paths is a file, not a directory.`,
   unsupportedType: (path: string) => `Unsupported file type for ${path}`,
+  contentRejected: (path: string, first: string, others: readonly string[]) =>
+    `Nothing was written to ${path}: ${first}${others.length > 0 ? ` Also found: ${others.join(', ')}.` : ''}`,
   cannotPin: (path: string) => `${path} cannot be pinned here: pins are kept by Cairn's app and CLI.`,
   busy: (scope: Scope) => `${MEMORY_ROOT}/${scope} is busy with other writers; try the command again.`,
   io: (command: string, path: string, code: string) => `Could not ${command} ${path}: ${describeErrno(code)}.`,

@@ -17,6 +17,7 @@ import { formatMemoryPath } from '../../common/memory/paths';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import type { ListedEntry } from '../runtime/runtime';
 import type { MemorySession, ScopeBinding } from './memory-service';
+import { scanContent, type ScanFinding } from './scanners/content-scanner';
 import type { UsageStore } from './usage-store';
 
 /** One memory file as the context sees it. */
@@ -63,7 +64,18 @@ export class ContextBuilder {
   /** Per scope: the last listing and its prepared files, reused while the listing is the same. */
   private readonly scopes = new Map<string, { listed: readonly ListedEntry[]; files: PreparedFile[] }>();
 
-  constructor(private readonly usage?: UsageStore) {}
+  private readonly scan: (text: string) => readonly ScanFinding[];
+
+  /**
+   * `options.scan` replaces the content scanners; tests pass one that flags nothing to check that
+   * rendering alone still holds against hostile content the scanners might miss.
+   */
+  constructor(
+    private readonly usage?: UsageStore,
+    options: { scan?: (text: string) => readonly ScanFinding[] } = {},
+  ) {
+    this.scan = options.scan ?? scanContent;
+  }
 
   /** Every memory file visible to the session, with its description and usage. */
   async snapshot(session: MemorySession): Promise<ContextSnapshot> {
@@ -119,7 +131,7 @@ export class ContextBuilder {
       const data = heads[i];
       if (!data) return;
       const head = lenient.decode(data.data);
-      this.heads.set(keyOf(e), { mtimeMs: e.mtimeMs, size: e.size, description: extractDescription(head), head });
+      this.heads.set(keyOf(e), { mtimeMs: e.mtimeMs, size: e.size, description: describe(head, this.scan), head });
     });
     const out: PreparedFile[] = [];
     for (const entry of listed) {
@@ -155,8 +167,10 @@ export class ContextBuilder {
       const b = session.scopes[file.scope];
       if (!b.available) continue;
       try {
-        const data = await b.runtime.readFile(b.root, file.segments, MAX_FILE_BYTES);
-        hot.push({ path: file.path, content: strict.decode(data.data) });
+        const content = strict.decode((await b.runtime.readFile(b.root, file.segments, MAX_FILE_BYTES)).data);
+        // What the scanners flag (written outside Cairn, say by a pull) never reaches an agent unasked.
+        if (this.scan(content).length > 0) continue;
+        hot.push({ path: file.path, content });
       } catch {
         continue;
       }
@@ -166,8 +180,15 @@ export class ContextBuilder {
 
   /** The memories that best match `prompt`, by BM25 over path, description and the file's head. */
   relevant(snapshot: ContextSnapshot, prompt: string, now: number): string {
-    return renderRelevant(rankRelevant(snapshot.files, prompt, now));
+    return renderRelevant(rankRelevant(snapshot.files.filter((f) => this.scan(f.head).length === 0), prompt, now));
   }
+}
+
+/** A file's description for the index, withheld when the scanners flag it. */
+function describe(head: string, scan: (text: string) => readonly ScanFinding[]): string | null {
+  const description = extractDescription(head);
+  if (description === null || scan(description).length === 0) return description;
+  return '(description withheld: the content scanners flagged it)';
 }
 
 function tokenize(text: string): string[] {

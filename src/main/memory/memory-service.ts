@@ -37,6 +37,7 @@ import {
 } from '../../common/memory/texts';
 import { memoryIdentity } from '../../common/memory/identity';
 import { RuntimeError, type Runtime, type ScopeRoot } from '../runtime/runtime';
+import { scanContent } from './scanners/content-scanner';
 import type { UsageOp, UsageStore } from './usage-store';
 
 /** One scope as a session sees it: where it lives, or why it is unavailable. */
@@ -284,8 +285,19 @@ export class MemoryService {
 
   // ---- writes ----
 
-  private encode(path: string, content: string): Uint8Array {
+  /**
+   * The bytes to store for `content`: UTF-8 text within the cap, and, for an agent's write, free of
+   * secrets and injected instructions (a person is warned instead, by the UI).
+   */
+  private encode(path: string, content: string, actor: Actor): Uint8Array {
     if (!content.isWellFormed() || content.includes('\0')) throw new MemoryToolError(errors.notText(path));
+    if (actor === 'agent') {
+      const findings = scanContent(content);
+      if (findings.length > 0) {
+        const others = [...new Set(findings.slice(1).map((f) => `${f.rule} (line ${f.line})`))];
+        throw new MemoryToolError(errors.contentRejected(path, findings[0]!.message, others));
+      }
+    }
     const data = utf8Encoder.encode(content);
     if (data.length > MAX_FILE_BYTES) throw new MemoryToolError(errors.fileTooLarge(path, data.length));
     return data;
@@ -293,7 +305,7 @@ export class MemoryService {
 
   private async create(target: InScope, text: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = this.binding(session, target.scope);
-    const data = this.encode(target.path, text);
+    const data = this.encode(target.path, text, options.actor);
     await this.guard(
       () =>
         b.runtime.withLock(b.root, async () => {
@@ -318,6 +330,7 @@ export class MemoryService {
     target: InScope,
     session: MemorySession,
     command: 'str_replace' | 'insert',
+    actor: Actor,
     change: (content: string) => { content: string; result: string },
   ): Promise<{ result: string; data: Uint8Array }> {
     const b = this.binding(session, target.scope);
@@ -334,7 +347,7 @@ export class MemoryService {
             throw err;
           }
           const { content, result } = change(before);
-          const data = this.encode(target.path, content);
+          const data = this.encode(target.path, content, actor);
           await b.runtime.writeFile(b.root, target.segments, data, { exclusive: false });
           return { result, data };
         }),
@@ -345,7 +358,7 @@ export class MemoryService {
 
   private async strReplace(target: InScope, oldStr: string, newStr: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
     if (oldStr === '') throw new MemoryToolError(errors.emptyOldStr(target.path));
-    const { result, data } = await this.edit(target, session, 'str_replace', (content) => {
+    const { result, data } = await this.edit(target, session, 'str_replace', options.actor, (content) => {
       const starts: number[] = [];
       for (let i = content.indexOf(oldStr); i !== -1; i = content.indexOf(oldStr, i + oldStr.length)) starts.push(i);
       if (starts.length === 0) throw new MemoryToolError(errors.noMatch(oldStr, target.path));
@@ -364,7 +377,7 @@ export class MemoryService {
   }
 
   private async insert(target: InScope, line: number, text: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
-    const { result, data } = await this.edit(target, session, 'insert', (content) => {
+    const { result, data } = await this.edit(target, session, 'insert', options.actor, (content) => {
       const lines = content.split('\n');
       if (line < 0 || line > lines.length) throw new MemoryToolError(errors.badInsertLine(line, lines.length));
       lines.splice(line, 0, text.endsWith('\n') ? text.slice(0, -1) : text);
