@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('node:'));
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'bench/results/**', 'tests/fixtures/**'] },
+  { ignores: ['out/**', 'node_modules/**', 'bench/results/**', 'tests/fixtures/**', '.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,8 +11,9 @@
  *             aws-access-key-id, aws-secret-access-key, google-api-key, google-oauth-secret,
  *             gcp-service-account-key, stripe-key, openai-key, anthropic-key, npm-token,
  *             huggingface-token, sendgrid-key, docker-token, vault-token, groq-key, shopify-token,
- *             pypi-token, digitalocean-token, azure-storage-key, jwt, connection-string,
- *             url-credentials, authorization-header, password-assignment, high-entropy
+ *             pypi-token, digitalocean-token, linear-key, twilio-key, newrelic-key,
+ *             azure-storage-key, jwt, connection-string, url-credentials, authorization-header,
+ *             password-assignment, high-entropy
  *  injection: ignore-previous-instructions, role-hijack, fake-system-tag, system-prompt-marker,
  *             new-instructions, conceal-from-user, exfiltration, invisible-unicode, bidi-control
  */
@@ -43,7 +44,7 @@ function messageFor(f: RawFinding, line: number): string {
     return `Line ${line} looks like ${info.what} (rule ${f.rule}); memory must not hold secrets. Remove it and store where to find it instead (for example, an environment variable name).`;
   }
   if (f.rule === 'invisible-unicode' || f.rule === 'bidi-control') {
-    return `Line ${line} contains ${info.what}${f.detail ? ` (${f.detail})` : ''} (rule ${f.rule}); memory holds visible plain text only, so remove it.`;
+    return `Line ${line} contains ${info.what} ${f.detail ?? ''} (rule ${f.rule}); memory holds visible plain text only, so remove it.`;
   }
   return `Line ${line} contains ${info.what} (rule ${f.rule}); memory holds notes, not instructions to follow.`;
 }

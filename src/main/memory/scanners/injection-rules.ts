@@ -24,14 +24,14 @@ export const INJECTION_RULES: Readonly<Record<string, RuleInfo>> = {
   'new-instructions': { kind: 'injection', what: 'a fake "new instructions" marker' },
   'conceal-from-user': { kind: 'injection', what: 'an instruction to hide something from the user' },
   exfiltration: { kind: 'injection', what: 'a command that sends credentials or environment data to a remote host' },
-  'invisible-unicode': { kind: 'injection', what: 'an invisible Unicode character' },
-  'bidi-control': { kind: 'injection', what: 'a bidirectional-control Unicode character' },
+  'invisible-unicode': { kind: 'injection', what: 'the invisible Unicode character' },
+  'bidi-control': { kind: 'injection', what: 'the bidirectional-control Unicode character' },
 };
 
 // ---- phrases ----
 
 const ADJ = String.raw`(?:new|different|helpful|unrestricted|unfiltered|uncensored|evil|rogue|malicious|jailbroken|free|completely|totally|fully|hacked|amoral|unethical|ai|chat|large|language|independent|sentient)`;
-const ROLE = String.raw`(?:assistant|ai|a\.i\.|bot|chatbot|model|llm|agent|persona|character|dan|hacker|villain)`;
+const ROLE = String.raw`(?:assistant|ai|a\.i\.|bot|chatbot|model|llm|agent|persona|character|dan|hacker|villain|terminal|shell|interpreter)`;
 const NOT = String.raw`(?:do\s+not|don['’]?t|never|must\s+not|mustn['’]?t)`;
 
 const IGNORE_RE = new RegExp(
@@ -41,7 +41,7 @@ const IGNORE_RE = new RegExp(
 );
 const YOU_RE = new RegExp(
   String.raw`(?<!\w)you\s+are\s+now\s+(?:(?:a|an|the|my|your)\s+(?:${ADJ}\s+){0,2}(?:[\w-]+\s+)?|(?:${ADJ}\s+){1,3})?${ROLE}\b` +
-    String.raw`|(?<!\w)you\s+are\s+now\s+(?:in\s+)?(?:developer|god|admin|dev|jailbreak|jailbroken|dan|unrestricted|sudo)\s+mode\b` +
+    String.raw`|(?<!\w)you\s+are\s+now\s+(?:(?:operating|running|working)\s+)?(?:in\s+)?(?:developer|god|admin|dev|jailbreak|jailbroken|dan|unrestricted|sudo)\s+mode\b` +
     String.raw`|(?<!\w)you\s+are\s+now\s+(?:completely\s+|totally\s+|fully\s+)?(?:jailbroken|unrestricted|unfiltered|uncensored|free\s+(?:from|of)\s+(?:all\s+|any\s+|your\s+)?(?:restrictions|rules|guidelines|filters|limits|constraints)|no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant|model)|claude|chatgpt))` +
     String.raw`|(?<=\b(?:from\s+now\s+on|henceforth|starting\s+now),?\s+)you\s+(?:are|will\s+be|shall\s+be)\s+(?:(?:a|an|the|my|your)\s+)?(?:${ADJ}\s+){0,3}${ROLE}\b`,
   'iy',
@@ -56,7 +56,8 @@ const SYSTEM_MARKER_RE = /(?<=(?:^|[\n.!?])[ \t>*#_-]*(?:(?:new|updated|real|act
 const NEW_INSTRUCTIONS_RE = /(?<=\b(?:new|override|overriding|secret|hidden|real|revised)\s+)instructions?(?:\*\*|__)?[ \t]*:/iy;
 const CONCEAL_RE = new RegExp(
   String.raw`(?<=\b(?:(?:${NOT}|without)\s+(?:ever\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?)|${NOT}\s+(?:ever\s+)?(?:mention|reveal|disclose|show|report)\s+(?:this|these|it|that|them|anything|any\s+of\s+this)(?:\s+instructions?)?\s+to|(?:hide|conceal|keep)\s+(?:this|these)(?:\s+(?:instructions?|messages?|notes?|text|rules?|steps?))?\s+(?:hidden\s+|secret\s+)?from)\s+the\s+)(?:user|human)(?![\w-])` +
-    String.raw`|(?<=\bwithout\s+the\s+)(?:user|human)(?:['’]s)?\s+(?:knowing|knowledge|noticing)`,
+    String.raw`|(?<=\bwithout\s+the\s+)(?:user|human)(?:['’]s)?\s+(?:knowing|knowledge|noticing)` +
+    String.raw`|(?<=\b(?:${NOT}|without)\s+let(?:ting)?\s+the\s+)(?:user|human)\s+(?:know|notice|find\s+out)\b`,
   'iy',
 );
 
@@ -334,6 +335,7 @@ function scanExfiltration(ctx: ScanContext, reported: Reported): void {
   }
   eachIndex(text, '`', (p) => {
     const c = text.charCodeAt(p + 1);
+    // `env`, `printenv`, ` env`: only then run the pattern.
     if ((c !== 101 && c !== 112 && c !== 32) || alreadyOnLine(ctx, reported, rule, p)) return;
     const m = matchAt(BACKTICK_ENV_RE, text, p);
     if (m !== null) check(p, p + m[0].length);

@@ -44,7 +44,7 @@ export class LineBounds {
   /** Moves to the line holding index; then start..end (end excludes the newline). */
   at(index: number): this {
     if (index < this.start || index > this.end) {
-      this.start = this.text.lastIndexOf('\n', index - 1) + 1;
+      this.start = index === 0 ? 0 : this.text.lastIndexOf('\n', index - 1) + 1;
       const e = this.text.indexOf('\n', index);
       this.end = e === -1 ? this.text.length : e;
     }
