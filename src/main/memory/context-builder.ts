@@ -34,6 +34,8 @@ export interface ContextFile {
   readonly stats: UsageStats;
 }
 
+export type ScanFlag = Pick<ScanFinding, 'kind' | 'rule' | 'line'>;
+
 export interface ContextSnapshot {
   readonly files: readonly ContextFile[];
   /** Scopes that could not be read, with the reason (shown in the index). */
@@ -61,6 +63,7 @@ interface PreparedFile {
 
 export class ContextBuilder {
   private readonly heads = new Map<string, CachedHead>();
+  private readonly flagCache = new Map<string, readonly ScanFlag[]>();
   /** Per scope: the last listing and its prepared files, reused while the listing is the same. */
   private readonly scopes = new Map<string, { listed: readonly ListedEntry[]; files: PreparedFile[] }>();
 
@@ -180,7 +183,27 @@ export class ContextBuilder {
 
   /** The memories that best match `prompt`, by BM25 over path, description and the file's head. */
   relevant(snapshot: ContextSnapshot, prompt: string, now: number): string {
-    return renderRelevant(rankRelevant(snapshot.files.filter((f) => this.scan(f.head).length === 0), prompt, now));
+    const terms = promptTerms(prompt);
+    const clean: RelevantFile[] = [];
+    for (const file of rankRelevant(snapshot.files, terms, now)) {
+      if (clean.length >= RELEVANT_MAX_FILES) break;
+      if (this.flags(file).length === 0) clean.push({ path: file.path, excerpt: excerptFor(file, terms) });
+    }
+    return renderRelevant(clean);
+  }
+
+  /**
+   * What the scanners flag in a file's head (computed when first asked, then cached with the head):
+   * the UI's warning badges, and what keeps a file out of the relevant memories.
+   */
+  flags(file: ContextFile): readonly ScanFlag[] {
+    const key = `${file.path}\0${file.mtimeMs}\0${file.size}`;
+    let flags = this.flagCache.get(key);
+    if (!flags) {
+      flags = this.scan(file.head).map(({ kind, rule, line }) => ({ kind, rule, line }));
+      this.flagCache.set(key, flags);
+    }
+    return flags;
   }
 }
 
@@ -196,8 +219,13 @@ function tokenize(text: string): string[] {
 }
 
 /** Files ranked by relevance to `prompt`, with the excerpt to show for each. */
-export function rankRelevant(files: readonly ContextFile[], prompt: string, now: number): RelevantFile[] {
-  const terms = [...new Set(tokenize(prompt))];
+/** The distinct words of a prompt that can match, stopwords removed. */
+export function promptTerms(prompt: string): string[] {
+  return [...new Set(tokenize(prompt))];
+}
+
+/** Files that match any of `terms`, best first (BM25 with a small recency bonus). */
+export function rankRelevant(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
   if (terms.length === 0 || files.length === 0) return [];
   const search = new MiniSearch<{ id: number; path: string; description: string; text: string }>({
     fields: ['path', 'description', 'text'],
@@ -213,11 +241,11 @@ export function rankRelevant(files: readonly ContextFile[], prompt: string, now:
     return { file, score: hit.score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)) };
   });
   scored.sort((a, b) => b.score - a.score || (a.file.path < b.file.path ? -1 : 1));
-  return scored.slice(0, RELEVANT_MAX_FILES).map(({ file }) => ({ path: file.path, excerpt: excerptFor(file, terms) }));
+  return scored.map(({ file }) => file);
 }
 
 /** The lines of a file's head that mention the prompt's terms (a few), else its description or start. */
-function excerptFor(file: ContextFile, terms: readonly string[]): string {
+export function excerptFor(file: ContextFile, terms: readonly string[]): string {
   const body = file.head.replace(/^\ufeff?---[\s\S]*?\n---[ \t]*\n/, '');
   const lines = body.split('\n').filter((l) => l.trim() !== '');
   const matching = lines.filter((l) => {

@@ -1,0 +1,84 @@
+/**
+ * The oRPC contract between the renderer and the main process: every route the UI uses, with zod
+ * schemas for what goes in and out. The renderer imports only this (through its client); the main
+ * process implements it in src/main/api/router.ts. Results that a person must act on (a conflict on
+ * save) are typed unions, not exceptions.
+ */
+import { eventIterator, oc } from '@orpc/contract';
+import { z } from 'zod';
+import { SCOPES } from '../memory/constants';
+import { memoryChangeEventSchema } from '../memory/events';
+
+/** A workspace id, or null for the global scope alone (the settings panel). */
+const workspaceRef = z.string().min(1).max(64).nullable();
+const memoryPath = z.string().min(1).max(1024);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const scanFlagSchema = z.object({ kind: z.enum(['secret', 'injection']), rule: z.string(), line: z.number().int() });
+
+export const memoryFileSchema = z.object({
+  scope: z.enum(SCOPES),
+  path: z.string(),
+  description: z.string().nullable(),
+  size: z.number().int().nonnegative(),
+  pinned: z.boolean(),
+  accessCount: z.number().int().nonnegative(),
+  lastAccessedAt: z.string().nullable(),
+  lastWriteAt: z.string().nullable(),
+  /** What the content scanners flag in the file's first 4 KiB. */
+  flags: z.array(scanFlagSchema),
+});
+
+export const scopeStatusSchema = z.object({ scope: z.enum(SCOPES), available: z.boolean(), reason: z.string().nullable() });
+
+/** The outcome of a change a person asked for. */
+export const changeResultSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('ok'), message: z.string() }),
+  z.object({ status: z.literal('error'), message: z.string() }),
+]);
+
+export const saveResultSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('ok'), sha256, warnings: z.array(scanFlagSchema.extend({ message: z.string() })) }),
+  z.object({ status: z.literal('conflict'), kind: z.enum(['changed', 'deleted', 'exists']), message: z.string() }),
+  z.object({ status: z.literal('error'), message: z.string() }),
+]);
+
+export const workspaceSchema = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });
+export const workspaceStatusSchema = z.object({ id: z.string(), reachable: z.boolean(), reason: z.string().nullable() });
+
+export const settingsSchema = z.object({
+  theme: z.enum(['system', 'light', 'dark']).default('system'),
+  /** Show the rendered Markdown preview by default in the editor. */
+  previewByDefault: z.boolean().default(false),
+});
+
+export const contract = {
+  memory: {
+    list: oc
+      .input(z.object({ workspaceId: workspaceRef }))
+      .output(z.object({ files: z.array(memoryFileSchema), scopes: z.array(scopeStatusSchema) })),
+    read: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath })).output(z.object({ content: z.string(), sha256 })),
+    save: oc
+      .input(z.object({ workspaceId: workspaceRef, path: memoryPath, content: z.string(), expectedSha256: sha256.nullable() }))
+      .output(saveResultSchema),
+    create: oc
+      .input(z.object({ workspaceId: workspaceRef, path: memoryPath, kind: z.enum(['file', 'directory']), content: z.string().default('') }))
+      .output(changeResultSchema),
+    delete: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath })).output(changeResultSchema),
+    rename: oc.input(z.object({ workspaceId: workspaceRef, fromPath: memoryPath, toPath: memoryPath })).output(changeResultSchema),
+    setPinned: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath, pinned: z.boolean() })).output(changeResultSchema),
+    onChange: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(memoryChangeEventSchema)),
+  },
+  workspaces: {
+    list: oc.output(z.array(workspaceSchema)),
+    add: oc.input(z.object({ name: z.string().min(1).max(100), path: z.string().min(1).max(4096) })).output(workspaceSchema),
+    remove: oc.input(z.object({ id: z.string() })).output(changeResultSchema),
+    status: oc.input(z.object({ id: z.string() })).output(workspaceStatusSchema),
+  },
+  settings: {
+    get: oc.output(settingsSchema),
+    set: oc.input(settingsSchema.partial()).output(settingsSchema),
+  },
+};
+
+export type Contract = typeof contract;

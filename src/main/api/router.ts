@@ -1,0 +1,206 @@
+/**
+ * The oRPC router: the main process's side of src/common/api/contract.ts, over real services.
+ * Hosts (Electron's MessagePort, `cairn serve`'s HTTP and WebSocket) serve this one router.
+ *
+ * Invariants: a person's actions run with actor `user`; reads in the UI are not uses; errors
+ * carry a message a person can act on and never a stack or a host path of a memory root (a
+ * workspace's own folder, which the person typed, may appear); the change stream is filtered on
+ * the server and unsubscribes when the client goes away.
+ */
+import { statSync } from 'node:fs';
+import { implement, ORPCError } from '@orpc/server';
+import { contract } from '../../common/api/contract';
+import { MemoryToolError } from '../../common/memory/errors';
+import type { MemoryChangeEvent } from '../../common/memory/events';
+import { ContextBuilder } from '../memory/context-builder';
+import type { MemoryService, MemorySession } from '../memory/memory-service';
+import { scanContent } from '../memory/scanners/content-scanner';
+import type { UsageStore } from '../memory/usage-store';
+import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
+
+/** Where change events come from: this process's writes, other processes', external edits. */
+export interface ChangeSource {
+  subscribe(listener: (event: MemoryChangeEvent) => void): () => void;
+}
+
+export interface RouterContext {
+  readonly service: MemoryService;
+  readonly registry: WorkspaceRegistry;
+  readonly builder: ContextBuilder;
+  readonly changes: ChangeSource;
+}
+
+const os = implement(contract).$context<RouterContext>();
+
+/** The message of an error a person caused and can fix; anything else stays inside. */
+function personError(err: unknown): string | null {
+  if (err instanceof MemoryToolError || err instanceof RegistryError) return err.message;
+  return null;
+}
+
+function fail(err: unknown): never {
+  const message = personError(err);
+  if (message !== null) throw new ORPCError('BAD_REQUEST', { message });
+  process.stderr.write(`cairn: ${(err as Error)?.stack ?? String(err)}\n`);
+  throw new ORPCError('INTERNAL_SERVER_ERROR', { message: 'Cairn could not complete this; see its log.' });
+}
+
+async function sessionOf(context: RouterContext, workspaceId: string | null): Promise<MemorySession> {
+  try {
+    return await context.registry.session(workspaceId);
+  } catch (err) {
+    fail(err);
+  }
+}
+
+/** Runs a change a person asked for, as a typed result. */
+async function change(run: () => Promise<string>): Promise<{ status: 'ok' | 'error'; message: string }> {
+  try {
+    return { status: 'ok', message: await run() };
+  } catch (err) {
+    const message = personError(err);
+    if (message === null) fail(err);
+    return { status: 'error', message };
+  }
+}
+
+/** Whether an event concerns what `session` shows. */
+export function concerns(event: MemoryChangeEvent, session: MemorySession): boolean {
+  switch (event.scope) {
+    case 'global':
+      return true;
+    case 'project':
+      return session.projectId !== null && event.projectId === session.projectId;
+    case 'workspace':
+      return session.workspaceId !== null && event.workspaceId === session.workspaceId;
+  }
+}
+
+export const router = os.router({
+  memory: {
+    list: os.memory.list.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      const snapshot = await context.builder.snapshot(session);
+      return {
+        files: snapshot.files.map((f) => ({
+          scope: f.scope,
+          path: f.path,
+          description: f.description,
+          size: f.size,
+          ...f.stats,
+          flags: [...context.builder.flags(f)],
+        })),
+        scopes: (['global', 'project', 'workspace'] as const).map((scope) => {
+          const b = session.scopes[scope];
+          return { scope, available: b.available, reason: b.available ? null : b.reason };
+        }),
+      };
+    }),
+    read: os.memory.read.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        return await context.service.read(input.path, session);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    save: os.memory.save.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        const outcome = await context.service.save(input.path, input.content, input.expectedSha256, session);
+        if (outcome.status === 'conflict') return outcome;
+        return { status: 'ok' as const, sha256: outcome.sha256, warnings: scanContent(input.content) };
+      } catch (err) {
+        const message = personError(err);
+        if (message === null) fail(err);
+        return { status: 'error' as const, message };
+      }
+    }),
+    create: os.memory.create.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      return change(async () => {
+        if (input.kind === 'directory') return context.service.createDirectory(input.path, session);
+        const outcome = await context.service.save(input.path, input.content, null, session);
+        if (outcome.status === 'conflict') throw new MemoryToolError(outcome.message);
+        return `Created ${input.path}`;
+      });
+    }),
+    delete: os.memory.delete.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      return change(() => context.service.run({ command: 'delete', path: input.path }, session, { mode: 'exec', actor: 'user' }));
+    }),
+    rename: os.memory.rename.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      return change(() =>
+        context.service.run({ command: 'rename', old_path: input.fromPath, new_path: input.toPath }, session, { mode: 'exec', actor: 'user' }),
+      );
+    }),
+    setPinned: os.memory.setPinned.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      return change(() => context.service.setPinned(input.path, input.pinned, session));
+    }),
+    onChange: os.memory.onChange.handler(async function* ({ input, context, signal }) {
+      const session = await sessionOf(context, input.workspaceId);
+      const queue: MemoryChangeEvent[] = [];
+      let wake: (() => void) | null = null;
+      const unsubscribe = context.changes.subscribe((event) => {
+        if (!concerns(event, session)) return;
+        queue.push(event);
+        wake?.();
+      });
+      const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+      try {
+        while (!signal?.aborted) {
+          if (queue.length === 0) {
+            await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
+            wake = null;
+            continue;
+          }
+          yield queue.shift()!;
+        }
+      } finally {
+        unsubscribe();
+      }
+    }),
+  },
+  workspaces: {
+    list: os.workspaces.list.handler(({ context }) => context.registry.list()),
+    add: os.workspaces.add.handler(async ({ input, context }) => {
+      try {
+        return await context.registry.add(input.name, input.path);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    remove: os.workspaces.remove.handler(async ({ input, context }) =>
+      change(async () => {
+        if (!(await context.registry.remove(input.id))) throw new RegistryError(`No workspace ${input.id} is registered.`);
+        return 'Removed the workspace (its checkout and project memory are untouched).';
+      }),
+    ),
+    status: os.workspaces.status.handler(async ({ input, context }) => {
+      const entry = context.registry.get(input.id);
+      if (!entry) return { id: input.id, reachable: false, reason: 'it is not registered.' };
+      const session = await sessionOf(context, input.id);
+      const b = session.scopes.workspace;
+      try {
+        if (b.available) await b.runtime.stat(b.root, [], true);
+        statSync(entry.path);
+        return { id: input.id, reachable: true, reason: null };
+      } catch {
+        return { id: input.id, reachable: false, reason: 'its folder cannot be found.' };
+      }
+    }),
+  },
+  settings: {
+    get: os.settings.get.handler(({ context }) => context.registry.settings()),
+    set: os.settings.set.handler(({ input, context }) => context.registry.setSettings(input)),
+  },
+});
+
+export type AppRouter = typeof router;
+
+/** The context of a host: one set of services for the process. */
+export function createRouterContext(options: { service: MemoryService; registry: WorkspaceRegistry; changes: ChangeSource; usage?: UsageStore }): RouterContext {
+  return { service: options.service, registry: options.registry, changes: options.changes, builder: new ContextBuilder(options.usage) };
+}
