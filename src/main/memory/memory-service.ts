@@ -57,6 +57,10 @@ export interface ExecuteOptions {
   readonly actor: Actor;
 }
 
+export type SaveOutcome =
+  | { readonly status: 'ok'; readonly sha256: string; readonly created: boolean }
+  | { readonly status: 'conflict'; readonly kind: 'changed' | 'deleted' | 'exists'; readonly message: string };
+
 export interface ToolResult {
   readonly ok: boolean;
   /** The tool's text: the result, or the error starting with `Error: `. */
@@ -436,6 +440,89 @@ export class MemoryService {
     this.recordOp(from === null || to === null ? null : { type: 'move', from, to });
     this.emit(session, options, { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename', sha256: null });
     return renamedText(source.path, dest.path);
+  }
+
+  // ---- a person's edits (the UI) ----
+
+  /** A file's content and its sha256, for the editor. Reading in the UI is not a use. */
+  async read(rawPath: string, session: MemorySession): Promise<{ content: string; sha256: string }> {
+    const parsed = parseMemoryPath(rawPath);
+    if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(errors.notAFile(displayRaw(rawPath)));
+    const target = this.place(parsed, rawPath);
+    const b = this.binding(session, target.scope);
+    try {
+      const content = await this.readText(b, target);
+      return { content, sha256: sha256(utf8Encoder.encode(content)) };
+    } catch (err) {
+      if (err instanceof RuntimeError) {
+        if (err.code === 'EISDIR' || err.code === 'NOT_FILE') throw new MemoryToolError(errors.notAFile(target.path));
+        throw this.describe(err, 'read', target.path);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Saves a person's edit, checked under the scope lock against the sha256 the editor loaded
+   * (`null`: the file must not exist yet), so a change made meanwhile is reported, never clobbered.
+   */
+  async save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession): Promise<SaveOutcome> {
+    const parsed = parseMemoryPath(rawPath);
+    if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(errors.notAFile(displayRaw(rawPath)));
+    const target = this.place(parsed, rawPath);
+    const b = this.binding(session, target.scope);
+    const options: ExecuteOptions = { mode: 'exec', actor: 'user' };
+    const data = this.encode(target.path, content, 'user');
+    const outcome = await this.guard(
+      () =>
+        b.runtime.withLock(b.root, async (): Promise<SaveOutcome> => {
+          let current: string | null = null;
+          try {
+            current = await this.readText(b, target);
+          } catch (err) {
+            if (!(err instanceof RuntimeError) || err.code !== 'ENOENT') throw err;
+          }
+          if (expectedSha256 === null && current !== null) {
+            return { status: 'conflict', kind: 'exists', message: `${target.path} already exists; open it to edit it, or choose another name.` };
+          }
+          if (expectedSha256 !== null && current === null) {
+            return { status: 'conflict', kind: 'deleted', message: `${target.path} was deleted since you opened it.` };
+          }
+          if (expectedSha256 !== null && current !== null && sha256(utf8Encoder.encode(current)) !== expectedSha256) {
+            return { status: 'conflict', kind: 'changed', message: `${target.path} was changed since you opened it.` };
+          }
+          if (current === null && (await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
+            throw new MemoryToolError(errors.scopeFull(target.scope));
+          }
+          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: current === null });
+          return { status: 'ok', sha256: sha256(data), created: current === null };
+        }),
+      'save',
+      target.path,
+    );
+    if (outcome.status === 'ok') {
+      this.recordUse(session, target, true);
+      this.emit(session, options, { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update', sha256: outcome.sha256 });
+    }
+    return outcome;
+  }
+
+  /** Creates an empty directory (a person organizing memory in the UI). */
+  async createDirectory(rawPath: string, session: MemorySession): Promise<string> {
+    const parsed = parseMemoryPath(rawPath);
+    if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(errors.writeRoot());
+    const target = this.place(parsed, rawPath);
+    const b = this.binding(session, target.scope);
+    await this.guard(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          if (await b.runtime.stat(b.root, target.segments, false)) throw new MemoryToolError(errors.alreadyExists(target.path));
+          await b.runtime.mkdir(b.root, target.segments);
+        }),
+      'create',
+      target.path,
+    );
+    return `Created the folder ${target.path}`;
   }
 
   /** Runs a runtime operation, turning RuntimeErrors into model-facing texts for `path`. */
