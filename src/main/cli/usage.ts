@@ -54,11 +54,13 @@ Exit status: 0 success, 1 the command failed (stdout holds the "Error: ..." text
 
 export const SERVE_HELP = `Usage: cairn serve [options]
 
-Serves Cairn's web UI on loopback and prints its address (with the access token).
+Web mode: serves Cairn's UI and API on loopback and prints its address, with the access token in
+the address's fragment (#token=...). The address and token are also written to <home>/server.json
+(mode 0600) for tools that connect by themselves.
 
 Options:
   --port N       port (default: 4873; 0 picks a free one)
-  --cwd DIR      the checkout whose workspace and project the page shows (default: current directory)
+  --host ADDR    address to bind (default: 127.0.0.1; anything else is reachable by others)
   --home DIR     Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
   -h, --help     show this help
 `;

@@ -1,0 +1,165 @@
+/**
+ * The loopback HTTP and WebSocket host of the oRPC router (web mode, and the Electron app's
+ * endpoint for agents and browsers): oRPC over HTTP at /api/rpc and over WebSocket at /api/ws,
+ * /healthz, and the built renderer as a static shell.
+ *
+ * Security (design.md): binds loopback unless told otherwise; every route but /healthz and the
+ * static shell needs the per-launch token (`Authorization: Bearer` for HTTP, a WebSocket
+ * subprotocol for /api/ws, never a query string); a Host or Origin header that is not this
+ * server's own is refused, against DNS rebinding and cross-site requests.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { RPCHandler as HttpRpcHandler } from '@orpc/server/node';
+import { RPCHandler as WsRpcHandler } from '@orpc/server/ws';
+import { WebSocketServer } from 'ws';
+import { API_HTTP_PATH, API_WS_PATH, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../common/api/transport';
+import { router, type RouterContext } from './router';
+
+
+export interface WebServerOptions {
+  readonly context: RouterContext;
+  readonly port: number;
+  readonly host: string;
+  /** The built renderer (index.html and assets), or null to serve no UI. */
+  readonly staticDir: string | null;
+  readonly token?: string;
+}
+
+export interface WebServer {
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+};
+
+export function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const httpRpc = new HttpRpcHandler(router);
+  const wsRpc = new WsRpcHandler(router);
+  let port = options.port;
+
+  const hostAllowed = (hostHeader: string | undefined): boolean => {
+    if (!hostHeader) return false;
+    const allowed = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+    if (!isLoopback(options.host)) allowed.add(`${options.host}:${port}`);
+    return allowed.has(hostHeader.toLowerCase());
+  };
+  const originAllowed = (origin: string | undefined, hostHeader: string | undefined): boolean =>
+    origin === undefined || origin === `http://${hostHeader}`;
+
+  const sendStatic = (pathname: string, res: http.ServerResponse): boolean => {
+    if (!options.staticDir) return false;
+    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname.slice(1));
+    const file = path.resolve(options.staticDir, rel);
+    if (!file.startsWith(path.resolve(options.staticDir) + path.sep)) return false;
+    let body: Buffer;
+    try {
+      body = fs.readFileSync(file);
+    } catch {
+      return false;
+    }
+    res.writeHead(200, {
+      'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': rel === 'index.html' ? 'no-store' : 'public, max-age=31536000, immutable',
+    });
+    res.end(body);
+    return true;
+  };
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://placeholder');
+      if (url.pathname === '/healthz') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+        return;
+      }
+      if (!hostAllowed(req.headers.host) || !originAllowed(req.headers.origin, req.headers.host)) {
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden: this server only answers its own address.\n');
+        return;
+      }
+      if (url.pathname === API_HTTP_PATH || url.pathname.startsWith(`${API_HTTP_PATH}/`)) {
+        const auth = req.headers.authorization ?? '';
+        if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7), token)) {
+          res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('Unauthorized: open the address `cairn serve` printed.\n');
+          return;
+        }
+        const { matched } = await httpRpc.handle(req, res, { prefix: API_HTTP_PATH, context: options.context });
+        if (matched) return;
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
+        return;
+      }
+      if (req.method === 'GET' && sendStatic(url.pathname, res)) return;
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
+    })().catch((err: unknown) => {
+      process.stderr.write(`cairn: ${(err as Error)?.stack ?? String(err)}\n`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('Cairn could not answer this request.\n');
+    });
+  });
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+  });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    const given = offered.find((p) => p.startsWith(WS_TOKEN_PREFIX))?.slice(WS_TOKEN_PREFIX.length) ?? '';
+    const refuse = (status: string) => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+    };
+    if (url.pathname !== API_WS_PATH) return refuse('404 Not Found');
+    if (!hostAllowed(req.headers.host) || !originAllowed(req.headers.origin, req.headers.host)) return refuse('403 Forbidden');
+    if (!sameToken(given, token)) return refuse('401 Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      void wsRpc.upgrade(ws, { context: options.context });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
