@@ -1,31 +1,77 @@
 /**
- * The Electron host: one sandboxed, context-isolated window on the renderer, a single-instance
- * lock, and navigation and new windows denied. (The oRPC bridge and menus arrive with the API.)
+ * The Electron host: one sandboxed, context-isolated window on the renderer, which reaches the
+ * oRPC router through a MessagePort the preload forwards; the loopback HTTP/WebSocket server for
+ * agents and browsers; a single-instance lock; an application menu with the usual shortcuts; the
+ * window's state remembered. Navigation, new windows and permission requests are denied.
  */
-import { dirname, join } from 'node:path';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, shell } from 'electron';
+import { RPCHandler } from '@orpc/server/message-port';
+import { app, BrowserWindow, Menu, MessageChannelMain, session, shell, type MenuItemConstructorOptions } from 'electron';
+import { createHostContext } from '../api/host-context';
+import { router } from '../api/router';
+import { startWebServer, type WebServer } from '../api/web-server';
+import { resolveHome } from '../workspaces/identity';
+import { loadWindowState, saveWindowState } from './window-state';
 
-const here = dirname(fileURLToPath(import.meta.url));
+const here = path.dirname(fileURLToPath(import.meta.url));
+const home = resolveHome();
+const context = createHostContext(home);
+const rpc = new RPCHandler(router);
+let web: WebServer | null = null;
+
+function menu(): Menu {
+  const template: MenuItemConstructorOptions[] = [
+    ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
+    { role: 'fileMenu' },
+    { role: 'editMenu' },
+    { role: 'viewMenu' },
+    { role: 'windowMenu' },
+    {
+      role: 'help',
+      submenu: [{ label: 'Where Cairn keeps memory', click: () => void shell.openPath(home) }],
+    },
+  ];
+  return Menu.buildFromTemplate(template);
+}
 
 function createWindow(): BrowserWindow {
+  const state = loadWindowState(home);
   const win = new BrowserWindow({
-    width: 1200,
-    height: 800,
+    ...(state.x !== undefined && state.y !== undefined ? { x: state.x, y: state.y } : {}),
+    width: state.width,
+    height: state.height,
     title: 'Cairn',
+    show: false,
     webPreferences: {
-      preload: join(here, '../preload/index.cjs'),
+      preload: path.join(here, '../preload/index.cjs'),
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
     },
   });
+  if (state.maximized) win.maximize();
+  win.once('ready-to-show', () => win.show());
+  win.on('close', () => saveWindowState(home, { ...win.getNormalBounds(), maximized: win.isMaximized() }));
+
+  // Only https links leave the app, in the system browser; nothing navigates this window away.
   win.webContents.setWindowOpenHandler(({ url }) => {
     if (url.startsWith('https://')) void shell.openExternal(url);
     return { action: 'deny' };
   });
   win.webContents.on('will-navigate', (event) => event.preventDefault());
-  void win.loadFile(join(here, '../renderer/index.html'));
+
+  // The renderer's only way in: one MessagePort, handed over once the page has loaded.
+  win.webContents.on('did-finish-load', () => {
+    const { port1, port2 } = new MessageChannelMain();
+    rpc.upgrade(port1, { context });
+    port1.start();
+    win.webContents.postMessage('cairn:port', null, [port2]);
+  });
+  void win.loadFile(path.join(here, '../renderer/index.html'));
   return win;
 }
 
@@ -39,7 +85,19 @@ if (!app.requestSingleInstanceLock()) {
       win.focus();
     }
   });
-  void app.whenReady().then(() => {
+  app.on('web-contents-created', (_event, contents) => {
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+  });
+  void app.whenReady().then(async () => {
+    session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+    Menu.setApplicationMenu(menu());
+    try {
+      web = await startWebServer({ context, port: 0, host: '127.0.0.1', staticDir: path.join(here, '../renderer') });
+      fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(home, 'server.json'), `${JSON.stringify({ url: web.url, port: web.port, token: web.token, pid: process.pid })}\n`, { mode: 0o600 });
+    } catch (err) {
+      process.stderr.write(`cairn: the loopback server did not start: ${String(err)}\n`);
+    }
     createWindow();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) createWindow();
@@ -47,5 +105,13 @@ if (!app.requestSingleInstanceLock()) {
   });
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('will-quit', () => {
+    void web?.close();
+    void context.close();
+    try {
+      const info = JSON.parse(fs.readFileSync(path.join(home, 'server.json'), 'utf8')) as { pid?: number };
+      if (info.pid === process.pid) fs.rmSync(path.join(home, 'server.json'), { force: true });
+    } catch {}
   });
 }
