@@ -2,16 +2,16 @@
 // change stream per workspace and project, conflict kinds, and errors a person can act on.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createRouterClient } from '@orpc/server';
+import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
 import { createHostContext, type HostContext } from '../../src/main/api/host-context';
-import { router } from '../../src/main/api/router';
+import { router, type AppRouter } from '../../src/main/api/router';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
 let host: HostContext;
-let client: ReturnType<typeof createRouterClient<typeof router>>;
+let client: RouterClient<AppRouter>;
 let wsA: string;
 
 beforeEach(async () => {
