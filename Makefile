@@ -6,13 +6,25 @@ SHELL := /bin/bash
 export ELECTRON_SKIP_BINARY_DOWNLOAD := 1
 NPM_STAMP := node_modules/.cairn-installed
 
-.PHONY: run test build lint typecheck unit bench deps clean
+.PHONY: run test build lint typecheck unit bench deps sysdeps clean
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 deps: $(NPM_STAMP)
+
+# Debian packages the test suites drive for real: Chromium (end-to-end tests of the UI). Installed
+# when missing (as root, as on CI); otherwise says what to install.
+sysdeps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing chromium (Debian package) for the end-to-end tests..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "make test needs chromium: sudo apt-get install chromium" >&2; exit 1; \
+	  fi; \
+	fi
 
 build: deps
 	npx electron-vite build --logLevel warn
@@ -27,7 +39,7 @@ unit: build
 	npx vitest run
 
 # Lint and typecheck are part of the test run; a failure anywhere fails it.
-test: build typecheck lint
+test: sysdeps build typecheck lint
 	npx vitest run
 
 bench: build
