@@ -2,6 +2,8 @@
 // from the address bar, shows every memory, and shows agents' writes live, including one made by
 // another process (`bin/cairn tool`, as an agent would).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import { createORPCClient } from '@orpc/client';
 import { RPCLink } from '@orpc/client/fetch';
 import type { RouterClient } from '@orpc/server';
@@ -61,6 +63,15 @@ describe('web mode in Chromium', () => {
     const result = await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'create', path: '/memories/project/from-agent.md', file_text: 'hello\n' })]);
     expect(result.status).toBe(0);
     await page.getByText('/memories/project/from-agent.md').waitFor({ timeout: 5000 });
+    await page.close();
+  });
+
+  it('shows an edit made outside Cairn, live', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(address);
+    await page.getByText('/memories/project/build.md').waitFor();
+    await fs.writeFile(path.join(sb.roots.project, 'edited-in-vim.md'), 'written by hand\n');
+    await page.getByText('/memories/project/edited-in-vim.md').waitFor({ timeout: 5000 });
     await page.close();
   });
 

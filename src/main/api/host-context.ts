@@ -1,33 +1,34 @@
 /**
  * The services one long-lived host process (the Electron app, `cairn serve`) runs with: one
- * MemoryService, usage store, registry and change source, shared by every client it serves.
+ * MemoryService writing to the change journal, one usage store and registry, and one ChangeFeed
+ * that combines this process's writes, other processes' (the journal) and edits made outside
+ * Cairn (watchers on the roots of the sessions someone is watching).
  */
-import type { MemoryChangeEvent } from '../../common/memory/events';
+import { ChangeFeed } from '../journal/change-feed';
+import { Journal } from '../journal/journal';
 import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
 import { WorkspaceRegistry } from '../workspaces/registry';
-import { createRouterContext, type ChangeSource, type RouterContext } from './router';
+import { createRouterContext, type RouterContext } from './router';
 
 export interface HostContext extends RouterContext {
   readonly usage: UsageStore;
-  /** Flushes usage and stops watchers; the host calls it on the way out. */
+  /** Flushes usage and stops the feed's watchers; the host calls it on the way out. */
   close(): Promise<void>;
-}
-
-/** A change source over this process's own MemoryService (other processes arrive by the journal). */
-function serviceChanges(service: MemoryService): ChangeSource {
-  return { subscribe: (listener: (e: MemoryChangeEvent) => void) => service.onChange(listener) };
 }
 
 export function createHostContext(home: string): HostContext {
   const usage = new UsageStore(home);
-  const service = new MemoryService({ usage });
+  const journal = new Journal(home);
+  const service = new MemoryService({ usage, journal });
   const registry = new WorkspaceRegistry(home);
-  const context = createRouterContext({ service, registry, changes: serviceChanges(service), usage });
+  const feed = new ChangeFeed({ home, service, journal });
+  const context = createRouterContext({ service, registry, changes: feed, usage });
   return {
     ...context,
     usage,
     close: async () => {
+      await feed.close();
       await usage.flush();
     },
   };

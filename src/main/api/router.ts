@@ -21,6 +21,8 @@ import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
 /** Where change events come from: this process's writes, other processes', external edits. */
 export interface ChangeSource {
   subscribe(listener: (event: MemoryChangeEvent) => void): () => void;
+  /** Also report edits made outside Cairn to this session's roots, until the returned call. */
+  watch?(session: MemorySession): () => void;
 }
 
 export interface RouterContext {
@@ -145,9 +147,12 @@ export const router = os.router({
       let wake: (() => void) | null = null;
       const unsubscribe = context.changes.subscribe((event) => {
         if (!concerns(event, session)) return;
+        // A change found on disk may not be in the cached listings yet.
+        if (event.actor === 'external') context.builder.forgetListings(session);
         queue.push(event);
         wake?.();
       });
+      const unwatch = context.changes.watch?.(session);
       const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
       try {
         while (!signal?.aborted) {
@@ -159,6 +164,7 @@ export const router = os.router({
           yield queue.shift()!;
         }
       } finally {
+        unwatch?.();
         unsubscribe();
       }
     }),

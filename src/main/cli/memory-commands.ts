@@ -7,6 +7,7 @@ import { MemoryToolError, errorText } from '../../common/memory/errors';
 import { ContextBuilder, type ContextFile } from '../memory/context-builder';
 import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
+import { Journal } from '../journal/journal';
 import { SESSION_OPTIONS, sessionFromFlags } from './session-flags';
 import type { CliIo } from './tool-command';
 import { CONTEXT_HELP, PIN_HELP, STATS_HELP, UsageError } from './usage';
@@ -27,7 +28,7 @@ export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Pr
   const { home, session } = await sessionFromFlags(values);
   const usage = new UsageStore(home);
   try {
-    io.stdout.write(`${await new MemoryService({ usage }).setPinned(positionals[0]!, pinned, session)}\n`);
+    io.stdout.write(`${await new MemoryService({ usage, journal: new Journal(home) }).setPinned(positionals[0]!, pinned, session)}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof MemoryToolError)) throw err;

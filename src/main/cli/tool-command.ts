@@ -8,6 +8,7 @@ import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/consta
 import { errorText } from '../../common/memory/errors';
 import { MemoryService, type ExecuteOptions, type MemorySession } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
+import { Journal } from '../journal/journal';
 import { checkWorkspaceFlag, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
 import { TOOL_HELP, UsageError } from './usage';
 
@@ -54,7 +55,7 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
 
   const { home, session } = await sessionFromFlags(values);
   const usage = new UsageStore(home);
-  const service = new MemoryService({ usage });
+  const service = new MemoryService({ usage, journal: new Journal(home) });
   const options: ExecuteOptions = { mode, actor };
   try {
     return await runTool(service, session, options, values.jsonl === true, positionals, io);

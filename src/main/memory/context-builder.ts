@@ -156,6 +156,14 @@ export class ContextBuilder {
     return out;
   }
 
+  /** Drops the cached listings of a session's runtimes (after an edit made outside Cairn). */
+  forgetListings(session: MemorySession): void {
+    for (const scope of SCOPES) {
+      const b = session.scopes[scope];
+      if (b.available) b.runtime.forget();
+    }
+  }
+
   /** The memory index of a snapshot. */
   index(snapshot: ContextSnapshot): string {
     const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);

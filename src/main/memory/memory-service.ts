@@ -39,6 +39,7 @@ import { memoryIdentity } from '../../common/memory/identity';
 import { RuntimeError, type Runtime, type ScopeRoot } from '../runtime/runtime';
 import { scanContent } from './scanners/content-scanner';
 import type { UsageOp, UsageStore } from './usage-store';
+import type { Journal } from '../journal/journal';
 
 /** One scope as a session sees it: where it lives, or why it is unavailable. */
 export type ScopeBinding =
@@ -86,14 +87,18 @@ function lineOf(content: string, offset: number): number {
 export interface MemoryServiceOptions {
   /** Where pins and usage are recorded; without it, nothing is. */
   readonly usage?: UsageStore;
+  /** Where every change is appended for other processes to see; without it, nothing is. */
+  readonly journal?: Journal;
 }
 
 export class MemoryService {
   private readonly emitter = new EventEmitter();
   private readonly usage: UsageStore | undefined;
+  private readonly journal: Journal | undefined;
 
   constructor(options: MemoryServiceOptions = {}) {
     this.usage = options.usage;
+    this.journal = options.journal;
   }
 
   /** Subscribes to every change this service makes; returns the unsubscribe function. */
@@ -187,7 +192,12 @@ export class MemoryService {
       projectId: session.projectId,
       at: new Date().toISOString(),
     };
-    this.emitter.emit('change', full);
+    try {
+      this.emitter.emit('change', full);
+    } finally {
+      // After the in-process listeners, even if one throws; append never throws.
+      this.journal?.append(full);
+    }
   }
 
   /** Records usage of `target` (a person browsing in the UI is not an agent using memory). */

@@ -1,0 +1,211 @@
+/**
+ * ChangeFeed: every memory change, made by any process or outside Cairn, delivered once, live.
+ * A long-lived host (the app, `cairn serve`) creates one and hands it to the API's `onChange`.
+ *
+ *   const feed = new ChangeFeed({ home, service });   // service: the host's own MemoryService
+ *   const unwatch = feed.watch(session);              // also report outside edits to its roots
+ *   const unsubscribe = feed.subscribe((event, origin) => { ... });
+ *   ...
+ *   unsubscribe(); unwatch();                         // or: await feed.close()
+ *
+ * Sources, combined:
+ * - `self`: the host's MemoryService.onChange (its own writes, synchronously);
+ * - `journal`: the change journal, tailed, for writes by other processes (`cairn tool`, `cairn mcp`);
+ * - `external`: an ExternalWatcher per watched scope root, for edits made outside Cairn. A change it
+ *   finds is dropped when it matches a Cairn event of the last `dedupeMs` (default 2 s): same
+ *   scope, path and sha256 (create/update), a delete at or above the path, or a rename from or to
+ *   it. Before deciding, the journal is read up to now, so another process's write is known.
+ *
+ * The sources run only while someone is subscribed: the first subscriber starts them, the last
+ * unsubscribe stops them all (journal tail, fs watchers, timers) and nothing is delivered after.
+ * `watch(session)` registers a session's available local roots (SSH roots are not watched here);
+ * a root shared by several sessions (the global scope) is watched once, and its outside edits carry
+ * the workspaceId/projectId of the first session that registered it. Filtering by workspace or
+ * project is the subscriber's job. Events are MemoryChangeEvents (the journal's pid is dropped).
+ */
+import type { MemoryChangeEvent } from '../../common/memory/events';
+import type { Scope } from '../../common/memory/constants';
+import { SCOPES } from '../../common/memory/constants';
+import type { MemoryService, MemorySession } from '../memory/memory-service';
+import { ExternalWatcher } from './external-watcher';
+import { Journal } from './journal';
+import type { JournalTail } from './tail';
+
+export type ChangeOrigin = 'self' | 'journal' | 'external';
+export type ChangeListener = (event: MemoryChangeEvent, origin: ChangeOrigin) => void;
+
+export interface ChangeFeedOptions {
+  /** Cairn's home: where the journal lives. */
+  readonly home: string;
+  /** The host's own MemoryService, whose changes arrive through its onChange. */
+  readonly service?: MemoryService;
+  /** The journal to tail (default: new Journal(home)); its pid is the one skipped. */
+  readonly journal?: Journal;
+  /** How long a Cairn event masks the same change found on disk, ms (default 2000). */
+  readonly dedupeMs?: number;
+  /** Quiet time per path before an outside edit is reported, ms (default 50). */
+  readonly debounceMs?: number;
+}
+
+interface WatchedRoot {
+  readonly session: MemorySession;
+  readonly scope: Scope;
+  refs: number;
+  watcher: ExternalWatcher | null;
+}
+
+/** Whether `p` is `base` or inside it. */
+function under(p: string, base: string): boolean {
+  return p === base || p.startsWith(`${base}/`);
+}
+
+/** Whether the Cairn event `known` accounts for the change `found` on disk. */
+export function accountsFor(known: MemoryChangeEvent, found: MemoryChangeEvent): boolean {
+  if (known.scope !== found.scope) return false;
+  switch (known.op) {
+    case 'rename':
+      if (found.op === 'delete') return known.oldPath !== undefined && under(found.path, known.oldPath);
+      return under(found.path, known.path);
+    case 'delete':
+      return found.op === 'delete' && under(found.path, known.path);
+    case 'create':
+    case 'update':
+      return found.op !== 'delete' && found.path === known.path && found.sha256 !== null && found.sha256 === known.sha256;
+  }
+}
+
+export class ChangeFeed {
+  private readonly journal: Journal;
+  private readonly listeners = new Set<ChangeListener>();
+  private readonly roots = new Map<string, WatchedRoot>();
+  private readonly recent: { event: MemoryChangeEvent; t: number }[] = [];
+  private readonly closing = new Set<Promise<void>>();
+  private tail: JournalTail | null = null;
+  private unhook: (() => void) | null = null;
+
+  constructor(private readonly options: ChangeFeedOptions) {
+    this.journal = options.journal ?? new Journal(options.home);
+  }
+
+  /** Delivers every change from now on; returns the unsubscribe function (idempotent). */
+  subscribe(listener: ChangeListener): () => void {
+    // A wrapper, so the same function subscribed twice is two subscriptions.
+    const entry: ChangeListener = (e, o) => listener(e, o);
+    this.listeners.add(entry);
+    if (this.listeners.size === 1) this.start();
+    return () => {
+      if (!this.listeners.delete(entry)) return;
+      if (this.listeners.size === 0) this.stop();
+    };
+  }
+
+  /** Reports outside edits to `session`'s local roots too; returns the function that stops that. */
+  watch(session: MemorySession): () => void {
+    const keys: string[] = [];
+    for (const scope of SCOPES) {
+      const b = session.scopes[scope];
+      if (!b.available || b.runtime.label !== 'local') continue;
+      const key = `${scope}\0${b.root.path}`;
+      keys.push(key);
+      const known = this.roots.get(key);
+      if (known) known.refs++;
+      else {
+        const root: WatchedRoot = { session, scope, refs: 1, watcher: null };
+        this.roots.set(key, root);
+        if (this.listeners.size > 0) this.startRoot(root);
+      }
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      for (const key of keys) {
+        const root = this.roots.get(key);
+        if (!root || --root.refs > 0) continue;
+        this.roots.delete(key);
+        this.stopRoot(root);
+      }
+    };
+  }
+
+  /** Resolves when the watched roots have been scanned and watchers being closed are closed. */
+  async ready(): Promise<void> {
+    await Promise.all([...[...this.roots.values()].map((r) => r.watcher?.ready()), ...this.closing]);
+  }
+
+  /** Unsubscribes everyone, forgets every watched session, and waits until all is closed. */
+  async close(): Promise<void> {
+    this.listeners.clear();
+    this.stop();
+    for (const root of this.roots.values()) this.stopRoot(root);
+    this.roots.clear();
+    while (this.closing.size > 0) await Promise.all(this.closing);
+  }
+
+  private start(): void {
+    this.unhook = this.options.service?.onChange((e) => this.deliver(e, 'self')) ?? null;
+    this.tail = this.journal.openTail((e) => {
+      const { pid: _pid, ...event } = e;
+      this.deliver(event, 'journal');
+    });
+    for (const root of this.roots.values()) this.startRoot(root);
+  }
+
+  private stop(): void {
+    this.unhook?.();
+    this.unhook = null;
+    this.tail?.close();
+    this.tail = null;
+    for (const root of this.roots.values()) this.stopRoot(root);
+    this.recent.length = 0;
+  }
+
+  private startRoot(root: WatchedRoot): void {
+    if (root.watcher) return;
+    root.watcher = new ExternalWatcher(root.session, {
+      scopes: [root.scope],
+      onChange: (e) => this.deliver(e, 'external'),
+      seen: (e) => this.seen(e),
+      ...(this.options.debounceMs !== undefined ? { debounceMs: this.options.debounceMs } : {}),
+    });
+  }
+
+  private stopRoot(root: WatchedRoot): void {
+    const w = root.watcher;
+    root.watcher = null;
+    if (!w) return;
+    const p = w.close().finally(() => this.closing.delete(p));
+    this.closing.add(p);
+  }
+
+  private prune(now: number): void {
+    const window = this.options.dedupeMs ?? 2_000;
+    let drop = 0;
+    while (drop < this.recent.length && now - this.recent[drop]!.t > window) drop++;
+    if (drop > 0) this.recent.splice(0, drop);
+  }
+
+  /** Whether a change found on disk is one Cairn has reported (reading the journal up to now first). */
+  private seen(found: MemoryChangeEvent): boolean {
+    this.tail?.check();
+    this.prune(performance.now());
+    return this.recent.some((r) => accountsFor(r.event, found));
+  }
+
+  private deliver(event: MemoryChangeEvent, origin: ChangeOrigin): void {
+    if (this.listeners.size === 0) return;
+    if (origin !== 'external') {
+      const now = performance.now();
+      this.prune(now);
+      this.recent.push({ event, t: now });
+    }
+    for (const listener of [...this.listeners]) {
+      if (!this.listeners.has(listener)) continue; // unsubscribed by an earlier listener
+      try {
+        listener(event, origin);
+      } catch (err) {
+        process.stderr.write(`cairn: a change listener failed: ${(err as Error)?.stack ?? String(err)}\n`);
+      }
+    }
+  }
+}

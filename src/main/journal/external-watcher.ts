@@ -1,0 +1,286 @@
+/**
+ * ExternalWatcher: reports edits made outside Cairn (an editor, a plain write, `git pull`) to the
+ * local scope roots of one session, as change events with actor `external`.
+ *
+ * - Watches each available local root with chokidar (fs.watch underneath). Names starting with '.'
+ *   (Cairn's temp files, editors' swap files, locks), node_modules, and names a memory path could
+ *   not hold are ignored, at any depth below the root.
+ * - Files only: a change to a file is reported once its path has been quiet for `debounceMs`
+ *   (default 50 ms), from what is on disk then: `create` (it appeared), `update`, or `delete`, with
+ *   the sha256 of the content (null for a delete, a symlink, or a file over 4 MiB). A file that
+ *   appears and vanishes within the window is not reported. A rename outside Cairn arrives as a
+ *   delete and a create; directories are not reported themselves (their files are).
+ * - Before a change is reported it is offered to `seen()`; true drops it (the host's record of
+ *   Cairn's own recent writes: one write is one event). While a Cairn writer is at work on the
+ *   scope (its lock held, or taken or released in the last 100 ms), or the file changed again
+ *   within the window, the decision waits (up to ~1 s) so that the writer's event is known first.
+ * - A root that does not exist yet is looked for every `rootPollMs` (default 250 ms); when it
+ *   appears, the files in it are reported as created. A root that is removed is looked for again.
+ * - `ready()` resolves when the initial scans are done; `close()` stops everything (nothing is
+ *   reported after it is called).
+ * SSH roots are not watched here (a remote runtime polls them in one round trip).
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Scope } from '../../common/memory/constants';
+import { SCOPES } from '../../common/memory/constants';
+import type { MemoryChangeEvent } from '../../common/memory/events';
+import { formatMemoryPath, isListedName } from '../../common/memory/paths';
+import type { MemorySession, ScopeBinding } from '../memory/memory-service';
+import { lockPathFor } from '../runtime/local-lock';
+
+export interface ExternalWatcherOptions {
+  /** Receives each change made outside Cairn. */
+  readonly onChange: (event: MemoryChangeEvent) => void;
+  /** True when the change is one Cairn already reported (it is then dropped). */
+  readonly seen?: (event: MemoryChangeEvent) => boolean;
+  /** The scopes to watch (default: every available local scope of the session). */
+  readonly scopes?: readonly Scope[];
+  /** Quiet time per path before a change is reported, ms (default 50). */
+  readonly debounceMs?: number;
+  /** How often a missing root is looked for, ms (default 250). */
+  readonly rootPollMs?: number;
+}
+
+type RawKind = 'add' | 'change' | 'unlink';
+
+/** Files larger than this are reported without a sha256 (they cannot be memory files anyway). */
+const MAX_HASH_BYTES = 4 * 1024 * 1024;
+/** While a decision waits (see fire()), it is retried this often, this many times at most. */
+const RETRY_MS = 25;
+const MAX_RETRIES = 40;
+/** A scope lock taken or released this recently may belong to a write whose event is on its way. */
+const RECENT_LOCK_MS = 100;
+
+interface Pending {
+  first: RawKind;
+  timer: NodeJS.Timeout;
+  tries: number;
+}
+
+class RootWatcher {
+  private watcher: FSWatcher | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  private readonly pending = new Map<string, Pending>();
+  private closed = false;
+  private readonly readyPromise: Promise<void>;
+  private resolveReady: () => void = () => {};
+  private readonly lockPath: string;
+  private readonly debounceMs: number;
+
+  constructor(
+    private readonly binding: Extract<ScopeBinding, { available: true }>,
+    private readonly session: MemorySession,
+    private readonly options: ExternalWatcherOptions,
+  ) {
+    this.lockPath = lockPathFor(binding.root.path);
+    this.debounceMs = options.debounceMs ?? 50;
+    this.readyPromise = new Promise((resolve) => {
+      this.resolveReady = resolve;
+    });
+    this.start(false);
+  }
+
+  get root(): string {
+    return this.binding.root.path;
+  }
+
+  ready(): Promise<void> {
+    return this.readyPromise;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.resolveReady();
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
+    for (const p of this.pending.values()) clearTimeout(p.timer);
+    this.pending.clear();
+    const w = this.watcher;
+    this.watcher = null;
+    if (w) await w.close();
+  }
+
+  private rootExists(): boolean {
+    try {
+      return fs.statSync(this.root).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Watches the root if it exists (reporting what is in it as new when `appeared`), else waits for
+   * it. The first call resolves ready() once the root is scanned, or at once when it is missing.
+   */
+  private start(appeared: boolean): void {
+    if (this.closed) return;
+    if (!this.rootExists()) {
+      this.waitForRoot();
+      this.resolveReady();
+      return;
+    }
+    const w = watch(this.root, {
+      ignoreInitial: !appeared,
+      // Our own debounce reads the disk; chokidar's 100 ms hold on unlinks would only add latency.
+      atomic: false,
+      followSymlinks: false,
+      ignored: (p: string) => this.ignored(p),
+    });
+    this.watcher = w;
+    w.on('add', (p: string) => this.raw('add', p));
+    w.on('change', (p: string) => this.raw('change', p));
+    w.on('unlink', (p: string) => this.raw('unlink', p));
+    w.on('unlinkDir', (p: string) => {
+      if (path.resolve(p) === path.resolve(this.root)) void this.restart();
+    });
+    w.on('error', (err: unknown) => {
+      process.stderr.write(`cairn: watching ${this.binding.scope} memory for outside edits failed: ${(err as NodeJS.ErrnoException)?.code ?? String(err)}\n`);
+    });
+    w.once('ready', () => this.resolveReady());
+  }
+
+  /** The root was removed: stop watching it and look for it again. */
+  private async restart(): Promise<void> {
+    const w = this.watcher;
+    this.watcher = null;
+    if (w) await w.close();
+    if (!this.closed) this.waitForRoot();
+  }
+
+  private waitForRoot(): void {
+    if (this.poll || this.closed) return;
+    this.poll = setInterval(() => {
+      if (!this.rootExists()) return;
+      if (this.poll) clearInterval(this.poll);
+      this.poll = null;
+      this.start(true);
+    }, this.options.rootPollMs ?? 250);
+  }
+
+  /** Segments of `p` below the root, or null when `p` is the root or outside it. */
+  private segments(p: string): string[] | null {
+    const rel = path.relative(this.root, p);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
+    return rel.split(path.sep);
+  }
+
+  private ignored(p: string): boolean {
+    const segs = this.segments(p);
+    return segs !== null && segs.some((s) => !isListedName(s));
+  }
+
+  private raw(kind: RawKind, p: string): void {
+    if (this.closed || this.segments(p) === null) return;
+    const prior = this.pending.get(p);
+    if (prior) clearTimeout(prior.timer);
+    const entry: Pending = { first: prior?.first ?? kind, tries: 0, timer: setTimeout(() => this.fire(p), this.debounceMs) };
+    this.pending.set(p, entry);
+  }
+
+  /**
+   * The path has been quiet: report what is on disk now, unless it is Cairn's own change. The
+   * decision waits (retried every 25 ms, up to ~1 s) while the file changed again within the
+   * debounce window (its fs event is still on its way) or a Cairn writer holds the scope's lock
+   * or has just taken or released it (its event follows its write by a moment).
+   */
+  private fire(p: string): void {
+    const entry = this.pending.get(p);
+    if (!entry || this.closed) return;
+    const found = this.describe(p, entry.first);
+    if (found === null || this.options.seen?.(found.event)) {
+      this.pending.delete(p);
+      return;
+    }
+    const now = Date.now();
+    const unsettled = (found.changedAt !== null && now - found.changedAt < this.debounceMs) || this.cairnBusy(now);
+    if (unsettled && entry.tries < MAX_RETRIES) {
+      entry.tries++;
+      entry.timer = setTimeout(() => this.fire(p), RETRY_MS);
+      return;
+    }
+    this.pending.delete(p);
+    // Cached listings of this runtime may predate the change.
+    this.binding.runtime.forget();
+    this.options.onChange(found.event);
+  }
+
+  /** Whether a Cairn writer holds the scope's lock, or took or released it a moment ago. */
+  private cairnBusy(now: number): boolean {
+    try {
+      // The lock is a directory beside the root: its parent's mtime moves when it comes and goes.
+      return fs.existsSync(this.lockPath) || now - fs.statSync(path.dirname(this.lockPath)).mtimeMs < RECENT_LOCK_MS;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The change at `p` as found on disk, and when the file last changed (null for a delete). */
+  private describe(p: string, first: RawKind): { event: MemoryChangeEvent; changedAt: number | null } | null {
+    const segs = this.segments(p);
+    if (segs === null) return null;
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.lstatSync(p);
+    } catch {}
+    let op: MemoryChangeEvent['op'];
+    let sha256: string | null = null;
+    if (st === null) {
+      if (first === 'add') return null; // came and went within the window
+      op = 'delete';
+    } else if (st.isFile() || st.isSymbolicLink()) {
+      op = first === 'add' ? 'create' : 'update';
+      if (st.isFile() && st.size <= MAX_HASH_BYTES) {
+        try {
+          sha256 = createHash('sha256').update(fs.readFileSync(p)).digest('hex');
+        } catch {
+          return null; // vanished or unreadable between the lstat and the read
+        }
+      }
+    } else {
+      return null;
+    }
+    const event: MemoryChangeEvent = {
+      scope: this.binding.scope,
+      path: formatMemoryPath(this.binding.scope, segs),
+      op,
+      actor: 'external',
+      workspaceId: this.session.workspaceId,
+      projectId: this.session.projectId,
+      sha256,
+      at: new Date().toISOString(),
+    };
+    return { event, changedAt: st === null ? null : st.ctimeMs };
+  }
+}
+
+export class ExternalWatcher {
+  private readonly roots: RootWatcher[] = [];
+
+  constructor(session: MemorySession, options: ExternalWatcherOptions) {
+    const scopes = options.scopes ?? SCOPES;
+    for (const scope of scopes) {
+      const b = session.scopes[scope];
+      if (!b.available || b.runtime.label !== 'local') continue;
+      this.roots.push(new RootWatcher(b, session, options));
+    }
+  }
+
+  /** Host paths of the roots watched (or waited for). */
+  get rootPaths(): string[] {
+    return this.roots.map((r) => r.root);
+  }
+
+  /** Resolves when every existing root has been scanned. */
+  async ready(): Promise<void> {
+    await Promise.all(this.roots.map((r) => r.ready()));
+  }
+
+  /** Stops watching; resolves when every watcher is closed. */
+  async close(): Promise<void> {
+    await Promise.all(this.roots.map((r) => r.close()));
+  }
+}

@@ -1,0 +1,291 @@
+// The change journal and the live change feed, with real processes and the real filesystem: a
+// subscriber here hears writes made by `bin/cairn tool` in another process, edits made outside
+// Cairn, and each change once.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { MemoryChangeEvent } from '../../src/common/memory/events';
+import { ChangeFeed, type ChangeOrigin } from '../../src/main/journal/change-feed';
+import { Journal, type JournalEvent } from '../../src/main/journal/journal';
+import { MemoryService } from '../../src/main/memory/memory-service';
+import { runCairn } from '../support/cli';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+let sb: Sandbox;
+let feeds: ChangeFeed[] = [];
+let stops: (() => void)[] = [];
+beforeAll(requireBuiltCli);
+beforeEach(async () => {
+  sb = await makeSandbox();
+});
+afterEach(async () => {
+  for (const stop of stops) stop();
+  await Promise.all(feeds.map((f) => f.close()));
+  stops = [];
+  feeds = [];
+  await sb.cleanup();
+});
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+type Seen = { event: MemoryChangeEvent; origin: ChangeOrigin };
+
+/** A feed on the sandbox's home, watching its session, recording what it delivers. */
+async function startFeed(service?: MemoryService): Promise<{ feed: ChangeFeed; events: Seen[] }> {
+  const feed = new ChangeFeed({ home: sb.home, ...(service ? { service } : {}) });
+  feeds.push(feed);
+  const events: Seen[] = [];
+  stops.push(feed.subscribe((event, origin) => events.push({ event, origin })));
+  stops.push(feed.watch(sb.session));
+  await feed.ready();
+  return { feed, events };
+}
+
+const tool = (command: unknown) => runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify(command)]);
+
+function event(i: number, over: Partial<MemoryChangeEvent> = {}): MemoryChangeEvent {
+  return { scope: 'global', path: `/memories/global/n${i}.md`, op: 'create', actor: 'agent', workspaceId: 'w', projectId: null, sha256: sha(`${i}`), at: new Date().toISOString(), ...over };
+}
+
+describe('journal', () => {
+  it('appends one line per change, with the pid, to a 0600 file in a 0700 directory', async () => {
+    const service = new MemoryService({ journal: new Journal(sb.home) });
+    const run = (c: unknown) => service.execute(c, sb.session, { mode: 'exec', actor: 'agent' });
+    expect((await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one' })).ok).toBe(true);
+    expect((await run({ command: 'rename', old_path: '/memories/global/a.md', new_path: '/memories/global/b.md' })).ok).toBe(true);
+    const file = path.join(sb.home, 'journal', 'journal.jsonl');
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as JournalEvent);
+    expect(lines).toEqual([
+      expect.objectContaining({ scope: 'global', path: '/memories/global/a.md', op: 'create', actor: 'agent', sha256: sha('one'), workspaceId: sb.session.workspaceId, pid: process.pid }),
+      expect.objectContaining({ path: '/memories/global/b.md', oldPath: '/memories/global/a.md', op: 'rename', sha256: null, pid: process.pid }),
+    ]);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+  });
+
+  it('never fails a memory command when it cannot append', async () => {
+    // The journal's directory is a file: every append fails.
+    fs.mkdirSync(sb.home, { recursive: true });
+    fs.writeFileSync(path.join(sb.home, 'journal'), 'not a directory');
+    const service = new MemoryService({ journal: new Journal(sb.home) });
+    const r = await service.execute({ command: 'create', path: '/memories/global/a.md', file_text: 'x' }, sb.session, { mode: 'exec', actor: 'agent' });
+    expect(r.ok).toBe(true);
+  });
+
+  it('rotates by size, keeping at most `keep` old files, and a tail reads across rotations', async () => {
+    const writer = new Journal(sb.home, { maxBytes: 1024, keep: 2, pid: 999_999 }); // plays another process
+    const got: JournalEvent[] = [];
+    stops.push(new Journal(sb.home).tail((e) => got.push(e)));
+    for (let i = 0; i < 120; i++) {
+      writer.append(event(i));
+      if (i % 3 === 0) await sleep(1);
+      await writer.flush();
+    }
+    const dir = path.join(sb.home, 'journal');
+    writer.append(event(120)); // after a rotation the current file is made again by the next append
+    await writer.flush();
+    const files = fs.readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort();
+    expect(files).toEqual(['journal.1.jsonl', 'journal.2.jsonl', 'journal.jsonl']);
+    for (const f of files) expect(fs.statSync(path.join(dir, f)).size).toBeLessThanOrEqual(1024 + 300);
+    // The lines kept are the newest, each whole, in order.
+    const kept = ['journal.2.jsonl', 'journal.1.jsonl', 'journal.jsonl'].flatMap((n) => fs.readFileSync(path.join(dir, n), 'utf8').split('\n').filter(Boolean));
+    const numbers = kept.map((l) => Number(/n(\d+)\.md/.exec((JSON.parse(l) as JournalEvent).path)![1]));
+    expect(numbers.at(-1)).toBe(120);
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => 121 - numbers.length + i));
+    await waitFor('all 121 events through the tail', () => got.length >= 121);
+    expect(got.map((e) => e.path)).toEqual(Array.from({ length: 121 }, (_, i) => `/memories/global/n${i}.md`));
+    expect(got.every((e) => e.pid === 999_999)).toBe(true);
+  });
+
+  it('a tail reads every file rotated between two of its checks, in order', async () => {
+    const writer = new Journal(sb.home, { pid: 31337 });
+    writer.append(event(0)); // before the tail: not delivered
+    const got: JournalEvent[] = [];
+    stops.push(new Journal(sb.home).tail((e) => got.push(e)));
+    const dir = writer.dir;
+    const mv = (from: string, to: string) => fs.renameSync(path.join(dir, from), path.join(dir, to));
+    // Two rotations without yielding to the event loop, so the tail sees them at once.
+    writer.append(event(1));
+    mv('journal.jsonl', 'journal.1.jsonl');
+    writer.append(event(2));
+    mv('journal.1.jsonl', 'journal.2.jsonl');
+    mv('journal.jsonl', 'journal.1.jsonl');
+    writer.append(event(3));
+    await waitFor('three events', () => got.length >= 3);
+    await sleep(300);
+    expect(got.map((e) => e.path)).toEqual(['/memories/global/n1.md', '/memories/global/n2.md', '/memories/global/n3.md']);
+  });
+
+  it('keeps at most `keep` files when several appenders rotate at once', async () => {
+    const writers = [1, 2, 3].map((pid) => new Journal(sb.home, { maxBytes: 600, keep: 3, pid }));
+    for (let i = 0; i < 200; i++) writers[i % 3]!.append(event(i));
+    await Promise.all(writers.map((w) => w.flush()));
+    const files = fs.readdirSync(path.join(sb.home, 'journal')).filter((n) => n.endsWith('.jsonl'));
+    expect(files.length).toBeLessThanOrEqual(4);
+    expect(files).not.toContain('journal.4.jsonl');
+  });
+
+  it('skips malformed lines, waits for a partial line to complete, and skips its own pid', async () => {
+    const journal = new Journal(sb.home, { pid: 4242 });
+    const file = journal.file;
+    const got: JournalEvent[] = [];
+    stops.push(new Journal(sb.home).tail((e) => got.push(e)));
+    const line = (i: number) => JSON.stringify({ ...event(i), pid: 4242 });
+    fs.appendFileSync(file, 'not json\n{"scope":"global"}\n{"broken":\n');
+    fs.appendFileSync(file, `${line(1)}\n`);
+    fs.appendFileSync(file, `${JSON.stringify({ ...event(2), pid: process.pid })}\n`); // this process: skipped
+    const three = line(3);
+    fs.appendFileSync(file, three.slice(0, 40));
+    await waitFor('the first valid line', () => got.length >= 1);
+    await sleep(300);
+    expect(got.map((e) => e.path)).toEqual(['/memories/global/n1.md']);
+    fs.appendFileSync(file, `${three.slice(40)}\n`);
+    journal.append(event(4));
+    await waitFor('the completed line and the next', () => got.length >= 3);
+    expect(got.map((e) => e.path)).toEqual(['/memories/global/n1.md', '/memories/global/n3.md', '/memories/global/n4.md']);
+  });
+
+  it('closes a torn last line before appending, so the next line survives', async () => {
+    const journal = new Journal(sb.home, { pid: 7 });
+    fs.mkdirSync(journal.dir, { recursive: true });
+    fs.writeFileSync(journal.file, '{"scope":"glo'); // a crash mid-line
+    const got: JournalEvent[] = [];
+    stops.push(new Journal(sb.home).tail((e) => got.push(e)));
+    journal.append(event(1));
+    await waitFor('the line after the torn one', () => got.length >= 1);
+    expect(got[0]!.path).toBe('/memories/global/n1.md');
+  });
+});
+
+describe('change feed', () => {
+  it('delivers a write made by `bin/cairn tool` in another process, once, as the agent of that workspace and project', async () => {
+    const { events } = await startFeed();
+    const r = await tool({ command: 'create', path: '/memories/project/notes.md', file_text: 'hello' });
+    expect(r.status).toBe(0);
+    await waitFor('the tool write', () => events.length >= 1);
+    const r2 = await tool({ command: 'str_replace', path: '/memories/project/notes.md', old_str: 'hello', new_str: 'hello again' });
+    expect(r2.status).toBe(0);
+    await waitFor('the second tool write', () => events.length >= 2);
+    await sleep(500); // anything the root watcher would add arrives by now
+    expect(events).toEqual([
+      {
+        origin: 'journal',
+        event: expect.objectContaining({
+          scope: 'project',
+          path: '/memories/project/notes.md',
+          op: 'create',
+          actor: 'agent',
+          workspaceId: sb.session.workspaceId,
+          projectId: sb.session.projectId,
+          sha256: sha('hello'),
+        }),
+      },
+      { origin: 'journal', event: expect.objectContaining({ path: '/memories/project/notes.md', op: 'update', actor: 'agent', sha256: sha('hello again') }) },
+    ]);
+    expect(sb.session.projectId).not.toBeNull();
+  });
+
+  it('reports an edit made outside Cairn as `external`, once per change, and ignores dot files and node_modules', async () => {
+    fs.mkdirSync(sb.roots.global, { recursive: true });
+    const { events } = await startFeed();
+    const file = path.join(sb.roots.global, 'outside.md');
+    fs.writeFileSync(file, 'written by an editor');
+    fs.writeFileSync(path.join(sb.roots.global, '.outside.md.swp'), 'swap');
+    fs.mkdirSync(path.join(sb.roots.global, 'node_modules'));
+    fs.writeFileSync(path.join(sb.roots.global, 'node_modules', 'x.md'), 'x');
+    await waitFor('the outside create', () => events.length >= 1);
+    await sleep(300);
+    fs.writeFileSync(file, 'edited again');
+    await waitFor('the outside update', () => events.length >= 2);
+    fs.rmSync(file);
+    await waitFor('the outside delete', () => events.length >= 3);
+    await sleep(300);
+    const common = { actor: 'external', scope: 'global', path: '/memories/global/outside.md', workspaceId: sb.session.workspaceId, projectId: sb.session.projectId };
+    expect(events).toEqual([
+      { origin: 'external', event: expect.objectContaining({ ...common, op: 'create', sha256: sha('written by an editor') }) },
+      { origin: 'external', event: expect.objectContaining({ ...common, op: 'update', sha256: sha('edited again') }) },
+      { origin: 'external', event: expect.objectContaining({ ...common, op: 'delete', sha256: null }) },
+    ]);
+  });
+
+  it('reports a rename outside Cairn as a delete and a create', async () => {
+    fs.mkdirSync(sb.roots.workspace, { recursive: true });
+    fs.writeFileSync(path.join(sb.roots.workspace, 'a.md'), 'moving');
+    const { events } = await startFeed();
+    fs.renameSync(path.join(sb.roots.workspace, 'a.md'), path.join(sb.roots.workspace, 'b.md'));
+    await waitFor('two events', () => events.length >= 2);
+    await sleep(300);
+    expect(events.map((e) => [e.origin, e.event.op, e.event.path, e.event.scope])).toEqual(
+      expect.arrayContaining([
+        ['external', 'delete', '/memories/workspace/a.md', 'workspace'],
+        ['external', 'create', '/memories/workspace/b.md', 'workspace'],
+      ]),
+    );
+    expect(events).toHaveLength(2);
+  });
+
+  it('delivers a rename made by the tool as one rename event, not also as an outside delete and create', async () => {
+    const { events } = await startFeed();
+    expect((await tool({ command: 'create', path: '/memories/global/dir/old.md', file_text: 'content' })).status).toBe(0);
+    await waitFor('the create', () => events.length >= 1);
+    await sleep(400); // the new root is found and scanned; its files are Cairn's
+    expect((await tool({ command: 'rename', old_path: '/memories/global/dir', new_path: '/memories/global/moved' })).status).toBe(0);
+    await waitFor('the rename', () => events.length >= 2);
+    await sleep(500);
+    expect(events.map((e) => [e.origin, e.event.op, e.event.path, e.event.oldPath])).toEqual([
+      ['journal', 'create', '/memories/global/dir/old.md', undefined],
+      ['journal', 'rename', '/memories/global/moved', '/memories/global/dir'],
+    ]);
+  });
+
+  it("delivers this process's own writes once, from its MemoryService, not as external", async () => {
+    fs.mkdirSync(sb.roots.global, { recursive: true });
+    const service = new MemoryService({ journal: new Journal(sb.home) });
+    const { events } = await startFeed(service);
+    const run = (c: unknown) => service.execute(c, sb.session, { mode: 'exec', actor: 'user' });
+    expect((await run({ command: 'create', path: '/memories/global/mine.md', file_text: 'v1' })).ok).toBe(true);
+    expect((await run({ command: 'str_replace', path: '/memories/global/mine.md', old_str: 'v1', new_str: 'v2' })).ok).toBe(true);
+    expect((await run({ command: 'delete', path: '/memories/global/mine.md' })).ok).toBe(true);
+    await sleep(500);
+    expect(events.map((e) => [e.origin, e.event.op, e.event.actor])).toEqual([
+      ['self', 'create', 'user'],
+      ['self', 'update', 'user'],
+      ['self', 'delete', 'user'],
+    ]);
+  });
+
+  it('stops everything on unsubscribe: no watchers or timers left, nothing delivered after', async () => {
+    const count = (kind: string) => process.getActiveResourcesInfo().filter((r) => r === kind).length;
+    const baseline = { watchers: count('FSEventWrap'), timers: count('Timeout') };
+    fs.mkdirSync(sb.roots.global, { recursive: true });
+    const feed = new ChangeFeed({ home: sb.home });
+    const events: MemoryChangeEvent[] = [];
+    const unsubscribe = feed.subscribe((e) => events.push(e));
+    const unwatch = feed.watch(sb.session);
+    await feed.ready();
+    expect(count('FSEventWrap')).toBeGreaterThan(baseline.watchers);
+    fs.writeFileSync(path.join(sb.roots.global, 'before.md'), 'seen');
+    await waitFor('the outside edit', () => events.length >= 1);
+
+    unsubscribe();
+    await feed.ready(); // watchers being closed are closed
+    await waitFor('watchers and timers back to baseline', () => count('FSEventWrap') === baseline.watchers && count('Timeout') <= baseline.timers, 2_000);
+    fs.writeFileSync(path.join(sb.roots.global, 'after.md'), 'unseen');
+    expect((await tool({ command: 'create', path: '/memories/global/after-tool.md', file_text: 'unseen' })).status).toBe(0);
+    await sleep(400);
+    expect(events.map((e) => e.path)).toEqual(['/memories/global/before.md']);
+    unwatch();
+    await feed.close();
+    expect(count('FSEventWrap')).toBe(baseline.watchers);
+  });
+});
