@@ -2,6 +2,7 @@
  * Entry point of the `cairn` CLI (bin/cairn runs the built copy). Dispatches to a command and maps
  * usage errors to exit status 2 with a message on stderr.
  */
+import { mcpCommand } from './mcp-command';
 import { contextCommand, pinCommand, statsCommand } from './memory-commands';
 import { serveCommand } from './serve-command';
 import { toolCommand, type CliIo } from './tool-command';
@@ -45,6 +46,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await toolCommand(rest, io);
       case 'serve':
         return await serveCommand(rest, io);
+      case 'mcp':
+        return await mcpCommand(rest, io);
       case 'context':
         return await contextCommand(rest, io);
       case 'pin':

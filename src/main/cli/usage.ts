@@ -12,6 +12,7 @@ Usage: cairn [--home DIR] <command> [options]
 
 Commands:
   tool      run one memory command (JSON) and print the tool's text
+  mcp       run the MCP server agents connect to (stdio)
   context   print what agents get without a tool call: the memory index, the hot set, and
             the memories relevant to a prompt (for agent hooks)
   pin       pin a memory file, so it is always in the hot set
@@ -108,4 +109,17 @@ Claude Code (settings.json):
     "SessionStart": [{ "hooks": [{ "type": "command", "command": "cairn context --format claude-hook" }] }],
     "UserPromptSubmit": [{ "hooks": [{ "type": "command", "command": "cairn context --format claude-hook" }] }]
   }
+`;
+
+export const MCP_HELP = `Usage: cairn mcp [options]
+
+Runs Cairn's MCP server on stdio for one agent session: the \`memory\` tool, \`memory_search\`, and the
+memory index and hot set in its instructions. Agents start it themselves (see \`cairn setup\`).
+
+Options:
+  --cwd DIR        the directory the agent works in (default: the current directory)
+  --workspace ID   a registered workspace (default: the one containing --cwd, else one registered
+                   for the git root of --cwd)
+  --mode MODE      exec (default), plan (project read-only) or explore (read-only)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;

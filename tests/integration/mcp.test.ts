@@ -1,0 +1,151 @@
+// `cairn mcp` driven by the official MCP client over stdio: the tools and their schema, every
+// command in every scope, errors as tool errors, the instructions and resources carrying the
+// session's index and hot set, change notifications, search, and two agents writing at once.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/common/memory/constants';
+import type { MemoryChangeEvent } from '../../src/common/memory/events';
+import { ChangeFeed } from '../../src/main/journal/change-feed';
+import { runCairn, runJsonl } from '../support/cli';
+import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+let sb: Sandbox;
+const clients: Client[] = [];
+
+beforeAll(requireBuiltCli);
+beforeEach(async () => {
+  sb = await makeSandbox();
+  await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [
+    { command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and release\n---\nRun make release.\n' },
+    { command: 'view', path: '/memories/project/build.md' },
+  ]);
+});
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => {});
+  await sb.cleanup();
+});
+
+async function connect(args: string[] = []): Promise<Client> {
+  const transport = new StdioClientTransport({ command: CAIRN_BIN, args: ['mcp', '--home', sb.home, '--cwd', sb.checkout, ...args], stderr: 'pipe' });
+  const client = new Client({ name: 'cairn-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+function text(result: Awaited<ReturnType<Client['callTool']>>): string {
+  return (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('');
+}
+
+describe('cairn mcp over stdio', () => {
+  it('offers the memory tool with every field visible, and memory_search', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const memory = tools.find((t) => t.name === 'memory')!;
+    expect(Object.keys(memory.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['command', 'path', 'view_range', 'file_text', 'old_str', 'new_str', 'insert_line', 'insert_text', 'old_path', 'new_path']),
+    );
+    expect(memory.inputSchema.required).toEqual(['command']);
+    expect(memory.annotations).toMatchObject({ destructiveHint: true });
+    expect(memory.description).toMatch(/Before acting on a task, check relevant memories/);
+    expect(tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_search']);
+  });
+
+  it('runs every command in every scope with the protocol texts', async () => {
+    const client = await connect();
+    const call = async (args: Record<string, unknown>) => client.callTool({ name: 'memory', arguments: args });
+    for (const scope of SCOPES) {
+      const p = `/memories/${scope}/notes/a.md`;
+      expect(text(await call({ command: 'create', path: p, file_text: 'line1\nline2\n' }))).toBe(`File created successfully at: ${p}`);
+      expect(text(await call({ command: 'view', path: p }))).toBe(`Here's the content of ${p} with line numbers:\n     1\tline1\n     2\tline2\n     3\t`);
+      expect(text(await call({ command: 'str_replace', path: p, old_str: 'line2', new_str: 'LINE2' }))).toContain('The memory file has been edited.');
+      expect(text(await call({ command: 'insert', path: p, insert_line: 0, insert_text: 'top' }))).toBe(`The file ${p} has been edited.`);
+      expect(text(await call({ command: 'rename', old_path: p, new_path: `/memories/${scope}/b.md` }))).toBe(`Successfully renamed ${p} to /memories/${scope}/b.md`);
+      expect(await fs.readFile(path.join(sb.roots[scope], 'b.md'), 'utf8')).toBe('top\nline1\nLINE2\n');
+      expect(text(await call({ command: 'delete', path: `/memories/${scope}/b.md` }))).toBe(`Successfully deleted /memories/${scope}/b.md`);
+    }
+    const failed = await call({ command: 'view', path: '/memories/global/nope.md' });
+    expect(failed.isError).toBe(true);
+    expect(text(failed)).toBe('Error: The path /memories/global/nope.md does not exist. Please provide a valid path.');
+    const missing = await call({ command: 'create', path: '/memories/global/x.md' });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toBe('Error: Missing required parameter `file_text` for command `create`.');
+  });
+
+  it('honours --mode', async () => {
+    const client = await connect(['--mode', 'plan']);
+    const refused = await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/x.md', file_text: 'x' } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/read-only in plan mode/);
+    expect(client.getInstructions()).toContain('plan mode');
+  });
+
+  it('carries the index and the hot set in its instructions and resources, the same for the whole session', async () => {
+    const client = await connect();
+    const instructions = client.getInstructions()!;
+    expect(instructions).toContain('<memory_index>');
+    expect(instructions).toContain('/memories/project/build.md: How to build and release');
+    expect(instructions).toContain('<hot_memories>');
+    expect(instructions).toContain('Run make release.');
+    const index = await client.readResource({ uri: 'cairn://index' });
+    const first = (index.contents[0] as { text: string }).text;
+    expect(instructions).toContain(first);
+    // A memory changes during the session: what the session was given stays byte-identical.
+    await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/new.md', file_text: '---\ndescription: New\n---\n' } });
+    expect((((await client.readResource({ uri: 'cairn://index' })).contents[0]) as { text: string }).text).toBe(first);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['cairn://hot-set', 'cairn://index']);
+  });
+
+  it('notifies the client when memory changes, also from another process', async () => {
+    const client = await connect();
+    let notified = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      notified++;
+    });
+    await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'create', path: '/memories/project/other.md', file_text: 'x' })]);
+    const deadline = Date.now() + 5000;
+    while (notified === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(notified).toBeGreaterThan(0);
+  });
+
+  it('finds memories with memory_search', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'memory_search', arguments: { query: 'how do we release' } });
+    expect(text(result)).toMatch(/^\/memories\/project\/build.md\n {2}\S/);
+    const none = await client.callTool({ name: 'memory_search', arguments: { query: 'kubernetes', scope: 'global' } });
+    expect(text(none)).toMatch(/^No memory file matches/);
+  });
+
+  it('two agents at once: 2 x 200 interleaved mutations, nothing lost, each seen by a subscriber with its workspace', async () => {
+    const [a, b] = [await connect(), await connect()];
+    await a.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/log.md', file_text: 'start' } });
+    const feed = new ChangeFeed({ home: sb.home });
+    const seen: MemoryChangeEvent[] = [];
+    const off = feed.subscribe((e) => seen.push(e));
+    await new Promise((r) => setTimeout(r, 100));
+    const run = (client: Client, who: string) =>
+      (async () => {
+        for (let i = 0; i < 200; i++) {
+          const r = await client.callTool({ name: 'memory', arguments: { command: 'insert', path: '/memories/project/log.md', insert_line: 1, insert_text: `${who}-${i}` } });
+          expect(r.isError).toBeFalsy();
+        }
+      })();
+    await Promise.all([run(a, 'a'), run(b, 'b')]);
+    const lines = (await fs.readFile(path.join(sb.roots.project, 'log.md'), 'utf8')).split('\n');
+    expect(lines).toHaveLength(401);
+    for (const who of ['a', 'b']) for (let i = 0; i < 200; i++) expect(lines).toContain(`${who}-${i}`);
+    const deadline = Date.now() + 5000;
+    while (seen.filter((e) => e.op === 'update').length < 400 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    off();
+    await feed.close();
+    const updates = seen.filter((e) => e.op === 'update' && e.path === '/memories/project/log.md');
+    expect(updates).toHaveLength(400);
+    expect(new Set(updates.map((e) => e.workspaceId))).toEqual(new Set([sb.session.workspaceId]));
+    expect(updates.every((e) => e.actor === 'agent')).toBe(true);
+  });
+});
