@@ -4,7 +4,9 @@
  * filesystem baselines, then 8 processes x 200 concurrent inserts into one file for Cairn's CLI and
  * for the reference; then the context index of 3 scopes x 1000 files (cold, warm, and a naive build
  * reading every file whole) and, when src/main/memory/scanners/content-scanner.ts exists, the
- * content scanner's cost next to a create. Prints tables and writes bench/results/latest.json.
+ * content scanner's cost next to a create; then the change feed's latency, from a write in another
+ * process (through the journal, or a plain write found by the root watcher) to the event in a
+ * subscriber here, beside the in-process floor. Prints tables and writes bench/results/latest.json.
  *
  * Run with `make bench` (builds the CLI first) or `npx tsx bench/run.ts` after `make build`.
  * Iteration counts can be lowered for a quick look: BENCH_ITERATIONS, BENCH_WARMUP,
@@ -15,6 +17,7 @@
  */
 import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -32,6 +35,10 @@ import { ContextBuilder } from '../src/main/memory/context-builder';
 import { LocalRuntime } from '../src/main/runtime/local-runtime';
 import { resolveLocalSession } from '../src/main/workspaces/session';
 import type { ExecuteOptions, MemorySession } from '../src/main/memory/memory-service';
+import type { MemoryChangeEvent } from '../src/common/memory/events';
+import { ChangeFeed, type ChangeOrigin } from '../src/main/journal/change-feed';
+import { Journal } from '../src/main/journal/journal';
+import { MemoryService } from '../src/main/memory/memory-service';
 import { UsageStore } from '../src/main/memory/usage-store';
 import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 
@@ -705,6 +712,242 @@ async function measureScanner(box: Sandbox): Promise<ScannerResult> {
   }
 }
 
+// ---- change feed ----
+//
+// Latency from a write finishing in process A to its event reaching a ChangeFeed subscriber in
+// process B (this one), for a write by `cairn tool --jsonl` (through the journal) and for a plain
+// fs write by another process (through the root watcher). Both ends read the wall clock: the
+// subscriber stamps performance.timeOrigin + performance.now() on delivery; the writer's stamp is,
+// for a journal write, the event's `at` (Date at the emit, just before the journal append; whole
+// milliseconds, so a figure reads up to 1 ms high), and for an external edit the child's
+// performance.timeOrigin + performance.now() printed right after writeFileSync returns. The floor
+// is this process's own MemoryService reaching the same feed through onChange, measured the same
+// way (so it is the method's resolution, not a cost). Each write waits for its event before the next.
+
+const FEED_TIMEOUT_MS = 5_000;
+/** A writer of plain files: one JSON {file, text} per stdin line, the wall time after each write on stdout. */
+const EXTERNAL_WRITER = `
+const fs = require('node:fs');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const { file, text } = JSON.parse(line);
+  fs.writeFileSync(file, text);
+  process.stdout.write(String(performance.timeOrigin + performance.now()) + '\\n');
+});
+`;
+
+interface FeedStats extends Stats {
+  p95: number;
+}
+
+function feedStats(samples: readonly number[]): FeedStats {
+  if (samples.length === 0) throw new Error('change feed: no event arrived');
+  return { ...stats(samples), p95: quantile([...samples].sort((a, b) => a - b), 0.95) };
+}
+
+interface ChangeFeedResult {
+  writes: number;
+  floorMs: FeedStats;
+  journalMs: FeedStats;
+  /** Journal writes, from the command sent to the child to the event, in this process's clock (includes running the command). */
+  journalRequestMs: FeedStats;
+  /** Edits of existing files (a few files in turn, each rewritten well after its last change). */
+  externalMs: FeedStats;
+  /** New files, one per write, in one directory that grows to ITERATIONS + WARMUP files. */
+  externalCreateMs: FeedStats;
+  /** Events beyond one per write (a Cairn write also reported as external, or one reported twice). */
+  duplicates: number;
+  /** Writes whose event did not arrive within FEED_TIMEOUT_MS, or arrived with the wrong origin or actor. */
+  missed: number;
+}
+
+const wallNow = (): number => performance.timeOrigin + performance.now();
+
+type Arrival = { t: number; event: MemoryChangeEvent; origin: ChangeOrigin };
+
+/** The key of one change: its path and the sha256 of the content written. */
+const changeKey = (p: string, sha256: string | null): string => `${p}\0${sha256 ?? ''}`;
+const sha256Of = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Records when each change's events arrive, and how many. */
+class Arrivals {
+  private readonly first = new Map<string, Arrival>();
+  private readonly waiting = new Map<string, () => void>();
+  private readonly counts = new Map<string, number>();
+  readonly listener = (event: MemoryChangeEvent, origin: ChangeOrigin): void => {
+    const t = wallNow();
+    const key = changeKey(event.path, event.sha256);
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    if (!this.first.has(key)) this.first.set(key, { t, event, origin });
+    this.waiting.get(key)?.();
+  };
+
+  async wait(key: string): Promise<Arrival | null> {
+    if (!this.first.has(key)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, FEED_TIMEOUT_MS);
+        this.waiting.set(key, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      this.waiting.delete(key);
+    }
+    return this.first.get(key) ?? null;
+  }
+
+  duplicates(keys: readonly string[]): number {
+    return keys.reduce((n, k) => n + Math.max(0, (this.counts.get(k) ?? 0) - 1), 0);
+  }
+}
+
+/** The lines a child prints, one at a time. */
+function lineQueue(stream: NodeJS.ReadableStream): () => Promise<string> {
+  const lines: string[] = [];
+  const waiters: ((line: string) => void)[] = [];
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (d: string) => {
+    const parts = (rest + d).split('\n');
+    rest = parts.pop()!;
+    for (const l of parts) {
+      const w = waiters.shift();
+      if (w) w(l);
+      else lines.push(l);
+    }
+  });
+  return () => (lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise((resolve) => waiters.push(resolve)));
+}
+
+async function measureChangeFeed(sandbox: () => Promise<Sandbox>): Promise<ChangeFeedResult> {
+  let missed = 0;
+  let duplicates = 0;
+
+  // Floor: this process's MemoryService, through the feed's onChange source.
+  const floor: number[] = [];
+  {
+    const box = await sandbox();
+    const service = new MemoryService({ journal: new Journal(box.home) });
+    const feed = new ChangeFeed({ home: box.home, service });
+    let record = false;
+    const stop = feed.subscribe((e) => {
+      if (record) floor.push(wallNow() - Date.parse(e.at));
+    });
+    for (let i = -WARMUP; i < ITERATIONS; i++) {
+      record = i >= 0;
+      const r = await service.execute({ command: 'create', path: `/memories/global/floor/f${i + WARMUP}.md`, file_text: `floor ${i}\n` }, box.session, EXEC);
+      if (!r.ok) throw new Error(`change feed floor: ${r.output}`);
+    }
+    stop();
+    await feed.close();
+  }
+
+  // Journal: `cairn tool --jsonl` in a child process; the root is watched too, as a host does.
+  const journal: number[] = [];
+  const journalRequest: number[] = [];
+  {
+    const box = await sandbox();
+    await fs.mkdir(box.roots.global, { recursive: true });
+    const feed = new ChangeFeed({ home: box.home });
+    const arrivals = new Arrivals();
+    const stop = feed.subscribe(arrivals.listener);
+    const unwatch = feed.watch(box.session);
+    await feed.ready();
+    const child = spawn(CAIRN_BIN, ['tool', '--jsonl', '--home', box.home, '--cwd', box.checkout], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const reply = lineQueue(child.stdout);
+    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    const keys: string[] = [];
+    try {
+      for (let i = -WARMUP; i < ITERATIONS; i++) {
+        const p = `/memories/global/feed/j${i + WARMUP}.md`;
+        const text = `journal ${i}\n`;
+        keys.push(changeKey(p, sha256Of(text)));
+        const sent = wallNow();
+        child.stdin.write(`${JSON.stringify({ command: 'create', path: p, file_text: text })}\n`);
+        const [arrival, line] = await Promise.all([arrivals.wait(keys.at(-1)!), reply()]);
+        const answer = JSON.parse(line) as { ok: boolean; output: string };
+        if (!answer.ok) throw new Error(`change feed: cairn tool failed: ${answer.output}`);
+        if (!arrival || arrival.origin !== 'journal' || arrival.event.actor !== 'agent') {
+          missed++;
+          continue;
+        }
+        if (i < 0) continue;
+        journal.push(arrival.t - Date.parse(arrival.event.at));
+        journalRequest.push(arrival.t - sent);
+      }
+    } finally {
+      child.stdin.end();
+      await closed;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300)); // late duplicates, if any
+    duplicates += arrivals.duplicates(keys);
+    stop();
+    unwatch();
+    await feed.close();
+  }
+
+  const externalEdit = await measureExternal(await sandbox(), 'edit');
+  const externalCreate = await measureExternal(await sandbox(), 'create');
+  missed += externalEdit.missed + externalCreate.missed;
+  duplicates += externalEdit.duplicates + externalCreate.duplicates;
+
+  return {
+    writes: ITERATIONS,
+    floorMs: feedStats(floor),
+    journalMs: feedStats(journal),
+    journalRequestMs: feedStats(journalRequest),
+    externalMs: feedStats(externalEdit.samples),
+    externalCreateMs: feedStats(externalCreate.samples),
+    duplicates,
+    missed,
+  };
+}
+
+/**
+ * Plain writes by a child node process into a watched root: `edit` rewrites 10 existing files in
+ * turn, `create` writes a new file each time.
+ */
+async function measureExternal(box: Sandbox, kind: 'edit' | 'create'): Promise<{ samples: number[]; missed: number; duplicates: number }> {
+  const dir = path.join(box.roots.global, 'ext');
+  await fs.mkdir(dir, { recursive: true });
+  const EDITED = 10;
+  if (kind === 'edit') for (let f = 0; f < EDITED; f++) await fs.writeFile(path.join(dir, `e${f}.md`), `initial ${f}\n`);
+  const feed = new ChangeFeed({ home: box.home });
+  const arrivals = new Arrivals();
+  const stop = feed.subscribe(arrivals.listener);
+  const unwatch = feed.watch(box.session);
+  await feed.ready();
+  const child = spawn(process.execPath, ['-e', EXTERNAL_WRITER], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const reply = lineQueue(child.stdout);
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const samples: number[] = [];
+  const keys: string[] = [];
+  let missed = 0;
+  try {
+    for (let i = -WARMUP; i < ITERATIONS; i++) {
+      const name = kind === 'edit' ? `e${(i + WARMUP) % EDITED}.md` : `e${i + WARMUP}.md`;
+      const text = `external ${kind} ${i}\n`;
+      keys.push(changeKey(`/memories/global/ext/${name}`, sha256Of(text)));
+      child.stdin.write(`${JSON.stringify({ file: path.join(dir, name), text })}\n`);
+      const [arrival, line] = await Promise.all([arrivals.wait(keys.at(-1)!), reply()]);
+      const op = kind === 'edit' ? 'update' : 'create';
+      if (!arrival || arrival.origin !== 'external' || arrival.event.actor !== 'external' || arrival.event.op !== op) {
+        missed++;
+        continue;
+      }
+      if (i >= 0) samples.push(arrival.t - Number(line));
+    }
+  } finally {
+    child.stdin.end();
+    await closed;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const duplicates = arrivals.duplicates(keys);
+  stop();
+  unwatch();
+  await feed.close();
+  return { samples, missed, duplicates };
+}
+
 // ---- targets and report ----
 
 interface Target {
@@ -723,6 +966,10 @@ function target(id: string, description: string, value: number, limit: number, u
 
 function roundStats(s: Stats, digits: number): Stats {
   return { n: s.n, median: round(s.median, digits), p99: round(s.p99, digits), mean: round(s.mean, digits), min: round(s.min, digits), max: round(s.max, digits) };
+}
+
+function feedReport(s: FeedStats): FeedStats {
+  return { ...roundStats(s, 3), p95: round(s.p95, 3) };
 }
 
 function concurrencyReport(c: ConcurrencyResult): ConcurrencyResult {
@@ -793,6 +1040,10 @@ async function main(): Promise<number> {
     if (!ctxIndex.sameAsNaive) warnings.push("context: the naive index (every file read whole) differs from Cairn's");
     process.stderr.write('scanner: scanContent of a 10 KiB note vs Cairn create of it\n');
     const scanner = await measureScanner(await sandbox());
+    process.stderr.write(`change feed: ${ITERATIONS} writes (+${WARMUP} warm-up) each: in-process floor, cairn tool --jsonl in another process, plain writes by another process\n`);
+    const feed = await measureChangeFeed(sandbox);
+    if (feed.duplicates > 0) warnings.push(`change feed: ${feed.duplicates} write(s) were delivered more than once`);
+    if (feed.missed > 0) warnings.push(`change feed: ${feed.missed} write(s) were not delivered within ${FEED_TIMEOUT_MS} ms, or with the wrong origin`);
 
     // Figures.
     const results: Record<string, Partial<Record<Impl, Stats>>> = {};
@@ -820,6 +1071,9 @@ async function main(): Promise<number> {
       target('context_index_warm', 'Index of 3 scopes x 1000 files, warm (unchanged tree, same builder): median <= 5 ms', ctxIndex.warmMs.median, 5, 'ms'),
       target('context_index_cold', 'Index of 3 scopes x 1000 files, cold (fresh builder): median <= 60 ms', ctxIndex.coldMs.median, 60, 'ms'),
       ...(scanner.ratio !== undefined ? [target('scanner_vs_create', 'scanContent of a 10 KiB note < 10% of Cairn create of it (medians)', scanner.ratio, 0.1)] : []),
+      target('change_feed_journal_p95', 'Change feed: a `cairn tool` write in another process reaches a subscriber, p95 < 100 ms', feed.journalMs.p95, 100, 'ms'),
+      target('change_feed_external_p95', 'Change feed: a plain edit by another process of a file in a watched root reaches a subscriber, p95 < 100 ms', feed.externalMs.p95, 100, 'ms'),
+      target('change_feed_external_create_p95', `Change feed: a new file written by another process (directory of ${ITERATIONS + WARMUP}) reaches a subscriber, p95 < 100 ms`, feed.externalCreateMs.p95, 100, 'ms'),
     ];
     const targetsOf = (op: Op): Target[] =>
       targets.filter((t) => t.id.startsWith(`${op}_`) || (op === 'view_file' && t.id.startsWith('view_file')) || (op === 'view_dir' && t.id.startsWith('view_dir')));
@@ -922,6 +1176,27 @@ async function main(): Promise<number> {
       process.stdout.write(`scanner: not available (${scanner.reason ?? 'unknown reason'})${create}\n`);
     }
 
+    process.stdout.write(`\nChange feed (write done in process A -> event in a subscriber in this process; ${feed.writes} writes each; ms, wall clock)\n`);
+    const feedTarget = (id: string) => {
+      const t = targets.find((x) => x.id === id)!;
+      return [`p95 <${t.limit} ms`, t.met ? 'met' : 'MISSED'];
+    };
+    const frow = (name: string, s: FeedStats, t: string[]) => [name, s.median.toFixed(2), s.p95.toFixed(2), s.p99.toFixed(2), s.max.toFixed(2), ...t];
+    printTable(
+      [
+        ['source', 'p50', 'p95', 'p99', 'max', 'target', 'met?'],
+        frow('in-process MemoryService.onChange (floor)', feed.floorMs, ['', '']),
+        frow('journal (cairn tool --jsonl, another process)', feed.journalMs, feedTarget('change_feed_journal_p95')),
+        frow('  same, command sent -> event (one clock)', feed.journalRequestMs, ['', '']),
+        frow('external edit (plain write, another process)', feed.externalMs, feedTarget('change_feed_external_p95')),
+        frow(`external create (new file; dir grows to ${ITERATIONS + WARMUP})`, feed.externalCreateMs, feedTarget('change_feed_external_create_p95')),
+      ],
+      new Set([1, 2, 3, 4]),
+    );
+    process.stdout.write(
+      `duplicates ${feed.duplicates}, missed ${feed.missed}; the floor and journal rows use the event's \`at\` (whole ms: up to 1 ms high); external edits include the watcher's 50 ms debounce\n`,
+    );
+
     process.stdout.write('\nTargets\n');
     for (const t of targets) {
       const shown =
@@ -993,6 +1268,18 @@ async function main(): Promise<number> {
         scanner.available && scanner.scanMs && scanner.createMs && scanner.ratio !== undefined
           ? { available: true, noteBytes: scanner.noteBytes, scanMs: roundStats(scanner.scanMs, 5), createMs: roundStats(scanner.createMs, 4), ratio: round(scanner.ratio, 4) }
           : { available: false, noteBytes: scanner.noteBytes, reason: scanner.reason ?? null, ...(scanner.createMs ? { createMs: roundStats(scanner.createMs, 4) } : {}) },
+      changeFeed: {
+        writes: feed.writes,
+        method:
+          'wall clock at both ends: the subscriber stamps performance.timeOrigin + performance.now() on delivery; the writer stamp is the event `at` (ms resolution) for the floor and journal rows, and the child process performance.timeOrigin + performance.now() after writeFileSync for external edits; journalRequestMs is command sent -> event in this process clock',
+        floorMs: feedReport(feed.floorMs),
+        journalMs: feedReport(feed.journalMs),
+        journalRequestMs: feedReport(feed.journalRequestMs),
+        externalMs: feedReport(feed.externalMs),
+        externalCreateMs: feedReport(feed.externalCreateMs),
+        duplicates: feed.duplicates,
+        missed: feed.missed,
+      },
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),

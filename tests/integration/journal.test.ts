@@ -9,7 +9,7 @@ import type { MemoryChangeEvent } from '../../src/common/memory/events';
 import { ChangeFeed, type ChangeOrigin } from '../../src/main/journal/change-feed';
 import { Journal, type JournalEvent } from '../../src/main/journal/journal';
 import { MemoryService } from '../../src/main/memory/memory-service';
-import { runCairn } from '../support/cli';
+import { runCairn, runJsonl } from '../support/cli';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
@@ -248,6 +248,36 @@ describe('change feed', () => {
     ]);
   });
 
+  it('under concurrent writers: every Cairn write once from the journal, none as external, and outside edits still reported', async () => {
+    fs.mkdirSync(sb.roots.global, { recursive: true });
+    fs.mkdirSync(sb.roots.project, { recursive: true });
+    const { events } = await startFeed();
+    const processes = 3;
+    const perProcess = 20;
+    const writers = Array.from({ length: processes }, (_, p) => {
+      const commands: unknown[] = [];
+      for (let i = 0; i < perProcess; i++) {
+        const file = `/memories/${i % 2 ? 'global' : 'project'}/p${p}/f${i}.md`;
+        commands.push({ command: 'create', path: file, file_text: `v0 ${p} ${i}` });
+        commands.push({ command: 'str_replace', path: file, old_str: 'v0', new_str: 'v1' });
+        if (i % 5 === 0) commands.push({ command: 'delete', path: file });
+      }
+      return runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
+    });
+    const outside: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      fs.writeFileSync(path.join(sb.roots.global, `outside-${i}.md`), `outside ${i}`);
+      outside.push(`/memories/global/outside-${i}.md`);
+      await sleep(20);
+    }
+    await Promise.all(writers);
+    const cairnWrites = processes * (perProcess * 2 + perProcess / 5);
+    await waitFor('every write', () => events.filter((e) => e.origin === 'journal').length >= cairnWrites && events.filter((e) => e.origin === 'external').length >= outside.length, 10_000);
+    await sleep(600);
+    expect(events.filter((e) => e.origin === 'journal')).toHaveLength(cairnWrites);
+    expect(events.filter((e) => e.origin === 'external').map((e) => e.event.path).sort()).toEqual(outside.sort());
+  });
+
   it("delivers this process's own writes once, from its MemoryService, not as external", async () => {
     fs.mkdirSync(sb.roots.global, { recursive: true });
     const service = new MemoryService({ journal: new Journal(sb.home) });
@@ -262,6 +292,29 @@ describe('change feed', () => {
       ['self', 'update', 'user'],
       ['self', 'delete', 'user'],
     ]);
+  });
+
+  it('watches a root made after it started, and again after it is removed and made again, leaving no watcher behind', async () => {
+    const watchers = () => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
+    const baseline = watchers();
+    const { feed, events } = await startFeed(); // the project root does not exist yet
+    const root = sb.roots.project;
+    fs.mkdirSync(path.join(root, 'd'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'd', 'a.md'), 'a');
+    await waitFor('the file in the new root', () => events.length >= 1);
+    fs.rmSync(root, { recursive: true });
+    await waitFor('its delete', () => events.length >= 2);
+    await sleep(400);
+    fs.mkdirSync(root, { recursive: true });
+    fs.writeFileSync(path.join(root, 'b.md'), 'b');
+    await waitFor('the file in the root made again', () => events.length >= 3);
+    expect(events.map((e) => [e.origin, e.event.op, e.event.path])).toEqual([
+      ['external', 'create', '/memories/project/d/a.md'],
+      ['external', 'delete', '/memories/project/d/a.md'],
+      ['external', 'create', '/memories/project/b.md'],
+    ]);
+    await feed.close();
+    await waitFor('no watcher left', () => watchers() === baseline, 2_000);
   });
 
   it('stops everything on unsubscribe: no watchers or timers left, nothing delivered after', async () => {

@@ -5,6 +5,7 @@
 import { mcpCommand } from './mcp-command';
 import { contextCommand, pinCommand, statsCommand } from './memory-commands';
 import { serveCommand } from './serve-command';
+import { setupCommand } from './setup-command';
 import { toolCommand, type CliIo } from './tool-command';
 import { MAIN_HELP, UsageError } from './usage';
 
@@ -56,6 +57,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await pinCommand(rest, io, false);
       case 'stats':
         return await statsCommand(rest, io);
+      case 'setup':
+        return await setupCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`cairn --help\``);
     }

@@ -19,6 +19,7 @@ Commands:
   unpin     unpin a memory file
   stats     show pins and usage of every memory file
   serve     serve Cairn's web UI on loopback
+  setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print]
 
 Global options:
   --home DIR   Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
@@ -122,4 +123,30 @@ Options:
                    for the git root of --cwd)
   --mode MODE      exec (default), plan (project read-only) or explore (read-only)
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const SETUP_HELP = `Usage: cairn setup claude|codex|cursor [options]
+
+Connects an agent to Cairn: writes the MCP server that runs \`cairn mcp\` (this checkout's
+bin/cairn, by its absolute path) into the agent's own configuration, and for Claude Code the hooks
+that give it the memory index, the hot set and the relevant memories:
+  claude   <project>/.mcp.json (mcpServers.cairn) and <project>/.claude/settings.json (SessionStart
+           and UserPromptSubmit hooks running \`cairn context --format claude-hook\`)
+  codex    $CODEX_HOME/config.toml, default ~/.codex/config.toml ([mcp_servers.cairn])
+  cursor   <project>/.cursor/mcp.json (mcpServers.cairn)
+<project> is the git checkout containing --cwd (or --cwd itself outside a repository).
+
+Writing merges: the file's other entries are kept, Cairn's entry is added once (running setup
+again changes nothing), the previous file is kept beside it as <file>.bak-<timestamp>, and the new
+one replaces it atomically. A file that does not parse is left untouched (exit status 1).
+
+Options:
+  --print        print the configuration instead of writing it
+  --cwd DIR      the project (default: the current directory)
+  --home DIR     Cairn's home, passed to the server and hooks as CAIRN_HOME / --home
+                 (default: $CAIRN_HOME when set, else the server's default, ~/.cairn)
+  -h, --help     show this help
+
+Exit status: 0 done (or already set up), 1 a file could not be read, parsed or written,
+2 usage error (unknown agent, bad flag).
 `;

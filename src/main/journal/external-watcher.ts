@@ -54,6 +54,21 @@ const MAX_RETRIES = 40;
 /** A scope lock taken or released this recently may belong to a write whose event is on its way. */
 const RECENT_LOCK_MS = 100;
 
+/** How long after a removal chokidar may still re-open itself (see closeWatcher). */
+const REMOVAL_SETTLE_MS = 300;
+
+/**
+ * Closes a chokidar watcher for good. While it handles a removal, chokidar may re-add a parent
+ * directory to watch for the removed path's return, which re-opens a watcher already closed (its
+ * add() clears `closed`); so after a recent removal, wait for that to settle and close it again.
+ */
+async function closeWatcher(w: FSWatcher, removedRecently: boolean): Promise<void> {
+  await w.close();
+  if (!removedRecently) return;
+  await new Promise((resolve) => setTimeout(resolve, REMOVAL_SETTLE_MS));
+  if (!w.closed) await w.close();
+}
+
 interface Pending {
   first: RawKind;
   timer: NodeJS.Timeout;
@@ -62,6 +77,8 @@ interface Pending {
 
 class RootWatcher {
   private watcher: FSWatcher | null = null;
+  /** A watcher of a removed root, being closed. */
+  private closing: Promise<void> | null = null;
   private poll: NodeJS.Timeout | null = null;
   private readonly pending = new Map<string, Pending>();
   private closed = false;
@@ -69,6 +86,8 @@ class RootWatcher {
   private resolveReady: () => void = () => {};
   private readonly lockPath: string;
   private readonly debounceMs: number;
+  /** When chokidar last reported a removal (Date.now()). */
+  private lastRemoval = 0;
 
   constructor(
     private readonly binding: Extract<ScopeBinding, { available: true }>,
@@ -101,7 +120,7 @@ class RootWatcher {
     this.pending.clear();
     const w = this.watcher;
     this.watcher = null;
-    if (w) await w.close();
+    await Promise.all([w ? closeWatcher(w, Date.now() - this.lastRemoval < 1_000) : undefined, this.closing]);
   }
 
   private rootExists(): boolean {
@@ -133,9 +152,13 @@ class RootWatcher {
     this.watcher = w;
     w.on('add', (p: string) => this.raw('add', p));
     w.on('change', (p: string) => this.raw('change', p));
-    w.on('unlink', (p: string) => this.raw('unlink', p));
+    w.on('unlink', (p: string) => {
+      this.lastRemoval = Date.now();
+      this.raw('unlink', p);
+    });
     w.on('unlinkDir', (p: string) => {
-      if (path.resolve(p) === path.resolve(this.root)) void this.restart();
+      this.lastRemoval = Date.now();
+      if (path.resolve(p) === path.resolve(this.root)) void this.restart(w);
     });
     w.on('error', (err: unknown) => {
       process.stderr.write(`cairn: watching ${this.binding.scope} memory for outside edits failed: ${(err as NodeJS.ErrnoException)?.code ?? String(err)}\n`);
@@ -144,10 +167,13 @@ class RootWatcher {
   }
 
   /** The root was removed: stop watching it and look for it again. */
-  private async restart(): Promise<void> {
-    const w = this.watcher;
+  private async restart(w: FSWatcher): Promise<void> {
+    if (this.watcher !== w) return;
     this.watcher = null;
-    if (w) await w.close();
+    const closing = closeWatcher(w, true);
+    this.closing = closing;
+    await closing;
+    if (this.closing === closing) this.closing = null;
     if (!this.closed) this.waitForRoot();
   }
 

@@ -1,0 +1,118 @@
+// The merges behind `cairn setup`: TOML edited as text where it can be, JSON hooks recognized
+// however they were spelled, and config files replaced atomically through symlinks.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parse } from 'smol-toml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readConfigFile, replaceConfigFile } from './config-file';
+import { isCairnContextHook, mergeClaudeHooks, mergeMcpServer, parseJsonConfig, shellWords, stringifyJsonConfig } from './json-config';
+import { shellLine } from './launcher';
+import { headerKey, mergeCodexServer } from './toml-config';
+
+const entry = { command: '/opt/cairn/bin/cairn', args: ['mcp'] };
+
+describe('mergeCodexServer', () => {
+  it('appends the table to a file without one, keeping it byte for byte', () => {
+    const old = '# top\nmodel = "o3" # inline\n';
+    const { text, changes, notes } = mergeCodexServer(old, 'cairn', entry, 'config.toml');
+    expect(text!.startsWith(old)).toBe(true);
+    expect(changes).toEqual(['added [mcp_servers.cairn]']);
+    expect(notes).toEqual([]);
+    expect(parse(text!)).toEqual({ model: 'o3', mcp_servers: { cairn: entry } });
+  });
+
+  it('replaces its old tables (quoted keys, env subtable) in the middle of a file and keeps CRLF', () => {
+    const old = ['# c', '[mcp_servers."cairn"]', 'command = "old"', '', '[ mcp_servers . cairn . env ]', 'CAIRN_HOME = "/x"', '', '# the next table', '[tui]', 'x = 1', ''].join('\r\n');
+    const { text, notes } = mergeCodexServer(old, 'cairn', entry, 'config.toml');
+    expect(notes).toEqual([]);
+    expect(text).toContain('# the next table\r\n[tui]\r\nx = 1');
+    expect(text).not.toMatch(/[^\r]\n/);
+    expect(parse(text!)).toEqual({ tui: { x: 1 }, mcp_servers: { cairn: entry } });
+  });
+
+  it('re-serializes (and says so) when the entry is an inline table or dotted keys', () => {
+    for (const old of ['mcp_servers.cairn.command = "old"\n', '[mcp_servers]\ncairn = { command = "old" }\n']) {
+      const { text, notes } = mergeCodexServer(old, 'cairn', entry, 'config.toml');
+      expect(parse(text!)).toEqual({ mcp_servers: { cairn: entry } });
+      expect(notes[0]).toContain('comments and formatting were not kept');
+    }
+  });
+
+  it('changes nothing when the entry is already there, and keeps dates intact', () => {
+    const old = 'when = 1979-05-27T07:32:00Z\n[mcp_servers.cairn]\ncommand = "/opt/cairn/bin/cairn"\nargs = ["mcp"]\n';
+    expect(mergeCodexServer(old, 'cairn', entry, 'config.toml')).toEqual({ text: null, changes: [], notes: [] });
+    const moved = mergeCodexServer(old, 'cairn', { ...entry, command: '/new' }, 'config.toml');
+    expect(moved.notes).toEqual([]);
+    expect((parse(moved.text!) as unknown as { when: Date }).when.toISOString()).toBe('1979-05-27T07:32:00.000Z');
+  });
+
+  it('refuses invalid TOML and a non-table mcp_servers', () => {
+    expect(() => mergeCodexServer('a = ', 'cairn', entry, '/c/config.toml')).toThrow(/\/c\/config\.toml is not valid TOML/);
+    expect(() => mergeCodexServer('mcp_servers = 3\n', 'cairn', entry, 'f')).toThrow(/"mcp_servers" is not a table/);
+  });
+
+  it('reads header keys', () => {
+    expect(headerKey('[mcp_servers.cairn]')).toEqual(['mcp_servers', 'cairn']);
+    expect(headerKey(`[[ a."b.c".'d' ]] # x`)).toEqual(['a', 'b.c', 'd']);
+    expect(headerKey('args = ["mcp"]')).toBeNull();
+  });
+});
+
+describe('JSON configs', () => {
+  it('keeps the indentation of the file, and treats an empty file as empty', () => {
+    const doc = parseJsonConfig('{\n    "a": 1\n}\n', 'f');
+    mergeMcpServer(doc, 'cairn', entry, 'f');
+    expect(stringifyJsonConfig(doc, '{\n    "a": 1\n}\n')).toMatch(/^\{\n {4}"a": 1,\n {4}"mcpServers"/);
+    expect(parseJsonConfig('  \n', 'f')).toEqual({});
+    expect(() => parseJsonConfig('{"mcpServers": 1}', 'f') && mergeMcpServer({ mcpServers: 1 }, 'cairn', entry, 'f')).toThrow(/"mcpServers" is not an object/);
+  });
+
+  it('recognizes Cairn hooks however they are spelled', () => {
+    expect(isCairnContextHook(`'/my dir/bin/cairn' context --format claude-hook`)).toBe(true);
+    expect(isCairnContextHook('CAIRN_HOME=/h cairn context --format=claude-hook --workspace w')).toBe(true);
+    expect(isCairnContextHook('cairn context --format text')).toBe(false);
+    expect(isCairnContextHook('notcairn context --format claude-hook')).toBe(false);
+    expect(shellWords(shellLine(['/a b/c\'d', 'x']))).toEqual(['/a b/c\'d', 'x']);
+  });
+
+  it('refuses hooks of the wrong shape', () => {
+    expect(() => mergeClaudeHooks({ hooks: { SessionStart: {} } }, 'cairn context --format claude-hook', 'f')).toThrow(/"hooks.SessionStart" is not an array/);
+  });
+});
+
+describe('replaceConfigFile', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cairn-setup-unit-'));
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes through a symlink, keeps the mode and a backup', async () => {
+    const real = path.join(dir, 'dotfiles', 'config.toml');
+    await fs.mkdir(path.dirname(real));
+    await fs.writeFile(real, 'old\n', { mode: 0o600 });
+    const link = path.join(dir, 'config.toml');
+    await fs.symlink(real, link);
+    const file = await readConfigFile(link);
+    const backup = await replaceConfigFile(file, 'new\n', new Date('2025-01-02T03:04:05Z'));
+    expect((await fs.lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await fs.readFile(real, 'utf8')).toBe('new\n');
+    expect((await fs.stat(real)).mode & 0o777).toBe(0o600);
+    expect(backup).toBe(`${real}.bak-20250102T030405Z`);
+    expect(await fs.readFile(backup!, 'utf8')).toBe('old\n');
+    // A second backup in the same second gets its own name.
+    expect(await replaceConfigFile(await readConfigFile(link), 'newer\n', new Date('2025-01-02T03:04:05Z'))).toBe(`${real}.bak-20250102T030405Z-1`);
+  });
+
+  it('refuses when the file changed after it was read', async () => {
+    const target = path.join(dir, 'a.json');
+    await fs.writeFile(target, '{}');
+    const file = await readConfigFile(target);
+    await fs.writeFile(target, '{"x":1}');
+    await expect(replaceConfigFile(file, '{"y":1}')).rejects.toThrow(/changed while Cairn was updating it/);
+    expect(await fs.readFile(target, 'utf8')).toBe('{"x":1}');
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * `cairn setup`: the configuration that makes an agent use Cairn, printed or merged into the
+ * agent's own files.
+ * - Claude Code: the MCP server in the project's `.mcp.json`, and the SessionStart (every source,
+ *   compaction included) and UserPromptSubmit hooks running `cairn context --format claude-hook`
+ *   in the project's `.claude/settings.json`.
+ * - Codex: `[mcp_servers.cairn]` in `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`).
+ * - Cursor: the MCP server in the project's `.cursor/mcp.json`.
+ * The server is `<launcher> mcp`, with CAIRN_HOME in its environment when a home was chosen.
+ */
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { findGitRoot } from '../workspaces/identity';
+import { readConfigFile, replaceConfigFile, SetupError } from './config-file';
+import { mergeClaudeHooks, mergeMcpServer, parseJsonConfig, stringifyJsonConfig, type McpServerEntry } from './json-config';
+import { shellLine } from './launcher';
+import { codexSnippet, mergeCodexServer } from './toml-config';
+
+export const AGENTS = ['claude', 'codex', 'cursor'] as const;
+export type Agent = (typeof AGENTS)[number];
+export const AGENT_NAMES: Record<Agent, string> = { claude: 'Claude Code', codex: 'Codex', cursor: 'Cursor' };
+
+/** The name of Cairn's entry in every agent's MCP configuration. */
+export const SERVER_NAME = 'cairn';
+
+export interface SetupOptions {
+  /** The command that runs the CLI: bin/cairn's absolute path, or `cairn`. */
+  launcher: string;
+  /** Cairn's home to pass to the server and hooks (absolute), when one was chosen. */
+  home?: string | undefined;
+  /** The project directory (any directory inside it); its git root is the project root. */
+  cwd: string;
+  /** Codex's home: $CODEX_HOME, else ~/.codex. */
+  codexHome?: string | undefined;
+}
+
+export function defaultCodexHome(): string {
+  const env = process.env.CODEX_HOME;
+  return env && env.length > 0 ? path.resolve(env) : path.join(os.homedir(), '.codex');
+}
+
+/** The MCP server entry; `extraArgs` follow `mcp`. */
+export function serverEntry(options: Pick<SetupOptions, 'launcher' | 'home'>, extraArgs: string[] = []): McpServerEntry {
+  return { command: options.launcher, args: ['mcp', ...extraArgs], ...(options.home ? { env: { CAIRN_HOME: options.home } } : {}) };
+}
+
+/** The command of Claude Code's hooks. */
+export function claudeHookCommand(options: Pick<SetupOptions, 'launcher' | 'home'>): string {
+  return shellLine([options.launcher, 'context', '--format', 'claude-hook', ...(options.home ? ['--home', options.home] : [])]);
+}
+
+/**
+ * Cursor starts MCP servers in a directory of its own choosing, so the server is told the project
+ * (Cursor expands `${workspaceFolder}` in args to the open project's root).
+ */
+export const CURSOR_EXTRA_ARGS = ['--cwd', '${workspaceFolder}'];
+
+export interface MergeResult {
+  /** The new content, or null when nothing changes. */
+  text: string | null;
+  changes: string[];
+  notes: string[];
+}
+
+export interface SetupTarget {
+  /** Absolute path of the config file. */
+  path: string;
+  /** What to print for --print: Cairn's part of the file. */
+  snippet: string;
+  merge(previous: string | null): MergeResult;
+}
+
+export interface SetupPlan {
+  agent: Agent;
+  /** The project root (for the project-level configs of Claude Code and Cursor). */
+  root: string | null;
+  targets: SetupTarget[];
+  /** Printed after the files with --print: an equivalent command, as a shell line. */
+  alternative?: { title: string; line: string; asComment?: boolean };
+  /** Said after writing. */
+  nextSteps: string;
+}
+
+/** The project root of `cwd`: its git checkout's root, else the directory itself. */
+export async function projectRoot(cwd: string): Promise<string> {
+  const dir = path.resolve(cwd);
+  let stat;
+  try {
+    stat = await fs.stat(dir);
+  } catch {
+    throw new SetupError(`${dir} does not exist`);
+  }
+  if (!stat.isDirectory()) throw new SetupError(`${dir} is not a directory`);
+  return (await findGitRoot(dir)) ?? dir;
+}
+
+function mcpJsonTarget(file: string, entry: McpServerEntry): SetupTarget {
+  return {
+    path: file,
+    snippet: `${JSON.stringify({ mcpServers: { [SERVER_NAME]: entry } }, null, 2)}\n`,
+    merge(previous) {
+      const doc = parseJsonConfig(previous, file);
+      const change = mergeMcpServer(doc, SERVER_NAME, entry, file);
+      return change ? { text: stringifyJsonConfig(doc, previous), changes: [change], notes: [] } : { text: null, changes: [], notes: [] };
+    },
+  };
+}
+
+function claudeSettingsTarget(file: string, command: string): SetupTarget {
+  const hook = [{ hooks: [{ type: 'command', command }] }];
+  return {
+    path: file,
+    snippet: `${JSON.stringify({ hooks: { SessionStart: hook, UserPromptSubmit: hook } }, null, 2)}\n`,
+    merge(previous) {
+      const doc = parseJsonConfig(previous, file);
+      const { changes, notes } = mergeClaudeHooks(doc, command, file);
+      return { text: changes.length > 0 ? stringifyJsonConfig(doc, previous) : null, changes, notes };
+    },
+  };
+}
+
+export async function planSetup(agent: Agent, options: SetupOptions): Promise<SetupPlan> {
+  switch (agent) {
+    case 'claude': {
+      const root = await projectRoot(options.cwd);
+      const entry = serverEntry(options);
+      const env = entry.env ? Object.entries(entry.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]) : [];
+      return {
+        agent,
+        root,
+        targets: [mcpJsonTarget(path.join(root, '.mcp.json'), entry), claudeSettingsTarget(path.join(root, '.claude', 'settings.json'), claudeHookCommand(options))],
+        alternative: {
+          title: `or, instead of .mcp.json, with Claude Code's own CLI (run in ${root}; --scope user for every project)`,
+          line: shellLine(['claude', 'mcp', 'add', '--scope', 'project', ...env, SERVER_NAME, '--', entry.command, ...entry.args]),
+        },
+        nextSteps: 'Start a new Claude Code session in the project: it asks once to approve the project\'s "cairn" MCP server (check with /mcp), and the hooks give it the memory index, the hot set and the relevant memories.',
+      };
+    }
+    case 'cursor': {
+      const root = await projectRoot(options.cwd);
+      return {
+        agent,
+        root,
+        targets: [mcpJsonTarget(path.join(root, '.cursor', 'mcp.json'), serverEntry(options, CURSOR_EXTRA_ARGS))],
+        nextSteps: 'Open the project in Cursor and enable the "cairn" server under Settings > MCP (Cursor asks once for a new project server).',
+      };
+    }
+    case 'codex': {
+      const file = path.join(options.codexHome ?? defaultCodexHome(), 'config.toml');
+      const entry = serverEntry(options);
+      return {
+        agent,
+        root: null,
+        targets: [{ path: file, snippet: codexSnippet(SERVER_NAME, entry), merge: (previous) => mergeCodexServer(previous, SERVER_NAME, entry, file) }],
+        alternative: {
+          title: 'or with Codex\'s own CLI',
+          asComment: true,
+          line: shellLine(['codex', 'mcp', 'add', ...(entry.env ? Object.entries(entry.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]) : []), SERVER_NAME, '--', entry.command, ...entry.args]),
+        },
+        nextSteps: 'Start a new Codex session: it starts "cairn mcp" from the directory you start it in, which selects the workspace and project (check with /mcp).',
+      };
+    }
+  }
+}
+
+/** What --print shows: each file's Cairn part under a `# <agent>: <file>` line. */
+export function renderPlan(plan: SetupPlan): string {
+  const name = AGENT_NAMES[plan.agent];
+  const sections = plan.targets.map((t) => `# ${name}: merge into ${t.path}\n${t.snippet}`);
+  // Commented out where it would break the file format of the output (TOML).
+  const alt = plan.alternative;
+  if (alt) sections.push(`# ${alt.title}:\n${alt.asComment ? '# ' : ''}${alt.line}\n`);
+  return sections.join('\n');
+}
+
+export interface FileOutcome {
+  path: string;
+  created: boolean;
+  changes: string[];
+  notes: string[];
+  backup: string | null;
+}
+
+/**
+ * Merges every file of the plan. Every file is read and merged before any is written, so an
+ * invalid file stops the run with nothing written.
+ */
+export async function applyPlan(plan: SetupPlan, now = new Date()): Promise<FileOutcome[]> {
+  const merged = [];
+  for (const target of plan.targets) {
+    const file = await readConfigFile(target.path);
+    merged.push({ target, file, result: target.merge(file.text) });
+  }
+  const outcomes: FileOutcome[] = [];
+  for (const { target, file, result } of merged) {
+    const backup = result.text !== null && result.text !== file.text ? await replaceConfigFile(file, result.text, now) : null;
+    outcomes.push({ path: target.path, created: file.text === null && result.text !== null, changes: result.text !== null && result.text !== file.text ? result.changes : [], notes: result.notes, backup });
+  }
+  return outcomes;
+}
+
+/** The report printed after writing. */
+export function renderOutcomes(plan: SetupPlan, outcomes: FileOutcome[]): string {
+  const name = AGENT_NAMES[plan.agent];
+  const lines: string[] = [];
+  for (const o of outcomes) {
+    if (o.changes.length === 0) lines.push(`${o.path}: unchanged, Cairn is already in it`);
+    else lines.push(`${o.path}: ${o.created ? 'created; ' : ''}${o.changes.join('; ')}`);
+    for (const note of o.notes) lines.push(`  note: ${note}`);
+    if (o.backup) lines.push(`  the previous file is kept in ${o.backup}`);
+  }
+  const changed = outcomes.some((o) => o.changes.length > 0);
+  lines.push(changed ? `${name} is set up to use Cairn${plan.root ? ` in ${plan.root}` : ''}. ${plan.nextSteps}` : `Nothing changed: ${name} was already set up to use Cairn.`);
+  return `${lines.join('\n')}\n`;
+}
