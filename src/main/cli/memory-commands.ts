@@ -9,14 +9,8 @@ import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
 import { Journal } from '../journal/journal';
 import { SESSION_OPTIONS, sessionFromFlags } from './session-flags';
-import type { CliIo } from './tool-command';
+import { readAll, type CliIo } from './tool-command';
 import { CONTEXT_HELP, PIN_HELP, STATS_HELP, UsageError } from './usage';
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { ...SESSION_OPTIONS, help: { type: 'boolean', short: 'h' } } });

@@ -18,7 +18,8 @@ export interface CliIo {
   readonly stderr: NodeJS.WritableStream;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** All of a stream as UTF-8 text (a command given on stdin). */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
