@@ -46,8 +46,8 @@ async function start(): Promise<void> {
   const heading = workspaces[0] ? `Workspace: ${workspaces[0].name}` : 'Global memory (no workspace registered yet)';
   const list = el('div');
   root.replaceChildren(el('h1', 'Cairn'), el('p', heading, 'muted'), list);
-  await render(client, workspaceId, list);
-  for await (const _event of await client.memory.onChange({ workspaceId })) await render(client, workspaceId, list);
+  // Loaded when the stream says the server is listening, so no change falls in between.
+  for await (const _item of await client.memory.onChange({ workspaceId })) await render(client, workspaceId, list);
 }
 
 start().catch((err: unknown) => {

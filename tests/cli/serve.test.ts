@@ -111,10 +111,16 @@ describe('cairn serve', () => {
     const { id } = await client.workspaces.add({ name: 'Widgets', path: sb.checkout });
     const controller = new AbortController();
     const stream = await client.memory.onChange({ workspaceId: id }, { signal: controller.signal });
+    let listening!: () => void;
+    const ready = new Promise<void>((resolve) => (listening = resolve));
     const first = (async () => {
-      for await (const event of stream) return event;
+      for await (const item of stream) {
+        if (item.type === 'ready') listening();
+        else return item;
+      }
       return null;
     })();
+    await ready;
     await client.memory.save({ workspaceId: id, path: '/memories/project/live.md', content: 'hi', expectedSha256: null });
     const event = (await first) as MemoryChangeEvent;
     expect(event).toMatchObject({ op: 'create', path: '/memories/project/live.md', actor: 'user', workspaceId: id });

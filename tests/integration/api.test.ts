@@ -30,12 +30,20 @@ async function collect(workspaceId: string | null, act: () => Promise<unknown>, 
   const controller = new AbortController();
   const stream = await client.memory.onChange({ workspaceId }, { signal: controller.signal });
   const events: MemoryChangeEvent[] = [];
+  let listening!: () => void;
+  const ready = new Promise<void>((resolve) => (listening = resolve));
   const reading = (async () => {
-    for await (const event of stream) {
+    for await (const item of stream) {
+      if (item.type === 'ready') {
+        listening();
+        continue;
+      }
+      const { type: _type, ...event } = item;
       events.push(event);
       if (events.length >= count) break;
     }
   })();
+  await ready;
   await act();
   await Promise.race([reading, new Promise((r) => setTimeout(r, 500))]);
   controller.abort();
@@ -179,7 +187,7 @@ describe('memory.onChange', () => {
     const controller = new AbortController();
     const stream = await countingClient.memory.onChange({ workspaceId: wsA }, { signal: controller.signal });
     const reading = (async () => {
-      const got: MemoryChangeEvent[] = [];
+      const got: unknown[] = [];
       for await (const e of stream) got.push(e);
       return got;
     })();

@@ -46,6 +46,17 @@ export const saveResultSchema = z.discriminatedUnion('status', [
 export const workspaceSchema = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });
 export const workspaceStatusSchema = z.object({ id: z.string(), reachable: z.boolean(), reason: z.string().nullable() });
 
+/**
+ * What `memory.onChange` streams: first `ready` once the server is listening to every source (the
+ * journal and the watchers of the workspace's roots), then one `change` per change. A client loads
+ * (or reloads, after a reconnect) what it shows when it sees `ready`, so nothing falls between.
+ */
+export const changeStreamEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  memoryChangeEventSchema.extend({ type: z.literal('change') }),
+]);
+export type ChangeStreamEvent = z.infer<typeof changeStreamEventSchema>;
+
 export const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   /** Show the rendered Markdown preview by default in the editor. */
@@ -67,7 +78,7 @@ export const contract = {
     delete: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath })).output(changeResultSchema),
     rename: oc.input(z.object({ workspaceId: workspaceRef, fromPath: memoryPath, toPath: memoryPath })).output(changeResultSchema),
     setPinned: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath, pinned: z.boolean() })).output(changeResultSchema),
-    onChange: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(memoryChangeEventSchema)),
+    onChange: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(changeStreamEventSchema)),
   },
   workspaces: {
     list: oc.output(z.array(workspaceSchema)),

@@ -23,6 +23,8 @@ export interface ChangeSource {
   subscribe(listener: (event: MemoryChangeEvent) => void): () => void;
   /** Also report edits made outside Cairn to this session's roots, until the returned call. */
   watch?(session: MemorySession): () => void;
+  /** Resolves when every source (journal tail, root watchers) is listening. */
+  ready?(): Promise<void>;
 }
 
 export interface RouterContext {
@@ -155,13 +157,15 @@ export const router = os.router({
       const unwatch = context.changes.watch?.(session);
       const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
       try {
+        await Promise.race([context.changes.ready?.(), aborted]);
+        if (!signal?.aborted) yield { type: 'ready' as const };
         while (!signal?.aborted) {
           if (queue.length === 0) {
             await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
             wake = null;
             continue;
           }
-          yield queue.shift()!;
+          yield { type: 'change' as const, ...queue.shift()! };
         }
       } finally {
         unwatch?.();
