@@ -526,7 +526,7 @@ async function writeContextTree(box: Sandbox): Promise<number> {
       bytes += Buffer.byteLength(text);
       await fs.writeFile(path.join(box.roots[scope], ...rel), text, { mode: 0o600 });
       const id = memoryIdentity(scope, box.session, rel);
-      if (i % 10 === 0 && id !== null) files[id] = { pinned: i % 100 === 0, accessCount: 1 + (i % 7), lastAccessedAt: new Date(now - i * 60_000).toISOString(), lastWriteAt: null };
+      if (i % 10 === 0 && id !== null) files[id] = { pinned: i % 100 === 0, accessCount: 1 + (i % 7), lastAccessedAt: new Date(now - i * 60_000).toISOString(), lastWriteAt: null, lastWriteBy: null };
     }
   }
   await fs.writeFile(path.join(box.home, 'memory-meta.json'), `${JSON.stringify({ version: 1, files }, null, 1)}\n`, { mode: 0o600 });

@@ -200,3 +200,25 @@ describe('memory.onChange', () => {
     expect(listeners).toBe(0);
   });
 });
+
+describe('helpers of the editor and the first-run state', () => {
+  it('scans text before a save without storing it', async () => {
+    const flags = await client.memory.scan({ content: 'deploy key: ghp_m0xVQzJXtw3XVBOsrT5mH3DaWvTrmFLHBMUA\n' });
+    expect(flags.map((f) => f.rule)).toContain('github-token');
+    expect(JSON.stringify(flags)).not.toContain('m0xVQzJXtw3X');
+    expect((await client.memory.list({ workspaceId: wsA })).files).toEqual([]);
+  });
+
+  it('gives each agent its setup line for the workspace checkout, and a placeholder without one', async () => {
+    const guides = await client.setup.guide({ workspaceId: wsA });
+    expect(guides.map((g) => g.agent)).toEqual(['claude', 'codex', 'cursor']);
+    const claude = guides[0]!;
+    expect(claude.command).toMatch(/ setup claude --cwd /);
+    expect(claude.command).toContain(sb.checkout);
+    expect(claude.files.map((f) => path.basename(f.path))).toEqual(['.mcp.json', 'settings.json']);
+    expect(JSON.parse(claude.files[0]!.snippet).mcpServers.cairn.args[0]).toBe('mcp');
+    const none = await client.setup.guide({ workspaceId: null });
+    expect(none[1]!.command).toContain('/path/to/your/project');
+    expect(none[1]!.files).toEqual([]);
+  });
+});

@@ -19,7 +19,7 @@ import {
   USAGE_HALF_LIFE_MS,
   type Scope,
 } from '../../src/common/memory/constants';
-import type { UsageStats } from '../../src/common/memory/usage';
+import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
 import { ContextBuilder } from '../../src/main/memory/context-builder';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
 import { UsageStore } from '../../src/main/memory/usage-store';
@@ -58,7 +58,7 @@ function withDescription(description: string, body: string): string {
 /** Writes the pins and usage sidecar directly. Keys are logical identities (`global:a.md`). */
 function writeSidecar(home: string, files: Record<string, Partial<UsageStats>>): void {
   const full: Record<string, UsageStats> = {};
-  for (const [key, s] of Object.entries(files)) full[key] = { pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, ...s };
+  for (const [key, s] of Object.entries(files)) full[key] = { ...EMPTY_USAGE, ...s };
   fs.mkdirSync(home, { recursive: true });
   fs.writeFileSync(path.join(home, 'memory-meta.json'), JSON.stringify({ version: 1, files: full }));
 }
@@ -540,7 +540,7 @@ describe('hot set order', () => {
       [`workspace:${sb.session.workspaceId}:mine.md`]: { accessCount: 1, lastAccessedAt: iso(now - 2 * DAY), lastWriteAt: iso(now - 2 * DAY) },
     };
     writeSidecar(sb.home, sidecar);
-    const score = (key: string) => decayedUsage({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, ...sidecar[key] }, now);
+    const score = (key: string) => decayedUsage({ ...EMPTY_USAGE, ...sidecar[key] }, now);
     expect(score('global:old-heavy.md')).toBeCloseTo(2.5, 6);
     expect(score('global:fresh.md')).toBeCloseTo(3, 6);
     expect(score('global:ancient.md')).toBeLessThan(0.1);

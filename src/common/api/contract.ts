@@ -6,7 +6,7 @@
  */
 import { eventIterator, oc } from '@orpc/contract';
 import { z } from 'zod';
-import { SCOPES } from '../memory/constants';
+import { ACTORS, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
 
 /** A workspace id, or null for the global scope alone (the settings panel). */
@@ -25,11 +25,14 @@ export const memoryFileSchema = z.object({
   accessCount: z.number().int().nonnegative(),
   lastAccessedAt: z.string().nullable(),
   lastWriteAt: z.string().nullable(),
+  lastWriteBy: z.enum(ACTORS).nullable(),
   /** What the content scanners flag in the file's first 4 KiB. */
   flags: z.array(scanFlagSchema),
 });
 
 export const scopeStatusSchema = z.object({ scope: z.enum(SCOPES), available: z.boolean(), reason: z.string().nullable() });
+
+export const scanWarningSchema = scanFlagSchema.extend({ message: z.string() });
 
 /** The outcome of a change a person asked for. */
 export const changeResultSchema = z.discriminatedUnion('status', [
@@ -38,7 +41,7 @@ export const changeResultSchema = z.discriminatedUnion('status', [
 ]);
 
 export const saveResultSchema = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('ok'), sha256, warnings: z.array(scanFlagSchema.extend({ message: z.string() })) }),
+  z.object({ status: z.literal('ok'), sha256, warnings: z.array(scanWarningSchema) }),
   z.object({ status: z.literal('conflict'), kind: z.enum(['changed', 'deleted', 'exists']), message: z.string() }),
   z.object({ status: z.literal('error'), message: z.string() }),
 ]);
@@ -56,6 +59,18 @@ export const changeStreamEventSchema = z.discriminatedUnion('type', [
   memoryChangeEventSchema.extend({ type: z.literal('change') }),
 ]);
 export type ChangeStreamEvent = z.infer<typeof changeStreamEventSchema>;
+
+/** How to connect one agent to Cairn: what `cairn setup <agent>` does, as lines a person can copy. */
+export const agentGuideSchema = z.object({
+  agent: z.enum(['claude', 'codex', 'cursor']),
+  name: z.string(),
+  /** The `cairn setup` line that writes the configuration. */
+  command: z.string(),
+  /** What it merges into each file (absent without a local checkout to set up). */
+  files: z.array(z.object({ path: z.string(), snippet: z.string() })),
+  alternative: z.object({ title: z.string(), line: z.string() }).nullable(),
+  nextSteps: z.string(),
+});
 
 export const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
@@ -78,6 +93,8 @@ export const contract = {
     delete: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath })).output(changeResultSchema),
     rename: oc.input(z.object({ workspaceId: workspaceRef, fromPath: memoryPath, toPath: memoryPath })).output(changeResultSchema),
     setPinned: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath, pinned: z.boolean() })).output(changeResultSchema),
+    /** What the content scanners say about text a person is about to save (nothing is stored). */
+    scan: oc.input(z.object({ content: z.string().max(4 * 1024 * 1024) })).output(z.array(scanWarningSchema)),
     onChange: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(changeStreamEventSchema)),
   },
   workspaces: {
@@ -85,6 +102,9 @@ export const contract = {
     add: oc.input(z.object({ name: z.string().min(1).max(100), path: z.string().min(1).max(4096) })).output(workspaceSchema),
     remove: oc.input(z.object({ id: z.string() })).output(changeResultSchema),
     status: oc.input(z.object({ id: z.string() })).output(workspaceStatusSchema),
+  },
+  setup: {
+    guide: oc.input(z.object({ workspaceId: workspaceRef })).output(z.array(agentGuideSchema)),
   },
   settings: {
     get: oc.output(settingsSchema),

@@ -3,6 +3,7 @@
  * root, so a cloned repository cannot pin itself into an agent's context).
  */
 import { z } from 'zod';
+import { ACTORS } from './constants';
 
 export const usageStatsSchema = z.object({
   pinned: z.boolean(),
@@ -10,8 +11,10 @@ export const usageStatsSchema = z.object({
   accessCount: z.number().int().nonnegative(),
   lastAccessedAt: z.string().nullable(),
   lastWriteAt: z.string().nullable(),
+  /** Who made the latest write (null when unknown: recorded before Cairn kept it, or never written). */
+  lastWriteBy: z.enum(ACTORS).nullable(),
 });
 
 export type UsageStats = z.infer<typeof usageStatsSchema>;
 
-export const EMPTY_USAGE: UsageStats = Object.freeze({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null });
+export const EMPTY_USAGE: UsageStats = Object.freeze({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null });

@@ -8,6 +8,7 @@ import { ChangeFeed } from '../journal/change-feed';
 import { Journal } from '../journal/journal';
 import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
+import { resolveHome } from '../workspaces/identity';
 import { WorkspaceRegistry } from '../workspaces/registry';
 import { createRouterContext, type RouterContext } from './router';
 
@@ -23,7 +24,8 @@ export function createHostContext(home: string): HostContext {
   const service = new MemoryService({ usage, journal });
   const registry = new WorkspaceRegistry(home);
   const feed = new ChangeFeed({ home, service, journal });
-  const context = createRouterContext({ service, registry, changes: feed, usage });
+  // Setup lines name the home only when it is not the one Cairn finds by default.
+  const context = createRouterContext({ service, registry, changes: feed, usage, ...(home !== resolveHome() ? { home } : {}) });
   return {
     ...context,
     usage,

@@ -16,6 +16,8 @@ import { ContextBuilder } from '../memory/context-builder';
 import type { MemoryService, MemorySession } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { UsageStore } from '../memory/usage-store';
+import { agentGuides } from '../setup/guide';
+import { resolveLauncher } from '../setup/launcher';
 import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
 
 /** Where change events come from: this process's writes, other processes', external edits. */
@@ -32,6 +34,8 @@ export interface RouterContext {
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
   readonly changes: ChangeSource;
+  /** Cairn's home when it is not the default one (setup lines then name it). */
+  readonly home?: string | undefined;
 }
 
 const os = implement(contract).$context<RouterContext>();
@@ -143,6 +147,7 @@ export const router = os.router({
       const session = await sessionOf(context, input.workspaceId);
       return change(() => context.service.setPinned(input.path, input.pinned, session));
     }),
+    scan: os.memory.scan.handler(({ input }) => scanContent(input.content)),
     onChange: os.memory.onChange.handler(async function* ({ input, context, signal }) {
       const session = await sessionOf(context, input.workspaceId);
       const queue: MemoryChangeEvent[] = [];
@@ -202,6 +207,13 @@ export const router = os.router({
       }
     }),
   },
+  setup: {
+    guide: os.setup.guide.handler(async ({ input, context }) => {
+      const workspace = input.workspaceId === null ? undefined : (await context.registry.list()).find((w) => w.id === input.workspaceId);
+      const checkout = workspace && workspace.kind === 'local' ? workspace.path : null;
+      return agentGuides({ launcher: resolveLauncher(), home: context.home, checkout });
+    }),
+  },
   settings: {
     get: os.settings.get.handler(({ context }) => context.registry.settings()),
     set: os.settings.set.handler(({ input, context }) => context.registry.setSettings(input)),
@@ -211,6 +223,6 @@ export const router = os.router({
 export type AppRouter = typeof router;
 
 /** The context of a host: one set of services for the process. */
-export function createRouterContext(options: { service: MemoryService; registry: WorkspaceRegistry; changes: ChangeSource; usage?: UsageStore }): RouterContext {
-  return { service: options.service, registry: options.registry, changes: options.changes, builder: new ContextBuilder(options.usage) };
+export function createRouterContext(options: { service: MemoryService; registry: WorkspaceRegistry; changes: ChangeSource; usage?: UsageStore; home?: string }): RouterContext {
+  return { service: options.service, registry: options.registry, changes: options.changes, builder: new ContextBuilder(options.usage), home: options.home };
 }

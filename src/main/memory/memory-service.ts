@@ -201,9 +201,9 @@ export class MemoryService {
   }
 
   /** Records usage of `target` (a person browsing in the UI is not an agent using memory). */
-  private recordUse(session: MemorySession, target: InScope, write: boolean): void {
+  private recordUse(session: MemorySession, target: InScope, writtenBy: Actor | null): void {
     const id = memoryIdentity(target.scope, session, target.segments);
-    if (this.usage && id !== null) this.usage.record({ type: 'use', id, at: new Date().toISOString(), write });
+    if (this.usage && id !== null) this.usage.record({ type: 'use', id, at: new Date().toISOString(), write: writtenBy !== null, ...(writtenBy ? { by: writtenBy } : {}) });
   }
 
   private recordOp(op: UsageOp | null): void {
@@ -253,7 +253,7 @@ export class MemoryService {
       try {
         const content = await this.readText(b, target);
         const text = fileViewText(target.path, content, viewRange);
-        if (actor === 'agent') this.recordUse(session, target, false);
+        if (actor === 'agent') this.recordUse(session, target, null);
         return text;
       } catch (err) {
         if (!(err instanceof RuntimeError)) throw err;
@@ -334,7 +334,7 @@ export class MemoryService {
       'create',
       target.path,
     );
-    this.recordUse(session, target, true);
+    this.recordUse(session, target, options.actor);
     this.emit(session, options, { scope: target.scope, path: target.path, op: 'create', sha256: sha256(data) });
     return createdText(target.path);
   }
@@ -385,7 +385,7 @@ export class MemoryService {
       const next = content.slice(0, at) + newStr + content.slice(at + oldStr.length);
       return { content: next, result: editedSnippetText(next, lineOf(content, at), newStr.split('\n').length) };
     });
-    this.recordUse(session, target, true);
+    this.recordUse(session, target, options.actor);
     this.emit(session, options, { scope: target.scope, path: target.path, op: 'update', sha256: sha256(data) });
     return result;
   }
@@ -397,7 +397,7 @@ export class MemoryService {
       lines.splice(line, 0, text.endsWith('\n') ? text.slice(0, -1) : text);
       return { content: lines.join('\n'), result: insertedText(target.path) };
     });
-    this.recordUse(session, target, true);
+    this.recordUse(session, target, options.actor);
     this.emit(session, options, { scope: target.scope, path: target.path, op: 'update', sha256: sha256(data) });
     return result;
   }
@@ -511,7 +511,7 @@ export class MemoryService {
       target.path,
     );
     if (outcome.status === 'ok') {
-      this.recordUse(session, target, true);
+      this.recordUse(session, target, options.actor);
       this.emit(session, options, { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update', sha256: outcome.sha256 });
     }
     return outcome;

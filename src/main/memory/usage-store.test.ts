@@ -11,7 +11,7 @@ let sb: Sandbox;
 let usage: UsageStore;
 let service: MemoryService;
 const run = (input: unknown, actor: 'agent' | 'user' = 'agent') => service.execute(input, sb.session, { mode: 'exec', actor });
-const stored = async () => JSON.parse(await fs.readFile(path.join(sb.home, 'memory-meta.json'), 'utf8')).files as Record<string, { pinned: boolean; accessCount: number; lastAccessedAt: string | null; lastWriteAt: string | null }>;
+const stored = async () => JSON.parse(await fs.readFile(path.join(sb.home, 'memory-meta.json'), 'utf8')).files as Record<string, { pinned: boolean; accessCount: number; lastAccessedAt: string | null; lastWriteAt: string | null; lastWriteBy: string | null }>;
 
 beforeEach(async () => {
   sb = await makeSandbox();
@@ -35,6 +35,17 @@ describe('what counts as a use', () => {
     const entry = (await stored())['global:a.md']!;
     expect(entry).toMatchObject({ pinned: true, accessCount: 5 });
     expect(Date.parse(entry.lastWriteAt!)).toBeLessThanOrEqual(Date.parse(entry.lastAccessedAt!));
+  });
+
+  it('remembers who made the latest write, not who viewed or pinned', async () => {
+    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' }, 'user');
+    await usage.flush();
+    expect((await stored())['global:a.md']!.lastWriteBy).toBe('user');
+    await run({ command: 'str_replace', path: '/memories/global/a.md', old_str: 'one', new_str: 'two' });
+    await run({ command: 'view', path: '/memories/global/a.md' }, 'user');
+    await service.setPinned('/memories/global/a.md', true, sb.session);
+    await usage.flush();
+    expect((await stored())['global:a.md']!.lastWriteBy).toBe('agent');
   });
 
   it('keys project and workspace files by their owners, not by path', async () => {
@@ -94,14 +105,14 @@ describe('a damaged sidecar', () => {
         version: 1,
         files: {
           'global:ok.md': { pinned: true, accessCount: 4, lastAccessedAt: '2026-01-02T03:04:05.000Z', lastWriteAt: null },
-          'global:bad.md': { pinned: 'yes', accessCount: -3, lastAccessedAt: 'yesterday', lastWriteAt: 42, extra: 'x' },
+          'global:bad.md': { pinned: 'yes', accessCount: -3, lastAccessedAt: 'yesterday', lastWriteAt: 42, lastWriteBy: 'root', extra: 'x' },
           'global:worse.md': 'not an object',
         },
       }),
     );
-    expect(map.get('global:ok.md')).toEqual({ pinned: true, accessCount: 4, lastAccessedAt: '2026-01-02T03:04:05.000Z', lastWriteAt: null });
-    expect(map.get('global:bad.md')).toEqual({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null });
-    expect(map.get('global:worse.md')).toEqual({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null });
+    expect(map.get('global:ok.md')).toEqual({ pinned: true, accessCount: 4, lastAccessedAt: '2026-01-02T03:04:05.000Z', lastWriteAt: null, lastWriteBy: null });
+    expect(map.get('global:bad.md')).toEqual({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null });
+    expect(map.get('global:worse.md')).toEqual({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null });
   });
 
   it('salvages the entries of a truncated file', async () => {

@@ -14,13 +14,14 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ACTORS, type Actor } from '../../common/memory/constants';
 import { isWithinIdentity } from '../../common/memory/identity';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { withLocalLock } from '../runtime/local-lock';
 
 export type UsageOp =
   /** A use: an agent view, a write (also sets lastWriteAt) or a pin. */
-  | { readonly type: 'use'; readonly id: string; readonly at: string; readonly write: boolean }
+  | { readonly type: 'use'; readonly id: string; readonly at: string; readonly write: boolean; readonly by?: Actor }
   | { readonly type: 'pin'; readonly id: string; readonly pinned: boolean; readonly at: string }
   /** A file or a directory (its whole subtree) moved. */
   | { readonly type: 'move'; readonly from: string; readonly to: string }
@@ -44,6 +45,7 @@ function repairEntry(raw: unknown): UsageStats {
     accessCount: typeof r.accessCount === 'number' && Number.isSafeInteger(r.accessCount) && r.accessCount >= 0 ? r.accessCount : 0,
     lastAccessedAt: isIsoDate(r.lastAccessedAt) ? r.lastAccessedAt : null,
     lastWriteAt: isIsoDate(r.lastWriteAt) ? r.lastWriteAt : null,
+    lastWriteBy: (ACTORS as readonly unknown[]).includes(r.lastWriteBy) ? (r.lastWriteBy as Actor) : null,
   };
 }
 
@@ -98,6 +100,8 @@ export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[]): UsageMap 
           accessCount: s.accessCount + 1,
           lastAccessedAt: later(s.lastAccessedAt, op.at),
           lastWriteAt: op.write ? later(s.lastWriteAt, op.at) : s.lastWriteAt,
+          // The writer of the latest write (ops of one file arrive in order).
+          lastWriteBy: op.write && op.by && (s.lastWriteAt === null || op.at >= s.lastWriteAt) ? op.by : s.lastWriteBy,
         });
         break;
       }
