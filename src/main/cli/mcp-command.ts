@@ -4,40 +4,21 @@
  * checkout contains --cwd (default: the working directory), else one registered automatically for
  * the git root of that directory.
  */
-import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MODES, type Mode } from '../../common/memory/constants';
-import { concerns } from '../api/router';
 import { ChangeFeed } from '../journal/change-feed';
 import { Journal } from '../journal/journal';
 import { ContextBuilder } from '../memory/context-builder';
-import { MemoryService, type MemorySession } from '../memory/memory-service';
+import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
 import { createMemoryMcpServer } from '../mcp/memory-mcp-server';
-import { findGitRoot, resolveHome } from '../workspaces/identity';
+import { mcpSession } from '../mcp/session-binding';
+import { resolveHome } from '../workspaces/identity';
 import { WorkspaceRegistry } from '../workspaces/registry';
-import { resolveLocalSession } from '../workspaces/session';
 import { checkWorkspaceFlag } from './session-flags';
 import type { CliIo } from './tool-command';
 import { MCP_HELP, UsageError } from './usage';
-
-/** The session of an agent started in `cwd` (see the module header for the rules). */
-export async function mcpSession(registry: WorkspaceRegistry, home: string, cwd: string, workspaceId?: string): Promise<MemorySession> {
-  if (workspaceId) return registry.session(workspaceId);
-  const dir = path.resolve(cwd);
-  const containing = registry
-    .list()
-    .filter((w) => dir === w.path || dir.startsWith(`${w.path}${path.sep}`))
-    .sort((a, b) => b.path.length - a.path.length)[0];
-  if (containing) return registry.session(containing.id);
-  const gitRoot = await findGitRoot(dir);
-  if (gitRoot) {
-    const entry = await registry.add(path.basename(gitRoot), gitRoot);
-    return registry.session(entry.id);
-  }
-  return resolveLocalSession({ home, cwd: dir });
-}
 
 export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -59,12 +40,11 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   const journal = new Journal(home);
   const service = new MemoryService({ usage, journal });
   const builder = new ContextBuilder(usage);
-  const { server } = await createMemoryMcpServer({ service, builder, session, mode });
+  // Resources mirror memory: the feed tells the server what changed (this process's writes, other
+  // processes' through the journal, outside edits through watchers on this session's roots).
   const feed = new ChangeFeed({ home, service, journal });
-  // Resources mirror memory: tell the client when what this session sees changes.
-  const unsubscribe = feed.subscribe((event) => {
-    if (concerns(event, session) && server.isConnected()) server.sendResourceListChanged();
-  });
+  const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes: feed });
+  const { server } = mcp;
 
   const transport = new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream);
   const closed = new Promise<void>((resolve) => {
@@ -75,9 +55,8 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   });
   await server.connect(transport);
   await closed;
-  unsubscribe();
+  await mcp.close();
   await feed.close();
   await usage.flush();
-  await server.close().catch(() => {});
   return 0;
 }

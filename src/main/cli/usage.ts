@@ -115,7 +115,9 @@ Claude Code (settings.json):
 export const MCP_HELP = `Usage: cairn mcp [options]
 
 Runs Cairn's MCP server on stdio for one agent session: the \`memory\` tool, \`memory_search\`, and the
-memory index and hot set in its instructions. Agents start it themselves (see \`cairn setup\`).
+memory index and hot set in its instructions, and resources: cairn://index, cairn://hot-set and
+one per memory file (cairn://memory/<scope>/<path>, subscribable). Agents start it themselves (see
+\`cairn setup\`).
 
 Options:
   --cwd DIR        the directory the agent works in (default: the current directory)

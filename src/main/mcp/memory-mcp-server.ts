@@ -1,20 +1,35 @@
 /**
  * The MCP server agents connect to: the `memory` tool (the six commands, the flat input schema of
  * src/common), `memory_search`, and the memory index and hot set in the server's instructions and
- * as resources.
+ * as resources; one resource per memory file visible to the session, with change notifications.
+ * The same server runs over stdio (`cairn mcp`) and Streamable HTTP (`/mcp`, ./http-endpoint.ts).
  *
  * Session stability: the instructions and the `cairn://index` / `cairn://hot-set` resources are
  * computed once when the server starts, so the bytes an agent sees stay identical for the whole
  * session and the provider's prompt cache holds. Every write goes through MemoryService with actor
  * `agent` (and so through the journal, where the app sees it live).
+ *
+ * Per-file resources (URIs: ./resource-uri.ts, `cairn://memory/<scope>/<path>`) are live, unlike
+ * the index: resources/list and resources/read show memory as it is now. With `changes` given,
+ * the server follows the change feed (its own writes, other processes' through the journal, and
+ * outside edits through watchers on the session's roots) and tells the client:
+ * `notifications/resources/list_changed` when files appear, vanish or move, and
+ * `notifications/resources/updated` for each subscribed resource whose file changed (a delete or
+ * rename of a directory counts for every file under it). Notifications are coalesced over a few
+ * milliseconds so a burst of writes costs one message per resource, not one per write.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SCOPES, type Mode } from '../../common/memory/constants';
+import { MemoryToolError } from '../../common/memory/errors';
+import type { MemoryChangeEvent } from '../../common/memory/events';
 import { memoryToolInputSchema } from '../../common/memory/schema';
 import { MEMORY_SEARCH_DESCRIPTION, MEMORY_TOOL_DESCRIPTION } from '../../common/memory/tool-description';
 import { ContextBuilder, excerptFor, promptTerms, rankRelevant } from '../memory/context-builder';
 import type { MemoryService, MemorySession } from '../memory/memory-service';
+import { concerns, type ChangeSource } from '../api/router';
+import { MEMORY_URI_TEMPLATE, memoryUri, virtualPathOfUri } from './resource-uri';
 
 export const SERVER_NAME = 'cairn';
 export const SERVER_VERSION = '0.1.0';
@@ -24,6 +39,10 @@ export interface MemoryMcpOptions {
   readonly builder: ContextBuilder;
   readonly session: MemorySession;
   readonly mode: Mode;
+  /** Where memory changes come from; without it the server sends no resource notifications. */
+  readonly changes?: ChangeSource;
+  /** How long notifications are gathered before they are sent, ms (default 20). */
+  readonly notifyDelayMs?: number;
 }
 
 export interface MemoryMcp {
@@ -31,6 +50,13 @@ export interface MemoryMcp {
   /** The session's frozen context: what the instructions and resources carry. */
   readonly index: string;
   readonly hotSet: string;
+  /** Stops following changes and closes the server (and its transport). */
+  close(): Promise<void>;
+}
+
+/** Whether virtual path `p` is `base` or inside it. */
+function under(p: string, base: string): boolean {
+  return p === base || p.startsWith(`${base}/`);
 }
 
 export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<MemoryMcp> {
@@ -47,7 +73,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     .filter(Boolean)
     .join('\n\n');
 
-  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { resources: { listChanged: true } } });
+  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { resources: { subscribe: true, listChanged: true } } });
 
   server.registerTool(
     'memory',
@@ -98,5 +124,90 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: hotSet }],
   }));
 
-  return { server, index, hotSet };
+  server.registerResource(
+    'memory-file',
+    new ResourceTemplate(MEMORY_URI_TEMPLATE, {
+      list: async () => {
+        const current = await builder.snapshot(session);
+        return {
+          resources: current.files.map((f) => ({
+            uri: memoryUri(f.scope, f.segments),
+            name: f.path,
+            ...(f.description ? { description: f.description } : {}),
+            mimeType: 'text/markdown',
+            size: f.size,
+          })),
+        };
+      },
+    }),
+    { title: 'Memory file', description: 'One memory file, as it is now (cairn://memory/<scope>/<path> is /memories/<scope>/<path>).', mimeType: 'text/markdown' },
+    async (uri) => {
+      try {
+        const { path } = virtualPathOfUri(uri.href);
+        const { content } = await service.read(path, session);
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: content }] };
+      } catch (err) {
+        if (err instanceof MemoryToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
+        throw err;
+      }
+    },
+  );
+
+  // Subscriptions: the URIs the client asked to hear about (any memory file URI, existing or not).
+  const subscribed = new Map<string, string>(); // uri -> virtual path
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    try {
+      subscribed.set(request.params.uri, virtualPathOfUri(request.params.uri).path);
+    } catch (err) {
+      if (err instanceof MemoryToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
+      throw err;
+    }
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+
+  let listChanged = false;
+  const updated = new Set<string>();
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    timer = null;
+    if (!server.isConnected()) return;
+    const sendList = listChanged;
+    listChanged = false;
+    const uris = [...updated];
+    updated.clear();
+    const failed = (err: unknown) => process.stderr.write(`cairn: a resource notification was not sent: ${String(err)}\n`);
+    if (sendList) server.sendResourceListChanged();
+    for (const uri of uris) if (subscribed.has(uri)) server.server.sendResourceUpdated({ uri }).catch(failed);
+  };
+  const onChange = (event: MemoryChangeEvent) => {
+    if (!concerns(event, session)) return;
+    // A change found on disk may not be in the cached listings yet.
+    if (event.actor === 'external') builder.forgetListings(session);
+    const touched = event.op === 'rename' && event.oldPath !== undefined ? [event.path, event.oldPath] : [event.path];
+    for (const [uri, p] of subscribed) if (touched.some((t) => under(p, t))) updated.add(uri);
+    if (event.op !== 'update') listChanged = true;
+    if ((listChanged || updated.size > 0) && timer === null) timer = setTimeout(flush, options.notifyDelayMs ?? 20);
+  };
+  const unsubscribe = options.changes?.subscribe(onChange);
+  const unwatch = options.changes?.watch?.(session);
+
+  let closed = false;
+  return {
+    server,
+    index,
+    hotSet,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      unsubscribe?.();
+      unwatch?.();
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await server.close().catch(() => {});
+    },
+  };
 }

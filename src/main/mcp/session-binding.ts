@@ -1,0 +1,28 @@
+/**
+ * Which memory session an MCP client gets, by whichever transport it came: an explicit workspace
+ * id, else the registered workspace whose checkout contains the client's directory (the deepest
+ * one), else a workspace registered automatically for the git root of that directory, else a
+ * session for the directory alone (global scope, and the workspace scope keyed by the directory).
+ */
+import * as path from 'node:path';
+import type { MemorySession } from '../memory/memory-service';
+import { findGitRoot } from '../workspaces/identity';
+import type { WorkspaceRegistry } from '../workspaces/registry';
+import { resolveLocalSession } from '../workspaces/session';
+
+/** The session of an agent started in `cwd` (see the module header for the rules). */
+export async function mcpSession(registry: WorkspaceRegistry, home: string, cwd: string, workspaceId?: string): Promise<MemorySession> {
+  if (workspaceId) return registry.session(workspaceId);
+  const dir = path.resolve(cwd);
+  const containing = registry
+    .list()
+    .filter((w) => dir === w.path || dir.startsWith(`${w.path}${path.sep}`))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  if (containing) return registry.session(containing.id);
+  const gitRoot = await findGitRoot(dir);
+  if (gitRoot) {
+    const entry = await registry.add(path.basename(gitRoot), gitRoot);
+    return registry.session(entry.id);
+  }
+  return resolveLocalSession({ home, cwd: dir });
+}
