@@ -83,7 +83,7 @@ describe('cairn serve', () => {
     expect(shell.headers['content-security-policy']).toContain("default-src 'self'");
     const info = path.join(sb.home, 'server.json');
     expect((await fs.stat(info)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await fs.readFile(info, 'utf8'))).toEqual({ url: base, port: Number(port), token, pid: server.pid });
+    expect(JSON.parse(await fs.readFile(info, 'utf8'))).toEqual({ url: base, port: Number(port), token, pid: server.pid, mcpUrl: `${base}/mcp` });
   });
 
   it('refuses every API call without the right token', async () => {

@@ -1,12 +1,15 @@
 /**
  * The loopback HTTP and WebSocket host of the oRPC router (web mode, and the Electron app's
  * endpoint for agents and browsers): oRPC over HTTP at /api/rpc and over WebSocket at /api/ws,
- * /healthz, and the built renderer as a static shell.
+ * /healthz, the built renderer as a static shell, and (with `mcp`) Cairn's MCP server over
+ * Streamable HTTP at /mcp for agents configured by URL (src/main/mcp/http-endpoint.ts).
  *
  * Security (design.md): binds loopback unless told otherwise; every route but /healthz and the
  * static shell needs the per-launch token (`Authorization: Bearer` for HTTP, a WebSocket
  * subprotocol for /api/ws, never a query string); a Host or Origin header that is not this
- * server's own is refused, against DNS rebinding and cross-site requests.
+ * server's own is refused, against DNS rebinding and cross-site requests. /mcp takes
+ * `Authorization: Bearer` with the persistent MCP token (<home>/mcp-token, which agents' configs
+ * hold) or the per-launch token; the same Host and Origin checks apply to it.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -17,6 +20,8 @@ import { RPCHandler as HttpRpcHandler } from '@orpc/server/node';
 import { RPCHandler as WsRpcHandler } from '@orpc/server/ws';
 import { WebSocketServer } from 'ws';
 import { API_HTTP_PATH, API_WS_PATH, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../common/api/transport';
+import { createMcpHttpEndpoint, MCP_HTTP_PATH } from '../mcp/http-endpoint';
+import { loadOrCreateMcpToken } from '../mcp/mcp-token';
 import { router, type RouterContext } from './router';
 
 
@@ -27,12 +32,16 @@ export interface WebServerOptions {
   /** The built renderer (index.html and assets), or null to serve no UI. */
   readonly staticDir: string | null;
   readonly token?: string;
+  /** Serve MCP at /mcp: sessions bound through `home`'s registry; token default: <home>/mcp-token. */
+  readonly mcp?: { readonly home: string; readonly token?: string };
 }
 
 export interface WebServer {
   readonly url: string;
   readonly port: number;
   readonly token: string;
+  /** The MCP endpoint's address and persistent token, when MCP is served. */
+  readonly mcp: { readonly url: string; readonly token: string } | null;
   close(): Promise<void>;
 }
 
@@ -62,6 +71,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const httpRpc = new HttpRpcHandler(router);
   const wsRpc = new WsRpcHandler(router);
   let port = options.port;
+  const mcpToken = options.mcp ? (options.mcp.token ?? loadOrCreateMcpToken(options.mcp.home)) : null;
+  const mcp = options.mcp ? createMcpHttpEndpoint({ context: options.context, home: options.mcp.home }) : null;
 
   const hostAllowed = (hostHeader: string | undefined): boolean => {
     if (!hostHeader) return false;
@@ -103,6 +114,18 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       }
       if (!hostAllowed(req.headers.host) || !originAllowed(req.headers.origin, req.headers.host)) {
         res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden: this server only answers its own address.\n');
+        return;
+      }
+      if (mcp && mcpToken && url.pathname === MCP_HTTP_PATH) {
+        const auth = req.headers.authorization ?? '';
+        const given = auth.startsWith('Bearer ') ? auth.slice(7) : '';
+        if (!sameToken(given, mcpToken) && !sameToken(given, token)) {
+          res
+            .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' })
+            .end('Unauthorized: send Authorization: Bearer <token>, the token in Cairn\'s mcp-token file (`cairn setup <agent> --http --print` shows it).\n');
+          return;
+        }
+        await mcp.handle(req, res, url);
         return;
       }
       if (url.pathname === API_HTTP_PATH || url.pathname.startsWith(`${API_HTTP_PATH}/`)) {
@@ -154,12 +177,15 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     url: `http://${shownHost}:${port}`,
     port,
     token,
-    close: () =>
-      new Promise<void>((resolve) => {
+    mcp: mcpToken ? { url: `http://${shownHost}:${port}${MCP_HTTP_PATH}`, token: mcpToken } : null,
+    close: async () => {
+      await mcp?.close();
+      await new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
         wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

@@ -2,6 +2,8 @@
  * `cairn serve`: web mode. Serves the renderer and the oRPC API on loopback (src/main/api), prints
  * `Cairn is running at http://127.0.0.1:PORT/#token=TOKEN`, and records the address and token in
  * <home>/server.json (0600, removed on a clean exit; one left by a dead process is replaced).
+ * Also serves MCP over Streamable HTTP at /mcp (src/main/mcp/http-endpoint.ts) with the persistent
+ * token of <home>/mcp-token, and says so on a second line.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -61,7 +63,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     );
   }
   const context = createHostContext(home);
-  const server = await startWebServer({ context, port, host, staticDir: rendererDir() }).catch((err: NodeJS.ErrnoException) => {
+  const server = await startWebServer({ context, port, host, staticDir: rendererDir(), mcp: { home } }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use; pass --port 0 for a free one`);
     throw err;
   });
@@ -74,11 +76,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   } else {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     const temp = `${infoFile}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, `${JSON.stringify({ url: server.url, port: server.port, token: server.token, pid: process.pid })}\n`, { mode: 0o600 });
+    fs.writeFileSync(temp, `${JSON.stringify({ url: server.url, port: server.port, token: server.token, pid: process.pid, mcpUrl: server.mcp?.url })}\n`, { mode: 0o600 });
     fs.renameSync(temp, infoFile);
     wroteInfo = true;
   }
   io.stdout.write(`Cairn is running at ${server.url}/#token=${server.token}\n`);
+  if (server.mcp) io.stdout.write(`MCP (Streamable HTTP) at ${server.mcp.url}, bearer token in ${path.join(home, 'mcp-token')}\n`);
 
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());

@@ -1,7 +1,8 @@
 /**
  * The Electron host: one sandboxed, context-isolated window on the renderer, which reaches the
  * oRPC router through a MessagePort the preload forwards; the loopback HTTP/WebSocket server for
- * agents and browsers; a single-instance lock; an application menu with the usual shortcuts; the
+ * agents and browsers (with MCP at /mcp, on `cairn serve`'s port 4873 when it is free, so agents
+ * configured by URL find it again after a restart); a single-instance lock; an application menu with the usual shortcuts; the
  * window's state remembered. Navigation, new windows and permission requests are denied.
  */
 import * as fs from 'node:fs';
@@ -92,9 +93,10 @@ if (!app.requestSingleInstanceLock()) {
     session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
     Menu.setApplicationMenu(menu());
     try {
-      web = await startWebServer({ context, port: 0, host: '127.0.0.1', staticDir: path.join(here, '../renderer') });
+      const web0 = { context, host: '127.0.0.1', staticDir: path.join(here, '../renderer'), mcp: { home } };
+      web = await startWebServer({ ...web0, port: 4873 }).catch(() => startWebServer({ ...web0, port: 0 }));
       fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-      fs.writeFileSync(path.join(home, 'server.json'), `${JSON.stringify({ url: web.url, port: web.port, token: web.token, pid: process.pid })}\n`, { mode: 0o600 });
+      fs.writeFileSync(path.join(home, 'server.json'), `${JSON.stringify({ url: web.url, port: web.port, token: web.token, pid: process.pid, mcpUrl: web.mcp?.url })}\n`, { mode: 0o600 });
     } catch (err) {
       process.stderr.write(`cairn: the loopback server did not start: ${String(err)}\n`);
     }

@@ -1,0 +1,189 @@
+/**
+ * Cairn's MCP server over Streamable HTTP, at `/mcp` on the host's loopback server (the app and
+ * `cairn serve`), for agents configured by URL. The web server (../api/web-server.ts) has already
+ * checked Host, Origin and the bearer token when a request gets here.
+ *
+ * Sessions: each MCP session (an `initialize` without an `Mcp-Session-Id`) gets its own McpServer,
+ * its own StreamableHTTPServerTransport and its own workspace binding, fixed at initialize from:
+ *   `?workspace=ID` (or the `X-Cairn-Workspace` header): a registered workspace;
+ *   `?cwd=DIR` (absolute): the workspace containing DIR, else one registered for its git root,
+ *     exactly as `cairn mcp --cwd DIR` resolves it (./session-binding.ts);
+ *   neither: no workspace, so only /memories/global is available (the others say why);
+ *   `?mode=exec|plan|explore` (default exec), as `cairn mcp --mode`.
+ * Later requests carry the session id the server issued; an unknown id is a 404, as the protocol
+ * says, so the client starts a new session. All sessions share the host's MemoryService (writes
+ * with actor `agent`, so the UI's onChange stream sees them), its ContextBuilder and its ChangeFeed
+ * (resource notifications, outside edits).
+ *
+ * Limits: at most `maxSessions` live sessions (new ones are refused with 503 beyond it); a session
+ * with no request in flight for `idleMs` is closed (its client gets a 404 next time and starts over).
+ * Errors sent back name the fix and never a host path of a memory root.
+ */
+import { randomUUID } from 'node:crypto';
+import type * as http from 'node:http';
+import * as path from 'node:path';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { MODES, type Mode } from '../../common/memory/constants';
+import type { RouterContext } from '../api/router';
+import type { MemorySession } from '../memory/memory-service';
+import { RegistryError } from '../workspaces/registry';
+import { createMemoryMcpServer, type MemoryMcp } from './memory-mcp-server';
+import { mcpSession } from './session-binding';
+
+export const MCP_HTTP_PATH = '/mcp';
+/** The header naming a registered workspace, for clients that cannot put it in the URL. */
+export const WORKSPACE_HEADER = 'x-cairn-workspace';
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface McpHttpEndpointOptions {
+  readonly context: RouterContext;
+  /** Cairn's home (for sessions of directories outside any workspace). */
+  readonly home: string;
+  readonly maxSessions?: number;
+  /** Close a session after this long without a request, ms (default one hour). */
+  readonly idleMs?: number;
+}
+
+export interface McpHttpEndpoint {
+  /** Answers one request to /mcp (already authenticated). */
+  handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void>;
+  /** Live sessions: id -> the workspace they are bound to. */
+  sessions(): ReadonlyMap<string, { workspaceId: string | null; mode: Mode }>;
+  close(): Promise<void>;
+}
+
+interface LiveSession {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly mcp: MemoryMcp;
+  readonly workspaceId: string | null;
+  readonly mode: Mode;
+  inFlight: number;
+  lastUsed: number;
+}
+
+/** An error answered as JSON-RPC with an HTTP status, before any MCP session exists. */
+class BindingError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function sendError(res: http.ServerResponse, status: number, message: string, id: unknown = null): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: status === 404 ? -32001 : -32600, message }, id }));
+}
+
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BindingError(413, `The request is larger than ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new BindingError(400, 'The request body is not JSON.');
+  }
+}
+
+export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpEndpoint {
+  const { context, home } = options;
+  const live = new Map<string, LiveSession>();
+  const maxSessions = options.maxSessions ?? 100;
+  const idleMs = options.idleMs ?? 60 * 60 * 1000;
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of live) if (s.inFlight === 0 && now - s.lastUsed > idleMs) void s.transport.close().catch(() => {}).finally(() => live.delete(id));
+    },
+    Math.min(idleMs, 60_000),
+  );
+  sweep.unref();
+
+  const bind = async (req: http.IncomingMessage, url: URL): Promise<{ session: MemorySession; mode: Mode }> => {
+    const header = req.headers[WORKSPACE_HEADER];
+    const workspace = url.searchParams.get('workspace') ?? (typeof header === 'string' ? header : null);
+    const cwd = url.searchParams.get('cwd');
+    const mode = (url.searchParams.get('mode') ?? 'exec') as Mode;
+    if (!MODES.includes(mode)) throw new BindingError(400, `mode must be one of ${MODES.join(', ')}.`);
+    if (workspace !== null && cwd !== null) throw new BindingError(400, 'Give either workspace or cwd, not both.');
+    if (cwd !== null && !path.isAbsolute(cwd)) throw new BindingError(400, 'cwd must be an absolute directory path.');
+    try {
+      if (workspace !== null) return { session: await context.registry.session(workspace), mode };
+      if (cwd !== null) return { session: await mcpSession(context.registry, home, cwd), mode };
+      return { session: await context.registry.session(null), mode };
+    } catch (err) {
+      if (err instanceof RegistryError) throw new BindingError(400, err.message);
+      throw err;
+    }
+  };
+
+  const open = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: unknown): Promise<void> => {
+    if (live.size >= maxSessions) throw new BindingError(503, `Cairn already serves ${maxSessions} MCP sessions; close one (or restart the client) and retry.`);
+    const { session, mode } = await bind(req, url);
+    const mcp = await createMemoryMcpServer({ service: context.service, builder: context.builder, session, mode, changes: context.changes });
+    let entry: LiveSession | null = null;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        entry = { transport, mcp, workspaceId: session.workspaceId, mode, inFlight: 1, lastUsed: Date.now() };
+        live.set(id, entry);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) live.delete(transport.sessionId);
+      void mcp.close();
+    };
+    await mcp.server.connect(transport);
+    try {
+      await transport.handleRequest(req, res, body);
+    } finally {
+      if (entry) (entry as LiveSession).inFlight--;
+    }
+    // An initialize that failed leaves no session behind.
+    if (!transport.sessionId || !live.has(transport.sessionId)) await mcp.close();
+  };
+
+  return {
+    async handle(req, res, url) {
+      try {
+        const id = req.headers['mcp-session-id'];
+        if (typeof id === 'string') {
+          const s = live.get(id);
+          if (!s) return sendError(res, 404, 'This MCP session is unknown or has ended; start a new one (initialize).');
+          s.inFlight++;
+          s.lastUsed = Date.now();
+          try {
+            await s.transport.handleRequest(req, res);
+          } finally {
+            s.inFlight--;
+            s.lastUsed = Date.now();
+          }
+          return;
+        }
+        if (req.method !== 'POST') return sendError(res, 400, 'No MCP session: send an initialize request (POST) first.');
+        const body = await readJson(req);
+        if (!isInitializeRequest(body)) return sendError(res, 400, 'No MCP session: send an initialize request first, then the Mcp-Session-Id it returns.');
+        await open(req, res, url, body);
+      } catch (err) {
+        if (err instanceof BindingError) return sendError(res, err.status, err.message);
+        throw err;
+      }
+    },
+    sessions: () => new Map([...live].map(([id, s]) => [id, { workspaceId: s.workspaceId, mode: s.mode }])),
+    async close() {
+      clearInterval(sweep);
+      const all = [...live.values()];
+      live.clear();
+      await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
+      await Promise.all(all.map((s) => s.mcp.close()));
+    },
+  };
+}

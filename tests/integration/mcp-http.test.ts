@@ -1,0 +1,243 @@
+// Cairn's MCP server over Streamable HTTP at /mcp on the host's web server, driven by the official
+// MCP client (StreamableHTTPClientTransport): every command, the token (persistent MCP token or the
+// per-launch one; 401 without), Host and Origin refused, one workspace binding per session, writes
+// seen by the UI's onChange stream as the agent's, resource notifications, session lifecycle.
+import * as fs from 'node:fs/promises';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createRouterClient, type RouterClient } from '@orpc/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/common/memory/constants';
+import type { MemoryChangeEvent } from '../../src/common/memory/events';
+import { createHostContext, type HostContext } from '../../src/main/api/host-context';
+import { router, type AppRouter } from '../../src/main/api/router';
+import { startWebServer, type WebServer } from '../../src/main/api/web-server';
+import { loadOrCreateMcpToken, mcpTokenFile } from '../../src/main/mcp/mcp-token';
+import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
+
+let sb: Sandbox;
+let host: HostContext;
+let web: WebServer;
+let mcpToken: string;
+const clients: Client[] = [];
+
+beforeEach(async () => {
+  sb = await makeSandbox();
+  host = createHostContext(sb.home);
+  web = await startWebServer({ context: host, port: 0, host: '127.0.0.1', staticDir: null, mcp: { home: sb.home } });
+  mcpToken = web.mcp!.token;
+});
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => {});
+  await web.close();
+  await host.close();
+  await sb.cleanup();
+});
+
+async function connect(query = `cwd=${encodeURIComponent(sb.checkout)}`, token: string | null = mcpToken): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${web.mcp!.url}?${query}`), {
+    requestInit: { headers: token === null ? {} : { Authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'cairn-http-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+function text(result: Awaited<ReturnType<Client['callTool']>>): string {
+  return (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('');
+}
+
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+/** A raw POST of an initialize, with headers as given (Host included), for what clients cannot fake. */
+function rawPost(headers: Record<string, string>, pathAndQuery = '/mcp'): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port: web.port, path: pathAndQuery, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(INIT);
+  });
+}
+
+async function until(what: string, done: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('MCP over Streamable HTTP at /mcp', () => {
+  it('runs every command in every scope with the protocol texts, search, instructions and resources', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_search']);
+    const call = async (args: Record<string, unknown>) => client.callTool({ name: 'memory', arguments: args });
+    for (const scope of SCOPES) {
+      const p = `/memories/${scope}/notes/a.md`;
+      expect(text(await call({ command: 'create', path: p, file_text: 'line1\nline2\n' }))).toBe(`File created successfully at: ${p}`);
+      expect(text(await call({ command: 'view', path: p }))).toBe(`Here's the content of ${p} with line numbers:\n     1\tline1\n     2\tline2\n     3\t`);
+      expect(text(await call({ command: 'str_replace', path: p, old_str: 'line2', new_str: 'LINE2' }))).toContain('The memory file has been edited.');
+      expect(text(await call({ command: 'insert', path: p, insert_line: 0, insert_text: 'top' }))).toBe(`The file ${p} has been edited.`);
+      expect(text(await call({ command: 'rename', old_path: p, new_path: `/memories/${scope}/b.md` }))).toBe(`Successfully renamed ${p} to /memories/${scope}/b.md`);
+      expect(await fs.readFile(path.join(sb.roots[scope], 'b.md'), 'utf8')).toBe('top\nline1\nLINE2\n');
+      expect(text(await call({ command: 'delete', path: `/memories/${scope}/b.md` }))).toBe(`Successfully deleted /memories/${scope}/b.md`);
+    }
+    const failed = await call({ command: 'view', path: '/memories/global/nope.md' });
+    expect(failed.isError).toBe(true);
+    expect(text(failed)).toBe('Error: The path /memories/global/nope.md does not exist. Please provide a valid path.');
+
+    await call({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and release\n---\nRun make release.\n' });
+    expect(text(await client.callTool({ name: 'memory_search', arguments: { query: 'release' } }))).toMatch(/^\/memories\/project\/build.md\n/);
+    const fresh = await connect();
+    expect(fresh.getInstructions()).toContain('/memories/project/build.md: How to build and release');
+    const { resources } = await fresh.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['cairn://index', 'cairn://hot-set', 'cairn://memory/project/build.md']));
+  });
+
+  it('is refused without the token or with a wrong one (401), and takes the per-launch token too', async () => {
+    await expect(connect(undefined, null)).rejects.toThrow(/401|Unauthorized/);
+    await expect(connect(undefined, 'x'.repeat(43))).rejects.toThrow(/401|Unauthorized/);
+    expect((await rawPost({})).status).toBe(401);
+    expect((await rawPost({ authorization: `Bearer ${mcpToken}x` })).status).toBe(401);
+    // The token is not accepted in the query string.
+    expect((await rawPost({}, `/mcp?token=${mcpToken}`)).status).toBe(401);
+    const viaLaunchToken = await connect(undefined, web.token);
+    expect((await viaLaunchToken.listTools()).tools).toHaveLength(2);
+    // The MCP token opens /mcp only, not the app's API.
+    const api = await fetch(`${web.url}/api/rpc/workspaces/list`, { method: 'POST', headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(api.status).toBe(401);
+  });
+
+  it('refuses a foreign Host or Origin (403), even with the token', async () => {
+    const auth = { authorization: `Bearer ${mcpToken}` };
+    expect((await rawPost({ ...auth, host: `evil.example:${web.port}` })).status).toBe(403);
+    expect((await rawPost({ ...auth, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await rawPost({ ...auth, origin: `http://127.0.0.1:${web.port}` })).status).toBe(200);
+  });
+
+  it('keeps the persistent token across servers, in a 0600 file', async () => {
+    expect(loadOrCreateMcpToken(sb.home)).toBe(mcpToken);
+    expect((await fs.stat(mcpTokenFile(sb.home))).mode & 0o777).toBe(0o600);
+    const other = await startWebServer({ context: host, port: 0, host: '127.0.0.1', staticDir: null, mcp: { home: sb.home } });
+    try {
+      expect(other.mcp!.token).toBe(mcpToken);
+      expect(other.token).not.toBe(web.token);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('binds each session to its own workspace (?cwd, ?workspace, X-Cairn-Workspace), and they stay separate', async () => {
+    const otherCheckout = await makeCheckout(path.join(sb.dir, 'other'), 'git@example.com:acme/other.git');
+    const a = await connect(`cwd=${encodeURIComponent(sb.checkout)}`);
+    const wsA = host.registry.list().find((w) => w.path === sb.checkout)!.id;
+    const wsB = (await host.registry.add('Other', otherCheckout)).id;
+    const b = await connect(`workspace=${wsB}`);
+    expect(wsA).not.toBe(wsB);
+    await a.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/workspace/mine.md', file_text: 'A' } });
+    await a.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/mine.md', file_text: 'A' } });
+    await b.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/workspace/mine.md', file_text: 'B' } });
+    const viewOf = async (c: Client, p: string) => text(await c.callTool({ name: 'memory', arguments: { command: 'view', path: p } }));
+    expect(await viewOf(a, '/memories/workspace/mine.md')).toContain('1\tA');
+    expect(await viewOf(b, '/memories/workspace/mine.md')).toContain('1\tB');
+    expect(await viewOf(b, '/memories/project/mine.md')).toMatch(/^Error: The path \/memories\/project\/mine.md does not exist/);
+    expect(await fs.readFile(path.join(sb.roots.workspace, 'mine.md'), 'utf8')).toBe('A');
+    expect(await fs.readFile(path.join(otherCheckout, '.cairn', 'memory', 'mine.md'), 'utf8').catch(() => null)).toBeNull();
+
+    // The header binds too; an unknown workspace or a relative cwd is refused before any session exists.
+    const transport = new StreamableHTTPClientTransport(new URL(web.mcp!.url), { requestInit: { headers: { Authorization: `Bearer ${mcpToken}`, 'X-Cairn-Workspace': wsB } } });
+    const c = new Client({ name: 'hdr', version: '1' });
+    await c.connect(transport);
+    clients.push(c);
+    expect(await viewOf(c, '/memories/workspace/mine.md')).toContain('1\tB');
+    await expect(connect('workspace=nope')).rejects.toThrow(/No workspace nope is registered/);
+    await expect(connect('cwd=relative/dir')).rejects.toThrow(/absolute/);
+    await expect(connect(`workspace=${wsB}&cwd=${encodeURIComponent(sb.checkout)}`)).rejects.toThrow(/either workspace or cwd/);
+
+    // No binding: the global scope only, saying why the others are unavailable.
+    const bare = await connect('');
+    expect(await viewOf(bare, '/memories')).toMatch(/no workspace is selected/);
+  });
+
+  it('honours ?mode', async () => {
+    const client = await connect(`cwd=${encodeURIComponent(sb.checkout)}&mode=explore`);
+    const refused = await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/x.md', file_text: 'x' } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/read-only/);
+    await expect(connect('mode=root')).rejects.toThrow(/mode must be one of/);
+  });
+
+  it("writes reach the UI's onChange stream as the agent's, with the session's workspace", async () => {
+    const client = await connect();
+    const wsA = host.registry.list().find((w) => w.path === sb.checkout)!.id;
+    const ui: RouterClient<AppRouter> = createRouterClient(router, { context: host });
+    const controller = new AbortController();
+    const stream = await ui.memory.onChange({ workspaceId: wsA }, { signal: controller.signal });
+    const events: MemoryChangeEvent[] = [];
+    let ready!: () => void;
+    const isReady = new Promise<void>((r) => (ready = r));
+    const reading = (async () => {
+      for await (const item of stream) {
+        if (item.type === 'ready') ready();
+        else {
+          const { type: _t, ...event } = item;
+          events.push(event);
+          if (events.length >= 3) break;
+        }
+      }
+    })();
+    await isReady;
+    for (const scope of SCOPES) await client.callTool({ name: 'memory', arguments: { command: 'create', path: `/memories/${scope}/live.md`, file_text: 'x' } });
+    await Promise.race([reading, new Promise((r) => setTimeout(r, 3000))]);
+    controller.abort();
+    expect(events.map((e) => [e.op, e.path, e.actor, e.workspaceId])).toEqual(SCOPES.map((s) => ['create', `/memories/${s}/live.md`, 'agent', wsA]));
+  });
+
+  it('notifies subscribed resources over the SSE stream, including writes by another session', async () => {
+    const a = await connect();
+    const b = await connect();
+    const updated: string[] = [];
+    a.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updated.push(n.params.uri);
+    });
+    await b.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/shared.md', file_text: 'one' } });
+    await a.subscribeResource({ uri: 'cairn://memory/project/shared.md' });
+    // The client opens its GET stream after initialize; give it a moment.
+    await new Promise((r) => setTimeout(r, 100));
+    await b.callTool({ name: 'memory', arguments: { command: 'str_replace', path: '/memories/project/shared.md', old_str: 'one', new_str: 'two' } });
+    await until('the update notification', () => updated.includes('cairn://memory/project/shared.md'));
+    const read = await a.readResource({ uri: 'cairn://memory/project/shared.md' });
+    expect((read.contents[0] as { text: string }).text).toBe('two');
+  });
+
+  it('ends a session on DELETE; an unknown session id is a 404', async () => {
+    const client = await connect();
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const id = transport.sessionId!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    await transport.terminateSession();
+    const res = await fetch(web.mcp!.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mcpToken}`, 'mcp-session-id': id, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(404);
+    expect(await res.text()).toMatch(/unknown or has ended/);
+  });
+});
