@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 
 // Main builds two entries: the Electron host (index) and the CLI / web-mode server (cli), which
@@ -24,6 +25,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'src/renderer'),
+    plugins: [react()],
     build: {
       minify: true,
       rolldownOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },

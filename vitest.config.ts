@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'tests/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Multi-process suites spawn many node processes; two workers suit a 2-core machine.

@@ -1,0 +1,107 @@
+/**
+ * The window: the sidebar (workspaces, Settings) and the selected view. Owns the theme (the
+ * system's unless Settings say otherwise) and the guard against leaving unsaved edits.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useApi } from '../api/api-context';
+import { ConfirmDialog } from '../features/dialogs/Dialog';
+import { SettingsView } from '../features/settings/SettingsView';
+import { AddWorkspaceDialog } from '../features/workspaces/AddWorkspaceDialog';
+import { MemoryPane } from './MemoryPane';
+import { Sidebar } from './Sidebar';
+import { loadView, saveView, type View } from './view';
+
+const darkQuery = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+
+function useSystemDark(): boolean {
+  return useSyncExternalStore(
+    (l) => {
+      darkQuery?.addEventListener('change', l);
+      return () => darkQuery?.removeEventListener('change', l);
+    },
+    () => darkQuery?.matches ?? false,
+  );
+}
+
+export function App() {
+  const { orpc } = useApi();
+  const workspaces = useQuery(orpc.workspaces.list.queryOptions());
+  const settings = useQuery(orpc.settings.get.queryOptions());
+  const systemDark = useSystemDark();
+  const theme = settings.data?.theme ?? 'system';
+  const dark = theme === 'dark' || (theme === 'system' && systemDark);
+  const [view, setView] = useState<View | null>(loadView);
+  const [adding, setAdding] = useState(false);
+  const [pendingView, setPendingView] = useState<View | null>(null);
+  const dirtyRef = useRef(false);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+  }, [dark]);
+
+  useEffect(() => {
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      if (dirtyRef.current) e.preventDefault();
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => window.removeEventListener('beforeunload', onBeforeUnload);
+  }, []);
+
+  // The view to show: the one chosen (while its workspace exists), else the first workspace, else Settings.
+  const list = workspaces.data;
+  let current: View | null = view;
+  if (list && current?.kind === 'workspace') {
+    const id = current.workspaceId;
+    if (!list.some((w) => w.id === id)) current = null;
+  }
+  if (list && !current) current = list[0] ? { kind: 'workspace', workspaceId: list[0].id } : { kind: 'settings' };
+
+  const show = (next: View) => {
+    if (dirtyRef.current) {
+      setPendingView(next);
+      return;
+    }
+    setView(next);
+    saveView(next);
+  };
+
+  const workspace = current?.kind === 'workspace' ? list?.find((w) => w.id === current.workspaceId) : undefined;
+  return (
+    <div className="app">
+      <Sidebar view={current ?? { kind: 'settings' }} onView={show} onAdd={() => setAdding(true)} />
+      <main className="main">
+        {!current ? null : current.kind === 'settings' ? (
+          <SettingsView key="settings" dark={dark} dirtyRef={dirtyRef} />
+        ) : (
+          <MemoryPane key={current.workspaceId} workspaceId={current.workspaceId} title={workspace?.name ?? 'Workspace'} dark={dark} previewByDefault={settings.data?.previewByDefault ?? false} dirtyRef={dirtyRef} />
+        )}
+      </main>
+      {adding && (
+        <AddWorkspaceDialog
+          onClose={() => setAdding(false)}
+          onAdded={(id) => {
+            setAdding(false);
+            show({ kind: 'workspace', workspaceId: id });
+          }}
+        />
+      )}
+      {pendingView && (
+        <ConfirmDialog
+          title="Discard unsaved changes?"
+          confirmLabel="Discard"
+          danger
+          onCancel={() => setPendingView(null)}
+          onConfirm={() => {
+            dirtyRef.current = false;
+            setView(pendingView);
+            saveView(pendingView);
+            setPendingView(null);
+          }}
+        >
+          <p>The open file has edits that are not saved. They are lost if you go on.</p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

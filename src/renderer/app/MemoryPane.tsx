@@ -1,0 +1,143 @@
+/**
+ * One view's memory: the browser (tree) on the left, the open file (or the first-run guide) on the
+ * right; on a narrow window the open file replaces the tree. Switching files with unsaved edits
+ * asks first. `/` focuses the filter.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { FileText } from 'lucide-react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Scope } from '../../common/memory/constants';
+import { useApi } from '../api/api-context';
+import { ConfirmDialog } from '../features/dialogs/Dialog';
+import { FileEditor } from '../features/editor/FileEditor';
+import { FirstRun } from '../features/onboarding/FirstRun';
+import { MemoryBrowser, type MemoryBrowserHandle } from '../features/tree/MemoryBrowser';
+import type { MemoryFile } from '../features/tree/tree-model';
+
+export interface MemoryPaneProps {
+  workspaceId: string | null;
+  scopes?: readonly Scope[];
+  title: string;
+  dark: boolean;
+  previewByDefault: boolean;
+  /** Set while the open file has unsaved edits (the app asks before leaving the view). */
+  dirtyRef: React.MutableRefObject<boolean>;
+}
+
+export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault, dirtyRef }: MemoryPaneProps) {
+  const { client, orpc } = useApi();
+  const queryClient = useQueryClient();
+  const [openPath, setOpenPath] = useState<string | null>(null);
+  const [pending, setPending] = useState<string | null | undefined>(undefined);
+  const browser = useRef<MemoryBrowserHandle>(null);
+  const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
+  // The browser loads the list; this only reads what it holds.
+  const list = useQuery({ ...listOptions, enabled: false });
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (e.key !== '/' || t.closest('input, textarea, [contenteditable="true"], .cm-editor')) return;
+      e.preventDefault();
+      browser.current?.focusFilter();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const go = useCallback(
+    (path: string | null) => {
+      if (dirtyRef.current && path !== openPath) setPending(path);
+      else setOpenPath(path);
+    },
+    [dirtyRef, openPath],
+  );
+
+  const onDirtyChange = useCallback(
+    (dirty: boolean) => {
+      dirtyRef.current = dirty;
+    },
+    [dirtyRef],
+  );
+
+  const onPin = useCallback(
+    async (file: MemoryFile, pinned: boolean) => {
+      queryClient.setQueryData(listOptions.queryKey, (old) => old && { ...old, files: old.files.map((f) => (f.path === file.path ? { ...f, pinned } : f)) });
+      try {
+        await client.memory.setPinned({ workspaceId, path: file.path, pinned });
+      } finally {
+        void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+      }
+    },
+    [client, queryClient, listOptions.queryKey, workspaceId],
+  );
+
+  const files = list.data?.files;
+  const openFile = openPath ? files?.find((f) => f.path === openPath) : undefined;
+  const empty = files !== undefined && files.length === 0;
+
+  return (
+    <div className={openPath ? 'pane has-file' : 'pane'}>
+      <div className="pane-left">
+        <header className="pane-head">
+          <h1>{title}</h1>
+        </header>
+        <MemoryBrowser
+          ref={browser}
+          workspaceId={workspaceId}
+          {...(scopes ? { scopes } : {})}
+          selectedPath={openPath}
+          onOpen={(f) => go(f.path)}
+          onDeleted={(p) => {
+            if (openPath && (openPath === p || openPath.startsWith(`${p}/`))) {
+              dirtyRef.current = false;
+              setOpenPath(null);
+            }
+          }}
+          label={`${title}: memory`}
+        />
+      </div>
+      <div className="pane-right">
+        {openPath ? (
+          <FileEditor
+            key={`${workspaceId}:${openPath}`}
+            workspaceId={workspaceId}
+            path={openPath}
+            file={openFile}
+            dark={dark}
+            previewByDefault={previewByDefault}
+            onClose={() => go(null)}
+            onDirtyChange={onDirtyChange}
+            onPin={(f, p) => void onPin(f, p)}
+          />
+        ) : empty ? (
+          <FirstRun workspaceId={workspaceId} />
+        ) : (
+          <div className="placeholder">
+            <FileText size={28} aria-hidden />
+            <p>Select a memory to read or edit it.</p>
+            <p className="muted">
+              <kbd>/</kbd> filter · <kbd>↑</kbd>
+              <kbd>↓</kbd> move · <kbd>Enter</kbd> open · <kbd>Del</kbd> delete
+            </p>
+          </div>
+        )}
+      </div>
+      {pending !== undefined && (
+        <ConfirmDialog
+          title="Discard unsaved changes?"
+          confirmLabel="Discard"
+          danger
+          onCancel={() => setPending(undefined)}
+          onConfirm={() => {
+            dirtyRef.current = false;
+            setOpenPath(pending);
+            setPending(undefined);
+          }}
+        >
+          <p>Your edits to {openPath} are not saved. They are lost if you go on.</p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,323 @@
+/**
+ * The open memory file: a CodeMirror Markdown editor (frontmatter included) with a dirty marker,
+ * Save (Ctrl/Cmd+S), a safe rendered preview, and the file's stats and pin.
+ *
+ * Invariants: every save carries the sha256 the draft was based on, so a change made since (by an
+ * agent, outside Cairn, another window) comes back as a conflict, never a silent clobber. On a
+ * conflict the draft is kept until the person chooses: Reload (discard mine), Overwrite (keep mine,
+ * after a confirmation), or compare side by side. A clean editor follows changes on disk by itself.
+ * What the scanners flag is shown before saving, and the person may still save.
+ */
+import { markdown } from '@codemirror/lang-markdown';
+import { EditorView } from '@codemirror/view';
+import CodeMirror from '@uiw/react-codemirror';
+import { AlertTriangle, Eye, GitCompare, Loader2, Pencil, Pin, PinOff, RefreshCw, Save, X } from 'lucide-react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { z } from 'zod';
+import type { scanWarningSchema } from '../../../common/api/contract';
+import { errorMessage, useApi } from '../../api/api-context';
+import { relativeTime } from '../../lib/relative-time';
+import { badgeKey, badgeStore } from '../changes/badge-store';
+import { onChangeEvent } from '../changes/use-change-stream';
+import { ConfirmDialog } from '../dialogs/Dialog';
+import type { MemoryFile } from '../tree/tree-model';
+import { DiffView } from './DiffView';
+import { Preview } from './Preview';
+
+type ScanWarning = z.infer<typeof scanWarningSchema>;
+type ConflictKind = 'changed' | 'deleted' | 'exists';
+
+interface Loaded {
+  /** The content the draft is based on, and its sha256 (null: the file is gone, saving creates it). */
+  base: string;
+  sha256: string | null;
+}
+
+export interface FileEditorProps {
+  workspaceId: string | null;
+  path: string;
+  /** The file's entry in the list (stats, pin, flags); undefined while the list catches up. */
+  file: MemoryFile | undefined;
+  dark: boolean;
+  previewByDefault: boolean;
+  onClose: () => void;
+  onDirtyChange: (dirty: boolean) => void;
+  onPin: (file: MemoryFile, pinned: boolean) => void;
+}
+
+const ACTOR_WORDS = { agent: 'by an agent', external: 'outside Cairn', user: 'in another Cairn window' } as const;
+
+export function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | null): string {
+  switch (kind) {
+    case 'changed':
+      return `This file was changed ${by ? ACTOR_WORDS[by] : 'by someone else'} since you opened it. Your edits are not saved yet.`;
+    case 'deleted':
+      return 'This file was deleted since you opened it. Your edits are not saved yet.';
+    case 'exists':
+      return 'A file with this name already exists. Your edits are not saved yet.';
+  }
+}
+
+export function FileEditor({ workspaceId, path, file, dark, previewByDefault, onClose, onDirtyChange, onPin }: FileEditorProps) {
+  const { client } = useApi();
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [draft, setDraft] = useState('');
+  const [preview, setPreview] = useState(previewByDefault);
+  const [saving, setSaving] = useState(false);
+  const [status, setStatus] = useState<string | null>(null);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<ConflictKind | null>(null);
+  const [theirs, setTheirs] = useState<string | null>(null);
+  const [confirmOverwrite, setConfirmOverwrite] = useState(false);
+  const [warnings, setWarnings] = useState<ScanWarning[] | null>(null);
+  const dirty = loaded !== null && draft !== loaded.base;
+  const key = file ? badgeKey(workspaceId, file.scope, path) : badgeKey(workspaceId, (path.split('/')[2] ?? 'global') as MemoryFile['scope'], path);
+
+  const state = useRef({ dirty, loaded });
+  state.current = { dirty, loaded };
+
+  const load = useCallback(async () => {
+    setLoadError(null);
+    try {
+      const doc = await client.memory.read({ workspaceId, path });
+      setLoaded({ base: doc.content, sha256: doc.sha256 });
+      setDraft(doc.content);
+      setConflict(null);
+      setTheirs(null);
+      badgeStore.clear(key);
+    } catch (err) {
+      setLoadError(errorMessage(err));
+    }
+  }, [client, workspaceId, path, key]);
+
+  useEffect(() => {
+    setLoaded(null);
+    setPreview(previewByDefault);
+    setStatus(null);
+    setSaveError(null);
+    void load();
+    // previewByDefault applies when a file is opened, not when the setting changes under it.
+  }, [load]);
+
+  useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+
+  // A clean editor follows the file on disk; a dirty one is told at save time (the sha256 check).
+  useEffect(
+    () =>
+      onChangeEvent((event, view) => {
+        if (view !== workspaceId || event.path !== path || event.actor === 'user') return;
+        if (state.current.dirty) {
+          setStatus(`Changed ${ACTOR_WORDS[event.actor]} while you edit; saving will ask what to keep.`);
+          return;
+        }
+        if (event.op === 'delete') setStatus('This file was deleted.');
+        else void load().then(() => setStatus(`Updated ${ACTOR_WORDS[event.actor]}.`));
+      }),
+    [workspaceId, path, load],
+  );
+
+  const doSave = useCallback(
+    async (expected: string | null) => {
+      setSaving(true);
+      setSaveError(null);
+      try {
+        const content = draft;
+        const result = await client.memory.save({ workspaceId, path, content, expectedSha256: expected });
+        if (result.status === 'ok') {
+          setLoaded({ base: content, sha256: result.sha256 });
+          setConflict(null);
+          setTheirs(null);
+          setStatus('Saved.');
+          badgeStore.clear(key);
+        } else if (result.status === 'conflict') {
+          setConflict(result.kind);
+          setStatus(null);
+        } else setSaveError(result.message);
+      } catch (err) {
+        setSaveError(errorMessage(err));
+      } finally {
+        setSaving(false);
+      }
+    },
+    [client, draft, workspaceId, path, key],
+  );
+
+  const save = useCallback(async () => {
+    if (!loaded || saving) return;
+    const flags = await client.memory.scan({ content: draft }).catch(() => []);
+    if (flags.length > 0) {
+      setWarnings(flags);
+      return;
+    }
+    await doSave(loaded.sha256);
+  }, [client, draft, loaded, saving, doSave]);
+
+  const showTheirs = async () => {
+    try {
+      setTheirs((await client.memory.read({ workspaceId, path })).content);
+    } catch {
+      setTheirs(''); // deleted: nothing on disk
+    }
+  };
+
+  const overwrite = async () => {
+    setConfirmOverwrite(false);
+    let current: string | null;
+    try {
+      current = (await client.memory.read({ workspaceId, path })).sha256;
+    } catch {
+      current = null; // gone: saving creates it again
+    }
+    await doSave(current);
+  };
+
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+      e.preventDefault();
+      void save();
+    }
+  };
+
+  const extensions = useMemo(() => [markdown(), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': `Content of ${path}` })], [path]);
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const lastActor = badgeStore.lastActor(key);
+
+  return (
+    <section className="editor" aria-label={`Editor: ${path}`} onKeyDown={onKeyDown}>
+      <header className="editor-head">
+        <div className="editor-title">
+          <h2 title={path}>
+            {name}
+            {dirty && (
+              <span className="dirty" title="Unsaved changes" aria-label="Unsaved changes">
+                {' '}●
+              </span>
+            )}
+          </h2>
+          <div className="editor-path">{path}</div>
+        </div>
+        <div className="editor-tools">
+          {file && (
+            <button type="button" className="btn" onClick={() => onPin(file, !file.pinned)} aria-pressed={file.pinned}>
+              {file.pinned ? <PinOff size={14} aria-hidden /> : <Pin size={14} aria-hidden />} {file.pinned ? 'Unpin' : 'Pin'}
+            </button>
+          )}
+          <button type="button" className="btn" onClick={() => setPreview((p) => !p)} aria-pressed={preview}>
+            {preview ? <Pencil size={14} aria-hidden /> : <Eye size={14} aria-hidden />} {preview ? 'Edit' : 'Preview'}
+          </button>
+          <button type="button" className="btn primary" onClick={() => void save()} disabled={!dirty || saving || conflict !== null} title="Save (Ctrl+S)">
+            {saving ? <Loader2 size={14} className="spin" aria-hidden /> : <Save size={14} aria-hidden />} Save
+          </button>
+          <button type="button" className="icon-btn" onClick={onClose} aria-label="Close file" title="Close">
+            <X size={16} aria-hidden />
+          </button>
+        </div>
+      </header>
+      {file && (
+        <dl className="stats">
+          <div>
+            <dt>Uses</dt>
+            <dd>{file.accessCount}</dd>
+          </div>
+          <div>
+            <dt>Last used</dt>
+            <dd>{relativeTime(file.lastAccessedAt) ?? 'never'}</dd>
+          </div>
+          <div>
+            <dt>Last written</dt>
+            <dd>
+              {relativeTime(file.lastWriteAt) ?? 'unknown'}
+              {file.lastWriteBy && ` by ${file.lastWriteBy === 'user' ? 'you' : file.lastWriteBy === 'agent' ? 'an agent' : 'an outside edit'}`}
+            </dd>
+          </div>
+          <div>
+            <dt>Pinned</dt>
+            <dd>{file.pinned ? 'yes' : 'no'}</dd>
+          </div>
+          <div>
+            <dt>Size</dt>
+            <dd>{file.size.toLocaleString()} B</dd>
+          </div>
+        </dl>
+      )}
+      {file && file.flags.length > 0 && (
+        <div className="notice warn">
+          <AlertTriangle size={14} aria-hidden /> The scanners flag this file: {[...new Set(file.flags.map((f) => `${f.rule} (line ${f.line})`))].join(', ')}.
+        </div>
+      )}
+      {conflict && (
+        <div className="conflict" role="alert">
+          <p>
+            <AlertTriangle size={16} aria-hidden /> {conflictText(conflict, lastActor)}
+          </p>
+          <div className="conflict-actions">
+            <button type="button" className="btn" onClick={() => void load()}>
+              <RefreshCw size={14} aria-hidden /> Reload (discard mine)
+            </button>
+            <button type="button" className="btn danger" onClick={() => setConfirmOverwrite(true)}>
+              <Save size={14} aria-hidden /> Overwrite (keep mine)
+            </button>
+            <button type="button" className="btn" onClick={() => (theirs === null ? void showTheirs() : setTheirs(null))} aria-pressed={theirs !== null}>
+              <GitCompare size={14} aria-hidden /> {theirs === null ? 'Compare' : 'Hide comparison'}
+            </button>
+          </div>
+        </div>
+      )}
+      {saveError && (
+        <div className="notice error" role="alert">
+          {saveError}
+        </div>
+      )}
+      {status && !conflict && (
+        <div className="notice" role="status">
+          {status}
+        </div>
+      )}
+      <div className="editor-body">
+        {loadError ? (
+          <div className="state error" role="alert">
+            <p>Could not open {path}: {loadError}</p>
+            <button type="button" className="btn" onClick={() => void load()}>
+              <RefreshCw size={14} aria-hidden /> Retry
+            </button>
+          </div>
+        ) : !loaded ? (
+          <div className="state" role="status">
+            <Loader2 size={16} className="spin" aria-hidden /> Opening…
+          </div>
+        ) : theirs !== null ? (
+          <DiffView mine={draft} theirs={theirs} />
+        ) : preview ? (
+          <Preview text={draft} />
+        ) : (
+          <CodeMirror value={draft} onChange={setDraft} extensions={extensions} theme={dark ? 'dark' : 'light'} basicSetup={{ foldGutter: false, highlightActiveLine: true }} height="100%" className="cm-host" />
+        )}
+      </div>
+      {warnings && (
+        <ConfirmDialog
+          title="Save a file the scanners flag?"
+          confirmLabel="Save anyway"
+          danger
+          onCancel={() => setWarnings(null)}
+          onConfirm={() => {
+            setWarnings(null);
+            void doSave(loaded?.sha256 ?? null);
+          }}
+        >
+          <p>Agents read this file. The scanners found:</p>
+          <ul>
+            {warnings.map((w) => (
+              <li key={`${w.rule}:${w.line}`}>{w.message}</li>
+            ))}
+          </ul>
+        </ConfirmDialog>
+      )}
+      {confirmOverwrite && (
+        <ConfirmDialog title={`Overwrite ${name}?`} confirmLabel="Overwrite" danger onCancel={() => setConfirmOverwrite(false)} onConfirm={() => void overwrite()}>
+          <p>The version on disk is replaced by yours. What changed there since you opened the file is lost.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * Settings: Memory (the global scope on its own, usable with no workspace at all) and Appearance
+ * (theme, preview by default), stored by the main process.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useApi } from '../../api/api-context';
+import { MemoryPane } from '../../app/MemoryPane';
+
+export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: React.MutableRefObject<boolean> }) {
+  const { orpc } = useApi();
+  const queryClient = useQueryClient();
+  const settings = useQuery(orpc.settings.get.queryOptions());
+  const save = useMutation(orpc.settings.set.mutationOptions({ onSuccess: (next) => queryClient.setQueryData(orpc.settings.get.queryKey(), next) }));
+  const [tab, setTab] = useState<'memory' | 'appearance'>('memory');
+  return (
+    <div className="settings">
+      <div className="tabs" role="tablist" aria-label="Settings">
+        <button type="button" role="tab" aria-selected={tab === 'memory'} className={tab === 'memory' ? 'tab selected' : 'tab'} onClick={() => setTab('memory')}>
+          Memory
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'appearance'} className={tab === 'appearance' ? 'tab selected' : 'tab'} onClick={() => setTab('appearance')}>
+          Appearance
+        </button>
+      </div>
+      {tab === 'memory' ? (
+        <MemoryPane workspaceId={null} scopes={['global']} title="Global memory" dark={dark} previewByDefault={settings.data?.previewByDefault ?? false} dirtyRef={dirtyRef} />
+      ) : (
+        <section className="appearance" role="tabpanel" aria-label="Appearance">
+          <label>
+            Theme
+            <select value={settings.data?.theme ?? 'system'} onChange={(e) => save.mutate({ theme: e.target.value as 'system' | 'light' | 'dark' })}>
+              <option value="system">Follow the system</option>
+              <option value="light">Light</option>
+              <option value="dark">Dark</option>
+            </select>
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={settings.data?.previewByDefault ?? false} onChange={(e) => save.mutate({ previewByDefault: e.target.checked })} /> Open files in the rendered preview
+          </label>
+        </section>
+      )}
+    </div>
+  );
+}

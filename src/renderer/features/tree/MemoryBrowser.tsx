@@ -1,0 +1,162 @@
+/**
+ * The memory browser of one view (a workspace's three scopes, or the global scope alone in
+ * Settings): the filter box, the scope tree, and the row actions (pin, delete with confirmation).
+ * Loads the list only once the change stream is live, so no change falls between load and stream.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Loader2, RefreshCw, Search } from 'lucide-react';
+import { forwardRef, useCallback, useImperativeHandle, useMemo, useRef, useState } from 'react';
+import type { Scope } from '../../../common/memory/constants';
+import { errorMessage, useApi } from '../../api/api-context';
+import { ConfirmDialog } from '../dialogs/Dialog';
+import { useChangeStream } from '../changes/use-change-stream';
+import { MemoryTree } from './MemoryTree';
+import { buildForest, filesUnder, flattenTree, type MemoryFile, type Row } from './tree-model';
+
+export interface MemoryBrowserProps {
+  workspaceId: string | null;
+  scopes?: readonly Scope[];
+  selectedPath: string | null;
+  onOpen: (file: MemoryFile) => void;
+  /** A path the person deleted (the editor closes it when it is at or below). */
+  onDeleted: (path: string) => void;
+  label: string;
+}
+
+export interface MemoryBrowserHandle {
+  focusFilter(): void;
+}
+
+type Deleting = Extract<Row, { kind: 'dir' | 'file' }>;
+
+export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>(function MemoryBrowser(props, ref) {
+  const { workspaceId } = props;
+  const { client, orpc } = useApi();
+  const queryClient = useQueryClient();
+  const stream = useChangeStream(workspaceId);
+  const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
+  const list = useQuery({ ...listOptions, enabled: stream === 'live' || stream === 'lost' });
+  const [filter, setFilter] = useState('');
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [activeId, setActiveId] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Deleting | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const filterRef = useRef<HTMLInputElement>(null);
+  useImperativeHandle(ref, () => ({ focusFilter: () => filterRef.current?.focus() }), []);
+
+  const files = list.data?.files;
+  const forest = useMemo(() => buildForest(files ?? []), [files]);
+  const rows = useMemo(
+    () => flattenTree(forest, list.data?.scopes ?? [], { collapsed, filter, ...(props.scopes ? { scopes: props.scopes } : {}) }),
+    [forest, list.data?.scopes, collapsed, filter, props.scopes],
+  );
+
+  const onToggle = useCallback((id: string, expand?: boolean) => {
+    setCollapsed((prev) => {
+      const next = new Set(prev);
+      const open = expand ?? next.has(id);
+      if (open) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  }, []);
+
+  const onPin = useCallback(
+    async (file: MemoryFile, pinned: boolean) => {
+      // Shown at once; the server's answer (or the next list) settles it.
+      queryClient.setQueryData(listOptions.queryKey, (old) => old && { ...old, files: old.files.map((f) => (f.path === file.path ? { ...f, pinned } : f)) });
+      try {
+        await client.memory.setPinned({ workspaceId, path: file.path, pinned });
+      } finally {
+        void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+      }
+    },
+    [client, queryClient, listOptions.queryKey, workspaceId],
+  );
+
+  const confirmDelete = async () => {
+    if (!deleting) return;
+    setBusy(true);
+    try {
+      const result = await client.memory.delete({ workspaceId, path: deleting.path });
+      if (result.status === 'error') {
+        setDeleteError(result.message);
+        return;
+      }
+      props.onDeleted(deleting.path);
+      setDeleting(null);
+      void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+    } catch (err) {
+      setDeleteError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const total = files?.length ?? 0;
+  return (
+    <section className="browser" aria-label={props.label}>
+      <div className="filter">
+        <Search size={14} aria-hidden />
+        <input ref={filterRef} type="search" placeholder="Filter by path or description" aria-label="Filter memories" value={filter} onChange={(e) => setFilter(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setFilter('')} />
+        <kbd title="Press / to filter">/</kbd>
+      </div>
+      {list.isError ? (
+        <div className="state error" role="alert">
+          <p>Could not load memory: {errorMessage(list.error)}</p>
+          <button type="button" className="btn" onClick={() => void list.refetch()}>
+            <RefreshCw size={14} aria-hidden /> Retry
+          </button>
+        </div>
+      ) : !list.data ? (
+        <div className="state" role="status">
+          <Loader2 size={16} className="spin" aria-hidden /> {stream === 'lost' ? 'Reconnecting to Cairn…' : 'Loading memory…'}
+        </div>
+      ) : (
+        <MemoryTree
+          rows={rows}
+          workspaceId={workspaceId}
+          activeId={activeId}
+          selectedPath={props.selectedPath}
+          label={`Memory files (${total})`}
+          onActiveChange={setActiveId}
+          onOpen={props.onOpen}
+          onToggle={onToggle}
+          onPin={onPin}
+          onDelete={(row) => {
+            setDeleteError(null);
+            setDeleting(row);
+          }}
+        />
+      )}
+      {stream === 'lost' && list.data && (
+        <div className="stream-lost" role="status">
+          Live updates paused: reconnecting…
+        </div>
+      )}
+      {deleting && (
+        <ConfirmDialog
+          title={deleting.kind === 'dir' ? `Delete ${deleting.path}?` : `Delete ${deleting.path}?`}
+          confirmLabel="Delete"
+          danger
+          busy={busy}
+          onConfirm={() => void confirmDelete()}
+          onCancel={() => setDeleting(null)}
+        >
+          <p>
+            {deleting.kind === 'dir'
+              ? `The directory and the ${filesUnder(files ?? [], deleting.path)} files in it are removed for every agent.`
+              : 'The file is removed for every agent.'}{' '}
+            This cannot be undone.
+          </p>
+          {deleteError && (
+            <p className="error-text" role="alert">
+              {deleteError}
+            </p>
+          )}
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+});

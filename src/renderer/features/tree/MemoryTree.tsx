@@ -1,0 +1,137 @@
+/**
+ * The virtualized scope tree (role `tree`): only the rows in view are in the DOM, so thousands of
+ * files render and scroll smoothly. Keyboard: Up/Down move, Right expands (or steps in), Left
+ * collapses (or steps out), Home/End, Enter opens a file or toggles a directory, Delete asks to
+ * delete. The active row holds the focus (roving tabindex).
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useRef } from 'react';
+import type { MemoryFile, Row } from './tree-model';
+import { ROW_HEIGHT, TreeRow, type RowActions } from './TreeRow';
+
+export interface MemoryTreeProps {
+  rows: Row[];
+  workspaceId: string | null;
+  activeId: string | null;
+  selectedPath: string | null;
+  label: string;
+  onActiveChange: (id: string) => void;
+  onOpen: (file: MemoryFile) => void;
+  onToggle: (id: string, expand?: boolean) => void;
+  onPin: (file: MemoryFile, pinned: boolean) => void;
+  onDelete: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
+}
+
+export function MemoryTree(props: MemoryTreeProps) {
+  const { rows, activeId } = props;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const focusPending = useRef(false);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => ROW_HEIGHT[rows[i]!.kind],
+    getItemKey: (i) => rows[i]!.id,
+    overscan: 12,
+    // Before layout (and in tests without layout), assume a window's worth of height.
+    initialRect: { width: 600, height: 800 },
+  });
+
+  const activeIndex = Math.max(0, activeId === null ? 0 : rows.findIndex((r) => r.id === activeId));
+  const active = rows[activeIndex];
+
+  // Keep the latest callbacks without making every row re-render when a parent re-renders.
+  const latest = useRef(props);
+  latest.current = props;
+  const actionsRef = useRef<RowActions>({
+    onActivate: (id) => latest.current.onActiveChange(id),
+    onOpen: (f) => latest.current.onOpen(f),
+    onToggle: (id) => latest.current.onToggle(id),
+    onPin: (f, p) => latest.current.onPin(f, p),
+    onDelete: (r) => latest.current.onDelete(r),
+  });
+
+  const moveTo = useCallback(
+    (index: number) => {
+      const row = rows[Math.max(0, Math.min(rows.length - 1, index))];
+      if (!row) return;
+      focusPending.current = true;
+      props.onActiveChange(row.id);
+      virtualizer.scrollToIndex(rows.indexOf(row), { align: 'auto' });
+    },
+    [rows, props, virtualizer],
+  );
+
+  // After a keyboard move, focus the new active row once it is rendered.
+  useEffect(() => {
+    if (!focusPending.current || !active) return;
+    const el = scrollRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(active.id)}"]`);
+    if (el) {
+      focusPending.current = false;
+      el.focus();
+    }
+  });
+
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (!active || (e.target as HTMLElement).tagName === 'BUTTON') {
+      if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    }
+    if (!active) return;
+    switch (e.key) {
+      case 'ArrowDown':
+        moveTo(activeIndex + 1);
+        break;
+      case 'ArrowUp':
+        moveTo(activeIndex - 1);
+        break;
+      case 'Home':
+        moveTo(0);
+        break;
+      case 'End':
+        moveTo(rows.length - 1);
+        break;
+      case 'ArrowRight':
+        if ((active.kind === 'scope' || active.kind === 'dir') && !active.expanded) props.onToggle(active.id, true);
+        else if (active.kind === 'scope' || active.kind === 'dir') moveTo(activeIndex + 1);
+        else return;
+        break;
+      case 'ArrowLeft':
+        if ((active.kind === 'scope' || active.kind === 'dir') && active.expanded) props.onToggle(active.id, false);
+        else if (active.kind !== 'scope') moveTo(rows.findIndex((r) => r.id === active.parentId));
+        else return;
+        break;
+      case 'Enter':
+        if (active.kind === 'file') props.onOpen(active.file);
+        else if (active.kind === 'scope' || active.kind === 'dir') props.onToggle(active.id);
+        break;
+      case 'Delete':
+      case 'Backspace':
+        if (active.kind === 'file' || active.kind === 'dir') props.onDelete(active);
+        else return;
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  };
+
+  return (
+    <div ref={scrollRef} className="tree-scroll" role="tree" aria-label={props.label} onKeyDown={onKeyDown}>
+      <div className="tree-inner" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const row = rows[item.index]!;
+          return (
+            <TreeRow
+              key={row.id}
+              row={row}
+              workspaceId={props.workspaceId}
+              active={item.index === activeIndex}
+              selected={row.kind === 'file' && row.path === props.selectedPath}
+              top={item.start}
+              actions={actionsRef.current}
+            />
+          );
+        })}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * One row of the scope tree: a scope header, a directory, a file, or a note (why a scope is empty or
+ * unavailable). Memoized: a row re-renders only when its own data, its badge or its focus changes.
+ * Row actions are always laid out (shown on hover and focus) so nothing shifts when they appear.
+ */
+import { AlertTriangle, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, Trash2 } from 'lucide-react';
+import { memo } from 'react';
+import { usageLine } from '../../lib/relative-time';
+import { badgeKey, useBadge } from '../changes/badge-store';
+import { SCOPE_LABELS, type MemoryFile, type Row } from './tree-model';
+
+export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30 };
+
+export interface RowActions {
+  onActivate: (id: string) => void;
+  onOpen: (file: MemoryFile) => void;
+  onToggle: (id: string) => void;
+  onPin: (file: MemoryFile, pinned: boolean) => void;
+  onDelete: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
+}
+
+interface TreeRowProps {
+  row: Row;
+  workspaceId: string | null;
+  active: boolean;
+  selected: boolean;
+  top: number;
+  actions: RowActions;
+}
+
+const INDENT = 14;
+
+function Indent({ level }: { level: number }) {
+  // One guide per ancestor level below the scope header.
+  return (
+    <span className="indent" style={{ width: (level - 1) * INDENT }} aria-hidden>
+      {Array.from({ length: Math.max(0, level - 2) }, (_, i) => (
+        <span key={i} className="guide" style={{ left: (i + 1) * INDENT + 6 }} />
+      ))}
+    </span>
+  );
+}
+
+function FileBadges({ file, workspaceId }: { file: MemoryFile; workspaceId: string | null }) {
+  const badge = useBadge(badgeKey(workspaceId, file.scope, file.path));
+  return (
+    <span className="badges">
+      {badge === 'agent' && (
+        <span className="badge agent" title="An agent changed this file since you last opened it">
+          <Bot size={12} aria-hidden /> agent edited
+        </span>
+      )}
+      {badge === 'external' && (
+        <span className="badge external" title="Changed by something other than Cairn since you last opened it">
+          <PenLine size={12} aria-hidden /> edited outside Cairn
+        </span>
+      )}
+      {file.flags.length > 0 && (
+        <span className="badge warn" title={`The scanners flag this file: ${[...new Set(file.flags.map((f) => f.rule))].join(', ')}`}>
+          <AlertTriangle size={12} aria-hidden /> flagged
+        </span>
+      )}
+    </span>
+  );
+}
+
+function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeRowProps) {
+  const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT[row.kind] };
+  const common = {
+    'data-row-id': row.id,
+    tabIndex: active ? 0 : -1,
+    onFocus: () => actions.onActivate(row.id),
+    style,
+  };
+  switch (row.kind) {
+    case 'scope':
+      return (
+        <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count} files`} className={`row scope-row${active ? ' active' : ''}`} onClick={() => actions.onToggle(row.id)} {...common}>
+          {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
+          <span className="scope-label">{SCOPE_LABELS[row.scope]}</span>
+          <span className="count">{row.available ? row.count : '—'}</span>
+        </div>
+      );
+    case 'note':
+      return (
+        <div role="treeitem" aria-level={2} aria-label={row.text} className={`row note-row${active ? ' active' : ''}`} {...common}>
+          <Indent level={row.level} />
+          <span className="note">{row.text}</span>
+        </div>
+      );
+    case 'dir':
+      return (
+        <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.path} className={`row dir-row${active ? ' active' : ''}`} onClick={() => actions.onToggle(row.id)} {...common}>
+          <Indent level={row.level} />
+          {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
+          {row.expanded ? <FolderOpen size={14} aria-hidden className="dir-icon" /> : <Folder size={14} aria-hidden className="dir-icon" />}
+          <span className="name">{row.name}</span>
+          <span className="count">{row.count}</span>
+          <span className="actions">
+            <button type="button" className="icon-btn" aria-label="Delete" title={`Delete ${row.name} and its ${row.count} files`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onDelete(row))}>
+              <Trash2 size={14} aria-hidden />
+            </button>
+          </span>
+        </div>
+      );
+    case 'file': {
+      const f = row.file;
+      const usage = usageLine(f.accessCount, f.lastAccessedAt);
+      return (
+        <div
+          role="treeitem"
+          aria-level={row.level}
+          aria-selected={selected}
+          aria-label={row.path}
+          className={`row file-row${active ? ' active' : ''}${selected ? ' selected' : ''}`}
+          onClick={() => actions.onOpen(f)}
+          {...common}
+        >
+          <Indent level={row.level} />
+          <FileText size={14} aria-hidden className="file-icon" />
+          <span className="file-text">
+            <span className="line1">
+              <span className="name">{row.name}</span>
+              {f.pinned && <Pin size={12} className="pinned" aria-label="Pinned" fill="currentColor" />}
+              <FileBadges file={f} workspaceId={workspaceId} />
+            </span>
+            <span className="line2">
+              <span className="desc">{f.description ?? ''}</span>
+              {usage && <span className="usage">{usage}</span>}
+            </span>
+          </span>
+          <span className="actions">
+            <button type="button" className="icon-btn" aria-label={f.pinned ? 'Unpin' : 'Pin'} title={f.pinned ? 'Unpin: stop giving it to agents up front' : 'Pin: always give it to agents up front'} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onPin(f, !f.pinned))}>
+              {f.pinned ? <PinOff size={14} aria-hidden /> : <Pin size={14} aria-hidden />}
+            </button>
+            <button type="button" className="icon-btn" aria-label="Delete" title={`Delete ${row.name}`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onDelete(row))}>
+              <Trash2 size={14} aria-hidden />
+            </button>
+          </span>
+        </div>
+      );
+    }
+  }
+}
+
+export const TreeRow = memo(TreeRowView);

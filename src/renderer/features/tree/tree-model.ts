@@ -1,0 +1,164 @@
+/**
+ * The scope tree as data: the memory list (files of every visible scope) folded into directories,
+ * then flattened into the rows the virtualized list draws. Pure functions, so the tree's order,
+ * counts and filtering are tested without a DOM.
+ *
+ * Order: scopes GLOBAL, PROJECT, WORKSPACE; inside each, directories first, then files, each
+ * alphabetical (case-insensitive, then by code point so the order is total). Directories exist only
+ * as the parents of files (the list holds files). Every directory carries its recursive file count.
+ */
+import type { z } from 'zod';
+import type { memoryFileSchema, scopeStatusSchema } from '../../../common/api/contract';
+import { SCOPES, type Scope } from '../../../common/memory/constants';
+
+export type MemoryFile = z.infer<typeof memoryFileSchema>;
+export type ScopeStatus = z.infer<typeof scopeStatusSchema>;
+
+export interface DirNode {
+  readonly name: string;
+  /** Virtual path (`/memories/project/notes`). */
+  readonly path: string;
+  readonly dirs: DirNode[];
+  readonly files: MemoryFile[];
+  /** Files at any depth below. */
+  count: number;
+}
+
+export type Forest = Record<Scope, DirNode>;
+
+export type Row =
+  | { kind: 'scope'; id: string; level: 1; scope: Scope; count: number; available: boolean; reason: string | null; expanded: boolean }
+  | { kind: 'dir'; id: string; level: number; scope: Scope; path: string; name: string; count: number; expanded: boolean; parentId: string }
+  | { kind: 'file'; id: string; level: number; scope: Scope; path: string; name: string; file: MemoryFile; parentId: string }
+  | { kind: 'note'; id: string; level: 2; scope: Scope; text: string; parentId: string };
+
+export const SCOPE_LABELS: Record<Scope, string> = { global: 'GLOBAL', project: 'PROJECT', workspace: 'WORKSPACE' };
+
+export function scopeRoot(scope: Scope): string {
+  return `/memories/${scope}`;
+}
+
+export function scopeRowId(scope: Scope): string {
+  return `scope:${scope}`;
+}
+
+function compareNames(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  if (x !== y) return x < y ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function emptyDir(name: string, path: string): DirNode {
+  return { name, path, dirs: [], files: [], count: 0 };
+}
+
+/** Folds the list into one directory tree per scope. */
+export function buildForest(files: readonly MemoryFile[]): Forest {
+  const forest = Object.fromEntries(SCOPES.map((s) => [s, emptyDir(SCOPE_LABELS[s], scopeRoot(s))])) as Forest;
+  const dirIndex = new Map<string, DirNode>();
+  for (const s of SCOPES) dirIndex.set(forest[s].path, forest[s]);
+  for (const file of files) {
+    const root = forest[file.scope];
+    const rel = file.path.slice(root.path.length + 1).split('/');
+    let dir = root;
+    dir.count++;
+    for (let i = 0; i < rel.length - 1; i++) {
+      const p = `${dir.path}/${rel[i]}`;
+      let next = dirIndex.get(p);
+      if (!next) {
+        next = emptyDir(rel[i]!, p);
+        dirIndex.set(p, next);
+        dir.dirs.push(next);
+      }
+      dir = next;
+      dir.count++;
+    }
+    dir.files.push(file);
+  }
+  for (const dir of dirIndex.values()) {
+    dir.dirs.sort((a, b) => compareNames(a.name, b.name));
+    dir.files.sort((a, b) => compareNames(baseName(a.path), baseName(b.path)));
+  }
+  return forest;
+}
+
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** A filter's terms: lower-case words, every one of which must appear in path or description. */
+export function filterTerms(filter: string): string[] {
+  return filter.toLowerCase().split(/\s+/).filter((t) => t.length > 0);
+}
+
+export function fileMatches(file: MemoryFile, terms: readonly string[]): boolean {
+  if (terms.length === 0) return true;
+  const hay = `${file.path}\n${file.description ?? ''}`.toLowerCase();
+  return terms.every((t) => hay.includes(t));
+}
+
+/** Files matching the filter below a directory (all of them without a filter). */
+function matchCount(dir: DirNode, terms: readonly string[]): number {
+  if (terms.length === 0) return dir.count;
+  let n = 0;
+  for (const f of dir.files) if (fileMatches(f, terms)) n++;
+  for (const d of dir.dirs) n += matchCount(d, terms);
+  return n;
+}
+
+export interface FlattenOptions {
+  /** Ids of collapsed scopes and directories (everything else is expanded). */
+  readonly collapsed: ReadonlySet<string>;
+  readonly filter?: string;
+  /** Which scopes to show (default all three), in this order. */
+  readonly scopes?: readonly Scope[];
+}
+
+/** The visible rows, top to bottom. With a filter, only matching files and their directories show, expanded. */
+export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], options: FlattenOptions): Row[] {
+  const terms = filterTerms(options.filter ?? '');
+  const rows: Row[] = [];
+  for (const scope of options.scopes ?? SCOPES) {
+    const status = statuses.find((s) => s.scope === scope) ?? { scope, available: false, reason: 'unknown' };
+    const root = forest[scope];
+    const id = scopeRowId(scope);
+    const count = matchCount(root, terms);
+    const expanded = !options.collapsed.has(id);
+    rows.push({ kind: 'scope', id, level: 1, scope, count, available: status.available, reason: status.reason, expanded });
+    if (!expanded) continue;
+    if (!status.available) {
+      rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: status.reason ?? 'Unavailable.', parentId: id });
+      continue;
+    }
+    if (count === 0) {
+      rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: terms.length > 0 ? 'Nothing matches the filter.' : 'No memories yet.', parentId: id });
+      continue;
+    }
+    pushDir(rows, root, scope, id, 2, terms, options.collapsed);
+  }
+  return rows;
+}
+
+function pushDir(rows: Row[], dir: DirNode, scope: Scope, parentId: string, level: number, terms: readonly string[], collapsed: ReadonlySet<string>): void {
+  for (const d of dir.dirs) {
+    const count = matchCount(d, terms);
+    if (count === 0) continue;
+    const id = d.path;
+    // A filter shows every match: directories open while it is on.
+    const expanded = terms.length > 0 || !collapsed.has(id);
+    rows.push({ kind: 'dir', id, level, scope, path: d.path, name: d.name, count, expanded, parentId });
+    if (expanded) pushDir(rows, d, scope, id, level + 1, terms, collapsed);
+  }
+  for (const f of dir.files) {
+    if (!fileMatches(f, terms)) continue;
+    rows.push({ kind: 'file', id: f.path, level, scope, path: f.path, name: baseName(f.path), file: f, parentId });
+  }
+}
+
+/** Files at or below a virtual path (for "this deletes N files"). */
+export function filesUnder(files: readonly MemoryFile[], path: string): number {
+  let n = 0;
+  for (const f of files) if (f.path === path || f.path.startsWith(`${path}/`)) n++;
+  return n;
+}

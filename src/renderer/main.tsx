@@ -1,0 +1,50 @@
+/**
+ * The renderer's entry: connects to the main process (MessagePort in Electron, WebSocket in web
+ * mode), then renders the app. Memory content is untrusted and is only ever rendered as text or
+ * as HTML-free Markdown.
+ */
+import { QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { ApiProvider, errorMessage, makeApi, makeQueryClient } from './api/api-context';
+import { connect } from './api/client';
+import { App } from './app/App';
+import './styles.css';
+
+const root = createRoot(document.getElementById('root')!);
+
+function Failure({ message }: { message: string }) {
+  return (
+    <div className="boot" role="alert">
+      <h1>Cairn</h1>
+      <p>{message}</p>
+      <button type="button" className="btn" onClick={() => window.location.reload()}>
+        Retry
+      </button>
+    </div>
+  );
+}
+
+async function start(): Promise<void> {
+  root.render(
+    <div className="boot" role="status">
+      Connecting to Cairn…
+    </div>,
+  );
+  try {
+    const api = makeApi(await connect());
+    root.render(
+      <StrictMode>
+        <QueryClientProvider client={makeQueryClient()}>
+          <ApiProvider api={api}>
+            <App />
+          </ApiProvider>
+        </QueryClientProvider>
+      </StrictMode>,
+    );
+  } catch (err) {
+    root.render(<Failure message={errorMessage(err)} />);
+  }
+}
+
+void start();
