@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Actor, Mode } from '../../src/common/memory/constants';
 import { MemoryService, type MemorySession, type ToolResult } from '../../src/main/memory/memory-service';
+import type { Runtime } from '../../src/main/runtime/runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -34,12 +35,30 @@ export async function makeCheckout(dir: string, origin = 'git@example.com:acme/w
   return checkout;
 }
 
-export async function makeSandbox(options: { git?: boolean } = {}): Promise<Sandbox> {
+export interface SandboxOptions {
+  readonly git?: boolean;
+  /**
+   * The Runtime every available scope is reached through (default: the local disk). The SSH
+   * suites pass an SshRuntime to a loopback sshd, so the same roots are reached over SSH.
+   */
+  readonly runtime?: Runtime;
+}
+
+export async function makeSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'cairn-test-')));
   const home = path.join(dir, 'home');
   const checkout = options.git === false ? path.join(dir, 'plain') : await makeCheckout(dir);
   await fs.mkdir(checkout, { recursive: true });
-  const session = await resolveLocalSession({ home, cwd: checkout });
+  const local = await resolveLocalSession({ home, cwd: checkout });
+  const runtime = options.runtime;
+  const session: MemorySession = runtime
+    ? {
+        ...local,
+        scopes: Object.fromEntries(
+          Object.entries(local.scopes).map(([scope, b]) => [scope, b.available ? { ...b, runtime } : b]),
+        ) as unknown as MemorySession['scopes'],
+      }
+    : local;
   const service = new MemoryService();
   const roots = {
     global: path.join(home, 'memory', 'global'),

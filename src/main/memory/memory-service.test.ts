@@ -1,15 +1,34 @@
 // MemoryService on the real filesystem: every command's success and error texts (protocol.md),
 // scopes, the access policy end to end, change events, and reads that never create roots.
+// The whole suite runs twice, parameterized over the Runtime: LocalRuntime, and SshRuntime
+// reaching the same roots through a real OpenSSH sshd on loopback (tests/support/sshd.ts).
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { COMMANDS, MODES, SCOPES, type Mode, type Scope } from '../../common/memory/constants';
 import type { MemoryChangeEvent } from '../../common/memory/events';
+import type { Runtime } from '../runtime/runtime';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { startSshd, sshdAvailable, type Sshd } from '../../../tests/support/sshd';
+import { testRuntime } from '../../../tests/support/ssh';
 
+const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
+
+describe.each(RUNTIMES)('MemoryService over the %s runtime', (kind) => {
 let sb: Sandbox;
+let sshd: Sshd | null = null;
+let runtime: Runtime | undefined;
+beforeAll(async () => {
+  if (kind !== 'ssh') return;
+  sshd = await startSshd();
+  runtime = testRuntime(sshd);
+});
+afterAll(async () => {
+  if (runtime && 'connection' in runtime) (runtime as { connection: { close(): void } }).connection.close();
+  await sshd?.stop();
+});
 beforeEach(async () => {
-  sb = await makeSandbox();
+  sb = await makeSandbox({ runtime });
 });
 afterEach(async () => {
   await sb.cleanup();
@@ -176,7 +195,7 @@ describe('Cairn differences from the reference', () => {
 
 describe('the project scope outside a git repository', () => {
   it('is listed as unavailable, and commands on it say why without a host path', async () => {
-    const plain = await makeSandbox({ git: false });
+    const plain = await makeSandbox({ git: false, runtime });
     try {
       const view = await plain.run({ command: 'view', path: '/memories' });
       expect(view.output).toContain('-\t/memories/project/ (unavailable: the working directory is not inside a git repository');
@@ -307,4 +326,5 @@ describe('content scanners on writes', () => {
     const result = await sb.run({ command: 'create', path: '/memories/global/mine.md', file_text: `token ${token}\n` }, { actor: 'user' });
     expect(result.ok).toBe(true);
   });
+});
 });

@@ -1,0 +1,402 @@
+/**
+ * The remote half of SshRuntime: a small Perl program that SshRuntime starts once per connection
+ * (`perl -e BOOTSTRAP`, the program itself sent on stdin) and then talks to over that one exec
+ * channel, one framed request and one framed response per operation. Perl because it is on
+ * practically every host that runs sshd (Debian's essential perl-base, macOS, every BSD) and needs
+ * nothing installed; only modules of perl-base are used (Cwd, Fcntl, POSIX, IO::Handle).
+ *
+ * Why a resident helper rather than a shell command per operation: each operation then costs one
+ * round trip on the open connection (an exec channel costs two or three before it runs anything),
+ * and the containment check runs in the same request as the operation it guards, on the remote
+ * side, with the paths passed as data, never through a shell, so no name can inject a command.
+ *
+ * Wire format, both ways: a frame is a 4-byte big-endian length and a payload; a payload is a list
+ * of fields, each a 4-byte big-endian length and its bytes. Requests: [op, ...args]. Responses:
+ * ["ok", ...values] or [code, errno, size] with a RuntimeErrorCode. Requests are answered in order.
+ *
+ * Remote invariants (the same envelope as LocalRuntime): every target's deepest existing ancestor
+ * is resolved with realpath and must lie inside the root's realpath, and the root inside its
+ * anchor's; a final symlink is never followed for a write (temp file in the resolved parent, fsync,
+ * rename over the name); the parent is pinned through /proc/self/fd where it exists and re-checked
+ * otherwise; files 0600, directories 0700; names a model could not have written are skipped by
+ * listings with the same rules as isListedName in src/common/memory/paths.ts.
+ */
+
+/** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
+export const HELPER_VERSION = '1';
+
+/**
+ * The shell command that starts the helper: reads the program's length and text from stdin and
+ * runs it. Contains no single quote, so it is quoted once for the remote login shell.
+ */
+export const HELPER_BOOTSTRAP =
+  "exec perl -e 'my $n = <STDIN>; defined $n or exit 3; my $src = q(); while (length($src) < $n) { my $r = read(STDIN, $src, $n - length($src), length($src)); exit 3 unless $r; } eval $src; print STDERR $@ if $@; exit 4;'";
+
+export const HELPER_SOURCE = String.raw`
+use strict;
+use warnings;
+no warnings 'recursion';
+use Cwd ();
+use Fcntl qw(O_RDONLY O_WRONLY O_CREAT O_EXCL O_NOFOLLOW O_NONBLOCK S_ISDIR S_ISREG S_ISLNK);
+use POSIX ();
+use IO::Handle;
+
+binmode STDIN; binmode STDOUT;
+STDOUT->autoflush(1);
+my $PINNING = ($^O eq 'linux' && -d '/proc/self/fd') ? 1 : 0;
+my $TEMP = '.cairn-tmp-';
+my %anchors;
+
+package Fail { sub new { my ($c, $code, $errno, $size) = @_; return bless { code => $code, errno => $errno // '', size => $size // 0 }, $c } }
+sub fail { die Fail->new(@_) }
+sub errname { my $n = 0 + $!; my %m = (POSIX::ENOENT() => 'ENOENT', POSIX::EEXIST() => 'EEXIST', POSIX::ENOTDIR() => 'ENOTDIR', POSIX::EISDIR() => 'EISDIR', POSIX::EINVAL() => 'EINVAL', POSIX::ENOTEMPTY() => 'ENOTEMPTY', POSIX::EACCES() => 'EACCES', POSIX::EPERM() => 'EPERM', POSIX::ENOSPC() => 'ENOSPC', POSIX::ELOOP() => 'ELOOP', POSIX::EROFS() => 'EROFS', POSIX::EDQUOT() => 'EDQUOT', POSIX::EIO() => 'EIO'); return $m{$n} // "E$n" }
+sub os_fail { my $e = errname(); if ($e eq 'ENOENT') { fail('ENOENT') } if ($e eq 'EEXIST' || $e eq 'ENOTEMPTY') { fail('EEXIST') } if ($e eq 'ENOTDIR') { fail('ENOTDIR') } if ($e eq 'EISDIR') { fail('EISDIR') } if ($e eq 'EINVAL') { fail('EINVAL') } fail('IO', $e) }
+
+sub inside { my ($c, $p) = @_; return 1 if $c eq $p; my $pre = $p =~ m{/$} ? $p : "$p/"; return substr($c, 0, length $pre) eq $pre }
+sub join_path { my ($base, @segs) = @_; my $p = $base; for my $s (@segs) { $p = $p eq '/' ? "/$s" : "$p/$s" } return $p }
+sub dirname_of { my ($p) = @_; return '/' if $p !~ m{/[^/]*$} || $p =~ m{^/[^/]*$}; (my $d = $p) =~ s{/[^/]*$}{}; return $d }
+sub basename_of { my ($p) = @_; (my $b = $p) =~ s{^.*/}{}; return $b }
+
+# Realpath of the deepest existing ancestor of $target (itself included) and the missing rest.
+sub deepest {
+  my ($target, $stop) = @_;
+  my @missing; my $cur = $target;
+  while (1) {
+    if (stat $cur) {
+      my $real = Cwd::abs_path($cur);
+      return ($real, @missing) if defined $real;
+      os_fail();
+    }
+    my $e = errname();
+    fail('ENOTDIR') if $e eq 'ENOTDIR';
+    os_fail() if $e ne 'ENOENT';
+    my $parent = dirname_of($cur);
+    fail('ENOENT') if $cur eq $stop || $parent eq $cur;
+    unshift @missing, basename_of($cur);
+    $cur = $parent;
+  }
+}
+
+sub mkdirs { my ($base, @missing) = @_; my $p = $base; for my $m (@missing) { $p = join_path($p, $m); mkdir($p, 0700) or ($! == POSIX::EEXIST() && -d $p) or os_fail() } }
+
+sub anchor_real {
+  my ($anchor, $create) = @_;
+  return $anchors{$anchor} if exists $anchors{$anchor};
+  my $real = (stat $anchor) ? Cwd::abs_path($anchor) : undef;
+  if (!defined $real && $create) { my ($r, @m) = deepest($anchor, '/'); mkdirs($r, @m); $real = Cwd::abs_path($anchor) }
+  $anchors{$anchor} = $real if defined $real;
+  return $real;
+}
+
+# The root's checked realpath; undef when missing and !$create.
+sub root_real {
+  my ($root, $anchor, $create) = @_;
+  my $a = anchor_real($anchor, $create);
+  return undef unless defined $a;
+  my $real = (stat $root) ? Cwd::abs_path($root) : undef;
+  if (!defined $real) {
+    my ($d, @m) = eval { deepest($root, $anchor) };
+    if (!$create) { fail('ESCAPE') if defined $d && !inside($d, $a); return undef }
+    die $@ if $@;
+    fail('ESCAPE') unless inside($d, $a);
+    mkdirs($d, @m);
+    $real = Cwd::abs_path($root);
+  }
+  fail('ESCAPE') unless defined $real && inside($real, $a);
+  return $real;
+}
+
+sub target {
+  my ($rootreal, $rel, $follow) = @_;
+  my @rel = split m{/}, $rel, -1; @rel = () if $rel eq '';
+  return $rootreal unless @rel;
+  my $full = join_path($rootreal, @rel);
+  my $start = $follow ? $full : dirname_of($full);
+  my ($r, @m) = deepest($start, $rootreal);
+  fail('ESCAPE') unless inside($r, $rootreal);
+  my $resolved = join_path($r, @m);
+  return $follow ? $resolved : join_path($resolved, $rel[-1]);
+}
+
+sub ensure_dir {
+  my ($rootreal, @rel) = @_;
+  my ($r, @m) = deepest(join_path($rootreal, @rel), $rootreal);
+  fail('ESCAPE') unless inside($r, $rootreal);
+  if (@m) { eval { mkdirs($r, @m) }; if (my $err = $@) { fail('ENOTDIR') if ref $err && $err->{code} eq 'EEXIST'; die $err } }
+  my $real = Cwd::abs_path(join_path($r, @m));
+  fail('ESCAPE') unless defined $real && inside($real, $rootreal);
+  return $real;
+}
+
+# Runs $fn with the directory $rel (created when $create) pinned: a path that cannot be redirected.
+sub with_dir {
+  my ($rootreal, $relsegs, $create, $fn) = @_;
+  my $dir = $create ? ensure_dir($rootreal, @$relsegs) : do { my $t = target($rootreal, join('/', @$relsegs), 1); $t };
+  if (!$create) { lstat $dir or os_fail(); fail('ENOTDIR') unless -d _ }
+  return $fn->($dir) unless $PINNING;
+  opendir(my $dh, $dir) or os_fail();
+  my $fd = fileno($dh);
+  return $fn->($dir) unless defined $fd;
+  my $pinned = "/proc/self/fd/$fd";
+  my $now = readlink $pinned;
+  fail('ESCAPE') unless defined $now && inside($now, $rootreal);
+  my @r = $fn->($pinned);
+  closedir $dh;
+  return @r;
+}
+
+sub type_of { my ($mode) = @_; return S_ISREG($mode) ? 'file' : S_ISDIR($mode) ? 'directory' : S_ISLNK($mode) ? 'symlink' : 'other' }
+# Sub-second mtimes where Time::HiRes exists (full perl), else whole seconds (perl-base only).
+my $HIRES = eval { require Time::HiRes; 1 } ? 1 : 0;
+sub mtime_ms { my @st = @_; return sprintf('%.0f', $st[9] * 1000) }
+sub mtime_of { my ($what, $follow, @st) = @_; if ($HIRES) { my @h = $follow ? Time::HiRes::stat($what) : Time::HiRes::lstat($what); return sprintf('%.3f', $h[9] * 1000) if @h } return mtime_ms(@st) }
+
+my $CTL = qr/[\x{0000}-\x{001f}\x{007f}-\x{009f}\x{200b}-\x{200f}\x{2028}-\x{202e}\x{2060}-\x{2064}\x{2066}-\x{2069}\x{feff}]/;
+sub listed_name {
+  my ($name) = @_;
+  return 0 if $name =~ /^\./ || $name eq 'node_modules' || length($name) > 255 || length($name) == 0;
+  return 1 if $name =~ /^[A-Za-z0-9_][A-Za-z0-9._ -]{0,254}$/;
+  my $u = $name;
+  return 0 unless utf8::decode($u);
+  return 0 if $u =~ $CTL || $u =~ /[~\\<>"\/]/ || $u =~ /%(2e|2f|5c)/i;
+  return 1;
+}
+
+sub read_limited {
+  my ($fh, $max) = @_;
+  my $buf = ''; my $n;
+  while (($n = sysread($fh, $buf, 65536, length $buf))) { fail('TOO_LARGE', '', length $buf) if length($buf) > $max }
+  os_fail() unless defined $n;
+  return $buf;
+}
+
+sub open_resolved {
+  my ($path) = @_;
+  my $fh;
+  sysopen($fh, $path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) and return $fh;
+  my $e = errname();
+  fail('ESCAPE') if $e eq 'ELOOP';
+  os_fail();
+}
+
+sub remove_tree {
+  my ($p) = @_;
+  lstat $p or os_fail();
+  if (-d _) {
+    opendir(my $dh, $p) or os_fail();
+    my @names = grep { $_ ne '.' && $_ ne '..' } readdir $dh;
+    closedir $dh;
+    remove_tree("$p/$_") for @names;
+    rmdir $p or os_fail();
+  } else { unlink $p or os_fail() }
+}
+
+my %ops;
+$ops{hello} = sub { return ('1') };
+$ops{stat} = sub {
+  my ($root, $anchor, $rel, $follow) = @_;
+  my @st = eval {
+    my $rr = root_real($root, $anchor, 0);
+    return () unless defined $rr;
+    my $t = target($rr, $rel, $follow); my @s = lstat($t); @s ? (@s, $t) : ();
+  };
+  if (my $err = $@) { die $err unless ref $err && ($err->{code} eq 'ENOENT' || $err->{code} eq 'ENOTDIR'); return ('none') }
+  return ('none') unless @st;
+  my $t = pop @st;
+  return ('some', type_of($st[2]), $st[7], mtime_of($t, 0, @st));
+};
+$ops{read} = sub {
+  my ($root, $anchor, $rel, $max) = @_;
+  my $rr = root_real($root, $anchor, 0); fail('ENOENT') unless defined $rr;
+  my $fh = open_resolved(target($rr, $rel, 1));
+  my @st = stat $fh;
+  fail('EISDIR') if S_ISDIR($st[2]);
+  fail('NOT_FILE') unless S_ISREG($st[2]);
+  fail('TOO_LARGE', '', $st[7]) if $st[7] > $max;
+  my $data = read_limited($fh, $max);
+  return ($data, length $data, mtime_of($fh, 1, @st));
+};
+$ops{heads} = sub {
+  my ($root, $anchor, $bytes, @rels) = @_;
+  my $rr = root_real($root, $anchor, 0);
+  my @out;
+  for my $rel (@rels) {
+    my $data = defined $rr ? eval {
+      my $fh = open_resolved(target($rr, $rel, 1));
+      my $b = ''; my $n; while (length($b) < $bytes && ($n = sysread($fh, $b, $bytes - length $b, length $b))) {}
+      defined $n ? $b : undef;
+    } : undef;
+    push @out, defined $data ? ('1', $data) : ('0', '');
+  }
+  return @out;
+};
+$ops{write} = sub {
+  my ($root, $anchor, $rel, $exclusive, $data) = @_;
+  my @rel = split m{/}, $rel; my $name = pop @rel;
+  fail('EISDIR') unless defined $name;
+  my $rr = root_real($root, $anchor, 1);
+  with_dir($rr, \@rel, 1, sub {
+    my ($dir) = @_;
+    my $t = "$dir/$name";
+    if (lstat $t) { fail('EEXIST') if $exclusive eq '1'; fail('EISDIR') if -d _ }
+    if (opendir(my $dh, $dir)) { for my $n (readdir $dh) { unlink "$dir/$n" if index($n, $TEMP) == 0 } closedir $dh }
+    my $temp = "$dir/$TEMP$$-" . join('', map { sprintf '%02x', int rand 256 } 1 .. 6);
+    sysopen(my $fh, $temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or os_fail();
+    my $ok = eval {
+      my $off = 0;
+      while ($off < length $data) { my $w = syswrite($fh, $data, length($data) - $off, $off); os_fail() unless defined $w; $off += $w }
+      $fh->sync or os_fail();
+      close $fh or os_fail();
+      1;
+    };
+    if (!$ok) { my $err = $@; unlink $temp; die $err }
+    if (!$PINNING) { my $now = Cwd::abs_path($dir); if (!defined $now || $now ne $dir) { unlink $temp; fail('ESCAPE') } }
+    if (!rename($temp, $t)) { my $e = $!; unlink $temp; $! = $e; os_fail() }
+    return ();
+  });
+  return ();
+};
+$ops{list} = sub {
+  my ($root, $anchor, $rel, $depth, $limit, $filesonly, $heads) = @_;
+  my $rr = root_real($root, $anchor, 0);
+  return ($rel eq '' ? 'some' : 'none') unless defined $rr;
+  my $dir = eval { my $d = target($rr, $rel, 1); stat $d or os_fail(); fail('ENOTDIR') unless -d _; $d };
+  if (my $err = $@) { die $err unless ref $err && $err->{code} eq 'ENOENT'; return ($rel eq '' ? 'some' : 'none') }
+  my @out; my $count = 0;
+  my $walk; $walk = sub {
+    my ($host, $prefix, $level) = @_;
+    opendir(my $dh, $host) or return;
+    my @names = sort grep { $_ ne '.' && $_ ne '..' } readdir $dh;
+    closedir $dh;
+    for my $name (@names) {
+      return if $count >= $limit;
+      next unless listed_name($name);
+      my $hp = "$host/$name";
+      my @st = lstat $hp or next;
+      if (S_ISLNK($st[2])) { my $real = Cwd::abs_path($hp); next unless defined $real && (stat $hp) && inside($real, $rr); @st = stat $hp or next }
+      my $er = $prefix eq '' ? $name : "$prefix/$name";
+      if (S_ISDIR($st[2])) {
+        if ($filesonly ne '1') { push @out, $er, 'directory', $st[7], mtime_of($hp, 1, @st), ''; $count++ }
+        $walk->($hp, $er, $level + 1) if $level < $depth;
+      } elsif (S_ISREG($st[2])) {
+        my $head = '';
+        if ($heads > 0 && sysopen(my $fh, $hp, O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
+        push @out, $er, 'file', $st[7], mtime_of($hp, 1, @st), $head; $count++;
+      }
+    }
+  };
+  $walk->($dir, '', 1);
+  undef $walk;
+  return ('some', @out);
+};
+$ops{count} = sub {
+  my ($root, $anchor, $limit) = @_;
+  my $rr = root_real($root, $anchor, 0);
+  return ('0') unless defined $rr;
+  my $count = 0;
+  my $walk; $walk = sub {
+    my ($d) = @_;
+    opendir(my $dh, $d) or return;
+    for my $n (readdir $dh) {
+      return if $count >= $limit;
+      next if $n =~ /^\./ || $n eq 'node_modules';
+      lstat "$d/$n" or next;
+      if (-f _) { $count++ } elsif (-d _) { $walk->("$d/$n") }
+    }
+    closedir $dh;
+  };
+  $walk->($rr);
+  undef $walk;
+  return ($count);
+};
+$ops{rename} = sub {
+  my ($root, $anchor, $from, $to) = @_;
+  my $rr = root_real($root, $anchor, 0); fail('ENOENT') unless defined $rr;
+  my @from = split m{/}, $from; my @to = split m{/}, $to;
+  my $probe = eval { target($rr, $to, 0) };
+  if (my $err = $@) { die $err unless ref $err && ($err->{code} eq 'ENOENT' || $err->{code} eq 'ENOTDIR') }
+  fail('EEXIST') if defined $probe && lstat $probe;
+  my $fname = pop @from; my $tname = pop @to;
+  with_dir($rr, \@from, 0, sub {
+    my ($sd) = @_;
+    lstat "$sd/$fname" or os_fail();
+    my @full = (@from, $fname); my @tfull = (@to, $tname);
+    if (@full <= @tfull) { my $prefix = 1; for my $i (0 .. $#full) { $prefix = 0 if $full[$i] ne $tfull[$i] } fail('EINVAL') if $prefix }
+    with_dir($rr, \@to, 1, sub {
+      my ($dd) = @_;
+      fail('EEXIST') if lstat "$dd/$tname";
+      rename("$sd/$fname", "$dd/$tname") or os_fail();
+      return ();
+    });
+    return ();
+  });
+  return ();
+};
+$ops{remove} = sub {
+  my ($root, $anchor, $rel) = @_;
+  my $rr = root_real($root, $anchor, 0);
+  fail('ENOENT') unless defined $rr && $rel ne '';
+  my @rel = split m{/}, $rel; my $name = pop @rel;
+  with_dir($rr, \@rel, 0, sub { my ($d) = @_; remove_tree("$d/$name"); return () });
+  return ();
+};
+$ops{mkdir} = sub {
+  my ($root, $anchor, $rel) = @_;
+  ensure_dir(root_real($root, $anchor, 1), split(m{/}, $rel));
+  return ();
+};
+# The cross-process lock beside the root, the same lock directory LocalRuntime's proper-lockfile
+# takes (<root>.lock, fresh by its mtime), so a Cairn on the remote host and one over SSH exclude
+# each other. Never waits: the client retries, so other requests on this channel are not held up.
+$ops{lock} = sub {
+  my ($root, $anchor, $stale_ms) = @_;
+  root_real($root, $anchor, 1);
+  my $lock = "$root.lock";
+  return ('ok') if mkdir($lock, 0700);
+  os_fail() unless $! == POSIX::EEXIST();
+  my @st = stat $lock;
+  if (@st && (time() - $st[9]) * 1000 > $stale_ms) { rmdir $lock; return ('ok') if mkdir($lock, 0700) }
+  fail('BUSY');
+};
+$ops{touch} = sub { my ($root) = @_; my $t = time(); utime($t, $t, "$root.lock"); return () };
+$ops{unlock} = sub { my ($root) = @_; rmdir "$root.lock"; return () };
+# What a checkout is: a directory, its realpath, the git root above it, and the repository facts
+# a project id is derived from (origin URL, root commits).
+$ops{probe} = sub {
+  my ($path) = @_;
+  stat $path or return ('missing');
+  return ('notdir') unless -d _;
+  my $real = Cwd::abs_path($path);
+  my $cur = $real; my $git;
+  while (1) { if (lstat "$cur/.git") { $git = $cur; last } my $p = dirname_of($cur); last if $p eq $cur; $cur = $p }
+  return ('dir', $real, '', '', '') unless defined $git;
+  my $gd = "$git/.git";
+  if (-f $gd && open(my $fh, '<', $gd)) { my $line = <$fh> // ''; close $fh; if ($line =~ /^gitdir:\s*(.+?)\s*$/) { my $p = $1; $p = "$git/$p" unless $p =~ m{^/}; $gd = $p; if (open(my $c, '<', "$gd/commondir")) { my $cd = <$c> // ''; close $c; $cd =~ s/\s+$//; $gd = $cd =~ m{^/} ? $cd : "$gd/$cd" if $cd ne '' } } }
+  my $config = '';
+  if (open(my $fh, '<', "$gd/config")) { local $/; $config = <$fh> // ''; close $fh }
+  my $roots = '';
+  my $pid = open(my $gh, '-|');
+  if (defined $pid && $pid == 0) { open(STDERR, '>', '/dev/null'); exec('git', '-C', $git, 'rev-list', '--max-parents=0', 'HEAD'); exit 127 }
+  if (defined $pid) { local $/; $roots = <$gh> // ''; close $gh }
+  return ('dir', $real, $git, $config, $roots);
+};
+
+sub read_exact { my ($n) = @_; my $buf = ''; while (length($buf) < $n) { my $r = read(STDIN, $buf, $n - length($buf), length($buf)); return undef unless $r } return $buf }
+sub send_fields { my $payload = join '', map { pack('N', length $_) . $_ } @_; print STDOUT pack('N', length $payload), $payload }
+
+send_fields('ready', '1');
+while (1) {
+  my $h = read_exact(4); last unless defined $h;
+  my $payload = read_exact(unpack 'N', $h); last unless defined $payload;
+  my @fields; my $off = 0;
+  while ($off < length $payload) { my $len = unpack 'N', substr($payload, $off, 4); push @fields, substr($payload, $off + 4, $len); $off += 4 + $len }
+  my $op = shift @fields // '';
+  my @res = eval { my $f = $ops{$op} or fail('IO', 'EBADOP'); ('ok', $f->(@fields)) };
+  if (my $err = $@) {
+    if (ref $err eq 'Fail') { @res = ($err->{code}, $err->{errno}, $err->{size}) }
+    else { print STDERR "cairn helper: $err"; @res = ('IO', 'EHELPER', 0) }
+  }
+  send_fields(@res);
+}
+exit 0;
+`;

@@ -1,0 +1,189 @@
+/**
+ * SshRuntime: the Runtime on a host reached over SSH, through one persistent connection and the
+ * remote helper (ssh-connection.ts, remote-helper.ts). Each Runtime operation is one request, so
+ * one round trip on an open connection, with its containment check done in the same request on
+ * the remote side. A whole-scope files-only listing (the context index) carries the first 4 KiB
+ * of every file in the same answer, so the index of a scope costs one round trip: readHeads then
+ * answers from those heads without asking again.
+ *
+ * Writes are serialized like LocalRuntime's: an in-process mutex per root, plus the cross-process
+ * lock directory `<root>.lock` on the remote host (the one a Cairn running there takes), kept
+ * fresh while held and taken over when stale.
+ *
+ * Failures of the host (unreachable, lost connection, no answer in time) surface as RuntimeError
+ * UNREACHABLE; the SshError with the reason a person can act on is kept in `lastError`.
+ */
+import { Mutex } from 'async-mutex';
+import { INDEX_HEAD_BYTES } from '../../common/memory/constants';
+import { isListedName } from '../../common/memory/paths';
+import { LOCK_STALE_MS } from './local-lock';
+import { RuntimeError, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from './runtime';
+import { SshError, type SshConnection } from './ssh-connection';
+
+const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'IO']);
+const LOCK_WAIT_MS = 30_000;
+const LOCK_TOUCH_MS = 1_000;
+
+export class SshRuntime implements Runtime {
+  readonly label: string;
+  /** Why the host could not be used, the last time it could not. */
+  lastError: SshError | null = null;
+  private readonly mutexes = new Map<string, Mutex>();
+  /** Heads that came with the last whole-scope listing of each root, for readHeads. */
+  private readonly heads = new Map<string, Map<string, Buffer>>();
+  /** The last listing per request, returned again (same array) when nothing changed (ListOptions.reuse). */
+  private readonly listings = new Map<string, { signature: string; result: ListedEntry[] }>();
+
+  constructor(readonly connection: SshConnection) {
+    this.label = `ssh:${connection.where}`;
+  }
+
+  /** One request; remote errors become RuntimeErrors, host failures UNREACHABLE. */
+  private async call(fields: ReadonlyArray<string | Uint8Array>): Promise<Buffer[]> {
+    let res: Buffer[];
+    try {
+      res = await this.connection.request(fields);
+    } catch (err) {
+      if (err instanceof SshError) {
+        this.lastError = err;
+        throw new RuntimeError('UNREACHABLE', err.kind);
+      }
+      throw err;
+    }
+    this.lastError = null;
+    const status = res[0]?.toString('utf8') ?? 'IO';
+    if (status === 'ok') return res.slice(1);
+    const code = (CODES.has(status) ? status : 'IO') as RuntimeErrorCode;
+    const errno = res[1]?.toString('utf8') || undefined;
+    const size = Number(res[2]?.toString('utf8') ?? 0) || undefined;
+    throw new RuntimeError(code, code === 'IO' ? (errno ?? 'EIO') : errno, size);
+  }
+
+  /** Checks the host now (connects if needed); resolves, or rejects with the SshError. */
+  async probe(): Promise<void> {
+    try {
+      await this.connection.ensure();
+      this.lastError = null;
+    } catch (err) {
+      if (err instanceof SshError) this.lastError = err;
+      throw err;
+    }
+  }
+
+  async stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null> {
+    const res = await this.call(['stat', root.path, root.anchor, rel.join('/'), follow ? '1' : '0']);
+    if (res[0]?.toString() !== 'some') return null;
+    return { type: res[1]!.toString() as EntryType, size: Number(res[2]!.toString()), mtimeMs: Number(res[3]!.toString()) };
+  }
+
+  async readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent> {
+    const res = await this.call(['read', root.path, root.anchor, rel.join('/'), String(maxBytes)]);
+    return { data: new Uint8Array(res[0]!), size: Number(res[1]!.toString()), mtimeMs: Number(res[2]!.toString()) };
+  }
+
+  async readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>> {
+    const cached = bytes <= INDEX_HEAD_BYTES ? this.heads.get(this.rootKey(root)) : undefined;
+    if (cached && rels.every((r) => cached.has(r.join('/')))) {
+      return rels.map((r) => {
+        const data = cached.get(r.join('/'))!;
+        return { data: new Uint8Array(data.subarray(0, bytes)), size: 0, mtimeMs: 0 };
+      });
+    }
+    const res = await this.call(['heads', root.path, root.anchor, String(bytes), ...rels.map((r) => r.join('/'))]);
+    return rels.map((_, i) => (res[i * 2]?.toString() === '1' ? { data: new Uint8Array(res[i * 2 + 1]!), size: 0, mtimeMs: 0 } : null));
+  }
+
+  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
+    if (rel.length === 0) throw new RuntimeError('EISDIR');
+    await this.call(['write', root.path, root.anchor, rel.join('/'), options.exclusive ? '1' : '0', data]);
+  }
+
+  async list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null> {
+    // A whole-scope files-only listing is the index's: bring the heads along (one round trip).
+    const withHeads = options.filesOnly === true && rel.length === 0;
+    const depth = Number.isFinite(options.depth) ? options.depth : 1_000_000;
+    const res = await this.call(['list', root.path, root.anchor, rel.join('/'), String(depth), String(options.limit), options.filesOnly ? '1' : '0', String(withHeads ? INDEX_HEAD_BYTES : 0)]);
+    if (res[0]?.toString() !== 'some') return null;
+    const out: ListedEntry[] = [];
+    const heads = new Map<string, Buffer>();
+    const signature: string[] = [];
+    for (let i = 1; i + 4 < res.length; i += 5) {
+      const relText = res[i]!.toString('utf8');
+      const segments = relText.split('/');
+      // Defense in depth: the helper applies the same rules; a name it let through is still skipped.
+      if (!segments.every((s) => isListedName(s))) continue;
+      const entry: ListedEntry = { rel: segments, type: res[i + 1]!.toString() === 'directory' ? 'directory' : 'file', size: Number(res[i + 2]!.toString()), mtimeMs: Number(res[i + 3]!.toString()) };
+      out.push(entry);
+      signature.push(`${relText}\0${entry.type}\0${entry.size}\0${entry.mtimeMs}`);
+      if (withHeads && entry.type === 'file') heads.set(relText, Buffer.from(res[i + 4]!));
+    }
+    if (withHeads) this.heads.set(this.rootKey(root), heads);
+    if (options.reuse) {
+      const key = `${this.rootKey(root)}\0${rel.join('/')}\0${options.depth}\0${options.limit}\0${options.filesOnly === true}`;
+      const sig = signature.join('\n');
+      const previous = this.listings.get(key);
+      if (previous && previous.signature === sig) return previous.result;
+      this.listings.set(key, { signature: sig, result: out });
+    }
+    return out;
+  }
+
+  async countFiles(root: ScopeRoot, limit: number): Promise<number> {
+    const res = await this.call(['count', root.path, root.anchor, String(limit)]);
+    return Number(res[0]!.toString());
+  }
+
+  async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
+    await this.call(['rename', root.path, root.anchor, from.join('/'), to.join('/')]);
+  }
+
+  async remove(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+    if (rel.length === 0) throw new RuntimeError('ENOENT');
+    await this.call(['remove', root.path, root.anchor, rel.join('/')]);
+  }
+
+  async mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+    await this.call(['mkdir', root.path, root.anchor, rel.join('/')]);
+  }
+
+  forget(): void {
+    this.listings.clear();
+    this.heads.clear();
+  }
+
+  async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {
+    const key = this.rootKey(root);
+    let mutex = this.mutexes.get(key);
+    if (!mutex) {
+      mutex = new Mutex();
+      this.mutexes.set(key, mutex);
+    }
+    return mutex.runExclusive(async () => {
+      const deadline = Date.now() + LOCK_WAIT_MS;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.call(['lock', root.path, root.anchor, String(LOCK_STALE_MS)]);
+          break;
+        } catch (err) {
+          if (!(err instanceof RuntimeError) || err.code !== 'BUSY' || Date.now() >= deadline) throw err;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt * 2) * (0.5 + Math.random())));
+        }
+      }
+      // Kept fresh while held, so a slow write is not taken over as stale.
+      const touch = setInterval(() => void this.call(['touch', root.path]).catch(() => {}), LOCK_TOUCH_MS);
+      touch.unref();
+      try {
+        return await fn();
+      } finally {
+        clearInterval(touch);
+        // Not awaited: requests are answered in order, so the next one runs after the unlock,
+        // and the wait for this answer would only add a round trip to every write.
+        void this.call(['unlock', root.path]).catch(() => {});
+      }
+    });
+  }
+
+  private rootKey(root: ScopeRoot): string {
+    return `${root.anchor}\0${root.path}`;
+  }
+}
