@@ -1,32 +1,29 @@
-// Web mode in real Chromium: the page connects with the token from the address, drops the token
-// from the address bar, shows every memory, and shows agents' writes live, including one made by
-// another process (`bin/cairn tool`, as an agent would).
+// The curation UI in real Chromium against `cairn serve` with a temp home: the page connects with the
+// token from the address (then drops it), shows the scope tree, shows agents' writes from other
+// processes and outside edits live as badges, catches a conflicting save without losing anything,
+// keeps pins across reloads, asks before deleting, and shows global memory with no workspace.
+// Every test saves a screenshot under test-results/ so a person can look at what the UI showed.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createORPCClient } from '@orpc/client';
-import { RPCLink } from '@orpc/client/fetch';
-import type { RouterClient } from '@orpc/server';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppRouter } from '../../src/main/api/router';
 import { launchBrowser } from '../support/browser';
 import { runCairn, runJsonl } from '../support/cli';
 import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
-let sb: Sandbox;
-let server: ChildProcessWithoutNullStreams;
-let address: string;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+const SHOTS = path.resolve('test-results');
 
-beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [
-    { command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
-    { command: 'create', path: '/memories/global/style.md', file_text: '---\ndescription: <b>Tabs</b>, short commits\n---\nTabs.\n' },
-  ]);
-  server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', sb.home]);
-  address = await new Promise<string>((resolve, reject) => {
+interface Served {
+  server: ChildProcessWithoutNullStreams;
+  address: string;
+  origin: string;
+  token: string;
+}
+
+async function serve(home: string): Promise<Served> {
+  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home]);
+  const address = await new Promise<string>((resolve, reject) => {
     server.stdout.on('data', (d: Buffer) => {
       const m = /running at (\S+)/.exec(d.toString());
       if (m) resolve(m[1]!);
@@ -34,51 +31,195 @@ beforeAll(async () => {
     server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
   });
   const url = new URL(address);
-  const api: RouterClient<AppRouter> = createORPCClient(new RPCLink({ url: `${url.origin}/api/rpc`, headers: { authorization: `Bearer ${url.hash.slice(7)}` } }));
-  await api.workspaces.add({ name: 'widgets', path: sb.checkout });
+  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
+}
+
+async function rpc(s: Served, route: string, json: unknown): Promise<unknown> {
+  const res = await fetch(`${s.origin}/api/rpc/${route}`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ json }) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { json: unknown }).json;
+}
+
+let sb: Sandbox;
+let served: Served;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+
+const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
+const row = (page: Page, p: string) => page.getByRole('treeitem', { name: p, exact: true });
+
+async function open(): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1280, height: 760 });
+  await page.goto(served.address);
+  await row(page, '/memories/project/build.md').waitFor();
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+beforeAll(async () => {
+  await requireBuiltCli();
+  await fs.mkdir(SHOTS, { recursive: true });
+  sb = await makeSandbox();
+  await agent(
+    { command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
+    { command: 'create', path: '/memories/project/decisions/storage.md', file_text: '---\ndescription: Why SQLite\n---\nSQLite.\n' },
+    { command: 'create', path: '/memories/project/decisions/api.md', file_text: '---\ndescription: REST over gRPC\n---\nREST.\n' },
+    { command: 'create', path: '/memories/global/style.md', file_text: '---\ndescription: <b>Tabs</b>, short commits\n---\nTabs.\n' },
+    { command: 'view', path: '/memories/global/style.md' },
+  );
+  served = await serve(sb.home);
+  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  server?.kill('SIGTERM');
+  served?.server.kill('SIGTERM');
   await sb?.cleanup();
 });
 
-describe('web mode in Chromium', () => {
-  it('shows every memory as text, with the token gone from the address bar', async () => {
-    const page = await browser.context.newPage();
-    await page.goto(address);
-    await page.getByText('/memories/project/build.md').waitFor();
+describe('the curation UI in Chromium', () => {
+  it('shows the scope tree written by agents, descriptions as text, and drops the token from the address', async () => {
+    const page = await open();
     expect(page.url()).not.toContain('token');
-    // A description is text, never markup.
-    await page.getByText('<b>Tabs</b>, short commits').waitFor();
-    expect(await page.locator('b').count()).toBe(0);
+    const tree = page.getByRole('tree');
+    await expect(tree.getByRole('treeitem', { name: /^GLOBAL memory, 1 files/ }).isVisible()).resolves.toBe(true);
+    await expect(row(page, '/memories/project/decisions').getAttribute('aria-expanded')).resolves.toBe('true');
+    // Directories first, then files, alphabetical.
+    const names = await tree.getByRole('treeitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    expect(names.indexOf('/memories/project/decisions')).toBeLessThan(names.indexOf('/memories/project/build.md'));
+    expect(names.indexOf('/memories/project/decisions/api.md')).toBeLessThan(names.indexOf('/memories/project/decisions/storage.md'));
+    // A description is text, never markup; usage shows.
+    await expect(row(page, '/memories/global/style.md').getByText('<b>Tabs</b>, short commits').isVisible()).resolves.toBe(true);
+    expect(await page.locator('.row b').count()).toBe(0);
+    await expect(row(page, '/memories/global/style.md').getByText(/Used 2× · just now/).isVisible()).resolves.toBe(true);
+    await shot(page, 'tree');
     await page.close();
   });
 
-  it('shows a write made by an agent in another process, live', async () => {
-    const page = await browser.context.newPage();
-    await page.goto(address);
-    await page.getByText('/memories/project/build.md').waitFor();
-    const result = await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'create', path: '/memories/project/from-agent.md', file_text: 'hello\n' })]);
+  it('badges a write by an agent in another process, live, and clears the badge when the file is opened', async () => {
+    const page = await open();
+    const result = await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'create', path: '/memories/project/from-agent.md', file_text: '---\ndescription: Learned from CI\n---\nhello\n' })]);
     expect(result.status).toBe(0);
-    await page.getByText('/memories/project/from-agent.md').waitFor({ timeout: 5000 });
+    const r = row(page, '/memories/project/from-agent.md');
+    await r.getByText('agent edited').waitFor({ timeout: 5000 });
+    await shot(page, 'agent-edited-badge');
+    await r.click();
+    await page.getByRole('region', { name: 'Editor: /memories/project/from-agent.md' }).getByText('hello').waitFor();
+    await expect(r.getByText('agent edited').count()).resolves.toBe(0);
     await page.close();
   });
 
-  it('shows an edit made outside Cairn, live', async () => {
-    const page = await browser.context.newPage();
-    await page.goto(address);
-    await page.getByText('/memories/project/build.md').waitFor();
+  it('badges an edit made outside Cairn, live', async () => {
+    const page = await open();
     await fs.writeFile(path.join(sb.roots.project, 'edited-in-vim.md'), 'written by hand\n');
-    await page.getByText('/memories/project/edited-in-vim.md').waitFor({ timeout: 5000 });
+    await row(page, '/memories/project/edited-in-vim.md').getByText('edited outside Cairn').waitFor({ timeout: 5000 });
+    await shot(page, 'external-edit-badge');
+    await page.close();
+  });
+
+  it('catches an agent edit between open and save: the banner says so, nothing is lost, and the person chooses', async () => {
+    await agent({ command: 'create', path: '/memories/project/conflict.md', file_text: 'line one\n' });
+    const page = await open();
+    await row(page, '/memories/project/conflict.md').click();
+    const editor = page.getByRole('region', { name: 'Editor: /memories/project/conflict.md' });
+    const content = editor.getByRole('textbox', { name: 'Content of /memories/project/conflict.md' });
+    await content.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('my draft line');
+    await editor.getByLabel('Unsaved changes').waitFor();
+    // The agent writes while the person edits.
+    await agent({ command: 'str_replace', path: '/memories/project/conflict.md', old_str: 'line one', new_str: 'agent line' });
+    await page.keyboard.press('Control+s');
+    const banner = editor.getByRole('alert');
+    await banner.getByText('changed by an agent since you opened it').waitFor();
+    // Nothing lost: the agent's version is on disk, mine is still in the editor.
+    expect(await fs.readFile(path.join(sb.roots.project, 'conflict.md'), 'utf8')).toBe('agent line\n');
+    await expect(content.textContent()).resolves.toContain('my draft line');
+    await banner.getByRole('button', { name: 'Compare' }).click();
+    await editor.getByText('On disk now').waitFor();
+    await shot(page, 'conflict');
+    // Overwrite asks first, then keeps mine.
+    await banner.getByRole('button', { name: 'Overwrite (keep mine)' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Overwrite conflict.md?' });
+    await confirm.getByRole('button', { name: 'Overwrite' }).click();
+    await editor.getByRole('status').getByText('Saved.').waitFor();
+    expect(await fs.readFile(path.join(sb.roots.project, 'conflict.md'), 'utf8')).toBe('line one\nmy draft line');
+    await page.close();
+  });
+
+  it('keeps a pin across a reload', async () => {
+    const page = await open();
+    const r = row(page, '/memories/project/build.md');
+    await r.hover();
+    await r.getByRole('button', { name: 'Pin', exact: true }).click();
+    await r.getByLabel('Pinned').waitFor();
+    await page.reload();
+    await r.getByLabel('Pinned').waitFor();
+    await r.hover();
+    await expect(r.getByRole('button', { name: 'Unpin' }).count()).resolves.toBe(1);
+    const stats = await runCairn(['stats', '--json', '--home', sb.home, '--cwd', sb.checkout]);
+    expect(stats.stdout).toMatch(/"pinned":\s*true/);
+    await shot(page, 'pinned');
+    await page.close();
+  });
+
+  it('asks before deleting, naming the file, and for a directory how many files go with it', async () => {
+    const page = await open();
+    const dir = row(page, '/memories/project/decisions');
+    await dir.hover();
+    await dir.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete /memories/project/decisions?' });
+    await dialog.getByText('the 2 files in it').waitFor();
+    await shot(page, 'delete-dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await fs.access(path.join(sb.roots.project, 'decisions', 'api.md'));
+    // From the keyboard: focus the row, Delete, confirm.
+    await row(page, '/memories/project/decisions/api.md').focus();
+    await page.keyboard.press('Delete');
+    await page.getByRole('dialog', { name: 'Delete /memories/project/decisions/api.md?' }).getByRole('button', { name: 'Delete' }).click();
+    await row(page, '/memories/project/decisions/api.md').waitFor({ state: 'detached' });
+    await expect(fs.access(path.join(sb.roots.project, 'decisions', 'api.md'))).rejects.toThrow();
+    await page.close();
+  });
+
+  it('narrows the tree as you type in the filter, focused with /', async () => {
+    const page = await open();
+    await page.keyboard.press('/');
+    await page.keyboard.type('sqlite');
+    await row(page, '/memories/project/build.md').waitFor({ state: 'detached' });
+    await expect(row(page, '/memories/project/decisions/storage.md').isVisible()).resolves.toBe(true);
     await page.close();
   });
 
   it('without the token, says how to get in', async () => {
     const page = await browser.context.newPage();
-    await page.goto(new URL(address).origin);
+    await page.goto(served.origin);
     await page.getByText('Open the address `cairn serve` printed').waitFor();
     await page.close();
+  });
+});
+
+describe('with no workspace at all', () => {
+  it('shows global memory in Settings, and how to connect an agent when it is empty', async () => {
+    const empty = await makeSandbox();
+    const s = await serve(empty.home);
+    try {
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width: 1280, height: 760 });
+      await page.goto(s.address);
+      await page.getByRole('heading', { name: 'Global memory' }).waitFor();
+      await page.getByRole('heading', { name: 'No memories yet' }).waitFor();
+      await page.getByRole('tabpanel', { name: 'Claude Code' }).getByText(/setup claude --cwd/).waitFor();
+      await shot(page, 'first-run');
+      await runJsonl(['--home', empty.home, '--cwd', empty.checkout], [{ command: 'create', path: '/memories/global/prefs.md', file_text: '---\ndescription: Prefers small PRs\n---\nsmall\n' }]);
+      await page.getByRole('treeitem', { name: '/memories/global/prefs.md' }).waitFor({ timeout: 5000 });
+      await page.close();
+    } finally {
+      s.server.kill('SIGTERM');
+      await empty.cleanup();
+    }
   });
 });

@@ -35,7 +35,7 @@ export function FirstRun({ workspaceId }: { workspaceId: string | null }) {
             ))}
           </div>
           {current && (
-            <div role="tabpanel" aria-label={current.name} className="guide">
+            <div role="tabpanel" aria-label={current.name} className="agent-guide">
               <p>Run this in a terminal; it merges Cairn into {current.name}'s configuration and keeps a backup:</p>
               <div className="code-line">
                 <code>{current.command}</code>
