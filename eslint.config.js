@@ -36,6 +36,7 @@ export default tseslint.config(
   },
   {
     files: ['src/renderer/**'],
+    ignores: ['src/renderer/**/*.test.ts', 'src/renderer/**/*.test.tsx'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -46,6 +47,17 @@ export default tseslint.config(
             { group: ['**/main/**', '**/main', '**/preload/**'], message: 'The renderer never imports src/main; use the oRPC client.' },
           ],
         },
+      ],
+    },
+  },
+  {
+    // Component tests run in Node with a real backend (tests/support wires it): they may check the
+    // disk, but still never import src/main themselves.
+    files: ['src/renderer/**/*.test.ts', 'src/renderer/**/*.test.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/main/**', '**/main', '**/preload/**'], message: 'Renderer tests reach the backend through tests/support, not src/main.' }] },
       ],
     },
   },
