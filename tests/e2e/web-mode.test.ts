@@ -194,6 +194,31 @@ describe('the curation UI in Chromium', () => {
     await page.close();
   });
 
+  it('creates a memory from the UI, edits and saves it, with a warning first when it holds a secret', async () => {
+    const page = await open();
+    await page.getByRole('button', { name: 'New memory' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New memory' });
+    await dialog.getByLabel('Name').fill('ops/deploy');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    const editor = page.getByRole('region', { name: 'Editor: /memories/project/ops/deploy.md' });
+    const content = editor.getByRole('textbox', { name: 'Content of /memories/project/ops/deploy.md' });
+    await content.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('token ghp_m0xVQzJXtw3XVBOsrT5mH3DaWvTrmFLHBMUA');
+    await editor.getByRole('button', { name: 'Save' }).click();
+    const warning = page.getByRole('dialog', { name: 'Save a file the scanners flag?' });
+    await warning.getByText(/GitHub token/i).waitFor();
+    await shot(page, 'scanner-warning');
+    await warning.getByRole('button', { name: 'Cancel' }).click();
+    expect(await fs.readFile(path.join(sb.roots.project, 'ops', 'deploy.md'), 'utf8')).not.toContain('ghp_');
+    await editor.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('dialog', { name: 'Save a file the scanners flag?' }).getByRole('button', { name: 'Save anyway' }).click();
+    await editor.getByRole('status').getByText('Saved.').waitFor();
+    expect(await fs.readFile(path.join(sb.roots.project, 'ops', 'deploy.md'), 'utf8')).toContain('token ghp_');
+    await row(page, '/memories/project/ops/deploy.md').getByText('flagged').waitFor();
+    await page.close();
+  });
+
   it('without the token, says how to get in', async () => {
     const page = await browser.context.newPage();
     await page.goto(served.origin);

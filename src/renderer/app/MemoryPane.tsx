@@ -4,7 +4,7 @@
  * asks first. `/` focuses the filter.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { FileText } from 'lucide-react';
+import { FileText, Plus } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Scope } from '../../common/memory/constants';
 import { useApi } from '../api/api-context';
@@ -12,6 +12,7 @@ import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { FileEditor } from '../features/editor/FileEditor';
 import { FirstRun } from '../features/onboarding/FirstRun';
 import { MemoryBrowser, type MemoryBrowserHandle } from '../features/tree/MemoryBrowser';
+import { NewMemoryDialog } from '../features/tree/NewMemoryDialog';
 import type { MemoryFile } from '../features/tree/tree-model';
 
 export interface MemoryPaneProps {
@@ -29,6 +30,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const queryClient = useQueryClient();
   const [openPath, setOpenPath] = useState<string | null>(null);
   const [pending, setPending] = useState<string | null | undefined>(undefined);
+  const [creating, setCreating] = useState(false);
   const browser = useRef<MemoryBrowserHandle>(null);
   const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
   // The browser loads the list; this only reads what it holds.
@@ -75,12 +77,16 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const files = list.data?.files;
   const openFile = openPath ? files?.find((f) => f.path === openPath) : undefined;
   const empty = files !== undefined && files.length === 0;
+  const availableScopes = (list.data?.scopes ?? []).filter((s) => s.available && (!scopes || scopes.includes(s.scope))).map((s) => s.scope);
 
   return (
     <div className={openPath ? 'pane has-file' : 'pane'}>
       <div className="pane-left">
         <header className="pane-head">
           <h1>{title}</h1>
+          <button type="button" className="btn" onClick={() => setCreating(true)} disabled={availableScopes.length === 0}>
+            <Plus size={14} aria-hidden /> New memory
+          </button>
         </header>
         <MemoryBrowser
           ref={browser}
@@ -123,6 +129,18 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           </div>
         )}
       </div>
+      {creating && (
+        <NewMemoryDialog
+          workspaceId={workspaceId}
+          scopes={availableScopes}
+          onClose={() => setCreating(false)}
+          onCreated={(p) => {
+            setCreating(false);
+            void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+            go(p);
+          }}
+        />
+      )}
       {pending !== undefined && (
         <ConfirmDialog
           title="Discard unsaved changes?"

@@ -179,7 +179,8 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     }
   };
 
-  const extensions = useMemo(() => [markdown(), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': `Content of ${path}` })], [path]);
+  // No setext headings: a frontmatter's closing `---` would turn the line above it into a heading.
+  const extensions = useMemo(() => [markdown({ extensions: { remove: ['SetextHeading'] } }), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': `Content of ${path}` })], [path]);
   const name = path.slice(path.lastIndexOf('/') + 1);
   const lastActor = badgeStore.lastActor(key);
 

@@ -143,4 +143,16 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
   }
 }
 
-export const TreeRow = memo(TreeRowView);
+/** Rows are rebuilt on every list change; one whose content is unchanged (same fields, same file object) is the same row. */
+function sameRow(a: Row, b: Row): boolean {
+  if (a === b) return true;
+  const ka = Object.keys(a) as (keyof Row)[];
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => a[k] === b[k]);
+}
+
+export const TreeRow = memo(
+  TreeRowView,
+  (prev, next) =>
+    prev.workspaceId === next.workspaceId && prev.active === next.active && prev.selected === next.selected && prev.top === next.top && prev.actions === next.actions && sameRow(prev.row, next.row),
+);
