@@ -6,7 +6,10 @@
  * reading every file whole) and, when src/main/memory/scanners/content-scanner.ts exists, the
  * content scanner's cost next to a create; then the change feed's latency, from a write in another
  * process (through the journal, or a plain write found by the root watcher) to the event in a
- * subscriber here, beside the in-process floor. Prints tables and writes bench/results/latest.json.
+ * subscriber here, beside the in-process floor; then the MCP section (bench/mcp.ts): per-command
+ * latency through MCP stdio for Cairn, the reference tool behind a minimal MCP server and
+ * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each. Prints
+ * tables and writes bench/results/latest.json.
  *
  * Run with `make bench` (builds the CLI first) or `npx tsx bench/run.ts` after `make build`.
  * Iteration counts can be lowered for a quick look: BENCH_ITERATIONS, BENCH_WARMUP,
@@ -41,6 +44,7 @@ import { Journal } from '../src/main/journal/journal';
 import { MemoryService } from '../src/main/memory/memory-service';
 import { UsageStore } from '../src/main/memory/usage-store';
 import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
+import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
 
 // ---- parameters ----
 
@@ -1044,6 +1048,11 @@ async function main(): Promise<number> {
     const feed = await measureChangeFeed(sandbox);
     if (feed.duplicates > 0) warnings.push(`change feed: ${feed.duplicates} write(s) were delivered more than once`);
     if (feed.missed > 0) warnings.push(`change feed: ${feed.missed} write(s) were not delivered within ${FEED_TIMEOUT_MS} ms, or with the wrong origin`);
+    process.stderr.write('mcp: per-command latency through MCP stdio (Cairn, reference tool, server-memory), then 4 clients x 200 writes each\n');
+    const mcp = await runMcpBench();
+    for (const impl of ['cairn', 'reference', 'server-memory'] as const) {
+      if (mcp.failures[impl] > 0) warnings.push(`mcp: ${impl} failed ${mcp.failures[impl]} call(s) in the latency run; first: ${mcp.firstFailure[impl]}`);
+    }
 
     // Figures.
     const results: Record<string, Partial<Record<Impl, Stats>>> = {};
@@ -1074,6 +1083,7 @@ async function main(): Promise<number> {
       target('change_feed_journal_p95', 'Change feed: a `cairn tool` write in another process reaches a subscriber, p95 < 100 ms', feed.journalMs.p95, 100, 'ms'),
       target('change_feed_external_p95', 'Change feed: a plain edit by another process of a file in a watched root reaches a subscriber, p95 < 100 ms', feed.externalMs.p95, 100, 'ms'),
       target('change_feed_external_create_p95', `Change feed: a new file written by another process (directory of ${ITERATIONS + WARMUP}) reaches a subscriber, p95 < 100 ms`, feed.externalCreateMs.p95, 100, 'ms'),
+      ...mcp.targets,
     ];
     const targetsOf = (op: Op): Target[] =>
       targets.filter((t) => t.id.startsWith(`${op}_`) || (op === 'view_file' && t.id.startsWith('view_file')) || (op === 'view_dir' && t.id.startsWith('view_dir')));
@@ -1197,10 +1207,12 @@ async function main(): Promise<number> {
       `duplicates ${feed.duplicates}, missed ${feed.missed}; the floor and journal rows use the event's \`at\` (whole ms: up to 1 ms high); external edits include the watcher's 50 ms debounce\n`,
     );
 
+    process.stdout.write(formatMcpBench(mcp));
+
     process.stdout.write('\nTargets\n');
     for (const t of targets) {
       const shown =
-        t.id === 'concurrency_no_lost_updates' ? `${t.value} lost` : t.unit === 'ms' ? `${t.value.toFixed(3)} ms (limit ${t.limit} ms)` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
+        t.id === 'concurrency_no_lost_updates' || t.id === 'mcp_concurrency_no_lost_writes' ? `${t.value} lost` : t.unit === 'ms' ? `${t.value.toFixed(3)} ms (limit ${t.limit} ms)` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
       process.stdout.write(`  [${t.met ? 'met   ' : 'MISSED'}] ${t.description}: ${shown}\n`);
     }
     for (const w of warnings) process.stdout.write(`  warning: ${w}\n`);
@@ -1280,6 +1292,19 @@ async function main(): Promise<number> {
         duplicates: feed.duplicates,
         missed: feed.missed,
       },
+      mcp: {
+        method:
+          'official MCP client over stdio to each server process; callTool -> result; servers take turns in a rotating order each iteration; server-memory runs a mapped workload (see mapping)',
+        iterations: mcp.iterations,
+        warmup: mcp.warmup,
+        seedFiles: mcp.seedFiles,
+        noteBytes: mcp.noteBytes,
+        mapping: MCP_MAPPING,
+        latencyMs: mcp.latencyMs,
+        concurrency: mcp.concurrency,
+        failures: mcp.failures,
+        durationSeconds: mcp.durationSeconds,
+      },
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),
@@ -1288,6 +1313,10 @@ async function main(): Promise<number> {
     await fs.writeFile(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}\n`);
 
+    if (mcp.concurrency.cairn.lost > 0 || mcp.concurrency.cairn.failed > 0 || mcp.failures.cairn > 0) {
+      process.stderr.write(`cairn bench: through MCP, Cairn lost ${mcp.concurrency.cairn.lost} write(s) and failed ${mcp.concurrency.cairn.failed + mcp.failures.cairn} call(s)\n`);
+      return 1;
+    }
     if (concCairn.lostUpdates > 0 || concCairn.failed > 0) {
       process.stderr.write(`cairn bench: Cairn lost ${concCairn.lostUpdates} update(s) and failed ${concCairn.failed} insert(s) in the concurrency run\n`);
       return 1;

@@ -17,6 +17,9 @@
  * `notifications/resources/updated` for each subscribed resource whose file changed (a delete or
  * rename of a directory counts for every file under it). Notifications are coalesced over a few
  * milliseconds so a burst of writes costs one message per resource, not one per write.
+ * Watchers on the session's roots (outside edits) start only once the client uses resources
+ * (lists, reads or subscribes): they cost every write some CPU, and an agent that only calls the
+ * tools has no use for them. Writes by Cairn, in any process, are followed from the start.
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -128,6 +131,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     'memory-file',
     new ResourceTemplate(MEMORY_URI_TEMPLATE, {
       list: async () => {
+        watchRoots();
         const current = await builder.snapshot(session);
         return {
           resources: current.files.map((f) => ({
@@ -142,6 +146,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     }),
     { title: 'Memory file', description: 'One memory file, as it is now (cairn://memory/<scope>/<path> is /memories/<scope>/<path>).', mimeType: 'text/markdown' },
     async (uri) => {
+      watchRoots();
       try {
         const { path } = virtualPathOfUri(uri.href);
         const { content } = await service.read(path, session);
@@ -156,6 +161,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
   // Subscriptions: the URIs the client asked to hear about (any memory file URI, existing or not).
   const subscribed = new Map<string, string>(); // uri -> virtual path
   server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    watchRoots();
     try {
       subscribed.set(request.params.uri, virtualPathOfUri(request.params.uri).path);
     } catch (err) {
@@ -193,9 +199,12 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     if ((listChanged || updated.size > 0) && timer === null) timer = setTimeout(flush, options.notifyDelayMs ?? 20);
   };
   const unsubscribe = options.changes?.subscribe(onChange);
-  const unwatch = options.changes?.watch?.(session);
-
+  let unwatch: (() => void) | undefined;
   let closed = false;
+  function watchRoots(): void {
+    if (!closed && unwatch === undefined) unwatch = options.changes?.watch?.(session) ?? (() => {});
+  }
+
   return {
     server,
     index,
