@@ -53,8 +53,8 @@ async function collect(workspaceId: string | null, act: () => Promise<unknown>, 
 describe('workspaces', () => {
   it('adds (idempotently), lists, reports status and removes without touching the checkout', async () => {
     expect((await client.workspaces.add({ name: 'Again', path: sb.checkout })).id).toBe(wsA);
-    expect(await client.workspaces.list()).toEqual([{ id: wsA, name: 'Widgets', kind: 'local', path: sb.checkout }]);
-    expect(await client.workspaces.status({ id: wsA })).toEqual({ id: wsA, reachable: true, reason: null });
+    expect(await client.workspaces.list()).toEqual([{ id: wsA, name: 'Widgets', kind: 'local', path: sb.checkout, host: null }]);
+    expect(await client.workspaces.status({ id: wsA })).toEqual({ id: wsA, reachable: true, reason: null, hostKey: null });
     await client.memory.save({ workspaceId: wsA, path: '/memories/workspace/w.md', content: 'w', expectedSha256: null });
     await client.memory.save({ workspaceId: wsA, path: '/memories/project/p.md', content: 'p', expectedSha256: null });
     expect(await client.workspaces.remove({ id: wsA })).toMatchObject({ status: 'ok' });

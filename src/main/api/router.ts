@@ -7,7 +7,6 @@
  * workspace's own folder, which the person typed, may appear); the change stream is filtered on
  * the server and unsubscribes when the client goes away.
  */
-import { statSync } from 'node:fs';
 import { implement, ORPCError } from '@orpc/server';
 import { contract } from '../../common/api/contract';
 import { MemoryToolError } from '../../common/memory/errors';
@@ -18,7 +17,7 @@ import { scanContent } from '../memory/scanners/content-scanner';
 import type { UsageStore } from '../memory/usage-store';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
-import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
+import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
 
 /** Where change events come from: this process's writes, other processes', external edits. */
 export interface ChangeSource {
@@ -179,10 +178,11 @@ export const router = os.router({
     }),
   },
   workspaces: {
-    list: os.workspaces.list.handler(({ context }) => context.registry.list()),
+    list: os.workspaces.list.handler(({ context }) => context.registry.list().map(workspaceInfo)),
     add: os.workspaces.add.handler(async ({ input, context }) => {
       try {
-        return await context.registry.add(input.name, input.path);
+        if (input.ssh) return workspaceInfo((await context.registry.addSsh({ name: input.name, host: input.ssh, path: input.path, identity: input.identity ?? null })).entry);
+        return workspaceInfo(await context.registry.add(input.name, input.path));
       } catch (err) {
         fail(err);
       }
@@ -193,19 +193,8 @@ export const router = os.router({
         return 'Removed the workspace (its checkout and project memory are untouched).';
       }),
     ),
-    status: os.workspaces.status.handler(async ({ input, context }) => {
-      const entry = context.registry.get(input.id);
-      if (!entry) return { id: input.id, reachable: false, reason: 'it is not registered.' };
-      const session = await sessionOf(context, input.id);
-      const b = session.scopes.workspace;
-      try {
-        if (b.available) await b.runtime.stat(b.root, [], true);
-        statSync(entry.path);
-        return { id: input.id, reachable: true, reason: null };
-      } catch {
-        return { id: input.id, reachable: false, reason: 'its folder cannot be found.' };
-      }
-    }),
+    status: os.workspaces.status.handler(({ input, context }) => context.registry.status(input.id)),
+    trust: os.workspaces.trust.handler(({ input, context }) => change(() => context.registry.trust(input.id, input.fingerprint))),
   },
   setup: {
     guide: os.setup.guide.handler(async ({ input, context }) => {

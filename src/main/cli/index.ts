@@ -2,11 +2,13 @@
  * Entry point of the `cairn` CLI (bin/cairn runs the built copy). Dispatches to a command and maps
  * usage errors to exit status 2 with a message on stderr.
  */
+import { closeAllConnections } from '../runtime/ssh-connection';
 import { mcpCommand } from './mcp-command';
 import { contextCommand, pinCommand, statsCommand } from './memory-commands';
 import { serveCommand } from './serve-command';
 import { setupCommand } from './setup-command';
 import { toolCommand, type CliIo } from './tool-command';
+import { workspaceCommand } from './workspace-command';
 import { MAIN_HELP, UsageError } from './usage';
 
 /** `--home DIR` may come before the command; it is passed on to the command. */
@@ -59,6 +61,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await statsCommand(rest, io);
       case 'setup':
         return await setupCommand(rest, io);
+      case 'workspace':
+        return await workspaceCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`cairn --help\``);
     }
@@ -70,5 +74,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     io.stderr.write(`cairn: ${(err as Error).message ?? String(err)}\n`);
     return 1;
+  } finally {
+    // SSH connections (keepalive timers) would otherwise hold the process open after its work.
+    closeAllConnections();
   }
 }

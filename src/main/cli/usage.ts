@@ -20,6 +20,7 @@ Commands:
   stats     show pins and usage of every memory file
   serve     serve Cairn's web UI on loopback
   setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print]
+  workspace register checkouts, local or on a host over SSH: add, list, remove, trust
 
 Global options:
   --home DIR   Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
@@ -41,7 +42,8 @@ Commands: view, create, str_replace, insert, delete, rename. Paths start with
 Options:
   --cwd DIR          directory the agent works in (default: the current directory); the project
                      scope is the git repository containing it
-  --workspace ID     workspace id (default: derived from the checkout's path)
+  --workspace ID     workspace id (default: derived from the checkout's path); a workspace
+                     registered with \`cairn workspace add\` (local or SSH) brings its checkout
   --mode MODE        exec (default: read and write everything), plan (project read-only),
                      explore (read-only)
   --actor ACTOR      agent (default) or user
@@ -151,4 +153,27 @@ Options:
 
 Exit status: 0 done (or already set up), 1 a file could not be read, parsed or written,
 2 usage error (unknown agent, bad flag).
+`;
+
+export const WORKSPACE_HELP = `Usage: cairn workspace add|list|remove|trust [options]
+
+  cairn workspace add --name NAME --path DIR [--id ID]
+  cairn workspace add --name NAME --ssh [USER@]HOST[:PORT]:/ABS/PATH [--identity FILE]
+                      [--known-hosts FILE] [--id ID]
+      registers a checkout and prints its workspace id. HOST may be an alias of ~/.ssh/config
+      (HostName, User, Port and IdentityFile apply); keys come from --identity, ssh-agent
+      (SSH_AUTH_SOCK) and ~/.ssh/id_*. A host whose key is not trusted yet is registered, and
+      \`cairn workspace trust ID\` is the next step.
+  cairn workspace list [--json]
+  cairn workspace remove ID
+      removes the registration and the workspace scope; never the checkout or its project memory.
+  cairn workspace trust ID [--yes]
+      connects, shows the host key's fingerprint, and records it in <home>/known_hosts when you
+      confirm (--yes: without asking). Host keys in ~/.ssh/known_hosts are trusted too.
+
+Then: cairn tool --workspace ID '{"command":"view","path":"/memories/project"}'
+
+Options:
+  --home DIR   Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+  -h, --help   show this help
 `;

@@ -116,14 +116,25 @@ export function checkHostKey(files: readonly string[], host: string, port: numbe
   return info(trusted ? 'trusted' : 'unknown');
 }
 
-/** Appends `name keytype base64` to a known_hosts file (created 0600 with its directory 0700). */
+/**
+ * Records `name keytype base64` in a known_hosts file Cairn owns (created 0600, its directory
+ * 0700), replacing that file's earlier keys of the same type for the same name; atomic.
+ */
 export function recordHostKey(file: string, host: string, port: number, blob: Buffer): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const line = `${knownHostName(host, port)} ${keyTypeOf(blob)} ${blob.toString('base64')}\n`;
-  let prefix = '';
+  const name = knownHostName(host, port);
+  const keyType = keyTypeOf(blob);
+  let lines: string[] = [];
   try {
-    const existing = fs.readFileSync(file, 'utf8');
-    if (existing.length > 0 && !existing.endsWith('\n')) prefix = '\n';
+    lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
   } catch {}
-  fs.appendFileSync(file, prefix + line, { mode: 0o600 });
+  const kept = lines.filter((l) => {
+    const fields = l.trim().split(/\s+/);
+    const offset = fields[0]?.startsWith('@') ? 1 : 0;
+    return !(fields[offset + 1] === keyType && hostFieldMatches(fields[offset] ?? '', name) && offset === 0);
+  });
+  kept.push(`${name} ${keyType} ${blob.toString('base64')}`);
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, `${kept.join('\n')}\n`, { mode: 0o600 });
+  fs.renameSync(temp, file);
 }

@@ -385,6 +385,42 @@ export class SshConnection {
   }
 }
 
+/**
+ * The host key `target` presents now, read by a handshake that refuses every key (so nothing is
+ * authenticated or run): what `cairn workspace trust` shows and records.
+ */
+export async function scanHostKey(target: SshTarget, timeoutMs = 10_000): Promise<HostKeyInfo & { blob: Buffer }> {
+  const where = `${target.alias}${target.port === 22 ? '' : `:${target.port}`}`;
+  return new Promise((resolve, reject) => {
+    const client = new SshClient();
+    let found: (HostKeyInfo & { blob: Buffer }) | null = null;
+    const done = (err?: Error) => {
+      client.removeAllListeners();
+      client.on('error', () => {});
+      client.end();
+      if (found) resolve(found);
+      else reject(err ?? new SshError('connect', `Cannot read the host key of ${where}.`));
+    };
+    client.on('error', (err: NodeJS.ErrnoException) => {
+      if (found) return done();
+      const why = err.code === 'ECONNREFUSED' ? 'connection refused' : err.code === 'ENOTFOUND' ? 'unknown host name' : err.message;
+      done(new SshError('connect', `Cannot connect to ${where}: ${why}.`));
+    });
+    client.on('close', () => done());
+    client.connect({
+      host: target.hostname,
+      port: target.port,
+      username: target.user,
+      readyTimeout: timeoutMs,
+      hostVerifier: (key: Buffer) => {
+        found = { ...checkHostKey(target.knownHostsFiles, target.hostname, target.port, key), blob: Buffer.from(key) };
+        setImmediate(() => done());
+        return false;
+      },
+    });
+  });
+}
+
 /** One connection per host and login, shared by every runtime of the process. */
 const pool = new Map<string, SshConnection>();
 

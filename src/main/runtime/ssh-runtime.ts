@@ -22,6 +22,10 @@ import { SshError, type SshConnection } from './ssh-connection';
 
 const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'IO']);
 const LOCK_WAIT_MS = 30_000;
+
+export type CheckoutFacts =
+  | { readonly kind: 'missing' | 'notdir' }
+  | { readonly kind: 'dir'; readonly real: string; readonly gitRoot: string | null; readonly gitConfig: string; readonly rootCommits: readonly string[] };
 const LOCK_TOUCH_MS = 1_000;
 
 export class SshRuntime implements Runtime {
@@ -68,6 +72,19 @@ export class SshRuntime implements Runtime {
       if (err instanceof SshError) this.lastError = err;
       throw err;
     }
+  }
+
+  /**
+   * What is at a remote checkout path: missing, not a folder, or a folder with its realpath and,
+   * when it is inside a git repository, the git root, the repository's config text and root
+   * commits (a project id comes from those).
+   */
+  async probeCheckout(remotePath: string): Promise<CheckoutFacts> {
+    const res = await this.call(['probe', remotePath]);
+    const kind = res[0]?.toString();
+    if (kind === 'missing' || kind === 'notdir') return { kind };
+    const text = (i: number) => res[i]?.toString('utf8') ?? '';
+    return { kind: 'dir', real: text(1), gitRoot: text(2) || null, gitConfig: text(3), rootCommits: text(4).split('\n').filter(Boolean).sort() };
   }
 
   async stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null> {

@@ -73,9 +73,7 @@ export function normalizeRemoteUrl(url: string): string {
 async function originUrl(gitRoot: string): Promise<string | null> {
   const dir = await commonGitDir(gitRoot);
   if (!dir) return null;
-  const config = await fs.readFile(path.join(dir, 'config'), 'utf8').catch(() => '');
-  const section = /\[remote "origin"\]([^[]*)/.exec(config)?.[1];
-  return section ? (/^\s*url\s*=\s*(.+)$/m.exec(section)?.[1]?.trim() ?? null) : null;
+  return originFromConfig(await fs.readFile(path.join(dir, 'config'), 'utf8').catch(() => ''));
 }
 
 async function rootCommit(gitRoot: string): Promise<string | null> {
@@ -88,14 +86,38 @@ async function rootCommit(gitRoot: string): Promise<string | null> {
   }
 }
 
+/** The origin URL in the text of a git config file, or null. */
+export function originFromConfig(config: string): string | null {
+  const section = /\[remote "origin"\]([^[]*)/.exec(config)?.[1];
+  return section ? (/^\s*url\s*=\s*(.+)$/m.exec(section)?.[1]?.trim() ?? null) : null;
+}
+
+/**
+ * A project id from a repository's facts: its origin URL, else its root commit, else where it is
+ * (`fallback`, a path that also names the host for a remote checkout). Local and remote clones of
+ * one repository get the same id from the first two.
+ */
+export function projectIdFromFacts(origin: string | null, rootCommit: string | null, fallback: string): string {
+  if (origin) return `p-${shortHash(`origin:${normalizeRemoteUrl(origin)}`)}`;
+  if (rootCommit) return `p-${shortHash(`root:${rootCommit}`)}`;
+  return `p-${shortHash(`path:${fallback}`)}`;
+}
+
 /** The project id of the repository at `gitRoot`. */
 export async function projectIdFor(gitRoot: string): Promise<string> {
   const origin = await originUrl(gitRoot);
-  if (origin) return `p-${shortHash(`origin:${normalizeRemoteUrl(origin)}`)}`;
+  if (origin) return projectIdFromFacts(origin, null, gitRoot);
   const root = await rootCommit(gitRoot);
-  if (root) return `p-${shortHash(`root:${root}`)}`;
+  if (root) return projectIdFromFacts(null, root, gitRoot);
   const real = await fs.realpath(gitRoot).catch(() => gitRoot);
-  return `p-${shortHash(`path:${real}`)}`;
+  return projectIdFromFacts(null, null, real);
+}
+
+/** The default id of a remote checkout: its name, made safe, and a hash of host and path. */
+export function sshWorkspaceIdFor(hostKey: string, remotePath: string): string {
+  const base = remotePath.split('/').filter(Boolean).pop() ?? '';
+  const name = base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 40);
+  return `${name || 'ws'}-${shortHash(`ssh:${hostKey}:${remotePath}`, 8)}`;
 }
 
 /** The default workspace id of a checkout: its name, made safe, and a hash of its real path. */

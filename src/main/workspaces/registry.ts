@@ -1,8 +1,14 @@
 /**
- * WorkspaceRegistry owns `<home>/config.json`: the registered workspaces and the app's own
- * settings. Writes are atomic (temp file and rename) under the cross-process lock beside the file,
- * so the app and CLI processes can register workspaces at the same time. (Remote workspaces over
- * SSH extend this registry in a later release.)
+ * WorkspaceRegistry owns `<home>/config.json`: the registered workspaces (local checkouts, and
+ * remote ones reached over SSH) and the app's own settings. Writes are atomic (temp file and
+ * rename) under the cross-process lock beside the file, so the app and CLI processes can register
+ * workspaces at the same time.
+ *
+ * A remote workspace's session reaches its project scope through an SshRuntime (one pooled
+ * connection per host); its global and workspace scopes stay on this machine. When the host
+ * cannot be used (down, or its host key not trusted), the project scope is unavailable with the
+ * reason, and the other scopes still work. Host keys are trusted only through trust(), which
+ * records the key the host presents if it matches the fingerprint the person checked.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -11,13 +17,62 @@ import { z } from 'zod';
 import { settingsSchema } from '../../common/api/contract';
 import type { Scope } from '../../common/memory/constants';
 import type { MemorySession, ScopeBinding } from '../memory/memory-service';
+import { recordHostKey, type HostKeyState } from '../runtime/known-hosts';
 import { withLocalLock } from '../runtime/local-lock';
 import { LocalRuntime } from '../runtime/local-runtime';
-import { workspaceIdFor } from './identity';
-import { globalRoot, resolveLocalSession } from './session';
+import { connectionFor, scanHostKey, SshError, type ConnectionOptions } from '../runtime/ssh-connection';
+import { SshRuntime, type CheckoutFacts } from '../runtime/ssh-runtime';
+import { cairnKnownHosts, formatHostSpec, parseHostSpec, resolveSshTarget, type ResolveOptions, type SshTarget } from '../runtime/ssh-target';
+import { isValidWorkspaceId, originFromConfig, projectIdFromFacts, sshWorkspaceIdFor, workspaceIdFor } from './identity';
+import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './session';
 
-const workspaceEntry = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });
+const localEntry = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });
+const sshEntry = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.literal('ssh'),
+  /** The remote checkout's absolute path. */
+  path: z.string(),
+  /** `[user@]host[:port]` as the person gave it (host may be a ~/.ssh/config alias). */
+  host: z.string(),
+  identity: z.string().nullable().default(null),
+  knownHosts: z.string().nullable().default(null),
+  /** The project id last derived from the remote repository, kept for when the host is down. */
+  projectId: z.string().nullable().default(null),
+});
+const workspaceEntry = z.discriminatedUnion('kind', [localEntry, sshEntry]);
 export type WorkspaceEntry = z.infer<typeof workspaceEntry>;
+export type SshWorkspaceEntry = z.infer<typeof sshEntry>;
+
+/** The public shape of a workspace (the API's workspaceSchema, `cairn workspace list --json`). */
+export interface WorkspaceInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'local' | 'ssh';
+  readonly path: string;
+  readonly host: string | null;
+}
+
+export function workspaceInfo(entry: WorkspaceEntry): WorkspaceInfo {
+  return { id: entry.id, name: entry.name, kind: entry.kind, path: entry.path, host: entry.kind === 'ssh' ? entry.host : null };
+}
+
+export interface AddSshRequest {
+  readonly name: string;
+  /** `[user@]host[:port]`. */
+  readonly host: string;
+  readonly path: string;
+  readonly identity?: string | null | undefined;
+  readonly knownHosts?: string | null | undefined;
+  readonly id?: string | undefined;
+}
+
+export interface WorkspaceStatus {
+  readonly id: string;
+  readonly reachable: boolean;
+  readonly reason: string | null;
+  readonly hostKey: { host: string; fingerprint: string; state: HostKeyState } | null;
+}
 export type Settings = z.infer<typeof settingsSchema>;
 
 const configSchema = z.object({
@@ -32,10 +87,21 @@ export class RegistryError extends Error {
 
 const sharedLocal = new LocalRuntime();
 
+export interface RegistryOptions {
+  /** Where ~/.ssh is, and the environment (SSH_AUTH_SOCK); tests point these elsewhere. */
+  readonly ssh?: Omit<ResolveOptions, 'home'>;
+  readonly connection?: ConnectionOptions;
+}
+
 export class WorkspaceRegistry {
   readonly file: string;
+  /** Facts of remote checkouts (git root, project id), found once per process per workspace. */
+  private readonly remoteFacts = new Map<string, { gitRoot: string | null; projectId: string | null }>();
 
-  constructor(readonly home: string) {
+  constructor(
+    readonly home: string,
+    private readonly options: RegistryOptions = {},
+  ) {
     this.file = path.join(home, 'config.json');
   }
 
@@ -131,6 +197,181 @@ export class WorkspaceRegistry {
     }
     const entry = this.get(workspaceId);
     if (!entry) throw new RegistryError(`No workspace ${workspaceId} is registered; add it first.`);
+    if (entry.kind === 'ssh') return this.sshSession(entry);
     return resolveLocalSession({ home: this.home, cwd: entry.path, workspaceId: entry.id }, sharedLocal);
+  }
+
+  // ---- remote workspaces ----
+
+  /** How `entry`'s host is reached (explicit values, then ~/.ssh/config, then defaults). */
+  targetOf(entry: Pick<SshWorkspaceEntry, 'host' | 'identity' | 'knownHosts'>): SshTarget {
+    const spec = parseHostSpec(entry.host);
+    return resolveSshTarget({ ...spec, identity: entry.identity ?? undefined, knownHosts: entry.knownHosts ?? undefined }, { home: this.home, ...this.options.ssh });
+  }
+
+  /** The runtime of a remote workspace (its host's pooled connection). */
+  runtimeOf(entry: SshWorkspaceEntry): SshRuntime {
+    return new SshRuntime(connectionFor(this.targetOf(entry), this.options.connection));
+  }
+
+  /**
+   * Registers a remote checkout. The host is asked about the path when it can be reached: a
+   * missing path or a file is refused. An unreachable host or an untrusted key does not stop the
+   * registration (the person trusts the key next); the returned `warning` says what is pending.
+   */
+  async addSsh(req: AddSshRequest): Promise<{ entry: SshWorkspaceEntry; warning: string | null }> {
+    let spec: ReturnType<typeof parseHostSpec>;
+    try {
+      spec = parseHostSpec(req.host);
+    } catch (err) {
+      throw new RegistryError((err as Error).message);
+    }
+    if (!req.path.startsWith('/')) throw new RegistryError(`The remote path must be absolute (start with /); got "${req.path}".`);
+    const remotePath = req.path.replace(/\/+$/, '') || '/';
+    if (req.id !== undefined && !isValidWorkspaceId(req.id)) throw new RegistryError('A workspace id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.');
+    const host = formatHostSpec(spec);
+    const draft: SshWorkspaceEntry = {
+      id: req.id ?? sshWorkspaceIdFor(host, remotePath),
+      name: req.name.trim() || remotePath.split('/').filter(Boolean).pop() || host,
+      kind: 'ssh',
+      path: remotePath,
+      host,
+      identity: req.identity ? path.resolve(req.identity) : null,
+      knownHosts: req.knownHosts ? path.resolve(req.knownHosts) : null,
+      projectId: null,
+    };
+    let warning: string | null = null;
+    const runtime = this.runtimeOf(draft);
+    try {
+      const facts = await runtime.probeCheckout(remotePath);
+      if (facts.kind !== 'dir') {
+        throw new RegistryError(facts.kind === 'missing' ? `There is no folder ${remotePath} on ${host}.` : `${remotePath} on ${host} is a file, not a folder.`);
+      }
+      draft.projectId = this.remember(draft, facts).projectId;
+    } catch (err) {
+      if (err instanceof RegistryError) throw err;
+      warning = this.unreachableReason(draft, runtime.lastError ?? err);
+    }
+    const entry = await this.update((config) => {
+      const existing = config.workspaces.find((w) => w.id === draft.id);
+      if (existing && existing.kind === 'ssh') return existing;
+      if (existing) throw new RegistryError(`The id ${draft.id} is already used by another workspace.`);
+      config.workspaces.push(draft);
+      return draft;
+    });
+    return { entry: entry as SshWorkspaceEntry, warning };
+  }
+
+  /** Whether a workspace can be used now, and for SSH the host key its host presents. */
+  async status(id: string): Promise<WorkspaceStatus> {
+    const entry = this.get(id);
+    if (!entry) return { id, reachable: false, reason: 'it is not registered.', hostKey: null };
+    if (entry.kind === 'local') {
+      try {
+        if (!fs.statSync(entry.path).isDirectory()) throw new Error('not a folder');
+        return { id, reachable: true, reason: null, hostKey: null };
+      } catch {
+        return { id, reachable: false, reason: 'its folder cannot be found.', hostKey: null };
+      }
+    }
+    const runtime = this.runtimeOf(entry);
+    const connection = runtime.connection;
+    let reason: string | null = null;
+    try {
+      // A key trusted since the last failure is worth trying again at once.
+      if (!connection.connected) connection.resetBackoff();
+      await runtime.probe();
+    } catch (err) {
+      reason = this.unreachableReason(entry, err);
+    }
+    const key = connection.lastHostKey;
+    return { id, reachable: reason === null, reason, hostKey: key ? { host: key.host, fingerprint: key.fingerprint, state: key.state } : null };
+  }
+
+  /**
+   * Trusts the host key of an SSH workspace's host: records it in `<home>/known_hosts`, but only
+   * if the host presents exactly `fingerprint` now. Returns what was done, for a person.
+   */
+  async trust(id: string, fingerprint: string): Promise<string> {
+    const entry = this.get(id);
+    if (!entry) throw new RegistryError(`No workspace ${id} is registered.`);
+    if (entry.kind !== 'ssh') throw new RegistryError(`${entry.name} is a local workspace; only SSH hosts have host keys.`);
+    const target = this.targetOf(entry);
+    let presented: Awaited<ReturnType<typeof scanHostKey>>;
+    try {
+      presented = await scanHostKey(target);
+    } catch (err) {
+      throw new RegistryError(`Cannot read the host key of ${entry.host}: ${err instanceof SshError ? err.message : 'the host cannot be reached'}`);
+    }
+    if (presented.fingerprint !== fingerprint.trim()) {
+      throw new RegistryError(`${presented.host} presents ${presented.fingerprint}, not ${fingerprint.trim()}; nothing was trusted.`);
+    }
+    if (presented.state === 'trusted') return `${presented.host} (${presented.fingerprint}) is already trusted.`;
+    recordHostKey(cairnKnownHosts(this.home), target.hostname, target.port, presented.blob);
+    const connection = connectionFor(target, this.options.connection);
+    connection.close();
+    connection.resetBackoff();
+    const after = await scanHostKey(target).catch(() => null);
+    if (after && after.state === 'changed') {
+      throw new RegistryError(
+        `Recorded ${presented.fingerprint} for ${presented.host}, but another known_hosts file (such as ~/.ssh/known_hosts) still lists an older key for it; remove that line (ssh-keygen -R '${presented.host}') and try again.`,
+      );
+    }
+    return `Trusted ${presented.host} (${presented.keyType} ${presented.fingerprint}); recorded in Cairn's known_hosts.`;
+  }
+
+  private remember(entry: SshWorkspaceEntry, facts: Extract<CheckoutFacts, { kind: 'dir' }>): { gitRoot: string | null; projectId: string | null } {
+    const origin = facts.gitRoot ? originFromConfig(facts.gitConfig) : null;
+    const projectId = facts.gitRoot ? projectIdFromFacts(origin, facts.rootCommits[0] ?? null, `ssh:${entry.host}:${facts.gitRoot}`) : null;
+    const known = { gitRoot: facts.gitRoot, projectId };
+    this.remoteFacts.set(entry.id, known);
+    return known;
+  }
+
+  /** Why a remote workspace's host cannot be used, for a person or a model (no local paths). */
+  unreachableReason(entry: SshWorkspaceEntry, err: unknown): string {
+    if (err instanceof SshError) {
+      if (err.kind === 'hostkey' && err.hostKey) {
+        const verb = err.hostKey.state === 'changed' ? 'has CHANGED' : 'is not trusted yet';
+        return `the host key of ${entry.host} ${verb} (${err.hostKey.keyType} ${err.hostKey.fingerprint}); a person must check it and run \`cairn workspace trust ${entry.id}\`.`;
+      }
+      return `the SSH host ${entry.host} cannot be used: ${err.message.replace(/\.$/, '')}.`;
+    }
+    return `the SSH host ${entry.host} cannot be reached right now.`;
+  }
+
+  private async sshSession(entry: SshWorkspaceEntry): Promise<MemorySession> {
+    const runtime = this.runtimeOf(entry);
+    const local = (scope: 'global' | 'workspace'): ScopeBinding =>
+      scope === 'global'
+        ? { scope, available: true, runtime: sharedLocal, root: { path: globalRoot(this.home), anchor: this.home } }
+        : { scope, available: true, runtime: sharedLocal, root: { path: workspaceRoot(this.home, entry.id), anchor: this.home } };
+    let project: ScopeBinding;
+    let projectId = this.remoteFacts.get(entry.id)?.projectId ?? entry.projectId;
+    try {
+      let known = this.remoteFacts.get(entry.id);
+      if (!known) {
+        const facts = await runtime.probeCheckout(entry.path);
+        if (facts.kind !== 'dir') throw new RegistryError(`the checkout of this workspace no longer exists on ${entry.host}.`);
+        known = this.remember(entry, facts);
+        projectId = known.projectId;
+        if (projectId !== entry.projectId) void this.setProjectId(entry.id, projectId).catch(() => {});
+      } else {
+        await runtime.probe();
+      }
+      project = known.gitRoot
+        ? { scope: 'project', available: true, runtime, root: { path: projectRoot(known.gitRoot), anchor: known.gitRoot } }
+        : { scope: 'project', available: false, reason: `the checkout on ${entry.host} is not inside a git repository, so there is no project; use /memories/workspace or /memories/global instead.` };
+    } catch (err) {
+      project = { scope: 'project', available: false, reason: err instanceof RegistryError ? err.message : this.unreachableReason(entry, runtime.lastError ?? err) };
+    }
+    return { workspaceId: entry.id, projectId, scopes: { global: local('global'), project, workspace: local('workspace') } };
+  }
+
+  private async setProjectId(id: string, projectId: string | null): Promise<void> {
+    await this.update((config) => {
+      const e = config.workspaces.find((w) => w.id === id);
+      if (e && e.kind === 'ssh') e.projectId = projectId;
+    });
   }
 }
