@@ -14,15 +14,17 @@ $(NPM_STAMP): package.json package-lock.json
 
 deps: $(NPM_STAMP)
 
-# Debian packages the test suites drive for real: Chromium (end-to-end tests of the UI). Installed
-# when missing (as root, as on CI); otherwise says what to install.
+# Debian packages the test suites drive for real: Chromium (end-to-end tests of the UI) and
+# OpenSSH's sshd and ssh-keygen (the SSH suites start their own sshd). Installed when missing (as
+# root, as on CI); otherwise says what to install.
+SYSDEPS := $(if $(wildcard /usr/bin/chromium),,chromium) $(if $(wildcard /usr/sbin/sshd),,openssh-server) $(if $(wildcard /usr/bin/ssh-keygen),,openssh-client)
 sysdeps:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ -n "$(strip $(SYSDEPS))" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "Installing chromium (Debian package) for the end-to-end tests..."; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	    echo "Installing $(strip $(SYSDEPS)) (Debian packages) for the end-to-end and SSH tests..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSDEPS) >/dev/null; \
 	  else \
-	    echo "make test needs chromium: sudo apt-get install chromium" >&2; exit 1; \
+	    echo "make test needs: sudo apt-get install $(strip $(SYSDEPS))" >&2; exit 1; \
 	  fi; \
 	fi
 
