@@ -1,13 +1,18 @@
 /**
  * `cairn setup claude|codex|cursor`: prints (--print) or merges into the agent's own files the
- * configuration that makes it use Cairn (src/main/setup). Exit 0 done (or nothing to do), 1 a file
- * could not be read, parsed or written (nothing written then), 2 usage error.
+ * configuration that makes it use Cairn (src/main/setup). With --http --print: the configuration
+ * that reaches Cairn's MCP endpoint by URL instead (src/main/setup/http-setup.ts). Exit 0 done (or
+ * nothing to do), 1 a file could not be read, parsed or written (nothing written then), 2 usage error.
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadOrCreateMcpToken, mcpTokenFile } from '../mcp/mcp-token';
 import { SetupError } from '../setup/config-file';
+import { renderHttpSetup } from '../setup/http-setup';
 import { resolveLauncher } from '../setup/launcher';
-import { AGENTS, applyPlan, planSetup, renderOutcomes, renderPlan, type Agent } from '../setup/setup';
+import { AGENTS, applyPlan, planSetup, projectRoot, renderOutcomes, renderPlan, type Agent } from '../setup/setup';
+import { resolveHome } from '../workspaces/identity';
+import { runningServer } from './serve-command';
 import type { CliIo } from './tool-command';
 import { SETUP_HELP, UsageError } from './usage';
 
@@ -20,6 +25,7 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
       cwd: { type: 'string' },
       home: { type: 'string' },
       print: { type: 'boolean' },
+      http: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -34,6 +40,20 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
   if (values.cwd === '') throw new UsageError('--cwd needs a directory');
 
   const chosenHome = values.home ?? (process.env.CAIRN_HOME || undefined);
+  if (values.http) {
+    if (!values.print) throw new UsageError('--http only prints (add --print): a URL configuration needs the MCP token, which you put in the environment yourself');
+    try {
+      const home = resolveHome(chosenHome ? path.resolve(chosenHome) : undefined);
+      loadOrCreateMcpToken(home); // so the printed `cat` works before the server's first start
+      const running = runningServer(home) as { mcpUrl?: string } | null;
+      io.stdout.write(renderHttpSetup(agent as Agent, { root: await projectRoot(values.cwd ?? process.cwd()), runningUrl: running?.mcpUrl ?? null, tokenFile: mcpTokenFile(home) }));
+      return 0;
+    } catch (err) {
+      if (!(err instanceof SetupError)) throw err;
+      io.stderr.write(`cairn setup: ${err.message}\n`);
+      return 1;
+    }
+  }
   try {
     const plan = await planSetup(agent as Agent, {
       launcher: resolveLauncher(),

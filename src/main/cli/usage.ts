@@ -146,6 +146,8 @@ one replaces it atomically. A file that does not parse is left untouched (exit s
 
 Options:
   --print        print the configuration instead of writing it
+  --http         with --print: the configuration for reaching Cairn by URL instead (its MCP endpoint
+                 at /mcp on the app or \`cairn serve\`, token from the environment: CAIRN_MCP_TOKEN)
   --cwd DIR      the project (default: the current directory)
   --home DIR     Cairn's home, passed to the server and hooks as CAIRN_HOME / --home
                  (default: $CAIRN_HOME when set, else the server's default, ~/.cairn)
