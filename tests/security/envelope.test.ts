@@ -4,17 +4,37 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE } from '../../src/common/memory/constants';
 import { LocalRuntime } from '../../src/main/runtime/local-runtime';
+import type { SshRuntime } from '../../src/main/runtime/ssh-runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
+import { testRuntime } from '../support/ssh';
+import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
 
 let sb: Sandbox;
 let outside: string;
 
+// The whole envelope runs twice: on the local disk, and on the same roots reached over SSH (a real
+// sshd on loopback), where the same checks run on the remote side.
+const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
+
+describe.each(RUNTIMES)('the envelope over the %s runtime', (kind) => {
+let sshd: Sshd | null = null;
+let runtime: SshRuntime | undefined;
+beforeAll(async () => {
+  if (kind !== 'ssh') return;
+  sshd = await startSshd();
+  runtime = testRuntime(sshd);
+});
+afterAll(async () => {
+  runtime?.connection.close();
+  await sshd?.stop();
+});
+
 beforeEach(async () => {
-  sb = await makeSandbox();
+  sb = await makeSandbox({ runtime });
   outside = path.join(sb.dir, 'outside');
   await fs.mkdir(outside);
   await fs.writeFile(path.join(outside, 'secret.txt'), 'TOP SECRET\n');
@@ -153,7 +173,7 @@ describe('symlink escapes', () => {
   });
 });
 
-describe('a directory swapped between check and use (fault injected)', () => {
+describe.runIf(kind === 'local')('a directory swapped between check and use (fault injected)', () => {
   // The window between the containment check and the write is microseconds wide; a hook in
   // LocalRuntime swaps the checked directory for a symlink exactly there.
   it.each([
@@ -278,4 +298,5 @@ describe('UTF-8 only', () => {
     await run({ command: 'insert', path: '/memories/global/bom.md', insert_line: 1, insert_text: 'thé' });
     expect(await fs.readFile(path.join(sb.roots.global, 'bom.md'), 'utf8')).toBe('\ufeffcafé ☕\nthé\n');
   });
+});
 });

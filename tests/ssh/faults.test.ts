@@ -1,0 +1,193 @@
+// SshRuntime when things go wrong, against a real OpenSSH sshd on loopback: unknown and changed
+// host keys, a key the server does not accept, an encrypted key without an agent, a host that is
+// down, a connection cut mid-session and a host that goes silent mid-command (both through an
+// in-process TCP proxy in front of the real sshd, tests/support/tcp-proxy.ts, since sshd itself
+// cannot be made to drop or stall one connection on cue). Every failure must be a clear error
+// naming the host, never a hang past the timeout, never a partial file; the next command reconnects.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
+import { RuntimeError } from '../../src/main/runtime/runtime';
+import { SshConnection, SshError } from '../../src/main/runtime/ssh-connection';
+import { SshRuntime } from '../../src/main/runtime/ssh-runtime';
+import { makeSandbox, type Sandbox } from '../support/sandbox';
+import { testTarget } from '../support/ssh';
+import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
+import { startProxy, type TcpProxy } from '../support/tcp-proxy';
+
+describe.runIf(sshdAvailable())('SshRuntime faults', () => {
+  let sshd: Sshd;
+  let sb: Sandbox;
+  const opened: SshConnection[] = [];
+  beforeAll(async () => {
+    sshd = await startSshd();
+  });
+  afterAll(async () => {
+    await sshd?.stop();
+  });
+  beforeEach(async () => {
+    sb = await makeSandbox();
+  });
+  afterEach(async () => {
+    for (const c of opened.splice(0)) c.close();
+    await sb.cleanup();
+  });
+
+  const connect = (overrides: Parameters<typeof testTarget>[1] = {}, options: ConstructorParameters<typeof SshConnection>[1] = {}) => {
+    const c = new SshConnection(testTarget(sshd, overrides), options);
+    opened.push(c);
+    return c;
+  };
+  const knownHostsFor = async (port: number, key = sshd.hostPublicKey) => {
+    const file = path.join(sb.dir, `known_hosts_${port}`);
+    await fs.writeFile(file, `[127.0.0.1]:${port} ${key}\n`);
+    return file;
+  };
+  const sessionOver = (runtime: SshRuntime): MemorySession => ({
+    ...sb.session,
+    scopes: { ...sb.session.scopes, project: { scope: 'project', available: true, runtime, root: { path: sb.roots.project, anchor: sb.checkout } } },
+  });
+
+  async function failure(c: SshConnection): Promise<SshError> {
+    const err = await c.ensure().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SshError);
+    return err as SshError;
+  }
+
+  it('refuses an unknown host key, naming the host and the fingerprint', async () => {
+    const err = await failure(connect({ knownHosts: path.join(sb.dir, 'empty') }));
+    expect(err.kind).toBe('hostkey');
+    expect(err.hostKey).toMatchObject({ host: `[127.0.0.1]:${sshd.port}`, state: 'unknown', keyType: 'ssh-ed25519' });
+    expect(err.message).toMatch(new RegExp(`^The host key of \\[127\\.0\\.0\\.1\\]:${sshd.port} is not trusted yet \\(ssh-ed25519 SHA256:[A-Za-z0-9+/]{43}\\)`));
+  });
+
+  it('refuses a changed host key', async () => {
+    const other = path.join(sb.dir, 'other_host_key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+    const otherPub = (await fs.readFile(`${other}.pub`, 'utf8')).split(' ').slice(0, 2).join(' ');
+    const err = await failure(connect({ knownHosts: await knownHostsFor(sshd.port, otherPub) }));
+    expect(err.kind).toBe('hostkey');
+    expect(err.hostKey?.state).toBe('changed');
+    expect(err.message).toContain('has CHANGED');
+  });
+
+  it('trusts a hashed known_hosts entry', async () => {
+    const file = await knownHostsFor(sshd.port);
+    execFileSync('ssh-keygen', ['-H', '-f', file], { stdio: 'ignore' });
+    expect(await fs.readFile(file, 'utf8')).toMatch(/^\|1\|/);
+    await connect({ knownHosts: file }).ensure();
+  });
+
+  it('says when the server accepts none of the keys', async () => {
+    const wrong = path.join(sb.dir, 'wrong_key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', wrong]);
+    const err = await failure(connect({ identity: wrong }));
+    expect(err.kind).toBe('auth');
+    expect(err.message).toBe(`${sshd.user}@127.0.0.1:${sshd.port} refused every key Cairn offered.`);
+  });
+
+  it('answers an encrypted key without an agent with a clear error, not a hang or a prompt', async () => {
+    const locked = path.join(sb.dir, 'locked_key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'passphrase', '-f', locked]);
+    const err = await failure(connect({ identity: locked }));
+    expect(err.kind).toBe('auth');
+    expect(err.message).toContain('locked_key');
+    expect(err.message).toContain('passphrase');
+    expect(err.message).not.toContain(sb.dir);
+  });
+
+  it('reports a host that is down, and backs off before trying again', async () => {
+    const c = connect({ port: 1 });
+    const err = await failure(c);
+    expect(err.message).toBe(`Cannot connect to ${sshd.user}@127.0.0.1:1: connection refused.`);
+    const again = await failure(c);
+    expect(again).toBe(err);
+    expect(c.counters.connects).toBe(1);
+  });
+
+  describe('through a proxy', () => {
+    let proxy: TcpProxy;
+    beforeEach(async () => {
+      proxy = await startProxy(sshd.port);
+    });
+    afterEach(async () => {
+      await proxy.close();
+    });
+
+    it('a connection cut between commands fails nothing but reconnects for the next command', async () => {
+      const connection = connect({ port: proxy.port, knownHosts: await knownHostsFor(proxy.port) });
+      const runtime = new SshRuntime(connection);
+      const service = new MemoryService();
+      const session = sessionOver(runtime);
+      const run = (input: unknown) => service.execute(input, session, { mode: 'exec', actor: 'agent' });
+      expect((await run({ command: 'create', path: '/memories/project/a.md', file_text: 'one\n' })).ok).toBe(true);
+      proxy.killAll();
+      // The loss may be noticed by this command or only after it; either way the next one works.
+      await new Promise((r) => setTimeout(r, 50));
+      const next = await run({ command: 'view', path: '/memories/project/a.md' });
+      expect(next).toEqual({ ok: true, output: "Here's the content of /memories/project/a.md with line numbers:\n     1\tone\n     2\t" });
+      expect(connection.counters.connects).toBe(2);
+    });
+
+    it('a connection cut mid-command fails that command with a clear error and leaves no partial file', async () => {
+      const connection = connect({ port: proxy.port, knownHosts: await knownHostsFor(proxy.port) });
+      const runtime = new SshRuntime(connection);
+      const service = new MemoryService();
+      const session = sessionOver(runtime);
+      await runtime.probe();
+      proxy.blackhole = true;
+      const pending = service.execute({ command: 'create', path: '/memories/project/big.md', file_text: 'x'.repeat(90_000) }, session, { mode: 'exec', actor: 'agent' });
+      setTimeout(() => proxy.killAll(), 100);
+      const result = await pending;
+      expect(result).toEqual({ ok: false, output: 'Error: /memories/project is unavailable: its host cannot be reached right now.' });
+      expect(runtime.lastError?.message).toBe(`The connection to ${sshd.user}@127.0.0.1:${proxy.port} was lost.`);
+      proxy.blackhole = false;
+      await expect(fs.access(path.join(sb.roots.project, 'big.md'))).rejects.toThrow();
+      const names = await fs.readdir(sb.roots.project).catch(() => []);
+      expect(names.filter((n) => !n.startsWith('.cairn-tmp-'))).toEqual([]);
+      // The next command reconnects and works.
+      expect((await service.execute({ command: 'create', path: '/memories/project/ok.md', file_text: 'ok' }, session, { mode: 'exec', actor: 'agent' })).ok).toBe(true);
+    });
+
+    it('a host that goes silent mid-command fails it after the timeout, never hangs, then reconnects', async () => {
+      const connection = connect({ port: proxy.port, knownHosts: await knownHostsFor(proxy.port) }, { requestTimeoutMs: 800 });
+      const runtime = new SshRuntime(connection);
+      const root = { path: sb.roots.project, anchor: sb.checkout };
+      await runtime.probe();
+      proxy.blackhole = true;
+      const started = Date.now();
+      const err = await runtime.stat(root, [], true).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RuntimeError);
+      expect((err as RuntimeError).code).toBe('UNREACHABLE');
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(runtime.lastError?.message).toBe(`${sshd.user}@127.0.0.1:${proxy.port} did not answer within 1 s.`);
+      proxy.blackhole = false;
+      expect(await runtime.stat(root, [], true)).toBeNull();
+      expect(connection.counters.connects).toBe(2);
+    });
+  });
+
+  it('sshd stopped: the next command reports the host unreachable, and works again once sshd is back', async () => {
+    const connection = connect();
+    const runtime = new SshRuntime(connection);
+    const root = { path: sb.roots.project, anchor: sb.checkout };
+    await runtime.probe();
+    await sshd.stop();
+    // The open session survives a stopped listener (as with OpenSSH); cut it, as a reboot would.
+    connection.close();
+    try {
+      const err = await runtime.stat(root, [], true).catch((e: unknown) => e);
+      expect((err as RuntimeError).code).toBe('UNREACHABLE');
+      expect(runtime.lastError?.message).toContain('connection refused');
+    } finally {
+      await sshd.start();
+    }
+    connection.resetBackoff();
+    expect(await runtime.stat(root, [], true)).toBeNull();
+  });
+});
