@@ -52,10 +52,12 @@ sub fail { die Fail->new(@_) }
 sub errname { my $n = 0 + $!; my %m = (POSIX::ENOENT() => 'ENOENT', POSIX::EEXIST() => 'EEXIST', POSIX::ENOTDIR() => 'ENOTDIR', POSIX::EISDIR() => 'EISDIR', POSIX::EINVAL() => 'EINVAL', POSIX::ENOTEMPTY() => 'ENOTEMPTY', POSIX::EACCES() => 'EACCES', POSIX::EPERM() => 'EPERM', POSIX::ENOSPC() => 'ENOSPC', POSIX::ELOOP() => 'ELOOP', POSIX::EROFS() => 'EROFS', POSIX::EDQUOT() => 'EDQUOT', POSIX::EIO() => 'EIO'); return $m{$n} // "E$n" }
 sub os_fail { my $e = errname(); if ($e eq 'ENOENT') { fail('ENOENT') } if ($e eq 'EEXIST' || $e eq 'ENOTEMPTY') { fail('EEXIST') } if ($e eq 'ENOTDIR') { fail('ENOTDIR') } if ($e eq 'EISDIR') { fail('EISDIR') } if ($e eq 'EINVAL') { fail('EINVAL') } fail('IO', $e) }
 
-sub inside { my ($c, $p) = @_; return 1 if $c eq $p; my $pre = $p =~ m{/$} ? $p : "$p/"; return substr($c, 0, length $pre) eq $pre }
+# Paths may hold newlines: every path pattern anchors with \A and \z (never ^ and $, which match
+# around a newline) and lets . match one (/s).
+sub inside { my ($c, $p) = @_; return 1 if $c eq $p; my $pre = $p =~ m{/\z} ? $p : "$p/"; return substr($c, 0, length $pre) eq $pre }
 sub join_path { my ($base, @segs) = @_; my $p = $base; for my $s (@segs) { $p = $p eq '/' ? "/$s" : "$p/$s" } return $p }
-sub dirname_of { my ($p) = @_; return '/' if $p !~ m{/[^/]*$} || $p =~ m{^/[^/]*$}; (my $d = $p) =~ s{/[^/]*$}{}; return $d }
-sub basename_of { my ($p) = @_; (my $b = $p) =~ s{^.*/}{}; return $b }
+sub dirname_of { my ($p) = @_; return '/' if $p !~ m{/[^/]*\z} || $p =~ m{\A/[^/]*\z}; (my $d = $p) =~ s{/[^/]*\z}{}; return $d }
+sub basename_of { my ($p) = @_; (my $b = $p) =~ s{\A.*/}{}s; return $b }
 
 # Realpath of the deepest existing ancestor of $target (itself included) and the missing rest.
 sub deepest {
@@ -155,7 +157,7 @@ my $CTL = qr/[\x{0000}-\x{001f}\x{007f}-\x{009f}\x{200b}-\x{200f}\x{2028}-\x{202
 sub listed_name {
   my ($name) = @_;
   return 0 if $name =~ /^\./ || $name eq 'node_modules' || length($name) > 255 || length($name) == 0;
-  return 1 if $name =~ /^[A-Za-z0-9_][A-Za-z0-9._ -]{0,254}$/;
+  return 1 if $name =~ /\A[A-Za-z0-9_][A-Za-z0-9._ -]{0,254}\z/ && index($name, '.cairn') != 0;
   my $u = $name;
   return 0 unless utf8::decode($u);
   return 0 if $u =~ $CTL || $u =~ /[~\\<>"\/]/ || $u =~ /%(2e|2f|5c)/i;
