@@ -360,6 +360,14 @@ $ops{lock} = sub {
   if (@st && (time() - $st[9]) * 1000 > $stale_ms) { rmdir $lock; return ('ok') if mkdir($lock, 0700) }
   fail('BUSY');
 };
+# Takes the lock and, only once it is held, runs another operation: a write's first request then
+# costs no extra round trip for the lock. BUSY means the lock was not taken and nothing ran.
+$ops{locked} = sub {
+  my ($root, $anchor, $stale_ms, $op, @args) = @_;
+  $ops{lock}->($root, $anchor, $stale_ms);
+  my $f = $ops{$op} or fail('IO', 'EBADOP');
+  return $f->(@args);
+};
 $ops{touch} = sub { my ($root) = @_; my $t = time(); utime($t, $t, "$root.lock"); return () };
 $ops{unlock} = sub { my ($root) = @_; rmdir "$root.lock"; return () };
 # What a checkout is: a directory, its realpath, the git root above it, and the repository facts

@@ -13,6 +13,7 @@
  * Failures of the host (unreachable, lost connection, no answer in time) surface as RuntimeError
  * UNREACHABLE; the SshError with the reason a person can act on is kept in `lastError`.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Mutex } from 'async-mutex';
 import { INDEX_HEAD_BYTES } from '../../common/memory/constants';
 import { isListedName } from '../../common/memory/paths';
@@ -22,6 +23,16 @@ import { SshError, type SshConnection } from './ssh-connection';
 
 const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'IO']);
 const LOCK_WAIT_MS = 30_000;
+
+interface HeldLock {
+  readonly runtime: SshRuntime;
+  readonly root: ScopeRoot;
+  /** Whether the remote lock is held (a request carried it and it was free). */
+  taken: boolean;
+}
+
+/** The lock section a call runs in, so its first request can carry the lock. */
+const lockContext = new AsyncLocalStorage<HeldLock>();
 
 export type CheckoutFacts =
   | { readonly kind: 'missing' | 'notdir' }
@@ -42,8 +53,26 @@ export class SshRuntime implements Runtime {
     this.label = `ssh:${connection.where}`;
   }
 
-  /** One request; remote errors become RuntimeErrors, host failures UNREACHABLE. */
+  /**
+   * One request; remote errors become RuntimeErrors, host failures UNREACHABLE. Inside withLock,
+   * the first request of the root's held section carries the lock with it (see withLock).
+   */
   private async call(fields: ReadonlyArray<string | Uint8Array>): Promise<Buffer[]> {
+    const held = lockContext.getStore();
+    if (held && held.runtime === this && !held.taken && fields[1] === held.root.path) {
+      held.taken = true;
+      try {
+        return await this.send(['locked', held.root.path, held.root.anchor, String(LOCK_STALE_MS), ...fields]);
+      } catch (err) {
+        // BUSY: the lock was not taken and the operation did not run.
+        if (err instanceof RuntimeError && err.code === 'BUSY') held.taken = false;
+        throw err;
+      }
+    }
+    return this.send(fields);
+  }
+
+  private async send(fields: ReadonlyArray<string | Uint8Array>): Promise<Buffer[]> {
     let res: Buffer[];
     try {
       res = await this.connection.request(fields);
@@ -168,6 +197,14 @@ export class SshRuntime implements Runtime {
     this.heads.clear();
   }
 
+  /**
+   * Runs `fn` holding the root's lock. The lock is not asked for on its own: the first request
+   * `fn` makes for this root carries it ('locked' in the helper), so a write costs no extra round
+   * trip for locking. If the lock is busy, that request did nothing, and `fn` is run again after a
+   * pause (it has made no change: its first request is the first thing that could). The unlock is
+   * sent without waiting for its answer: requests are answered in order, so the next one runs
+   * after it, and waiting would add a round trip to every write.
+   */
   async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {
     const key = this.rootKey(root);
     let mutex = this.mutexes.get(key);
@@ -178,24 +215,25 @@ export class SshRuntime implements Runtime {
     return mutex.runExclusive(async () => {
       const deadline = Date.now() + LOCK_WAIT_MS;
       for (let attempt = 0; ; attempt++) {
+        const held: HeldLock = { runtime: this, root, taken: false };
+        let touch: NodeJS.Timeout | null = null;
         try {
-          await this.call(['lock', root.path, root.anchor, String(LOCK_STALE_MS)]);
-          break;
+          return await lockContext.run(held, async () => {
+            const result = fn();
+            // Kept fresh while held, so a slow write is not taken over as stale.
+            touch = setInterval(() => {
+              if (held.taken) void this.send(['touch', root.path]).catch(() => {});
+            }, LOCK_TOUCH_MS);
+            touch.unref();
+            return await result;
+          });
         } catch (err) {
-          if (!(err instanceof RuntimeError) || err.code !== 'BUSY' || Date.now() >= deadline) throw err;
-          await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt * 2) * (0.5 + Math.random())));
+          if (!(err instanceof RuntimeError) || err.code !== 'BUSY' || held.taken || Date.now() >= deadline) throw err;
+        } finally {
+          if (touch) clearInterval(touch);
+          if (held.taken) void this.send(['unlock', root.path]).catch(() => {});
         }
-      }
-      // Kept fresh while held, so a slow write is not taken over as stale.
-      const touch = setInterval(() => void this.call(['touch', root.path]).catch(() => {}), LOCK_TOUCH_MS);
-      touch.unref();
-      try {
-        return await fn();
-      } finally {
-        clearInterval(touch);
-        // Not awaited: requests are answered in order, so the next one runs after the unlock,
-        // and the wait for this answer would only add a round trip to every write.
-        void this.call(['unlock', root.path]).catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt * 2) * (0.5 + Math.random())));
       }
     });
   }
