@@ -29,7 +29,7 @@ import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { memoryToolInputSchema } from '../../common/memory/schema';
 import { MEMORY_SEARCH_DESCRIPTION, MEMORY_TOOL_DESCRIPTION } from '../../common/memory/tool-description';
-import { ContextBuilder, excerptFor, promptTerms, rankRelevant } from '../memory/context-builder';
+import { ContextBuilder, excerptFor, promptTerms, rankRelevant, RelevanceIndex } from '../memory/context-builder';
 import type { MemoryService, MemorySession } from '../memory/memory-service';
 import { concerns, type ChangeSource } from '../api/router';
 import { MEMORY_URI_TEMPLATE, memoryUri, virtualPathOfUri } from './resource-uri';
@@ -92,6 +92,8 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     },
   );
 
+  // Kept for the session: searches re-index only the files that changed since the last one.
+  const relevance = new RelevanceIndex();
   server.registerTool(
     'memory_search',
     {
@@ -106,10 +108,11 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     },
     async ({ query, scope, limit }) => {
       const current = await builder.snapshot(session);
-      const files = current.files.filter((f) => scope === undefined || f.scope === scope);
       const terms = promptTerms(query);
+      // One scope: ranked among that scope's files only (its own BM25 statistics), as before.
+      const ranked = scope === undefined ? relevance.rank(current.files, terms, Date.now()) : rankRelevant(current.files.filter((f) => f.scope === scope), terms, Date.now());
       const hits = [];
-      for (const file of rankRelevant(files, terms, Date.now())) {
+      for (const file of ranked) {
         if (hits.length >= (limit ?? 10)) break;
         if (builder.flags(file).length > 0) continue;
         const line = excerptFor(file, terms).split('\n').find((l) => l.trim() !== '') ?? '';

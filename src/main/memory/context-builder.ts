@@ -232,35 +232,96 @@ export function promptTerms(prompt: string): string[] {
   return [...new Set(tokenize(prompt))];
 }
 
-/** Files that match any of `terms`, best first (BM25 with a small recency bonus). */
-export function rankRelevant(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
-  if (terms.length === 0 || files.length === 0) return [];
-  const search = new MiniSearch<{ id: number; path: string; description: string; text: string }>({
+interface SearchDoc {
+  id: string | number;
+  path: string;
+  description: string;
+  text: string;
+}
+
+function newSearch(): MiniSearch<SearchDoc> {
+  return new MiniSearch<SearchDoc>({
     fields: ['path', 'description', 'text'],
     tokenize,
     processTerm: (term) => term.toLowerCase(),
     searchOptions: { boost: { path: 2, description: 2 }, prefix: (term) => term.length > 3, fuzzy: false, combineWith: 'OR' },
   });
-  search.addAll(files.map((f, id) => ({ id, path: f.path.replace(/[/_.-]+/g, ' '), description: f.description ?? '', text: f.head })));
-  const scored = search.search(terms.join(' ')).map((hit) => {
-    const file = files[hit.id as number]!;
+}
+
+function searchDoc(file: ContextFile, id: string | number): SearchDoc {
+  return { id, path: file.path.replace(/[/_.-]+/g, ' '), description: file.description ?? '', text: file.head };
+}
+
+/** BM25 scores of `search` for `terms`, with the recency bonus, best first (ties by path). */
+function rankHits(search: MiniSearch<SearchDoc>, terms: readonly string[], now: number, fileOf: (id: string | number) => ContextFile | undefined): ContextFile[] {
+  const scored: { file: ContextFile; score: number }[] = [];
+  for (const hit of search.search(terms.join(' '))) {
+    const file = fileOf(hit.id as string | number);
+    if (!file) continue;
     const written = file.stats.lastWriteAt ? Date.parse(file.stats.lastWriteAt) : file.mtimeMs;
     const age = Math.max(0, now - (Number.isNaN(written) ? file.mtimeMs : written));
-    return { file, score: hit.score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)) };
-  });
+    scored.push({ file, score: hit.score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)) });
+  }
   scored.sort((a, b) => b.score - a.score || (a.file.path < b.file.path ? -1 : 1));
   return scored.map(({ file }) => file);
+}
+
+/** Files that match any of `terms`, best first (BM25 with a small recency bonus). */
+export function rankRelevant(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
+  if (terms.length === 0 || files.length === 0) return [];
+  const search = newSearch();
+  search.addAll(files.map((f, id) => searchDoc(f, id)));
+  return rankHits(search, terms, now, (id) => files[id as number]);
+}
+
+/**
+ * rankRelevant for a long-lived reader (an MCP session's memory_search): the same ranking, but the
+ * search index is kept between calls and only files whose path, description or head changed are
+ * re-indexed, so a search over an unchanged or slightly changed tree does not tokenize every file
+ * again. Documents are keyed by virtual path; removed exactly (MiniSearch.remove), so the BM25
+ * statistics are those of a fresh index over the same files.
+ */
+export class RelevanceIndex {
+  private readonly search = newSearch();
+  private readonly docs = new Map<string, SearchDoc>();
+
+  rank(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
+    const current = new Map<string, ContextFile>();
+    for (const file of files) {
+      current.set(file.path, file);
+      const known = this.docs.get(file.path);
+      // The builder hands out its cached head string for an unchanged file: usually the same object.
+      if (known && known.text === file.head && known.description === (file.description ?? '')) continue;
+      if (known) this.search.remove(known);
+      const doc = searchDoc(file, file.path);
+      this.search.add(doc);
+      this.docs.set(file.path, doc);
+    }
+    for (const [p, doc] of this.docs) {
+      if (current.has(p)) continue;
+      this.search.remove(doc);
+      this.docs.delete(p);
+    }
+    if (terms.length === 0 || files.length === 0) return [];
+    return rankHits(this.search, terms, now, (id) => current.get(id as string));
+  }
 }
 
 /** The lines of a file's head that mention the prompt's terms (a few), else its description or start. */
 export function excerptFor(file: ContextFile, terms: readonly string[]): string {
   const body = file.head.replace(/^\ufeff?---[\s\S]*?\n---[ \t]*\n/, '');
   const lines = body.split('\n').filter((l) => l.trim() !== '');
-  const matching = lines.filter((l) => {
+  // The first four matching lines; a line that does not contain a term at all cannot match (a
+  // word is a piece of the lowercased line), so it is not tokenized.
+  const matching: string[] = [];
+  for (const l of lines) {
+    if (matching.length >= 4) break;
+    const lower = l.toLowerCase();
+    if (!terms.some((t) => lower.includes(t))) continue;
     const words = tokenize(l);
-    return terms.some((t) => words.some((w) => w === t || (t.length > 3 && w.startsWith(t))));
-  });
-  const chosen = matching.length > 0 ? matching.slice(0, 4) : lines.slice(0, 3);
+    if (terms.some((t) => words.some((w) => w === t || (t.length > 3 && w.startsWith(t))))) matching.push(l);
+  }
+  const chosen = matching.length > 0 ? matching : lines.slice(0, 3);
   const text = chosen.join('\n');
   return file.description ? `${cleanDescription(file.description)}\n${text}` : text;
 }
