@@ -25,7 +25,8 @@ export interface MemoryTreeProps {
 export function MemoryTree(props: MemoryTreeProps) {
   const { rows, activeId } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const focusPending = useRef(false);
+  /** The row a keyboard move went to, focused once it is rendered. */
+  const focusPending = useRef<string | null>(null);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -54,19 +55,22 @@ export function MemoryTree(props: MemoryTreeProps) {
     (index: number) => {
       const row = rows[Math.max(0, Math.min(rows.length - 1, index))];
       if (!row) return;
-      focusPending.current = true;
+      focusPending.current = row.id;
       props.onActiveChange(row.id);
       virtualizer.scrollToIndex(rows.indexOf(row), { align: 'auto' });
     },
     [rows, props, virtualizer],
   );
 
-  // After a keyboard move, focus the new active row once it is rendered.
+  // After a keyboard move, focus the row it went to once it is rendered. By its id, not the active
+  // row: the virtualizer's own (flushSync) render after scrollToIndex can commit before the new
+  // active id does, and must not take the pending focus with the old row.
   useEffect(() => {
-    if (!focusPending.current || !active) return;
-    const el = scrollRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(active.id)}"]`);
+    const id = focusPending.current;
+    if (id === null) return;
+    const el = scrollRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(id)}"]`);
     if (el) {
-      focusPending.current = false;
+      focusPending.current = null;
       el.focus();
     }
   });
