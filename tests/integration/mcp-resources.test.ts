@@ -146,6 +146,16 @@ describe('per-file resources over stdio', () => {
     expect(client.getInstructions()).toBe(instructions);
   });
 
+  it('sends list changes only once the client has used resources', async () => {
+    const { client, heard } = await connect();
+    await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/quiet.md', file_text: 'x' } });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(heard.listChanged).toBe(0);
+    await client.listResources();
+    await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/heard.md', file_text: 'x' } });
+    await until('the list change after listing', () => heard.listChanged > 0);
+  });
+
   it('coalesces a burst of writes into few notifications', async () => {
     const { client, heard } = await connect();
     const uri = 'cairn://memory/project/build.md';

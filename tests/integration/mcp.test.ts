@@ -107,6 +107,7 @@ describe('cairn mcp over stdio', () => {
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
       notified++;
     });
+    await client.listResources(); // a client that has a list to keep fresh
     await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'create', path: '/memories/project/other.md', file_text: 'x' })]);
     const deadline = Date.now() + 5000;
     while (notified === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));

@@ -18,8 +18,10 @@
  * rename of a directory counts for every file under it). Notifications are coalesced over a few
  * milliseconds so a burst of writes costs one message per resource, not one per write.
  * Watchers on the session's roots (outside edits) start only once the client uses resources
- * (lists, reads or subscribes): they cost every write some CPU, and an agent that only calls the
- * tools has no use for them. Writes by Cairn, in any process, are followed from the start.
+ * (lists, reads or subscribes), and list_changed is sent only from then on: watchers cost every
+ * write some CPU, and a notification makes a client list again, which an agent that only calls the
+ * tools (and never listed) has no use for. Writes by Cairn, in any process, are followed from the
+ * start.
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -179,6 +181,8 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
   });
 
   let listChanged = false;
+  /** Whether the client has used resources (listed, read or subscribed) in this session. */
+  let resourcesUsed = false;
   const updated = new Set<string>();
   let timer: NodeJS.Timeout | null = null;
   const flush = () => {
@@ -198,13 +202,14 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     if (event.actor === 'external') builder.forgetListings(session);
     const touched = event.op === 'rename' && event.oldPath !== undefined ? [event.path, event.oldPath] : [event.path];
     for (const [uri, p] of subscribed) if (touched.some((t) => under(p, t))) updated.add(uri);
-    if (event.op !== 'update') listChanged = true;
+    if (event.op !== 'update' && resourcesUsed) listChanged = true;
     if ((listChanged || updated.size > 0) && timer === null) timer = setTimeout(flush, options.notifyDelayMs ?? 20);
   };
   const unsubscribe = options.changes?.subscribe(onChange);
   let unwatch: (() => void) | undefined;
   let closed = false;
   function watchRoots(): void {
+    resourcesUsed = true;
     if (!closed && unwatch === undefined) unwatch = options.changes?.watch?.(session) ?? (() => {});
   }
 
