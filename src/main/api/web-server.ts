@@ -167,10 +167,15 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (err) {
+    await mcp?.close(); // its idle sweep would otherwise outlive a server that never listened
+    throw err;
+  }
   port = (server.address() as AddressInfo).port;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
