@@ -2,14 +2,17 @@
  * The left column: the registered workspaces (name, where the checkout is, reachable or not and
  * why, with a retry), "Add workspace", and the Settings entry.
  */
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { CircleAlert, FolderGit2, Loader2, Plus, RefreshCw, Server, Settings } from 'lucide-react';
 import type { z } from 'zod';
-import type { workspaceSchema } from '../../common/api/contract';
+import type { hostKeySchema, workspaceSchema } from '../../common/api/contract';
 import { errorMessage, useApi } from '../api/api-context';
+import { ConfirmDialog } from '../features/dialogs/Dialog';
 import type { View } from './view';
 
 type Workspace = z.infer<typeof workspaceSchema>;
+type HostKey = z.infer<typeof hostKeySchema>;
 
 /** The end of a long path, which is the part that tells checkouts apart. */
 function shortPath(p: string): string {
@@ -17,32 +20,78 @@ function shortPath(p: string): string {
   return parts.length > 3 ? `…/${parts.slice(-2).join('/')}` : p;
 }
 
+function TrustDialog({ workspace, hostKey, onClose }: { workspace: Workspace; hostKey: HostKey; onClose: () => void }) {
+  const { client, orpc } = useApi();
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const trust = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await client.workspaces.trust({ id: workspace.id, fingerprint: hostKey.fingerprint });
+      if (result.status === 'error') setError(result.message);
+      else {
+        await queryClient.invalidateQueries({ queryKey: orpc.workspaces.status.queryKey({ input: { id: workspace.id } }) });
+        await queryClient.invalidateQueries({ queryKey: orpc.memory.list.key() });
+        onClose();
+      }
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <ConfirmDialog title={`Trust ${hostKey.host}?`} confirmLabel="Trust this key" danger={hostKey.state === 'changed'} busy={busy} onConfirm={() => void trust()} onCancel={onClose}>
+      {hostKey.state === 'changed' ? (
+        <p className="error-text">
+          The host now presents a different key than the one recorded. This happens when the machine was reinstalled, and also when someone is
+          intercepting the connection. Trust it only if you know why it changed.
+        </p>
+      ) : (
+        <p>Cairn has not connected to this host before. Check that the fingerprint matches the host's own (run <code>ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub</code> there).</p>
+      )}
+      <p>
+        Fingerprint: <code className="fingerprint">{hostKey.fingerprint}</code>
+      </p>
+      {error && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
+    </ConfirmDialog>
+  );
+}
+
 function WorkspaceStatus({ workspace }: { workspace: Workspace }) {
   const { orpc } = useApi();
   const status = useQuery({ ...orpc.workspaces.status.queryOptions({ input: { id: workspace.id } }), staleTime: 30_000 });
+  const [trusting, setTrusting] = useState(false);
   if (status.isPending)
     return (
       <span className="ws-status" role="status">
-        <Loader2 size={12} className="spin" aria-hidden /> checking…
+        <Loader2 size={12} className="spin" aria-hidden /> {workspace.kind === 'ssh' ? 'connecting…' : 'checking…'}
       </span>
     );
-  if (status.isError || !status.data.reachable)
+  if (status.isError || !status.data.reachable) {
+    const hostKey = status.data?.hostKey;
     return (
       <span className="ws-status bad">
         <CircleAlert size={12} aria-hidden /> {status.isError ? errorMessage(status.error) : `Unreachable: ${status.data.reason ?? 'unknown reason'}`}
-        <button
-          type="button"
-          className="icon-btn"
-          aria-label={`Retry ${workspace.name}`}
-          onClick={(e) => {
-            e.stopPropagation();
-            void status.refetch();
-          }}
-        >
-          <RefreshCw size={12} aria-hidden />
-        </button>
+        {hostKey && hostKey.state !== 'trusted' ? (
+          <button type="button" className="link" onClick={() => setTrusting(true)}>
+            Review host key…
+          </button>
+        ) : (
+          <button type="button" className="icon-btn" aria-label={`Retry ${workspace.name}`} onClick={() => void status.refetch()}>
+            <RefreshCw size={12} aria-hidden />
+          </button>
+        )}
+        {trusting && hostKey && <TrustDialog workspace={workspace} hostKey={hostKey} onClose={() => setTrusting(false)} />}
       </span>
     );
+  }
   return null;
 }
 
@@ -75,7 +124,7 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
         {workspaces.data?.length === 0 && <li className="muted">None yet: add the folder of a project your agents work in.</li>}
         {workspaces.data?.map((w) => {
           const current = view.kind === 'workspace' && view.workspaceId === w.id;
-          const host = (w as { host?: string | null }).host ?? null;
+          const host = w.host;
           return (
             <li key={w.id}>
               <button type="button" className={current ? 'ws current' : 'ws'} aria-current={current ? 'page' : undefined} onClick={() => onView({ kind: 'workspace', workspaceId: w.id })}>
@@ -85,9 +134,9 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
                   <span className="ws-where" title={w.path}>
                     {host ? `${host}:${shortPath(w.path)}` : shortPath(w.path)}
                   </span>
-                  <WorkspaceStatus workspace={w} />
                 </span>
               </button>
+              <WorkspaceStatus workspace={w} />
             </li>
           );
         })}
