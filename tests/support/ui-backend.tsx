@@ -10,7 +10,7 @@
 import { createRouterClient, type RouterClient } from '@orpc/server';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { EditorView } from '@codemirror/view';
-import { act, cleanup, render, screen, type RenderResult } from '@testing-library/react';
+import { act, cleanup, configure, render, screen, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { onTestFinished } from 'vitest';
 import type { Scope } from '../../src/common/memory/constants';
@@ -45,6 +45,12 @@ function layout(prop: 'clientWidth' | 'clientHeight' | 'scrollHeight', size: (tr
 layout('clientWidth', () => TREE_VIEWPORT.width);
 layout('clientHeight', () => TREE_VIEWPORT.height);
 layout('scrollHeight', (tree) => Math.max(TREE_VIEWPORT.height, parseFloat((tree.firstElementChild as HTMLElement | null)?.style.height ?? '') || 0));
+
+/**
+ * findBy and waitFor give up after 5 s, not 1 s: on a loaded 2-core machine a change can take over a
+ * second to cross the journal, the feed and a list refetch. A passing wait returns as soon as it passes.
+ */
+configure({ asyncUtilTimeout: 5000 });
 
 /** Nor does it tell anyone about scrolling: a browser fires `scroll` after a scroll; so does the tree here. */
 const scrollTo = Element.prototype.scrollTo;

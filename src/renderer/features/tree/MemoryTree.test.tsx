@@ -205,25 +205,25 @@ describe('the scope tree', () => {
   it('renders only the rows in view of a large tree, and reaches the last one by keyboard', async () => {
     const user = userEvent.setup();
     const b = await makeBackend();
-    // 1000 files written straight to the scope root (as if left by earlier sessions).
+    // 300 files written straight to the scope root (as if left by earlier sessions).
     const dir = path.join(b.sb.roots.global, 'bulk');
     await fs.mkdir(dir, { recursive: true });
-    await Promise.all(Array.from({ length: 1000 }, (_, i) => fs.writeFile(path.join(dir, `f${String(i).padStart(4, '0')}.md`), `file ${i}`)));
+    await Promise.all(Array.from({ length: 300 }, (_, i) => fs.writeFile(path.join(dir, `f${String(i).padStart(4, '0')}.md`), `file ${i}`)));
     await renderPane(b);
-    await screen.findByRole('tree', { name: 'Memory files (1000)' }, { timeout: 10_000 });
+    await screen.findByRole('tree', { name: 'Memory files (300)' }, { timeout: 10_000 });
     const first = await screen.findByRole('treeitem', { name: '/memories/global/bulk/f0000.md' });
-    expect(countOf(item('/memories/global/bulk'))).toBe('1000');
+    expect(countOf(item('/memories/global/bulk'))).toBe('300');
     const rendered = screen.getAllByRole('treeitem').length;
     expect(rendered).toBeGreaterThan(10);
     expect(rendered).toBeLessThan(60);
-    expect(screen.queryByRole('treeitem', { name: '/memories/global/bulk/f0999.md' })).toBeNull();
+    expect(screen.queryByRole('treeitem', { name: '/memories/global/bulk/f0299.md' })).toBeNull();
 
     first.focus();
     await user.keyboard('{End}');
     // The last row is the WORKSPACE note; one up is the last file, rendered and focused.
     await focused('No memories yet.');
     await user.keyboard('{ArrowUp}{ArrowUp}{ArrowUp}{ArrowUp}');
-    await focused('/memories/global/bulk/f0999.md');
+    await focused('/memories/global/bulk/f0299.md');
     expect(screen.getAllByRole('treeitem').length).toBeLessThan(60);
   });
 });

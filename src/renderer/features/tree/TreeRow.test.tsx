@@ -20,7 +20,7 @@ async function onDisk(b: UiBackend, scope: 'global' | 'project', rel: string, co
   await fs.writeFile(file, content);
 }
 
-const row = (name: string, timeout = 1000) => screen.findByRole('treeitem', { name }, { timeout });
+const row = (name: string) => screen.findByRole('treeitem', { name });
 
 describe('file rows', () => {
   it('show the description, how often and how lately agents used the file, and whether it is pinned', async () => {
@@ -115,8 +115,8 @@ describe('badges', () => {
     await renderPane(b);
     await row('WORKSPACE memory, 0 files');
     await b.agentProcess({ command: 'create', path: '/memories/workspace/from-cli.md', file_text: 'written by another process\n' });
-    const created = await row('/memories/workspace/from-cli.md', 5000);
-    await within(created).findByText('agent edited', {}, { timeout: 5000 });
+    const created = await row('/memories/workspace/from-cli.md');
+    await within(created).findByText('agent edited');
   });
 
   it('"edited outside Cairn" appears live when the file is changed on disk by something else', async () => {
@@ -126,7 +126,7 @@ describe('badges', () => {
     const hand = await row(`${P}/hand.md`);
     expect(within(hand).queryByText('edited outside Cairn')).toBeNull();
     await fs.writeFile(path.join(b.sb.roots.project, 'hand.md'), 'after, by an editor');
-    await within(hand).findByText('edited outside Cairn', {}, { timeout: 5000 });
+    await within(hand).findByText('edited outside Cairn');
     expect(within(hand).queryByText('agent edited')).toBeNull();
   });
 
