@@ -227,6 +227,44 @@ describe('the curation UI in Chromium', () => {
   });
 });
 
+describe('a large memory', () => {
+  it('renders 3 x 1000 files virtualized: few rows in the page, every file reachable by scrolling and by keyboard', async () => {
+    const big = await makeSandbox();
+    const s = await serve(big.home);
+    try {
+      // The registry picks the workspace's id; its scope root is under the home.
+      const { id } = (await rpc(s, 'workspaces/add', { name: 'big', path: big.checkout })) as { id: string };
+      const roots = { global: big.roots.global, project: big.roots.project, workspace: path.join(big.home, 'workspaces', id, 'memory') };
+      for (const [scope, root] of Object.entries(roots)) {
+        for (let d = 0; d < 10; d++) {
+          const dir = path.join(root, `topic-${String(d).padStart(2, '0')}`);
+          await fs.mkdir(dir, { recursive: true });
+          await Promise.all(
+            Array.from({ length: 100 }, (_, i) => fs.writeFile(path.join(dir, `note-${String(i).padStart(3, '0')}.md`), `---\ndescription: ${scope} note ${d}/${i}\n---\nbody\n`)),
+          );
+        }
+      }
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width: 1280, height: 760 });
+      await page.goto(s.address);
+      await page.getByRole('treeitem', { name: /^GLOBAL memory, 1000 files/ }).waitFor();
+      await page.getByRole('treeitem', { name: '/memories/global/topic-00/note-000.md' }).waitFor();
+      expect(await page.getByRole('treeitem').count()).toBeLessThan(100);
+      // End jumps to the last row, which is then in view.
+      await page.getByRole('treeitem', { name: '/memories/global/topic-00/note-000.md' }).focus();
+      await page.keyboard.press('End');
+      const last = page.getByRole('treeitem', { name: '/memories/workspace/topic-09/note-099.md' });
+      await last.waitFor();
+      await expect(last.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+      await shot(page, 'large-tree');
+      await page.close();
+    } finally {
+      s.server.kill('SIGTERM');
+      await big.cleanup();
+    }
+  });
+});
+
 describe('with no workspace at all', () => {
   it('shows global memory in Settings, and how to connect an agent when it is empty', async () => {
     const empty = await makeSandbox();
