@@ -8,7 +8,9 @@
  * process (through the journal, or a plain write found by the root watcher) to the event in a
  * subscriber here, beside the in-process floor; then the MCP section (bench/mcp.ts): per-command
  * latency through MCP stdio for Cairn, the reference tool behind a minimal MCP server and
- * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each. Prints
+ * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each; then the
+ * UI section (bench/ui.ts): first render of 3 x 1000 files in Chromium, and an agent's write in
+ * another process to the "agent edited" badge painted in the page. Prints
  * tables and writes bench/results/latest.json.
  *
  * Run with `make bench` (builds the CLI first) or `npx tsx bench/run.ts` after `make build`.
@@ -45,6 +47,8 @@ import { MemoryService } from '../src/main/memory/memory-service';
 import { UsageStore } from '../src/main/memory/usage-store';
 import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
+import { formatSshBench, runSshBench } from './ssh';
+import { formatUiBench, runUiBench } from './ui';
 
 // ---- parameters ----
 
@@ -960,8 +964,8 @@ interface Target {
   value: number;
   limit: number;
   met: boolean;
-  /** Absent: a ratio (x). */
-  unit?: 'ms';
+  /** Absent: a ratio (x). 'rt': round trips. */
+  unit?: 'ms' | 'rt';
 }
 
 function target(id: string, description: string, value: number, limit: number, unit?: 'ms'): Target {
@@ -1053,6 +1057,11 @@ async function main(): Promise<number> {
     for (const impl of ['cairn', 'reference', 'server-memory'] as const) {
       if (mcp.failures[impl] > 0) warnings.push(`mcp: ${impl} failed ${mcp.failures[impl]} call(s) in the latency run; first: ${mcp.firstFailure[impl]}`);
     }
+    process.stderr.write('ssh: commands and a 1000-file index through SshRuntime (real sshd behind a latency proxy), next to one remote command per file\n');
+    const ssh = await runSshBench();
+    process.stderr.write('ui: first render of 3 x 1000 files in Chromium, then agent writes in another process -> "agent edited" painted\n');
+    const ui = await runUiBench();
+    if (ui.badge.missed > 0) warnings.push(`ui: ${ui.badge.missed} agent write(s) got no "agent edited" badge in the page`);
 
     // Figures.
     const results: Record<string, Partial<Record<Impl, Stats>>> = {};
@@ -1084,6 +1093,8 @@ async function main(): Promise<number> {
       target('change_feed_external_p95', 'Change feed: a plain edit by another process of a file in a watched root reaches a subscriber, p95 < 100 ms', feed.externalMs.p95, 100, 'ms'),
       target('change_feed_external_create_p95', `Change feed: a new file written by another process (directory of ${ITERATIONS + WARMUP}) reaches a subscriber, p95 < 100 ms`, feed.externalCreateMs.p95, 100, 'ms'),
       ...mcp.targets,
+      ...ssh.targets,
+      ...ui.targets,
     ];
     const targetsOf = (op: Op): Target[] =>
       targets.filter((t) => t.id.startsWith(`${op}_`) || (op === 'view_file' && t.id.startsWith('view_file')) || (op === 'view_dir' && t.id.startsWith('view_dir')));
@@ -1208,11 +1219,13 @@ async function main(): Promise<number> {
     );
 
     process.stdout.write(formatMcpBench(mcp));
+    process.stdout.write(formatSshBench(ssh));
+    process.stdout.write(formatUiBench(ui));
 
     process.stdout.write('\nTargets\n');
     for (const t of targets) {
       const shown =
-        t.id === 'concurrency_no_lost_updates' || t.id === 'mcp_concurrency_no_lost_writes' ? `${t.value} lost` : t.unit === 'ms' ? `${t.value.toFixed(3)} ms (limit ${t.limit} ms)` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
+        t.id === 'concurrency_no_lost_updates' || t.id === 'mcp_concurrency_no_lost_writes' ? `${t.value} lost` : t.unit === 'rt' ? `${t.value} round trip(s) (limit ${t.limit})` : t.unit === 'ms' ? `${t.value.toFixed(3)} ms (limit ${t.limit} ms)` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
       process.stdout.write(`  [${t.met ? 'met   ' : 'MISSED'}] ${t.description}: ${shown}\n`);
     }
     for (const w of warnings) process.stdout.write(`  warning: ${w}\n`);
@@ -1305,6 +1318,8 @@ async function main(): Promise<number> {
         failures: mcp.failures,
         durationSeconds: mcp.durationSeconds,
       },
+      ui: (({ targets: _targets, ...rest }) => rest)(ui),
+      ssh,
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),
