@@ -23,7 +23,7 @@
  */
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '1';
+export const HELPER_VERSION = '2';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -47,7 +47,7 @@ my $PINNING = ($^O eq 'linux' && -d '/proc/self/fd') ? 1 : 0;
 my $TEMP = '.cairn-tmp-';
 my %anchors;
 
-package Fail { sub new { my ($c, $code, $errno, $size) = @_; return bless { code => $code, errno => $errno // '', size => $size // 0 }, $c } }
+package Fail { sub new { my ($c, $code, $errno, $size, @extra) = @_; return bless { code => $code, errno => $errno // '', size => $size // 0, extra => [@extra] }, $c } }
 sub fail { die Fail->new(@_) }
 sub errname { my $n = 0 + $!; my %m = (POSIX::ENOENT() => 'ENOENT', POSIX::EEXIST() => 'EEXIST', POSIX::ENOTDIR() => 'ENOTDIR', POSIX::EISDIR() => 'EISDIR', POSIX::EINVAL() => 'EINVAL', POSIX::ENOTEMPTY() => 'ENOTEMPTY', POSIX::EACCES() => 'EACCES', POSIX::EPERM() => 'EPERM', POSIX::ENOSPC() => 'ENOSPC', POSIX::ELOOP() => 'ELOOP', POSIX::EROFS() => 'EROFS', POSIX::EDQUOT() => 'EDQUOT', POSIX::EIO() => 'EIO'); return $m{$n} // "E$n" }
 sub os_fail { my $e = errname(); if ($e eq 'ENOENT') { fail('ENOENT') } if ($e eq 'EEXIST' || $e eq 'ENOTEMPTY') { fail('EEXIST') } if ($e eq 'ENOTDIR') { fail('ENOTDIR') } if ($e eq 'EISDIR') { fail('EISDIR') } if ($e eq 'EINVAL') { fail('EINVAL') } fail('IO', $e) }
@@ -194,7 +194,7 @@ sub remove_tree {
 }
 
 my %ops;
-$ops{hello} = sub { return ('1') };
+$ops{hello} = sub { return ('2') };
 $ops{stat} = sub {
   my ($root, $anchor, $rel, $follow) = @_;
   my @st = eval {
@@ -207,12 +207,20 @@ $ops{stat} = sub {
   my $t = pop @st;
   return ('some', type_of($st[2]), $st[7], mtime_of($t, 0, @st));
 };
+# A directory read as a file (a view reads first) answers EISDIR with the directory's stat and
+# listing (depth and limit as the client asked), which the client's next stat and list take, so
+# a view of a directory costs one round trip too.
 $ops{read} = sub {
-  my ($root, $anchor, $rel, $max) = @_;
+  my ($root, $anchor, $rel, $max, $pdepth, $plimit) = @_;
   my $rr = root_real($root, $anchor, 0); fail('ENOENT') unless defined $rr;
-  my $fh = open_resolved(target($rr, $rel, 1));
+  my $t = target($rr, $rel, 1);
+  my $fh = open_resolved($t);
   my @st = stat $fh;
-  fail('EISDIR') if S_ISDIR($st[2]);
+  if (S_ISDIR($st[2])) {
+    my @extra;
+    if (defined $plimit && $plimit ne '') { @extra = ('some', 'directory', $st[7], mtime_of($t, 1, @st), $ops{list}->($root, $anchor, $rel, $pdepth, $plimit, '0', '0', '')) }
+    fail('EISDIR', '', 0, @extra);
+  }
   fail('NOT_FILE') unless S_ISREG($st[2]);
   fail('TOO_LARGE', '', $st[7]) if $st[7] > $max;
   my $data = read_limited($fh, $max);
@@ -258,13 +266,16 @@ $ops{write} = sub {
   });
   return ();
 };
+# Listings: the walk's metadata first; when the client's token names the same metadata as this
+# helper's last answer for the same request, 'same' (a few bytes) instead of the whole listing.
+my %listed; my $generation = 0;
 $ops{list} = sub {
-  my ($root, $anchor, $rel, $depth, $limit, $filesonly, $heads) = @_;
+  my ($root, $anchor, $rel, $depth, $limit, $filesonly, $heads, $since) = @_;
   my $rr = root_real($root, $anchor, 0);
-  return ($rel eq '' ? 'some' : 'none') unless defined $rr;
+  return ($rel eq '' ? 'some' : 'none', '') unless defined $rr;
   my $dir = eval { my $d = target($rr, $rel, 1); stat $d or os_fail(); fail('ENOTDIR') unless -d _; $d };
-  if (my $err = $@) { die $err unless ref $err && $err->{code} eq 'ENOENT'; return ($rel eq '' ? 'some' : 'none') }
-  my @out; my $count = 0;
+  if (my $err = $@) { die $err unless ref $err && $err->{code} eq 'ENOENT'; return ($rel eq '' ? 'some' : 'none', '') }
+  my @entries; my $count = 0;
   my $walk; $walk = sub {
     my ($host, $prefix, $level) = @_;
     opendir(my $dh, $host) or return;
@@ -278,18 +289,28 @@ $ops{list} = sub {
       if (S_ISLNK($st[2])) { my $real = Cwd::abs_path($hp); next unless defined $real && (stat $hp) && inside($real, $rr); @st = stat $hp or next }
       my $er = $prefix eq '' ? $name : "$prefix/$name";
       if (S_ISDIR($st[2])) {
-        if ($filesonly ne '1') { push @out, $er, 'directory', $st[7], mtime_of($hp, 1, @st), ''; $count++ }
+        if ($filesonly ne '1') { push @entries, [$er, 'directory', $st[7], mtime_of($hp, 1, @st), undef]; $count++ }
         $walk->($hp, $er, $level + 1) if $level < $depth;
       } elsif (S_ISREG($st[2])) {
-        my $head = '';
-        if ($heads > 0 && sysopen(my $fh, $hp, O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
-        push @out, $er, 'file', $st[7], mtime_of($hp, 1, @st), $head; $count++;
+        push @entries, [$er, 'file', $st[7], mtime_of($hp, 1, @st), $hp]; $count++;
       }
     }
   };
   $walk->($dir, '', 1);
   undef $walk;
-  return ('some', @out);
+  my $key = join("\0", $root, $rel, $depth, $limit, $filesonly, $heads);
+  my $sig = join("\0", map { join("\0", @{$_}[0 .. 3]) } @entries);
+  my $last = $listed{$key};
+  return ('same', $since) if defined $since && $since ne '' && $last && $last->{token} eq $since && $last->{sig} eq $sig;
+  my $token = ++$generation . '';
+  $listed{$key} = { token => $token, sig => $sig };
+  my @out;
+  for my $e (@entries) {
+    my $head = '';
+    if ($heads > 0 && defined $e->[4] && sysopen(my $fh, $e->[4], O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
+    push @out, @{$e}[0 .. 3], $head;
+  }
+  return ('some', $token, @out);
 };
 $ops{count} = sub {
   my ($root, $anchor, $limit) = @_;
@@ -394,7 +415,7 @@ $ops{probe} = sub {
 sub read_exact { my ($n) = @_; my $buf = ''; while (length($buf) < $n) { my $r = read(STDIN, $buf, $n - length($buf), length($buf)); return undef unless $r } return $buf }
 sub send_fields { my $payload = join '', map { pack('N', length $_) . $_ } @_; print STDOUT pack('N', length $payload), $payload }
 
-send_fields('ready', '1');
+send_fields('ready', '2');
 while (1) {
   my $h = read_exact(4); last unless defined $h;
   my $payload = read_exact(unpack 'N', $h); last unless defined $payload;
@@ -403,7 +424,7 @@ while (1) {
   my $op = shift @fields // '';
   my @res = eval { my $f = $ops{$op} or fail('IO', 'EBADOP'); ('ok', $f->(@fields)) };
   if (my $err = $@) {
-    if (ref $err eq 'Fail') { @res = ($err->{code}, $err->{errno}, $err->{size}) }
+    if (ref $err eq 'Fail') { @res = ($err->{code}, $err->{errno}, $err->{size}, @{ $err->{extra} }) }
     else { print STDERR "cairn helper: $err"; @res = ('IO', 'EHELPER', 0) }
   }
   send_fields(@res);

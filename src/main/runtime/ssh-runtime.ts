@@ -15,7 +15,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Mutex } from 'async-mutex';
-import { INDEX_HEAD_BYTES } from '../../common/memory/constants';
+import { INDEX_HEAD_BYTES, MAX_FILES_PER_SCOPE, VIEW_DEPTH } from '../../common/memory/constants';
 import { isListedName } from '../../common/memory/paths';
 import { LOCK_STALE_MS } from './local-lock';
 import { RuntimeError, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from './runtime';
@@ -23,6 +23,10 @@ import { SshError, type SshConnection } from './ssh-connection';
 
 const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'IO']);
 const LOCK_WAIT_MS = 30_000;
+/** How long a directory's prefetched stat and listing may serve the view that asked for them. */
+const PREFETCH_MS = 2_000;
+
+type OnError = (code: RuntimeErrorCode, extra: Buffer[]) => void;
 
 interface HeldLock {
   readonly runtime: SshRuntime;
@@ -47,7 +51,9 @@ export class SshRuntime implements Runtime {
   /** Heads that came with the last whole-scope listing of each root, for readHeads. */
   private readonly heads = new Map<string, Map<string, Buffer>>();
   /** The last listing per request, returned again (same array) when nothing changed (ListOptions.reuse). */
-  private readonly listings = new Map<string, { signature: string; result: ListedEntry[] }>();
+  private readonly listings = new Map<string, { token: string; signature: string; result: ListedEntry[] }>();
+  /** What a read of a directory brought along (see readFile), for the stat and list that follow. */
+  private prefetched: { key: string; rel: string; stat: EntryStat; list: ListedEntry[]; statTaken: boolean; until: number } | null = null;
 
   constructor(readonly connection: SshConnection) {
     this.label = `ssh:${connection.where}`;
@@ -57,22 +63,22 @@ export class SshRuntime implements Runtime {
    * One request; remote errors become RuntimeErrors, host failures UNREACHABLE. Inside withLock,
    * the first request of the root's held section carries the lock with it (see withLock).
    */
-  private async call(fields: ReadonlyArray<string | Uint8Array>): Promise<Buffer[]> {
+  private async call(fields: ReadonlyArray<string | Uint8Array>, onError?: OnError): Promise<Buffer[]> {
     const held = lockContext.getStore();
     if (held && held.runtime === this && !held.taken && fields[1] === held.root.path) {
       held.taken = true;
       try {
-        return await this.send(['locked', held.root.path, held.root.anchor, String(LOCK_STALE_MS), ...fields]);
+        return await this.send(['locked', held.root.path, held.root.anchor, String(LOCK_STALE_MS), ...fields], onError);
       } catch (err) {
         // BUSY: the lock was not taken and the operation did not run.
         if (err instanceof RuntimeError && err.code === 'BUSY') held.taken = false;
         throw err;
       }
     }
-    return this.send(fields);
+    return this.send(fields, onError);
   }
 
-  private async send(fields: ReadonlyArray<string | Uint8Array>): Promise<Buffer[]> {
+  private async send(fields: ReadonlyArray<string | Uint8Array>, onError?: OnError): Promise<Buffer[]> {
     let res: Buffer[];
     try {
       res = await this.connection.request(fields);
@@ -89,6 +95,7 @@ export class SshRuntime implements Runtime {
     const code = (CODES.has(status) ? status : 'IO') as RuntimeErrorCode;
     const errno = res[1]?.toString('utf8') || undefined;
     const size = Number(res[2]?.toString('utf8') ?? 0) || undefined;
+    onError?.(code, res.slice(3));
     throw new RuntimeError(code, code === 'IO' ? (errno ?? 'EIO') : errno, size);
   }
 
@@ -117,13 +124,27 @@ export class SshRuntime implements Runtime {
   }
 
   async stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null> {
+    const pre = this.prefetched;
+    if (follow && pre && !pre.statTaken && pre.key === this.rootKey(root) && pre.rel === rel.join('/') && Date.now() < pre.until) {
+      pre.statTaken = true;
+      return pre.stat;
+    }
     const res = await this.call(['stat', root.path, root.anchor, rel.join('/'), follow ? '1' : '0']);
     if (res[0]?.toString() !== 'some') return null;
     return { type: res[1]!.toString() as EntryType, size: Number(res[2]!.toString()), mtimeMs: Number(res[3]!.toString()) };
   }
 
   async readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent> {
-    const res = await this.call(['read', root.path, root.anchor, rel.join('/'), String(maxBytes)]);
+    this.prefetched = null;
+    const key = this.rootKey(root);
+    const relText = rel.join('/');
+    const res = await this.call(['read', root.path, root.anchor, relText, String(maxBytes), String(VIEW_DEPTH), String(MAX_FILES_PER_SCOPE + 1)], (code, extra) => {
+      // A directory: its stat and view listing came along, for the stat and list that follow.
+      if (code !== 'EISDIR' || extra[0]?.toString() !== 'some') return;
+      const stat: EntryStat = { type: 'directory', size: Number(extra[2]!.toString()), mtimeMs: Number(extra[3]!.toString()) };
+      const listed = this.parseListing(extra.slice(4), false);
+      this.prefetched = { key, rel: relText, stat, list: listed.entries, statTaken: false, until: Date.now() + PREFETCH_MS };
+    });
     return { data: new Uint8Array(res[0]!), size: Number(res[1]!.toString()), mtimeMs: Number(res[2]!.toString()) };
   }
 
@@ -144,34 +165,52 @@ export class SshRuntime implements Runtime {
     await this.call(['write', root.path, root.anchor, rel.join('/'), options.exclusive ? '1' : '0', data]);
   }
 
-  async list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null> {
-    // A whole-scope files-only listing is the index's: bring the heads along (one round trip).
-    const withHeads = options.filesOnly === true && rel.length === 0;
-    const depth = Number.isFinite(options.depth) ? options.depth : 1_000_000;
-    const res = await this.call(['list', root.path, root.anchor, rel.join('/'), String(depth), String(options.limit), options.filesOnly ? '1' : '0', String(withHeads ? INDEX_HEAD_BYTES : 0)]);
-    if (res[0]?.toString() !== 'some') return null;
-    const out: ListedEntry[] = [];
+  /** Entries of a helper listing answer (['some'|'none', token, ...5 fields per entry]). */
+  private parseListing(res: Buffer[], withHeads: boolean): { found: boolean; token: string; entries: ListedEntry[]; heads: Map<string, Buffer>; signature: string } {
+    const entries: ListedEntry[] = [];
     const heads = new Map<string, Buffer>();
     const signature: string[] = [];
-    for (let i = 1; i + 4 < res.length; i += 5) {
+    if (res[0]?.toString() !== 'some') return { found: false, token: '', entries, heads, signature: '' };
+    for (let i = 2; i + 4 < res.length; i += 5) {
       const relText = res[i]!.toString('utf8');
       const segments = relText.split('/');
       // Defense in depth: the helper applies the same rules; a name it let through is still skipped.
       if (!segments.every((s) => isListedName(s))) continue;
       const entry: ListedEntry = { rel: segments, type: res[i + 1]!.toString() === 'directory' ? 'directory' : 'file', size: Number(res[i + 2]!.toString()), mtimeMs: Number(res[i + 3]!.toString()) };
-      out.push(entry);
+      entries.push(entry);
       signature.push(`${relText}\0${entry.type}\0${entry.size}\0${entry.mtimeMs}`);
       if (withHeads && entry.type === 'file') heads.set(relText, Buffer.from(res[i + 4]!));
     }
-    if (withHeads) this.heads.set(this.rootKey(root), heads);
-    if (options.reuse) {
-      const key = `${this.rootKey(root)}\0${rel.join('/')}\0${options.depth}\0${options.limit}\0${options.filesOnly === true}`;
-      const sig = signature.join('\n');
-      const previous = this.listings.get(key);
-      if (previous && previous.signature === sig) return previous.result;
-      this.listings.set(key, { signature: sig, result: out });
+    return { found: true, token: res[1]?.toString() ?? '', entries, heads, signature: signature.join('\n') };
+  }
+
+  async list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null> {
+    const rootKey = this.rootKey(root);
+    const relText = rel.join('/');
+    const pre = this.prefetched;
+    if (pre && pre.key === rootKey && pre.rel === relText && options.depth === VIEW_DEPTH && options.limit === MAX_FILES_PER_SCOPE + 1 && !options.filesOnly && !options.reuse && Date.now() < pre.until) {
+      this.prefetched = null;
+      return pre.list;
     }
-    return out;
+    // A whole-scope files-only listing is the index's: bring the heads along (one round trip).
+    const withHeads = options.filesOnly === true && rel.length === 0;
+    const depth = Number.isFinite(options.depth) ? options.depth : 1_000_000;
+    const cacheKey = `${rootKey}\0${relText}\0${options.depth}\0${options.limit}\0${options.filesOnly === true}`;
+    const previous = options.reuse ? this.listings.get(cacheKey) : undefined;
+    const res = await this.call(['list', root.path, root.anchor, relText, String(depth), String(options.limit), options.filesOnly ? '1' : '0', String(withHeads ? INDEX_HEAD_BYTES : 0), previous?.token ?? '']);
+    // The helper's answer when nothing changed since `previous`: the same array, as LocalRuntime gives.
+    if (res[0]?.toString() === 'same' && previous) return previous.result;
+    const listed = this.parseListing(res, withHeads);
+    if (!listed.found) return null;
+    if (withHeads) this.heads.set(rootKey, listed.heads);
+    if (options.reuse) {
+      if (previous && previous.signature === listed.signature) {
+        previous.token = listed.token;
+        return previous.result;
+      }
+      this.listings.set(cacheKey, { token: listed.token, signature: listed.signature, result: listed.entries });
+    }
+    return listed.entries;
   }
 
   async countFiles(root: ScopeRoot, limit: number): Promise<number> {
@@ -195,6 +234,7 @@ export class SshRuntime implements Runtime {
   forget(): void {
     this.listings.clear();
     this.heads.clear();
+    this.prefetched = null;
   }
 
   /**

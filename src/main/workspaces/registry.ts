@@ -97,6 +97,7 @@ export class WorkspaceRegistry {
   readonly file: string;
   /** Facts of remote checkouts (git root, project id), found once per process per workspace. */
   private readonly remoteFacts = new Map<string, { gitRoot: string | null; projectId: string | null }>();
+  private readonly runtimes = new Map<string, SshRuntime>();
 
   constructor(
     readonly home: string,
@@ -209,9 +210,19 @@ export class WorkspaceRegistry {
     return resolveSshTarget({ ...spec, identity: entry.identity ?? undefined, knownHosts: entry.knownHosts ?? undefined }, { home: this.home, ...this.options.ssh });
   }
 
-  /** The runtime of a remote workspace (its host's pooled connection). */
+  /**
+   * The runtime of a remote workspace, one per workspace and process (its mutexes and cached
+   * listings then serve every request), on its host's pooled connection.
+   */
   runtimeOf(entry: SshWorkspaceEntry): SshRuntime {
-    return new SshRuntime(connectionFor(this.targetOf(entry), this.options.connection));
+    const connection = connectionFor(this.targetOf(entry), this.options.connection);
+    const key = `${entry.id}\0${entry.host}\0${entry.path}`;
+    let runtime = this.runtimes.get(key);
+    if (!runtime || runtime.connection !== connection) {
+      runtime = new SshRuntime(connection);
+      this.runtimes.set(key, runtime);
+    }
+    return runtime;
   }
 
   /**
