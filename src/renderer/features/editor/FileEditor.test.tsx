@@ -84,6 +84,24 @@ describe('the editor', () => {
   });
 });
 
+describe('the preview', () => {
+  it('renders the Markdown of the draft without its raw HTML, frontmatter as data, and Edit returns to the draft', async () => {
+    const { user } = await opened();
+    const draft = '---\ndescription: Build notes\n---\n# Building\n\nRun **make**.\n\n<img src="x" onerror="alert(1)">\n<script>alert(2)</script>\n';
+    typeInEditor(draft);
+    await user.click(within(editor()).getByRole('button', { name: /Preview/ }));
+    const preview = within(editor()).getByLabelText('Rendered preview');
+    expect(within(preview).getByRole('heading', { name: 'Building' })).toBeTruthy();
+    expect(within(preview).getByText('make').tagName).toBe('STRONG');
+    expect(preview.querySelector('pre.frontmatter')?.textContent).toBe('description: Build notes');
+    expect(preview.querySelector('img, script')).toBeNull();
+    expect(preview.innerHTML).not.toMatch(/onerror/);
+    expect(dirtyMarker()).toBeTruthy();
+    await user.click(within(editor()).getByRole('button', { name: /Edit/ }));
+    await waitFor(() => expect(editorText()).toBe(draft));
+  });
+});
+
 describe('a conflict', () => {
   const MINE = '---\ndescription: Build notes\n---\nRun make, then make test.\n';
   const THEIRS = '---\ndescription: Build notes\n---\nRun ninja.\n';

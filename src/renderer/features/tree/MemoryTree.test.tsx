@@ -225,5 +225,10 @@ describe('the scope tree', () => {
     await user.keyboard('{ArrowUp}{ArrowUp}{ArrowUp}{ArrowUp}');
     await focused('/memories/global/bulk/f0299.md');
     expect(screen.getAllByRole('treeitem').length).toBeLessThan(60);
+    // Home scrolls back up and focuses the first row.
+    await user.keyboard('{Home}');
+    await focused('GLOBAL memory, 300 files');
+    await user.keyboard('{ArrowDown}{ArrowDown}');
+    await focused('/memories/global/bulk/f0000.md');
   });
 });
