@@ -94,6 +94,37 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
       await fs.access(path.join(remote, '.cairn', 'memory', 'p.md'));
     });
 
+    it('streams edits made on the remote host outside Cairn (polled), and Cairn\'s own writes once', async () => {
+      await fs.mkdir(sb.home, { recursive: true });
+      await fs.writeFile(path.join(sb.home, 'known_hosts'), `[127.0.0.1]:${sshd.port} ${sshd.hostPublicKey}\n`);
+      const ws = await client.workspaces.add({ name: 'Dev box', path: remote, ssh: sshd.spec, identity: sshd.identity });
+      const controller = new AbortController();
+      const stream = await client.memory.onChange({ workspaceId: ws.id }, { signal: controller.signal });
+      const events: Array<{ op: string; path: string; actor: string }> = [];
+      let ready!: () => void;
+      const isReady = new Promise<void>((resolve) => (ready = resolve));
+      const reading = (async () => {
+        for await (const item of stream) {
+          if (item.type === 'ready') ready();
+          else events.push({ op: item.op, path: item.path, actor: item.actor });
+        }
+      })().catch(() => {});
+      await isReady;
+      await client.memory.save({ workspaceId: ws.id, path: '/memories/project/mine.md', content: 'mine', expectedSha256: null });
+      await fs.mkdir(path.join(remote, '.cairn', 'memory'), { recursive: true });
+      await fs.writeFile(path.join(remote, '.cairn', 'memory', 'pulled.md'), 'from git pull\n');
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && !events.some((e) => e.path === '/memories/project/pulled.md')) await new Promise((r) => setTimeout(r, 100));
+      // One more poll, so a duplicate of Cairn's own write would have shown up by now.
+      await new Promise((r) => setTimeout(r, 2_500));
+      controller.abort();
+      await reading;
+      expect(events).toEqual([
+        { op: 'create', path: '/memories/project/mine.md', actor: 'user' },
+        { op: 'create', path: '/memories/project/pulled.md', actor: 'external' },
+      ]);
+    });
+
     it('refuses a remote path that is missing or a file, once the host is trusted', async () => {
       await fs.writeFile(path.join(sb.home + '-kh'), `[127.0.0.1]:${sshd.port} ${sshd.hostPublicKey}\n`);
       await fs.mkdir(sb.home, { recursive: true });

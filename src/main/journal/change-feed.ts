@@ -18,7 +18,8 @@
  *
  * The sources run only while someone is subscribed: the first subscriber starts them, the last
  * unsubscribe stops them all (journal tail, fs watchers, timers) and nothing is delivered after.
- * `watch(session)` registers a session's available local roots (SSH roots are not watched here);
+ * `watch(session)` registers a session's available roots: local ones are watched, SSH ones polled
+ * in one round trip (SshPoller);
  * a root shared by several sessions (the global scope) is watched once, and its outside edits carry
  * the workspaceId/projectId of the first session that registered it. Filtering by workspace or
  * project is the subscriber's job. Events are MemoryChangeEvents (the journal's pid is dropped).
@@ -28,6 +29,7 @@ import type { Scope } from '../../common/memory/constants';
 import { SCOPES } from '../../common/memory/constants';
 import type { MemoryService, MemorySession } from '../memory/memory-service';
 import { ExternalWatcher } from './external-watcher';
+import { SshPoller } from './ssh-poller';
 import { Journal } from './journal';
 import type { JournalTail } from './tail';
 
@@ -51,7 +53,7 @@ interface WatchedRoot {
   readonly session: MemorySession;
   readonly scope: Scope;
   refs: number;
-  watcher: ExternalWatcher | null;
+  watcher: Pick<ExternalWatcher, 'ready' | 'close'> | null;
 }
 
 /** Whether `p` is `base` or inside it. */
@@ -104,8 +106,8 @@ export class ChangeFeed {
     const keys: string[] = [];
     for (const scope of SCOPES) {
       const b = session.scopes[scope];
-      if (!b.available || b.runtime.label !== 'local') continue;
-      const key = `${scope}\0${b.root.path}`;
+      if (!b.available || (b.runtime.label !== 'local' && !b.runtime.label.startsWith('ssh:'))) continue;
+      const key = `${scope}\0${b.runtime.label}\0${b.root.path}`;
       keys.push(key);
       const known = this.roots.get(key);
       if (known) known.refs++;
@@ -162,6 +164,11 @@ export class ChangeFeed {
 
   private startRoot(root: WatchedRoot): void {
     if (root.watcher) return;
+    const b = root.session.scopes[root.scope];
+    if (b.available && b.runtime.label.startsWith('ssh:')) {
+      root.watcher = new SshPoller(root.session, root.scope, { onChange: (e) => this.deliver(e, 'external'), seen: (e) => this.seen(e) });
+      return;
+    }
     root.watcher = new ExternalWatcher(root.session, {
       scopes: [root.scope],
       onChange: (e) => this.deliver(e, 'external'),
