@@ -226,6 +226,28 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect((read.contents[0] as { text: string }).text).toBe('two');
   });
 
+  it('ends the least recently used idle session beyond the cap, and sessions idle too long', async () => {
+    const small = await startWebServer({ context: host, port: 0, host: '127.0.0.1', staticDir: null, mcp: { home: sb.home, maxSessions: 2, idleMs: 300 } });
+    try {
+      const open = async () => {
+        const c = new Client({ name: 'cap', version: '1' });
+        await c.connect(new StreamableHTTPClientTransport(new URL(small.mcp!.url), { requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } } }));
+        clients.push(c);
+        return c;
+      };
+      const a = await open();
+      const b = await open();
+      await b.listTools(); // b is now more recent than a
+      await open();
+      await expect(a.listTools()).rejects.toThrow(/404|unknown or has ended/);
+      expect((await b.listTools()).tools).toHaveLength(2);
+      await new Promise((r) => setTimeout(r, 1000));
+      await expect(b.listTools()).rejects.toThrow(/404|unknown or has ended/);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('ends a session on DELETE; an unknown session id is a 404', async () => {
     const client = await connect();
     const transport = client.transport as StreamableHTTPClientTransport;

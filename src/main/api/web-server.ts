@@ -33,7 +33,7 @@ export interface WebServerOptions {
   readonly staticDir: string | null;
   readonly token?: string;
   /** Serve MCP at /mcp: sessions bound through `home`'s registry; token default: <home>/mcp-token. */
-  readonly mcp?: { readonly home: string; readonly token?: string };
+  readonly mcp?: { readonly home: string; readonly token?: string; readonly maxSessions?: number; readonly idleMs?: number };
 }
 
 export interface WebServer {
@@ -72,7 +72,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const wsRpc = new WsRpcHandler(router);
   let port = options.port;
   const mcpToken = options.mcp ? (options.mcp.token ?? loadOrCreateMcpToken(options.mcp.home)) : null;
-  const mcp = options.mcp ? createMcpHttpEndpoint({ context: options.context, home: options.mcp.home }) : null;
+  const mcp = options.mcp ? createMcpHttpEndpoint({ ...options.mcp, context: options.context }) : null;
 
   const hostAllowed = (hostHeader: string | undefined): boolean => {
     if (!hostHeader) return false;

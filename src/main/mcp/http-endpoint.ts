@@ -15,8 +15,10 @@
  * with actor `agent`, so the UI's onChange stream sees them), its ContextBuilder and its ChangeFeed
  * (resource notifications, outside edits).
  *
- * Limits: at most `maxSessions` live sessions (new ones are refused with 503 beyond it); a session
- * with no request in flight for `idleMs` is closed (its client gets a 404 next time and starts over).
+ * Limits: at most `maxSessions` live sessions: a new one beyond it ends the least recently used
+ * session with no request in flight (503 if every one is busy); a session with no request for
+ * `idleMs` (default a day) is closed. Either way its client gets a 404 next time and, as the
+ * protocol says, starts a new session.
  * Errors sent back name the fix and never a host path of a memory root.
  */
 import { randomUUID } from 'node:crypto';
@@ -41,7 +43,7 @@ export interface McpHttpEndpointOptions {
   /** Cairn's home (for sessions of directories outside any workspace). */
   readonly home: string;
   readonly maxSessions?: number;
-  /** Close a session after this long without a request, ms (default one hour). */
+  /** Close a session after this long without a request, ms (default one day). */
   readonly idleMs?: number;
 }
 
@@ -96,7 +98,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   const { context, home } = options;
   const live = new Map<string, LiveSession>();
   const maxSessions = options.maxSessions ?? 100;
-  const idleMs = options.idleMs ?? 60 * 60 * 1000;
+  const idleMs = options.idleMs ?? 24 * 60 * 60 * 1000;
 
   const sweep = setInterval(
     () => {
@@ -126,7 +128,12 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   };
 
   const open = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: unknown): Promise<void> => {
-    if (live.size >= maxSessions) throw new BindingError(503, `Cairn already serves ${maxSessions} MCP sessions; close one (or restart the client) and retry.`);
+    if (live.size >= maxSessions) {
+      const idle = [...live].filter(([, s]) => s.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+      if (!idle) throw new BindingError(503, `Cairn is busy with ${maxSessions} MCP sessions; retry in a moment.`);
+      live.delete(idle[0]);
+      await idle[1].transport.close().catch(() => {});
+    }
     const { session, mode } = await bind(req, url);
     const mcp = await createMemoryMcpServer({ service: context.service, builder: context.builder, session, mode, changes: context.changes });
     let entry: LiveSession | null = null;
@@ -158,12 +165,15 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
         if (typeof id === 'string') {
           const s = live.get(id);
           if (!s) return sendError(res, 404, 'This MCP session is unknown or has ended; start a new one (initialize).');
-          s.inFlight++;
+          // The GET stream (server-to-client notifications) stays open for the whole session: it is
+          // not work in flight, so it does not keep an idle session alive.
+          const busy = req.method !== 'GET';
+          if (busy) s.inFlight++;
           s.lastUsed = Date.now();
           try {
             await s.transport.handleRequest(req, res);
           } finally {
-            s.inFlight--;
+            if (busy) s.inFlight--;
             s.lastUsed = Date.now();
           }
           return;
