@@ -88,10 +88,11 @@ function segmentsOf(path: string): { scope: Scope; segments: string[] } {
 /**
  * A sandbox and its host, torn down when the current test finishes. The sandbox's checkout is
  * registered as a workspace unless `workspace: false` (a first start: Settings and global memory);
- * agents then work in that checkout all the same.
+ * agents then work in that checkout all the same. With `git: false` the folder is no git checkout
+ * (no project scope).
  */
-export async function makeBackend(options: { workspace?: boolean } = {}): Promise<UiBackend> {
-  const sb = await makeSandbox();
+export async function makeBackend(options: { workspace?: boolean; git?: boolean } = {}): Promise<UiBackend> {
+  const sb = await makeSandbox(options.git === false ? { git: false } : {});
   const host = createHostContext(sb.home);
   const client = createRouterClient(router, { context: host });
   const workspaceId = options.workspace === false ? null : (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;

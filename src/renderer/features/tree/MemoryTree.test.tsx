@@ -177,6 +177,19 @@ describe('the scope tree', () => {
     expect(await screen.findByRole('dialog', { name: `Delete ${P}/notes?` })).toBeTruthy();
   });
 
+  it('an unavailable scope says why instead of showing files', async () => {
+    const b = await makeBackend({ git: false });
+    await b.write('/memories/workspace/w.md', 'w');
+    await renderPane(b);
+    const project = await screen.findByRole('treeitem', { name: 'PROJECT memory, 0 files' });
+    expect(countOf(project)).toBe('—');
+    const why = (await b.client.memory.list({ workspaceId: b.workspaceId })).scopes.find((s) => s.scope === 'project')!.reason!;
+    expect(why).toMatch(/not inside a git repository/);
+    const names = rowNames();
+    expect(names[names.indexOf('PROJECT memory, 0 files') + 1]).toBe(why);
+    expect(rowNames()).toContain('/memories/workspace/w.md');
+  });
+
   it('narrows to matches by path and description as the person types, and / focuses the filter', async () => {
     const user = userEvent.setup();
     await renderPane(await seeded());

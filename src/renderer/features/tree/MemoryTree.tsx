@@ -33,7 +33,7 @@ export function MemoryTree(props: MemoryTreeProps) {
     estimateSize: (i) => ROW_HEIGHT[rows[i]!.kind],
     getItemKey: (i) => rows[i]!.id,
     overscan: 12,
-    // Before layout (and in tests without layout), assume a window's worth of height.
+    // Before layout, assume a window's worth of height (the element's client size replaces it on mount).
     initialRect: { width: 600, height: 800 },
   });
 
