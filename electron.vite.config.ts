@@ -28,6 +28,8 @@ export default defineConfig({
     plugins: [react()],
     build: {
       minify: true,
+      // The editor chunk (CodeMirror, the diff view) is large and loads only when a file is opened.
+      chunkSizeWarningLimit: 1024,
       rolldownOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
     },
   },

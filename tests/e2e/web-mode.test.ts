@@ -52,6 +52,8 @@ async function open(): Promise<Page> {
   await page.setViewportSize({ width: 1280, height: 760 });
   await page.goto(served.address);
   await row(page, '/memories/project/build.md').waitFor();
+  // Agents' and outside edits show up once the change stream is live.
+  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
   return page;
 }
 

@@ -178,6 +178,8 @@ export async function renderPane(given?: UiBackend, props: Partial<MemoryPanePro
     <MemoryPane workspaceId={backend.workspaceId} title="Widgets" dark={false} previewByDefault={false} dirtyRef={dirtyRef} {...props} />,
     backend,
   );
+  // Changes made from here on (by agents, outside Cairn) reach the page once its stream is live.
+  await screen.findByText('Live', undefined, { timeout: 10_000 });
   return { ...rendered, dirtyRef };
 }
 

@@ -5,15 +5,17 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { FileText, Plus } from 'lucide-react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { Scope } from '../../common/memory/constants';
 import { useApi } from '../api/api-context';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
-import { FileEditor } from '../features/editor/FileEditor';
 import { FirstRun } from '../features/onboarding/FirstRun';
 import { MemoryBrowser, type MemoryBrowserHandle } from '../features/tree/MemoryBrowser';
 import { NewMemoryDialog } from '../features/tree/NewMemoryDialog';
 import type { MemoryFile } from '../features/tree/tree-model';
+
+// The editor (CodeMirror and its diff) loads when a file is first opened, not with the tree.
+const FileEditor = lazy(() => import('../features/editor/FileEditor').then((m) => ({ default: m.FileEditor })));
 
 export interface MemoryPaneProps {
   workspaceId: string | null;
@@ -105,6 +107,13 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
       </div>
       <div className="pane-right">
         {openPath ? (
+          <Suspense
+            fallback={
+              <div className="state" role="status">
+                Opening…
+              </div>
+            }
+          >
           <FileEditor
             key={`${workspaceId}:${openPath}`}
             workspaceId={workspaceId}
@@ -116,6 +125,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             onDirtyChange={onDirtyChange}
             onPin={(f, p) => void onPin(f, p)}
           />
+          </Suspense>
         ) : empty ? (
           <FirstRun workspaceId={workspaceId} />
         ) : (

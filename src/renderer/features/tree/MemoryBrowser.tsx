@@ -1,7 +1,8 @@
 /**
  * The memory browser of one view (a workspace's three scopes, or the global scope alone in
  * Settings): the filter box, the scope tree, and the row actions (pin, delete with confirmation).
- * Loads the list only once the change stream is live, so no change falls between load and stream.
+ * Loads the list at once, and again when the change stream says the server is listening (`ready`),
+ * so nothing that changed in between is missed; the live indicator shows which state it is in.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Loader2, RefreshCw, Search } from 'lucide-react';
@@ -35,7 +36,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const queryClient = useQueryClient();
   const stream = useChangeStream(workspaceId);
   const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
-  const list = useQuery({ ...listOptions, enabled: stream === 'live' || stream === 'lost' });
+  const list = useQuery(listOptions);
   const [filter, setFilter] = useState('');
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [activeId, setActiveId] = useState<string | null>(null);
@@ -101,6 +102,9 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
         <Search size={14} aria-hidden />
         <input ref={filterRef} type="search" placeholder="Filter by path or description" aria-label="Filter memories" value={filter} onChange={(e) => setFilter(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setFilter('')} />
         <kbd title="Press / to filter">/</kbd>
+        <span className={`live-indicator ${stream}`} title={stream === 'live' ? 'Agents\' edits show up here as they happen' : 'Connecting to the change stream…'}>
+          {stream === 'live' ? 'Live' : stream === 'lost' ? 'Reconnecting' : 'Connecting'}
+        </span>
       </div>
       {list.isError ? (
         <div className="state error" role="alert">
@@ -111,7 +115,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
         </div>
       ) : !list.data ? (
         <div className="state" role="status">
-          <Loader2 size={16} className="spin" aria-hidden /> {stream === 'lost' ? 'Reconnecting to Cairn…' : 'Loading memory…'}
+          <Loader2 size={16} className="spin" aria-hidden /> Loading memory…
         </div>
       ) : (
         <MemoryTree
