@@ -31,7 +31,8 @@ describe('settings', () => {
     // The global scope alone: no project or workspace sections.
     expect(rowNames()).toEqual(['GLOBAL memory, 1 files', `${G}/prefs.md`]);
 
-    // An agent in some checkout writes global memory: it shows up here, badged.
+    // An agent in some checkout writes global memory: once the view is live, it shows up here, badged.
+    await screen.findByText('Live', { exact: true });
     await b.agent({ command: 'create', path: `${G}/style.md`, file_text: 'Short commit subjects.\n' });
     const style = await screen.findByRole('treeitem', { name: `${G}/style.md` });
     await within(style).findByText('agent edited');

@@ -65,7 +65,9 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
 
   const onPin = useCallback(
     async (file: MemoryFile, pinned: boolean) => {
-      // Shown at once; the server's answer (or the next list) settles it.
+      // Shown at once; the server's answer (or the next list) settles it. A list still loading from
+      // before the pin would undo it when it lands: cancel it first (the refetch below replaces it).
+      await queryClient.cancelQueries({ queryKey: listOptions.queryKey });
       queryClient.setQueryData(listOptions.queryKey, (old) => old && { ...old, files: old.files.map((f) => (f.path === file.path ? { ...f, pinned } : f)) });
       try {
         await client.memory.setPinned({ workspaceId, path: file.path, pinned });
