@@ -1,22 +1,48 @@
 // Several real `cairn` processes writing one scope at once: nothing lost, nothing overwritten.
 // Then crash safety: a writer killed with SIGKILL mid-loop, again and again, never leaves a torn
 // file, and the lock it held is recovered.
+// Run twice: on the local disk, and with the scope on a remote checkout reached over SSH (a real
+// sshd on loopback; each process its own connection, the lock taken on the remote side), where
+// the written scope is the project's (global and workspace scopes are always local).
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LOCK_STALE_MS } from '../../src/main/runtime/local-lock';
+import { closeAllConnections } from '../../src/main/runtime/ssh-connection';
+import { WorkspaceRegistry } from '../../src/main/workspaces/registry';
 import { makeSandbox, requireBuiltCli, CAIRN_BIN, REPO_ROOT, type Sandbox } from '../support/sandbox';
 import { runCairn, runJsonl } from '../support/cli';
+import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
 
+const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
+
+describe.each(RUNTIMES)('over the %s runtime', (kind) => {
 let sb: Sandbox;
 let flags: string[];
-beforeAll(requireBuiltCli);
+let sshd: Sshd | null = null;
+/** The scope the lock and crash tests write: global locally, the project over SSH. */
+const S = kind === 'ssh' ? 'project' : 'global';
+beforeAll(async () => {
+  await requireBuiltCli();
+  if (kind === 'ssh') sshd = await startSshd();
+});
+afterAll(async () => {
+  closeAllConnections();
+  await sshd?.stop();
+});
 beforeEach(async () => {
   sb = await makeSandbox();
   flags = ['--home', sb.home, '--cwd', sb.checkout];
+  if (sshd) {
+    await fs.mkdir(sb.home, { recursive: true });
+    await fs.writeFile(path.join(sb.home, 'known_hosts'), `[127.0.0.1]:${sshd.port} ${sshd.hostPublicKey}\n`);
+    await new WorkspaceRegistry(sb.home).addSsh({ name: 'remote', host: sshd.spec, path: sb.checkout, identity: sshd.identity, id: 'remote' });
+    flags = ['--home', sb.home, '--workspace', 'remote'];
+  }
 });
 afterEach(async () => {
+  closeAllConnections();
   await sb.cleanup();
 });
 
@@ -59,22 +85,22 @@ describe('concurrent writers', () => {
 
 describe('a lock held by a killed process', () => {
   it('is taken over by the next writer within 10 s, and not before it goes stale', async () => {
-    await sb.run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
-    const holder = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'tests/fixtures/hold-lock.ts'), sb.roots.global], { cwd: REPO_ROOT });
+    await sb.run({ command: 'create', path: `/memories/${S}/a.md`, file_text: 'a' });
+    const holder = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'tests/fixtures/hold-lock.ts'), sb.roots[S]], { cwd: REPO_ROOT });
     await new Promise((resolve, reject) => {
       holder.stdout.once('data', resolve);
       holder.once('exit', (code) => reject(new Error(`lock holder exited ${code}`)));
     });
     holder.kill('SIGKILL');
     await new Promise((r) => holder.on('close', r));
-    await fs.access(`${sb.roots.global}.lock`); // left behind by the dead holder
+    await fs.access(`${sb.roots[S]}.lock`); // left behind by the dead holder
     const before = Date.now();
-    const result = await runCairn(['tool', ...flags, JSON.stringify({ command: 'insert', path: '/memories/global/a.md', insert_line: 1, insert_text: 'b' })]);
+    const result = await runCairn(['tool', ...flags, JSON.stringify({ command: 'insert', path: `/memories/${S}/a.md`, insert_line: 1, insert_text: 'b' })]);
     const waited = Date.now() - before;
-    expect(result).toMatchObject({ status: 0, stdout: 'The file /memories/global/a.md has been edited.\n' });
+    expect(result).toMatchObject({ status: 0, stdout: `The file /memories/${S}/a.md has been edited.\n` });
     expect(waited).toBeLessThan(10_000);
     expect(waited).toBeGreaterThan(LOCK_STALE_MS - 1_500);
-    await expect(fs.access(`${sb.roots.global}.lock`)).rejects.toThrow();
+    await expect(fs.access(`${sb.roots[S]}.lock`)).rejects.toThrow();
   });
 });
 
@@ -85,19 +111,19 @@ const next = (letter: string) => String.fromCharCode(((letter.charCodeAt(0) - 65
 describe('crash safety', () => {
   it('a writer killed with SIGKILL mid-loop leaves only whole files, and its lock is recovered', async () => {
     const files = ['f0.md', 'f1.md', 'f2.md'];
-    for (const f of files) await sb.run({ command: 'create', path: `/memories/global/${f}`, file_text: block('A') });
+    for (const f of files) await sb.run({ command: 'create', path: `/memories/${S}/${f}`, file_text: block('A') });
     const tempsSeen: string[] = [];
 
     for (let round = 0; round < 3; round++) {
       // Continue each file's cycle from what is on disk now.
-      const letters = await Promise.all(files.map(async (f) => (await fs.readFile(path.join(sb.roots.global, f), 'utf8'))[0]!));
+      const letters = await Promise.all(files.map(async (f) => (await fs.readFile(path.join(sb.roots[S], f), 'utf8'))[0]!));
       const commands: string[] = [];
       for (let step = 0; step < 400; step++) {
         const i = step % files.length;
         const from = letters[i]!;
         const to = next(from);
         letters[i] = to;
-        commands.push(JSON.stringify({ command: 'str_replace', path: `/memories/global/${files[i]}`, old_str: block(from), new_str: block(to) }));
+        commands.push(JSON.stringify({ command: 'str_replace', path: `/memories/${S}/${files[i]}`, old_str: block(from), new_str: block(to) }));
       }
       const writer = spawn(CAIRN_BIN, ['tool', '--jsonl', ...flags]);
       let answered = 0;
@@ -112,22 +138,23 @@ describe('crash safety', () => {
       expect(answered).toBeGreaterThan(0);
 
       for (const f of files) {
-        const content = await fs.readFile(path.join(sb.roots.global, f), 'utf8');
+        const content = await fs.readFile(path.join(sb.roots[S], f), 'utf8');
         expect(content).toMatch(new RegExp(`^([A-Z])\\1{${BLOCK - 1}}\\n$`));
       }
-      tempsSeen.push(...(await fs.readdir(sb.roots.global)).filter((n) => n.startsWith('.cairn-tmp-')));
+      tempsSeen.push(...(await fs.readdir(sb.roots[S])).filter((n) => n.startsWith('.cairn-tmp-')));
     }
 
     // The next writer gets the lock (taking over a stale one) well within 10 s, and its write
     // clears temp files the killed writers left.
     const before = Date.now();
-    const after = await runCairn(['tool', ...flags, JSON.stringify({ command: 'create', path: '/memories/global/after.md', file_text: 'ok' })]);
+    const after = await runCairn(['tool', ...flags, JSON.stringify({ command: 'create', path: `/memories/${S}/after.md`, file_text: 'ok' })]);
     const waited = Date.now() - before;
-    expect(after).toMatchObject({ status: 0, stdout: 'File created successfully at: /memories/global/after.md\n' });
+    expect(after).toMatchObject({ status: 0, stdout: `File created successfully at: /memories/${S}/after.md\n` });
     expect(waited).toBeLessThan(10_000);
-    expect((await fs.readdir(sb.roots.global)).filter((n) => n.startsWith('.cairn-tmp-'))).toEqual([]);
-    await expect(fs.access(`${sb.roots.global}.lock`)).rejects.toThrow();
+    expect((await fs.readdir(sb.roots[S])).filter((n) => n.startsWith('.cairn-tmp-'))).toEqual([]);
+    await expect(fs.access(`${sb.roots[S]}.lock`)).rejects.toThrow();
     // Not an assertion about timing: a record of whether kills landed mid-write.
     console.log(`crash test: ${tempsSeen.length} temp file(s) left by killed writers; next writer waited ${waited} ms`);
   });
+});
 });

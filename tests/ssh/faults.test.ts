@@ -17,6 +17,19 @@ import { testTarget } from '../support/ssh';
 import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
 import { startProxy, type TcpProxy } from '../support/tcp-proxy';
 
+function canMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    const dir = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('umount', [dir]);
+    execFileSync('rmdir', [dir]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe.runIf(sshdAvailable())('SshRuntime faults', () => {
   let sshd: Sshd;
   let sb: Sandbox;
@@ -169,6 +182,49 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
       proxy.blackhole = false;
       expect(await runtime.stat(root, [], true)).toBeNull();
       expect(connection.counters.connects).toBe(2);
+    });
+  });
+
+  // A full remote disk and a read-only one, as a small tmpfs mounted over the remote project root
+  // (needs root with mount rights, as in this project's containers; elsewhere these two are skipped).
+  describe.runIf(canMount())('remote filesystem errors', () => {
+    let mounted: string | null = null;
+    afterEach(() => {
+      if (mounted) execFileSync('umount', [mounted]);
+      mounted = null;
+    });
+    const mountRoot = async (options: string) => {
+      await fs.mkdir(sb.roots.project, { recursive: true });
+      execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', sb.roots.project]);
+      mounted = sb.roots.project;
+    };
+
+    it('a full disk fails the write with a clear error and leaves no partial or temp file', async () => {
+      await mountRoot('size=64k');
+      const runtime = new SshRuntime(connect());
+      const service = new MemoryService();
+      const result = await service.execute({ command: 'create', path: '/memories/project/big.md', file_text: 'x'.repeat(90_000) }, sessionOver(runtime), { mode: 'exec', actor: 'agent' });
+      expect(result.ok).toBe(false);
+      expect(result.output).toBe('Error: Could not create /memories/project/big.md: the disk is full.');
+      expect(await fs.readdir(sb.roots.project)).toEqual([]);
+      // Smaller files still fit.
+      expect((await service.execute({ command: 'create', path: '/memories/project/small.md', file_text: 'ok' }, sessionOver(runtime), { mode: 'exec', actor: 'agent' })).ok).toBe(true);
+    });
+
+    it('a read-only remote filesystem fails writes with a clear error; reads still work', async () => {
+      await fs.mkdir(sb.roots.project, { recursive: true });
+      await fs.writeFile(path.join(sb.roots.project, 'kept.md'), 'kept\n');
+      // Bind the populated root read-only over itself.
+      execFileSync('mount', ['--bind', '-o', 'ro', sb.roots.project, sb.roots.project]);
+      mounted = sb.roots.project;
+      const runtime = new SshRuntime(connect());
+      const service = new MemoryService();
+      const session = sessionOver(runtime);
+      const result = await service.execute({ command: 'str_replace', path: '/memories/project/kept.md', old_str: 'kept', new_str: 'changed' }, session, { mode: 'exec', actor: 'agent' });
+      expect(result.ok).toBe(false);
+      expect(result.output).toMatch(/^Error: Could not str replace \/memories\/project\/kept.md: /);
+      expect(result.output).not.toContain(sb.dir);
+      expect((await service.execute({ command: 'view', path: '/memories/project/kept.md' }, session, { mode: 'exec', actor: 'agent' })).ok).toBe(true);
     });
   });
 

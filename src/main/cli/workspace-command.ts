@@ -72,8 +72,7 @@ export async function workspaceCommand(args: string[], io: CliIo): Promise<numbe
           return 0;
         }
         if (values.identity !== undefined || values['known-hosts'] !== undefined) throw new UsageError('--identity and --known-hosts go with --ssh');
-        if (values.id !== undefined) throw new UsageError('--id goes with --ssh; a local workspace id is derived from its checkout');
-        const entry = await registry.add(values.name ?? '', values.path!);
+        const entry = await registry.add(values.name ?? '', values.path!, values.id);
         io.stdout.write(`${entry.id}\n`);
         return 0;
       }

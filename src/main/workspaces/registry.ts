@@ -140,7 +140,9 @@ export class WorkspaceRegistry {
     return this.list().find((w) => w.id === id) ?? null;
   }
 
-  async add(name: string, dir: string): Promise<WorkspaceEntry> {
+  /** Registers a local checkout (idempotent); `id` overrides the id derived from its path. */
+  async add(name: string, dir: string, id?: string): Promise<WorkspaceEntry> {
+    if (id !== undefined && !isValidWorkspaceId(id)) throw new RegistryError('A workspace id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.');
     const absolute = path.resolve(dir);
     let st: fs.Stats;
     try {
@@ -150,11 +152,12 @@ export class WorkspaceRegistry {
     }
     if (!st.isDirectory()) throw new RegistryError(`${absolute} is a file, not a folder.`);
     const real = fs.realpathSync(absolute);
-    const id = await workspaceIdFor(real);
+    const wsId = id ?? (await workspaceIdFor(real));
     return this.update((config) => {
-      const existing = config.workspaces.find((w) => w.id === id);
+      const existing = config.workspaces.find((w) => w.id === wsId);
+      if (existing && (existing.kind !== 'local' || existing.path !== real)) throw new RegistryError(`The id ${wsId} is already used by another workspace.`);
       if (existing) return existing;
-      const entry: WorkspaceEntry = { id, name: name.trim() || path.basename(real), kind: 'local', path: real };
+      const entry: WorkspaceEntry = { id: wsId, name: name.trim() || path.basename(real), kind: 'local', path: real };
       config.workspaces.push(entry);
       return entry;
     });
