@@ -20,6 +20,7 @@
  * BENCH_MCP_ITERATIONS (default 200) and BENCH_MCP_WARMUP (default 20) size part 1.
  */
 import { performance } from 'node:perf_hooks';
+import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -107,6 +108,8 @@ export interface McpBenchResult {
   /** Failed calls in part 1 (any is a broken bench or server). */
   failures: Record<McpImpl, number>;
   firstFailure: Record<McpImpl, string | null>;
+  /** Median fsync of a 2 KiB file in the temp dir, sampled around part 1: what one durable write costs here. */
+  fsyncMs: number;
   durationSeconds: number;
 }
 
@@ -139,6 +142,22 @@ function statsOf(samples: readonly number[]): McpStats {
   const median = s.length % 2 === 1 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2;
   const r = (x: number) => Math.round(x * 1000) / 1000;
   return { n: s.length, median: r(median), p95: r(rank(0.95)), p99: r(rank(0.99)), min: r(s[0]!), max: r(s[s.length - 1]!) };
+}
+
+/** Median time of fsync after writing a 2 KiB file in `dir` (Cairn's writes wait for one; the references' never do). */
+function fsyncMedian(dir: string, samples = 40): number {
+  const file = path.join(dir, 'fsync-probe');
+  const ms: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const fd = fsSync.openSync(file, 'w');
+    fsSync.writeSync(fd, NOTE);
+    const t0 = performance.now();
+    fsSync.fsyncSync(fd);
+    ms.push(performance.now() - t0);
+    fsSync.closeSync(fd);
+  }
+  fsSync.rmSync(file, { force: true });
+  return statsOf(ms).median;
 }
 
 async function connect(command: string, args: string[], env: Record<string, string> = {}): Promise<Client> {
@@ -357,11 +376,14 @@ export async function runMcpBench(): Promise<McpBenchResult> {
     const firstFailure: Record<McpImpl, string | null> = { cairn: null, reference: null, 'server-memory': null };
     const servers = await startServers(await box(), await temp('cairn-bench-mcp-ref-'), path.join(await temp('cairn-bench-mcp-graph-'), 'memory.jsonl'));
     let latencyMs: McpBenchResult['latencyMs'];
+    const probeDir = await temp('cairn-bench-mcp-fsync-');
+    const fsyncBefore = fsyncMedian(probeDir);
     try {
       latencyMs = await measureLatency(servers.drivers, iterations, warmup, failures, firstFailure);
     } finally {
       await servers.close();
     }
+    const fsyncMs = Math.round(((fsyncBefore + fsyncMedian(probeDir)) / 2) * 1000) / 1000;
     const concurrency = await measureConcurrency(await box(), await temp('cairn-bench-mcp-refconc-'), path.join(await temp('cairn-bench-mcp-graphconc-'), 'memory.jsonl'));
 
     const worst = (other: McpImpl) => {
@@ -410,6 +432,7 @@ export async function runMcpBench(): Promise<McpBenchResult> {
       targets,
       failures,
       firstFailure,
+      fsyncMs,
       durationSeconds: Math.round((performance.now() - t0) / 100) / 10,
     };
   } finally {
@@ -450,6 +473,9 @@ export function formatMcpBench(r: McpBenchResult): string {
     }
   }
   out.push(table(rows, new Set([3, 4, 5, 6])));
+  out.push(
+    `Cairn's create, str_replace and insert each wait for an fsync (median ${r.fsyncMs.toFixed(3)} ms on this disk during the run) and every write takes the scope's cross-process lock; the references do neither, which is what the lost writes below cost.`,
+  );
   const failed = MCP_IMPLS.filter((i) => r.failures[i] > 0);
   for (const i of failed) out.push(`${i}: ${r.failures[i]} failed call(s) in the latency run; first: ${r.firstFailure[i]}`);
   const c = r.concurrency;

@@ -1316,6 +1316,7 @@ async function main(): Promise<number> {
         latencyMs: mcp.latencyMs,
         concurrency: mcp.concurrency,
         failures: mcp.failures,
+        fsyncMs: mcp.fsyncMs,
         durationSeconds: mcp.durationSeconds,
       },
       ui: (({ targets: _targets, ...rest }) => rest)(ui),
