@@ -21,6 +21,9 @@ import { formatMemoryPath } from '../../common/memory/paths';
 import type { MemorySession, ScopeBinding } from '../memory/memory-service';
 import type { ListedEntry } from '../runtime/runtime';
 
+/** At most this many changed files are fetched (one request) to hash them, per poll. */
+const HASHED_PER_POLL = 100;
+
 export interface SshPollerOptions {
   readonly onChange: (event: MemoryChangeEvent) => void;
   readonly seen?: (event: MemoryChangeEvent) => boolean;
@@ -89,9 +92,16 @@ export class SshPoller {
     }
     const deleted = [...before.keys()].filter((rel) => !now.has(rel));
     if (changed.length === 0 && deleted.length === 0) return;
-    let contents: Array<{ data: Uint8Array } | null> = [];
+    // Contents for the sha256 of files a Cairn writer could have written (within the cap), and not
+    // for more than HASHED_PER_POLL of them: a `git pull` of hundreds of files is reported without.
+    const hashable = changed.filter((c) => c.entry.size <= MAX_FILE_BYTES).slice(0, HASHED_PER_POLL);
+    const contents = new Map<string, Uint8Array>();
     try {
-      contents = changed.length > 0 ? await b.runtime.readHeads(b.root, changed.map((c) => c.entry.rel), MAX_FILE_BYTES) : [];
+      const heads = hashable.length > 0 ? await b.runtime.readHeads(b.root, hashable.map((c) => c.entry.rel), MAX_FILE_BYTES) : [];
+      hashable.forEach((c, i) => {
+        const data = heads[i]?.data;
+        if (data) contents.set(c.rel, data);
+      });
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, this.options.settleMs ?? 250));
     if (this.closed) return;
@@ -106,8 +116,8 @@ export class SshPoller {
       at: new Date().toISOString(),
     });
     const found = [
-      ...changed.map((c, i) => {
-        const data = contents[i]?.data;
+      ...changed.map((c) => {
+        const data = contents.get(c.rel);
         return event(c.rel, c.op, data ? createHash('sha256').update(data).digest('hex') : null);
       }),
       ...deleted.map((rel) => event(rel, 'delete', null)),
