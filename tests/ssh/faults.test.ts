@@ -149,7 +149,7 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
 
     it('a connection cut mid-command fails that command with a clear error and leaves no partial file', async () => {
       const connection = connect({ port: proxy.port, knownHosts: await knownHostsFor(proxy.port) });
-      const runtime = new SshRuntime(connection);
+      const runtime = new SshRuntime(connection, 'devbox');
       const service = new MemoryService();
       const session = sessionOver(runtime);
       await runtime.probe();
@@ -157,7 +157,10 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
       const pending = service.execute({ command: 'create', path: '/memories/project/big.md', file_text: 'x'.repeat(90_000) }, session, { mode: 'exec', actor: 'agent' });
       setTimeout(() => proxy.killAll(), 100);
       const result = await pending;
-      expect(result).toEqual({ ok: false, output: 'Error: /memories/project is unavailable: its host cannot be reached right now.' });
+      expect(result).toEqual({
+        ok: false,
+        output: `Error: /memories/project is unavailable: the host of workspace devbox cannot be used right now: the connection to ${sshd.user}@127.0.0.1:${proxy.port} was lost; the next command reconnects (a write in flight was made whole or not at all).`,
+      });
       expect(runtime.lastError?.message).toBe(`The connection to ${sshd.user}@127.0.0.1:${proxy.port} was lost.`);
       proxy.blackhole = false;
       await expect(fs.access(path.join(sb.roots.project, 'big.md'))).rejects.toThrow();

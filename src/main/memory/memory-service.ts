@@ -567,7 +567,7 @@ export class MemoryService {
       case 'BUSY':
         return new MemoryToolError(errors.busy(scopeName));
       case 'UNREACHABLE':
-        return new MemoryToolError(errors.unavailable(scopeName, 'its host cannot be reached right now.'));
+        return new MemoryToolError(errors.unavailable(scopeName, err.detail ?? 'its host cannot be reached right now.'));
       case 'EINVAL':
       case 'IO':
         return new MemoryToolError(errors.io(command.replace('_', ' '), path, err.errno ?? err.code));

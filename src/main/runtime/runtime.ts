@@ -67,6 +67,8 @@ export class RuntimeError extends Error {
     readonly code: RuntimeErrorCode,
     readonly errno?: string,
     readonly size?: number,
+    /** For UNREACHABLE: why, for a person or a model (names the host, never a path). */
+    readonly detail?: string,
   ) {
     super(errno ? `${code} (${errno})` : code);
   }

@@ -55,7 +55,11 @@ export class SshRuntime implements Runtime {
   /** What a read of a directory brought along (see readFile), for the stat and list that follow. */
   private prefetched: { key: string; rel: string; stat: EntryStat; list: ListedEntry[]; statTaken: boolean; until: number } | null = null;
 
-  constructor(readonly connection: SshConnection) {
+  /** `workspace`: the workspace this runtime serves, named in errors (its id or name). */
+  constructor(
+    readonly connection: SshConnection,
+    private readonly workspace?: string,
+  ) {
     this.label = `ssh:${connection.where}`;
   }
 
@@ -85,7 +89,8 @@ export class SshRuntime implements Runtime {
     } catch (err) {
       if (err instanceof SshError) {
         this.lastError = err;
-        throw new RuntimeError('UNREACHABLE', err.kind);
+        const why = err.message.charAt(0).toLowerCase() + err.message.slice(1).replace(/\.$/, '');
+        throw new RuntimeError('UNREACHABLE', err.kind, undefined, `${this.workspace ? `the host of workspace ${this.workspace} cannot be used right now: ` : ''}${why}; the next command reconnects (a write in flight was made whole or not at all).`);
       }
       throw err;
     }

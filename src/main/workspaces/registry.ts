@@ -222,7 +222,7 @@ export class WorkspaceRegistry {
     const key = `${entry.id}\0${entry.host}\0${entry.path}`;
     let runtime = this.runtimes.get(key);
     if (!runtime || runtime.connection !== connection) {
-      runtime = new SshRuntime(connection);
+      runtime = new SshRuntime(connection, entry.id);
       this.runtimes.set(key, runtime);
     }
     return runtime;
