@@ -20,6 +20,9 @@ import { router, type AppRouter } from '../../src/main/api/router';
 import type { MemorySession } from '../../src/main/memory/memory-service';
 import { ApiProvider, makeApi, makeQueryClient } from '../../src/renderer/api/api-context';
 import { MemoryPane, type MemoryPaneProps } from '../../src/renderer/app/MemoryPane';
+// The app loads the editor (CodeMirror) as its own chunk when a file is first opened; here that is
+// a transform of CodeMirror on a busy machine, seconds long. Loaded up front, so opening is quick.
+import '../../src/renderer/features/editor/FileEditor';
 import { badgeKey, badgeStore } from '../../src/renderer/features/changes/badge-store';
 import { runCairn } from './cli';
 import { makeSandbox, requireBuiltCli, type Sandbox } from './sandbox';
