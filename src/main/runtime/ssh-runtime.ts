@@ -11,7 +11,11 @@
  * fresh while held and taken over when stale.
  *
  * Failures of the host (unreachable, lost connection, no answer in time) surface as RuntimeError
- * UNREACHABLE; the SshError with the reason a person can act on is kept in `lastError`.
+ * UNREACHABLE with the reason in `detail`; the SshError is kept in `lastError`.
+ *
+ * File content travels in the helper's requests, not over SFTP: an SFTP write is open, write,
+ * fsync, close and rename, five round trips or more, with the containment check in yet another
+ * (SFTP has no realpath-checked open), where the helper does all of it in one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Mutex } from 'async-mutex';
@@ -70,12 +74,15 @@ export class SshRuntime implements Runtime {
   private async call(fields: ReadonlyArray<string | Uint8Array>, onError?: OnError): Promise<Buffer[]> {
     const held = lockContext.getStore();
     if (held && held.runtime === this && !held.taken && fields[1] === held.root.path) {
-      held.taken = true;
       try {
-        return await this.send(['locked', held.root.path, held.root.anchor, String(LOCK_STALE_MS), ...fields], onError);
+        const res = await this.send(['locked', held.root.path, held.root.anchor, String(LOCK_STALE_MS), ...fields], onError);
+        held.taken = true;
+        return res;
       } catch (err) {
-        // BUSY: the lock was not taken and the operation did not run.
-        if (err instanceof RuntimeError && err.code === 'BUSY') held.taken = false;
+        // The helper answered, so it holds the lock, unless it said BUSY (then nothing ran). With
+        // no answer (UNREACHABLE) it is unknown: never unlock then, or another writer's lock could
+        // be removed; a lock taken before the connection dropped goes stale and is taken over.
+        if (err instanceof RuntimeError && err.code !== 'BUSY' && err.code !== 'UNREACHABLE') held.taken = true;
         throw err;
       }
     }
