@@ -87,7 +87,7 @@ describe('the curation UI in Chromium', () => {
     const page = await open();
     expect(page.url()).not.toContain('token');
     const tree = page.getByRole('tree');
-    await expect(tree.getByRole('treeitem', { name: /^GLOBAL memory, 1 files/ }).isVisible()).resolves.toBe(true);
+    await expect(tree.getByRole('treeitem', { name: /^GLOBAL memory, 1 file/ }).isVisible()).resolves.toBe(true);
     await expect(row(page, '/memories/project/decisions').getAttribute('aria-expanded')).resolves.toBe('true');
     // Directories first, then files, alphabetical.
     const names = await tree.getByRole('treeitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));

@@ -66,6 +66,8 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
 
   const onPin = useCallback(
     async (file: MemoryFile, pinned: boolean) => {
+      // A list requested before the pin lands would flip it back: cancel it (a fresh one follows).
+      await queryClient.cancelQueries({ queryKey: listOptions.queryKey });
       queryClient.setQueryData(listOptions.queryKey, (old) => old && { ...old, files: old.files.map((f) => (f.path === file.path ? { ...f, pinned } : f)) });
       try {
         await client.memory.setPinned({ workspaceId, path: file.path, pinned });

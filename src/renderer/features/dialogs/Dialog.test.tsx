@@ -99,7 +99,7 @@ describe('delete confirmation', () => {
     expect(screen.queryByRole('treeitem', { name: `${P}/notes/deep/ci.md` })).toBeNull();
     expect(await exists(b, 'notes')).toBe(false);
     expect(screen.getByRole('treeitem', { name: `${P}/keep.md` })).toBeTruthy();
-    expect(screen.getByRole('treeitem', { name: 'PROJECT memory, 1 files' })).toBeTruthy();
+    expect(screen.getByRole('treeitem', { name: 'PROJECT memory, 1 file' })).toBeTruthy();
   });
 });
 

@@ -29,7 +29,7 @@ describe('settings', () => {
     const prefs = await screen.findByRole('treeitem', { name: `${G}/prefs.md` });
     expect(within(prefs).getByText('How I like things')).toBeTruthy();
     // The global scope alone: no project or workspace sections.
-    expect(rowNames()).toEqual(['GLOBAL memory, 1 files', `${G}/prefs.md`]);
+    expect(rowNames()).toEqual(['GLOBAL memory, 1 file', `${G}/prefs.md`]);
 
     // An agent in some checkout writes global memory: once the view is live, it shows up here, badged.
     await screen.findByText('Live', { exact: true });

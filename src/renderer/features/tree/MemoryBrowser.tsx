@@ -143,7 +143,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
       )}
       {deleting && (
         <ConfirmDialog
-          title={deleting.kind === 'dir' ? `Delete ${deleting.path}?` : `Delete ${deleting.path}?`}
+          title={`Delete ${deleting.path}?`}
           confirmLabel="Delete"
           danger
           busy={busy}

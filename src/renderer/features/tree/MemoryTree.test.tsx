@@ -49,7 +49,7 @@ describe('the scope tree', () => {
     const tree = await screen.findByRole('tree', { name: 'Memory files (6)' });
     await within(tree).findByRole('treeitem', { name: `${P}/zeta.md` });
     expect(rowNames()).toEqual([
-      'GLOBAL memory, 1 files',
+      'GLOBAL memory, 1 file',
       '/memories/global/prefs.md',
       'PROJECT memory, 5 files',
       `${P}/api`,
@@ -101,13 +101,13 @@ describe('the scope tree', () => {
 
     await user.click(item('PROJECT memory, 5 files'));
     expect(item('PROJECT memory, 5 files').getAttribute('aria-expanded')).toBe('false');
-    expect(rowNames()).toEqual(['GLOBAL memory, 1 files', '/memories/global/prefs.md', 'PROJECT memory, 5 files', 'WORKSPACE memory, 0 files', 'No memories yet.']);
+    expect(rowNames()).toEqual(['GLOBAL memory, 1 file', '/memories/global/prefs.md', 'PROJECT memory, 5 files', 'WORKSPACE memory, 0 files', 'No memories yet.']);
   });
 
   it('moves with the arrow keys, collapses and expands with Left and Right, and opens with Enter', async () => {
     const user = userEvent.setup();
     await renderPane(await seeded());
-    const first = await screen.findByRole('treeitem', { name: 'GLOBAL memory, 1 files' });
+    const first = await screen.findByRole('treeitem', { name: 'GLOBAL memory, 1 file' });
     // Roving tabindex: the tree is one Tab stop.
     expect(first.tabIndex).toBe(0);
     expect(item(`${P}/zeta.md`).tabIndex).toBe(-1);
@@ -153,7 +153,7 @@ describe('the scope tree', () => {
     await user.keyboard('{End}');
     await focused('No memories yet.');
     await user.keyboard('{Home}');
-    await focused('GLOBAL memory, 1 files');
+    await focused('GLOBAL memory, 1 file');
   });
 
   it('asks before deleting the focused file or directory when Delete is pressed, and never on a scope', async () => {
@@ -201,7 +201,7 @@ describe('the scope tree', () => {
     expect(rowNames()).toEqual([
       'GLOBAL memory, 0 files',
       'Nothing matches the filter.',
-      'PROJECT memory, 1 files',
+      'PROJECT memory, 1 file',
       `${P}/api`,
       `${P}/api/auth.md`,
       'WORKSPACE memory, 0 files',

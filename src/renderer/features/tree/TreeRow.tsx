@@ -75,7 +75,7 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
   switch (row.kind) {
     case 'scope':
       return (
-        <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count} files`} className={`row scope-row${active ? ' active' : ''}`} onClick={() => actions.onToggle(row.id)} {...common}>
+        <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count === 1 ? '1 file' : `${row.count} files`}`} className={`row scope-row${active ? ' active' : ''}`} onClick={() => actions.onToggle(row.id)} {...common}>
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           <span className="scope-label">{SCOPE_LABELS[row.scope]}</span>
           <span className="count">{row.available ? row.count : '—'}</span>
