@@ -12,7 +12,7 @@
  * - `self`: the host's MemoryService.onChange (its own writes, synchronously);
  * - `journal`: the change journal, tailed, for writes by other processes (`cairn tool`, `cairn mcp`);
  * - `external`: an ExternalWatcher per watched scope root, for edits made outside Cairn. A change it
- *   finds is dropped when it matches a Cairn event of the last `dedupeMs` (default 2 s): same
+ *   finds is dropped when it matches a Cairn event of the last `dedupeMs` (default 5 s, so a busy machine cannot report one write twice): same
  *   scope, path and sha256 (create/update), a delete at or above the path, or a rename from or to
  *   it. Before deciding, the journal is read up to now, so another process's write is known.
  *
@@ -186,7 +186,7 @@ export class ChangeFeed {
   }
 
   private prune(now: number): void {
-    const window = this.options.dedupeMs ?? 2_000;
+    const window = this.options.dedupeMs ?? 5_000;
     let drop = 0;
     while (drop < this.recent.length && now - this.recent[drop]!.t > window) drop++;
     if (drop > 0) this.recent.splice(0, drop);
