@@ -175,6 +175,21 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(await viewOf(bare, '/memories')).toMatch(/no workspace is selected/);
   });
 
+  it('loses nothing when several sessions write one file at once', async () => {
+    const sessions = await Promise.all([connect(), connect(), connect(), connect()]);
+    await sessions[0]!.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/log.md', file_text: 'start' } });
+    await Promise.all(
+      sessions.map(async (c, w) => {
+        for (let n = 0; n < 50; n++) {
+          const r = await c.callTool({ name: 'memory', arguments: { command: 'insert', path: '/memories/project/log.md', insert_line: 1, insert_text: `s${w}-${n}` } });
+          expect(r.isError).toBeFalsy();
+        }
+      }),
+    );
+    const lines = new Set((await fs.readFile(path.join(sb.roots.project, 'log.md'), 'utf8')).split('\n'));
+    for (let w = 0; w < 4; w++) for (let n = 0; n < 50; n++) expect(lines.has(`s${w}-${n}`)).toBe(true);
+  });
+
   it('honours ?mode', async () => {
     const client = await connect(`cwd=${encodeURIComponent(sb.checkout)}&mode=explore`);
     const refused = await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/x.md', file_text: 'x' } });
