@@ -2,7 +2,7 @@
  * The window: the sidebar (workspaces, Settings) and the selected view. Owns the theme (the
  * system's unless Settings say otherwise) and the guard against leaving unsaved edits.
  */
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useApi } from '../api/api-context';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
@@ -32,6 +32,15 @@ export function App() {
   const theme = settings.data?.theme ?? 'system';
   const dark = theme === 'dark' || (theme === 'system' && systemDark);
   const [view, setView] = useState<View | null>(loadView);
+  const queryClient = useQueryClient();
+  // The last view's memory list is asked for at once, beside the workspaces, not after them.
+  useEffect(() => {
+    const first = loadView();
+    if (!first) return;
+    const workspaceId = first.kind === 'workspace' ? first.workspaceId : null;
+    void queryClient.prefetchQuery(orpc.memory.list.queryOptions({ input: { workspaceId } }));
+    // Once, at start.
+  }, []);
   const [adding, setAdding] = useState(false);
   const [pendingView, setPendingView] = useState<View | null>(null);
   const dirtyRef = useRef(false);
