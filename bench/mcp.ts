@@ -12,6 +12,8 @@
  *                  counterpart and are left blank.
  * Part 1, latency: per command, one client per server, the servers taking turns in a rotating
  * order each iteration, every call timed from callTool to its result (stdio round trip included).
+ * Part 1b: Cairn's same workload over Streamable HTTP (`cairn serve`'s /mcp, its own process), alone,
+ * to show what the HTTP transport costs next to stdio.
  * Part 2, lost writes: 4 clients (4 server processes on the same storage) x 200 writes each, all at
  * once: inserts at line 0 of one shared file (cairn, reference) or creates of distinct entities in
  * one graph (server-memory); then every expected line or entity is looked for.
@@ -27,6 +29,8 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
 import { BUILT_CLI, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 
 export const MCP_OPS = ['view_file', 'view_dir', 'create', 'str_replace', 'insert', 'rename', 'delete', 'search'] as const;
@@ -108,6 +112,8 @@ export interface McpBenchResult {
   /** Failed calls in part 1 (any is a broken bench or server). */
   failures: Record<McpImpl, number>;
   firstFailure: Record<McpImpl, string | null>;
+  /** Cairn over Streamable HTTP (`cairn serve` /mcp): the same workload, alone. */
+  httpLatencyMs: Partial<Record<McpOp, McpStats>>;
   /** Median fsync of a 2 KiB file in the temp dir, sampled around part 1: what one durable write costs here. */
   fsyncMs: number;
   durationSeconds: number;
@@ -261,6 +267,48 @@ async function measureLatency(drivers: readonly Driver[], iterations: number, wa
   return out;
 }
 
+/** Cairn's workload through `cairn serve`'s /mcp (Streamable HTTP), one session, on its own. */
+async function measureHttp(box: Sandbox, iterations: number, warmup: number, failures: Record<McpImpl, number>): Promise<Partial<Record<McpOp, McpStats>>> {
+  const server = spawn(process.execPath, [BUILT_CLI, 'serve', '--port', '0', '--home', box.home], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /^MCP \(Streamable HTTP\) at (\S+),/m.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      server.on('exit', (code) => reject(new Error(`cairn serve exited ${code}`)));
+    });
+    const token = (await fs.readFile(path.join(box.home, 'mcp-token'), 'utf8')).trim();
+    const client = new Client({ name: 'cairn-bench-http', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}?cwd=${encodeURIComponent(box.checkout)}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      const driver = memoryToolDriver('cairn', client, '/memories/project/bench');
+      for (let i = 0; i < SEED; i++) await driver.ops.create!(`seed-${i}`);
+      const samples: Partial<Record<McpOp, number[]>> = {};
+      for (let i = 0; i < warmup + iterations; i++) {
+        for (const op of SEQUENCE) {
+          const run = driver.ops[op];
+          if (!run) continue;
+          const t0 = performance.now();
+          const r = await run(`h${i}`);
+          const ms = performance.now() - t0;
+          if (r.isError) failures.cairn++;
+          if (i >= warmup) (samples[op] ??= []).push(ms);
+        }
+      }
+      return Object.fromEntries(Object.entries(samples).map(([op, v]) => [op, statsOf(v)]));
+    } finally {
+      await client.close().catch(() => {});
+    }
+  } finally {
+    const closed = new Promise((r) => server.once('close', r));
+    server.kill('SIGTERM');
+    await closed;
+  }
+}
+
 async function concurrent(
   what: string,
   clients: Client[],
@@ -384,6 +432,7 @@ export async function runMcpBench(): Promise<McpBenchResult> {
       await servers.close();
     }
     const fsyncMs = Math.round(((fsyncBefore + fsyncMedian(probeDir)) / 2) * 1000) / 1000;
+    const httpLatencyMs = await measureHttp(await box(), Math.max(1, Math.floor(iterations / 2)), Math.min(warmup, 10), failures);
     const concurrency = await measureConcurrency(await box(), await temp('cairn-bench-mcp-refconc-'), path.join(await temp('cairn-bench-mcp-graphconc-'), 'memory.jsonl'));
 
     const worst = (other: McpImpl) => {
@@ -432,6 +481,7 @@ export async function runMcpBench(): Promise<McpBenchResult> {
       targets,
       failures,
       firstFailure,
+      httpLatencyMs,
       fsyncMs,
       durationSeconds: Math.round((performance.now() - t0) / 100) / 10,
     };
@@ -476,6 +526,19 @@ export function formatMcpBench(r: McpBenchResult): string {
   out.push(
     `Cairn's create, str_replace and insert each wait for an fsync (median ${r.fsyncMs.toFixed(3)} ms on this disk during the run) and every write takes the scope's cross-process lock; the references do neither, which is what the lost writes below cost.`,
   );
+  const httpOps = MCP_OPS.filter((op) => r.httpLatencyMs[op]);
+  if (httpOps.length > 0) {
+    out.push(`\nCairn over Streamable HTTP (\`cairn serve\` /mcp, one session, on its own; ms)`);
+    out.push(
+      table(
+        [
+          ['operation', 'median', 'p95', 'stdio median'],
+          ...httpOps.map((op) => [op, r.httpLatencyMs[op]!.median.toFixed(3), r.httpLatencyMs[op]!.p95.toFixed(3), r.latencyMs.cairn[op]?.median.toFixed(3) ?? '-']),
+        ],
+        new Set([1, 2, 3]),
+      ),
+    );
+  }
   const failed = MCP_IMPLS.filter((i) => r.failures[i] > 0);
   for (const i of failed) out.push(`${i}: ${r.failures[i]} failed call(s) in the latency run; first: ${r.firstFailure[i]}`);
   const c = r.concurrency;

@@ -1316,6 +1316,7 @@ async function main(): Promise<number> {
         latencyMs: mcp.latencyMs,
         concurrency: mcp.concurrency,
         failures: mcp.failures,
+        httpLatencyMs: mcp.httpLatencyMs,
         fsyncMs: mcp.fsyncMs,
         durationSeconds: mcp.durationSeconds,
       },
