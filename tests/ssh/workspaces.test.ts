@@ -125,6 +125,22 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
       ]);
     });
 
+    it('reports a changed host key, and trusting the new one replaces the old in Cairn\'s known_hosts', async () => {
+      const stale = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBfCZIsnd4EuS8sRDBqAs/8ySS4QfQ0uCR2pfsEAwuDa';
+      await fs.mkdir(sb.home, { recursive: true });
+      await fs.writeFile(path.join(sb.home, 'known_hosts'), `[127.0.0.1]:${sshd.port} ${stale}\nother.example ${stale}\n`);
+      const ws = await client.workspaces.add({ name: 'Dev box', path: remote, ssh: sshd.spec, identity: sshd.identity });
+      const fingerprint = fingerprintOf(sshd.hostPublicKey);
+      const changed = await client.workspaces.status({ id: ws.id });
+      expect(changed).toMatchObject({ reachable: false, hostKey: { fingerprint, state: 'changed' } });
+      expect(changed.reason).toContain('has CHANGED');
+      const listed = await client.memory.list({ workspaceId: ws.id });
+      expect(listed.scopes.find((x) => x.scope === 'project')?.reason).toContain('has CHANGED');
+      expect(await client.workspaces.trust({ id: ws.id, fingerprint })).toMatchObject({ status: 'ok' });
+      expect(await fs.readFile(path.join(sb.home, 'known_hosts'), 'utf8')).toBe(`other.example ${stale}\n[127.0.0.1]:${sshd.port} ${sshd.hostPublicKey}\n`);
+      expect(await client.workspaces.status({ id: ws.id })).toMatchObject({ reachable: true, hostKey: { state: 'trusted' } });
+    });
+
     it('refuses a remote path that is missing or a file, once the host is trusted', async () => {
       await fs.writeFile(path.join(sb.home + '-kh'), `[127.0.0.1]:${sshd.port} ${sshd.hostPublicKey}\n`);
       await fs.mkdir(sb.home, { recursive: true });
