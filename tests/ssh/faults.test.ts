@@ -123,6 +123,18 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
     expect(c.counters.connects).toBe(1);
   });
 
+  it('an idle connection closes itself, and the next command reconnects', async () => {
+    const connection = connect({}, { idleMs: 300 });
+    const runtime = new SshRuntime(connection);
+    const root = { path: sb.roots.project, anchor: sb.checkout };
+    expect(await runtime.stat(root, [], true)).toBeNull();
+    expect(connection.connected).toBe(true);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(connection.connected).toBe(false);
+    expect(await runtime.stat(root, [], true)).toBeNull();
+    expect(connection.counters.connects).toBe(2);
+  });
+
   describe('through a proxy', () => {
     let proxy: TcpProxy;
     beforeEach(async () => {
