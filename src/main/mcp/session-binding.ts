@@ -16,7 +16,8 @@ export async function mcpSession(registry: WorkspaceRegistry, home: string, cwd:
   const dir = path.resolve(cwd);
   const containing = registry
     .list()
-    .filter((w) => dir === w.path || dir.startsWith(`${w.path}${path.sep}`))
+    // Only local checkouts contain a local directory: an SSH workspace's path is on another machine.
+    .filter((w) => w.kind === 'local' && (dir === w.path || dir.startsWith(`${w.path}${path.sep}`)))
     .sort((a, b) => b.path.length - a.path.length)[0];
   if (containing) return registry.session(containing.id);
   const gitRoot = await findGitRoot(dir);
