@@ -187,6 +187,23 @@ describe('the curation UI in Chromium', () => {
     await page.close();
   });
 
+  it('renames (moves) a file with F2, and the open editor follows it', async () => {
+    await agent({ command: 'create', path: '/memories/project/old-name.md', file_text: 'keep me\n' });
+    const page = await open();
+    await row(page, '/memories/project/old-name.md').click();
+    await page.getByRole('region', { name: 'Editor: /memories/project/old-name.md' }).getByText('keep me').waitFor();
+    await row(page, '/memories/project/old-name.md').focus();
+    await page.keyboard.press('F2');
+    const dialog = page.getByRole('dialog', { name: 'Rename /memories/project/old-name.md' });
+    await dialog.getByLabel(/New path/).fill('archive/new-name.md');
+    await dialog.getByRole('button', { name: 'Rename' }).click();
+    await row(page, '/memories/project/archive/new-name.md').waitFor();
+    await page.getByRole('region', { name: 'Editor: /memories/project/archive/new-name.md' }).getByText('keep me').waitFor();
+    expect(await fs.readFile(path.join(sb.roots.project, 'archive', 'new-name.md'), 'utf8')).toBe('keep me\n');
+    await expect(fs.access(path.join(sb.roots.project, 'old-name.md'))).rejects.toThrow();
+    await page.close();
+  });
+
   it('narrows the tree as you type in the filter, focused with /', async () => {
     const page = await open();
     await page.keyboard.press('/');

@@ -104,6 +104,11 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
               setOpenPath(null);
             }
           }}
+          unsavedPath={() => (dirtyRef.current ? openPath : null)}
+          onRenamed={(from, to) => {
+            if (openPath === from) setOpenPath(to);
+            else if (openPath?.startsWith(`${from}/`)) setOpenPath(to + openPath.slice(from.length));
+          }}
           label={`${title}: memory`}
         />
       </div>
@@ -136,7 +141,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             <p>Select a memory to read or edit it.</p>
             <p className="muted">
               <kbd>/</kbd> filter · <kbd>↑</kbd>
-              <kbd>↓</kbd> move · <kbd>Enter</kbd> open · <kbd>Del</kbd> delete
+              <kbd>↓</kbd> move · <kbd>Enter</kbd> open · <kbd>F2</kbd> rename · <kbd>Del</kbd> delete
             </p>
           </div>
         )}

@@ -12,6 +12,7 @@ import { errorMessage, useApi } from '../../api/api-context';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { useChangeStream } from '../changes/use-change-stream';
 import { MemoryTree } from './MemoryTree';
+import { RenameDialog } from './RenameDialog';
 import { buildForest, filesUnder, flattenTree, type MemoryFile, type Row } from './tree-model';
 
 export interface MemoryBrowserProps {
@@ -21,6 +22,10 @@ export interface MemoryBrowserProps {
   onOpen: (file: MemoryFile) => void;
   /** A path the person deleted (the editor closes it when it is at or below). */
   onDeleted: (path: string) => void;
+  /** A path the person renamed (the editor follows it). */
+  onRenamed?: (from: string, to: string) => void;
+  /** The open file, when it has unsaved edits (it cannot be renamed until they are saved). */
+  unsavedPath?: () => string | null;
   label: string;
 }
 
@@ -41,6 +46,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [activeId, setActiveId] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Deleting | null>(null);
+  const [renaming, setRenaming] = useState<Deleting | null>(null);
   const [deleteError, setDeleteError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const filterRef = useRef<HTMLInputElement>(null);
@@ -134,12 +140,30 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
             setDeleteError(null);
             setDeleting(row);
           }}
+          onRename={setRenaming}
         />
       )}
       {stream === 'lost' && list.data && (
         <div className="stream-lost" role="status">
           Live updates paused: reconnecting…
         </div>
+      )}
+      {renaming && (
+        <RenameDialog
+          workspaceId={workspaceId}
+          target={renaming}
+          blocked={(() => {
+            const unsaved = props.unsavedPath?.() ?? null;
+            return unsaved && (unsaved === renaming.path || unsaved.startsWith(`${renaming.path}/`)) ? `Save or discard your edits to ${unsaved} first.` : null;
+          })()}
+          onClose={() => setRenaming(null)}
+          onRenamed={(from, to) => {
+            setRenaming(null);
+            setActiveId(to);
+            props.onRenamed?.(from, to);
+            void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+          }}
+        />
       )}
       {deleting && (
         <ConfirmDialog

@@ -1,8 +1,8 @@
 /**
  * The virtualized scope tree (role `tree`): only the rows in view are in the DOM, so thousands of
  * files render and scroll smoothly. Keyboard: Up/Down move, Right expands (or steps in), Left
- * collapses (or steps out), Home/End, Enter opens a file or toggles a directory, Delete asks to
- * delete. The active row holds the focus (roving tabindex).
+ * collapses (or steps out), Home/End, Enter opens a file or toggles a directory, F2 renames, Delete
+ * asks to delete. The active row holds the focus (roving tabindex).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef } from 'react';
@@ -20,6 +20,7 @@ export interface MemoryTreeProps {
   onToggle: (id: string, expand?: boolean) => void;
   onPin: (file: MemoryFile, pinned: boolean) => void;
   onDelete: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
+  onRename: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
 }
 
 export function MemoryTree(props: MemoryTreeProps) {
@@ -49,6 +50,7 @@ export function MemoryTree(props: MemoryTreeProps) {
     onToggle: (id) => latest.current.onToggle(id),
     onPin: (f, p) => latest.current.onPin(f, p),
     onDelete: (r) => latest.current.onDelete(r),
+    onRename: (r) => latest.current.onRename(r),
   });
 
   const moveTo = useCallback(
@@ -106,6 +108,10 @@ export function MemoryTree(props: MemoryTreeProps) {
       case 'Enter':
         if (active.kind === 'file') props.onOpen(active.file);
         else if (active.kind === 'scope' || active.kind === 'dir') props.onToggle(active.id);
+        break;
+      case 'F2':
+        if (active.kind === 'file' || active.kind === 'dir') props.onRename(active);
+        else return;
         break;
       case 'Delete':
       case 'Backspace':

@@ -3,7 +3,7 @@
  * unavailable). Memoized: a row re-renders only when its own data, its badge or its focus changes.
  * Row actions are always laid out (shown on hover and focus) so nothing shifts when they appear.
  */
-import { AlertTriangle, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, Trash2 } from 'lucide-react';
+import { AlertTriangle, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
 import { memo } from 'react';
 import { usageLine } from '../../lib/relative-time';
 import { badgeKey, useBadge } from '../changes/badge-store';
@@ -17,6 +17,7 @@ export interface RowActions {
   onToggle: (id: string) => void;
   onPin: (file: MemoryFile, pinned: boolean) => void;
   onDelete: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
+  onRename: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
 }
 
 interface TreeRowProps {
@@ -97,6 +98,9 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
           <span className="name">{row.name}</span>
           <span className="count">{row.count}</span>
           <span className="actions">
+            <button type="button" className="icon-btn" aria-label="Rename" title={`Rename or move ${row.name}`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onRename(row))}>
+              <TextCursorInput size={14} aria-hidden />
+            </button>
             <button type="button" className="icon-btn" aria-label="Delete" title={`Delete ${row.name} and its ${row.count} files`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onDelete(row))}>
               <Trash2 size={14} aria-hidden />
             </button>
@@ -132,6 +136,9 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
           <span className="actions">
             <button type="button" className="icon-btn" aria-label={f.pinned ? 'Unpin' : 'Pin'} title={f.pinned ? 'Unpin: stop giving it to agents up front' : 'Pin: always give it to agents up front'} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onPin(f, !f.pinned))}>
               {f.pinned ? <PinOff size={14} aria-hidden /> : <Pin size={14} aria-hidden />}
+            </button>
+            <button type="button" className="icon-btn" aria-label="Rename" title={`Rename or move ${row.name}`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onRename(row))}>
+              <TextCursorInput size={14} aria-hidden />
             </button>
             <button type="button" className="icon-btn" aria-label="Delete" title={`Delete ${row.name}`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onDelete(row))}>
               <Trash2 size={14} aria-hidden />
