@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
-import { runCairn, runJsonl } from '../support/cli';
+import { runCairn, runJsonl, stopProcess } from '../support/cli';
 import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 const SHOTS = path.resolve('test-results');
@@ -78,7 +78,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  served?.server.kill('SIGTERM');
+  if (served) await stopProcess(served.server);
   await sb?.cleanup();
 });
 
@@ -278,7 +278,7 @@ describe('a large memory', () => {
       await shot(page, 'large-tree');
       await page.close();
     } finally {
-      s.server.kill('SIGTERM');
+      await stopProcess(s.server);
       await big.cleanup();
     }
   });
@@ -300,7 +300,7 @@ describe('with no workspace at all', () => {
       await page.getByRole('treeitem', { name: '/memories/global/prefs.md' }).waitFor({ timeout: 5000 });
       await page.close();
     } finally {
-      s.server.kill('SIGTERM');
+      await stopProcess(s.server);
       await empty.cleanup();
     }
   });

@@ -40,3 +40,16 @@ export async function runJsonl(args: string[], commands: unknown[]): Promise<Jso
     .filter(Boolean)
     .map((l) => JSON.parse(l) as JsonlLine);
 }
+
+/**
+ * Stops a child process and waits until it has exited (SIGKILL after `timeoutMs`), so a test never
+ * removes a sandbox under a server that is still closing, and never leaves one running.
+ */
+export async function stopProcess(child: import('node:child_process').ChildProcess, timeoutMs = 5_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}

@@ -34,6 +34,9 @@ function alive(pid: unknown): boolean {
 }
 
 /** The server.json of a running server in `home`, or null (a stale one, left by a dead process, counts as none). */
+
+/** How long a graceful stop may take before the process just exits. */
+const SHUTDOWN_DEADLINE_MS = 3_000;
 export function runningServer(home: string): { url: string; port: number; token: string; pid: number } | null {
   try {
     const info = JSON.parse(fs.readFileSync(path.join(home, 'server.json'), 'utf8')) as { url: string; port: number; token: string; pid: number };
@@ -87,6 +90,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
+  // Asked to stop, it stops: if closing hangs (a watched root vanishing mid-close, say), the
+  // process still ends within a few seconds rather than lingering with its port and watchers.
+  setTimeout(() => {
+    io.stderr.write('cairn serve: closing took too long; exiting.\n');
+    process.exit(0);
+  }, SHUTDOWN_DEADLINE_MS).unref();
   await server.close();
   await context.close();
   if (wroteInfo) {
