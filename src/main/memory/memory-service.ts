@@ -323,13 +323,11 @@ export class MemoryService {
     await this.guard(
       () =>
         b.runtime.withLock(b.root, async () => {
-          if ((await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
-            if (await b.runtime.stat(b.root, target.segments, false)) throw new MemoryToolError(errors.alreadyExists(target.path));
+          // Exclusive: anything already at the path (a file, a directory, even a dangling symlink)
+          // makes this fail with EEXIST, reported as "already exists"; the cap is checked with it.
+          if ((await b.runtime.createFile(b.root, target.segments, data, MAX_FILES_PER_SCOPE)) === 'full') {
             throw new MemoryToolError(errors.scopeFull(target.scope));
           }
-          // Exclusive: anything already at the path (a file, a directory, even a dangling symlink)
-          // makes this fail with EEXIST, reported as "already exists".
-          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: true });
         }),
       'create',
       target.path,

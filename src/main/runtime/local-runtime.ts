@@ -368,6 +368,15 @@ export class LocalRuntime implements Runtime {
     });
   }
 
+  async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
+    if ((await this.countFiles(root, maxFiles)) >= maxFiles) {
+      if (await this.stat(root, rel, false)) throw new RuntimeError('EEXIST');
+      return 'full';
+    }
+    await this.writeFile(root, rel, data, { exclusive: true });
+    return 'created';
+  }
+
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
     const name = rel[rel.length - 1];
     if (name === undefined) throw new RuntimeError('EISDIR');

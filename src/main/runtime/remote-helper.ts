@@ -266,6 +266,20 @@ $ops{write} = sub {
   });
   return ();
 };
+# A create with the scope's file cap checked in the same request: 'full' (nothing written) when the
+# scope already holds $limit files, EEXIST when something is at the path anyway.
+$ops{create} = sub {
+  my ($root, $anchor, $rel, $limit, $data) = @_;
+  my ($count) = $ops{count}->($root, $anchor, $limit);
+  if ($count >= $limit) {
+    my $rr = root_real($root, $anchor, 0);
+    my $probe = defined $rr ? eval { target($rr, $rel, 0) } : undef;
+    fail('EEXIST') if defined $probe && lstat $probe;
+    return ('full');
+  }
+  $ops{write}->($root, $anchor, $rel, '1', $data);
+  return ('created');
+};
 # Listings: the walk's metadata first; when the client's token names the same metadata as this
 # helper's last answer for the same request, 'same' (a few bytes) instead of the whole listing.
 my %listed; my $generation = 0;

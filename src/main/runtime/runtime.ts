@@ -109,6 +109,12 @@ export interface Runtime {
    * Never follows a symlink at the final component. `exclusive`: EEXIST if anything is there.
    */
   writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void>;
+  /**
+   * Creates a file (as writeFile with `exclusive`) unless the scope already holds `maxFiles` files:
+   * then 'full' and nothing is written, or EEXIST when something is at the path anyway. One request
+   * on a remote runtime (the count travels with the write).
+   */
+  createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'>;
   /** Entries below a directory, sorted by name, hidden and unsafe names skipped; null if missing. */
   list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null>;
   /** Listed regular files in the whole scope, counting up to `limit`. */

@@ -177,6 +177,12 @@ export class SshRuntime implements Runtime {
     await this.call(['write', root.path, root.anchor, rel.join('/'), options.exclusive ? '1' : '0', data]);
   }
 
+  async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
+    if (rel.length === 0) throw new RuntimeError('EISDIR');
+    const res = await this.call(['create', root.path, root.anchor, rel.join('/'), String(maxFiles), data]);
+    return res[0]?.toString() === 'full' ? 'full' : 'created';
+  }
+
   /** Entries of a helper listing answer (['some'|'none', token, ...5 fields per entry]). */
   private parseListing(res: Buffer[], withHeads: boolean): { found: boolean; token: string; entries: ListedEntry[]; heads: Map<string, Buffer>; signature: string } {
     const entries: ListedEntry[] = [];
