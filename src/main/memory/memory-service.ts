@@ -349,19 +349,27 @@ export class MemoryService {
     return this.guard(
       () =>
         b.runtime.withLock(b.root, async () => {
-          let before: string;
+          let result = '';
           try {
-            before = await this.readText(b, target);
+            const data = await b.runtime.editFile(b.root, target.segments, MAX_FILE_BYTES, (bytes) => {
+              let before: string;
+              try {
+                before = utf8Decoder.decode(bytes);
+              } catch {
+                throw new MemoryToolError(errors.notUtf8(target.path));
+              }
+              const next = change(before);
+              result = next.result;
+              return this.encode(target.path, next.content, actor);
+            });
+            return { result, data };
           } catch (err) {
             if (err instanceof RuntimeError && (err.code === 'EISDIR' || err.code === 'NOT_FILE')) {
               throw new MemoryToolError(errors.notAFile(target.path));
             }
-            throw err;
+            // A file where a parent directory should be: the path simply does not exist.
+            throw err instanceof RuntimeError && err.code === 'ENOTDIR' ? new RuntimeError('ENOENT') : err;
           }
-          const { content, result } = change(before);
-          const data = this.encode(target.path, content, actor);
-          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: false });
-          return { result, data };
         }),
       command,
       target.path,

@@ -368,6 +368,12 @@ export class LocalRuntime implements Runtime {
     });
   }
 
+  async editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array): Promise<Uint8Array> {
+    const next = change((await this.readFile(root, rel, maxBytes)).data);
+    await this.writeFile(root, rel, next, { exclusive: false });
+    return next;
+  }
+
   async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
     if ((await this.countFiles(root, maxFiles)) >= maxFiles) {
       if (await this.stat(root, rel, false)) throw new RuntimeError('EEXIST');

@@ -280,6 +280,15 @@ $ops{create} = sub {
   $ops{write}->($root, $anchor, $rel, '1', $data);
   return ('created');
 };
+# A write based on content the client already has: written only while the file still holds exactly
+# those bytes; otherwise 'changed' and the current bytes, for the client to apply its change to.
+$ops{cwrite} = sub {
+  my ($root, $anchor, $rel, $max, $expected, $data) = @_;
+  my ($current) = $ops{read}->($root, $anchor, $rel, $max);
+  return ('changed', $current) unless $current eq $expected;
+  $ops{write}->($root, $anchor, $rel, '0', $data);
+  return ('ok');
+};
 # Listings: the walk's metadata first; when the client's token names the same metadata as this
 # helper's last answer for the same request, 'same' (a few bytes) instead of the whole listing.
 my %listed; my $generation = 0;

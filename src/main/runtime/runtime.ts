@@ -115,6 +115,13 @@ export interface Runtime {
    * on a remote runtime (the count travels with the write).
    */
   createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'>;
+  /**
+   * Read-modify-write of a regular file (the caller holds the scope lock): `change` gets the current
+   * bytes and returns the new ones (or throws, and nothing is written); returns what was written.
+   * A remote runtime that recently read or wrote the file sends the change with the bytes it was
+   * based on, written only if they still match: one request instead of a read and a write.
+   */
+  editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array): Promise<Uint8Array>;
   /** Entries below a directory, sorted by name, hidden and unsafe names skipped; null if missing. */
   list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null>;
   /** Listed regular files in the whole scope, counting up to `limit`. */

@@ -47,11 +47,20 @@ export type CheckoutFacts =
   | { readonly kind: 'dir'; readonly real: string; readonly gitRoot: string | null; readonly gitConfig: string; readonly rootCommits: readonly string[] };
 const LOCK_TOUCH_MS = 1_000;
 
+/** What editFile may send as the bytes a change was based on: files up to this size, this many. */
+const KNOWN_MAX_BYTES = 64 * 1024;
+const KNOWN_MAX_FILES = 256;
+
 export class SshRuntime implements Runtime {
   readonly label: string;
   /** Why the host could not be used, the last time it could not. */
   lastError: SshError | null = null;
   private readonly mutexes = new Map<string, Mutex>();
+  /**
+   * The bytes of files this runtime recently read or wrote (small ones, a bounded number), so an
+   * edit can be sent with what it was based on (see editFile). Never trusted without that check.
+   */
+  private readonly known = new Map<string, Uint8Array>();
   /** Heads that came with the last whole-scope listing of each root, for readHeads. */
   private readonly heads = new Map<string, Map<string, Buffer>>();
   /** The last listing per request, returned again (same array) when nothing changed (ListOptions.reuse). */
@@ -157,7 +166,9 @@ export class SshRuntime implements Runtime {
       const listed = this.parseListing(extra.slice(4), false);
       this.prefetched = { key, rel: relText, stat, list: listed.entries, statTaken: false, until: Date.now() + PREFETCH_MS };
     });
-    return { data: new Uint8Array(res[0]!), size: Number(res[1]!.toString()), mtimeMs: Number(res[2]!.toString()) };
+    const data = new Uint8Array(res[0]!);
+    this.remember(root, rel, data);
+    return { data, size: Number(res[1]!.toString()), mtimeMs: Number(res[2]!.toString()) };
   }
 
   async readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>> {
@@ -174,13 +185,67 @@ export class SshRuntime implements Runtime {
 
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
     if (rel.length === 0) throw new RuntimeError('EISDIR');
+    this.forgetContent(root, rel);
     await this.call(['write', root.path, root.anchor, rel.join('/'), options.exclusive ? '1' : '0', data]);
+    this.remember(root, rel, data);
+  }
+
+  async editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array): Promise<Uint8Array> {
+    if (rel.length === 0) throw new RuntimeError('EISDIR');
+    const based = this.known.get(this.contentKey(root, rel));
+    let next: Uint8Array | null = null;
+    if (based) {
+      try {
+        next = change(based);
+      } catch {
+        next = null; // perhaps only because what we knew is stale: decide on the current bytes below
+      }
+    }
+    if (based && next) {
+      this.forgetContent(root, rel);
+      const res = await this.call(['cwrite', root.path, root.anchor, rel.join('/'), String(maxBytes), based, next]);
+      if (res[0]?.toString() === 'ok') {
+        this.remember(root, rel, next);
+        return next;
+      }
+      // Changed since: the answer carries the current bytes (no read needed).
+      const current = new Uint8Array(res[1]!);
+      this.remember(root, rel, current);
+      const again = change(current);
+      await this.writeFile(root, rel, again, { exclusive: false });
+      return again;
+    }
+    const current = (await this.readFile(root, rel, maxBytes)).data;
+    const again = change(current);
+    await this.writeFile(root, rel, again, { exclusive: false });
+    return again;
+  }
+
+  private contentKey(root: ScopeRoot, rel: readonly string[]): string {
+    return `${this.rootKey(root)}\0${rel.join('/')}`;
+  }
+
+  private remember(root: ScopeRoot, rel: readonly string[], data: Uint8Array): void {
+    const key = this.contentKey(root, rel);
+    this.known.delete(key);
+    if (data.byteLength > KNOWN_MAX_BYTES) return;
+    this.known.set(key, data);
+    if (this.known.size > KNOWN_MAX_FILES) this.known.delete(this.known.keys().next().value!);
+  }
+
+  /** Forgets what is known at or below `rel` (everything of the root when rel is empty). */
+  private forgetContent(root: ScopeRoot, rel: readonly string[]): void {
+    const prefix = this.contentKey(root, rel);
+    for (const key of [...this.known.keys()]) if (key === prefix || key.startsWith(rel.length === 0 ? prefix : `${prefix}/`)) this.known.delete(key);
   }
 
   async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
     if (rel.length === 0) throw new RuntimeError('EISDIR');
+    this.forgetContent(root, rel);
     const res = await this.call(['create', root.path, root.anchor, rel.join('/'), String(maxFiles), data]);
-    return res[0]?.toString() === 'full' ? 'full' : 'created';
+    if (res[0]?.toString() === 'full') return 'full';
+    this.remember(root, rel, data);
+    return 'created';
   }
 
   /** Entries of a helper listing answer (['some'|'none', token, ...5 fields per entry]). */
@@ -237,11 +302,14 @@ export class SshRuntime implements Runtime {
   }
 
   async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
+    this.forgetContent(root, from);
+    this.forgetContent(root, to);
     await this.call(['rename', root.path, root.anchor, from.join('/'), to.join('/')]);
   }
 
   async remove(root: ScopeRoot, rel: readonly string[]): Promise<void> {
     if (rel.length === 0) throw new RuntimeError('ENOENT');
+    this.forgetContent(root, rel);
     await this.call(['remove', root.path, root.anchor, rel.join('/')]);
   }
 
@@ -250,6 +318,7 @@ export class SshRuntime implements Runtime {
   }
 
   forget(): void {
+    this.known.clear();
     this.listings.clear();
     this.heads.clear();
     this.prefetched = null;
