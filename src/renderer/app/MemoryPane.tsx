@@ -12,7 +12,7 @@ import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { FirstRun } from '../features/onboarding/FirstRun';
 import { MemoryBrowser, type MemoryBrowserHandle } from '../features/tree/MemoryBrowser';
 import { NewMemoryDialog } from '../features/tree/NewMemoryDialog';
-import type { MemoryFile } from '../features/tree/tree-model';
+import { usePin } from '../features/tree/use-pin';
 
 // The editor (CodeMirror and its diff) loads when a file is first opened, not with the tree.
 const FileEditor = lazy(() => import('../features/editor/FileEditor').then((m) => ({ default: m.FileEditor })));
@@ -28,7 +28,7 @@ export interface MemoryPaneProps {
 }
 
 export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault, dirtyRef }: MemoryPaneProps) {
-  const { client, orpc } = useApi();
+  const { orpc } = useApi();
   const queryClient = useQueryClient();
   const [openPath, setOpenPath] = useState<string | null>(null);
   const [pending, setPending] = useState<string | null | undefined>(undefined);
@@ -64,19 +64,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
     [dirtyRef],
   );
 
-  const onPin = useCallback(
-    async (file: MemoryFile, pinned: boolean) => {
-      // A list requested before the pin lands would flip it back: cancel it (a fresh one follows).
-      await queryClient.cancelQueries({ queryKey: listOptions.queryKey });
-      queryClient.setQueryData(listOptions.queryKey, (old) => old && { ...old, files: old.files.map((f) => (f.path === file.path ? { ...f, pinned } : f)) });
-      try {
-        await client.memory.setPinned({ workspaceId, path: file.path, pinned });
-      } finally {
-        void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
-      }
-    },
-    [client, queryClient, listOptions.queryKey, workspaceId],
-  );
+  const onPin = usePin(workspaceId);
 
   const files = list.data?.files;
   const openFile = openPath ? files?.find((f) => f.path === openPath) : undefined;

@@ -8,6 +8,7 @@ import { CircleAlert, FolderGit2, Loader2, Plus, RefreshCw, Server, Settings } f
 import type { z } from 'zod';
 import type { hostKeySchema, workspaceSchema } from '../../common/api/contract';
 import { errorMessage, useApi } from '../api/api-context';
+import { useAction } from '../lib/use-action';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import type { View } from './view';
 
@@ -23,27 +24,18 @@ function shortPath(p: string): string {
 function TrustDialog({ workspace, hostKey, onClose }: { workspace: Workspace; hostKey: HostKey; onClose: () => void }) {
   const { client, orpc } = useApi();
   const queryClient = useQueryClient();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const trust = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const action = useAction();
+  const trust = () =>
+    action.run(async () => {
       const result = await client.workspaces.trust({ id: workspace.id, fingerprint: hostKey.fingerprint });
-      if (result.status === 'error') setError(result.message);
-      else {
-        await queryClient.invalidateQueries({ queryKey: orpc.workspaces.status.queryKey({ input: { id: workspace.id } }) });
-        await queryClient.invalidateQueries({ queryKey: orpc.memory.list.key() });
-        onClose();
-      }
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+      if (result.status === 'error') return result.message;
+      await queryClient.invalidateQueries({ queryKey: orpc.workspaces.status.queryKey({ input: { id: workspace.id } }) });
+      await queryClient.invalidateQueries({ queryKey: orpc.memory.list.key() });
+      onClose();
+    });
+
   return (
-    <ConfirmDialog title={`Trust ${hostKey.host}?`} confirmLabel="Trust this key" danger={hostKey.state === 'changed'} busy={busy} onConfirm={() => void trust()} onCancel={onClose}>
+    <ConfirmDialog title={`Trust ${hostKey.host}?`} confirmLabel="Trust this key" danger={hostKey.state === 'changed'} busy={action.busy} onConfirm={() => void trust()} onCancel={onClose}>
       {hostKey.state === 'changed' ? (
         <p className="error-text">
           The host now presents a different key than the one recorded. This happens when the machine was reinstalled, and also when someone is
@@ -55,9 +47,9 @@ function TrustDialog({ workspace, hostKey, onClose }: { workspace: Workspace; ho
       <p>
         Fingerprint: <code className="fingerprint">{hostKey.fingerprint}</code>
       </p>
-      {error && (
+      {action.error && (
         <p className="error-text" role="alert">
-          {error}
+          {action.error}
         </p>
       )}
     </ConfirmDialog>

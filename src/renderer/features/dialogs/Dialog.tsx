@@ -82,3 +82,24 @@ export function ConfirmDialog({ title, children, confirmLabel, danger, busy, onC
     </Dialog>
   );
 }
+
+/** The end of a dialog's form: what failed (role `alert`), then Cancel and the submit button. */
+export function FormActions({ error, submitLabel, disabled, onCancel }: { error: string | null; submitLabel: string; disabled: boolean; onCancel: () => void }) {
+  return (
+    <>
+      {error && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="dialog-footer">
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="btn primary" disabled={disabled}>
+          {submitLabel}
+        </button>
+      </div>
+    </>
+  );
+}

@@ -10,8 +10,10 @@ import { forwardRef, useCallback, useImperativeHandle, useMemo, useRef, useState
 import type { Scope } from '../../../common/memory/constants';
 import { errorMessage, useApi } from '../../api/api-context';
 import { ConfirmDialog } from '../dialogs/Dialog';
+import { useAction } from '../../lib/use-action';
 import { useChangeStream } from '../changes/use-change-stream';
 import { MemoryTree } from './MemoryTree';
+import { usePin } from './use-pin';
 import { RenameDialog } from './RenameDialog';
 import { buildForest, filesUnder, flattenTree, type MemoryFile, type Row } from './tree-model';
 
@@ -47,8 +49,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const [activeId, setActiveId] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Deleting | null>(null);
   const [renaming, setRenaming] = useState<Deleting | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const removal = useAction();
   const filterRef = useRef<HTMLInputElement>(null);
   useImperativeHandle(ref, () => ({ focusFilter: () => filterRef.current?.focus() }), []);
 
@@ -69,39 +70,18 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     });
   }, []);
 
-  const onPin = useCallback(
-    async (file: MemoryFile, pinned: boolean) => {
-      // Shown at once; the server's answer (or the next list) settles it. A list still loading from
-      // before the pin would undo it when it lands: cancel it first (the refetch below replaces it).
-      await queryClient.cancelQueries({ queryKey: listOptions.queryKey });
-      queryClient.setQueryData(listOptions.queryKey, (old) => old && { ...old, files: old.files.map((f) => (f.path === file.path ? { ...f, pinned } : f)) });
-      try {
-        await client.memory.setPinned({ workspaceId, path: file.path, pinned });
-      } finally {
-        void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
-      }
-    },
-    [client, queryClient, listOptions.queryKey, workspaceId],
-  );
+  const onPin = usePin(workspaceId);
 
-  const confirmDelete = async () => {
-    if (!deleting) return;
-    setBusy(true);
-    try {
+  const confirmDelete = () =>
+    removal.run(async () => {
+      if (!deleting) return;
       const result = await client.memory.delete({ workspaceId, path: deleting.path });
-      if (result.status === 'error') {
-        setDeleteError(result.message);
-        return;
-      }
+      if (result.status === 'error') return result.message;
       props.onDeleted(deleting.path);
       setDeleting(null);
       void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
-    } catch (err) {
-      setDeleteError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
+
 
   const total = files?.length ?? 0;
   return (
@@ -137,7 +117,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
           onToggle={onToggle}
           onPin={onPin}
           onDelete={(row) => {
-            setDeleteError(null);
+            removal.reset();
             setDeleting(row);
           }}
           onRename={setRenaming}
@@ -170,7 +150,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
           title={`Delete ${deleting.path}?`}
           confirmLabel="Delete"
           danger
-          busy={busy}
+          busy={removal.busy}
           onConfirm={() => void confirmDelete()}
           onCancel={() => setDeleting(null)}
         >
@@ -180,9 +160,9 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
               : 'The file is removed for every agent.'}{' '}
             This cannot be undone.
           </p>
-          {deleteError && (
+          {removal.error && (
             <p className="error-text" role="alert">
-              {deleteError}
+              {removal.error}
             </p>
           )}
         </ConfirmDialog>

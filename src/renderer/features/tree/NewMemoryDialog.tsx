@@ -4,8 +4,9 @@
  */
 import { useState } from 'react';
 import type { Scope } from '../../../common/memory/constants';
-import { errorMessage, useApi } from '../../api/api-context';
-import { Dialog } from '../dialogs/Dialog';
+import { useApi } from '../../api/api-context';
+import { useAction } from '../../lib/use-action';
+import { Dialog, FormActions } from '../dialogs/Dialog';
 import { SCOPE_LABELS, scopeRoot } from './tree-model';
 
 const TEMPLATE = '---\ndescription: \n---\n\n';
@@ -14,24 +15,17 @@ export function NewMemoryDialog({ workspaceId, scopes, onClose, onCreated }: { w
   const { client } = useApi();
   const [scope, setScope] = useState<Scope>(scopes.includes('project') ? 'project' : scopes[0]!);
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const rel = name.trim().replace(/^\/+/, '');
   const path = `${scopeRoot(scope)}/${rel.includes('.') ? rel : `${rel}.md`}`;
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void action.run(async () => {
       const result = await client.memory.create({ workspaceId, path, kind: 'file', content: TEMPLATE });
-      if (result.status === 'error') setError(result.message);
-      else onCreated(path);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+      if (result.status === 'error') return result.message;
+      onCreated(path);
+    });
   };
 
   return (
@@ -52,19 +46,7 @@ export function NewMemoryDialog({ workspaceId, scopes, onClose, onCreated }: { w
           <input value={name} onChange={(e) => setName(e.target.value)} placeholder="notes/build-steps.md" required />
         </label>
         {rel && <p className="muted">Creates {path}</p>}
-        {error && (
-          <p className="error-text" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="dialog-footer">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn primary" disabled={busy || rel === ''}>
-            Create
-          </button>
-        </div>
+        <FormActions error={action.error} submitLabel="Create" disabled={action.busy || rel === ''} onCancel={onClose} />
       </form>
     </Dialog>
   );

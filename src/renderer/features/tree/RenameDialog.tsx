@@ -4,8 +4,9 @@
  * directory moves with everything in it.
  */
 import { useState } from 'react';
-import { errorMessage, useApi } from '../../api/api-context';
-import { Dialog } from '../dialogs/Dialog';
+import { useApi } from '../../api/api-context';
+import { useAction } from '../../lib/use-action';
+import { Dialog, FormActions } from '../dialogs/Dialog';
 import { scopeRoot, type Row } from './tree-model';
 
 type Target = Extract<Row, { kind: 'dir' | 'file' }>;
@@ -23,24 +24,18 @@ export function RenameDialog({ workspaceId, target, blocked = null, onClose, onR
   const { client } = useApi();
   const root = scopeRoot(target.scope);
   const [rel, setRel] = useState(target.path.slice(root.length + 1));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const to = `${root}/${rel.trim().replace(/^\/+|\/+$/g, '')}`;
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void action.run(async () => {
       const result = await client.memory.rename({ workspaceId, fromPath: target.path, toPath: to });
-      if (result.status === 'error') setError(result.message);
-      else onRenamed(target.path, to);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+      if (result.status === 'error') return result.message;
+      onRenamed(target.path, to);
+    });
   };
+
 
   return (
     <Dialog title={`Rename ${target.path}`} onClose={onClose}>
@@ -50,19 +45,7 @@ export function RenameDialog({ workspaceId, target, blocked = null, onClose, onR
           <input value={rel} onChange={(e) => setRel(e.target.value)} required data-autofocus />
         </label>
         {blocked && <p className="error-text">{blocked}</p>}
-        {error && (
-          <p className="error-text" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="dialog-footer">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn primary" disabled={busy || blocked !== null || to === target.path || rel.trim() === ''}>
-            Rename
-          </button>
-        </div>
+        <FormActions error={action.error} submitLabel="Rename" disabled={action.busy || blocked !== null || to === target.path || rel.trim() === ''} onCancel={onClose} />
       </form>
     </Dialog>
   );

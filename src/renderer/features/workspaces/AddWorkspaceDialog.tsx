@@ -5,8 +5,9 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { errorMessage, useApi } from '../../api/api-context';
-import { Dialog } from '../dialogs/Dialog';
+import { useApi } from '../../api/api-context';
+import { useAction } from '../../lib/use-action';
+import { Dialog, FormActions } from '../dialogs/Dialog';
 
 export function AddWorkspaceDialog({ onClose, onAdded }: { onClose: () => void; onAdded: (id: string) => void }) {
   const { client, orpc } = useApi();
@@ -15,25 +16,19 @@ export function AddWorkspaceDialog({ onClose, onAdded }: { onClose: () => void; 
   const [name, setName] = useState('');
   const [path, setPath] = useState('');
   const [host, setHost] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void action.run(async () => {
       const derived = name.trim() || path.trim().replace(/\/+$/, '').split('/').pop() || 'workspace';
       const input = kind === 'ssh' ? { name: derived, path: path.trim(), ssh: host.trim() } : { name: derived, path: path.trim() };
       const added = await client.workspaces.add(input);
       await queryClient.invalidateQueries({ queryKey: orpc.workspaces.key() });
       onAdded(added.id);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
+
 
   return (
     <Dialog title="Add workspace" onClose={onClose}>
@@ -61,19 +56,7 @@ export function AddWorkspaceDialog({ onClose, onAdded }: { onClose: () => void; 
           Name
           <input value={name} onChange={(e) => setName(e.target.value)} placeholder="the folder's name" />
         </label>
-        {error && (
-          <p className="error-text" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="dialog-footer">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn primary" disabled={busy || path.trim() === '' || (kind === 'ssh' && host.trim() === '')}>
-            {kind === 'ssh' ? 'Connect and add' : 'Add'}
-          </button>
-        </div>
+        <FormActions error={action.error} submitLabel={kind === 'ssh' ? 'Connect and add' : 'Add'} disabled={action.busy || path.trim() === '' || (kind === 'ssh' && host.trim() === '')} onCancel={onClose} />
       </form>
     </Dialog>
   );
