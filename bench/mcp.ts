@@ -32,6 +32,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawn } from 'node:child_process';
 import { BUILT_CLI, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
+import { envInt, table } from './common';
 
 export const MCP_OPS = ['view_file', 'view_dir', 'create', 'str_replace', 'insert', 'rename', 'delete', 'search'] as const;
 export type McpOp = (typeof MCP_OPS)[number];
@@ -125,13 +126,6 @@ const CONC_WRITES = 200;
 const REF_SERVER = path.join(REPO_ROOT, 'bench', 'ref-memory-mcp.mjs');
 const SERVER_MEMORY = path.join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 /** A ~2 KiB markdown note with one `status: draft` line (the str_replace target). */
 function makeNote(): string {
@@ -490,15 +484,6 @@ export async function runMcpBench(): Promise<McpBenchResult> {
   }
 }
 
-function table(rows: readonly string[][], right: ReadonlySet<number>): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows
-    .map((r, i) => {
-      const line = r.map((cell, c) => (right.has(c) ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ');
-      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-    })
-    .join('\n');
-}
 
 /** The section's tables, as `make bench` prints them. */
 export function formatMcpBench(r: McpBenchResult): string {

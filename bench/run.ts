@@ -49,16 +49,10 @@ import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from
 import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
 import { formatSshBench, runSshBench } from './ssh';
 import { formatUiBench, runUiBench } from './ui';
+import { envInt, table } from './common';
 
 // ---- parameters ----
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 const ITERATIONS = envInt('BENCH_ITERATIONS', 500);
 const WARMUP = envInt('BENCH_WARMUP', 40);
@@ -989,16 +983,8 @@ function concurrencyReport(c: ConcurrencyResult): ConcurrencyResult {
   };
 }
 
-function pad(s: string, n: number, right = false): string {
-  return right ? s.padStart(n) : s.padEnd(n);
-}
-
 function printTable(rows: readonly string[][], rightAligned: ReadonlySet<number>): void {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  rows.forEach((r, i) => {
-    process.stdout.write(`${r.map((cell, c) => pad(cell, widths[c]!, rightAligned.has(c))).join('  ')}\n`);
-    if (i === 0) process.stdout.write(`${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
-  });
+  process.stdout.write(`${table(rows, rightAligned)}\n`);
 }
 
 async function main(): Promise<number> {

@@ -21,6 +21,7 @@ import { SshConnection } from '../src/main/runtime/ssh-connection';
 import { SshRuntime } from '../src/main/runtime/ssh-runtime';
 import { makeSandbox } from '../tests/support/sandbox';
 import { testTarget } from '../tests/support/ssh';
+import { table } from './common';
 import { SSHD_BIN, startSshd } from '../tests/support/sshd';
 import { startProxy } from '../tests/support/tcp-proxy';
 
@@ -250,19 +251,15 @@ export async function runSshBench(): Promise<SshBenchResult> {
 export function formatSshBench(r: SshBenchResult): string {
   if (!r.available) return `\nSSH: skipped (${r.reason})\n`;
   const lines = [`\nSSH (real sshd behind a proxy adding ${r.oneWayDelayMs} ms each way: RTT ${r.rttMs} ms; round trips counted at the proxy)`];
-  const table = [['operation', 'requests', 'turns at proxy (median, min-max)', 'median ms', 'x RTT']];
-  const add = (x: SshRow) => table.push([x.name, String(x.requests), `${x.roundTrips.median} (${x.roundTrips.min}-${x.roundTrips.max})`, x.medianMs.toFixed(1), x.rttMultiple.toFixed(2)]);
+  const rows = [['operation', 'requests', 'turns at proxy (median, min-max)', 'median ms', 'x RTT']];
+  const add = (x: SshRow) => rows.push([x.name, String(x.requests), `${x.roundTrips.median} (${x.roundTrips.min}-${x.roundTrips.max})`, x.medianMs.toFixed(1), x.rttMultiple.toFixed(2)]);
   for (const c of r.commands ?? []) add(c);
   if (r.index) {
     add(r.index.cairnCold);
     add(r.index.cairnWarm);
     add(r.index.naive);
   }
-  const widths = table[0]!.map((_, c) => Math.max(...table.map((t) => t[c]!.length)));
-  table.forEach((t, i) => {
-    lines.push(t.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
-    if (i === 0) lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
-  });
+  lines.push(table(rows, new Set([1, 2, 3, 4])));
   lines.push(`requests: what SshRuntime waited for; turns: client bursts after server data, counted at the proxy (SSH window adjusts included)`);
   lines.push(`connect (TCP + SSH handshake + auth + helper start): ${r.connect?.roundTrips} turns, ${r.connect?.ms} ms`);
   if (r.index) lines.push(`naive and Cairn index descriptions identical: ${r.index.sameDescriptions ? 'yes' : 'NO'}`);

@@ -44,6 +44,7 @@ import { memoryIdentity } from '../src/common/memory/identity';
 import type { UsageStats } from '../src/common/memory/usage';
 import { launchBrowser } from '../tests/support/browser';
 import { BUILT_CLI, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
+import { envInt, table } from './common';
 
 export interface UiStats {
   n: number;
@@ -112,13 +113,6 @@ const BADGE_TIMEOUT_MS = 5000;
 const QUIET_MS = 500;
 const TOPICS = ['build', 'testing', 'release', 'database', 'auth', 'frontend', 'deploy', 'logging', 'caching', 'api'] as const;
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 function stats(samples: readonly number[]): UiStats {
   if (samples.length === 0) throw new Error('no samples');
@@ -600,15 +594,6 @@ export async function runUiBench(): Promise<UiBenchResult> {
   }
 }
 
-function table(rows: readonly string[][], right: ReadonlySet<number>): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows
-    .map((r, i) => {
-      const line = r.map((cell, c) => (right.has(c) ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ');
-      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-    })
-    .join('\n');
-}
 
 /** The section's tables, as `make bench` prints them. */
 export function formatUiBench(r: UiBenchResult): string {
