@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ACTORS, SCOPES } from './constants';
+import { formatMemoryPath } from './paths';
 
 export const memoryChangeEventSchema = z.object({
   scope: z.enum(SCOPES),
@@ -22,3 +23,14 @@ export const memoryChangeEventSchema = z.object({
 });
 
 export type MemoryChangeEvent = z.infer<typeof memoryChangeEventSchema>;
+
+/** The event of an edit made outside Cairn (found by a watcher or a poller of a scope root). */
+export function outsideEditEvent(
+  scope: MemoryChangeEvent['scope'],
+  segments: readonly string[],
+  op: MemoryChangeEvent['op'],
+  sha256: string | null,
+  owner: { readonly workspaceId: string | null; readonly projectId: string | null },
+): MemoryChangeEvent {
+  return { scope, path: formatMemoryPath(scope, segments), op, actor: 'external', workspaceId: owner.workspaceId, projectId: owner.projectId, sha256, at: new Date().toISOString() };
+}

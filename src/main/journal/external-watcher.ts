@@ -26,8 +26,8 @@ import * as path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Scope } from '../../common/memory/constants';
 import { SCOPES } from '../../common/memory/constants';
-import type { MemoryChangeEvent } from '../../common/memory/events';
-import { formatMemoryPath, isListedName } from '../../common/memory/paths';
+import { outsideEditEvent, type MemoryChangeEvent } from '../../common/memory/events';
+import { isListedName } from '../../common/memory/paths';
 import type { MemorySession, ScopeBinding } from '../memory/memory-service';
 import { lockPathFor } from '../runtime/local-lock';
 
@@ -269,16 +269,7 @@ class RootWatcher {
     } else {
       return null;
     }
-    const event: MemoryChangeEvent = {
-      scope: this.binding.scope,
-      path: formatMemoryPath(this.binding.scope, segs),
-      op,
-      actor: 'external',
-      workspaceId: this.session.workspaceId,
-      projectId: this.session.projectId,
-      sha256,
-      at: new Date().toISOString(),
-    };
+    const event = outsideEditEvent(this.binding.scope, segs, op, sha256, this.session);
     return { event, changedAt: st === null ? null : st.ctimeMs };
   }
 }

@@ -16,8 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, type Scope } from '../../common/memory/constants';
-import type { MemoryChangeEvent } from '../../common/memory/events';
-import { formatMemoryPath } from '../../common/memory/paths';
+import { outsideEditEvent, type MemoryChangeEvent } from '../../common/memory/events';
 import type { MemorySession, ScopeBinding } from '../memory/memory-service';
 import type { ListedEntry } from '../runtime/runtime';
 
@@ -105,16 +104,7 @@ export class SshPoller {
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, this.options.settleMs ?? 250));
     if (this.closed) return;
-    const event = (rel: string, op: MemoryChangeEvent['op'], sha256: string | null): MemoryChangeEvent => ({
-      scope: b.scope,
-      path: formatMemoryPath(b.scope, rel.split('/')),
-      op,
-      actor: 'external',
-      workspaceId: this.session.workspaceId,
-      projectId: this.session.projectId,
-      sha256,
-      at: new Date().toISOString(),
-    });
+    const event = (rel: string, op: MemoryChangeEvent['op'], sha256: string | null) => outsideEditEvent(b.scope, rel.split('/'), op, sha256, this.session);
     const found = [
       ...changed.map((c) => {
         const data = contents.get(c.rel);
