@@ -237,7 +237,7 @@ class RootWatcher {
   /** Whether a Cairn writer holds the scope's lock, or took or released it a moment ago. */
   private cairnBusy(now: number): boolean {
     try {
-      // The lock is a directory beside the root: its parent's mtime moves when it comes and goes.
+      // The lock is a file beside the root: its parent's mtime moves when it comes and goes.
       return fs.existsSync(this.lockPath) || now - fs.statSync(path.dirname(this.lockPath)).mtimeMs < RECENT_LOCK_MS;
     } catch {
       return false;

@@ -391,17 +391,20 @@ $ops{mkdir} = sub {
   ensure_dir(root_real($root, $anchor, 1), split(m{/}, $rel));
   return ();
 };
-# The cross-process lock beside the root, the same lock directory LocalRuntime's proper-lockfile
-# takes (<root>.lock, fresh by its mtime), so a Cairn on the remote host and one over SSH exclude
-# each other. Never waits: the client retries, so other requests on this channel are not held up.
+# The cross-process lock beside the root, the same lock file LocalRuntime takes (<root>.lock,
+# created exclusively, fresh by its mtime), so a Cairn on the remote host and one over SSH exclude
+# each other. A lock directory left by an older Cairn excludes the same way and is removed like a
+# file when stale. Never waits: the client retries, so other requests on this channel are not held up.
+sub take_lock { my ($lock) = @_; sysopen(my $fh, $lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or return 0; close $fh; return 1 }
+sub drop_lock { my ($lock) = @_; unlink($lock) or rmdir($lock) }
 $ops{lock} = sub {
   my ($root, $anchor, $stale_ms) = @_;
   root_real($root, $anchor, 1);
   my $lock = "$root.lock";
-  return ('ok') if mkdir($lock, 0700);
+  return ('ok') if take_lock($lock);
   os_fail() unless $! == POSIX::EEXIST();
   my @st = stat $lock;
-  if (@st && (time() - $st[9]) * 1000 > $stale_ms) { rmdir $lock; return ('ok') if mkdir($lock, 0700) }
+  if (@st && (time() - $st[9]) * 1000 > $stale_ms) { drop_lock($lock); return ('ok') if take_lock($lock) }
   fail('BUSY');
 };
 # Takes the lock and, only once it is held, runs another operation: a write's first request then
@@ -413,7 +416,7 @@ $ops{locked} = sub {
   return $f->(@args);
 };
 $ops{touch} = sub { my ($root) = @_; my $t = time(); utime($t, $t, "$root.lock"); return () };
-$ops{unlock} = sub { my ($root) = @_; rmdir "$root.lock"; return () };
+$ops{unlock} = sub { my ($root) = @_; drop_lock("$root.lock"); return () };
 # What a checkout is: a directory, its realpath, the git root above it, and the repository facts
 # a project id is derived from (origin URL, root commits).
 $ops{probe} = sub {

@@ -7,7 +7,7 @@
  * answers from those heads without asking again.
  *
  * Writes are serialized like LocalRuntime's: an in-process mutex per root, plus the cross-process
- * lock directory `<root>.lock` on the remote host (the one a Cairn running there takes), kept
+ * lock file `<root>.lock` on the remote host (the one a Cairn running there takes), kept
  * fresh while held and taken over when stale.
  *
  * Failures of the host (unreachable, lost connection, no answer in time) surface as RuntimeError
