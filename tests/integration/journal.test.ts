@@ -317,6 +317,46 @@ describe('change feed', () => {
     await waitFor('no watcher left', () => watchers() === baseline, 2_000);
   });
 
+  it('with lingerMs, keeps an unused root watched for that long: a page coming back finds it ready, then it stops', async () => {
+    const watchers = () => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
+    const baseline = watchers();
+    fs.mkdirSync(sb.roots.global, { recursive: true });
+    for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(sb.roots.global, `n${i}.md`), 'x');
+    const feed = new ChangeFeed({ home: sb.home, lingerMs: 1_500 });
+    feeds.push(feed);
+    const first: MemoryChangeEvent[] = [];
+    let unsubscribe = feed.subscribe((e) => first.push(e));
+    let unwatch = feed.watch(sb.session);
+    await feed.ready();
+    const watching = watchers();
+    expect(watching).toBeGreaterThan(baseline);
+
+    // The page goes away; its roots and sources keep running for the linger.
+    unwatch();
+    unsubscribe();
+    await sleep(200);
+    expect(watchers()).toBe(watching);
+
+    // A page comes back within it: nothing to scan again, and outside edits reach it.
+    const again: MemoryChangeEvent[] = [];
+    unsubscribe = feed.subscribe((e) => again.push(e));
+    unwatch = feed.watch(sb.session);
+    await feed.ready();
+    expect(watchers()).toBe(watching);
+    fs.writeFileSync(path.join(sb.roots.global, 'back.md'), 'seen');
+    await waitFor('the outside edit after coming back', () => again.length >= 1);
+    expect(again.map((e) => [e.op, e.path])).toEqual([['create', '/memories/global/back.md']]);
+
+    // Gone for longer than the linger: everything stops, nothing is delivered.
+    unwatch();
+    unsubscribe();
+    await waitFor('the watchers closed after the linger', () => watchers() === baseline, 5_000);
+    fs.writeFileSync(path.join(sb.roots.global, 'late.md'), 'unseen');
+    await sleep(300);
+    expect(first).toEqual([]);
+    expect(again).toHaveLength(1);
+  });
+
   it('stops everything on unsubscribe: no watchers or timers left, nothing delivered after', async () => {
     const count = (kind: string) => process.getActiveResourcesInfo().filter((r) => r === kind).length;
     const baseline = { watchers: count('FSEventWrap'), timers: count('Timeout') };

@@ -18,12 +18,18 @@ export interface HostContext extends RouterContext {
   close(): Promise<void>;
 }
 
+/**
+ * How long the host keeps watching a workspace's roots after its last page stops looking: a reload
+ * or a workspace opened again within this time starts at once instead of rescanning its roots.
+ */
+export const WATCH_LINGER_MS = 10 * 60_000;
+
 export function createHostContext(home: string): HostContext {
   const usage = new UsageStore(home);
   const journal = new Journal(home);
   const service = new MemoryService({ usage, journal });
   const registry = new WorkspaceRegistry(home);
-  const feed = new ChangeFeed({ home, service, journal });
+  const feed = new ChangeFeed({ home, service, journal, lingerMs: WATCH_LINGER_MS });
   // Setup lines name the home only when it is not the one Cairn finds by default.
   const context = createRouterContext({ service, registry, changes: feed, usage, ...(home !== resolveHome() ? { home } : {}) });
   return {

@@ -18,6 +18,9 @@
  *
  * The sources run only while someone is subscribed: the first subscriber starts them, the last
  * unsubscribe stops them all (journal tail, fs watchers, timers) and nothing is delivered after.
+ * With `lingerMs`, sources and watched roots nobody uses any more are kept that long before they
+ * stop, so a page reloaded or a workspace opened again finds its roots already watched (starting
+ * a watcher scans the whole root, which competes with the first requests of the page).
  * `watch(session)` registers a session's available roots: local ones are watched, SSH ones polled
  * in one round trip (SshPoller);
  * a root shared by several sessions (the global scope) is watched once, and its outside edits carry
@@ -47,6 +50,8 @@ export interface ChangeFeedOptions {
   readonly dedupeMs?: number;
   /** Quiet time per path before an outside edit is reported, ms (default 50). */
   readonly debounceMs?: number;
+  /** How long sources and roots nobody uses are kept running before they stop, ms (default 0: at once). */
+  readonly lingerMs?: number;
 }
 
 interface WatchedRoot {
@@ -54,6 +59,8 @@ interface WatchedRoot {
   readonly scope: Scope;
   refs: number;
   watcher: Pick<ExternalWatcher, 'ready' | 'close'> | null;
+  /** Set while the root lingers unused (see ChangeFeedOptions.lingerMs). */
+  linger: ReturnType<typeof setTimeout> | null;
 }
 
 /** Whether `p` is `base` or inside it. */
@@ -84,6 +91,8 @@ export class ChangeFeed {
   private readonly closing = new Set<Promise<void>>();
   private tail: JournalTail | null = null;
   private unhook: (() => void) | null = null;
+  /** Set while the sources linger with no subscriber. */
+  private stopTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly options: ChangeFeedOptions) {
     this.journal = options.journal ?? new Journal(options.home);
@@ -94,10 +103,21 @@ export class ChangeFeed {
     // A wrapper, so the same function subscribed twice is two subscriptions.
     const entry: ChangeListener = (e, o) => listener(e, o);
     this.listeners.add(entry);
-    if (this.listeners.size === 1) this.start();
+    if (this.listeners.size === 1) {
+      if (this.stopTimer) {
+        clearTimeout(this.stopTimer);
+        this.stopTimer = null;
+      } else this.start();
+    }
     return () => {
-      if (!this.listeners.delete(entry)) return;
-      if (this.listeners.size === 0) this.stop();
+      if (!this.listeners.delete(entry) || this.listeners.size > 0) return;
+      const linger = this.options.lingerMs ?? 0;
+      if (linger <= 0) return this.stop();
+      this.stopTimer = setTimeout(() => {
+        this.stopTimer = null;
+        if (this.listeners.size === 0) this.stop();
+      }, linger);
+      this.stopTimer.unref?.();
     };
   }
 
@@ -110,9 +130,14 @@ export class ChangeFeed {
       const key = `${scope}\0${b.runtime.label}\0${b.root.path}`;
       keys.push(key);
       const known = this.roots.get(key);
-      if (known) known.refs++;
-      else {
-        const root: WatchedRoot = { session, scope, refs: 1, watcher: null };
+      if (known) {
+        known.refs++;
+        if (known.linger) {
+          clearTimeout(known.linger);
+          known.linger = null;
+        }
+      } else {
+        const root: WatchedRoot = { session, scope, refs: 1, watcher: null, linger: null };
         this.roots.set(key, root);
         if (this.listeners.size > 0) this.startRoot(root);
       }
@@ -124,8 +149,16 @@ export class ChangeFeed {
       for (const key of keys) {
         const root = this.roots.get(key);
         if (!root || --root.refs > 0) continue;
-        this.roots.delete(key);
-        this.stopRoot(root);
+        const linger = this.options.lingerMs ?? 0;
+        if (linger <= 0) {
+          this.forgetRoot(key, root);
+          continue;
+        }
+        root.linger = setTimeout(() => {
+          root.linger = null;
+          if (root.refs === 0 && this.roots.get(key) === root) this.forgetRoot(key, root);
+        }, linger);
+        root.linger.unref?.();
       }
     };
   }
@@ -138,8 +171,13 @@ export class ChangeFeed {
   /** Unsubscribes everyone, forgets every watched session, and waits until all is closed. */
   async close(): Promise<void> {
     this.listeners.clear();
+    if (this.stopTimer) clearTimeout(this.stopTimer);
+    this.stopTimer = null;
     this.stop();
-    for (const root of this.roots.values()) this.stopRoot(root);
+    for (const root of this.roots.values()) {
+      if (root.linger) clearTimeout(root.linger);
+      this.stopRoot(root);
+    }
     this.roots.clear();
     while (this.closing.size > 0) await Promise.all(this.closing);
   }
@@ -175,6 +213,11 @@ export class ChangeFeed {
       seen: (e) => this.seen(e),
       ...(this.options.debounceMs !== undefined ? { debounceMs: this.options.debounceMs } : {}),
     });
+  }
+
+  private forgetRoot(key: string, root: WatchedRoot): void {
+    this.roots.delete(key);
+    this.stopRoot(root);
   }
 
   private stopRoot(root: WatchedRoot): void {
