@@ -3,7 +3,7 @@
  * system's unless Settings say otherwise) and the guard against leaving unsaved edits.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { startTransition, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useApi } from '../api/api-context';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { SettingsView } from '../features/settings/SettingsView';
@@ -66,13 +66,20 @@ export function App() {
   }
   if (list && !current) current = list[0] ? { kind: 'workspace', workspaceId: list[0].id } : { kind: 'settings' };
 
+  const go = (next: View) => {
+    // Ask for the view's list now, and switch views in a transition: the request leaves before
+    // the old view is torn down and the new one drawn, not after.
+    if (next.kind === 'workspace') void queryClient.prefetchQuery(orpc.memory.list.queryOptions({ input: { workspaceId: next.workspaceId } }));
+    startTransition(() => setView(next));
+    saveView(next);
+  };
+
   const show = (next: View) => {
     if (dirtyRef.current) {
       setPendingView(next);
       return;
     }
-    setView(next);
-    saveView(next);
+    go(next);
   };
 
   const workspace = current?.kind === 'workspace' ? list?.find((w) => w.id === current.workspaceId) : undefined;
@@ -103,8 +110,7 @@ export function App() {
           onCancel={() => setPendingView(null)}
           onConfirm={() => {
             dirtyRef.current = false;
-            setView(pendingView);
-            saveView(pendingView);
+            go(pendingView);
             setPendingView(null);
           }}
         >

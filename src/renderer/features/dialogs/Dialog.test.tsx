@@ -30,7 +30,12 @@ const exists = (b: UiBackend, rel: string) =>
     () => false,
   );
 
-const deleteButtonOf = async (name: string) => within(await screen.findByRole('treeitem', { name })).getByRole('button', { name: 'Delete' });
+/** The Delete action of a row, shown as the pointer rests on it. */
+const deleteButtonOf = async (name: string) => {
+  const row = await screen.findByRole('treeitem', { name });
+  await userEvent.hover(row);
+  return within(row).getByRole('button', { name: 'Delete' });
+};
 
 describe('delete confirmation', () => {
   it('names the file, takes the focus, and Escape cancels with nothing deleted and focus back', async () => {

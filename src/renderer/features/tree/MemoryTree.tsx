@@ -28,12 +28,16 @@ export function MemoryTree(props: MemoryTreeProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   /** The row a keyboard move went to, focused once it is rendered. */
   const focusPending = useRef<string | null>(null);
+  // Stable per rows: the virtualizer measures all rows again whenever these functions change.
+  const estimateSize = useCallback((i: number) => ROW_HEIGHT[rows[i]!.kind], [rows]);
+  const getItemKey = useCallback((i: number) => rows[i]!.id, [rows]);
+  const getScrollElement = useCallback(() => scrollRef.current, []);
   const virtualizer = useVirtualizer({
     count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => ROW_HEIGHT[rows[i]!.kind],
-    getItemKey: (i) => rows[i]!.id,
-    overscan: 12,
+    getScrollElement,
+    estimateSize,
+    getItemKey,
+    overscan: 8,
     // Before layout, assume a window's worth of height (the element's client size replaces it on mount).
     initialRect: { width: 600, height: 800 },
   });

@@ -4,7 +4,7 @@
 // "edited outside Cairn") and are cleared when the file is opened; the scanners' warning.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeBackend, renderPane, type UiBackend } from '../../../../tests/support/ui-backend';
@@ -31,7 +31,9 @@ describe('file rows', () => {
     await b.client.memory.setPinned({ workspaceId: b.workspaceId, path: `${P}/quiet.md`, pinned: true });
     await renderPane(b);
 
+    const user = userEvent.setup();
     const build = await row(`${P}/build.md`);
+    await user.hover(build);
     expect(within(build).getByText('build.md')).toBeTruthy();
     expect(within(build).getByText('How to build and test')).toBeTruthy();
     expect(within(build).getByText('Used 12× · 3 h ago')).toBeTruthy();
@@ -39,9 +41,33 @@ describe('file rows', () => {
     expect(within(build).getByRole('button', { name: 'Pin' })).toBeTruthy();
 
     const quiet = await row(`${P}/quiet.md`);
+    await user.hover(quiet);
     expect(within(quiet).getByLabelText('Pinned')).toBeTruthy();
     expect(within(quiet).getByRole('button', { name: 'Unpin' })).toBeTruthy();
     expect(within(quiet).queryByRole('button', { name: 'Pin' })).toBeNull();
+  });
+
+  it('offer their actions on the row under the pointer and the row keyboard focus is on, not on every row', async () => {
+    const user = userEvent.setup();
+    const b = await makeBackend();
+    for (const name of ['a.md', 'b.md', 'c.md']) await onDisk(b, 'project', name, name);
+    await renderPane(b);
+    const [a, bRow, c] = [await row(`${P}/a.md`), await row(`${P}/b.md`), await row(`${P}/c.md`)];
+    const actions = (r: HTMLElement) => within(r).queryAllByRole('button').map((x) => x.getAttribute('aria-label'));
+    expect(actions(bRow)).toEqual([]);
+    await user.hover(bRow);
+    expect(actions(bRow)).toEqual(['Pin', 'Rename', 'Delete']);
+    // The pointer moves on to the filter box. (happy-dom's pointer moves name the window as the
+    // element left for, so the move out is dispatched here as a browser sends it.)
+    fireEvent.mouseOut(bRow, { relatedTarget: screen.getByRole('searchbox', { name: 'Filter memories' }) });
+    expect(actions(bRow)).toEqual([]);
+    // Keyboard: the focused row has them (reachable with Tab), the others do not.
+    a.focus();
+    await user.keyboard('{ArrowDown}{ArrowDown}');
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('treeitem', { name: `${P}/c.md` })));
+    expect(actions(screen.getByRole('treeitem', { name: `${P}/c.md` }))).toEqual(['Pin', 'Rename', 'Delete']);
+    expect(actions(screen.getByRole('treeitem', { name: `${P}/a.md` }))).toEqual([]);
+    expect(c).toBeTruthy();
   });
 
   it('a file nobody used shows no usage line', async () => {
@@ -59,6 +85,7 @@ describe('file rows', () => {
     await onDisk(b, 'project', 'a.md', 'a');
     await renderPane(b);
     const a = await row(`${P}/a.md`);
+    await user.hover(a);
     await user.click(within(a).getByRole('button', { name: 'Pin' }));
     await waitFor(() => expect(within(screen.getByRole('treeitem', { name: `${P}/a.md` })).getByLabelText('Pinned')).toBeTruthy());
     expect(within(screen.getByRole('treeitem', { name: `${P}/a.md` })).getByRole('button', { name: 'Unpin' })).toBeTruthy();

@@ -1,10 +1,12 @@
 /**
  * One row of the scope tree: a scope header, a directory, a file, or a note (why a scope is empty or
  * unavailable). Memoized: a row re-renders only when its own data, its badge or its focus changes.
- * Row actions are always laid out (shown on hover and focus) so nothing shifts when they appear.
+ * Row actions (Pin, Rename, Delete) exist only on the row under the pointer and the active row
+ * (the one keyboard focus is on): a tree of thousands of files then draws a few dozen buttons, not
+ * hundreds. Their slot has a fixed width, so nothing shifts when they appear.
  */
 import { AlertTriangle, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
-import { memo } from 'react';
+import { memo, useState } from 'react';
 import { usageLine } from '../../lib/relative-time';
 import { badgeKey, useBadge } from '../changes/badge-store';
 import { SCOPE_LABELS, type MemoryFile, type Row } from './tree-model';
@@ -66,11 +68,17 @@ function FileBadges({ file, workspaceId }: { file: MemoryFile; workspaceId: stri
 }
 
 function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeRowProps) {
+  const [hovered, setHovered] = useState(false);
+  const withActions = active || hovered;
   const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT[row.kind] };
   const common = {
     'data-row-id': row.id,
     tabIndex: active ? 0 : -1,
     onFocus: () => actions.onActivate(row.id),
+    onMouseEnter: () => setHovered(true),
+    // Leaving for no element (out of the window; some synthetic moves report the window) keeps
+    // them; they stay hidden by CSS until the row is hovered or focused again.
+    onMouseLeave: (e: React.MouseEvent) => e.relatedTarget instanceof Node && setHovered(false),
     style,
   };
   switch (row.kind) {
@@ -97,13 +105,17 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
           {row.expanded ? <FolderOpen size={14} aria-hidden className="dir-icon" /> : <Folder size={14} aria-hidden className="dir-icon" />}
           <span className="name">{row.name}</span>
           <span className="count">{row.count}</span>
-          <span className="actions">
-            <button type="button" className="icon-btn" aria-label="Rename" title={`Rename or move ${row.name}`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onRename(row))}>
-              <TextCursorInput size={14} aria-hidden />
-            </button>
-            <button type="button" className="icon-btn" aria-label="Delete" title={`Delete ${row.name} and its ${row.count} files`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onDelete(row))}>
-              <Trash2 size={14} aria-hidden />
-            </button>
+          <span className="actions dir-actions">
+            {withActions && (
+              <>
+                <button type="button" className="icon-btn" aria-label="Rename" title={`Rename or move ${row.name}`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onRename(row))}>
+                  <TextCursorInput size={14} aria-hidden />
+                </button>
+                <button type="button" className="icon-btn" aria-label="Delete" title={`Delete ${row.name} and its ${row.count} files`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onDelete(row))}>
+                  <Trash2 size={14} aria-hidden />
+                </button>
+              </>
+            )}
           </span>
         </div>
       );
@@ -133,7 +145,9 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
               {usage && <span className="usage">{usage}</span>}
             </span>
           </span>
-          <span className="actions">
+          <span className="actions file-actions">
+            {withActions && (
+              <>
             <button type="button" className="icon-btn" aria-label={f.pinned ? 'Unpin' : 'Pin'} title={f.pinned ? 'Unpin: stop giving it to agents up front' : 'Pin: always give it to agents up front'} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onPin(f, !f.pinned))}>
               {f.pinned ? <PinOff size={14} aria-hidden /> : <Pin size={14} aria-hidden />}
             </button>
@@ -143,6 +157,8 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
             <button type="button" className="icon-btn" aria-label="Delete" title={`Delete ${row.name}`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onDelete(row))}>
               <Trash2 size={14} aria-hidden />
             </button>
+              </>
+            )}
           </span>
         </div>
       );

@@ -42,11 +42,15 @@ export function scopeRowId(scope: Scope): string {
   return `scope:${scope}`;
 }
 
-function compareNames(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  if (x !== y) return x < y ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
+/** Sorts by name, case-insensitive, then by code point; each name is lower-cased once, not per comparison. */
+function sortByName<T>(items: T[], nameOf: (item: T) => string): void {
+  if (items.length < 2) return;
+  const keyed = items.map((item) => {
+    const name = nameOf(item);
+    return { item, name, lower: name.toLowerCase() };
+  });
+  keyed.sort((a, b) => (a.lower !== b.lower ? (a.lower < b.lower ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (let i = 0; i < keyed.length; i++) items[i] = keyed[i]!.item;
 }
 
 function emptyDir(name: string, path: string): DirNode {
@@ -77,8 +81,8 @@ export function buildForest(files: readonly MemoryFile[]): Forest {
     dir.files.push(file);
   }
   for (const dir of dirIndex.values()) {
-    dir.dirs.sort((a, b) => compareNames(a.name, b.name));
-    dir.files.sort((a, b) => compareNames(baseName(a.path), baseName(b.path)));
+    sortByName(dir.dirs, (d) => d.name);
+    sortByName(dir.files, (f) => baseName(f.path));
   }
   return forest;
 }
