@@ -130,6 +130,12 @@ export class UsageStore {
   private pending: UsageOp[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /**
+   * The last parse of the file and the identity it had (inode, size, mtime): the file is only ever
+   * replaced whole by a rename (a new inode), so an unchanged identity means unchanged content and
+   * a search or context build does not parse it again.
+   */
+  private parsed: { ino: number; size: number; mtimeNs: bigint; map: UsageMap } | null = null;
 
   constructor(readonly home: string) {
     this.file = path.join(home, FILE_NAME);
@@ -170,14 +176,23 @@ export class UsageStore {
     return applyUsageOps(this.readFile(), this.pending);
   }
 
+  /** The stored stats, a fresh map the caller may change. */
   private readFile(): UsageMap {
+    const st = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
+    if (!st) return new Map();
+    const cached = this.parsed;
+    if (cached && cached.ino === Number(st.ino) && cached.size === Number(st.size) && cached.mtimeNs === st.mtimeNs) return new Map(cached.map);
     let text: string;
     try {
       text = fs.readFileSync(this.file, 'utf8');
     } catch {
       return new Map();
     }
-    return parseUsageFile(text);
+    const map = parseUsageFile(text);
+    // Kept only when the file read is the one stat saw (not replaced in between).
+    const after = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
+    this.parsed = after && after.ino === st.ino && after.size === st.size && after.mtimeNs === st.mtimeNs ? { ino: Number(st.ino), size: Number(st.size), mtimeNs: st.mtimeNs, map } : null;
+    return new Map(map);
   }
 
   private async merge(ops: readonly UsageOp[]): Promise<void> {

@@ -134,7 +134,7 @@ function resolveDeepest(target: string, stop: string): { real: string; missing: 
  * Removes temp files left by a writer that died mid-write. Callers hold the scope lock, and every
  * writer of the root takes that lock, so any temp file present now belongs to a dead writer.
  */
-function removeStaleTemps(dir: string): void {
+function removeStaleTemps(dir: string, own: string): void {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -142,7 +142,7 @@ function removeStaleTemps(dir: string): void {
     return;
   }
   for (const name of names) {
-    if (name.startsWith(TEMP_PREFIX)) {
+    if (name.startsWith(TEMP_PREFIX) && name !== own) {
       try {
         fs.unlinkSync(path.join(dir, name));
       } catch {}
@@ -393,12 +393,16 @@ export class LocalRuntime implements Runtime {
         const existing = lstatOrNull(target);
         if (existing && options.exclusive) throw new RuntimeError('EEXIST');
         if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-        removeStaleTemps(dir);
-        const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+        const tempName = `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
+        const temp = path.join(dir, tempName);
         const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
         try {
           for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written);
-          await fsync(fd);
+          const flushed = fsync(fd);
+          // While the thread pool waits for the disk: temp files of dead writers go (still under
+          // the lock, before the rename).
+          removeStaleTemps(dir, tempName);
+          await flushed;
         } catch (err) {
           fs.closeSync(fd);
           fs.rmSync(temp, { force: true });
