@@ -89,7 +89,8 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
       annotations: { title: 'Memory', readOnlyHint: mode === 'explore', destructiveHint: mode !== 'explore', idempotentHint: false, openWorldHint: false },
     },
     async (args) => {
-      const result = await service.execute(args, session, { mode, actor: 'agent' });
+      // The change event (journal append, notifications) follows the answer instead of delaying it.
+      const result = await service.execute(args, session, { mode, actor: 'agent', deferEvents: true });
       return { content: [{ type: 'text', text: result.output }], isError: !result.ok };
     },
   );

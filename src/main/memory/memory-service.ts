@@ -56,6 +56,13 @@ export interface MemorySession {
 export interface ExecuteOptions {
   readonly mode: Mode;
   readonly actor: Actor;
+  /**
+   * Deliver this command's change event (listeners and the journal append) just after the command
+   * resolves, once the caller has had the microtasks to send its answer (an MCP host: the answer
+   * goes out first, then the event, in a setImmediate). Events keep their order: an event emitted
+   * without deferral first delivers any deferred ones. Default: delivered before resolving.
+   */
+  readonly deferEvents?: boolean;
 }
 
 export type SaveOutcome =
@@ -95,6 +102,9 @@ export class MemoryService {
   private readonly emitter = new EventEmitter();
   private readonly usage: UsageStore | undefined;
   private readonly journal: Journal | undefined;
+  /** Change events deferred by ExecuteOptions.deferEvents, in order. */
+  private deferred: MemoryChangeEvent[] = [];
+  private deferredScheduled = false;
 
   constructor(options: MemoryServiceOptions = {}) {
     this.usage = options.usage;
@@ -184,16 +194,49 @@ export class MemoryService {
     return b;
   }
 
-  private emit(session: MemorySession, options: ExecuteOptions, event: Pick<MemoryChangeEvent, 'scope' | 'path' | 'op' | 'sha256'> & { oldPath?: string }): void {
-    const full: MemoryChangeEvent = {
+  /** Emits the change event of a write (`data`: the bytes written, or their sha256; null for none). */
+  private emit(
+    session: MemorySession,
+    options: ExecuteOptions,
+    event: Pick<MemoryChangeEvent, 'scope' | 'path' | 'op'> & { oldPath?: string },
+    data: Uint8Array | string | null,
+  ): void {
+    const at = new Date().toISOString();
+    const full = (): MemoryChangeEvent => ({
       ...event,
+      sha256: data === null || typeof data === 'string' ? data : sha256(data),
       actor: options.actor,
       workspaceId: session.workspaceId,
       projectId: session.projectId,
-      at: new Date().toISOString(),
-    };
+      at,
+    });
+    if (options.deferEvents) {
+      this.deferred.push(full());
+      if (!this.deferredScheduled) {
+        this.deferredScheduled = true;
+        setImmediate(this.deliverDeferred);
+      }
+      return;
+    }
+    this.deliverDeferred();
+    this.deliver(full(), false);
+  }
+
+  private readonly deliverDeferred = (): void => {
+    this.deferredScheduled = false;
+    const events = this.deferred;
+    if (events.length === 0) return;
+    this.deferred = [];
+    for (const e of events) this.deliver(e, true);
+  };
+
+  /** To the in-process listeners, then the journal. A listener's error is thrown, or reported when deferred (nobody to throw to). */
+  private deliver(full: MemoryChangeEvent, report: boolean): void {
     try {
       this.emitter.emit('change', full);
+    } catch (err) {
+      if (!report) throw err;
+      process.stderr.write(`cairn: a change listener failed: ${(err as Error)?.stack ?? String(err)}\n`);
     } finally {
       // After the in-process listeners, even if one throws; append never throws.
       this.journal?.append(full);
@@ -333,7 +376,7 @@ export class MemoryService {
       target.path,
     );
     this.recordUse(session, target, options.actor);
-    this.emit(session, options, { scope: target.scope, path: target.path, op: 'create', sha256: sha256(data) });
+    this.emit(session, options, { scope: target.scope, path: target.path, op: 'create' }, data);
     return createdText(target.path);
   }
 
@@ -392,7 +435,7 @@ export class MemoryService {
       return { content: next, result: editedSnippetText(next, lineOf(content, at), newStr.split('\n').length) };
     });
     this.recordUse(session, target, options.actor);
-    this.emit(session, options, { scope: target.scope, path: target.path, op: 'update', sha256: sha256(data) });
+    this.emit(session, options, { scope: target.scope, path: target.path, op: 'update' }, data);
     return result;
   }
 
@@ -404,7 +447,7 @@ export class MemoryService {
       return { content: lines.join('\n'), result: insertedText(target.path) };
     });
     this.recordUse(session, target, options.actor);
-    this.emit(session, options, { scope: target.scope, path: target.path, op: 'update', sha256: sha256(data) });
+    this.emit(session, options, { scope: target.scope, path: target.path, op: 'update' }, data);
     return result;
   }
 
@@ -427,7 +470,7 @@ export class MemoryService {
     );
     const id = memoryIdentity(target.scope, session, target.segments);
     this.recordOp(id === null ? null : { type: 'delete', id });
-    this.emit(session, options, { scope: target.scope, path: target.path, op: 'delete', sha256: null });
+    this.emit(session, options, { scope: target.scope, path: target.path, op: 'delete' }, null);
     return deletedText(target.path);
   }
 
@@ -454,7 +497,7 @@ export class MemoryService {
     const from = memoryIdentity(source.scope, session, source.segments);
     const to = memoryIdentity(dest.scope, session, dest.segments);
     this.recordOp(from === null || to === null ? null : { type: 'move', from, to });
-    this.emit(session, options, { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename', sha256: null });
+    this.emit(session, options, { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename' }, null);
     return renamedText(source.path, dest.path);
   }
 
@@ -518,7 +561,7 @@ export class MemoryService {
     );
     if (outcome.status === 'ok') {
       this.recordUse(session, target, options.actor);
-      this.emit(session, options, { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update', sha256: outcome.sha256 });
+      this.emit(session, options, { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update' }, outcome.sha256);
     }
     return outcome;
   }
