@@ -4,7 +4,14 @@
  * sandbox home holding 3 scopes x 1000 files (written straight to the roots, with frontmatter
  * descriptions, most in subdirectories, a tenth with usage stats).
  *
- * Part 1, first render: fresh page loads of the workspace (a new tab each, so the renderer's
+ * Part 1, first render of the tree, where a person meets it: a page showing a small workspace (its
+ * global scope drawn), then a click on the 3000-file workspace in the sidebar; from the click
+ * event's timeStamp to the first frame with a row of that tree painted, and to the main thread
+ * going quiet after it (see "Interactive" below). A fresh page per open, so the list is fetched,
+ * built and drawn from scratch; the first open is also the first time the server watches the
+ * workspace's roots, reported apart as "cold". This is the target's figure.
+ *
+ * Part 1b, page load to the tree (no target; the page's own start-up shows here): fresh page loads of the workspace (a new tab each, so the renderer's
  * bundle comes from the HTTP cache after the first, cold, load). Measured in the page, on its clock
  * (0 = navigation start): a MutationObserver sees the first file row (role `treeitem`) inside the
  * role `tree`; then requestAnimationFrame and a message posted from it mark the end of the frame
@@ -15,6 +22,7 @@
  * its "ready" (the server watches the roots before the UI asks for the list), memory.list sent and
  * answered, and the paint. The figure reported is the median of the warm loads; the cold one beside.
  * For context, the raw `memory.list` call over HTTP from Node (no browser) is timed as well.
+ * BENCH_UI_OPENS (default 7) sizes part 1, BENCH_UI_LOADS (default 7) part 1b.
  *
  * Part 2, agent write -> "agent edited" badge painted: the page shows the workspace, the filter box
  * narrows the tree to the file about to be written (so its row is in view: the list is
@@ -29,7 +37,7 @@
  * round trips (the midpoint of the fastest of several), before and after the writes.
  *
  * Run alone with `npx tsx bench/ui.ts` (after `make build`); bench/run.ts runs it as a section.
- * BENCH_UI_LOADS (default 7) sizes part 1, BENCH_UI_WRITES (default 20) part 2's jsonl writes and
+ * BENCH_UI_WRITES (default 20) sizes part 2's jsonl writes and
  * BENCH_UI_SPAWN_WRITES (default 5) its per-process writes.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -69,7 +77,14 @@ export interface UiBenchResult {
   loads: number;
   firstRender: {
     /** Opening the big workspace in a running page (click in the sidebar): the target's figure. */
-    open: { paintedMs: UiStats; interactiveMs: UiStats; listSentMs: UiStats | null; listAnsweredMs: UiStats | null };
+    open: {
+      /** The first open: the server starts watching the workspace's roots meanwhile. */
+      cold: { painted: number; interactive: number };
+      paintedMs: UiStats;
+      interactiveMs: UiStats;
+      listSentMs: UiStats | null;
+      listAnsweredMs: UiStats | null;
+    };
     opens: number;
     /** The first load in the browser (nothing cached). */
     coldMs: { painted: number; interactive: number };
@@ -360,6 +375,8 @@ export async function openOnce(context: Awaited<ReturnType<typeof launchBrowser>
     await page.locator('[role="tree"] [role="treeitem"][aria-label^="/memories/global/"]').first().waitFor({ timeout: 15_000 });
     await page.locator('.live-indicator.live').waitFor({ timeout: 15_000 });
     await page.waitForTimeout(QUIET_MS);
+    // Playwright injects its polling helper on the first wait: done now, not inside the measurement.
+    await page.waitForFunction(() => true);
     await page.evaluate(`(() => {
       const o = (window.__open = { clickAt: null, paintedAt: null });
       document.addEventListener('click', (e) => { if (o.clickAt === null) o.clickAt = e.timeStamp; }, { capture: true, once: true });
@@ -554,12 +571,14 @@ export async function runUiBench(): Promise<UiBenchResult> {
     browser = await launchBrowser();
     await browser.context.addInitScript({ content: PAGE_PROBE });
     process.stderr.write(`ui: first render of ${SCOPES.length * FILES_PER_SCOPE} files, 1 cold + ${loads} warm page loads\n`);
+    // Opens first: the first is the first time the server watches the big workspace's roots (cold).
+    process.stderr.write(`ui: first render of the tree in the running app, 1 cold + ${opens} opens of the ${SCOPES.length * FILES_PER_SCOPE}-file workspace from the sidebar\n`);
+    const coldOpen = await openOnce(browser.context, server.address, small, 'widgets');
+    const openSamples: OpenSample[] = [];
+    for (let i = 0; i < opens; i++) openSamples.push(await openOnce(browser.context, server.address, small, 'widgets'));
     const cold = await loadOnce(browser.context, server.address);
     const samples: LoadSample[] = [];
     for (let i = 0; i < loads; i++) samples.push(await loadOnce(browser.context, server.address));
-    process.stderr.write(`ui: first render of the tree in the running app, ${opens} opens of the ${SCOPES.length * FILES_PER_SCOPE}-file workspace from the sidebar\n`);
-    const openSamples: OpenSample[] = [];
-    for (let i = 0; i < opens; i++) openSamples.push(await openOnce(browser.context, server.address, small, 'widgets'));
 
     // Part 2: one page on the workspace, badges live.
     process.stderr.write(`ui: agent write -> badge painted, ${writes} writes through cairn tool --jsonl (+${BADGE_WARMUP} warm-up), ${spawnWrites} through a process each\n`);
@@ -621,6 +640,7 @@ export async function runUiBench(): Promise<UiBenchResult> {
     const interactive = stats(samples.map((s) => s.interactive));
     const finite = (xs: (number | null)[]) => xs.filter((x): x is number => x !== null && Number.isFinite(x));
     const open = {
+      cold: { painted: coldOpen.painted, interactive: coldOpen.interactive },
       paintedMs: stats(openSamples.map((s) => s.painted)),
       interactiveMs: stats(openSamples.map((s) => s.interactive)),
       listSentMs: finite(openSamples.map((s) => s.listSent)).length ? stats(finite(openSamples.map((s) => s.listSent))) : null,
@@ -694,18 +714,21 @@ export function formatUiBench(r: UiBenchResult): string {
   };
   const out: string[] = [];
   const o = f.open;
-  const srow = (name: string, s: UiStats | null, t: string[] = ['', '']) => (s ? [name, ms(s.median), ms(s.p95), ms(s.min), ms(s.max), ...t] : [name, '-', '-', '-', '-', ...t]);
-  out.push(`\nUI first render of the tree in the running app (${r.files} files, list ${(r.listBytes / 1024).toFixed(0)} KiB; ${f.opens} opens; ms from the click on the workspace, page clock)`);
+  const srow = (name: string, s: UiStats | null, cold: number | null, t: string[] = ['', '']) =>
+    s ? [name, ms(s.median), ms(s.p95), ms(s.min), ms(s.max), cold === null ? '' : ms(cold), ...t] : [name, '-', '-', '-', '-', '', ...t];
+  out.push(
+    `\nUI first render of the tree in the running app (${r.files} files, list ${(r.listBytes / 1024).toFixed(0)} KiB; ${f.opens} opens + 1 cold, the first since the server started; ms from the click on the workspace, page clock)`,
+  );
   out.push(
     table(
       [
-        ['measure', 'median', 'p95', 'min', 'max', 'target', 'met?'],
-        srow('  memory.list sent', o.listSentMs),
-        srow('  memory.list answered', o.listAnsweredMs),
-        srow('tree painted (first frame with rows)', o.paintedMs),
-        srow('tree painted and interactive', o.interactiveMs, target('ui_first_render')),
+        ['measure', 'median', 'p95', 'min', 'max', 'cold', 'target', 'met?'],
+        srow('  memory.list sent', o.listSentMs, null),
+        srow('  memory.list answered', o.listAnsweredMs, null),
+        srow('tree painted (first frame with rows)', o.paintedMs, o.cold.painted),
+        srow('tree painted and interactive', o.interactiveMs, o.cold.interactive, target('ui_first_render')),
       ],
-      new Set([1, 2, 3, 4]),
+      new Set([1, 2, 3, 4, 5]),
     ),
   );
   out.push(

@@ -8,7 +8,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiProvider, errorMessage, makeApi, makeQueryClient } from './api/api-context';
 import { connect } from './api/client';
-import { App } from './app/App';
+import { App, prefetchFirstView } from './app/App';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
@@ -33,9 +33,11 @@ async function start(): Promise<void> {
   );
   try {
     const api = makeApi(await connect());
+    const queryClient = makeQueryClient();
+    prefetchFirstView(api, queryClient);
     root.render(
       <StrictMode>
-        <QueryClientProvider client={makeQueryClient()}>
+        <QueryClientProvider client={queryClient}>
           <ApiProvider api={api}>
             <App />
           </ApiProvider>

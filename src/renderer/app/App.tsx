@@ -2,9 +2,9 @@
  * The window: the sidebar (workspaces, Settings) and the selected view. Owns the theme (the
  * system's unless Settings say otherwise) and the guard against leaving unsaved edits.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { startTransition, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { useApi } from '../api/api-context';
+import { type Api, useApi } from '../api/api-context';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { SettingsView } from '../features/settings/SettingsView';
 import { AddWorkspaceDialog } from '../features/workspaces/AddWorkspaceDialog';
@@ -24,6 +24,17 @@ function useSystemDark(): boolean {
   );
 }
 
+/**
+ * What the window shows first, asked for as soon as the API is connected (before the first render):
+ * the workspaces, the settings, and the memory list of the view shown last time.
+ */
+export function prefetchFirstView(api: Api, queryClient: QueryClient): void {
+  void queryClient.prefetchQuery(api.orpc.workspaces.list.queryOptions());
+  void queryClient.prefetchQuery(api.orpc.settings.get.queryOptions());
+  const first = loadView();
+  if (first) void queryClient.prefetchQuery(api.orpc.memory.list.queryOptions({ input: { workspaceId: first.kind === 'workspace' ? first.workspaceId : null } }));
+}
+
 export function App() {
   const { orpc } = useApi();
   const workspaces = useQuery(orpc.workspaces.list.queryOptions());
@@ -33,14 +44,6 @@ export function App() {
   const dark = theme === 'dark' || (theme === 'system' && systemDark);
   const [view, setView] = useState<View | null>(loadView);
   const queryClient = useQueryClient();
-  // The last view's memory list is asked for at once, beside the workspaces, not after them.
-  useEffect(() => {
-    const first = loadView();
-    if (!first) return;
-    const workspaceId = first.kind === 'workspace' ? first.workspaceId : null;
-    void queryClient.prefetchQuery(orpc.memory.list.queryOptions({ input: { workspaceId } }));
-    // Once, at start.
-  }, []);
   const [adding, setAdding] = useState(false);
   const [pendingView, setPendingView] = useState<View | null>(null);
   const dirtyRef = useRef(false);
@@ -65,6 +68,13 @@ export function App() {
     if (!list.some((w) => w.id === id)) current = null;
   }
   if (list && !current) current = list[0] ? { kind: 'workspace', workspaceId: list[0].id } : { kind: 'settings' };
+  // The workspace shown is remembered even when it was not chosen (the first one), so the next
+  // start asks for its list at once. (Settings only when chosen: a first workspace added later
+  // should then show up by itself.)
+  const shownWorkspace = current?.kind === 'workspace' ? current.workspaceId : null;
+  useEffect(() => {
+    if (shownWorkspace) saveView({ kind: 'workspace', workspaceId: shownWorkspace });
+  }, [shownWorkspace]);
 
   const go = (next: View) => {
     // Ask for the view's list now, and switch views in a transition: the request leaves before

@@ -47,6 +47,13 @@ export function useChangeStream(workspaceId: string | null): StreamState {
     let attempt = 0;
     const listKey = orpc.memory.list.queryKey({ input: { workspaceId } });
     const invalidate = () => void queryClient.invalidateQueries({ queryKey: listKey });
+    // On `ready`: a list already on its way is let through and shown (cancelling it would make
+    // the first paint wait for a second one), then the list is asked for again, since the one on
+    // its way may have been read before the server was watching.
+    const reload = async () => {
+      if (queryClient.getQueryState(listKey)?.fetchStatus === 'fetching') await queryClient.refetchQueries({ queryKey: listKey }, { cancelRefetch: false });
+      if (!controller.signal.aborted) invalidate();
+    };
 
     const run = async () => {
       setState('connecting');
@@ -56,7 +63,7 @@ export function useChangeStream(workspaceId: string | null): StreamState {
           if (item.type === 'ready') {
             attempt = 0;
             setState('live');
-            invalidate();
+            void reload();
             continue;
           }
           applyBadges(badgeStore, workspaceId, item);
