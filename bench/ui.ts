@@ -369,10 +369,11 @@ interface OpenSample {
 export async function openOnce(context: Awaited<ReturnType<typeof launchBrowser>>['context'], address: string, small: { id: string; name: string }, big: string): Promise<OpenSample> {
   const page = await context.newPage();
   try {
+    // The app opens on the view it showed last: the small workspace, set before its scripts run.
+    await page.addInitScript(`localStorage.setItem('cairn.view', ${JSON.stringify(JSON.stringify({ kind: 'workspace', workspaceId: small.id }))})`);
     await page.goto(address);
-    await page.evaluate(`localStorage.setItem('cairn.view', ${JSON.stringify(JSON.stringify({ kind: 'workspace', workspaceId: small.id }))})`);
-    await page.reload();
     await page.locator('[role="tree"] [role="treeitem"][aria-label^="/memories/global/"]').first().waitFor({ timeout: 15_000 });
+    if ((await page.locator(`[role="tree"][aria-label="Memory files (${SCOPES.length * FILES_PER_SCOPE})"]`).count()) > 0) throw new Error('the page opened on the big workspace, not on the small one');
     await page.locator('.live-indicator.live').waitFor({ timeout: 15_000 });
     await page.waitForTimeout(QUIET_MS);
     // Playwright injects its polling helper on the first wait: done now, not inside the measurement.

@@ -4,7 +4,7 @@
  * collapses (or steps out), Home/End, Enter opens a file or toggles a directory, F2 renames, Delete
  * asks to delete. The active row holds the focus (roving tabindex).
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { observeElementRect, useVirtualizer, type Rect, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef } from 'react';
 import type { MemoryFile, Row } from './tree-model';
 import { ROW_HEIGHT, TreeRow, type RowActions } from './TreeRow';
@@ -23,6 +23,18 @@ export interface MemoryTreeProps {
   onRename: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
 }
 
+/**
+ * The tree's last measured size. A tree drawn again (another workspace, the same window) starts
+ * from it, so its first frame already holds the rows in view and needs no second pass once the
+ * element is measured.
+ */
+let lastRect: Rect = { width: 600, height: 800 };
+const observeRect = (instance: Virtualizer<HTMLDivElement, Element>, cb: (rect: Rect) => void) =>
+  observeElementRect(instance, (rect) => {
+    lastRect = rect;
+    cb(rect);
+  });
+
 export function MemoryTree(props: MemoryTreeProps) {
   const { rows, activeId } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -38,8 +50,9 @@ export function MemoryTree(props: MemoryTreeProps) {
     estimateSize,
     getItemKey,
     overscan: 8,
-    // Before layout, assume a window's worth of height (the element's client size replaces it on mount).
-    initialRect: { width: 600, height: 800 },
+    // Before layout: the last tree's size (the element's own replaces it on mount).
+    initialRect: lastRect,
+    observeElementRect: observeRect,
   });
 
   const activeIndex = Math.max(0, activeId === null ? 0 : rows.findIndex((r) => r.id === activeId));
