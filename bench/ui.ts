@@ -47,6 +47,8 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
+import { StandardRPCJsonSerializer } from '@orpc/client/standard';
+import { apiJsonSerializers } from '../src/common/api/wire';
 import { SCOPES, type Scope } from '../src/common/memory/constants';
 import { memoryIdentity } from '../src/common/memory/identity';
 import type { UsageStats } from '../src/common/memory/usage';
@@ -240,6 +242,9 @@ export async function startServer(home: string, cli = BUILT_CLI): Promise<Server
   };
 }
 
+/** Reads answers as the app does (the memory list comes column by column: src/common/api/wire.ts). */
+const wireSerializer = new StandardRPCJsonSerializer({ customJsonSerializers: apiJsonSerializers });
+
 export async function rpc(server: Server, procedure: string, input: unknown): Promise<{ json: unknown; bytes: number }> {
   const res = await fetch(`${server.origin}/api/rpc/${procedure}`, {
     method: 'POST',
@@ -248,7 +253,8 @@ export async function rpc(server: Server, procedure: string, input: unknown): Pr
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${procedure}: HTTP ${res.status}: ${text.slice(0, 300)}`);
-  return { json: (JSON.parse(text) as { json: unknown }).json, bytes: Buffer.byteLength(text) };
+  const body = JSON.parse(text) as { json: unknown; meta?: [number, ...(string | number)[]][] };
+  return { json: wireSerializer.deserialize(body.json, body.meta ?? []), bytes: Buffer.byteLength(text) };
 }
 
 // ---- the page ----

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { RPCHandler as HttpRpcHandler } from '@orpc/server/node';
 import { RPCHandler as WsRpcHandler } from '@orpc/server/ws';
+import { apiJsonSerializers } from '../../common/api/wire';
 import { WebSocketServer } from 'ws';
 import { API_HTTP_PATH, API_WS_PATH, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../common/api/transport';
 import { createMcpHttpEndpoint, MCP_HTTP_PATH } from '../mcp/http-endpoint';
@@ -68,8 +69,8 @@ function sameToken(given: string, token: string): boolean {
 
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const token = options.token ?? randomBytes(24).toString('base64url');
-  const httpRpc = new HttpRpcHandler(router);
-  const wsRpc = new WsRpcHandler(router);
+  const httpRpc = new HttpRpcHandler(router, { customJsonSerializers: apiJsonSerializers });
+  const wsRpc = new WsRpcHandler(router, { customJsonSerializers: apiJsonSerializers });
   let port = options.port;
   const mcpToken = options.mcp ? (options.mcp.token ?? loadOrCreateMcpToken(options.mcp.home)) : null;
   const mcp = options.mcp ? createMcpHttpEndpoint({ ...options.mcp, context: options.context }) : null;

@@ -12,6 +12,7 @@ import { RPCHandler } from '@orpc/server/message-port';
 import { app, BrowserWindow, Menu, MessageChannelMain, session, shell, type MenuItemConstructorOptions } from 'electron';
 import { createHostContext } from '../api/host-context';
 import { router } from '../api/router';
+import { apiJsonSerializers } from '../../common/api/wire';
 import { startWebServer, type WebServer } from '../api/web-server';
 import { resolveHome } from '../workspaces/identity';
 import { loadWindowState, saveWindowState } from './window-state';
@@ -19,7 +20,7 @@ import { loadWindowState, saveWindowState } from './window-state';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const home = resolveHome();
 const context = createHostContext(home);
-const rpc = new RPCHandler(router);
+const rpc = new RPCHandler(router, { customJsonSerializers: apiJsonSerializers });
 let web: WebServer | null = null;
 
 function menu(): Menu {

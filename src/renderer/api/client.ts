@@ -10,6 +10,7 @@ import { RPCLink as WebSocketLink } from '@orpc/client/websocket';
 import type { ContractRouterClient } from '@orpc/contract';
 import type { contract } from '../../common/api/contract';
 import { API_WS_PATH, wsProtocols } from '../../common/api/transport';
+import { apiJsonSerializers } from '../../common/api/wire';
 
 export type ApiClient = ContractRouterClient<typeof contract>;
 
@@ -45,7 +46,7 @@ export async function connect(): Promise<ApiClient> {
   if (window.location.protocol === 'file:') {
     const port = await electronPort();
     port.start();
-    return createORPCClient<ApiClient>(new MessagePortLink({ port }));
+    return createORPCClient<ApiClient>(new MessagePortLink({ port, customJsonSerializers: apiJsonSerializers }));
   }
   const token = takeToken();
   if (!token) throw new MissingTokenError('Open the address `cairn serve` printed: it carries the access token.');
@@ -55,5 +56,5 @@ export async function connect(): Promise<ApiClient> {
     websocket.addEventListener('open', () => resolve(), { once: true });
     websocket.addEventListener('error', () => reject(new Error('Cairn refused the connection: the token may be stale. Open the address `cairn serve` printed.')), { once: true });
   });
-  return createORPCClient<ApiClient>(new WebSocketLink({ websocket }));
+  return createORPCClient<ApiClient>(new WebSocketLink({ websocket, customJsonSerializers: apiJsonSerializers }));
 }
