@@ -305,8 +305,18 @@ interface ProbeState {
 }
 
 /** Milestones of one load, ms from navigation start (page clock); null when not seen. */
-const MILESTONES = ['domContentLoaded', 'wsOpen', 'onChangeSent', 'ready', 'listSent', 'listAnswered', 'painted'] as const;
+const MILESTONES = ['domContentLoaded', 'wsOpen', 'listSent', 'onChangeSent', 'listAnswered', 'ready', 'painted'] as const;
 type Milestone = (typeof MILESTONES)[number];
+/** What each milestone waits for: its step is measured from there (the list and the stream go side by side). */
+const MILESTONE_AFTER: Record<Milestone, Milestone | null> = {
+  domContentLoaded: null,
+  wsOpen: 'domContentLoaded',
+  listSent: 'wsOpen',
+  onChangeSent: 'wsOpen',
+  listAnswered: 'listSent',
+  ready: 'onChangeSent',
+  painted: 'listAnswered',
+};
 
 interface LoadSample {
   painted: number;
@@ -520,8 +530,8 @@ const edit = (file: string) => ({ command: 'str_replace', path: file, old_str: '
 
 function milestones(samples: readonly LoadSample[]): UiBenchResult['firstRender']['milestonesMs'] {
   const out = {} as UiBenchResult['firstRender']['milestonesMs'];
-  MILESTONES.forEach((m, i) => {
-    const prev = i > 0 ? MILESTONES[i - 1]! : null;
+  MILESTONES.forEach((m) => {
+    const prev = MILESTONE_AFTER[m];
     const ats = samples.map((s) => s.at[m]).filter((x): x is number => x !== null && Number.isFinite(x));
     const steps = samples.map((s) => (s.at[m] === null ? null : s.at[m]! - (prev ? (s.at[prev] ?? NaN) : 0))).filter((x): x is number => x !== null && Number.isFinite(x));
     out[m] = ats.length && steps.length ? { at: median(ats), step: median(steps) } : null;
@@ -534,7 +544,7 @@ const MILESTONE_LABELS: Record<Milestone, string> = {
   wsOpen: 'API WebSocket open',
   onChangeSent: 'memory.onChange sent (after workspaces.list)',
   ready: 'onChange "ready" (server watching the 3 roots)',
-  listSent: 'memory.list sent',
+  listSent: 'memory.list sent (the last view\'s, at once)',
   listAnswered: 'memory.list answered (server + transfer)',
   painted: 'tree painted (parse, build, render, paint)',
 };
@@ -752,10 +762,10 @@ export function formatUiBench(r: UiBenchResult): string {
       new Set([1, 2, 3, 4, 5]),
     ),
   );
-  out.push('where the time goes (warm loads, medians): at = ms from navigation start, step = from the line above');
+  out.push('where the time goes (warm loads, medians): at = ms from navigation start, step = from the milestone it waits for (in brackets)');
   out.push(
     table(
-      [['milestone', 'at', 'step'], ...MILESTONES.map((m) => [`  ${MILESTONE_LABELS[m]}`, ms(f.milestonesMs[m]?.at ?? NaN), ms(f.milestonesMs[m]?.step ?? NaN)])],
+      [['milestone', 'at', 'step'], ...MILESTONES.map((m) => [`  ${MILESTONE_LABELS[m]}${MILESTONE_AFTER[m] ? ` [${MILESTONE_AFTER[m]}]` : ''}`, ms(f.milestonesMs[m]?.at ?? NaN), ms(f.milestonesMs[m]?.step ?? NaN)])],
       new Set([1, 2]),
     ),
   );
