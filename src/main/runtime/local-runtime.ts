@@ -85,6 +85,8 @@ function lstatOrNull(p: string): fs.Stats | null {
 
 function realpathOrNull(p: string): string | null {
   try {
+    // A stat that does not throw tells a missing path more cheaply than realpath's exception.
+    if (fs.statSync(p, { throwIfNoEntry: false }) === undefined) return null;
     return realpath(p);
   } catch (err) {
     if (errno(err) === 'ENOENT') return null;
@@ -116,17 +118,21 @@ function resolveDeepest(target: string, stop: string): { real: string; missing: 
   const missing: string[] = [];
   let current = target;
   for (;;) {
+    let code: string;
     try {
-      return { real: realpath(current), missing };
+      // A missing path is told by a stat that does not throw (an exception costs more than the
+      // call); realpath then runs once, on the deepest ancestor that exists.
+      if (fs.statSync(current, { throwIfNoEntry: false }) !== undefined) return { real: realpath(current), missing };
+      code = 'ENOENT';
     } catch (err) {
-      const code = errno(err);
-      if (code === 'ENOTDIR') throw new RuntimeError('ENOTDIR');
-      if (code !== 'ENOENT') throw toRuntimeError(err);
-      const parent = path.dirname(current);
-      if (current === stop || parent === current) throw new RuntimeError('ENOENT');
-      missing.unshift(path.basename(current));
-      current = parent;
+      code = errno(err);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw toRuntimeError(err);
     }
+    if (code === 'ENOTDIR') throw new RuntimeError('ENOTDIR');
+    const parent = path.dirname(current);
+    if (current === stop || parent === current) throw new RuntimeError('ENOENT');
+    missing.unshift(path.basename(current));
+    current = parent;
   }
 }
 
@@ -162,7 +168,8 @@ function tempName(suffix = ''): string {
 
 /**
  * Unlinks `name` in the directory reached through `dir` (a pinned /proc/self/fd path or a checked
- * real path) after the current command has answered, on the thread pool.
+ * real path) on the thread pool, once this process's writes pause for RECLAIM_DELAY_MS (so after
+ * the command's answer, and out of the way of the next command of a run).
  *
  * Why: on ext4, dropping a file's last link frees its blocks, which waits on the journal commit
  * the write's fsync just started (0.3-0.6 ms, against tens of microseconds for a rename onto a new
@@ -186,12 +193,53 @@ function reclaimLater(dir: string, name: string): void {
     }
   }
   reclaiming.add(name);
-  setImmediate(() => {
+  pendingReclaims.push({ name, via, fd });
+  // Once writes pause for RECLAIM_DELAY_MS (an agent's edits come in runs), rather than at once:
+  // the next command of a run should not share the disk's journal with these unlinks.
+  if (pendingReclaims.length >= RECLAIM_MAX_PENDING) reclaimNow();
+  else if (reclaimTimer) reclaimTimer.refresh();
+  else reclaimTimer = setTimeout(reclaimNow, RECLAIM_DELAY_MS);
+}
+
+const RECLAIM_DELAY_MS = 20;
+/** Never more pending than this (each holds a directory descriptor). */
+const RECLAIM_MAX_PENDING = 64;
+let pendingReclaims: Array<{ name: string; via: string; fd: number | null }> = [];
+let reclaimTimer: NodeJS.Timeout | null = null;
+
+function reclaimNow(): void {
+  if (reclaimTimer) clearTimeout(reclaimTimer);
+  reclaimTimer = null;
+  const batch = pendingReclaims;
+  pendingReclaims = [];
+  for (const { name, via, fd } of batch) {
     fs.unlink(path.join(via, name), () => {
       reclaiming.delete(name);
       if (fd !== null) fs.close(fd, () => {});
     });
-  });
+  }
+}
+
+/** Files under `rootReal` (hidden names and node_modules skipped), counted up to `limit`. */
+function countFilesIn(rootReal: string, limit: number): number {
+  let count = 0;
+  const walk = (dir: string): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (count >= limit) return;
+      // Cheaper than isListedName, and stricter: a file with a hostile name counts too.
+      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+      if (e.isFile()) count++;
+      else if (e.isDirectory()) walk(path.join(dir, e.name));
+    }
+  };
+  walk(rootReal);
+  return count;
 }
 
 export interface LocalRuntimeOptions {
@@ -419,20 +467,30 @@ export class LocalRuntime implements Runtime {
   }
 
   async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
+    // When the parent directory exists, the scope's files are counted while the temp file's fsync
+    // runs (nothing visible exists before the count: the temp file is hidden and removed if the
+    // scope is full). Otherwise first, so that a full scope gets no new directory either.
+    const rootReal = this.resolveRoot(root, false);
+    const parent = rootReal === null ? undefined : fs.statSync(path.join(rootReal, ...rel.slice(0, -1)), { throwIfNoEntry: false });
+    if (parent?.isDirectory()) return this.write(root, rel, data, { exclusive: true, maxFiles });
     if ((await this.countFiles(root, maxFiles)) >= maxFiles) {
       if (await this.stat(root, rel, false)) throw new RuntimeError('EEXIST');
       return 'full';
     }
-    await this.writeFile(root, rel, data, { exclusive: true });
-    return 'created';
+    return this.write(root, rel, data, { exclusive: true });
   }
 
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
+    await this.write(root, rel, data, options);
+  }
+
+  /** writeFile, and with `maxFiles`, 'full' (nothing written) when the scope holds that many files. */
+  private async write(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; maxFiles?: number }): Promise<'created' | 'full'> {
     const name = rel[rel.length - 1];
     if (name === undefined) throw new RuntimeError('EISDIR');
     try {
       const rootReal = this.resolveRoot(root, true)!;
-      await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir) => {
+      return await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir): Promise<'created' | 'full'> => {
         const target = path.join(dir, name);
         const existing = lstatOrNull(target);
         if (existing && options.exclusive) throw new RuntimeError('EEXIST');
@@ -446,7 +504,13 @@ export class LocalRuntime implements Runtime {
           // While the thread pool waits for the disk: temp files of dead writers go (still under
           // the lock, before the rename).
           removeStaleTemps(dir, ownTemp);
+          const full = options.maxFiles !== undefined && countFilesIn(rootReal, options.maxFiles) >= options.maxFiles;
           await flushed;
+          if (full) {
+            fs.closeSync(fd);
+            fs.rmSync(temp, { force: true });
+            return 'full';
+          }
         } catch (err) {
           fs.closeSync(fd);
           fs.rmSync(temp, { force: true });
@@ -477,6 +541,7 @@ export class LocalRuntime implements Runtime {
           throw err;
         }
         if (replaced) reclaimLater(dir, replaced);
+        return 'created';
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -547,25 +612,7 @@ export class LocalRuntime implements Runtime {
 
   async countFiles(root: ScopeRoot, limit: number): Promise<number> {
     const rootReal = this.resolveRoot(root, false);
-    if (!rootReal) return 0;
-    let count = 0;
-    const walk = (dir: string): void => {
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const e of entries) {
-        if (count >= limit) return;
-        // Cheaper than isListedName, and stricter: a file with a hostile name counts too.
-        if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-        if (e.isFile()) count++;
-        else if (e.isDirectory()) walk(path.join(dir, e.name));
-      }
-    };
-    walk(rootReal);
-    return count;
+    return rootReal ? countFilesIn(rootReal, limit) : 0;
   }
 
   async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
