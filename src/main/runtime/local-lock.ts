@@ -193,13 +193,55 @@ export async function withLocalLock<T>(rootPath: string, fn: () => Promise<T>): 
   const lockPath = lockPathFor(rootPath);
   return mutexFor(lockPath).runExclusive(async () => {
     removeDeadSpares(lockPath);
-    const release = await acquire(rootPath, lockPath);
+    const release = takeFree(lockPath) ?? (await acquire(rootPath, lockPath));
     try {
       return await fn();
     } finally {
       await release().catch(() => {});
     }
   });
+}
+
+/**
+ * Takes the lock at once if nobody holds it: the same exclusive create (or link) as below, without
+ * proper-lockfile's machinery (its options, retry operation and mtime probe cost more than the
+ * lock itself, and nearly every write finds the lock free). Null when something is at the path:
+ * acquire() then checks whether it is stale and waits. While held, the lock's mtime is refreshed
+ * every LOCK_UPDATE_MS like proper-lockfile does; a lock taken over meanwhile (this process stalled
+ * past LOCK_STALE_MS) is left to its new owner on release.
+ */
+function takeFree(lockPath: string): (() => Promise<void>) | null {
+  try {
+    createLockFile(lockPath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return null;
+    throw new RuntimeError('IO', code ?? 'EIO');
+  }
+  let ino: number;
+  try {
+    ino = fs.statSync(lockPath).ino;
+  } catch (err) {
+    held.delete(lockPath);
+    throw new RuntimeError('IO', (err as NodeJS.ErrnoException).code ?? 'EIO');
+  }
+  let ours = true;
+  const timer = setInterval(() => {
+    try {
+      if (fs.statSync(lockPath).ino !== ino) throw new Error('taken over');
+      const now = new Date();
+      fs.utimesSync(lockPath, now, now);
+    } catch {
+      ours = false;
+      held.delete(lockPath);
+      clearInterval(timer);
+    }
+  }, LOCK_UPDATE_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    if (ours) releaseLockSync(lockPath);
+  };
 }
 
 /**
