@@ -13,7 +13,6 @@
  * still excludes, and is removed like a file when stale.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Mutex } from 'async-mutex';
 import lockfile from 'proper-lockfile';
 import { RuntimeError } from './runtime';
@@ -37,116 +36,9 @@ function viaSync<T>(fn: () => T, callback: Callback<T>): void {
   callback(null, value);
 }
 
-/**
- * Lock files this process holds, and per lock path the spare name under which its last lock file's
- * inode lingers after a release (`<lock>.spare-<pid>`, removed after SPARE_LINGER_MS unused).
- *
- * Why: creating a file allocates an inode, which on ext4 costs 0.2-0.7 ms right after an fsync
- * (the allocation waits on the journal commit the write just started), while a hard link to an
- * existing inode, an unlink that leaves it another name and a rename take tens of microseconds.
- * So a release renames the lock file to the spare name (or, when it was linked from the spare,
- * just unlinks it), and the next acquisition links the spare to the lock path: still one atomic,
- * exclusive step (link fails with EEXIST when anything is at the path, like O_CREAT|O_EXCL), and
- * the spare's mtime is set before the link, so the lock is never seen with an old (stale) mtime.
- */
-const held = new Set<string>();
-const spares = new Map<string, { readonly name: string; timer: NodeJS.Timeout | null }>();
-const SPARE_LINGER_MS = 250;
-const cleaned = new Set<string>();
-
-function spareName(lockPath: string, pid = process.pid): string {
-  return `${lockPath}.spare-${pid}`;
-}
-
-/** Removes whatever is at `p` (a file, or a directory left by an older Cairn); ENOENT is fine. */
-function removeAny(p: string): void {
-  try {
-    removeLockSync(p);
-  } catch {}
-}
-
-function dropSpare(lockPath: string): void {
-  const spare = spares.get(lockPath);
-  if (!spare) return;
-  spares.delete(lockPath);
-  if (spare.timer) clearTimeout(spare.timer);
-  removeAny(spare.name);
-}
-
-function lingerSpare(lockPath: string): void {
-  const spare = spares.get(lockPath);
-  if (!spare) return;
-  if (spare.timer) clearTimeout(spare.timer);
-  spare.timer = setTimeout(() => {
-    spare.timer = null;
-    if (!held.has(lockPath)) dropSpare(lockPath);
-  }, SPARE_LINGER_MS);
-  spare.timer.unref();
-}
-
-process.once('exit', () => {
-  for (const lockPath of [...spares.keys()]) dropSpare(lockPath);
-});
-
-/** Spares of processes that died before removing theirs (once per lock path and process). */
-function removeDeadSpares(lockPath: string): void {
-  if (cleaned.has(lockPath)) return;
-  cleaned.add(lockPath);
-  const dir = path.dirname(lockPath);
-  const prefix = `${path.basename(lockPath)}.spare-`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length));
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') removeAny(path.join(dir, name));
-    }
-  }
-}
-
 /** Creates the lock file; EEXIST if anything (a lock file, an older lock directory) is there. */
 function createLockFile(p: string): void {
-  const spare = spares.get(p);
-  if (spare) {
-    try {
-      const now = new Date();
-      fs.utimesSync(spare.name, now, now);
-      fs.linkSync(spare.name, p);
-      held.add(p);
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw err;
-      // The spare is gone, or this filesystem has no hard links: create the lock file.
-      dropSpare(p);
-    }
-  }
   fs.closeSync(fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600));
-  held.add(p);
-}
-
-/** Releases a lock this process holds: its inode is kept under the spare name for the next one. */
-function releaseLockSync(p: string): void {
-  held.delete(p);
-  try {
-    if (spares.has(p)) fs.unlinkSync(p);
-    else {
-      const name = spareName(p);
-      fs.renameSync(p, name);
-      spares.set(p, { name, timer: null });
-    }
-    lingerSpare(p);
-  } catch {
-    dropSpare(p);
-    removeLockSync(p);
-  }
 }
 
 /** Removes the lock, a file or (left by an older Cairn) a directory. */
@@ -167,9 +59,8 @@ function removeLockSync(p: string): void {
  */
 const syncLockFs = {
   mkdir: (p: string, cb: Callback) => viaSync(() => createLockFile(p), cb),
-  // Our own lock (a release), or a stale one of another process (a takeover).
-  rmdir: (p: string, cb: Callback) => viaSync(() => (held.has(p) ? releaseLockSync(p) : removeLockSync(p)), cb),
-  rmdirSync: (p: string) => (held.has(p) ? releaseLockSync(p) : removeLockSync(p)),
+  rmdir: (p: string, cb: Callback) => viaSync(() => removeLockSync(p), cb),
+  rmdirSync: (p: string) => removeLockSync(p),
   stat: (p: string, cb: Callback<fs.Stats>) => viaSync(() => fs.statSync(p), cb),
   utimes: (p: string, a: Date, m: Date, cb: Callback) => viaSync(() => fs.utimesSync(p, a, m), cb),
   realpath: (p: string, cb: Callback<string>) => viaSync(() => fs.realpathSync(p), cb),
@@ -192,56 +83,13 @@ export function lockPathFor(rootPath: string): string {
 export async function withLocalLock<T>(rootPath: string, fn: () => Promise<T>): Promise<T> {
   const lockPath = lockPathFor(rootPath);
   return mutexFor(lockPath).runExclusive(async () => {
-    removeDeadSpares(lockPath);
-    const release = takeFree(lockPath) ?? (await acquire(rootPath, lockPath));
+    const release = await acquire(rootPath, lockPath);
     try {
       return await fn();
     } finally {
       await release().catch(() => {});
     }
   });
-}
-
-/**
- * Takes the lock at once if nobody holds it: the same exclusive create (or link) as below, without
- * proper-lockfile's machinery (its options, retry operation and mtime probe cost more than the
- * lock itself, and nearly every write finds the lock free). Null when something is at the path:
- * acquire() then checks whether it is stale and waits. While held, the lock's mtime is refreshed
- * every LOCK_UPDATE_MS like proper-lockfile does; a lock taken over meanwhile (this process stalled
- * past LOCK_STALE_MS) is left to its new owner on release.
- */
-function takeFree(lockPath: string): (() => Promise<void>) | null {
-  try {
-    createLockFile(lockPath);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return null;
-    throw new RuntimeError('IO', code ?? 'EIO');
-  }
-  let ino: number;
-  try {
-    ino = fs.statSync(lockPath).ino;
-  } catch (err) {
-    held.delete(lockPath);
-    throw new RuntimeError('IO', (err as NodeJS.ErrnoException).code ?? 'EIO');
-  }
-  let ours = true;
-  const timer = setInterval(() => {
-    try {
-      if (fs.statSync(lockPath).ino !== ino) throw new Error('taken over');
-      const now = new Date();
-      fs.utimesSync(lockPath, now, now);
-    } catch {
-      ours = false;
-      held.delete(lockPath);
-      clearInterval(timer);
-    }
-  }, LOCK_UPDATE_MS);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    if (ours) releaseLockSync(lockPath);
-  };
 }
 
 /**
@@ -262,10 +110,7 @@ async function acquire(rootPath: string, lockPath: string): Promise<() => Promis
         fs: syncLockFs,
         // A compromised lock (its directory removed or taken over after we stalled past the stale
         // threshold) must not crash the process; the write in progress still completes atomically.
-        onCompromised: () => {
-          // No longer ours: its release is not called, and whatever is at the path is another's.
-          held.delete(lockPath);
-        },
+        onCompromised: () => {},
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

@@ -85,8 +85,6 @@ function lstatOrNull(p: string): fs.Stats | null {
 
 function realpathOrNull(p: string): string | null {
   try {
-    // A stat that does not throw tells a missing path more cheaply than realpath's exception.
-    if (fs.statSync(p, { throwIfNoEntry: false }) === undefined) return null;
     return realpath(p);
   } catch (err) {
     if (errno(err) === 'ENOENT') return null;
@@ -118,21 +116,17 @@ function resolveDeepest(target: string, stop: string): { real: string; missing: 
   const missing: string[] = [];
   let current = target;
   for (;;) {
-    let code: string;
     try {
-      // A missing path is told by a stat that does not throw (an exception costs more than the
-      // call); realpath then runs once, on the deepest ancestor that exists.
-      if (fs.statSync(current, { throwIfNoEntry: false }) !== undefined) return { real: realpath(current), missing };
-      code = 'ENOENT';
+      return { real: realpath(current), missing };
     } catch (err) {
-      code = errno(err);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw toRuntimeError(err);
+      const code = errno(err);
+      if (code === 'ENOTDIR') throw new RuntimeError('ENOTDIR');
+      if (code !== 'ENOENT') throw toRuntimeError(err);
+      const parent = path.dirname(current);
+      if (current === stop || parent === current) throw new RuntimeError('ENOENT');
+      missing.unshift(path.basename(current));
+      current = parent;
     }
-    if (code === 'ENOTDIR') throw new RuntimeError('ENOTDIR');
-    const parent = path.dirname(current);
-    if (current === stop || parent === current) throw new RuntimeError('ENOENT');
-    missing.unshift(path.basename(current));
-    current = parent;
   }
 }
 
@@ -148,7 +142,7 @@ function removeStaleTemps(dir: string, own: string): void {
     return;
   }
   for (const name of names) {
-    if (name.startsWith(TEMP_PREFIX) && name !== own && !ownTemps.has(name)) {
+    if (name.startsWith(TEMP_PREFIX) && name !== own && !reclaiming.has(name)) {
       try {
         fs.unlinkSync(path.join(dir, name));
       } catch {}
@@ -157,11 +151,10 @@ function removeStaleTemps(dir: string, own: string): void {
 }
 
 /**
- * Temp names this process is still using: replaced or deleted files waiting to be unlinked (see
- * reclaimLater) and spare temp files (see prepareSpareTemp). Not a dead writer's, so
- * removeStaleTemps leaves them alone.
+ * Names of this process's replaced or deleted files waiting to be unlinked (see reclaimLater):
+ * not a dead writer's, so removeStaleTemps leaves them to the unlink already on its way.
  */
-const ownTemps = new Set<string>();
+const reclaiming = new Set<string>();
 
 function tempName(suffix = ''): string {
   return `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}${suffix}`;
@@ -169,8 +162,7 @@ function tempName(suffix = ''): string {
 
 /**
  * Unlinks `name` in the directory reached through `dir` (a pinned /proc/self/fd path or a checked
- * real path) on the thread pool, once this process's writes pause for RECLAIM_DELAY_MS (so after
- * the command's answer, and out of the way of the next command of a run).
+ * real path) after the current command has answered, on the thread pool.
  *
  * Why: on ext4, dropping a file's last link frees its blocks, which waits on the journal commit
  * the write's fsync just started (0.3-0.6 ms, against tens of microseconds for a rename onto a new
@@ -193,156 +185,11 @@ function reclaimLater(dir: string, name: string): void {
       return;
     }
   }
-  ownTemps.add(name);
-  pendingReclaims.push({ name, via, fd });
-  // Once writes pause for RECLAIM_DELAY_MS (an agent's edits come in runs), rather than at once:
-  // the next command of a run should not share the disk's journal with these unlinks.
-  if (pendingReclaims.length >= RECLAIM_MAX_PENDING) reclaimNow();
-  else if (reclaimTimer) reclaimTimer.refresh();
-  else reclaimTimer = setTimeout(reclaimNow, RECLAIM_DELAY_MS);
-}
-
-const RECLAIM_DELAY_MS = 20;
-/** Never more pending than this (each holds a directory descriptor). */
-const RECLAIM_MAX_PENDING = 64;
-let pendingReclaims: Array<{ name: string; via: string; fd: number | null }> = [];
-let reclaimTimer: NodeJS.Timeout | null = null;
-
-function reclaimNow(): void {
-  if (reclaimTimer) clearTimeout(reclaimTimer);
-  reclaimTimer = null;
-  const batch = pendingReclaims;
-  pendingReclaims = [];
-  for (const { name, via, fd } of batch) {
-    fs.unlink(path.join(via, name), () => {
-      ownTemps.delete(name);
-      if (fd !== null) fs.close(fd, () => {});
-    });
-  }
-}
-
-/** Files under `rootReal` (hidden names and node_modules skipped), counted up to `limit`. */
-function countFilesIn(rootReal: string, limit: number): number {
-  let count = 0;
-  const walk = (dir: string): void => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (count >= limit) return;
-      // Cheaper than isListedName, and stricter: a file with a hostile name counts too.
-      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-      if (e.isFile()) count++;
-      else if (e.isDirectory()) walk(path.join(dir, e.name));
-    }
-  };
-  walk(rootReal);
-  return count;
-}
-
-/**
- * Spare temp files, per directory (by real path): an empty file created, on the thread pool, right
- * after a write to that directory answered, so the next write there does not allocate an inode on
- * its path (0.2-0.7 ms on ext4 right after an fsync; see reclaimLater). Kept SPARE_TEMP_LINGER_MS,
- * then removed (and at exit); a directory's spare is hidden like any temp file, and one removed by
- * another process (removeStaleTemps) is simply not there to take.
- *
- * Taking one opens it by name through the pinned directory with O_NOFOLLOW and checks that the
- * descriptor is still the inode created (device and inode numbers, one link, empty, a regular
- * file) before a byte is written: a name swapped for a link to another file is never written to.
- */
-interface SpareTemp {
-  readonly name: string;
-  readonly dev: number;
-  readonly ino: number;
-  /** A descriptor of the directory, for removing the spare wherever the directory is by then. */
-  readonly dirFd: number | null;
-  timer: NodeJS.Timeout;
-}
-const SPARE_TEMP_LINGER_MS = 250;
-const SPARE_TEMP_DIRS = 8;
-const spareTemps = new Map<string, SpareTemp>();
-/** Directories whose spare is being created. */
-const preparing = new Set<string>();
-
-function dropSpareTemp(dirReal: string, spare: SpareTemp, unlink: boolean): void {
-  if (spareTemps.get(dirReal) === spare) spareTemps.delete(dirReal);
-  clearTimeout(spare.timer);
-  if (unlink) {
-    try {
-      fs.unlinkSync(path.join(spare.dirFd === null ? dirReal : `/proc/self/fd/${spare.dirFd}`, spare.name));
-    } catch {}
-  }
-  ownTemps.delete(spare.name);
-  if (spare.dirFd !== null) {
-    try {
-      fs.closeSync(spare.dirFd);
-    } catch {}
-  }
-}
-
-process.once('exit', () => {
-  for (const [dirReal, spare] of [...spareTemps]) dropSpareTemp(dirReal, spare, true);
-});
-
-/** The spare temp file of `dir` (pinned path) opened for writing, or null. */
-function takeSpareTemp(dir: string, dirReal: string): { name: string; fd: number } | null {
-  const spare = spareTemps.get(dirReal);
-  if (!spare) return null;
-  dropSpareTemp(dirReal, spare, false);
-  let fd: number;
-  try {
-    fd = fs.openSync(path.join(dir, spare.name), fsc.O_WRONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  const st = fs.fstatSync(fd);
-  if (st.dev !== spare.dev || st.ino !== spare.ino || st.nlink !== 1 || st.size !== 0 || !st.isFile()) {
-    fs.closeSync(fd);
-    return null;
-  }
-  ownTemps.add(spare.name);
-  return { name: spare.name, fd };
-}
-
-/** Creates the next spare temp file of `dir` (pinned path) after the current command answered. */
-function prepareSpareTemp(dir: string, dirReal: string): void {
-  if (spareTemps.has(dirReal) || preparing.has(dirReal)) return;
-  let dirFd: number | null = null;
-  if (PINNING) {
-    try {
-      dirFd = fs.openSync(dir, fsc.O_RDONLY | fsc.O_DIRECTORY);
-    } catch {
-      return;
-    }
-  }
-  const via = dirFd === null ? dirReal : `/proc/self/fd/${dirFd}`;
-  const name = tempName('-spare');
-  preparing.add(dirReal);
-  ownTemps.add(name);
-  const fail = () => {
-    preparing.delete(dirReal);
-    ownTemps.delete(name);
-    if (dirFd !== null) fs.close(dirFd, () => {});
-  };
+  reclaiming.add(name);
   setImmediate(() => {
-    fs.open(path.join(via, name), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE, (err, fd) => {
-      if (err) return fail();
-      fs.fstat(fd, (statErr, st) => {
-        fs.close(fd, () => {});
-        if (statErr) return fs.unlink(path.join(via, name), fail);
-        preparing.delete(dirReal);
-        if (spareTemps.size >= SPARE_TEMP_DIRS) {
-          const [oldest, old] = spareTemps.entries().next().value as [string, SpareTemp];
-          dropSpareTemp(oldest, old, true);
-        }
-        const spare: SpareTemp = { name, dev: st.dev, ino: st.ino, dirFd, timer: setTimeout(() => dropSpareTemp(dirReal, spare, true), SPARE_TEMP_LINGER_MS) };
-        spare.timer.unref();
-        spareTemps.set(dirReal, spare);
-      });
+    fs.unlink(path.join(via, name), () => {
+      reclaiming.delete(name);
+      if (fd !== null) fs.close(fd, () => {});
     });
   });
 }
@@ -455,20 +302,20 @@ export class LocalRuntime implements Runtime {
    * Runs `fn` with a path through which the directory `dirRel` (created if `create`) is reached
    * race-free: a descriptor-pinned path on Linux, else the checked real path.
    */
-  private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string, real: string) => Promise<T>): Promise<T> {
+  private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
     const real = create ? this.ensureDir(rootReal, dirRel, PINNING) : this.resolveTarget(rootReal, dirRel, true);
     await this.options.afterCheck?.(real);
     if (!PINNING) {
       // Best effort without descriptor paths: re-check as late as possible.
       if (realpathOrNull(real) !== real) throw new RuntimeError('ESCAPE');
-      return fn(real, real);
+      return fn(real);
     }
     const fd = openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
     try {
       const pinned = `/proc/self/fd/${fd}`;
       // Where the directory we hold really is now; a swap before the open shows up here.
       if (!isInside(fs.readlinkSync(pinned), rootReal)) throw new RuntimeError('ESCAPE');
-      return await fn(pinned, real);
+      return await fn(pinned);
     } finally {
       fs.closeSync(fd);
     }
@@ -572,59 +419,34 @@ export class LocalRuntime implements Runtime {
   }
 
   async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
-    // When the parent directory exists, the scope's files are counted while the temp file's fsync
-    // runs (nothing visible exists before the count: the temp file is hidden and removed if the
-    // scope is full). Otherwise first, so that a full scope gets no new directory either.
-    const rootReal = this.resolveRoot(root, false);
-    const parent = rootReal === null ? undefined : fs.statSync(path.join(rootReal, ...rel.slice(0, -1)), { throwIfNoEntry: false });
-    if (parent?.isDirectory()) return this.write(root, rel, data, { exclusive: true, maxFiles });
     if ((await this.countFiles(root, maxFiles)) >= maxFiles) {
       if (await this.stat(root, rel, false)) throw new RuntimeError('EEXIST');
       return 'full';
     }
-    return this.write(root, rel, data, { exclusive: true });
+    await this.writeFile(root, rel, data, { exclusive: true });
+    return 'created';
   }
 
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
-    await this.write(root, rel, data, options);
-  }
-
-  /** writeFile, and with `maxFiles`, 'full' (nothing written) when the scope holds that many files. */
-  private async write(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; maxFiles?: number }): Promise<'created' | 'full'> {
     const name = rel[rel.length - 1];
     if (name === undefined) throw new RuntimeError('EISDIR');
     try {
       const rootReal = this.resolveRoot(root, true)!;
-      let ownTempName: string | null = null;
-      return await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir, dirReal): Promise<'created' | 'full'> => {
+      await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir) => {
         const target = path.join(dir, name);
         const existing = lstatOrNull(target);
         if (existing && options.exclusive) throw new RuntimeError('EEXIST');
         if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-        // The empty temp file made ready after this directory's last write, else a new one.
-        let ownTemp = takeSpareTemp(dir, dirReal);
-        let fd: number;
-        if (ownTemp !== null) fd = ownTemp.fd;
-        else {
-          const name = tempName();
-          fd = fs.openSync(path.join(dir, name), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
-          ownTemp = { name, fd };
-        }
-        ownTempName = ownTemp.name;
-        const temp = path.join(dir, ownTemp.name);
+        const ownTemp = tempName();
+        const temp = path.join(dir, ownTemp);
+        const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
         try {
           for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written);
           const flushed = fsync(fd);
           // While the thread pool waits for the disk: temp files of dead writers go (still under
           // the lock, before the rename).
-          removeStaleTemps(dir, ownTemp.name);
-          const full = options.maxFiles !== undefined && countFilesIn(rootReal, options.maxFiles) >= options.maxFiles;
+          removeStaleTemps(dir, ownTemp);
           await flushed;
-          if (full) {
-            fs.closeSync(fd);
-            fs.rmSync(temp, { force: true });
-            return 'full';
-          }
         } catch (err) {
           fs.closeSync(fd);
           fs.rmSync(temp, { force: true });
@@ -655,10 +477,6 @@ export class LocalRuntime implements Runtime {
           throw err;
         }
         if (replaced) reclaimLater(dir, replaced);
-        prepareSpareTemp(dir, dirReal);
-        return 'created';
-      }).finally(() => {
-        if (ownTempName !== null) ownTemps.delete(ownTempName);
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -729,7 +547,25 @@ export class LocalRuntime implements Runtime {
 
   async countFiles(root: ScopeRoot, limit: number): Promise<number> {
     const rootReal = this.resolveRoot(root, false);
-    return rootReal ? countFilesIn(rootReal, limit) : 0;
+    if (!rootReal) return 0;
+    let count = 0;
+    const walk = (dir: string): void => {
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        if (count >= limit) return;
+        // Cheaper than isListedName, and stricter: a file with a hostile name counts too.
+        if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+        if (e.isFile()) count++;
+        else if (e.isDirectory()) walk(path.join(dir, e.name));
+      }
+    };
+    walk(rootReal);
+    return count;
   }
 
   async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
