@@ -206,9 +206,7 @@ export class UsageStore {
       const temp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
       try {
         fs.writeFileSync(temp, serializeUsage(map), { mode: 0o600, flag: 'wx' });
-        // On the thread pool: replacing the file frees the old one's blocks, which on ext4 can
-        // wait ~0.5 ms on a journal commit; a memory command arriving meanwhile is not held up.
-        await fs.promises.rename(temp, this.file);
+        fs.renameSync(temp, this.file);
       } catch (err) {
         fs.rmSync(temp, { force: true });
         throw err;

@@ -142,56 +142,12 @@ function removeStaleTemps(dir: string, own: string): void {
     return;
   }
   for (const name of names) {
-    if (name.startsWith(TEMP_PREFIX) && name !== own && !reclaiming.has(name)) {
+    if (name.startsWith(TEMP_PREFIX) && name !== own) {
       try {
         fs.unlinkSync(path.join(dir, name));
       } catch {}
     }
   }
-}
-
-/**
- * Names of this process's replaced or deleted files waiting to be unlinked (see reclaimLater):
- * not a dead writer's, so removeStaleTemps leaves them to the unlink already on its way.
- */
-const reclaiming = new Set<string>();
-
-function tempName(suffix = ''): string {
-  return `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}${suffix}`;
-}
-
-/**
- * Unlinks `name` in the directory reached through `dir` (a pinned /proc/self/fd path or a checked
- * real path) after the current command has answered, on the thread pool.
- *
- * Why: on ext4, dropping a file's last link frees its blocks, which waits on the journal commit
- * the write's fsync just started (0.3-0.6 ms, against tens of microseconds for a rename onto a new
- * name or a link). A replaced or deleted file is therefore first given a temp name (a hard link for
- * a file about to be replaced, a rename for one being deleted: both atomic, the visible outcome is
- * the same at once), and that name is unlinked here, off the command's path. The name starts with
- * TEMP_PREFIX, so listings never show it, and a process killed before the unlink leaves a temp file
- * that the next writer of the directory removes (removeStaleTemps). With `dir` pinned, the unlink
- * goes through a descriptor of its own, so the directory cannot be swapped meanwhile.
- */
-function reclaimLater(dir: string, name: string): void {
-  let via = dir;
-  let fd: number | null = null;
-  if (PINNING) {
-    try {
-      fd = fs.openSync(dir, fsc.O_RDONLY | fsc.O_DIRECTORY);
-      via = `/proc/self/fd/${fd}`;
-    } catch {
-      fs.rmSync(path.join(dir, name), { force: true });
-      return;
-    }
-  }
-  reclaiming.add(name);
-  setImmediate(() => {
-    fs.unlink(path.join(via, name), () => {
-      reclaiming.delete(name);
-      if (fd !== null) fs.close(fd, () => {});
-    });
-  });
 }
 
 export interface LocalRuntimeOptions {
@@ -437,15 +393,15 @@ export class LocalRuntime implements Runtime {
         const existing = lstatOrNull(target);
         if (existing && options.exclusive) throw new RuntimeError('EEXIST');
         if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-        const ownTemp = tempName();
-        const temp = path.join(dir, ownTemp);
+        const tempName = `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
+        const temp = path.join(dir, tempName);
         const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
         try {
           for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written);
           const flushed = fsync(fd);
           // While the thread pool waits for the disk: temp files of dead writers go (still under
           // the lock, before the rename).
-          removeStaleTemps(dir, ownTemp);
+          removeStaleTemps(dir, tempName);
           await flushed;
         } catch (err) {
           fs.closeSync(fd);
@@ -458,25 +414,12 @@ export class LocalRuntime implements Runtime {
           fs.rmSync(temp, { force: true });
           throw new RuntimeError('ESCAPE');
         }
-        // The file being replaced keeps a second name, so the rename does not free its blocks
-        // (reclaimLater); a filesystem without hard links simply replaces it.
-        let replaced: string | null = null;
-        if (existing?.isFile()) {
-          replaced = tempName('-old');
-          try {
-            fs.linkSync(target, path.join(dir, replaced));
-          } catch {
-            replaced = null;
-          }
-        }
         try {
           fs.renameSync(temp, target);
         } catch (err) {
           fs.rmSync(temp, { force: true });
-          if (replaced) fs.rmSync(path.join(dir, replaced), { force: true });
           throw err;
         }
-        if (replaced) reclaimLater(dir, replaced);
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -603,12 +546,8 @@ export class LocalRuntime implements Runtime {
     try {
       await this.withPinnedDir(rootReal, rel.slice(0, -1), false, async (dir) => {
         const target = path.join(dir, rel[rel.length - 1]!);
-        if (fs.lstatSync(target).isFile()) {
-          // Gone from its name at once; its blocks are freed after the answer (reclaimLater).
-          const trash = tempName('-deleted');
-          fs.renameSync(target, path.join(dir, trash));
-          reclaimLater(dir, trash);
-        } else fs.rmSync(target, { recursive: true, force: false });
+        fs.lstatSync(target);
+        fs.rmSync(target, { recursive: true, force: false });
       });
     } catch (err) {
       throw toRuntimeError(err);
