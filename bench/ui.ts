@@ -269,17 +269,20 @@ export const PAGE_PROBE = `(() => {
   try {
     new PerformanceObserver((l) => { for (const e of l.getEntries()) b.longTasks.push([e.startTime, e.startTime + e.duration]); }).observe({ type: 'longtask', buffered: true });
   } catch {}
-  const seen = () => document.querySelector('[role="tree"] [role="treeitem"][aria-label^="/memories/"]');
-  const mo = new MutationObserver(() => {
-    if (!seen()) return;
-    mo.disconnect();
-    requestAnimationFrame(() => {
-      const ch = new MessageChannel();
-      ch.port1.onmessage = () => { b.paintedAt = performance.now(); };
-      ch.port2.postMessage(0);
+  // Calls painted(t) at the end of the frame that first paints an element matching selector.
+  window.__whenPainted = (selector, painted) => {
+    const mo = new MutationObserver(() => {
+      if (!document.querySelector(selector)) return;
+      mo.disconnect();
+      requestAnimationFrame(() => {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => painted(performance.now());
+        ch.port2.postMessage(0);
+      });
     });
-  });
-  mo.observe(document, { childList: true, subtree: true });
+    mo.observe(document, { childList: true, subtree: true });
+  };
+  window.__whenPainted('[role="tree"] [role="treeitem"][aria-label^="/memories/"]', (t) => { b.paintedAt = t; });
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
     constructor(...args) {
@@ -397,17 +400,7 @@ export async function openOnce(context: Awaited<ReturnType<typeof launchBrowser>
     await page.evaluate(`(() => {
       const o = (window.__open = { clickAt: null, paintedAt: null });
       document.addEventListener('click', (e) => { if (o.clickAt === null) o.clickAt = e.timeStamp; }, { capture: true, once: true });
-      const seen = () => document.querySelector(${JSON.stringify(`[role="tree"][aria-label="Memory files (${SCOPES.length * FILES_PER_SCOPE})"] [role="treeitem"][aria-label^="/memories/"]`)});
-      const mo = new MutationObserver(() => {
-        if (!seen()) return;
-        mo.disconnect();
-        requestAnimationFrame(() => {
-          const ch = new MessageChannel();
-          ch.port1.onmessage = () => { o.paintedAt = performance.now(); };
-          ch.port2.postMessage(0);
-        });
-      });
-      mo.observe(document, { childList: true, subtree: true });
+      window.__whenPainted(${JSON.stringify(`[role="tree"][aria-label="Memory files (${SCOPES.length * FILES_PER_SCOPE})"] [role="treeitem"][aria-label^="/memories/"]`)}, (t) => { o.paintedAt = t; });
     })()`);
     await page.locator('nav[aria-label="Workspaces"] button.ws', { hasText: big }).click();
     await page.waitForFunction(() => (window as unknown as { __open: { paintedAt: number | null } }).__open.paintedAt !== null, undefined, { timeout: 15_000, polling: 50 });
