@@ -83,7 +83,16 @@ function lstatOrNull(p: string): fs.Stats | null {
   return fs.lstatSync(p, { throwIfNoEntry: false }) ?? null;
 }
 
+/**
+ * A missing path is found by a stat that does not throw: a missing scope root is met on every
+ * read of a session (an empty scope), and a thrown ENOENT costs tens of microseconds.
+ */
+function exists(p: string): boolean {
+  return fs.statSync(p, { throwIfNoEntry: false }) !== undefined;
+}
+
 function realpathOrNull(p: string): string | null {
+  if (!exists(p)) return null;
   try {
     return realpath(p);
   } catch (err) {
@@ -112,10 +121,19 @@ function openResolved(resolved: string, flags: number): number {
  * Realpath of the deepest existing ancestor of `target` (itself included), with the missing
  * remainder appended. Stops climbing at `stop`.
  */
-function resolveDeepest(target: string, stop: string): { real: string; missing: string[] } {
+function resolveDeepest(target: string, stop: string, likelyMissing = false): { real: string; missing: string[] } {
   const missing: string[] = [];
   let current = target;
   for (;;) {
+    // Climbing (or told the target is likely missing): a path seen missing by stat is skipped
+    // without a throwing realpath (one that appears or goes in between is settled below).
+    if ((likelyMissing || missing.length > 0) && current !== stop && !exists(current)) {
+      const parent = path.dirname(current);
+      if (parent === current) throw new RuntimeError('ENOENT');
+      missing.unshift(path.basename(current));
+      current = parent;
+      continue;
+    }
     try {
       return { real: realpath(current), missing };
     } catch (err) {
@@ -150,6 +168,12 @@ function removeStaleTemps(dir: string, own: string): void {
   }
 }
 
+/** One directory's listed entries (sorted by name) and its mtime when they were read. */
+interface DirectoryEntries {
+  readonly mtimeNs: bigint;
+  readonly entries: ReadonlyArray<{ readonly name: string; readonly type: 'file' | 'directory'; readonly size: number; readonly mtimeMs: number }>;
+}
+
 export interface LocalRuntimeOptions {
   /**
    * Fault injection for tests only: called after a directory was resolved and checked, before it
@@ -170,6 +194,11 @@ export class LocalRuntime implements Runtime {
   private readonly rootReal = new Map<string, string>();
   /** Listings that may be reused while none of their directories changed (ListOptions.reuse). */
   private readonly listings = new Map<string, { dirs: Map<string, bigint>; result: ListedEntry[] }>();
+  /**
+   * Each directory's entries as last read whole, by host path, with its mtime then: a listing after
+   * a change in one directory reads that directory again, not the whole tree (ListOptions.reuse).
+   */
+  private readonly directories = new Map<string, DirectoryEntries>();
 
   constructor(private readonly options: LocalRuntimeOptions = {}) {}
 
@@ -197,7 +226,7 @@ export class LocalRuntime implements Runtime {
         // A missing root reads as empty, but only if the part of it that exists is contained.
         let deepest: { real: string } | null = null;
         try {
-          deepest = resolveDeepest(root.path, root.anchor);
+          deepest = resolveDeepest(root.path, root.anchor, true);
         } catch {}
         if (deepest && !isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
         return null;
@@ -450,35 +479,17 @@ export class LocalRuntime implements Runtime {
     let files = 0;
     const full = () => (options.filesOnly ? files : out.length) >= options.limit;
     const walk = (hostDir: string, prefix: readonly string[], level: number): void => {
-      let entries: fs.Dirent[];
-      try {
-        const st = fs.statSync(hostDir, { bigint: true });
-        entries = fs.readdirSync(hostDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        dirs.set(hostDir, st.mtimeNs);
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
+      const entries = this.readDirectory(hostDir, rootReal, options.reuse === true, options.limit - (options.filesOnly ? files : out.length), !options.filesOnly);
+      if (!entries) return;
+      dirs.set(hostDir, entries.mtimeNs);
+      for (const entry of entries.entries) {
         if (full()) return;
-        if (!isListedName(entry.name)) continue;
-        const hostPath = path.join(hostDir, entry.name);
-        let st: fs.Stats;
-        try {
-          // Only a symlink is followed, and only when its target stays inside the root; anything
-          // else is looked at without following (it may have become a symlink since readdir).
-          if (entry.isSymbolicLink()) {
-            if (!isInside(realpath(hostPath), rootReal)) continue;
-            st = fs.statSync(hostPath);
-          } else st = fs.lstatSync(hostPath);
-        } catch {
-          continue;
-        }
         const entryRel = [...prefix, entry.name];
-        if (st.isDirectory()) {
-          if (!options.filesOnly) out.push({ rel: entryRel, type: 'directory', size: st.size, mtimeMs: st.mtimeMs });
-          if (level < options.depth) walk(hostPath, entryRel, level + 1);
-        } else if (st.isFile()) {
-          out.push({ rel: entryRel, type: 'file', size: st.size, mtimeMs: st.mtimeMs });
+        if (entry.type === 'directory') {
+          if (!options.filesOnly) out.push({ rel: entryRel, type: 'directory', size: entry.size, mtimeMs: entry.mtimeMs });
+          if (level < options.depth) walk(path.join(hostDir, entry.name), entryRel, level + 1);
+        } else {
+          out.push({ rel: entryRel, type: 'file', size: entry.size, mtimeMs: entry.mtimeMs });
           files++;
         }
       }
@@ -486,6 +497,61 @@ export class LocalRuntime implements Runtime {
     walk(dir, [], 1);
     if (options.reuse) this.listings.set(cacheKey, { dirs, result: out });
     return out;
+  }
+
+  /**
+   * The listed files and directories directly in `hostDir`, sorted by name, with the directory's
+   * mtime as stat saw it before reading it. With `reuse`, a directory whose mtime is unchanged
+   * since it was last read whole is not read again (its files are not stat'ed again either: see
+   * ListOptions.reuse). Every whole read is kept for that, also one made without `reuse` (it is
+   * fresh). `room` says how many more entries the caller can take (directories count when
+   * `dirsCount`): a directory read is cut there, and then not kept.
+   */
+  private readDirectory(hostDir: string, rootReal: string, reuse: boolean, room: number, dirsCount: boolean): DirectoryEntries | null {
+    let mtimeNs: bigint;
+    let names: fs.Dirent[];
+    try {
+      // Stat before readdir: a change in between leaves a newer mtime, so the copy kept is read again.
+      mtimeNs = fs.statSync(hostDir, { bigint: true }).mtimeNs;
+      const known = this.directories.get(hostDir);
+      if (reuse && known && known.mtimeNs === mtimeNs) return known;
+      names = fs.readdirSync(hostDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    } catch {
+      return null;
+    }
+    const entries: Array<DirectoryEntries['entries'][number]> = [];
+    let counted = 0;
+    let complete = true;
+    for (const entry of names) {
+      if (counted >= room) {
+        complete = false;
+        break;
+      }
+      if (!isListedName(entry.name)) continue;
+      const hostPath = path.join(hostDir, entry.name);
+      let st: fs.Stats;
+      try {
+        // Only a symlink is followed, and only when its target stays inside the root; anything
+        // else is looked at without following (it may have become a symlink since readdir).
+        if (entry.isSymbolicLink()) {
+          if (!isInside(realpath(hostPath), rootReal)) continue;
+          st = fs.statSync(hostPath);
+        } else st = fs.lstatSync(hostPath);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        entries.push({ name: entry.name, type: 'directory', size: st.size, mtimeMs: st.mtimeMs });
+        if (dirsCount) counted++;
+      } else if (st.isFile()) {
+        entries.push({ name: entry.name, type: 'file', size: st.size, mtimeMs: st.mtimeMs });
+        counted++;
+      }
+    }
+    const read = { mtimeNs, entries };
+    if (complete) this.directories.set(hostDir, read);
+    else this.directories.delete(hostDir);
+    return read;
   }
 
   async countFiles(root: ScopeRoot, limit: number): Promise<number> {
@@ -564,6 +630,7 @@ export class LocalRuntime implements Runtime {
 
   forget(): void {
     this.listings.clear();
+    this.directories.clear();
   }
 
   async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {

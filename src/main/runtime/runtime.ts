@@ -83,8 +83,9 @@ export interface ListOptions {
   readonly filesOnly?: boolean;
   /**
    * May return the previous result (the same array) when no directory of the tree has changed
-   * since: a file edited in place, without a rename, goes unseen until a directory changes or
-   * forget() is called. For long-lived readers such as the context builder, never for views.
+   * since, and reuse what it found in each directory that has not: a file edited in place, without
+   * a rename, goes unseen until its directory changes or forget() is called. For long-lived readers
+   * such as the context builder, never for views.
    */
   readonly reuse?: boolean;
 }

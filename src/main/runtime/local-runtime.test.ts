@@ -1,0 +1,96 @@
+// LocalRuntime listings that reuse what they read (ListOptions.reuse, the context builder's and
+// memory_search's path): after any mix of changes in any directories, a reused listing is the
+// listing a fresh walk gives, also where a directory is cut by the limit. Real files in a temp dir.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ListOptions, ScopeRoot } from './runtime';
+import { LocalRuntime } from './local-runtime';
+
+let base: string;
+let root: ScopeRoot;
+
+beforeEach(() => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-list-')));
+  root = { anchor: base, path: path.join(base, 'memory') };
+  fs.mkdirSync(root.path);
+});
+afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
+
+function rng(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return x / 2 ** 31;
+  };
+}
+
+const ALL: ListOptions = { depth: Number.POSITIVE_INFINITY, limit: 1000, filesOnly: true };
+
+describe('LocalRuntime.list with reuse', () => {
+  it('matches a fresh walk after every change, wherever it happened', async () => {
+    const reusing = new LocalRuntime();
+    const random = rng(11);
+    const dirs = ['', 'a', 'a/deep', 'b', 'c/d/e'];
+    for (const d of dirs) fs.mkdirSync(path.join(root.path, d), { recursive: true });
+    for (let step = 0; step < 250; step++) {
+      const dir = path.join(root.path, dirs[Math.floor(random() * dirs.length)]!);
+      const names = fs.readdirSync(dir).filter((n) => n.endsWith('.md'));
+      const victim = names[Math.floor(random() * names.length)];
+      const r = random();
+      if (r < 0.4 || !victim) fs.writeFileSync(path.join(dir, `f${step}.md`), 'x'.repeat(1 + Math.floor(random() * 50)));
+      else if (r < 0.65) {
+        // Replaced as Cairn and most editors replace a file: a new file renamed over the name.
+        fs.writeFileSync(path.join(dir, '.tmp'), 'y'.repeat(1 + Math.floor(random() * 50)));
+        fs.renameSync(path.join(dir, '.tmp'), path.join(dir, victim));
+      } else if (r < 0.8) fs.renameSync(path.join(dir, victim), path.join(root.path, 'b', `moved-${step}.md`));
+      else fs.rmSync(path.join(dir, victim));
+      const fresh = await new LocalRuntime().list(root, [], ALL);
+      expect(await reusing.list(root, [], { ...ALL, reuse: true })).toEqual(fresh);
+    }
+    expect((await reusing.list(root, [], { ...ALL, reuse: true }))!.length).toBeGreaterThan(20);
+  });
+
+  it('returns the same listing, unchanged, while nothing changed', async () => {
+    const runtime = new LocalRuntime();
+    fs.mkdirSync(path.join(root.path, 'a'));
+    fs.writeFileSync(path.join(root.path, 'a', 'one.md'), '1');
+    const first = await runtime.list(root, [], { ...ALL, reuse: true });
+    expect(await runtime.list(root, [], { ...ALL, reuse: true })).toBe(first);
+    fs.writeFileSync(path.join(root.path, 'two.md'), '2');
+    const second = await runtime.list(root, [], { ...ALL, reuse: true });
+    expect(second!.map((e) => e.rel.join('/'))).toEqual(['a/one.md', 'two.md']);
+  });
+
+  it('keeps to the limit in a directory cut short, and lists the rest once the limit allows', async () => {
+    const runtime = new LocalRuntime();
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(root.path, `n${String(i).padStart(2, '0')}.md`), 'x');
+    const cut = await runtime.list(root, [], { ...ALL, limit: 10, reuse: true });
+    expect(cut!.map((e) => e.rel[0])).toEqual(Array.from({ length: 10 }, (_, i) => `n${String(i).padStart(2, '0')}.md`));
+    expect(await runtime.list(root, [], { ...ALL, reuse: true })).toHaveLength(30);
+    expect(await runtime.list(root, [], { ...ALL, limit: 10, reuse: true })).toEqual(cut);
+  });
+
+  it('sees a file edited in place (no rename) once told to forget', async () => {
+    const runtime = new LocalRuntime();
+    const file = path.join(root.path, 'in-place.md');
+    fs.writeFileSync(file, 'short');
+    expect((await runtime.list(root, [], { ...ALL, reuse: true }))![0]!.size).toBe(5);
+    fs.appendFileSync(file, ' and longer');
+    runtime.forget();
+    expect((await runtime.list(root, [], { ...ALL, reuse: true }))![0]!.size).toBe(16);
+  });
+
+  it('reads a missing scope root as empty, and refuses one whose existing part escapes its anchor', async () => {
+    const runtime = new LocalRuntime();
+    expect(await runtime.list({ anchor: base, path: path.join(base, 'none', 'memory') }, [], ALL)).toEqual([]);
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-outside-'));
+    try {
+      fs.symlinkSync(outside, path.join(base, 'link'));
+      await expect(runtime.list({ anchor: base, path: path.join(base, 'link', 'missing', 'memory') }, [], ALL)).rejects.toMatchObject({ code: 'ESCAPE' });
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
