@@ -145,6 +145,34 @@ describe('a damaged sidecar', () => {
     expect((await stored())['global:a.md']).toMatchObject({ accessCount: 1 });
   });
 
+  it('reads what is queued and what other processes stored, between and after flushes', async () => {
+    // Two stores on one home stand for two processes; every read must equal a fresh store's view
+    // of the file plus the reader's own queue, whatever it answered before.
+    const a = new UsageStore(sb.home);
+    const b = new UsageStore(sb.home);
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    const count = async (store: UsageStore, id: string) => (await store.read()).get(id)?.accessCount ?? 0;
+    a.record({ type: 'use', id: 'global:x.md', at: at(1), write: true, by: 'agent' });
+    expect(await count(a, 'global:x.md')).toBe(1);
+    a.record({ type: 'use', id: 'global:x.md', at: at(2), write: false });
+    expect(await count(a, 'global:x.md')).toBe(2);
+    await a.flush();
+    expect(await count(a, 'global:x.md')).toBe(2);
+    b.record({ type: 'use', id: 'global:x.md', at: at(3), write: false });
+    await b.flush();
+    expect(await count(a, 'global:x.md')).toBe(3);
+    a.record({ type: 'pin', id: 'global:y.md', pinned: true, at: at(4) }, { type: 'move', from: 'global:x.md', to: 'global:z.md' });
+    const seen = await a.read();
+    expect(seen.get('global:y.md')).toMatchObject({ pinned: true, accessCount: 1 });
+    expect(seen.has('global:x.md')).toBe(false);
+    expect(seen.get('global:z.md')).toMatchObject({ accessCount: 3, lastWriteBy: 'agent' });
+    // A fresh reader of the file (nothing queued) sees only what was flushed.
+    expect(await count(new UsageStore(sb.home), 'global:x.md')).toBe(3);
+    await a.flush();
+    expect((await new UsageStore(sb.home).read()).get('global:z.md')).toMatchObject({ accessCount: 3 });
+    expect(await count(b, 'global:z.md')).toBe(3);
+  });
+
   it('a sidecar that cannot be written never fails a memory command', async () => {
     await fs.mkdir(path.join(sb.home, 'memory-meta.json'), { recursive: true }); // a directory where the file should be
     const result = await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });

@@ -136,6 +136,12 @@ export class UsageStore {
    * a search or context build does not parse it again.
    */
   private parsed: { ino: number; size: number; mtimeNs: bigint; map: UsageMap } | null = null;
+  /**
+   * What read() last answered: the parse above (by identity) with the first `applied` ops of the
+   * queue `pending` applied. While the file and the queue are the same, the next read applies only
+   * the ops queued since (a search right after a few writes does not copy and replay everything).
+   */
+  private view: { parsed: UsageStore['parsed']; pending: UsageOp[]; applied: number; map: UsageMap } | null = null;
 
   constructor(readonly home: string) {
     this.file = path.join(home, FILE_NAME);
@@ -170,18 +176,27 @@ export class UsageStore {
     return run;
   }
 
-  /** The stored stats with this process's queued ops applied. */
-  async read(): Promise<UsageMap> {
+  /** The stored stats with this process's queued ops applied (shared: not to be changed). */
+  async read(): Promise<ReadonlyMap<string, UsageStats>> {
     await this.flushing;
-    return applyUsageOps(this.readFile(), this.pending);
+    const map = this.readFile();
+    const view = this.view;
+    if (view && map === view.parsed?.map && view.pending === this.pending) {
+      applyUsageOps(view.map, this.pending.slice(view.applied));
+      view.applied = this.pending.length;
+      return view.map;
+    }
+    const fresh = applyUsageOps(new Map(map), this.pending);
+    this.view = this.parsed?.map === map ? { parsed: this.parsed, pending: this.pending, applied: this.pending.length, map: fresh } : null;
+    return fresh;
   }
 
-  /** The stored stats, a fresh map the caller may change. */
+  /** The stored stats (the cached parse itself when the file is unchanged: copy before changing). */
   private readFile(): UsageMap {
     const st = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
     if (!st) return new Map();
     const cached = this.parsed;
-    if (cached && cached.ino === Number(st.ino) && cached.size === Number(st.size) && cached.mtimeNs === st.mtimeNs) return new Map(cached.map);
+    if (cached && cached.ino === Number(st.ino) && cached.size === Number(st.size) && cached.mtimeNs === st.mtimeNs) return cached.map;
     let text: string;
     try {
       text = fs.readFileSync(this.file, 'utf8');
@@ -192,7 +207,7 @@ export class UsageStore {
     // Kept only when the file read is the one stat saw (not replaced in between).
     const after = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
     this.parsed = after && after.ino === st.ino && after.size === st.size && after.mtimeNs === st.mtimeNs ? { ino: Number(st.ino), size: Number(st.size), mtimeNs: st.mtimeNs, map } : null;
-    return new Map(map);
+    return map;
   }
 
   private async merge(ops: readonly UsageOp[]): Promise<void> {
@@ -202,11 +217,22 @@ export class UsageStore {
       for (const name of fs.readdirSync(this.home)) {
         if (name.startsWith(`${FILE_NAME}.`) && name.endsWith('.tmp')) fs.rmSync(path.join(this.home, name), { force: true });
       }
-      const map = applyUsageOps(this.readFile(), ops);
+      const map = applyUsageOps(new Map(this.readFile()), ops);
       const temp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
       try {
-        fs.writeFileSync(temp, serializeUsage(map), { mode: 0o600, flag: 'wx' });
+        const fd = fs.openSync(temp, 'wx', 0o600);
+        let st: fs.BigIntStats;
+        try {
+          fs.writeSync(fd, serializeUsage(map));
+          st = fs.fstatSync(fd, { bigint: true });
+        } finally {
+          fs.closeSync(fd);
+        }
         fs.renameSync(temp, this.file);
+        // The file is now the inode just written (a rename keeps its mtime), holding `map` as
+        // serialized: the next read need not parse it back. Entries the serializer drops (never
+        // used, never written, not pinned) read as EMPTY_USAGE either way.
+        this.parsed = { ino: Number(st.ino), size: Number(st.size), mtimeNs: st.mtimeNs, map };
       } catch (err) {
         fs.rmSync(temp, { force: true });
         throw err;
