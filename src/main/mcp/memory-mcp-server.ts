@@ -31,7 +31,8 @@ import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { memoryToolInputSchema } from '../../common/memory/schema';
 import { MEMORY_SEARCH_DESCRIPTION, MEMORY_TOOL_DESCRIPTION } from '../../common/memory/tool-description';
-import { ContextBuilder, excerptFor, promptTerms, rankRelevant, RelevanceIndex } from '../memory/context-builder';
+import type { ContextBuilder } from '../memory/context-builder';
+import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../memory/session-search';
 import type { MemoryService, MemorySession } from '../memory/memory-service';
 import { concerns, type ChangeSource } from '../api/router';
 import { MEMORY_URI_TEMPLATE, memoryUri, virtualPathOfUri } from './resource-uri';
@@ -89,14 +90,15 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
       annotations: { title: 'Memory', readOnlyHint: mode === 'explore', destructiveHint: mode !== 'explore', idempotentHint: false, openWorldHint: false },
     },
     async (args) => {
+      search.busy();
       // The change event (journal append, notifications) follows the answer instead of delaying it.
       const result = await service.execute(args, session, { mode, actor: 'agent', deferEvents: true });
       return { content: [{ type: 'text', text: result.output }], isError: !result.ok };
     },
   );
 
-  // Kept for the session: searches re-index only the files that changed since the last one.
-  const relevance = new RelevanceIndex();
+  // Kept for the session, and refreshed when it is idle (see SessionSearch).
+  const search = new SessionSearch(builder, session);
   server.registerTool(
     'memory_search',
     {
@@ -105,24 +107,13 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
       inputSchema: {
         query: z.string().min(1).max(1000).describe('Keywords to look for.'),
         scope: z.enum(SCOPES).optional().describe('Only this scope.'),
-        limit: z.number().int().min(1).max(50).optional().describe('At most this many files (default 10).'),
+        limit: z.number().int().min(1).max(50).optional().describe(`At most this many files (default ${DEFAULT_SEARCH_LIMIT}).`),
       },
       annotations: { title: 'Search memory', readOnlyHint: true, openWorldHint: false },
     },
     async ({ query, scope, limit }) => {
-      const current = await builder.snapshot(session);
-      const terms = promptTerms(query);
-      // One scope: ranked among that scope's files only (its own BM25 statistics), as before.
-      const ranked = scope === undefined ? relevance.rank(current.files, terms, Date.now()) : rankRelevant(current.files.filter((f) => f.scope === scope), terms, Date.now());
-      const hits = [];
-      for (const file of ranked) {
-        if (hits.length >= (limit ?? 10)) break;
-        if (builder.flags(file).length > 0) continue;
-        const line = excerptFor(file, terms).split('\n').find((l) => l.trim() !== '') ?? '';
-        hits.push(`${file.path}\n  ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`);
-      }
-      const text = hits.length > 0 ? hits.join('\n') : `No memory file matches "${query}". View /memories to browse them all.`;
-      return { content: [{ type: 'text', text }] };
+      search.busy();
+      return { content: [{ type: 'text', text: await search.search(query, { scope, limit }) }] };
     },
   );
 
@@ -201,6 +192,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     if (!concerns(event, session)) return;
     // A change found on disk may not be in the cached listings yet.
     if (event.actor === 'external') builder.forgetListings(session);
+    search.changed();
     const touched = event.op === 'rename' && event.oldPath !== undefined ? [event.path, event.oldPath] : [event.path];
     for (const [uri, p] of subscribed) if (touched.some((t) => under(p, t))) updated.add(uri);
     if (event.op !== 'update' && resourcesUsed) listChanged = true;
@@ -223,6 +215,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
       closed = true;
       unsubscribe?.();
       unwatch?.();
+      search.close();
       if (timer) clearTimeout(timer);
       timer = null;
       await server.close().catch(() => {});

@@ -82,7 +82,7 @@ export class ContextBuilder {
 
   /** Every memory file visible to the session, with its description and usage. */
   async snapshot(session: MemorySession): Promise<ContextSnapshot> {
-    const usage = this.usage ? await this.usage.read() : new Map<string, UsageStats>();
+    const usage: ReadonlyMap<string, UsageStats> = this.usage ? await this.usage.read() : new Map();
     const files: ContextFile[] = [];
     const unavailable: Array<{ scope: Scope; reason: string }> = [];
     for (const scope of SCOPES) {
@@ -100,7 +100,7 @@ export class ContextBuilder {
     return { files, unavailable };
   }
 
-  private async scopeFiles(b: Extract<ScopeBinding, { available: true }>, session: MemorySession, usage: Map<string, UsageStats>): Promise<ContextFile[]> {
+  private async scopeFiles(b: Extract<ScopeBinding, { available: true }>, session: MemorySession, usage: ReadonlyMap<string, UsageStats>): Promise<ContextFile[]> {
     const listed =
       (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true, reuse: true })) ?? [];
     const scopeKey = `${b.runtime.label}\0${b.scope}\0${b.root.path}`;
@@ -286,6 +286,13 @@ export class RelevanceIndex {
   private readonly docs = new Map<string, SearchDoc>();
 
   rank(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
+    const current = this.update(files);
+    if (terms.length === 0 || files.length === 0) return [];
+    return rankHits(this.search, terms, now, (id) => current.get(id as string));
+  }
+
+  /** Brings the index to exactly `files` (re-indexing what changed); returns them by virtual path. */
+  update(files: readonly ContextFile[]): Map<string, ContextFile> {
     const current = new Map<string, ContextFile>();
     for (const file of files) {
       current.set(file.path, file);
@@ -302,26 +309,43 @@ export class RelevanceIndex {
       this.search.remove(doc);
       this.docs.delete(p);
     }
-    if (terms.length === 0 || files.length === 0) return [];
-    return rankHits(this.search, terms, now, (id) => current.get(id as string));
+    return current;
   }
 }
 
 /** The lines of a file's head that mention the prompt's terms (a few), else its description or start. */
 export function excerptFor(file: ContextFile, terms: readonly string[]): string {
+  const lines = bodyLines(file);
+  const matching = matchingLines(lines, terms, 4);
+  const text = (matching.length > 0 ? matching : lines.slice(0, 3)).join('\n');
+  return file.description ? `${cleanDescription(file.description)}\n${text}` : text;
+}
+
+/** The first line of excerptFor (a search hit's snippet), without finding the lines after it. */
+export function snippetFor(file: ContextFile, terms: readonly string[]): string {
+  if (file.description) {
+    const first = cleanDescription(file.description).split('\n').find((l) => l.trim() !== '');
+    if (first !== undefined) return first;
+  }
+  const lines = bodyLines(file);
+  return matchingLines(lines, terms, 1)[0] ?? lines[0] ?? '';
+}
+
+function bodyLines(file: ContextFile): string[] {
   const body = file.head.replace(/^\ufeff?---[\s\S]*?\n---[ \t]*\n/, '');
-  const lines = body.split('\n').filter((l) => l.trim() !== '');
-  // The first four matching lines; a line that does not contain a term at all cannot match (a
-  // word is a piece of the lowercased line), so it is not tokenized.
+  return body.split('\n').filter((l) => l.trim() !== '');
+}
+
+/** The first `max` lines with a word that matches a term; a line that does not contain a term at
+ * all cannot match (a word is a piece of the lowercased line), so it is not tokenized. */
+function matchingLines(lines: readonly string[], terms: readonly string[], max: number): string[] {
   const matching: string[] = [];
   for (const l of lines) {
-    if (matching.length >= 4) break;
+    if (matching.length >= max) break;
     const lower = l.toLowerCase();
     if (!terms.some((t) => lower.includes(t))) continue;
     const words = tokenize(l);
     if (terms.some((t) => words.some((w) => w === t || (t.length > 3 && w.startsWith(t))))) matching.push(l);
   }
-  const chosen = matching.length > 0 ? matching : lines.slice(0, 3);
-  const text = chosen.join('\n');
-  return file.description ? `${cleanDescription(file.description)}\n${text}` : text;
+  return matching;
 }
