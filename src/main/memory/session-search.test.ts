@@ -14,19 +14,22 @@ let sb: Sandbox;
 let service: MemoryService;
 let builder: ContextBuilder;
 let search: SessionSearch;
+let usage: UsageStore;
 const run = (input: unknown) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent' });
 const paths = (text: string) => text.split('\n').filter((l) => l.startsWith('/memories/'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeEach(async () => {
   sb = await makeSandbox();
-  const usage = new UsageStore(sb.home);
+  usage = new UsageStore(sb.home);
   service = new MemoryService({ usage });
   builder = new ContextBuilder(usage);
   search = new SessionSearch(builder, sb.session, 5);
 });
 afterEach(async () => {
   search.close();
+  vi.useRealTimers();
+  await usage.flush();
   await sb.cleanup();
 });
 
@@ -78,6 +81,8 @@ describe('SessionSearch', () => {
   });
 
   it('ranks as the context does, keeps flagged files out, cuts to the limit, and snippets the best line', async () => {
+    // One clock for the search and the expectation: the recency bonus depends on the time.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     for (let i = 0; i < 14; i++) {
       const body = `---\ndescription: ${i % 3 === 0 ? `Release note ${i}` : ''}\n---\n# Note ${i}\n\nunrelated line\n${'release '.repeat(1 + (i % 5))}checklist ${i}\n`;
       await run({ command: 'create', path: `/memories/${i % 2 ? 'global' : 'project'}/notes/n${i}.md`, file_text: body });
