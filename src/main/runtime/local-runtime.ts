@@ -404,15 +404,14 @@ export class LocalRuntime implements Runtime {
   }
 
   async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
-    if ((await this.countFiles(root, maxFiles)) >= maxFiles) {
-      if (await this.stat(root, rel, false)) throw new RuntimeError('EEXIST');
-      return 'full';
-    }
-    await this.writeFile(root, rel, data, { exclusive: true });
-    return 'created';
+    // The scope is counted while the disk flushes the new file (the count skips hidden names, so
+    // not the temp file); a full scope then gets no file. An existing name is refused first.
+    let full = false;
+    await this.writeFile(root, rel, data, { exclusive: true, whileFlushing: () => (full = this.countFilesNow(root, maxFiles) >= maxFiles) });
+    return full ? 'full' : 'created';
   }
 
-  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
+  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; whileFlushing?: () => boolean }): Promise<void> {
     const name = rel[rel.length - 1];
     if (name === undefined) throw new RuntimeError('EISDIR');
     try {
@@ -429,9 +428,19 @@ export class LocalRuntime implements Runtime {
           for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written);
           const flushed = fsync(fd);
           // While the thread pool waits for the disk: temp files of dead writers go (still under
-          // the lock, before the rename).
-          removeStaleTemps(dir, tempName);
-          await flushed;
+          // the lock, before the rename), and the caller's check runs (true: keep no file).
+          let abandon = false;
+          try {
+            removeStaleTemps(dir, tempName);
+            abandon = options.whileFlushing?.() ?? false;
+          } finally {
+            await flushed;
+          }
+          if (abandon) {
+            fs.closeSync(fd);
+            fs.rmSync(temp, { force: true });
+            return;
+          }
         } catch (err) {
           fs.closeSync(fd);
           fs.rmSync(temp, { force: true });
@@ -555,6 +564,10 @@ export class LocalRuntime implements Runtime {
   }
 
   async countFiles(root: ScopeRoot, limit: number): Promise<number> {
+    return this.countFilesNow(root, limit);
+  }
+
+  private countFilesNow(root: ScopeRoot, limit: number): number {
     const rootReal = this.resolveRoot(root, false);
     if (!rootReal) return 0;
     let count = 0;
