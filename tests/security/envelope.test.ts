@@ -258,6 +258,8 @@ describe('caps', () => {
     expect(full.output).toBe(
       'Error: The global scope already holds 1000 files, the most it can hold. Merge or delete memories in /memories/global before creating another.',
     );
+    // Nothing is left of the refused file, not even its temp file.
+    expect((await fs.readdir(sb.roots.global)).sort()).toEqual(['keep.md', 'many']);
     // A path already taken says so, full or not.
     expect((await run({ command: 'create', path: '/memories/global/many/f0000.md', file_text: 'y' })).output).toMatch(/already exists/);
     // Made outside Cairn: the directory now holds 1001 files, the scope 1002.
