@@ -195,8 +195,9 @@ export class LocalRuntime implements Runtime {
   /** Listings that may be reused while none of their directories changed (ListOptions.reuse). */
   private readonly listings = new Map<string, { dirs: Map<string, bigint>; result: ListedEntry[] }>();
   /**
-   * Each directory's entries as last read whole, by host path, with its mtime then: a listing after
-   * a change in one directory reads that directory again, not the whole tree (ListOptions.reuse).
+   * Each directory's entries as last read whole, by root and host path, with its mtime then: a
+   * listing after a change in one directory reads that directory again, not the whole tree
+   * (ListOptions.reuse).
    */
   private readonly directories = new Map<string, DirectoryEntries>();
 
@@ -522,7 +523,7 @@ export class LocalRuntime implements Runtime {
     try {
       // Stat before readdir: a change in between leaves a newer mtime, so the copy kept is read again.
       mtimeNs = fs.statSync(hostDir, { bigint: true }).mtimeNs;
-      const known = this.directories.get(hostDir);
+      const known = this.directories.get(`${rootReal}\0${hostDir}`);
       if (reuse && known && known.mtimeNs === mtimeNs) return known;
       names = fs.readdirSync(hostDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch {
@@ -558,8 +559,10 @@ export class LocalRuntime implements Runtime {
       }
     }
     const read = { mtimeNs, entries };
-    if (complete) this.directories.set(hostDir, read);
-    else this.directories.delete(hostDir);
+    // Kept per root too: which symlinks were followed depends on the root they were checked against.
+    const key = `${rootReal}\0${hostDir}`;
+    if (complete) this.directories.set(key, read);
+    else this.directories.delete(key);
     return read;
   }
 
