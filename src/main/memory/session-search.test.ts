@@ -57,9 +57,15 @@ describe('SessionSearch', () => {
     expect(paths(await search.search('staging'))).toEqual(['/memories/project/ops/runbook.md']);
   });
 
-  it('refreshes only once the session has been quiet for a moment', async () => {
+  it('refreshes only once the session has searched, and has been quiet for a moment', async () => {
     await run({ command: 'create', path: '/memories/global/a.md', file_text: 'alpha\n' });
     const snapshots = vi.spyOn(builder, 'snapshot');
+    // A session that has never searched builds no index.
+    search.changed();
+    await sleep(40);
+    expect(snapshots).not.toHaveBeenCalled();
+    await search.search('alpha');
+    snapshots.mockClear();
     search.changed();
     // Requests every 2 ms keep postponing it (a request never waits behind a refresh it did not need).
     for (let i = 0; i < 10; i++) {

@@ -1,9 +1,10 @@
 /**
  * SessionSearch: `memory_search` for one agent session (an MCP server's). It owns the session's
- * RelevanceIndex and keeps it current in idle moments: after a change that concerns the session
- * (its own write, another process's, an outside edit), once no request has come for
- * IDLE_REFRESH_MS, it takes a snapshot, re-indexes what changed and scans the heads it has not
- * scanned yet. An agent's next search then usually pays for the query alone.
+ * RelevanceIndex and, once the session has searched, keeps it current in idle moments: after a
+ * change that concerns the session (its own write, another process's, an outside edit), once no
+ * request has come for IDLE_REFRESH_MS, it takes a snapshot, re-indexes what changed and scans the
+ * heads it has not scanned yet. An agent's next search then usually pays for the query alone. A
+ * session that never searches never builds an index.
  *
  * Invariant: a search never answers from a stale index. It always takes a fresh snapshot first (a
  * listing check when nothing changed) and brings the index to exactly those files before the
@@ -30,6 +31,8 @@ export class SessionSearch {
   private readonly index = new RelevanceIndex();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Whether the session has searched (only then is there an index worth keeping current). */
+  private searched = false;
 
   constructor(
     private readonly builder: ContextBuilder,
@@ -39,7 +42,7 @@ export class SessionSearch {
 
   /** Memory that concerns the session changed: refresh once the session is quiet. */
   changed(): void {
-    if (!this.closed) this.arm();
+    if (this.searched && !this.closed) this.arm();
   }
 
   /** A request arrived: a pending refresh waits for the next quiet moment. */
@@ -49,6 +52,7 @@ export class SessionSearch {
 
   /** The best matches for `query`, one per line pair: the virtual path, then a snippet. */
   async search(query: string, options: SearchOptions = {}): Promise<string> {
+    this.searched = true;
     const current = await this.builder.snapshot(this.session);
     const terms = promptTerms(query);
     const now = Date.now();
