@@ -7,6 +7,9 @@ import { defineConfig } from 'electron-vite';
 export default defineConfig({
   main: {
     build: {
+      // stopword is bundled, not loaded from node_modules: its package entry loads the word lists
+      // of every language (~40 ms at each `cairn context`), and only the English one is used.
+      externalizeDeps: { exclude: ['stopword'] },
       rolldownOptions: {
         input: {
           index: resolve(__dirname, 'src/main/electron/index.ts'),

@@ -8,6 +8,9 @@ import { eventIterator, oc } from '@orpc/contract';
 import { z } from 'zod';
 import { ACTORS, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
+import { settingsSchema } from './settings';
+
+export { settingsSchema };
 
 /** A workspace id, or null for the global scope alone (the settings panel). */
 const workspaceRef = z.string().min(1).max(64).nullable();
@@ -88,12 +91,6 @@ export const agentGuideSchema = z.object({
   files: z.array(z.object({ path: z.string(), snippet: z.string() })),
   alternative: z.object({ title: z.string(), line: z.string() }).nullable(),
   nextSteps: z.string(),
-});
-
-export const settingsSchema = z.object({
-  theme: z.enum(['system', 'light', 'dark']).default('system'),
-  /** Show the rendered Markdown preview by default in the editor. */
-  previewByDefault: z.boolean().default(false),
 });
 
 export const contract = {

@@ -17,10 +17,17 @@ import { SERVE_HELP, UsageError } from './usage';
 
 const DEFAULT_PORT = 4873;
 
-/** The built renderer beside the built CLI (out/renderer next to out/main), if it is there. */
+/**
+ * The built renderer beside the built CLI (out/renderer next to out/main), if it is there. This
+ * module may be a chunk of the build (out/main/chunks), so the folders above it are tried in turn.
+ */
 function rendererDir(): string | null {
-  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../renderer');
-  return fs.existsSync(path.join(dir, 'index.html')) ? dir : null;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 3; up++, dir = path.dirname(dir)) {
+    const candidate = path.join(dir, '..', 'renderer');
+    if (fs.existsSync(path.join(candidate, 'index.html'))) return path.resolve(candidate);
+  }
+  return null;
 }
 
 function alive(pid: unknown): boolean {

@@ -20,24 +20,13 @@ import * as path from 'node:path';
 import ssh2, { type AnyAuthMethod, type Client, type ClientChannel } from 'ssh2';
 import { HELPER_BOOTSTRAP, HELPER_SOURCE, HELPER_VERSION } from './remote-helper';
 import { checkHostKey, type HostKeyInfo } from './known-hosts';
+import { connectionPool, SshError } from './ssh-error';
 import type { SshTarget } from './ssh-target';
 
 // ssh2 is CommonJS: its named exports are reached through the default export under ESM.
 const { Client: SshClient, utils } = ssh2;
 
-export type SshErrorKind = 'hostkey' | 'auth' | 'connect' | 'lost' | 'timeout' | 'helper';
-
-export class SshError extends Error {
-  override readonly name = 'SshError';
-  constructor(
-    readonly kind: SshErrorKind,
-    message: string,
-    /** For 'hostkey': the key the host presented. */
-    readonly hostKey?: HostKeyInfo,
-  ) {
-    super(message);
-  }
-}
+export { SshError, closeAllConnections, type SshErrorKind } from './ssh-error';
 
 export interface ConnectionOptions {
   readonly connectTimeoutMs?: number;
@@ -421,20 +410,12 @@ export async function scanHostKey(target: SshTarget, timeoutMs = 10_000): Promis
   });
 }
 
-/** One connection per host and login, shared by every runtime of the process. */
-const pool = new Map<string, SshConnection>();
-
+/** The pooled connection for a host and login (one per process, shared by every runtime). */
 export function connectionFor(target: SshTarget, options: ConnectionOptions = {}): SshConnection {
   const key = JSON.stringify([target.user, target.hostname, target.port, target.identities, target.knownHostsFiles, target.agent]);
-  let c = pool.get(key);
-  if (!c) {
-    c = new SshConnection(target, options);
-    pool.set(key, c);
-  }
+  const pooled = connectionPool.get(key);
+  if (pooled instanceof SshConnection) return pooled;
+  const c = new SshConnection(target, options);
+  connectionPool.set(key, c);
   return c;
-}
-
-export function closeAllConnections(): void {
-  for (const c of pool.values()) c.close();
-  pool.clear();
 }

@@ -14,19 +14,29 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { settingsSchema } from '../../common/api/contract';
+import { settingsSchema } from '../../common/api/settings';
 import type { Scope } from '../../common/memory/constants';
 import type { MemorySession, ScopeBinding } from '../memory/memory-service';
 import { recordHostKey, type HostKeyState } from '../runtime/known-hosts';
 import { withLocalLock } from '../runtime/local-lock';
 import { LocalRuntime } from '../runtime/local-runtime';
-import { connectionFor, scanHostKey, SshError, type ConnectionOptions } from '../runtime/ssh-connection';
-import { SshRuntime, type CheckoutFacts } from '../runtime/ssh-runtime';
+import type { ConnectionOptions } from '../runtime/ssh-connection';
+import { SshError } from '../runtime/ssh-error';
+import type { CheckoutFacts, SshRuntime } from '../runtime/ssh-runtime';
 import { cairnKnownHosts, formatHostSpec, parseHostSpec, resolveSshTarget, type ResolveOptions, type SshTarget } from '../runtime/ssh-target';
 import { isValidWorkspaceId, originFromConfig, projectIdFromFacts, sshWorkspaceIdFor, workspaceIdFor } from './identity';
 import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './session';
 
 const localEntry = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });
+/**
+ * The SSH code (ssh2, the connection, the remote runtime), loaded when a remote workspace is first
+ * used: a command on a local workspace starts without it.
+ */
+async function loadSsh() {
+  const [connection, runtime] = await Promise.all([import('../runtime/ssh-connection'), import('../runtime/ssh-runtime')]);
+  return { connectionFor: connection.connectionFor, scanHostKey: connection.scanHostKey, SshRuntime: runtime.SshRuntime };
+}
+
 const sshEntry = z.object({
   id: z.string(),
   name: z.string(),
@@ -217,7 +227,8 @@ export class WorkspaceRegistry {
    * The runtime of a remote workspace, one per workspace and process (its mutexes and cached
    * listings then serve every request), on its host's pooled connection.
    */
-  runtimeOf(entry: SshWorkspaceEntry): SshRuntime {
+  async runtimeOf(entry: SshWorkspaceEntry): Promise<SshRuntime> {
+    const { connectionFor, SshRuntime } = await loadSsh();
     const connection = connectionFor(this.targetOf(entry), this.options.connection);
     const key = `${entry.id}\0${entry.host}\0${entry.path}`;
     let runtime = this.runtimes.get(key);
@@ -255,7 +266,7 @@ export class WorkspaceRegistry {
       projectId: null,
     };
     let warning: string | null = null;
-    const runtime = this.runtimeOf(draft);
+    const runtime = await this.runtimeOf(draft);
     try {
       const facts = await runtime.probeCheckout(remotePath);
       if (facts.kind !== 'dir') {
@@ -288,7 +299,7 @@ export class WorkspaceRegistry {
         return { id, reachable: false, reason: 'its folder cannot be found.', hostKey: null };
       }
     }
-    const runtime = this.runtimeOf(entry);
+    const runtime = await this.runtimeOf(entry);
     const connection = runtime.connection;
     let reason: string | null = null;
     try {
@@ -311,6 +322,7 @@ export class WorkspaceRegistry {
     if (!entry) throw new RegistryError(`No workspace ${id} is registered.`);
     if (entry.kind !== 'ssh') throw new RegistryError(`${entry.name} is a local workspace; only SSH hosts have host keys.`);
     const target = this.targetOf(entry);
+    const { connectionFor, scanHostKey } = await loadSsh();
     let presented: Awaited<ReturnType<typeof scanHostKey>>;
     try {
       presented = await scanHostKey(target);
@@ -355,7 +367,7 @@ export class WorkspaceRegistry {
   }
 
   private async sshSession(entry: SshWorkspaceEntry): Promise<MemorySession> {
-    const runtime = this.runtimeOf(entry);
+    const runtime = await this.runtimeOf(entry);
     const local = (scope: 'global' | 'workspace'): ScopeBinding =>
       scope === 'global'
         ? { scope, available: true, runtime: sharedLocal, root: { path: globalRoot(this.home), anchor: this.home } }
