@@ -8,8 +8,10 @@
  * process (through the journal, or a plain write found by the root watcher) to the event in a
  * subscriber here, beside the in-process floor; then the MCP section (bench/mcp.ts): per-command
  * latency through MCP stdio for Cairn, the reference tool behind a minimal MCP server and
- * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each; then the
- * UI section (bench/ui.ts): first render of 3 x 1000 files in Chromium, and an agent's write in
+ * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each; the SSH
+ * section (bench/ssh.ts); the CLI section (bench/cli.ts): spawn to exit of `cairn context --prompt`
+ * and `cairn tool` beside `node -e 0`; then the UI section (bench/ui.ts): first render of 3 x 1000
+ * files in Chromium, and an agent's write in
  * another process to the "agent edited" badge painted in the page. Prints
  * tables and writes bench/results/latest.json.
  *
@@ -48,6 +50,7 @@ import { UsageStore } from '../src/main/memory/usage-store';
 import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
 import { formatSshBench, runSshBench } from './ssh';
+import { formatCliBench, runCliBench } from './cli';
 import { formatUiBench, runUiBench } from './ui';
 import { envInt, table } from './common';
 
@@ -1045,6 +1048,8 @@ async function main(): Promise<number> {
     }
     process.stderr.write('ssh: commands and a 1000-file index through SshRuntime (real sshd behind a latency proxy), next to one remote command per file\n');
     const ssh = await runSshBench();
+    process.stderr.write('cli: cairn context --prompt and cairn tool, spawn to exit, next to node -e 0\n');
+    const cli = await runCliBench();
     process.stderr.write('ui: first render of 3 x 1000 files in Chromium, then agent writes in another process -> "agent edited" painted\n');
     const ui = await runUiBench();
     if (ui.badge.missed > 0) warnings.push(`ui: ${ui.badge.missed} agent write(s) got no "agent edited" badge in the page`);
@@ -1206,6 +1211,7 @@ async function main(): Promise<number> {
 
     process.stdout.write(formatMcpBench(mcp));
     process.stdout.write(formatSshBench(ssh));
+    process.stdout.write(formatCliBench(cli));
     process.stdout.write(formatUiBench(ui));
 
     process.stdout.write('\nTargets\n');
@@ -1308,6 +1314,7 @@ async function main(): Promise<number> {
       },
       ui: (({ targets: _targets, ...rest }) => rest)(ui),
       ssh,
+      cli,
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),

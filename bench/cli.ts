@@ -1,0 +1,92 @@
+/**
+ * The CLI section of `make bench`: how long a `cairn` process takes from spawn to exit for what
+ * agents' hooks and scripts run most, `cairn context --prompt` (Claude Code's UserPromptSubmit hook
+ * runs it before every prompt) and `cairn tool` (a view), on a project memory of 100 notes. Beside
+ * them, in the same run: `node -e 0`, the floor any Node.js CLI pays, so the table shows what is
+ * Cairn's own. Spawns alternate between the commands so a change in the machine's load hits all.
+ *
+ * BENCH_CLI_RUNS (default 15) sets the spawns per command.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { makeSandbox, requireBuiltCli, BUILT_CLI } from '../tests/support/sandbox';
+import { envInt, table } from './common';
+
+const NOTES = 100;
+
+export interface CliStats {
+  n: number;
+  median: number;
+  p95: number;
+  min: number;
+}
+
+export interface CliBenchResult {
+  runs: number;
+  notes: number;
+  /** Spawn to exit, ms. */
+  nodeFloorMs: CliStats;
+  contextPromptMs: CliStats;
+  toolViewMs: CliStats;
+}
+
+function statsOf(samples: readonly number[]): CliStats {
+  const s = [...samples].sort((a, b) => a - b);
+  const r = (x: number) => Math.round(x * 10) / 10;
+  return { n: s.length, median: r(s[Math.floor(s.length / 2)]!), p95: r(s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]!), min: r(s[0]!) };
+}
+
+/** Spawn to exit of one process, ms; a failure stops the bench (a broken command is not a figure). */
+function timedRun(args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${args.join(' ')} exited ${code}: ${err.slice(0, 300)}`))));
+  });
+}
+
+export async function runCliBench(): Promise<CliBenchResult> {
+  await requireBuiltCli();
+  const runs = Math.max(1, envInt('BENCH_CLI_RUNS', 15));
+  const box = await makeSandbox();
+  try {
+    const root = path.join(box.checkout, '.cairn', 'memory');
+    for (let i = 0; i < NOTES; i++) {
+      const dir = path.join(root, `area-${i % 10}`);
+      await fs.mkdir(dir, { recursive: true });
+      const body = `Note ${i}: the ${i % 2 ? 'database migration' : 'release'} runbook, step by step.\n`.repeat(12);
+      await fs.writeFile(path.join(dir, `note-${i}.md`), `---\ndescription: How we handle ${i % 2 ? 'database migrations' : 'releases'} (${i})\n---\n${body}`);
+    }
+    const flags = ['--home', box.home, '--cwd', box.checkout];
+    const commands = {
+      node: ['-e', '0'],
+      context: [BUILT_CLI, 'context', '--prompt', 'how do we run the database migration', ...flags],
+      tool: [BUILT_CLI, 'tool', ...flags, JSON.stringify({ command: 'view', path: '/memories/project' })],
+    };
+    const samples: Record<keyof typeof commands, number[]> = { node: [], context: [], tool: [] };
+    // One unmeasured round first: the page cache then holds the code and the notes for all.
+    for (const args of Object.values(commands)) await timedRun(args);
+    for (let r = 0; r < runs; r++) for (const [name, args] of Object.entries(commands)) samples[name as keyof typeof commands].push(await timedRun(args));
+    return { runs, notes: NOTES, nodeFloorMs: statsOf(samples.node), contextPromptMs: statsOf(samples.context), toolViewMs: statsOf(samples.tool) };
+  } finally {
+    await box.cleanup();
+  }
+}
+
+export function formatCliBench(r: CliBenchResult): string {
+  const row = (what: string, s: CliStats) => [what, s.median.toFixed(1), s.p95.toFixed(1), s.min.toFixed(1), (s.median - r.nodeFloorMs.median).toFixed(1)];
+  return `\nCLI start to exit (${r.runs} spawns each, alternating; project memory of ${r.notes} notes; ms)\n${table(
+    [
+      ['process', 'median', 'p95', 'min', 'over node'],
+      row('node -e 0 (the floor)', r.nodeFloorMs),
+      row('cairn context --prompt (the prompt hook)', r.contextPromptMs),
+      row('cairn tool (view /memories/project)', r.toolViewMs),
+    ],
+    new Set([1, 2, 3, 4]),
+  )}\n`;
+}
