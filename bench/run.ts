@@ -31,7 +31,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
-import { extractDescription } from '../src/common/context/frontmatter';
+import { extractDescription } from '../src/main/memory/frontmatter';
 import { renderIndex, type IndexEntry } from '../src/common/context/render';
 import { MAX_FILES_PER_SCOPE, SCOPES, type Scope } from '../src/common/memory/constants';
 import { memoryIdentity } from '../src/common/memory/identity';

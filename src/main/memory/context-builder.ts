@@ -8,7 +8,7 @@
  */
 import MiniSearch from 'minisearch';
 import { eng as englishStopwords } from 'stopword';
-import { extractDescription } from '../../common/context/frontmatter';
+import { extractDescription } from './frontmatter';
 import { rankHot } from '../../common/context/ranking';
 import { cleanDescription, renderHotSet, renderIndex, renderRelevant, type HotFile, type RelevantFile } from '../../common/context/render';
 import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FILES, SCOPES, USAGE_HALF_LIFE_MS, type Scope } from '../../common/memory/constants';

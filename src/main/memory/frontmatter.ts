@@ -8,7 +8,17 @@
  * continuation lines, flow collections) goes to the YAML library. An unquoted description that is
  * not valid YAML, such as `description: Use when: deploying`, still shows as written.
  */
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
+
+/**
+ * The YAML library, loaded the first time a description needs it: most never do, and loading it
+ * costs ~40 ms at each `cairn context` (agents' hooks run one per prompt).
+ */
+let yaml: typeof import('yaml') | undefined;
+function parse(text: string, options: import('yaml').ParseOptions & import('yaml').DocumentOptions & import('yaml').SchemaOptions & import('yaml').ToJSOptions): unknown {
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml.parse(text, options);
+}
 
 const FRONTMATTER = /^\ufeff?---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 const DESCRIPTION_LINE = /^description:[ \t]*(.*?)[ \t]*$/m;
