@@ -27,7 +27,6 @@ import { cairnKnownHosts, formatHostSpec, parseHostSpec, resolveSshTarget, type 
 import { isValidWorkspaceId, originFromConfig, projectIdFromFacts, sshWorkspaceIdFor, workspaceIdFor } from './identity';
 import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './session';
 
-const localEntry = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });
 /**
  * The SSH code (ssh2, the connection, the remote runtime), loaded when a remote workspace is first
  * used: a command on a local workspace starts without it.
@@ -37,6 +36,7 @@ async function loadSsh() {
   return { connectionFor: connection.connectionFor, scanHostKey: connection.scanHostKey, SshRuntime: runtime.SshRuntime };
 }
 
+const localEntry = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });
 const sshEntry = z.object({
   id: z.string(),
   name: z.string(),
