@@ -6,9 +6,19 @@
  * Explicit values (typed, or stored with the workspace) win over the config file.
  */
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import SSHConfig from 'ssh-config';
+
+/**
+ * ssh-config, loaded the first time a host is resolved: a command on a local workspace (an agent's
+ * hook, say) never needs it.
+ */
+let sshConfig: typeof import('ssh-config').default | undefined;
+function parseSshConfig(text: string): ReturnType<typeof import('ssh-config').default.parse> {
+  sshConfig ??= (createRequire(import.meta.url)('ssh-config') as typeof import('ssh-config')).default;
+  return sshConfig.parse(text);
+}
 
 export interface SshSpec {
   /** The host as typed: an alias of ~/.ssh/config or a host name. */
@@ -92,7 +102,7 @@ export function resolveSshTarget(spec: SshSpec, options: ResolveOptions): SshTar
   let computed: Record<string, string | string[]> = {};
   try {
     const text = fs.readFileSync(path.join(sshDir, 'config'), 'utf8');
-    computed = SSHConfig.parse(text).compute(spec.host);
+    computed = parseSshConfig(text).compute(spec.host);
   } catch {}
   const get = (key: string): string | string[] | undefined => {
     const found = Object.keys(computed).find((k) => k.toLowerCase() === key.toLowerCase());
