@@ -12,7 +12,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { makeSandbox, requireBuiltCli, BUILT_CLI } from '../tests/support/sandbox';
-import { envInt, table } from './common';
+import { envInt, sampleStats, table } from './common';
 
 const NOTES = 100;
 
@@ -33,9 +33,9 @@ export interface CliBenchResult {
 }
 
 function statsOf(samples: readonly number[]): CliStats {
-  const s = [...samples].sort((a, b) => a - b);
+  const { n, median, p95, min } = sampleStats(samples);
   const r = (x: number) => Math.round(x * 10) / 10;
-  return { n: s.length, median: r(s[Math.floor(s.length / 2)]!), p95: r(s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]!), min: r(s[0]!) };
+  return { n, median: r(median), p95: r(p95), min: r(min) };
 }
 
 /** Spawn to exit of one process, ms; a failure stops the bench (a broken command is not a figure). */

@@ -1,4 +1,4 @@
-/** What every bench section shares: its integer parameters from the environment, and its tables. */
+/** What every bench section shares: its integer parameters from the environment, its sample statistics, and its tables. */
 
 export function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -17,4 +17,31 @@ export function table(rows: readonly string[][], right: ReadonlySet<number>): st
       return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
     })
     .join('\n');
+}
+
+/** Order statistics of a set of samples: nearest-rank quantiles; the median averages the middle two. */
+export interface SampleStats {
+  n: number;
+  median: number;
+  p95: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+export function sampleStats(samples: readonly number[]): SampleStats {
+  if (samples.length === 0) throw new Error('no samples');
+  const s = [...samples].sort((a, b) => a - b);
+  const rank = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+  const mid = s.length / 2;
+  return {
+    n: s.length,
+    median: s.length % 2 === 1 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2,
+    p95: rank(0.95),
+    p99: rank(0.99),
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+    min: s[0]!,
+    max: s[s.length - 1]!,
+  };
 }

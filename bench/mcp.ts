@@ -32,7 +32,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawn } from 'node:child_process';
 import { BUILT_CLI, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
-import { envInt, table } from './common';
+import { envInt, sampleStats, table } from './common';
 
 export const MCP_OPS = ['view_file', 'view_dir', 'create', 'str_replace', 'insert', 'rename', 'delete', 'search'] as const;
 export type McpOp = (typeof MCP_OPS)[number];
@@ -136,12 +136,9 @@ function makeNote(): string {
 const NOTE = makeNote();
 
 function statsOf(samples: readonly number[]): McpStats {
-  const s = [...samples].sort((a, b) => a - b);
-  const rank = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
-  const mid = s.length / 2;
-  const median = s.length % 2 === 1 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2;
+  const { n, median, p95, p99, min, max } = sampleStats(samples);
   const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { n: s.length, median: r(median), p95: r(rank(0.95)), p99: r(rank(0.99)), min: r(s[0]!), max: r(s[s.length - 1]!) };
+  return { n, median: r(median), p95: r(p95), p99: r(p99), min: r(min), max: r(max) };
 }
 
 /** Median time of fsync after writing a 2 KiB file in `dir` (Cairn's writes wait for one; the references' never do). */

@@ -54,7 +54,7 @@ import { memoryIdentity } from '../src/common/memory/identity';
 import type { UsageStats } from '../src/common/memory/usage';
 import { launchBrowser } from '../tests/support/browser';
 import { BUILT_CLI, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
-import { envInt, table } from './common';
+import { envInt, sampleStats, table } from './common';
 
 export interface UiStats {
   n: number;
@@ -135,17 +135,8 @@ const TOPICS = ['build', 'testing', 'release', 'database', 'auth', 'frontend', '
 
 
 function stats(samples: readonly number[]): UiStats {
-  if (samples.length === 0) throw new Error('no samples');
-  const s = [...samples].sort((a, b) => a - b);
-  const mid = s.length / 2;
-  const rank = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
-  return {
-    n: s.length,
-    median: s.length % 2 === 1 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2,
-    p95: rank(0.95),
-    min: s[0]!,
-    max: s[s.length - 1]!,
-  };
+  const { n, median, p95, min, max } = sampleStats(samples);
+  return { n, median, p95, min, max };
 }
 
 const median = (xs: readonly number[]): number => stats(xs).median;
