@@ -15,7 +15,7 @@ import { promptTerms, rankRelevant, RelevanceIndex, snippetFor, type ContextBuil
 import type { MemorySession } from './memory-service';
 
 /** How long the session must be quiet (no request) before the index is refreshed, ms. */
-export const IDLE_REFRESH_MS = 5;
+const IDLE_REFRESH_MS = 5;
 /** Hits a search returns when the caller gives no limit. */
 export const DEFAULT_SEARCH_LIMIT = 10;
 /** A hit's snippet is cut to this many characters. */

@@ -137,11 +137,12 @@ export class UsageStore {
    */
   private parsed: { ino: number; size: number; mtimeNs: bigint; map: UsageMap } | null = null;
   /**
-   * What read() last answered: the parse above (by identity) with the first `applied` ops of the
-   * queue `pending` applied. While the file and the queue are the same, the next read applies only
-   * the ops queued since (a search right after a few writes does not copy and replay everything).
+   * What read() last answered: the file's map `source` with the first `applied` ops of the queue
+   * `pending` applied. While readFile() gives the same map (the kept parse) and the queue is the
+   * same, the next read applies only the ops queued since (a search right after a few writes does
+   * not copy and replay everything).
    */
-  private view: { parsed: UsageStore['parsed']; pending: UsageOp[]; applied: number; map: UsageMap } | null = null;
+  private view: { source: UsageMap; pending: UsageOp[]; applied: number; map: UsageMap } | null = null;
 
   constructor(readonly home: string) {
     this.file = path.join(home, FILE_NAME);
@@ -179,16 +180,16 @@ export class UsageStore {
   /** The stored stats with this process's queued ops applied (shared: not to be changed). */
   async read(): Promise<ReadonlyMap<string, UsageStats>> {
     await this.flushing;
-    const map = this.readFile();
+    const source = this.readFile();
     const view = this.view;
-    if (view && map === view.parsed?.map && view.pending === this.pending) {
+    if (view && view.source === source && view.pending === this.pending) {
       applyUsageOps(view.map, this.pending.slice(view.applied));
       view.applied = this.pending.length;
       return view.map;
     }
-    const fresh = applyUsageOps(new Map(map), this.pending);
-    this.view = this.parsed?.map === map ? { parsed: this.parsed, pending: this.pending, applied: this.pending.length, map: fresh } : null;
-    return fresh;
+    const map = applyUsageOps(new Map(source), this.pending);
+    this.view = { source, pending: this.pending, applied: this.pending.length, map };
+    return map;
   }
 
   /** The stored stats (the cached parse itself when the file is unchanged: copy before changing). */

@@ -518,12 +518,14 @@ export class LocalRuntime implements Runtime {
    * `dirsCount`): a directory read is cut there, and then not kept.
    */
   private readDirectory(hostDir: string, rootReal: string, reuse: boolean, room: number, dirsCount: boolean): DirectoryEntries | null {
+    // Kept per root: which symlinks were followed depends on the root they were checked against.
+    const key = `${rootReal}\0${hostDir}`;
     let mtimeNs: bigint;
     let names: fs.Dirent[];
     try {
       // Stat before readdir: a change in between leaves a newer mtime, so the copy kept is read again.
       mtimeNs = fs.statSync(hostDir, { bigint: true }).mtimeNs;
-      const known = this.directories.get(`${rootReal}\0${hostDir}`);
+      const known = this.directories.get(key);
       if (reuse && known && known.mtimeNs === mtimeNs) return known;
       names = fs.readdirSync(hostDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch {
@@ -559,8 +561,6 @@ export class LocalRuntime implements Runtime {
       }
     }
     const read = { mtimeNs, entries };
-    // Kept per root too: which symlinks were followed depends on the root they were checked against.
-    const key = `${rootReal}\0${hostDir}`;
     if (complete) this.directories.set(key, read);
     else this.directories.delete(key);
     return read;
