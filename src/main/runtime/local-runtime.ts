@@ -22,6 +22,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { isListedName } from '../../common/memory/paths';
 import { withLocalLock } from './local-lock';
+import { LocalTrash } from './local-trash';
 import {
   RuntimeError,
   type EntryStat,
@@ -200,6 +201,8 @@ export class LocalRuntime implements Runtime {
    * (ListOptions.reuse).
    */
   private readonly directories = new Map<string, DirectoryEntries>();
+  /** Where replaced and deleted files go to be freed off the request's path. */
+  private readonly trash = new LocalTrash();
 
   constructor(private readonly options: LocalRuntimeOptions = {}) {}
 
@@ -453,11 +456,15 @@ export class LocalRuntime implements Runtime {
           fs.rmSync(temp, { force: true });
           throw new RuntimeError('ESCAPE');
         }
+        // The version replaced is kept under a second name, so the rename frees nothing now.
+        const release = existing?.isFile() && existing.nlink === 1 ? this.trash.hold(rootReal, target) : null;
         try {
           fs.renameSync(temp, target);
         } catch (err) {
           fs.rmSync(temp, { force: true });
           throw err;
+        } finally {
+          release?.();
         }
       });
     } catch (err) {
@@ -629,7 +636,7 @@ export class LocalRuntime implements Runtime {
       await this.withPinnedDir(rootReal, rel.slice(0, -1), false, async (dir) => {
         const target = path.join(dir, rel[rel.length - 1]!);
         fs.lstatSync(target);
-        fs.rmSync(target, { recursive: true, force: false });
+        if (!this.trash.discard(rootReal, target)) fs.rmSync(target, { recursive: true, force: false });
       });
     } catch (err) {
       throw toRuntimeError(err);
