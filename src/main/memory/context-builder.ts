@@ -6,17 +6,16 @@
  * size), so building it again over an unchanged tree costs a listing and no reads. Rendering is
  * pure (src/common/context), so the same state gives the same bytes.
  */
-import MiniSearch from 'minisearch';
-import { eng as englishStopwords } from 'stopword';
 import { extractDescription } from './frontmatter';
 import { rankHot } from '../../common/context/ranking';
 import { cleanDescription, renderHotSet, renderIndex, renderRelevant, type HotFile, type RelevantFile } from '../../common/context/render';
-import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FILES, SCOPES, USAGE_HALF_LIFE_MS, type Scope } from '../../common/memory/constants';
+import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FILES, SCOPES, type Scope } from '../../common/memory/constants';
 import { memoryIdentity } from '../../common/memory/identity';
 import { formatMemoryPath } from '../../common/memory/paths';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import type { ListedEntry } from '../runtime/runtime';
 import type { MemorySession, ScopeBinding } from './memory-service';
+import { promptTerms, rankRelevant, tokenize } from './relevance-index';
 import { scanContent, type ScanFinding } from './scanners/content-scanner';
 import type { UsageStore } from './usage-store';
 
@@ -51,9 +50,6 @@ interface CachedHead {
 
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const STOPWORDS = new Set(englishStopwords);
-/** Relevance bonus for a file written recently (fades with the usage half-life). */
-const RECENCY_BONUS = 0.2;
 
 /** A file of a listing, ready but for its usage stats. */
 interface PreparedFile {
@@ -220,97 +216,6 @@ function describe(head: string, scan: (text: string) => readonly ScanFinding[]):
   const description = extractDescription(head);
   if (description === null || scan(description).length === 0) return description;
   return '(description withheld: the content scanners flagged it)';
-}
-
-function tokenize(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((t) => t.length > 1 && !STOPWORDS.has(t));
-}
-
-/** Files ranked by relevance to `prompt`, with the excerpt to show for each. */
-/** The distinct words of a prompt that can match, stopwords removed. */
-export function promptTerms(prompt: string): string[] {
-  return [...new Set(tokenize(prompt))];
-}
-
-interface SearchDoc {
-  id: string | number;
-  path: string;
-  description: string;
-  text: string;
-}
-
-function newSearch(): MiniSearch<SearchDoc> {
-  return new MiniSearch<SearchDoc>({
-    fields: ['path', 'description', 'text'],
-    tokenize,
-    processTerm: (term) => term.toLowerCase(),
-    searchOptions: { boost: { path: 2, description: 2 }, prefix: (term) => term.length > 3, fuzzy: false, combineWith: 'OR' },
-  });
-}
-
-function searchDoc(file: ContextFile, id: string | number): SearchDoc {
-  return { id, path: file.path.replace(/[/_.-]+/g, ' '), description: file.description ?? '', text: file.head };
-}
-
-/** BM25 scores of `search` for `terms`, with the recency bonus, best first (ties by path). */
-function rankHits(search: MiniSearch<SearchDoc>, terms: readonly string[], now: number, fileOf: (id: string | number) => ContextFile | undefined): ContextFile[] {
-  const scored: { file: ContextFile; score: number }[] = [];
-  for (const hit of search.search(terms.join(' '))) {
-    const file = fileOf(hit.id as string | number);
-    if (!file) continue;
-    const written = file.stats.lastWriteAt ? Date.parse(file.stats.lastWriteAt) : file.mtimeMs;
-    const age = Math.max(0, now - (Number.isNaN(written) ? file.mtimeMs : written));
-    scored.push({ file, score: hit.score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)) });
-  }
-  scored.sort((a, b) => b.score - a.score || (a.file.path < b.file.path ? -1 : 1));
-  return scored.map(({ file }) => file);
-}
-
-/** Files that match any of `terms`, best first (BM25 with a small recency bonus). */
-export function rankRelevant(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
-  if (terms.length === 0 || files.length === 0) return [];
-  const search = newSearch();
-  search.addAll(files.map((f, id) => searchDoc(f, id)));
-  return rankHits(search, terms, now, (id) => files[id as number]);
-}
-
-/**
- * rankRelevant for a long-lived reader (an MCP session's memory_search): the same ranking, but the
- * search index is kept between calls and only files whose path, description or head changed are
- * re-indexed, so a search over an unchanged or slightly changed tree does not tokenize every file
- * again. Documents are keyed by virtual path; removed exactly (MiniSearch.remove), so the BM25
- * statistics are those of a fresh index over the same files.
- */
-export class RelevanceIndex {
-  private readonly search = newSearch();
-  private readonly docs = new Map<string, SearchDoc>();
-
-  rank(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
-    const current = this.update(files);
-    if (terms.length === 0 || files.length === 0) return [];
-    return rankHits(this.search, terms, now, (id) => current.get(id as string));
-  }
-
-  /** Brings the index to exactly `files` (re-indexing what changed); returns them by virtual path. */
-  update(files: readonly ContextFile[]): Map<string, ContextFile> {
-    const current = new Map<string, ContextFile>();
-    for (const file of files) {
-      current.set(file.path, file);
-      const known = this.docs.get(file.path);
-      // The builder hands out its cached head string for an unchanged file: usually the same object.
-      if (known && known.text === file.head && known.description === (file.description ?? '')) continue;
-      if (known) this.search.remove(known);
-      const doc = searchDoc(file, file.path);
-      this.search.add(doc);
-      this.docs.set(file.path, doc);
-    }
-    for (const [p, doc] of this.docs) {
-      if (current.has(p)) continue;
-      this.search.remove(doc);
-      this.docs.delete(p);
-    }
-    return current;
-  }
 }
 
 /** The lines of a file's head that mention the prompt's terms (a few), else its description or start. */

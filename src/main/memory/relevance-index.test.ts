@@ -1,9 +1,13 @@
-// RelevanceIndex (the incremental search index of an MCP session's memory_search) ranks exactly as
-// rankRelevant over the same files, through a long run of adds, edits, description changes,
-// renames and deletes.
+// The relevance ranking (relevance-index.ts) ranks as MiniSearch does with the same fields, boosts,
+// prefix rule and tokenizer (the oracle: the library it was written to match), and the incremental
+// index of an MCP session's memory_search ranks exactly as a fresh one, through a long run of adds,
+// edits, description changes, renames and deletes.
+import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
+import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
 import { EMPTY_USAGE } from '../../common/memory/usage';
-import { rankRelevant, RelevanceIndex, type ContextFile } from './context-builder';
+import type { ContextFile } from './context-builder';
+import { promptTerms, rankRelevant, RelevanceIndex, tokenize } from './relevance-index';
 
 const WORDS = ['build', 'release', 'electron', 'vite', 'vitest', 'deploy', 'database', 'migration', 'token', 'cache', 'review', 'lint', 'docker', 'staging', 'flaky'];
 
@@ -15,9 +19,68 @@ function rng(seed: number): () => number {
   };
 }
 
+/** The ranking as MiniSearch gives it: BM25+ with its default weights, then the recency bonus. */
+function oracleRank(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
+  if (terms.length === 0 || files.length === 0) return [];
+  const search = new MiniSearch<{ id: number; path: string; description: string; text: string }>({
+    fields: ['path', 'description', 'text'],
+    tokenize,
+    processTerm: (term) => term.toLowerCase(),
+    searchOptions: { boost: { path: 2, description: 2 }, prefix: (term) => term.length > 3, fuzzy: false, combineWith: 'OR' },
+  });
+  search.addAll(files.map((f, id) => ({ id, path: f.path.replace(/[/_.-]+/g, ' '), description: f.description ?? '', text: f.head })));
+  return search
+    .search(terms.join(' '))
+    .map((hit) => {
+      const f = files[hit.id as number]!;
+      const written = f.stats.lastWriteAt ? Date.parse(f.stats.lastWriteAt) : f.mtimeMs;
+      return { f, score: hit.score * (1 + 0.2 * 0.5 ** (Math.max(0, now - written) / USAGE_HALF_LIFE_MS)) };
+    })
+    .sort((a, b) => b.score - a.score || (a.f.path < b.f.path ? -1 : 1))
+    .map(({ f }) => f);
+}
+
 function file(path: string, head: string, description: string | null, mtimeMs: number): ContextFile {
   return { scope: 'project', segments: path.split('/').slice(3), path, size: head.length, mtimeMs, description, head, stats: EMPTY_USAGE };
 }
+
+const pathsOf = (files: readonly ContextFile[]) => files.map((f) => f.path);
+
+describe('rankRelevant', () => {
+  it('ranks as MiniSearch does: fields and boosts, prefixes, repeated words, stopwords, recency', () => {
+    const random = rng(3);
+    const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
+    const text = (n: number) => Array.from({ length: n }, () => (random() < 0.1 ? `${pick()}s` : random() < 0.1 ? 'the' : pick())).join(random() < 0.5 ? ' ' : '\n');
+    const now = 1_700_000_000_000;
+    let queries = 0;
+    for (let corpus = 0; corpus < 40; corpus++) {
+      const files = Array.from({ length: 1 + Math.floor(random() * 30) }, (_, i) =>
+        file(`/memories/project/${pick()}/${pick()}_${i}.md`, text(Math.floor(random() * 80)), random() < 0.4 ? text(1 + Math.floor(random() * 6)) : null, now - Math.floor(random() * 3 * USAGE_HALF_LIFE_MS)),
+      );
+      for (let q = 0; q < 10; q++) {
+        const terms = [pick(), pick(), pick().slice(0, 4 + Math.floor(random() * 3)), 'the', pick()].slice(0, 1 + Math.floor(random() * 5));
+        const expected = pathsOf(oracleRank(files, terms, now));
+        expect(pathsOf(rankRelevant(files, terms, now))).toEqual(expected);
+        if (expected.length > 0) queries++;
+      }
+    }
+    expect(queries).toBeGreaterThan(300);
+  });
+
+  it('reads a prompt as MiniSearch would: words, not stopwords or punctuation', () => {
+    const now = 1_700_000_000_000;
+    const files = [
+      file('/memories/project/release.md', 'How we cut a release: tag, then build the electron app.', 'Release steps', now),
+      file('/memories/project/db/migrations.md', 'Run database migrations before the deploy.', null, now - 86_400_000),
+      file('/memories/project/lint.md', 'Lint with eslint; vitest for tests.', null, now),
+    ];
+    for (const prompt of ['How do I release the app?', 'database migration!!', 'what about the tests', 'vite', 'of the and']) {
+      expect(pathsOf(rankRelevant(files, promptTerms(prompt), now))).toEqual(pathsOf(oracleRank(files, promptTerms(prompt), now)));
+    }
+    expect(pathsOf(rankRelevant(files, promptTerms('migrations before deploy'), now))[0]).toBe('/memories/project/db/migrations.md');
+    expect(rankRelevant(files, promptTerms('of the and'), now)).toEqual([]);
+  });
+});
 
 describe('RelevanceIndex', () => {
   it('ranks as rankRelevant over the same files after every change', () => {
@@ -45,7 +108,9 @@ describe('RelevanceIndex', () => {
       } else files.delete(victim);
       const list = [...files.values()];
       for (const q of [[pick()], [pick(), pick()], [pick().slice(0, 4)]]) {
-        expect(index.rank(list, q, now).map((f) => f.path)).toEqual(rankRelevant(list, q, now).map((f) => f.path));
+        const expected = pathsOf(oracleRank(list, q, now));
+        expect(pathsOf(index.rank(list, q, now))).toEqual(expected);
+        expect(pathsOf(rankRelevant(list, q, now))).toEqual(expected);
       }
     }
     expect(index.rank([], ['build'], now)).toEqual([]);

@@ -11,7 +11,8 @@
  * query; the idle refresh only moves work earlier, it decides nothing.
  */
 import type { Scope } from '../../common/memory/constants';
-import { promptTerms, rankRelevant, RelevanceIndex, snippetFor, type ContextBuilder } from './context-builder';
+import { snippetFor, type ContextBuilder } from './context-builder';
+import { promptTerms, rankRelevant, RelevanceIndex } from './relevance-index';
 import type { MemorySession } from './memory-service';
 
 /** How long the session must be quiet (no request) before the index is refreshed, ms. */
