@@ -60,30 +60,37 @@ describe('SessionSearch', () => {
 
   it('refreshes only once the session has searched, and has been quiet for a moment', async () => {
     await run({ command: 'create', path: '/memories/global/a.md', file_text: 'alpha\n' });
+    await search.search('alpha');
+    // The session's clock is faked (timers only; the disk is real), so a loaded machine cannot
+    // stretch the gaps between requests past the idle delay.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const quiet = new SessionSearch(builder, sb.session, 5);
     const snapshots = vi.spyOn(builder, 'snapshot');
     // A session that has never searched builds no index.
-    search.changed();
-    await sleep(40);
+    quiet.changed();
+    await vi.advanceTimersByTimeAsync(40);
     expect(snapshots).not.toHaveBeenCalled();
-    await search.search('alpha');
+    await quiet.search('alpha');
     snapshots.mockClear();
-    search.changed();
+    quiet.changed();
     // Requests every 2 ms keep postponing it (a request never waits behind a refresh it did not need).
     for (let i = 0; i < 10; i++) {
-      await sleep(2);
-      search.busy();
+      await vi.advanceTimersByTimeAsync(2);
+      quiet.busy();
     }
     expect(snapshots).not.toHaveBeenCalled();
-    await sleep(40);
+    await vi.advanceTimersByTimeAsync(4);
+    expect(snapshots).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
     expect(snapshots).toHaveBeenCalledTimes(1);
     // Requests alone schedule nothing.
-    search.busy();
-    await sleep(40);
+    quiet.busy();
+    await vi.advanceTimersByTimeAsync(40);
     expect(snapshots).toHaveBeenCalledTimes(1);
     // After close, a change schedules nothing either.
-    search.close();
-    search.changed();
-    await sleep(40);
+    quiet.close();
+    quiet.changed();
+    await vi.advanceTimersByTimeAsync(40);
     expect(snapshots).toHaveBeenCalledTimes(1);
   });
 
