@@ -16,13 +16,13 @@
  * 100 KiB) are synchronous: each takes microseconds on a local disk, a tenth of a thread-pool round
  * trip. The one slow call, fsync, stays asynchronous so it never blocks the event loop.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { isListedName } from '../../common/memory/paths';
 import { withLocalLock } from './local-lock';
 import { LocalTrash } from './local-trash';
+import { uniqueName } from './unique-name';
 import {
   RuntimeError,
   type EntryStat,
@@ -120,12 +120,14 @@ function openResolved(resolved: string, flags: number): number {
 
 /**
  * Realpath of the deepest existing ancestor of `target` (itself included), with the missing
- * remainder appended. Stops climbing at `stop`.
+ * remainder appended. Stops climbing at `stop`, whose realpath is `stopReal` when the caller has it.
  */
-function resolveDeepest(target: string, stop: string, likelyMissing = false): { real: string; missing: string[] } {
+function resolveDeepest(target: string, stop: string, likelyMissing = false, stopReal?: string): { real: string; missing: string[] } {
   const missing: string[] = [];
   let current = target;
   for (;;) {
+    // The anchor, already resolved (once per process): no realpath again.
+    if (current === stop && stopReal !== undefined && missing.length > 0 && exists(current)) return { real: stopReal, missing };
     // Climbing (or told the target is likely missing): a path seen missing by stat is skipped
     // without a throwing realpath (one that appears or goes in between is settled below).
     if ((likelyMissing || missing.length > 0) && current !== stop && !exists(current)) {
@@ -230,7 +232,7 @@ export class LocalRuntime implements Runtime {
         // A missing root reads as empty, but only if the part of it that exists is contained.
         let deepest: { real: string } | null = null;
         try {
-          deepest = resolveDeepest(root.path, root.anchor, true);
+          deepest = resolveDeepest(root.path, root.anchor, true, anchor);
         } catch {}
         if (deepest && !isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
         return null;
@@ -425,7 +427,7 @@ export class LocalRuntime implements Runtime {
         const existing = lstatOrNull(target);
         if (existing && options.exclusive) throw new RuntimeError('EEXIST');
         if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-        const tempName = `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
+        const tempName = `${TEMP_PREFIX}${uniqueName()}`;
         const temp = path.join(dir, tempName);
         const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
         try {

@@ -9,15 +9,15 @@
  * only when what is at `<root>.trash` is a real directory of this user whose real location is
  * exactly beside the root's real path: a symlink planted there (a cloned repository can hold one)
  * is never followed. Otherwise, and on any error, the caller frees in place as it would without a
- * trash. Entries have random names, so a background unlink only ever removes what this process
- * put there. A `.gitignore` of `*` keeps the trash out of git in a project checkout.
+ * trash. Entry names are unique (unique-name.ts), so a background unlink only ever removes what this
+ * process put there. A `.gitignore` of `*` keeps the trash out of git in a project checkout.
  *
  * A process that dies before its frees ran leaves entries behind; the next process to use the
  * trash removes those of processes that are gone.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { uniqueName } from './unique-name';
 
 const fsc = fs.constants;
 /** Linux lets a process reach a directory it holds open as /proc/self/fd/N, immune to path swaps. */
@@ -47,7 +47,7 @@ export class LocalTrash {
   discard(rootReal: string, source: string): boolean {
     const trash = this.open(rootReal);
     if (!trash) return false;
-    const name = entryName();
+    const name = uniqueName();
     try {
       fs.renameSync(source, path.join(trash.dir, name));
     } catch {
@@ -66,7 +66,7 @@ export class LocalTrash {
   hold(rootReal: string, source: string): (() => void) | null {
     const trash = this.open(rootReal);
     if (!trash) return null;
-    const name = entryName();
+    const name = uniqueName();
     try {
       fs.linkSync(source, path.join(trash.dir, name));
     } catch {
@@ -116,10 +116,6 @@ function openDirectory(p: string): number | null {
   } catch {
     return null;
   }
-}
-
-function entryName(): string {
-  return `${process.pid}-${randomBytes(6).toString('hex')}`;
 }
 
 /** Unlinks (or removes, for a tree) one entry on the thread pool, then lets go of the trash. */
