@@ -46,6 +46,8 @@ interface CachedHead {
   readonly size: number;
   readonly description: string | null;
   readonly head: string;
+  /** The file as last prepared, and for whom (its identity depends on the session's owners). */
+  prepared?: { readonly owners: string; readonly file: PreparedFile };
 }
 
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
@@ -132,11 +134,17 @@ export class ContextBuilder {
       const head = lenient.decode(data.data);
       this.heads.set(keyOf(e), { mtimeMs: e.mtimeMs, size: e.size, description: describe(head, this.scan), head });
     });
+    const owners = `${b.scope}\0${session.projectId}\0${session.workspaceId}`;
     const out: PreparedFile[] = [];
     for (const entry of listed) {
       const cached = this.heads.get(keyOf(entry));
       if (!cached || cached.mtimeMs !== entry.mtimeMs || cached.size !== entry.size) continue; // unreadable
-      out.push({
+      // A file the listing before had too, unchanged: prepared as it was.
+      if (cached.prepared?.owners === owners) {
+        out.push(cached.prepared.file);
+        continue;
+      }
+      const file: PreparedFile = {
         id: memoryIdentity(b.scope, session, entry.rel),
         file: {
           scope: b.scope,
@@ -147,7 +155,9 @@ export class ContextBuilder {
           description: cached.description,
           head: cached.head,
         },
-      });
+      };
+      cached.prepared = { owners, file };
+      out.push(file);
     }
     return out;
   }
@@ -226,31 +236,56 @@ export function excerptFor(file: ContextFile, terms: readonly string[]): string 
   return file.description ? `${cleanDescription(file.description)}\n${text}` : text;
 }
 
-/** The first line of excerptFor (a search hit's snippet), without finding the lines after it. */
+/** The first line of excerptFor (a search hit's snippet), reading the head only as far as it. */
 export function snippetFor(file: ContextFile, terms: readonly string[]): string {
   if (file.description) {
     const first = cleanDescription(file.description).split('\n').find((l) => l.trim() !== '');
     if (first !== undefined) return first;
   }
-  const lines = bodyLines(file);
-  return matchingLines(lines, terms, 1)[0] ?? lines[0] ?? '';
+  let first: string | undefined;
+  let match: string | undefined;
+  visitBodyLines(file, (line) => {
+    first ??= line;
+    if (lineMatches(line, terms)) match = line;
+    return match !== undefined;
+  });
+  return match ?? first ?? '';
 }
 
 function bodyLines(file: ContextFile): string[] {
-  const body = file.head.replace(/^\ufeff?---[\s\S]*?\n---[ \t]*\n/, '');
-  return body.split('\n').filter((l) => l.trim() !== '');
+  const lines: string[] = [];
+  visitBodyLines(file, (line) => void lines.push(line));
+  return lines;
 }
 
-/** The first `max` lines with a word that matches a term; a line that does not contain a term at
- * all cannot match (a word is a piece of the lowercased line), so it is not tokenized. */
+/** Each non-blank line of a file's head after its frontmatter, in order, until `visit` returns true. */
+function visitBodyLines(file: ContextFile, visit: (line: string) => boolean | void): void {
+  const head = file.head;
+  let start = /^\ufeff?---[\s\S]*?\n---[ \t]*\n/.exec(head)?.[0].length ?? 0;
+  while (start <= head.length) {
+    const newline = head.indexOf('\n', start);
+    const end = newline === -1 ? head.length : newline;
+    const line = head.slice(start, end);
+    if (line.trim() !== '' && visit(line) === true) return;
+    start = end + 1;
+  }
+}
+
+/** The first `max` lines with a word that matches a term. */
 function matchingLines(lines: readonly string[], terms: readonly string[], max: number): string[] {
   const matching: string[] = [];
   for (const l of lines) {
     if (matching.length >= max) break;
-    const lower = l.toLowerCase();
-    if (!terms.some((t) => lower.includes(t))) continue;
-    const words = tokenize(l);
-    if (terms.some((t) => words.some((w) => w === t || (t.length > 3 && w.startsWith(t))))) matching.push(l);
+    if (lineMatches(l, terms)) matching.push(l);
   }
   return matching;
+}
+
+/** Whether a word of `line` matches a term; a line that does not contain a term at all cannot
+ * (a word is a piece of the lowercased line), so it is not tokenized. */
+function lineMatches(line: string, terms: readonly string[]): boolean {
+  const lower = line.toLowerCase();
+  if (!terms.some((t) => lower.includes(t))) return false;
+  const words = tokenize(line);
+  return terms.some((t) => words.some((w) => w === t || (t.length > 3 && w.startsWith(t))));
 }
