@@ -606,6 +606,17 @@ export class LocalRuntime implements Runtime {
     const rootReal = this.resolveRoot(root, false);
     if (!rootReal) throw new RuntimeError('ENOENT');
     try {
+      if (from.length === to.length && from.slice(0, -1).every((s, i) => to[i] === s)) {
+        // Within one directory (a rename in place): one pinned directory serves both names.
+        await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (dir) => {
+          const dest = path.join(dir, to[to.length - 1]!);
+          if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
+          const source = path.join(dir, from[from.length - 1]!);
+          fs.lstatSync(source);
+          fs.renameSync(source, dest);
+        });
+        return;
+      }
       // The reference's order: an existing destination, then a missing source. Nothing is
       // created before both are known to be fine.
       let destProbe: string | null = null;
