@@ -27,6 +27,20 @@ function rng(seed: number): () => number {
 }
 
 const ALL: ListOptions = { depth: Number.POSITIVE_INFINITY, limit: 1000, filesOnly: true };
+const names = (listed: Awaited<ReturnType<LocalRuntime['list']>>) => listed!.map((e) => e.rel.join('/'));
+
+/**
+ * Ages the directories changed in the last 20 ms by a second, as if time had passed: a listing is
+ * kept for reuse only once its directories' last change is that old (RACY_NS).
+ */
+function settle(dir = root.path): void {
+  const past = new Date(Date.now() - 1000);
+  const walk = (d: string) => {
+    if (Date.now() - fs.statSync(d).mtimeMs < 25) fs.utimesSync(d, past, past);
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(path.join(d, e.name));
+  };
+  walk(dir);
+}
 
 describe('LocalRuntime.list with reuse', () => {
   it('matches a fresh walk after every change, wherever it happened', async () => {
@@ -46,6 +60,7 @@ describe('LocalRuntime.list with reuse', () => {
         fs.renameSync(path.join(dir, '.tmp'), path.join(dir, victim));
       } else if (r < 0.8) fs.renameSync(path.join(dir, victim), path.join(root.path, 'b', `moved-${step}.md`));
       else fs.rmSync(path.join(dir, victim));
+      if (random() < 0.7) settle();
       const fresh = await new LocalRuntime().list(root, [], ALL);
       expect(await reusing.list(root, [], { ...ALL, reuse: true })).toEqual(fresh);
     }
@@ -56,11 +71,27 @@ describe('LocalRuntime.list with reuse', () => {
     const runtime = new LocalRuntime();
     fs.mkdirSync(path.join(root.path, 'a'));
     fs.writeFileSync(path.join(root.path, 'a', 'one.md'), '1');
+    settle();
     const first = await runtime.list(root, [], { ...ALL, reuse: true });
     expect(await runtime.list(root, [], { ...ALL, reuse: true })).toBe(first);
     fs.writeFileSync(path.join(root.path, 'two.md'), '2');
     const second = await runtime.list(root, [], { ...ALL, reuse: true });
-    expect(second!.map((e) => e.rel.join('/'))).toEqual(['a/one.md', 'two.md']);
+    expect(names(second)).toEqual(['a/one.md', 'two.md']);
+  });
+
+  it('does not reuse a directory read in the clock tick of its last change (coarse timestamps)', async () => {
+    // Before multigrain timestamps (Linux 6.13), every change within one clock tick gets the same
+    // mtime. Played here with utimes: the second change is stamped as the first was.
+    const runtime = new LocalRuntime();
+    fs.mkdirSync(path.join(root.path, 'a'));
+    settle();
+    fs.writeFileSync(path.join(root.path, 'a', 'one.md'), '1');
+    const tick = new Date(Date.now());
+    fs.utimesSync(path.join(root.path, 'a'), tick, tick);
+    expect(names(await runtime.list(root, [], { ...ALL, reuse: true }))).toEqual(['a/one.md']);
+    fs.writeFileSync(path.join(root.path, 'a', 'two.md'), '2');
+    fs.utimesSync(path.join(root.path, 'a'), tick, tick);
+    expect(names(await runtime.list(root, [], { ...ALL, reuse: true }))).toEqual(['a/one.md', 'a/two.md']);
   });
 
   it('keeps to the limit in a directory cut short, and lists the rest once the limit allows', async () => {

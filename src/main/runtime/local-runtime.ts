@@ -40,6 +40,12 @@ const TEMP_PREFIX = '.cairn-tmp-';
 /** Linux lets a process reach a directory it holds open as /proc/self/fd/N, immune to path swaps. */
 const PINNING = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
 const FILE_MODE = 0o600;
+/**
+ * A directory changed this recently when it was read may change again without its mtime moving:
+ * kernels before multigrain timestamps (6.13) stamp changes with the clock tick (1 to 10 ms), so a
+ * listing read in the same tick as a change is not kept for reuse (as git treats "racy" entries).
+ */
+const RACY_NS = 20_000_000n;
 const DIR_MODE = 0o700;
 
 function errno(err: unknown): string {
@@ -174,6 +180,8 @@ function removeStaleTemps(dir: string, own: string): void {
 /** One directory's listed entries (sorted by name) and its mtime when they were read. */
 interface DirectoryEntries {
   readonly mtimeNs: bigint;
+  /** Read within RACY_NS of its last change: not to be reused. */
+  readonly racy: boolean;
   readonly entries: ReadonlyArray<{ readonly name: string; readonly type: 'file' | 'directory'; readonly size: number; readonly mtimeMs: number }>;
 }
 
@@ -495,12 +503,14 @@ export class LocalRuntime implements Runtime {
     }
     const out: ListedEntry[] = [];
     const dirs = new Map<string, bigint>();
+    let racy = false;
     let files = 0;
     const full = () => (options.filesOnly ? files : out.length) >= options.limit;
     const walk = (hostDir: string, prefix: readonly string[], level: number): void => {
       const entries = this.readDirectory(hostDir, rootReal, options.reuse === true, options.limit - (options.filesOnly ? files : out.length), !options.filesOnly);
       if (!entries) return;
       dirs.set(hostDir, entries.mtimeNs);
+      if (entries.racy) racy = true;
       for (const entry of entries.entries) {
         if (full()) return;
         const entryRel = [...prefix, entry.name];
@@ -514,7 +524,8 @@ export class LocalRuntime implements Runtime {
       }
     };
     walk(dir, [], 1);
-    if (options.reuse) this.listings.set(cacheKey, { dirs, result: out });
+    if (options.reuse && !racy) this.listings.set(cacheKey, { dirs, result: out });
+    else this.listings.delete(cacheKey);
     return out;
   }
 
@@ -569,8 +580,9 @@ export class LocalRuntime implements Runtime {
         counted++;
       }
     }
-    const read = { mtimeNs, entries };
-    if (complete) this.directories.set(key, read);
+    const racy = BigInt(Date.now()) * 1_000_000n - mtimeNs < RACY_NS;
+    const read = { mtimeNs, entries, racy };
+    if (complete && !racy) this.directories.set(key, read);
     else this.directories.delete(key);
     return read;
   }

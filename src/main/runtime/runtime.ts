@@ -84,8 +84,10 @@ export interface ListOptions {
   /**
    * May return the previous result (the same array) when no directory of the tree has changed
    * since, and reuse what it found in each directory that has not: a file edited in place, without
-   * a rename, goes unseen until its directory changes or forget() is called. For long-lived readers
-   * such as the context builder, never for views.
+   * a rename, goes unseen until its directory changes or forget() is called. A directory read
+   * within moments of its last change is read again next time (on a disk whose timestamps move
+   * once per clock tick, a second change in that tick would leave its mtime as it was). For
+   * long-lived readers such as the context builder, never for views.
    */
   readonly reuse?: boolean;
 }
