@@ -1284,6 +1284,7 @@ async function main(): Promise<number> {
         failures: mcp.failures,
         httpLatencyMs: mcp.httpLatencyMs,
         fsyncMs: mcp.fsyncMs,
+        newFileFsyncMs: mcp.newFileFsyncMs,
         durationSeconds: mcp.durationSeconds,
       },
       ui: (({ targets: _targets, ...rest }) => rest)(ui),
