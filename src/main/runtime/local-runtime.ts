@@ -211,7 +211,7 @@ export class LocalRuntime implements Runtime {
    * (ListOptions.reuse).
    */
   private readonly directories = new Map<string, DirectoryEntries>();
-  /** Where replaced and deleted files go to be freed off the request's path. */
+  /** Where deleted files and trees go to be freed off the request's path. */
   private readonly trash = new LocalTrash();
 
   constructor(private readonly options: LocalRuntimeOptions = {}) {}
@@ -466,15 +466,11 @@ export class LocalRuntime implements Runtime {
           fs.rmSync(temp, { force: true });
           throw new RuntimeError('ESCAPE');
         }
-        // The version replaced is kept under a second name, so the rename frees nothing now.
-        const release = existing?.isFile() && existing.nlink === 1 ? this.trash.hold(rootReal, target) : null;
         try {
           fs.renameSync(temp, target);
         } catch (err) {
           fs.rmSync(temp, { force: true });
           throw err;
-        } finally {
-          release?.();
         }
       });
     } catch (err) {

@@ -1,18 +1,19 @@
 /**
- * LocalTrash: frees what a local write discards off the request's path. On ext4, freeing a file's
- * blocks (unlinking it, or renaming a new version over it) costs 0.2 to 0.6 ms once the file has
- * been fsynced, most of a delete's or an edit's time. So the old version a replacement displaces is
- * hard-linked, and a deleted file or tree renamed, into `<root>.trash` beside the scope root (each
- * a few microseconds), and unlinked there on the thread pool once the command is done.
+ * LocalTrash: frees what a local delete removes off the request's path. On ext4, freeing a file's
+ * blocks once it has been fsynced costs 0.2 to 0.6 ms, most of a delete's time. So a deleted file
+ * or tree is renamed (microseconds) into `<root>.trash` beside the scope root and removed there on
+ * the thread pool once the command is done. (An edit's rename over the old version frees blocks
+ * too; deferring that, by a hard link into the trash, measured no faster through MCP: the free
+ * then ran during the next request.)
  *
  * Security: the trash is only reached through a descriptor-pinned path (`/proc/self/fd/N`), and
  * only when what is at `<root>.trash` is a real directory of this user whose real location is
  * exactly beside the root's real path: a symlink planted there (a cloned repository can hold one)
- * is never followed. Otherwise, and on any error, the caller frees in place as it would without a
- * trash. Entry names are unique (unique-name.ts), so a background unlink only ever removes what this
- * process put there. A `.gitignore` of `*` keeps the trash out of git in a project checkout.
+ * is never followed. Otherwise, and on any error, the caller removes in place as it would without
+ * a trash. Entry names are unique (unique-name.ts), so a background removal only ever removes what
+ * this process put there. A `.gitignore` of `*` keeps the trash out of git in a project checkout.
  *
- * A process that dies before its frees ran leaves entries behind; the next process to use the
+ * A process that dies before its removals ran leaves entries behind; the next process to use the
  * trash removes those of processes that are gone.
  */
 import * as fs from 'node:fs';
@@ -58,24 +59,6 @@ export class LocalTrash {
     return true;
   }
 
-  /**
-   * Keeps the file at `source` (a pinned path) alive under a second name, so that replacing it
-   * frees nothing now. Returns what to call once the replacement is done or has failed (it frees
-   * the kept version in the background), or null when the file could not be kept.
-   */
-  hold(rootReal: string, source: string): (() => void) | null {
-    const trash = this.open(rootReal);
-    if (!trash) return null;
-    const name = uniqueName();
-    try {
-      fs.linkSync(source, path.join(trash.dir, name));
-    } catch {
-      trash.close();
-      return null;
-    }
-    return () => free(trash, name);
-  }
-
   private open(rootReal: string): OpenTrash | null {
     if (!PINNING) return null;
     const trashPath = trashPathFor(rootReal);
@@ -118,7 +101,7 @@ function openDirectory(p: string): number | null {
   }
 }
 
-/** Unlinks (or removes, for a tree) one entry on the thread pool, then lets go of the trash. */
+/** Removes one entry (a file, a symlink or a tree) on the thread pool, then lets go of the trash. */
 function free(trash: OpenTrash, name: string): void {
   fs.rm(path.join(trash.dir, name), { recursive: true, force: true }, () => trash.close());
 }
