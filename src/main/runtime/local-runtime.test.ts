@@ -81,8 +81,9 @@ describe('LocalRuntime.list with reuse', () => {
 
   it('does not reuse a directory read in the clock tick of its last change (coarse timestamps)', async () => {
     // Before multigrain timestamps (Linux 6.13), every change within one clock tick gets the same
-    // mtime. Played here with utimes: the second change is stamped as the first was.
-    const runtime = new LocalRuntime();
+    // mtime. This machine's kernel stamps every change anew, so the runtime is told the disk is
+    // coarse, and the second change is stamped (with utimes) as the first was.
+    const runtime = new LocalRuntime({ coarseStamps: true });
     fs.mkdirSync(path.join(root.path, 'a'));
     settle();
     fs.writeFileSync(path.join(root.path, 'a', 'one.md'), '1');
@@ -92,6 +93,25 @@ describe('LocalRuntime.list with reuse', () => {
     fs.writeFileSync(path.join(root.path, 'a', 'two.md'), '2');
     fs.utimesSync(path.join(root.path, 'a'), tick, tick);
     expect(names(await runtime.list(root, [], { ...ALL, reuse: true }))).toEqual(['a/one.md', 'a/two.md']);
+  });
+
+  it("reuses a listing read right after a change exactly where this disk's stamps always move, and leaves no probe behind", async () => {
+    // Measured here independently of the runtime: a change right after a stat, stamped anew or not?
+    const probe = fs.mkdtempSync(path.join(root.path, '.measure-'));
+    let moves = true;
+    for (let i = 0; i < 3; i++) {
+      const before = fs.statSync(probe, { bigint: true }).mtimeNs;
+      fs.writeFileSync(path.join(probe, String(i)), '');
+      if (fs.statSync(probe, { bigint: true }).mtimeNs === before) moves = false;
+    }
+    fs.rmSync(probe, { recursive: true });
+    settle();
+    const runtime = new LocalRuntime();
+    fs.writeFileSync(path.join(root.path, 'fresh.md'), '1');
+    const first = await runtime.list(root, [], { ...ALL, reuse: true });
+    expect((await runtime.list(root, [], { ...ALL, reuse: true })) === first).toBe(moves);
+    expect(fs.readdirSync(root.path)).toEqual(['fresh.md']);
+    expect(fs.readdirSync(`${root.path}.trash`)).toEqual(['.gitignore']);
   });
 
   it('keeps to the limit in a directory cut short, and lists the rest once the limit allows', async () => {

@@ -40,13 +40,29 @@ const TEMP_PREFIX = '.cairn-tmp-';
 /** Linux lets a process reach a directory it holds open as /proc/self/fd/N, immune to path swaps. */
 const PINNING = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
 const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
 /**
  * A directory changed this recently when it was read may change again without its mtime moving:
- * kernels before multigrain timestamps (6.13) stamp changes with the clock tick (1 to 10 ms), so a
- * listing read in the same tick as a change is not kept for reuse (as git treats "racy" entries).
+ * where a disk stamps changes with the clock tick (1 to 10 ms; Linux before multigrain timestamps,
+ * 6.13), every change within one tick gets the same mtime. Such a read ("racy", as git calls it) is
+ * reused only on a disk whose stamps always move once read (probed once per root, in a scratch
+ * directory of the trash beside it; anything that fails to probe counts as no).
  */
 const RACY_NS = 20_000_000n;
-const DIR_MODE = 0o700;
+
+/**
+ * Whether a change to the directory `dir`, made right after its mtime was read, always gets a new
+ * mtime (multigrain or fine-grained timestamps): changed three times microseconds apart with a
+ * stat before each change; with stamps per clock tick at least one change would keep the stamp.
+ */
+function stampsAlwaysMove(dir: string): boolean {
+  for (let i = 0; i < 3; i++) {
+    const before = fs.statSync(dir, { bigint: true }).mtimeNs;
+    fs.closeSync(fs.openSync(path.join(dir, String(i)), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE));
+    if (fs.statSync(dir, { bigint: true }).mtimeNs === before) return false;
+  }
+  return true;
+}
 
 function errno(err: unknown): string {
   return (err as NodeJS.ErrnoException)?.code ?? 'EIO';
@@ -180,7 +196,7 @@ function removeStaleTemps(dir: string, own: string): void {
 /** One directory's listed entries (sorted by name) and its mtime when they were read. */
 interface DirectoryEntries {
   readonly mtimeNs: bigint;
-  /** Read within RACY_NS of its last change: not to be reused. */
+  /** Read within RACY_NS of its last change: reused only where stamps always move. */
   readonly racy: boolean;
   readonly entries: ReadonlyArray<{ readonly name: string; readonly type: 'file' | 'directory'; readonly size: number; readonly mtimeMs: number }>;
 }
@@ -191,6 +207,11 @@ export interface LocalRuntimeOptions {
    * is used, so a test can swap it in that window (a race no real timing reproduces reliably).
    */
   readonly afterCheck?: (resolvedDir: string) => Promise<void>;
+  /**
+   * For tests only: treat every disk as stamping changes per clock tick (a kernel before 6.13),
+   * which this machine's kernel cannot be made to do.
+   */
+  readonly coarseStamps?: boolean;
 }
 
 export class LocalRuntime implements Runtime {
@@ -204,13 +225,15 @@ export class LocalRuntime implements Runtime {
    */
   private readonly rootReal = new Map<string, string>();
   /** Listings that may be reused while none of their directories changed (ListOptions.reuse). */
-  private readonly listings = new Map<string, { dirs: Map<string, bigint>; result: ListedEntry[] }>();
+  private readonly listings = new Map<string, { dirs: Map<string, bigint>; racy: boolean; result: ListedEntry[] }>();
   /**
    * Each directory's entries as last read whole, by root and host path, with its mtime then: a
    * listing after a change in one directory reads that directory again, not the whole tree
    * (ListOptions.reuse).
    */
   private readonly directories = new Map<string, DirectoryEntries>();
+  /** Per root's real path: whether its directories' stamps always move (see stampsAlwaysMove). */
+  private readonly movingStamps = new Map<string, boolean>();
   /** Where deleted files and trees go to be freed off the request's path. */
   private readonly trash = new LocalTrash();
 
@@ -493,7 +516,11 @@ export class LocalRuntime implements Runtime {
     const cacheKey = `${dir}\0${options.depth}\0${options.limit}\0${options.filesOnly === true}`;
     if (options.reuse) {
       const cached = this.listings.get(cacheKey);
-      if (cached && [...cached.dirs].every(([d, mtime]) => fs.statSync(d, { bigint: true, throwIfNoEntry: false })?.mtimeNs === mtime)) {
+      if (
+        cached &&
+        (!cached.racy || this.stampsMove(rootReal)) &&
+        [...cached.dirs].every(([d, mtime]) => fs.statSync(d, { bigint: true, throwIfNoEntry: false })?.mtimeNs === mtime)
+      ) {
         return cached.result;
       }
     }
@@ -520,8 +547,7 @@ export class LocalRuntime implements Runtime {
       }
     };
     walk(dir, [], 1);
-    if (options.reuse && !racy) this.listings.set(cacheKey, { dirs, result: out });
-    else this.listings.delete(cacheKey);
+    if (options.reuse) this.listings.set(cacheKey, { dirs, racy, result: out });
     return out;
   }
 
@@ -542,7 +568,7 @@ export class LocalRuntime implements Runtime {
       // Stat before readdir: a change in between leaves a newer mtime, so the copy kept is read again.
       mtimeNs = fs.statSync(hostDir, { bigint: true }).mtimeNs;
       const known = this.directories.get(key);
-      if (reuse && known && known.mtimeNs === mtimeNs) return known;
+      if (reuse && known && known.mtimeNs === mtimeNs && (!known.racy || this.stampsMove(rootReal))) return known;
       names = fs.readdirSync(hostDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch {
       return null;
@@ -578,9 +604,19 @@ export class LocalRuntime implements Runtime {
     }
     const racy = BigInt(Date.now()) * 1_000_000n - mtimeNs < RACY_NS;
     const read = { mtimeNs, entries, racy };
-    if (complete && !racy) this.directories.set(key, read);
+    if (complete) this.directories.set(key, read);
     else this.directories.delete(key);
     return read;
+  }
+
+  /** Whether the root's directories' stamps always move once read; probed once per root. */
+  private stampsMove(rootReal: string): boolean {
+    let moving = this.movingStamps.get(rootReal);
+    if (moving === undefined) {
+      moving = !this.options.coarseStamps && this.trash.withScratchDirectory(rootReal, false, stampsAlwaysMove);
+      this.movingStamps.set(rootReal, moving);
+    }
+    return moving;
   }
 
   async countFiles(root: ScopeRoot, limit: number): Promise<number> {

@@ -14,7 +14,8 @@
  * this process put there. A `.gitignore` of `*` keeps the trash out of git in a project checkout.
  *
  * A process that dies before its removals ran leaves entries behind; the next process to use the
- * trash removes those of processes that are gone.
+ * trash removes those of processes that are gone. The trash also lends a scratch directory on the
+ * root's filesystem (for probing how it stamps changes).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -57,6 +58,27 @@ export class LocalTrash {
     }
     free(trash, name);
     return true;
+  }
+
+  /**
+   * Runs `fn` with a new empty directory of its own in the trash (on the root's filesystem, outside
+   * the root, so the root's listings see no change), removed afterwards; `fallback` when there is
+   * no trash or it lies on another filesystem than the root.
+   */
+  withScratchDirectory<T>(rootReal: string, fallback: T, fn: (dir: string) => T): T {
+    const trash = this.open(rootReal);
+    if (!trash) return fallback;
+    const dir = path.join(trash.dir, uniqueName());
+    try {
+      if (fs.statSync(trash.dir).dev !== fs.statSync(rootReal).dev) return fallback;
+      fs.mkdirSync(dir, { mode: 0o700 });
+      return fn(dir);
+    } catch {
+      return fallback;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      trash.close();
+    }
   }
 
   private open(rootReal: string): OpenTrash | null {
