@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWithinIdentity, memoryIdentity } from './identity';
+import { memoryIdentity, withinIdentity } from './identity';
 
 const owners = { projectId: 'p-123', workspaceId: 'ws-9' };
 
@@ -27,8 +27,8 @@ describe('memoryIdentity', () => {
   });
 
   it('a directory identity prefixes its subtree only', () => {
-    expect(isWithinIdentity('global:notes/a.md', 'global:notes')).toBe(true);
-    expect(isWithinIdentity('global:notes', 'global:notes')).toBe(true);
-    expect(isWithinIdentity('global:notes2/a.md', 'global:notes')).toBe(false);
+    expect(withinIdentity('global:notes')('global:notes/a.md')).toBe(true);
+    expect(withinIdentity('global:notes')('global:notes')).toBe(true);
+    expect(withinIdentity('global:notes')('global:notes2/a.md')).toBe(false);
   });
 });

@@ -29,7 +29,8 @@ export function memoryIdentity(scope: Scope, owners: ScopeOwners, segments: read
   }
 }
 
-/** Whether `key` is `identity` itself or lies below it (for a directory's subtree). */
-export function isWithinIdentity(key: string, identity: string): boolean {
-  return key === identity || key.startsWith(`${identity}/`);
+/** Whether a key is `identity` itself or lies below it (for a directory's subtree): a test for many keys. */
+export function withinIdentity(identity: string): (key: string) => boolean {
+  const below = `${identity}/`;
+  return (key) => key === identity || key.startsWith(below);
 }

@@ -122,22 +122,24 @@ export class ContextBuilder {
 
   /** Files of a listing with their descriptions, reading the heads of new or changed files only. */
   private async prepare(b: Extract<ScopeBinding, { available: true }>, session: MemorySession, listed: readonly ListedEntry[]): Promise<PreparedFile[]> {
-    const keyOf = (e: ListedEntry) => `${b.runtime.label}\0${b.root.path}\0${e.rel.join('/')}`;
-    const stale = listed.filter((e) => {
-      const cached = this.heads.get(keyOf(e));
-      return !cached || cached.mtimeMs !== e.mtimeMs || cached.size !== e.size;
+    const rootKey = `${b.runtime.label}\0${b.root.path}\0`;
+    const keys = listed.map((e) => rootKey + e.rel.join('/'));
+    const stale: number[] = [];
+    listed.forEach((e, i) => {
+      const cached = this.heads.get(keys[i]!);
+      if (!cached || cached.mtimeMs !== e.mtimeMs || cached.size !== e.size) stale.push(i);
     });
-    const heads = stale.length > 0 ? await b.runtime.readHeads(b.root, stale.map((e) => e.rel), INDEX_HEAD_BYTES) : [];
-    stale.forEach((e, i) => {
-      const data = heads[i];
+    const heads = stale.length > 0 ? await b.runtime.readHeads(b.root, stale.map((i) => listed[i]!.rel), INDEX_HEAD_BYTES) : [];
+    stale.forEach((i, n) => {
+      const data = heads[n];
       if (!data) return;
       const head = lenient.decode(data.data);
-      this.heads.set(keyOf(e), { mtimeMs: e.mtimeMs, size: e.size, description: describe(head, this.scan), head });
+      this.heads.set(keys[i]!, { mtimeMs: listed[i]!.mtimeMs, size: listed[i]!.size, description: describe(head, this.scan), head });
     });
     const owners = `${b.scope}\0${session.projectId}\0${session.workspaceId}`;
     const out: PreparedFile[] = [];
-    for (const entry of listed) {
-      const cached = this.heads.get(keyOf(entry));
+    for (const [i, entry] of listed.entries()) {
+      const cached = this.heads.get(keys[i]!);
       if (!cached || cached.mtimeMs !== entry.mtimeMs || cached.size !== entry.size) continue; // unreadable
       // A file the listing before had too, unchanged: prepared as it was.
       if (cached.prepared?.owners === owners) {

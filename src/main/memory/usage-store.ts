@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ACTORS, type Actor } from '../../common/memory/constants';
-import { isWithinIdentity } from '../../common/memory/identity';
+import { withinIdentity } from '../../common/memory/identity';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { withLocalLock } from '../runtime/local-lock';
 
@@ -111,15 +111,24 @@ export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[]): UsageMap 
         break;
       }
       case 'move': {
+        // (Deleting the entry just visited is safe while iterating a Map.)
         const moved: Array<[string, UsageStats]> = [];
-        for (const [key, s] of map) if (isWithinIdentity(key, op.from)) moved.push([op.to + key.slice(op.from.length), s]);
-        for (const key of [...map.keys()]) if (isWithinIdentity(key, op.from) || isWithinIdentity(key, op.to)) map.delete(key);
+        const from = withinIdentity(op.from);
+        const to = withinIdentity(op.to);
+        for (const [key, s] of map) {
+          if (from(key)) {
+            moved.push([op.to + key.slice(op.from.length), s]);
+            map.delete(key);
+          } else if (to(key)) map.delete(key);
+        }
         for (const [key, s] of moved) map.set(key, s);
         break;
       }
-      case 'delete':
-        for (const key of [...map.keys()]) if (isWithinIdentity(key, op.id)) map.delete(key);
+      case 'delete': {
+        const gone = withinIdentity(op.id);
+        for (const key of map.keys()) if (gone(key)) map.delete(key);
         break;
+      }
     }
   }
   return map;

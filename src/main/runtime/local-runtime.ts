@@ -224,6 +224,8 @@ export class LocalRuntime implements Runtime {
    * symlink since fails containment rather than being followed.
    */
   private readonly rootReal = new Map<string, string>();
+  /** Roots found missing whose existing part was found contained (see resolveRoot). */
+  private readonly missingRoots = new Set<string>();
   /** Listings that may be reused while none of their directories changed (ListOptions.reuse). */
   private readonly listings = new Map<string, { dirs: Map<string, bigint>; racy: boolean; result: ListedEntry[] }>();
   /**
@@ -260,12 +262,16 @@ export class LocalRuntime implements Runtime {
     let real = realpathOrNull(root.path);
     if (!real) {
       if (!create) {
-        // A missing root reads as empty, but only if the part of it that exists is contained.
+        // A missing root reads as empty, but only if the part of it that exists is contained:
+        // checked the first time it is found missing. (A swap of that part since could only turn
+        // "empty" into "escapes": nothing is read either way, and a write checks afresh.)
+        if (this.missingRoots.has(root.path)) return null;
         let deepest: { real: string } | null = null;
         try {
           deepest = resolveDeepest(root.path, root.anchor, true, anchor);
         } catch {}
         if (deepest && !isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
+        this.missingRoots.add(root.path);
         return null;
       }
       const deepest = resolveDeepest(root.path, root.anchor);
@@ -273,6 +279,7 @@ export class LocalRuntime implements Runtime {
       fs.mkdirSync(path.join(deepest.real, ...deepest.missing), { recursive: true, mode: DIR_MODE });
       real = realpath(root.path);
     }
+    this.missingRoots.delete(root.path);
     if (!isInside(real, anchor)) throw new RuntimeError('ESCAPE');
     this.rootReal.set(root.path, real);
     return real;
