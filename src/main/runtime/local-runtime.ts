@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { isListedName } from '../../common/memory/paths';
+import { DIR_MODE, FILE_MODE, PINNING, pinnedPath } from './local-disk';
 import { withLocalLock } from './local-lock';
 import { LocalTrash } from './local-trash';
 import { uniqueName } from './unique-name';
@@ -37,10 +38,6 @@ import {
 const fsc = fs.constants;
 const fsync = promisify(fs.fsync);
 const TEMP_PREFIX = '.cairn-tmp-';
-/** Linux lets a process reach a directory it holds open as /proc/self/fd/N, immune to path swaps. */
-const PINNING = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
-const FILE_MODE = 0o600;
-const DIR_MODE = 0o700;
 /**
  * A directory changed this recently when it was read may change again without its mtime moving:
  * where a disk stamps changes with the clock tick (1 to 10 ms; Linux before multigrain timestamps,
@@ -142,14 +139,12 @@ function openResolved(resolved: string, flags: number): number {
 
 /**
  * Realpath of the deepest existing ancestor of `target` (itself included), with the missing
- * remainder appended. Stops climbing at `stop`, whose realpath is `stopReal` when the caller has it.
+ * remainder appended. Stops climbing at `stop`.
  */
-function resolveDeepest(target: string, stop: string, likelyMissing = false, stopReal?: string): { real: string; missing: string[] } {
+function resolveDeepest(target: string, stop: string, likelyMissing = false): { real: string; missing: string[] } {
   const missing: string[] = [];
   let current = target;
   for (;;) {
-    // The anchor, already resolved (once per process): no realpath again.
-    if (current === stop && stopReal !== undefined && missing.length > 0 && exists(current)) return { real: stopReal, missing };
     // Climbing (or told the target is likely missing): a path seen missing by stat is skipped
     // without a throwing realpath (one that appears or goes in between is settled below).
     if ((likelyMissing || missing.length > 0) && current !== stop && !exists(current)) {
@@ -268,7 +263,7 @@ export class LocalRuntime implements Runtime {
         if (this.missingRoots.has(root.path)) return null;
         let deepest: { real: string } | null = null;
         try {
-          deepest = resolveDeepest(root.path, root.anchor, true, anchor);
+          deepest = resolveDeepest(root.path, root.anchor, true);
         } catch {}
         if (deepest && !isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
         this.missingRoots.add(root.path);
@@ -341,7 +336,7 @@ export class LocalRuntime implements Runtime {
     }
     const fd = openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
     try {
-      const pinned = `/proc/self/fd/${fd}`;
+      const pinned = pinnedPath(fd);
       // Where the directory we hold really is now; a swap before the open shows up here.
       if (!isInside(fs.readlinkSync(pinned), rootReal)) throw new RuntimeError('ESCAPE');
       return await fn(pinned);

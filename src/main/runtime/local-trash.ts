@@ -19,11 +19,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DIR_MODE, FILE_MODE, PINNING, pinnedPath } from './local-disk';
 import { uniqueName } from './unique-name';
 
 const fsc = fs.constants;
-/** Linux lets a process reach a directory it holds open as /proc/self/fd/N, immune to path swaps. */
-const PINNING = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
 const GITIGNORE = '.gitignore';
 
 export function trashPathFor(rootReal: string): string {
@@ -71,7 +70,7 @@ export class LocalTrash {
     const dir = path.join(trash.dir, uniqueName());
     try {
       if (fs.statSync(trash.dir).dev !== fs.statSync(rootReal).dev) return fallback;
-      fs.mkdirSync(dir, { mode: 0o700 });
+      fs.mkdirSync(dir, { mode: DIR_MODE });
       return fn(dir);
     } catch {
       return fallback;
@@ -87,14 +86,14 @@ export class LocalTrash {
     let fd = openDirectory(trashPath);
     if (fd === null) {
       try {
-        fs.mkdirSync(trashPath, { mode: 0o700 });
+        fs.mkdirSync(trashPath, { mode: DIR_MODE });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return null;
       }
       fd = openDirectory(trashPath);
       if (fd === null) return null;
     }
-    const dir = `/proc/self/fd/${fd}`;
+    const dir = pinnedPath(fd);
     const close = () => fs.close(fd, () => {});
     try {
       // Where the directory we hold really is, and whose it is.
@@ -134,7 +133,7 @@ function free(trash: OpenTrash, name: string): void {
  */
 function sweep(dir: string): void {
   try {
-    const fd = fs.openSync(path.join(dir, GITIGNORE), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o600);
+    const fd = fs.openSync(path.join(dir, GITIGNORE), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
     try {
       fs.writeSync(fd, '*\n');
     } finally {
