@@ -15,7 +15,7 @@ import { formatMemoryPath } from '../../common/memory/paths';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import type { ListedEntry } from '../runtime/runtime';
 import type { MemorySession, ScopeBinding } from './memory-service';
-import { promptTerms, rankRelevant, tokenize } from './relevance-index';
+import { promptTerms, rankRelevant, tokenize, wordMatches } from './relevance-index';
 import { scanContent, type ScanFinding } from './scanners/content-scanner';
 import type { UsageStore } from './usage-store';
 
@@ -289,5 +289,5 @@ function lineMatches(line: string, terms: readonly string[]): boolean {
   const lower = line.toLowerCase();
   if (!terms.some((t) => lower.includes(t))) return false;
   const words = tokenize(line);
-  return terms.some((t) => words.some((w) => w === t || (t.length > 3 && w.startsWith(t))));
+  return terms.some((t) => words.some((w) => wordMatches(w, t)));
 }

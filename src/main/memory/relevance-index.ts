@@ -37,18 +37,22 @@ export function tokenize(text: string): string[] {
     .filter((t) => t.length > 1 && !STOPWORDS.has(t));
 }
 
+/** Whether a word of a text matches a query word: the same, or begun by a query word of PREFIX_MIN_LENGTH letters or more. */
+export function wordMatches(word: string, query: string): boolean {
+  return word === query || (query.length >= PREFIX_MIN_LENGTH && word.startsWith(query));
+}
+
 /** The distinct words of a prompt that can match, stopwords removed. */
 export function promptTerms(prompt: string): string[] {
   return [...new Set(tokenize(prompt))];
 }
 
-/** One indexed file: its fields' word counts (kept to remove it) and lengths in distinct words. */
+/** One indexed file: what it was indexed from, and its fields' word counts (kept to remove it). */
 interface IndexedDoc {
   readonly id: number;
   readonly head: string;
   readonly description: string;
   readonly counts: ReadonlyArray<ReadonlyMap<string, number>>;
-  readonly lengths: readonly number[];
 }
 
 /** Per word: for each field, the documents holding it and how often. */
@@ -129,12 +133,12 @@ export class RelevanceIndex {
       }
     });
     this.lengths[id] = lengths;
-    this.docs.set(file.path, { id, head: file.head, description, counts, lengths });
+    this.docs.set(file.path, { id, head: file.head, description, counts });
   }
 
   private remove(path: string, doc: IndexedDoc): void {
     doc.counts.forEach((words, field) => {
-      this.totalLengths[field]! -= doc.lengths[field]!;
+      this.totalLengths[field]! -= words.size;
       for (const word of words.keys()) {
         const postings = this.postings.get(word)!;
         const docs = postings[field]!;
@@ -185,7 +189,7 @@ export class RelevanceIndex {
       score(query, 1, query);
       if (query.length < PREFIX_MIN_LENGTH) continue;
       for (const word of this.byStart.get(query.slice(0, PREFIX_MIN_LENGTH)) ?? []) {
-        if (word.length <= query.length || !word.startsWith(query)) continue;
+        if (word === query || !wordMatches(word, query)) continue;
         // Fades as the word grows past the query word, from PREFIX_WEIGHT at no difference.
         score(word, (PREFIX_WEIGHT * word.length) / (word.length + 0.3 * (word.length - query.length)), query);
       }
