@@ -14,15 +14,19 @@
  *
  * Speed: metadata calls (realpath, lstat, readdir, open, rename) and reads of memory files (at most
  * 100 KiB) are synchronous: each takes microseconds on a local disk, a tenth of a thread-pool round
- * trip. The one slow call, fsync, stays asynchronous so it never blocks the event loop.
+ * trip. The one slow call, fsync, stays asynchronous so it never blocks the event loop. A write
+ * reads no directory it already knows (ScopeLedger: the cap's count, the sweep of dead writers'
+ * temp files) and reads of memory files leave atimes alone: on ext4 either would dirty an inode
+ * that the next fsync must commit.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { isListedName } from '../../common/memory/paths';
-import { DIR_MODE, FILE_MODE, PINNING, pinnedPath } from './local-disk';
+import { DIR_MODE, FILE_MODE, PINNING, TEMP_PREFIX, openForReading, pinnedPath } from './local-disk';
 import { withLocalLock } from './local-lock';
 import { LocalTrash } from './local-trash';
+import { ScopeLedger, countsTowardCap, type DirectoryChange } from './scope-ledger';
 import { uniqueName } from './unique-name';
 import {
   RuntimeError,
@@ -37,7 +41,6 @@ import {
 
 const fsc = fs.constants;
 const fsync = promisify(fs.fsync);
-const TEMP_PREFIX = '.cairn-tmp-';
 /**
  * A directory changed this recently when it was read may change again without its mtime moving:
  * where a disk stamps changes with the clock tick (1 to 10 ms; Linux before multigrain timestamps,
@@ -125,9 +128,9 @@ function realpathOrNull(p: string): string | null {
  * Opens a path that was just resolved (no symlinks in it). O_NOFOLLOW refuses a symlink swapped
  * in at its last component since; that is reported as an escape.
  */
-function openResolved(resolved: string, flags: number): number {
+function openResolved(resolved: string, flags: number, reading = false): number {
   try {
-    return fs.openSync(resolved, flags | fsc.O_NOFOLLOW);
+    return reading ? openForReading(resolved, flags | fsc.O_NOFOLLOW) : fs.openSync(resolved, flags | fsc.O_NOFOLLOW);
   } catch (err) {
     const code = errno(err);
     if (code === 'ELOOP') throw new RuntimeError('ESCAPE');
@@ -209,6 +212,9 @@ export interface LocalRuntimeOptions {
   readonly coarseStamps?: boolean;
 }
 
+/** A change on a disk where the ledger is not used: nothing known clean, nothing recorded. */
+const UNTRACKED: DirectoryChange = { clean: false, done: () => {} };
+
 export class LocalRuntime implements Runtime {
   readonly label = 'local';
   /** Anchors (Cairn's home, a checkout) are resolved once per process. */
@@ -233,6 +239,8 @@ export class LocalRuntime implements Runtime {
   private readonly movingStamps = new Map<string, boolean>();
   /** Where deleted files and trees go to be freed off the request's path. */
   private readonly trash = new LocalTrash();
+  /** Scope counts and clean directories as this process's own changes left them. */
+  private readonly ledger = new ScopeLedger();
 
   constructor(private readonly options: LocalRuntimeOptions = {}) {}
 
@@ -326,20 +334,21 @@ export class LocalRuntime implements Runtime {
    * Runs `fn` with a path through which the directory `dirRel` (created if `create`) is reached
    * race-free: a descriptor-pinned path on Linux, else the checked real path.
    */
-  private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
+  private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string, real: string) => Promise<T>): Promise<T> {
     const real = create ? this.ensureDir(rootReal, dirRel, PINNING) : this.resolveTarget(rootReal, dirRel, true);
     await this.options.afterCheck?.(real);
     if (!PINNING) {
       // Best effort without descriptor paths: re-check as late as possible.
       if (realpathOrNull(real) !== real) throw new RuntimeError('ESCAPE');
-      return fn(real);
+      return fn(real, real);
     }
     const fd = openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
     try {
       const pinned = pinnedPath(fd);
       // Where the directory we hold really is now; a swap before the open shows up here.
-      if (!isInside(fs.readlinkSync(pinned), rootReal)) throw new RuntimeError('ESCAPE');
-      return await fn(pinned);
+      const at = fs.readlinkSync(pinned);
+      if (!isInside(at, rootReal)) throw new RuntimeError('ESCAPE');
+      return await fn(pinned, at);
     } finally {
       fs.closeSync(fd);
     }
@@ -361,7 +370,7 @@ export class LocalRuntime implements Runtime {
   async readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent> {
     const rootReal = this.resolveRoot(root, false);
     if (!rootReal) throw new RuntimeError('ENOENT');
-    const fd = openResolved(this.resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK);
+    const fd = openResolved(this.resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK, true);
     try {
       const st = fs.fstatSync(fd);
       if (st.isDirectory()) throw new RuntimeError('EISDIR');
@@ -411,11 +420,11 @@ export class LocalRuntime implements Runtime {
       if (dir === null) return null;
       let fd: number;
       try {
-        fd = fs.openSync(path.join(dir, rel[rel.length - 1]!), fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
+        fd = openForReading(path.join(dir, rel[rel.length - 1]!), fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
       } catch (err) {
         if (errno(err) !== 'ELOOP') return null;
         try {
-          fd = openResolved(this.resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK);
+          fd = openResolved(this.resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK, true);
         } catch {
           return null;
         }
@@ -443,60 +452,60 @@ export class LocalRuntime implements Runtime {
   }
 
   async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
-    // The scope is counted while the disk flushes the new file (the count skips hidden names, so
-    // not the temp file); a full scope then gets no file. An existing name is refused first.
+    // An existing name is refused first; then a full scope gets no file (nothing is written).
     let full = false;
-    await this.writeFile(root, rel, data, { exclusive: true, whileFlushing: () => (full = this.countFilesNow(root, maxFiles) >= maxFiles) });
+    await this.writeFile(root, rel, data, { exclusive: true, admit: () => !(full = this.countFilesNow(root, maxFiles) >= maxFiles) });
     return full ? 'full' : 'created';
   }
 
-  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; whileFlushing?: () => boolean }): Promise<void> {
+  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; admit?: () => boolean }): Promise<void> {
     const name = rel[rel.length - 1];
     if (name === undefined) throw new RuntimeError('EISDIR');
     try {
       const rootReal = this.resolveRoot(root, true)!;
-      await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir) => {
+      await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir, real) => {
         const target = path.join(dir, name);
         const existing = lstatOrNull(target);
         if (existing && options.exclusive) throw new RuntimeError('EEXIST');
         if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
+        // The caller's check (false: no file is written), before the directory changes.
+        if (options.admit && !options.admit()) return;
+        const change = this.changing(rootReal, dir, real);
         const tempName = `${TEMP_PREFIX}${uniqueName()}`;
         const temp = path.join(dir, tempName);
         const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
         try {
           for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written);
           const flushed = fsync(fd);
-          // While the thread pool waits for the disk: temp files of dead writers go (still under
-          // the lock, before the rename), and the caller's check runs (true: keep no file).
-          let abandon = false;
           try {
-            removeStaleTemps(dir, tempName);
-            abandon = options.whileFlushing?.() ?? false;
+            // While the thread pool waits for the disk, temp files of dead writers go (still under
+            // the lock, before the rename) from a directory not known to be clean of them.
+            if (!change.clean) removeStaleTemps(dir, tempName);
           } finally {
             await flushed;
-          }
-          if (abandon) {
-            fs.closeSync(fd);
-            fs.rmSync(temp, { force: true });
-            return;
           }
         } catch (err) {
           fs.closeSync(fd);
           fs.rmSync(temp, { force: true });
+          change.done(this.mtimeOf(dir), null, false);
           throw err;
         }
         fs.closeSync(fd);
         // Without pinning, the directory must still be the one we checked.
         if (!PINNING && realpathOrNull(dir) !== dir) {
           fs.rmSync(temp, { force: true });
+          change.done(this.mtimeOf(dir), null, false);
           throw new RuntimeError('ESCAPE');
         }
         try {
           fs.renameSync(temp, target);
         } catch (err) {
           fs.rmSync(temp, { force: true });
+          change.done(this.mtimeOf(dir), null, false);
           throw err;
         }
+        // A new file, or one in place of a symlink (which did not count), counts now.
+        change.done(this.mtimeOf(dir), existing?.isFile() || !countsTowardCap(name) ? 0 : 1, true);
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -628,24 +637,24 @@ export class LocalRuntime implements Runtime {
   private countFilesNow(root: ScopeRoot, limit: number): number {
     const rootReal = this.resolveRoot(root, false);
     if (!rootReal) return 0;
-    let count = 0;
-    const walk = (dir: string): void => {
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const e of entries) {
-        if (count >= limit) return;
-        // Cheaper than isListedName, and stricter: a file with a hostile name counts too.
-        if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-        if (e.isFile()) count++;
-        else if (e.isDirectory()) walk(path.join(dir, e.name));
-      }
-    };
-    walk(rootReal);
-    return count;
+    return this.ledger.count(rootReal, limit, this.stampsMove(rootReal));
+  }
+
+  /**
+   * Under the scope lock, before this process changes the directory reached as `dir` (real path
+   * `real`): see ScopeLedger. Untracked where stamps may not move (then nothing is known clean).
+   */
+  private changing(rootReal: string, dir: string, real: string): DirectoryChange {
+    return this.stampsMove(rootReal) ? this.ledger.change(rootReal, real, this.mtimeOf(dir)) : UNTRACKED;
+  }
+
+  /** A directory's mtime (ns); -1 if it cannot be read (gone), which no record holds. */
+  private mtimeOf(dir: string): bigint {
+    try {
+      return fs.statSync(dir, { bigint: true, throwIfNoEntry: false })?.mtimeNs ?? -1n;
+    } catch {
+      return -1n;
+    }
   }
 
   async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
@@ -654,12 +663,18 @@ export class LocalRuntime implements Runtime {
     try {
       if (from.length === to.length && from.slice(0, -1).every((s, i) => to[i] === s)) {
         // Within one directory (a rename in place): one pinned directory serves both names.
-        await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (dir) => {
+        await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (dir, real) => {
           const dest = path.join(dir, to[to.length - 1]!);
           if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
           const source = path.join(dir, from[from.length - 1]!);
-          fs.lstatSync(source);
-          fs.renameSync(source, dest);
+          const moved = fs.lstatSync(source);
+          const change = this.changing(rootReal, dir, real);
+          try {
+            fs.renameSync(source, dest);
+          } finally {
+            const counted = (name: string) => (countsTowardCap(name) ? 1 : 0);
+            change.done(this.mtimeOf(dir), moved.isFile() ? counted(to[to.length - 1]!) - counted(from[from.length - 1]!) : moved.isSymbolicLink() ? 0 : null);
+          }
         });
         return;
       }
@@ -673,15 +688,26 @@ export class LocalRuntime implements Runtime {
         if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') throw e;
       }
       if (destProbe && lstatOrNull(destProbe)) throw new RuntimeError('EEXIST');
-      await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (sourceDir) => {
+      await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (sourceDir, sourceReal) => {
         const source = path.join(sourceDir, from[from.length - 1]!);
-        fs.lstatSync(source);
+        const moved = fs.lstatSync(source);
         if (from.length <= to.length && from.every((s, i) => to[i] === s)) throw new RuntimeError('EINVAL');
-        await this.withPinnedDir(rootReal, to.slice(0, -1), true, async (destDir) => {
-          const dest = path.join(destDir, to[to.length - 1]!);
-          if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
-          fs.renameSync(source, dest);
-        });
+        const fromSource = this.changing(rootReal, sourceDir, sourceReal);
+        // A directory created for the destination is one the count has not walked: it follows only moves of files.
+        try {
+          await this.withPinnedDir(rootReal, to.slice(0, -1), true, async (destDir, destReal) => {
+            const dest = path.join(destDir, to[to.length - 1]!);
+            if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
+            const toDest = this.changing(rootReal, destDir, destReal);
+            try {
+              fs.renameSync(source, dest);
+            } finally {
+              toDest.done(this.mtimeOf(destDir), moved.isFile() ? (countsTowardCap(to[to.length - 1]!) ? 1 : 0) : moved.isSymbolicLink() ? 0 : null);
+            }
+          });
+        } finally {
+          fromSource.done(this.mtimeOf(sourceDir), moved.isFile() ? (countsTowardCap(from[from.length - 1]!) ? -1 : 0) : moved.isSymbolicLink() ? 0 : null);
+        }
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -692,10 +718,17 @@ export class LocalRuntime implements Runtime {
     const rootReal = this.resolveRoot(root, false);
     if (!rootReal || rel.length === 0) throw new RuntimeError('ENOENT');
     try {
-      await this.withPinnedDir(rootReal, rel.slice(0, -1), false, async (dir) => {
-        const target = path.join(dir, rel[rel.length - 1]!);
-        fs.lstatSync(target);
-        if (!this.trash.discard(rootReal, target)) fs.rmSync(target, { recursive: true, force: false });
+      await this.withPinnedDir(rootReal, rel.slice(0, -1), false, async (dir, real) => {
+        const name = rel[rel.length - 1]!;
+        const target = path.join(dir, name);
+        const removed = fs.lstatSync(target);
+        const change = this.changing(rootReal, dir, real);
+        try {
+          if (!this.trash.discard(rootReal, target)) fs.rmSync(target, { recursive: true, force: false });
+        } finally {
+          // A tree's files are not known one by one: the count walks again.
+          change.done(this.mtimeOf(dir), removed.isFile() ? (countsTowardCap(name) ? -1 : 0) : removed.isSymbolicLink() ? 0 : null);
+        }
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -704,7 +737,10 @@ export class LocalRuntime implements Runtime {
 
   async mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void> {
     try {
-      this.ensureDir(this.resolveRoot(root, true)!, rel);
+      const rootReal = this.resolveRoot(root, true)!;
+      // New directories are ones the count has not walked.
+      this.ledger.forget(rootReal);
+      this.ensureDir(rootReal, rel);
     } catch (err) {
       throw toRuntimeError(err);
     }
@@ -713,6 +749,7 @@ export class LocalRuntime implements Runtime {
   forget(): void {
     this.listings.clear();
     this.directories.clear();
+    this.ledger.forget();
   }
 
   async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {
