@@ -4,20 +4,13 @@
 // edits, description changes, renames and deletes.
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../tests/support/random';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
 import { EMPTY_USAGE } from '../../common/memory/usage';
 import type { ContextFile } from './context-builder';
 import { promptTerms, rankRelevant, RelevanceIndex, tokenize } from './relevance-index';
 
 const WORDS = ['build', 'release', 'electron', 'vite', 'vitest', 'deploy', 'database', 'migration', 'token', 'cache', 'review', 'lint', 'docker', 'staging', 'flaky'];
-
-function rng(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    return x / 2 ** 31;
-  };
-}
 
 /** The ranking as MiniSearch gives it: BM25+ with its default weights, then the recency bonus. */
 function oracleRank(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
@@ -48,7 +41,7 @@ const pathsOf = (files: readonly ContextFile[]) => files.map((f) => f.path);
 
 describe('rankRelevant', () => {
   it('ranks as MiniSearch does: fields and boosts, prefixes, repeated words, stopwords, recency', () => {
-    const random = rng(3);
+    const random = seededRandom(3);
     const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
     const text = (n: number) => Array.from({ length: n }, () => (random() < 0.1 ? `${pick()}s` : random() < 0.1 ? 'the' : pick())).join(random() < 0.5 ? ' ' : '\n');
     const now = 1_700_000_000_000;
@@ -84,7 +77,7 @@ describe('rankRelevant', () => {
 
 describe('RelevanceIndex', () => {
   it('ranks as rankRelevant over the same files after every change', () => {
-    const random = rng(7);
+    const random = seededRandom(7);
     const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
     const text = (n: number) => Array.from({ length: n }, pick).join(' ');
     const files = new Map<string, ContextFile>();

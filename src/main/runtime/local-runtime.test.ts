@@ -5,26 +5,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../tests/support/random';
+import { makeTempRoot } from '../../../tests/support/temp-root';
 import type { ListOptions, ScopeRoot } from './runtime';
 import { LocalRuntime } from './local-runtime';
 
 let base: string;
 let root: ScopeRoot;
+let cleanup: () => void;
 
 beforeEach(() => {
-  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-list-')));
-  root = { anchor: base, path: path.join(base, 'memory') };
-  fs.mkdirSync(root.path);
+  ({ base, root, cleanup } = makeTempRoot('cairn-list-'));
 });
-afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
-
-function rng(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    return x / 2 ** 31;
-  };
-}
+afterEach(() => cleanup());
 
 const ALL: ListOptions = { depth: Number.POSITIVE_INFINITY, limit: 1000, filesOnly: true };
 const names = (listed: Awaited<ReturnType<LocalRuntime['list']>>) => listed!.map((e) => e.rel.join('/'));
@@ -45,7 +38,7 @@ function settle(dir = root.path): void {
 describe('LocalRuntime.list with reuse', () => {
   it('matches a fresh walk after every change, wherever it happened', async () => {
     const reusing = new LocalRuntime();
-    const random = rng(11);
+    const random = seededRandom(11);
     const dirs = ['', 'a', 'a/deep', 'b', 'c/d/e'];
     for (const d of dirs) fs.mkdirSync(path.join(root.path, d), { recursive: true });
     for (let step = 0; step < 250; step++) {

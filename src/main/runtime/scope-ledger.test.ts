@@ -5,30 +5,21 @@
 // doing its work) to show which writes read no directory.
 import * as fs from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../tests/support/random';
+import { makeTempRoot } from '../../../tests/support/temp-root';
 import type { ScopeRoot } from './runtime';
 import { LocalRuntime } from './local-runtime';
 import { countsTowardCap } from './scope-ledger';
 
-let base: string;
 let root: ScopeRoot;
+let cleanup: () => void;
 
 beforeEach(() => {
-  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-ledger-')));
-  root = { anchor: base, path: path.join(base, 'memory') };
-  fs.mkdirSync(root.path);
+  ({ root, cleanup } = makeTempRoot('cairn-ledger-'));
 });
-afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
-
-function rng(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    return x / 2 ** 31;
-  };
-}
+afterEach(() => cleanup());
 
 /** The count as a fresh walk finds it, written independently of the runtime. */
 function walkCount(dir = root.path): number {
@@ -69,7 +60,7 @@ describe.each([
 ])('the scope count %s', (_name, coarseStamps) => {
   it('matches a fresh walk after any mix of own and outside changes', async () => {
     const runtime = new LocalRuntime({ coarseStamps });
-    const random = rng(coarseStamps ? 7 : 5);
+    const random = seededRandom(coarseStamps ? 7 : 5);
     const dirs = ['', 'a', 'a/deep', 'b'];
     for (const d of dirs) fs.mkdirSync(path.join(root.path, d), { recursive: true });
     for (let step = 0; step < 400; step++) {
