@@ -334,13 +334,13 @@ export class LocalRuntime implements Runtime {
    * Runs `fn` with a path through which the directory `dirRel` (created if `create`) is reached
    * race-free: a descriptor-pinned path on Linux, else the checked real path.
    */
-  private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string, real: string) => Promise<T>): Promise<T> {
+  private async withPinnedDir<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string, real: string, fd: number | null) => Promise<T>): Promise<T> {
     const real = create ? this.ensureDir(rootReal, dirRel, PINNING) : this.resolveTarget(rootReal, dirRel, true);
     await this.options.afterCheck?.(real);
     if (!PINNING) {
       // Best effort without descriptor paths: re-check as late as possible.
       if (realpathOrNull(real) !== real) throw new RuntimeError('ESCAPE');
-      return fn(real, real);
+      return fn(real, real, null);
     }
     const fd = openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
     try {
@@ -348,7 +348,7 @@ export class LocalRuntime implements Runtime {
       // Where the directory we hold really is now; a swap before the open shows up here.
       const at = fs.readlinkSync(pinned);
       if (!isInside(at, rootReal)) throw new RuntimeError('ESCAPE');
-      return await fn(pinned, at);
+      return await fn(pinned, at, fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -463,14 +463,14 @@ export class LocalRuntime implements Runtime {
     if (name === undefined) throw new RuntimeError('EISDIR');
     try {
       const rootReal = this.resolveRoot(root, true)!;
-      await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir, real) => {
+      await this.withPinnedDir(rootReal, rel.slice(0, -1), true, async (dir, real, dirFd) => {
         const target = path.join(dir, name);
         const existing = lstatOrNull(target);
         if (existing && options.exclusive) throw new RuntimeError('EEXIST');
         if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
         // The caller's check (false: no file is written), before the directory changes.
         if (options.admit && !options.admit()) return;
-        const change = this.changing(rootReal, dir, real);
+        const change = this.changing(rootReal, dir, real, dirFd);
         const tempName = `${TEMP_PREFIX}${uniqueName()}`;
         const temp = path.join(dir, tempName);
         const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
@@ -487,25 +487,25 @@ export class LocalRuntime implements Runtime {
         } catch (err) {
           fs.closeSync(fd);
           fs.rmSync(temp, { force: true });
-          change.done(this.mtimeOf(dir), null, false);
+          change.done(this.mtimeOf(dir, dirFd), null, false);
           throw err;
         }
         fs.closeSync(fd);
         // Without pinning, the directory must still be the one we checked.
         if (!PINNING && realpathOrNull(dir) !== dir) {
           fs.rmSync(temp, { force: true });
-          change.done(this.mtimeOf(dir), null, false);
+          change.done(this.mtimeOf(dir, dirFd), null, false);
           throw new RuntimeError('ESCAPE');
         }
         try {
           fs.renameSync(temp, target);
         } catch (err) {
           fs.rmSync(temp, { force: true });
-          change.done(this.mtimeOf(dir), null, false);
+          change.done(this.mtimeOf(dir, dirFd), null, false);
           throw err;
         }
         // A new file, or one in place of a symlink (which did not count), counts now.
-        change.done(this.mtimeOf(dir), existing?.isFile() || !countsTowardCap(name) ? 0 : 1, true);
+        change.done(this.mtimeOf(dir, dirFd), existing?.isFile() || !countsTowardCap(name) ? 0 : 1, true);
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -644,13 +644,14 @@ export class LocalRuntime implements Runtime {
    * Under the scope lock, before this process changes the directory reached as `dir` (real path
    * `real`): see ScopeLedger. Untracked where stamps may not move (then nothing is known clean).
    */
-  private changing(rootReal: string, dir: string, real: string): DirectoryChange {
-    return this.stampsMove(rootReal) ? this.ledger.change(rootReal, real, this.mtimeOf(dir)) : UNTRACKED;
+  private changing(rootReal: string, dir: string, real: string, fd: number | null): DirectoryChange {
+    return this.stampsMove(rootReal) ? this.ledger.change(rootReal, real, this.mtimeOf(dir, fd)) : UNTRACKED;
   }
 
-  /** A directory's mtime (ns); -1 if it cannot be read (gone), which no record holds. */
-  private mtimeOf(dir: string): bigint {
+  /** A directory's mtime (ns), through its descriptor when held; -1 if it cannot be read (gone), which no record holds. */
+  private mtimeOf(dir: string, fd: number | null): bigint {
     try {
+      if (fd !== null) return fs.fstatSync(fd, { bigint: true }).mtimeNs;
       return fs.statSync(dir, { bigint: true, throwIfNoEntry: false })?.mtimeNs ?? -1n;
     } catch {
       return -1n;
@@ -663,17 +664,17 @@ export class LocalRuntime implements Runtime {
     try {
       if (from.length === to.length && from.slice(0, -1).every((s, i) => to[i] === s)) {
         // Within one directory (a rename in place): one pinned directory serves both names.
-        await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (dir, real) => {
+        await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (dir, real, fd) => {
           const dest = path.join(dir, to[to.length - 1]!);
           if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
           const source = path.join(dir, from[from.length - 1]!);
           const moved = fs.lstatSync(source);
-          const change = this.changing(rootReal, dir, real);
+          const change = this.changing(rootReal, dir, real, fd);
           try {
             fs.renameSync(source, dest);
           } finally {
             const counted = (name: string) => (countsTowardCap(name) ? 1 : 0);
-            change.done(this.mtimeOf(dir), moved.isFile() ? counted(to[to.length - 1]!) - counted(from[from.length - 1]!) : moved.isSymbolicLink() ? 0 : null);
+            change.done(this.mtimeOf(dir, fd), moved.isFile() ? counted(to[to.length - 1]!) - counted(from[from.length - 1]!) : moved.isSymbolicLink() ? 0 : null);
           }
         });
         return;
@@ -688,25 +689,25 @@ export class LocalRuntime implements Runtime {
         if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') throw e;
       }
       if (destProbe && lstatOrNull(destProbe)) throw new RuntimeError('EEXIST');
-      await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (sourceDir, sourceReal) => {
+      await this.withPinnedDir(rootReal, from.slice(0, -1), false, async (sourceDir, sourceReal, sourceFd) => {
         const source = path.join(sourceDir, from[from.length - 1]!);
         const moved = fs.lstatSync(source);
         if (from.length <= to.length && from.every((s, i) => to[i] === s)) throw new RuntimeError('EINVAL');
-        const fromSource = this.changing(rootReal, sourceDir, sourceReal);
+        const fromSource = this.changing(rootReal, sourceDir, sourceReal, sourceFd);
         // A directory created for the destination is one the count has not walked: it follows only moves of files.
         try {
-          await this.withPinnedDir(rootReal, to.slice(0, -1), true, async (destDir, destReal) => {
+          await this.withPinnedDir(rootReal, to.slice(0, -1), true, async (destDir, destReal, destFd) => {
             const dest = path.join(destDir, to[to.length - 1]!);
             if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
-            const toDest = this.changing(rootReal, destDir, destReal);
+            const toDest = this.changing(rootReal, destDir, destReal, destFd);
             try {
               fs.renameSync(source, dest);
             } finally {
-              toDest.done(this.mtimeOf(destDir), moved.isFile() ? (countsTowardCap(to[to.length - 1]!) ? 1 : 0) : moved.isSymbolicLink() ? 0 : null);
+              toDest.done(this.mtimeOf(destDir, destFd), moved.isFile() ? (countsTowardCap(to[to.length - 1]!) ? 1 : 0) : moved.isSymbolicLink() ? 0 : null);
             }
           });
         } finally {
-          fromSource.done(this.mtimeOf(sourceDir), moved.isFile() ? (countsTowardCap(from[from.length - 1]!) ? -1 : 0) : moved.isSymbolicLink() ? 0 : null);
+          fromSource.done(this.mtimeOf(sourceDir, sourceFd), moved.isFile() ? (countsTowardCap(from[from.length - 1]!) ? -1 : 0) : moved.isSymbolicLink() ? 0 : null);
         }
       });
     } catch (err) {
@@ -718,16 +719,16 @@ export class LocalRuntime implements Runtime {
     const rootReal = this.resolveRoot(root, false);
     if (!rootReal || rel.length === 0) throw new RuntimeError('ENOENT');
     try {
-      await this.withPinnedDir(rootReal, rel.slice(0, -1), false, async (dir, real) => {
+      await this.withPinnedDir(rootReal, rel.slice(0, -1), false, async (dir, real, fd) => {
         const name = rel[rel.length - 1]!;
         const target = path.join(dir, name);
         const removed = fs.lstatSync(target);
-        const change = this.changing(rootReal, dir, real);
+        const change = this.changing(rootReal, dir, real, fd);
         try {
           if (!this.trash.discard(rootReal, target)) fs.rmSync(target, { recursive: true, force: false });
         } finally {
           // A tree's files are not known one by one: the count walks again.
-          change.done(this.mtimeOf(dir), removed.isFile() ? (countsTowardCap(name) ? -1 : 0) : removed.isSymbolicLink() ? 0 : null);
+          change.done(this.mtimeOf(dir, fd), removed.isFile() ? (countsTowardCap(name) ? -1 : 0) : removed.isSymbolicLink() ? 0 : null);
         }
       });
     } catch (err) {
