@@ -17,7 +17,11 @@
  * is dropped (the next count walks) and the directory is no longer known clean (the next write
  * sweeps). A change the count cannot follow (a tree removed or moved, directories created) drops
  * the count record too. Callers use the ledger only where a directory's mtime always moves on a
- * change (LocalRuntime.stampsMove); elsewhere they walk and sweep every time.
+ * change (LocalRuntime.stampsMove); elsewhere they walk and sweep every time. Other Cairn
+ * processes change a root only under its lock, so never inside one of these changes; a writer that
+ * takes no lock (an editor, git) and adds a file in the microseconds between a change and its stat
+ * goes uncounted until that directory changes again (the cap is a guard against runaway agents,
+ * off by at most what it added).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
