@@ -118,7 +118,15 @@ export function isSafeName(name: string): boolean {
   );
 }
 
-/** Hidden entries and node_modules are left out of directory views, as in the reference. */
+/**
+ * Hidden entries and node_modules are left out, as in the reference. Alone, this is what counts
+ * toward the per-scope cap (a file with an unsafe name counts too, though it is never listed).
+ */
+export function isVisibleName(name: string): boolean {
+  return !name.startsWith('.') && name !== 'node_modules';
+}
+
+/** Entries shown in directory views: visible, and safe to render. */
 export function isListedName(name: string): boolean {
-  return !name.startsWith('.') && name !== 'node_modules' && isSafeName(name);
+  return isVisibleName(name) && isSafeName(name);
 }

@@ -22,11 +22,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { isListedName } from '../../common/memory/paths';
+import { isListedName, isVisibleName } from '../../common/memory/paths';
 import { DIR_MODE, FILE_MODE, PINNING, TEMP_PREFIX, openForReading, pinnedPath } from './local-disk';
 import { withLocalLock } from './local-lock';
 import { LocalTrash } from './local-trash';
-import { ScopeLedger, countsTowardCap, type DirectoryChange } from './scope-ledger';
+import { ScopeLedger, countedFiles, mtimeOf, type DirectoryChange } from './scope-ledger';
 import { uniqueName } from './unique-name';
 import {
   RuntimeError,
@@ -505,7 +505,7 @@ export class LocalRuntime implements Runtime {
           throw err;
         }
         // A new file, or one in place of a symlink (which did not count), counts now.
-        change.done(this.mtimeOf(dir, dirFd), existing?.isFile() || !countsTowardCap(name) ? 0 : 1, true);
+        change.done(this.mtimeOf(dir, dirFd), (isVisibleName(name) ? 1 : 0) - (existing ? countedFiles(existing, name)! : 0), true);
       });
     } catch (err) {
       throw toRuntimeError(err);
@@ -651,8 +651,7 @@ export class LocalRuntime implements Runtime {
   /** A directory's mtime (ns), through its descriptor when held; -1 if it cannot be read (gone), which no record holds. */
   private mtimeOf(dir: string, fd: number | null): bigint {
     try {
-      if (fd !== null) return fs.fstatSync(fd, { bigint: true }).mtimeNs;
-      return fs.statSync(dir, { bigint: true, throwIfNoEntry: false })?.mtimeNs ?? -1n;
+      return fd !== null ? fs.fstatSync(fd, { bigint: true }).mtimeNs : (mtimeOf(dir) ?? -1n);
     } catch {
       return -1n;
     }
@@ -673,8 +672,8 @@ export class LocalRuntime implements Runtime {
           try {
             fs.renameSync(source, dest);
           } finally {
-            const counted = (name: string) => (countsTowardCap(name) ? 1 : 0);
-            change.done(this.mtimeOf(dir, fd), moved.isFile() ? counted(to[to.length - 1]!) - counted(from[from.length - 1]!) : moved.isSymbolicLink() ? 0 : null);
+            const gained = countedFiles(moved, to[to.length - 1]!);
+            change.done(this.mtimeOf(dir, fd), gained === null ? null : gained - countedFiles(moved, from[from.length - 1]!)!);
           }
         });
         return;
@@ -703,11 +702,12 @@ export class LocalRuntime implements Runtime {
             try {
               fs.renameSync(source, dest);
             } finally {
-              toDest.done(this.mtimeOf(destDir, destFd), moved.isFile() ? (countsTowardCap(to[to.length - 1]!) ? 1 : 0) : moved.isSymbolicLink() ? 0 : null);
+              toDest.done(this.mtimeOf(destDir, destFd), countedFiles(moved, to[to.length - 1]!));
             }
           });
         } finally {
-          fromSource.done(this.mtimeOf(sourceDir, sourceFd), moved.isFile() ? (countsTowardCap(from[from.length - 1]!) ? -1 : 0) : moved.isSymbolicLink() ? 0 : null);
+          const lost = countedFiles(moved, from[from.length - 1]!);
+          fromSource.done(this.mtimeOf(sourceDir, sourceFd), lost === null ? null : -lost);
         }
       });
     } catch (err) {
@@ -728,7 +728,8 @@ export class LocalRuntime implements Runtime {
           if (!this.trash.discard(rootReal, target)) fs.rmSync(target, { recursive: true, force: false });
         } finally {
           // A tree's files are not known one by one: the count walks again.
-          change.done(this.mtimeOf(dir, fd), removed.isFile() ? (countsTowardCap(name) ? -1 : 0) : removed.isSymbolicLink() ? 0 : null);
+          const lost = countedFiles(removed, name);
+          change.done(this.mtimeOf(dir, fd), lost === null ? null : -lost);
         }
       });
     } catch (err) {

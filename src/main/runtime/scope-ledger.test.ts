@@ -7,11 +7,11 @@ import * as fs from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isVisibleName } from '../../common/memory/paths';
 import { seededRandom } from '../../../tests/support/random';
 import { makeTempRoot } from '../../../tests/support/temp-root';
 import type { ScopeRoot } from './runtime';
 import { LocalRuntime } from './local-runtime';
-import { countsTowardCap } from './scope-ledger';
 
 let root: ScopeRoot;
 let cleanup: () => void;
@@ -25,7 +25,7 @@ afterEach(() => cleanup());
 function walkCount(dir = root.path): number {
   let n = 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (!countsTowardCap(e.name)) continue;
+    if (!isVisibleName(e.name)) continue;
     if (e.isFile()) n++;
     else if (e.isDirectory()) n += walkCount(path.join(dir, e.name));
   }

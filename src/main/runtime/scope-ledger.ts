@@ -25,12 +25,16 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isVisibleName } from '../../common/memory/paths';
 import { TEMP_PREFIX } from './local-disk';
 
-/** Whether a directory entry of this name counts toward the cap (or, for a directory, is walked). */
-export function countsTowardCap(name: string): boolean {
-  // Cheaper than isListedName, and stricter: a file with a hostile name counts too.
-  return !name.startsWith('.') && name !== 'node_modules';
+/**
+ * How many counted files an entry is: a regular file 1 (0 if its name does not count), a symlink 0,
+ * a directory unknown (null: its files are not known one by one).
+ */
+export function countedFiles(entry: fs.Stats, name: string): number | null {
+  if (entry.isFile()) return isVisibleName(name) ? 1 : 0;
+  return entry.isDirectory() ? null : 0;
 }
 
 /** A change about to be made to one directory; `done` once it is made. */
@@ -51,7 +55,8 @@ interface CountRecord {
   readonly dirs: Map<string, bigint>;
 }
 
-const mtimeOf = (dir: string): bigint | undefined => fs.statSync(dir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+/** A directory's mtime (ns); undefined when it is gone. */
+export const mtimeOf = (dir: string): bigint | undefined => fs.statSync(dir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
 
 export class ScopeLedger {
   private readonly counts = new Map<string, CountRecord>();
@@ -96,7 +101,7 @@ export class ScopeLedger {
           return;
         }
         if (e.name.startsWith(TEMP_PREFIX)) temps = true;
-        if (!countsTowardCap(e.name)) continue;
+        if (!isVisibleName(e.name)) continue;
         if (e.isFile()) files++;
         else if (e.isDirectory()) walk(path.join(dir, e.name));
       }
