@@ -25,6 +25,18 @@ describe('cairn tool', () => {
     expect(await fs.readFile(path.join(sb.checkout, '.cairn', 'memory', 'a.md'), 'utf8')).toBe('hello\n');
   });
 
+  it('leaves no replaced or deleted version behind in the trash once it exits', async () => {
+    const memory = path.join(sb.checkout, '.cairn', 'memory');
+    const run = (command: object) => runCairn(['tool', ...flags, JSON.stringify(command)]);
+    await run({ command: 'create', path: '/memories/project/a.md', file_text: 'first\n' });
+    await run({ command: 'create', path: '/memories/project/b.md', file_text: 'gone\n' });
+    expect((await run({ command: 'str_replace', path: '/memories/project/a.md', old_str: 'first', new_str: 'second' })).status).toBe(0);
+    expect((await run({ command: 'delete', path: '/memories/project/b.md' })).status).toBe(0);
+    expect(await fs.readdir(memory)).toEqual(['a.md']);
+    expect(await fs.readFile(path.join(memory, 'a.md'), 'utf8')).toBe('second\n');
+    expect(await fs.readdir(`${memory}.trash`)).toEqual(['.gitignore']);
+  });
+
   it('reads the command from stdin', async () => {
     await runCairn(['tool', ...flags], { input: JSON.stringify({ command: 'create', path: '/memories/global/g.md', file_text: 'g' }) });
     const shown = await runCairn(['tool', ...flags], { input: view('/memories/global/g.md') });

@@ -17,7 +17,9 @@
  * trip. The one slow call, fsync, stays asynchronous so it never blocks the event loop. A write
  * reads no directory it already knows (ScopeLedger: the cap's count, the sweep of dead writers'
  * temp files) and reads of memory files leave atimes alone: on ext4 either would dirty an inode
- * that the next fsync must commit.
+ * that the next fsync must commit. A write's temp file is a spare of the trash when it has one (a
+ * replaced or deleted file, written over: see local-trash.ts), and the version an edit replaces is
+ * kept as one, so writes neither free nor allocate blocks.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -210,6 +212,8 @@ export interface LocalRuntimeOptions {
    * which this machine's kernel cannot be made to do.
    */
   readonly coarseStamps?: boolean;
+  /** How long deleted and replaced files are kept as spares after the last write that used them, ms (LocalTrash; 30 s). */
+  readonly spareIdleMs?: number;
 }
 
 /** A change on a disk where the ledger is not used: nothing known clean, nothing recorded. */
@@ -237,12 +241,14 @@ export class LocalRuntime implements Runtime {
   private readonly directories = new Map<string, DirectoryEntries>();
   /** Per root's real path: whether its directories' stamps always move (see stampsAlwaysMove). */
   private readonly movingStamps = new Map<string, boolean>();
-  /** Where deleted files and trees go to be freed off the request's path. */
-  private readonly trash = new LocalTrash();
+  /** Where deleted and replaced files go: freed off the request's path, or kept as spares for later writes. */
+  private readonly trash: LocalTrash;
   /** Scope counts and clean directories as this process's own changes left them. */
   private readonly ledger = new ScopeLedger();
 
-  constructor(private readonly options: LocalRuntimeOptions = {}) {}
+  constructor(private readonly options: LocalRuntimeOptions = {}) {
+    this.trash = new LocalTrash(options.spareIdleMs);
+  }
 
   private resolveAnchor(anchor: string, create: boolean): string | null {
     const cached = this.anchorReal.get(anchor);
@@ -473,9 +479,12 @@ export class LocalRuntime implements Runtime {
         const change = this.changing(rootReal, dir, real, dirFd);
         const tempName = `${TEMP_PREFIX}${uniqueName()}`;
         const temp = path.join(dir, tempName);
-        const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
+        const spare = this.trash.takeSpare(rootReal, temp, FILE_MODE);
+        const fd = spare ? spare.fd : fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
         try {
-          for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written);
+          for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, written);
+          if (spare && spare.size > data.length) fs.ftruncateSync(fd, data.length);
+          const syncNo = this.trash.syncing(rootReal);
           const flushed = fsync(fd);
           try {
             // While the thread pool waits for the disk, temp files of dead writers go (still under
@@ -484,6 +493,7 @@ export class LocalRuntime implements Runtime {
           } finally {
             await flushed;
           }
+          this.trash.synced(rootReal, syncNo);
         } catch (err) {
           fs.closeSync(fd);
           fs.rmSync(temp, { force: true });
@@ -497,9 +507,11 @@ export class LocalRuntime implements Runtime {
           change.done(this.mtimeOf(dir, dirFd), null, false);
           throw new RuntimeError('ESCAPE');
         }
+        const undo = existing ? this.trash.retire(rootReal, target, existing) : null;
         try {
           fs.renameSync(temp, target);
         } catch (err) {
+          undo?.();
           fs.rmSync(temp, { force: true });
           change.done(this.mtimeOf(dir, dirFd), null, false);
           throw err;
@@ -725,7 +737,7 @@ export class LocalRuntime implements Runtime {
         const removed = fs.lstatSync(target);
         const change = this.changing(rootReal, dir, real, fd);
         try {
-          if (!this.trash.discard(rootReal, target)) fs.rmSync(target, { recursive: true, force: false });
+          if (!this.trash.discard(rootReal, target, removed)) fs.rmSync(target, { recursive: true, force: false });
         } finally {
           // A tree's files are not known one by one: the count walks again.
           const lost = countedFiles(removed, name);
