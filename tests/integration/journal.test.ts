@@ -155,6 +155,34 @@ describe('journal', () => {
     expect(got.map((e) => e.path)).toEqual(['/memories/global/n1.md', '/memories/global/n3.md', '/memories/global/n4.md']);
   });
 
+  it("a tail passes over its own journal's lines unread, and still reads every other process's line", () => {
+    const mine = new Journal(sb.home);
+    const other = new Journal(sb.home, { pid: 4242 });
+    const got: JournalEvent[] = [];
+    const tail = mine.openTail((e) => got.push(e));
+    stops.push(() => tail.close());
+    mine.append(event(1, { path: `/memories/global/${'o'.repeat(60)}.md` }));
+    // Overwrite that line in place with another process's line of the same length: read, it would be delivered.
+    const length = fs.statSync(mine.file).size;
+    const base = JSON.stringify({ ...event(9), pid: 4242 });
+    const planted = `${JSON.stringify({ ...event(9, { path: `/memories/global/n9${'x'.repeat(length - 1 - base.length)}.md` }), pid: 4242 })}\n`;
+    expect(Buffer.byteLength(planted)).toBe(length);
+    const fd = fs.openSync(mine.file, 'r+');
+    fs.writeSync(fd, planted, 0);
+    fs.closeSync(fd);
+    tail.check();
+    expect(got).toEqual([]);
+    other.append(event(2));
+    mine.append(event(3));
+    other.append(event(4));
+    mine.append(event(5));
+    tail.check();
+    expect(got.map((e) => [e.path, e.pid])).toEqual([
+      ['/memories/global/n2.md', 4242],
+      ['/memories/global/n4.md', 4242],
+    ]);
+  });
+
   it('closes a torn last line before appending, so the next line survives', async () => {
     const journal = new Journal(sb.home, { pid: 7 });
     fs.mkdirSync(journal.dir, { recursive: true });
