@@ -102,8 +102,11 @@ export class MemoryService {
   private readonly emitter = new EventEmitter();
   private readonly usage: UsageStore | undefined;
   private readonly journal: Journal | undefined;
-  /** Change events deferred by ExecuteOptions.deferEvents, in order. */
-  private deferred: MemoryChangeEvent[] = [];
+  /**
+   * Change events deferred by ExecuteOptions.deferEvents, in order, made when delivered: the
+   * sha256 of what a write stored is then hashed after the answer went out, not before.
+   */
+  private deferred: Array<() => MemoryChangeEvent> = [];
   private deferredScheduled = false;
 
   constructor(options: MemoryServiceOptions = {}) {
@@ -211,7 +214,7 @@ export class MemoryService {
       at,
     });
     if (options.deferEvents) {
-      this.deferred.push(full());
+      this.deferred.push(full);
       if (!this.deferredScheduled) {
         this.deferredScheduled = true;
         setImmediate(this.deliverDeferred);
@@ -227,7 +230,7 @@ export class MemoryService {
     const events = this.deferred;
     if (events.length === 0) return;
     this.deferred = [];
-    for (const e of events) this.deliver(e, true);
+    for (const make of events) this.deliver(make(), true);
   };
 
   /** To the in-process listeners, then the journal. A listener's error is thrown, or reported when deferred (nobody to throw to). */
