@@ -484,7 +484,7 @@ export class LocalRuntime implements Runtime {
         try {
           for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, written);
           if (spare && spare.size > data.length) fs.ftruncateSync(fd, data.length);
-          const syncNo = this.trash.syncing(rootReal);
+          const synced = this.trash.syncing(rootReal);
           const flushed = fsync(fd);
           try {
             // While the thread pool waits for the disk, temp files of dead writers go (still under
@@ -493,7 +493,7 @@ export class LocalRuntime implements Runtime {
           } finally {
             await flushed;
           }
-          this.trash.synced(rootReal, syncNo);
+          synced();
         } catch (err) {
           fs.closeSync(fd);
           fs.rmSync(temp, { force: true });

@@ -187,16 +187,17 @@ export class LocalTrash {
     }
   }
 
-  /** Before an fsync of a file in this root: its number, for `synced` once it has finished. */
-  syncing(rootReal: string): number {
+  /**
+   * Before an fsync of a file in this root: returns what to call once it has finished (bound to the
+   * spares kept now: spares kept after a release never count an fsync started before it).
+   */
+  syncing(rootReal: string): () => void {
     const spares = this.spares.get(rootReal);
-    return spares ? ++spares.started : 0;
-  }
-
-  /** Fsync number `n` (from `syncing`) of this root has finished. */
-  synced(rootReal: string, n: number): void {
-    const spares = this.spares.get(rootReal);
-    if (spares && n > spares.synced) spares.synced = n;
+    if (!spares) return () => {};
+    const n = ++spares.started;
+    return () => {
+      if (n > spares.synced) spares.synced = n;
+    };
   }
 
   /** Frees every spare (synchronously with `now`, else in the background) and lets go of the trashes. */
@@ -207,8 +208,10 @@ export class LocalTrash {
       if (!spares) continue;
       const { trash, kept } = spares;
       if (now) {
-        for (const { name } of kept) fs.rmSync(path.join(trash.dir, name), { force: true });
-        fs.closeSync(trash.fd);
+        try {
+          for (const { name } of kept) fs.rmSync(path.join(trash.dir, name), { force: true });
+          fs.closeSync(trash.fd);
+        } catch {}
         continue;
       }
       let left = kept.length;
