@@ -36,6 +36,8 @@ export function createHostContext(home: string): HostContext {
     ...context,
     usage,
     close: async () => {
+      // Changes agents made over /mcp in the last moments still reach the journal.
+      service.flushEvents();
       await feed.close();
       await usage.flush();
     },

@@ -56,6 +56,8 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   await server.connect(transport);
   await closed;
   await mcp.close();
+  // The session's last changes reach the journal before the process goes.
+  service.flushEvents();
   await feed.close();
   await usage.flush();
   return 0;

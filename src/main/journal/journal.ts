@@ -5,7 +5,7 @@
  * Layout: `<home>/journal/journal.jsonl` (directory 0700, files 0600), rotated by size to
  * `journal.1.jsonl` (newest) ... `journal.<keep>.jsonl` (oldest); older files are dropped.
  *
- * Writing: `append()` is one synchronous O_APPEND write of a whole line (no fsync): appends of
+ * Writing: `append()` is one synchronous O_APPEND write of whole lines (no fsync): appends of
  * several processes never interleave inside a line, and a crash loses at most the line being
  * written. A torn tail left by a crash is closed with a newline by the next append, so it never
  * swallows the next line. Appending never throws: a failure is reported on stderr and the memory
@@ -84,11 +84,12 @@ export class Journal {
     this.pid = options.pid ?? process.pid;
   }
 
-  /** Appends one line for `event`. Never throws; a failure is reported on stderr. */
-  append(event: MemoryChangeEvent): void {
+  /** Appends one line per event, in one write. Never throws; a failure is reported on stderr. */
+  append(...events: MemoryChangeEvent[]): void {
+    if (events.length === 0) return;
     let size: number;
     try {
-      size = this.write(Buffer.from(journalLine(event, this.pid)));
+      size = this.write(Buffer.from(events.map((event) => journalLine(event, this.pid)).join('')));
     } catch (err) {
       process.stderr.write(`cairn: could not append to the change journal: ${(err as NodeJS.ErrnoException)?.code ?? String(err)}\n`);
       return;

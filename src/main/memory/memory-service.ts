@@ -57,10 +57,12 @@ export interface ExecuteOptions {
   readonly mode: Mode;
   readonly actor: Actor;
   /**
-   * Deliver this command's change event (listeners and the journal append) just after the command
-   * resolves, once the caller has had the microtasks to send its answer (an MCP host: the answer
-   * goes out first, then the event, in a setImmediate). Events keep their order: an event emitted
-   * without deferral first delivers any deferred ones. Default: delivered before resolving.
+   * Deliver this command's change event (listeners and the journal append) once commands have
+   * stopped coming for EVENTS_QUIET_MS, and at most EVENTS_MAX_DELAY_MS after it (an MCP host: the
+   * answers go out first; an agent's burst of writes costs one journal append, made while it
+   * waits, not one after each answer while its next request is waiting). Events keep their order:
+   * an event emitted without deferral first delivers any deferred ones, and flushEvents() delivers
+   * them now. Default: delivered before resolving.
    */
   readonly deferEvents?: boolean;
 }
@@ -98,6 +100,11 @@ export interface MemoryServiceOptions {
   readonly journal?: Journal;
 }
 
+/** Deferred change events are delivered once no command has come for this long, ms... */
+const EVENTS_QUIET_MS = 5;
+/** ...and at the latest this long after the first of them, ms. */
+const EVENTS_MAX_DELAY_MS = 50;
+
 export class MemoryService {
   private readonly emitter = new EventEmitter();
   private readonly usage: UsageStore | undefined;
@@ -107,7 +114,10 @@ export class MemoryService {
    * sha256 of what a write stored is then hashed after the answer went out, not before.
    */
   private deferred: Array<() => MemoryChangeEvent> = [];
-  private deferredScheduled = false;
+  /** Delivers the deferred events; restarted by each command until EVENTS_MAX_DELAY_MS have passed. */
+  private deferTimer: NodeJS.Timeout | null = null;
+  /** When the oldest deferred event was emitted (performance.now()). */
+  private deferredSince = 0;
 
   constructor(options: MemoryServiceOptions = {}) {
     this.usage = options.usage;
@@ -122,6 +132,8 @@ export class MemoryService {
 
   /** Runs one command given as the model sent it. Never throws for a failed command. */
   async execute(input: unknown, session: MemorySession, options: ExecuteOptions): Promise<ToolResult> {
+    // A command arriving: deferred events wait for the next quiet moment (within their deadline).
+    if (this.deferTimer && performance.now() - this.deferredSince < EVENTS_MAX_DELAY_MS - EVENTS_QUIET_MS) this.deferTimer.refresh();
     try {
       const command = parseMemoryCommand(input);
       return { ok: true, output: await this.run(command, session, options) };
@@ -215,34 +227,46 @@ export class MemoryService {
     });
     if (options.deferEvents) {
       this.deferred.push(full);
-      if (!this.deferredScheduled) {
-        this.deferredScheduled = true;
-        setImmediate(this.deliverDeferred);
+      if (!this.deferTimer) {
+        this.deferredSince = performance.now();
+        this.deferTimer = setTimeout(this.flushEvents, EVENTS_QUIET_MS);
       }
       return;
     }
-    this.deliverDeferred();
-    this.deliver(full(), false);
+    this.flushEvents();
+    this.deliver([full()], false);
   }
 
-  private readonly deliverDeferred = (): void => {
-    this.deferredScheduled = false;
-    const events = this.deferred;
-    if (events.length === 0) return;
+  /** Delivers the change events deferred so far (ExecuteOptions.deferEvents), now. */
+  readonly flushEvents = (): void => {
+    if (this.deferTimer) clearTimeout(this.deferTimer);
+    this.deferTimer = null;
+    const makers = this.deferred;
+    if (makers.length === 0) return;
     this.deferred = [];
-    for (const make of events) this.deliver(make(), true);
+    this.deliver(
+      makers.map((make) => make()),
+      true,
+    );
   };
 
-  /** To the in-process listeners, then the journal. A listener's error is thrown, or reported when deferred (nobody to throw to). */
-  private deliver(full: MemoryChangeEvent, report: boolean): void {
+  /**
+   * To the in-process listeners, then the journal (in one append). A listener's error is thrown, or
+   * reported when deferred (nobody to throw to).
+   */
+  private deliver(events: readonly MemoryChangeEvent[], report: boolean): void {
     try {
-      this.emitter.emit('change', full);
-    } catch (err) {
-      if (!report) throw err;
-      process.stderr.write(`cairn: a change listener failed: ${(err as Error)?.stack ?? String(err)}\n`);
+      for (const event of events) {
+        try {
+          this.emitter.emit('change', event);
+        } catch (err) {
+          if (!report) throw err;
+          process.stderr.write(`cairn: a change listener failed: ${(err as Error)?.stack ?? String(err)}\n`);
+        }
+      }
     } finally {
       // After the in-process listeners, even if one throws; append never throws.
-      this.journal?.append(full);
+      this.journal?.append(...events);
     }
   }
 
