@@ -4,10 +4,12 @@
 // reaching the same roots through a real OpenSSH sshd on loopback (tests/support/sshd.ts).
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { COMMANDS, MODES, SCOPES, type Mode, type Scope } from '../../common/memory/constants';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { Runtime } from '../runtime/runtime';
+import { Journal } from '../journal/journal';
+import { MemoryService } from './memory-service';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { startSshd, sshdAvailable, type Sshd } from '../../../tests/support/sshd';
 import { testRuntime } from '../../../tests/support/ssh';
@@ -260,6 +262,72 @@ describe('change events', () => {
     for (const e of events) {
       expect(e).toMatchObject({ scope: 'project', workspaceId: sb.session.workspaceId, projectId: sb.session.projectId });
       expect(Date.parse(e.at)).not.toBeNaN();
+    }
+  });
+});
+
+describe('deferred change events (an MCP session\'s)', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const journalPaths = async (home: string) =>
+    (await fs.readFile(path.join(home, 'journal', 'journal.jsonl'), 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { path: string }).path);
+
+  it('arrive after the answers, together and in order, in the listeners and the journal; flushEvents delivers them at once', async () => {
+    const service = new MemoryService({ journal: new Journal(sb.home) });
+    const events: MemoryChangeEvent[] = [];
+    service.onChange((e) => events.push(e));
+    const run = (input: unknown) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent', deferEvents: true });
+    const written = ['/memories/global/a.md', '/memories/global/b.md', '/memories/global/c.md'];
+    for (const p of written) {
+      expect((await run({ command: 'create', path: p, file_text: p })).ok).toBe(true);
+      // Not yet: the answer comes first.
+      expect(events.map((e) => e.path)).not.toContain(p);
+    }
+    const deadline = Date.now() + 2000;
+    while (events.length < 3 && Date.now() < deadline) await sleep(5);
+    expect(events.map((e) => e.path)).toEqual(written);
+    expect(await journalPaths(sb.home)).toEqual(written);
+    expect((await run({ command: 'delete', path: '/memories/global/a.md' })).ok).toBe(true);
+    expect(events).toHaveLength(3);
+    service.flushEvents();
+    expect(events.map((e) => [e.op, e.path])).toContainEqual(['delete', '/memories/global/a.md']);
+    expect(await journalPaths(sb.home)).toEqual([...written, '/memories/global/a.md']);
+  });
+
+  it('wait while commands keep coming 5 ms apart or less, but at most 50 ms', async () => {
+    // The clock is faked (timers and performance.now) so that "quiet" does not depend on this
+    // machine's load; the commands still run on the real disk.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const service = new MemoryService();
+      const delivered: string[] = [];
+      service.onChange((e) => delivered.push(e.path));
+      const run = (input: unknown) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent', deferEvents: true });
+      await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
+      vi.advanceTimersByTime(4);
+      expect(delivered).toEqual([]);
+      // A command every 4 ms: still waiting at 40 ms...
+      for (let t = 4; t < 40; t += 4) {
+        await run({ command: 'view', path: '/memories/global/a.md' });
+        vi.advanceTimersByTime(4);
+      }
+      expect(delivered).toEqual([]);
+      // ...and delivered by 50 ms however busy the session is.
+      for (let t = 40; t < 52; t += 4) {
+        await run({ command: 'view', path: '/memories/global/a.md' });
+        vi.advanceTimersByTime(4);
+      }
+      expect(delivered).toEqual(['/memories/global/a.md']);
+      // Alone, an event waits only for 5 quiet ms.
+      await run({ command: 'create', path: '/memories/global/b.md', file_text: 'b' });
+      vi.advanceTimersByTime(4);
+      expect(delivered).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(delivered).toEqual(['/memories/global/a.md', '/memories/global/b.md']);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
