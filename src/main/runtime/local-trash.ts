@@ -13,11 +13,15 @@
  * Spares and crashes: a spare's blocks are written only after its last name in the root is gone
  * from the disk too. A spare kept when this root's fsyncs had reached n is reused only once an
  * fsync started after that has finished: on a journalling file system that fsync committed the
- * rename or delete that let go of it (transactions commit in order), so a crash can never show the
- * old name with a later write's bytes. The file systems where that holds are listed (ext2/3/4, XFS);
- * elsewhere nothing is kept. Only a regular file of this user with no other name is kept or reused
- * (checked again on the open descriptor before a byte is written), at most SPARE_LIMIT per root, and
- * none over SPARE_MAX_BYTES.
+ * rename or delete that let go of it (transactions commit in order, and the fsynced file was
+ * changed later), so a crash can never show the old name with a later write's bytes. Spares are
+ * kept on ext2/3/4 and XFS only (btrfs and others log per file; nothing is kept there). An ext4
+ * made without a journal (ext2 too) orders nothing: there a crash within the seconds before
+ * writeback may show an old name with a later write's bytes, but the write without spares is no
+ * safer there (the freed blocks go to whatever file is allocated next, of any program), and a
+ * spare only ever holds this root's memory. Only a regular file of this user with no other name is
+ * kept or reused (checked again on the open descriptor before a byte is written), at most
+ * SPARE_LIMIT per root, and none over SPARE_MAX_BYTES.
  *
  * Privacy: a spare holds the old version's bytes until it is overwritten or freed: all spares are
  * freed once no write has used them for SPARE_IDLE_MS (30 s) and when the process exits.
@@ -46,7 +50,7 @@ export const SPARE_LIMIT = 8;
 export const SPARE_MAX_BYTES = 64 * 1024;
 /** Spares are freed once no write has used them for this long, ms (and when the process exits). */
 export const SPARE_IDLE_MS = 30_000;
-/** statfs types of the file systems whose fsync commits every earlier change in order: ext2/3/4, XFS. */
+/** statfs types of the file systems spares are kept on: ext2/3/4, XFS (see the header). */
 const ORDERED_FILE_SYSTEMS = new Set([0xef53, 0x58465342]);
 
 /** A spare file in the trash: its name, and how many fsyncs of its root had started when it was kept. */
