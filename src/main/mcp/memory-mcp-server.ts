@@ -91,7 +91,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     },
     async (args) => {
       search.busy();
-      // The change event (journal append, notifications) follows the answer instead of delaying it.
+      // Change events (journal append, notifications) follow the answers, once the session is quiet.
       const result = await service.execute(args, session, { mode, actor: 'agent', deferEvents: true });
       return { content: [{ type: 'text', text: result.output }], isError: !result.ok };
     },
