@@ -193,6 +193,40 @@ describe.runIf(process.platform === 'linux')('spare files', () => {
     expect(fs.readdirSync(root.path)).toEqual([]);
   });
 
+  // Only root can give a file to another user (the suites run as root in CI).
+  it.runIf(process.getuid?.() === 0)('keeps no file of another user', async () => {
+    const runtime = new LocalRuntime();
+    fs.writeFileSync(file('theirs.md'), 'theirs\n');
+    fs.chownSync(file('theirs.md'), 65534, 65534);
+    await runtime.withLock(root, async () => {
+      await runtime.writeFile(root, ['theirs.md'], text('edited\n'), { exclusive: false });
+    });
+    expect(spares()).toEqual([]);
+    expect(fs.readFileSync(file('theirs.md'), 'utf8')).toBe('edited\n');
+  });
+
+  it.runIf(fs.existsSync('/dev/shm') && fs.statfsSync('/dev/shm').type === 0x01021994)('keeps none on a file system that is not listed (tmpfs)', async () => {
+    const shm = fs.mkdtempSync('/dev/shm/cairn-trash-');
+    try {
+      const shmRoot: ScopeRoot = { anchor: shm, path: path.join(shm, 'memory') };
+      fs.mkdirSync(shmRoot.path);
+      const runtime = new LocalRuntime();
+      await runtime.withLock(shmRoot, async () => {
+        await runtime.writeFile(shmRoot, ['a.md'], text('one\n'), { exclusive: true });
+        await runtime.writeFile(shmRoot, ['a.md'], text('two\n'), { exclusive: false });
+        await runtime.writeFile(shmRoot, ['b.md'], text('b\n'), { exclusive: true });
+        await runtime.remove(shmRoot, ['b.md']);
+      });
+      const shmTrash = trashPathFor(shmRoot.path);
+      const deadline = Date.now() + 2000;
+      while (fs.readdirSync(shmTrash).length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(fs.readdirSync(shmTrash)).toEqual([GITIGNORE]);
+      expect(fs.readFileSync(path.join(shmRoot.path, 'a.md'), 'utf8')).toBe('two\n');
+    } finally {
+      fs.rmSync(shm, { recursive: true, force: true });
+    }
+  });
+
   it('writes stay whole when a kept spare is gone before it is reused', async () => {
     const runtime = new LocalRuntime();
     await runtime.withLock(root, async () => {
