@@ -58,6 +58,18 @@ describe('SessionSearch', () => {
     expect(paths(await search.search('staging'))).toEqual(['/memories/project/ops/runbook.md']);
   });
 
+  it('shows a changed file with its new snippet when a search is repeated, even at the same size', async () => {
+    await run({ command: 'create', path: '/memories/project/a.md', file_text: '# A\n\nalpha staging one\n' });
+    await run({ command: 'create', path: '/memories/project/b.md', file_text: 'staging is shared\n' });
+    const snippets = async () => (await search.search('staging')).split('\n').filter((l) => l.startsWith('  '));
+    expect(await snippets()).toContain('  alpha staging one');
+    await run({ command: 'str_replace', path: '/memories/project/a.md', old_str: 'alpha staging one', new_str: 'gamma staging two' });
+    const after = await snippets();
+    expect(after).toContain('  gamma staging two');
+    expect(after).not.toContain('  alpha staging one');
+    expect(after).toContain('  staging is shared');
+  });
+
   it('refreshes only once the session has searched, and has been quiet for a moment', async () => {
     await run({ command: 'create', path: '/memories/global/a.md', file_text: 'alpha\n' });
     await search.search('alpha');

@@ -11,7 +11,7 @@
  * query; the idle refresh only moves work earlier, it decides nothing.
  */
 import type { Scope } from '../../common/memory/constants';
-import { snippetFor, type ContextBuilder } from './context-builder';
+import { snippetFor, type ContextBuilder, type ContextFile } from './context-builder';
 import { promptTerms, rankRelevant, RelevanceIndex } from './relevance-index';
 import type { MemorySession } from './memory-service';
 
@@ -21,6 +21,8 @@ const IDLE_REFRESH_MS = 5;
 export const DEFAULT_SEARCH_LIMIT = 10;
 /** A hit's snippet is cut to this many characters. */
 const SNIPPET_MAX_CHARS = 200;
+/** How many rendered hits a session keeps (then it starts over). */
+const HITS_KEPT = 1000;
 
 export interface SearchOptions {
   /** Only this scope, ranked among its own files (its own BM25 statistics). */
@@ -34,6 +36,8 @@ export class SessionSearch {
   private closed = false;
   /** Whether the session has searched (only then is there an index worth keeping current). */
   private searched = false;
+  /** Hits already rendered, by file (path, mtime, size) and terms: a search repeated after a few writes renders only the changed files. */
+  private readonly hits = new Map<string, string>();
 
   constructor(
     private readonly builder: ContextBuilder,
@@ -60,14 +64,27 @@ export class SessionSearch {
     const ranked =
       options.scope === undefined ? this.index.rank(current.files, terms, now) : rankRelevant(current.files.filter((f) => f.scope === options.scope), terms, now);
     const hits: string[] = [];
+    const termsKey = terms.join(' ');
     for (const file of ranked) {
       if (hits.length >= (options.limit ?? DEFAULT_SEARCH_LIMIT)) break;
       // What the scanners flag never reaches an agent from a search.
       if (this.builder.flags(file).length > 0) continue;
-      const line = snippetFor(file, terms);
-      hits.push(`${file.path}\n  ${line.length > SNIPPET_MAX_CHARS ? `${line.slice(0, SNIPPET_MAX_CHARS - 1)}…` : line}`);
+      hits.push(this.hit(file, terms, termsKey));
     }
     return hits.length > 0 ? hits.join('\n') : `No memory file matches "${query}". View /memories to browse them all.`;
+  }
+
+  /** A file's hit for these terms: its path and snippet, kept while the file is unchanged. */
+  private hit(file: ContextFile, terms: readonly string[], termsKey: string): string {
+    const key = `${file.path}\0${file.mtimeMs}\0${file.size}\0${termsKey}`;
+    let hit = this.hits.get(key);
+    if (hit === undefined) {
+      const line = snippetFor(file, terms);
+      hit = `${file.path}\n  ${line.length > SNIPPET_MAX_CHARS ? `${line.slice(0, SNIPPET_MAX_CHARS - 1)}…` : line}`;
+      if (this.hits.size >= HITS_KEPT) this.hits.clear();
+      this.hits.set(key, hit);
+    }
+    return hit;
   }
 
   /** Brings the index and the scanners' verdicts up to date with memory as it is now. */
