@@ -129,7 +129,15 @@ export class ContextBuilder {
       const cached = this.heads.get(keys[i]!);
       if (!cached || cached.mtimeMs !== e.mtimeMs || cached.size !== e.size) stale.push(i);
     });
-    const heads = stale.length > 0 ? await b.runtime.readHeads(b.root, stale.map((i) => listed[i]!.rel), INDEX_HEAD_BYTES) : [];
+    const heads =
+      stale.length > 0
+        ? await b.runtime.readHeads(
+            b.root,
+            stale.map((i) => listed[i]!.rel),
+            INDEX_HEAD_BYTES,
+            stale.map((i) => listed[i]!),
+          )
+        : [];
     stale.forEach((i, n) => {
       const data = heads[n];
       if (!data) return;

@@ -138,3 +138,37 @@ describe('LocalRuntime.list with reuse', () => {
     }
   });
 });
+
+describe('LocalRuntime.readHeads with what a listing said', () => {
+  const text = (s: string) => new TextEncoder().encode(s);
+  const decode = (h: { data: Uint8Array } | null) => new TextDecoder().decode(h!.data);
+
+  it('answers from the bytes it wrote while the file keeps their size and mtime, and reads the disk once it changed', async () => {
+    const runtime = new LocalRuntime();
+    await runtime.withLock(root, () => runtime.writeFile(root, ['a.md'], text('written by cairn\n'), { exclusive: true }));
+    const file = path.join(root.path, 'a.md');
+    const asListed = () => {
+      const st = fs.statSync(file);
+      return [{ size: st.size, mtimeMs: st.mtimeMs }];
+    };
+    // Changed behind its back to other bytes of the same size, the mtime put back: the listing
+    // cannot tell, so the bytes it wrote are what the head is (as for the builder's own cache).
+    const listed = asListed();
+    const { mtime } = fs.statSync(file);
+    fs.writeFileSync(file, 'changed outside!\n');
+    fs.utimesSync(file, mtime, mtime);
+    expect(decode((await runtime.readHeads(root, [['a.md']], 4096, listed))[0]!)).toBe('written by cairn\n');
+    expect(decode((await runtime.readHeads(root, [['a.md']], 4096))[0]!)).toBe('changed outside!\n');
+    expect(decode((await runtime.readHeads(root, [['a.md']], 5, listed))[0]!)).toBe('writt');
+    // The same size with a new mtime is a change.
+    await new Promise((r) => setTimeout(r, 5));
+    fs.writeFileSync(file, 'changed again!!!\n');
+    expect(decode((await runtime.readHeads(root, [['a.md']], 4096, asListed()))[0]!)).toBe('changed again!!!\n');
+    // A change the listing sees (size, mtime) is read from the disk, beside a file it answers for.
+    fs.writeFileSync(file, 'changed outside, longer\n');
+    await runtime.withLock(root, () => runtime.writeFile(root, ['b.md'], text('b\n'), { exclusive: true }));
+    const bStat = fs.statSync(path.join(root.path, 'b.md'));
+    const heads = await runtime.readHeads(root, [['a.md'], ['b.md'], ['gone.md']], 4096, [...asListed(), { size: bStat.size, mtimeMs: bStat.mtimeMs }, { size: 1, mtimeMs: 1 }]);
+    expect(heads.map((h) => (h ? decode(h) : null))).toEqual(['changed outside, longer\n', 'b\n', null]);
+  });
+});

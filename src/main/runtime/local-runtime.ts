@@ -43,6 +43,9 @@ import {
 
 const fsc = fs.constants;
 const fsync = promisify(fs.fsync);
+/** How many recently written files readHeads can answer for from memory, and the largest kept. */
+const WRITTEN_KEPT = 32;
+const WRITTEN_MAX_BYTES = 16 * 1024;
 /**
  * A directory changed this recently when it was read may change again without its mtime moving:
  * where a disk stamps changes with the clock tick (1 to 10 ms; Linux before multigrain timestamps,
@@ -245,6 +248,11 @@ export class LocalRuntime implements Runtime {
   private readonly trash: LocalTrash;
   /** Scope counts and clean directories as this process's own changes left them. */
   private readonly ledger = new ScopeLedger();
+  /**
+   * The last files written (by root real path and relative path): their bytes and the size and
+   * mtime they were left with, for readHeads (an agent's search right after its writes).
+   */
+  private readonly written = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly data: Uint8Array }>();
 
   constructor(private readonly options: LocalRuntimeOptions = {}) {
     this.trash = new LocalTrash(options.spareIdleMs);
@@ -404,9 +412,26 @@ export class LocalRuntime implements Runtime {
     }
   }
 
-  async readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>> {
+  async readHeads(
+    root: ScopeRoot,
+    rels: ReadonlyArray<readonly string[]>,
+    bytes: number,
+    listed?: ReadonlyArray<{ readonly size: number; readonly mtimeMs: number }>,
+  ): Promise<Array<FileContent | null>> {
     const rootReal = this.resolveRoot(root, false);
     if (!rootReal) return rels.map(() => null);
+    // Files this runtime wrote, still with the size and mtime it left them with, are not read back.
+    if (listed) {
+      const heads = rels.map((rel, i) => {
+        const w = this.written.get(`${rootReal}\0${rel.join('/')}`);
+        return w && w.size === listed[i]!.size && w.mtimeMs === listed[i]!.mtimeMs ? { data: w.data.subarray(0, bytes), size: 0, mtimeMs: 0 } : null;
+      });
+      if (heads.every((h) => h !== null)) return heads;
+      const rest = rels.filter((_, i) => heads[i] === null);
+      const read = await this.readHeads(root, rest, bytes);
+      let next = 0;
+      return heads.map((h) => h ?? read[next++]!);
+    }
     // Each parent directory is resolved and checked once for the whole batch; the file itself is
     // opened with O_NOFOLLOW (a symlink takes the slow, fully checked path).
     const dirs = new Map<string, string | null>();
@@ -477,6 +502,7 @@ export class LocalRuntime implements Runtime {
         // The caller's check (false: no file is written), before the directory changes.
         if (options.admit && !options.admit()) return;
         const change = this.changing(rootReal, dir, real, dirFd);
+        let mtimeMs: number;
         const tempName = `${TEMP_PREFIX}${uniqueName()}`;
         const temp = path.join(dir, tempName);
         const spare = this.trash.takeSpare(rootReal, temp, FILE_MODE);
@@ -484,6 +510,8 @@ export class LocalRuntime implements Runtime {
         try {
           for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, written);
           if (spare && spare.size > data.length) fs.ftruncateSync(fd, data.length);
+          // The mtime the file keeps (a rename does not change it).
+          mtimeMs = fs.fstatSync(fd).mtimeMs;
           const synced = this.trash.syncing(rootReal);
           const flushed = fsync(fd);
           try {
@@ -516,12 +544,21 @@ export class LocalRuntime implements Runtime {
           change.done(this.mtimeOf(dir, dirFd), null, false);
           throw err;
         }
+        this.wrote(`${rootReal}\0${rel.join('/')}`, { size: data.length, mtimeMs, data });
         // A new file, or one in place of a symlink (which did not count), counts now.
         change.done(this.mtimeOf(dir, dirFd), (isVisibleName(name) ? 1 : 0) - (existing ? countedFiles(existing, name)! : 0), true);
       });
     } catch (err) {
       throw toRuntimeError(err);
     }
+  }
+
+  /** Keeps what was written to a file (small files only, the last WRITTEN_KEPT of them). */
+  private wrote(key: string, file: { readonly size: number; readonly mtimeMs: number; readonly data: Uint8Array }): void {
+    this.written.delete(key);
+    if (file.size > WRITTEN_MAX_BYTES) return;
+    this.written.set(key, file);
+    if (this.written.size > WRITTEN_KEPT) this.written.delete(this.written.keys().next().value!);
   }
 
   async list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null> {
@@ -761,6 +798,7 @@ export class LocalRuntime implements Runtime {
   }
 
   forget(): void {
+    this.written.clear();
     this.listings.clear();
     this.directories.clear();
     this.ledger.forget();

@@ -102,9 +102,16 @@ export interface Runtime {
   stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null>;
   /**
    * The first `bytes` bytes of each file (for index descriptions), in one batch: null for a file
-   * that cannot be read. `size` and `mtimeMs` may be 0 where the batch does not stat.
+   * that cannot be read. `size` and `mtimeMs` may be 0 where the batch does not stat. `listed`,
+   * when given, is what a listing said of each file: a runtime may then answer from the bytes it
+   * wrote there itself, while the file still has that size and mtime, without reading it.
    */
-  readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>>;
+  readHeads(
+    root: ScopeRoot,
+    rels: ReadonlyArray<readonly string[]>,
+    bytes: number,
+    listed?: ReadonlyArray<{ readonly size: number; readonly mtimeMs: number }>,
+  ): Promise<Array<FileContent | null>>;
   /** Reads a regular file (following an inner symlink that stays inside the root). */
   readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent>;
   /**
