@@ -221,7 +221,7 @@ export class ContextBuilder {
    * the UI's warning badges, and what keeps a file out of the relevant memories.
    */
   flags(file: ContextFile): readonly ScanFlag[] {
-    const key = `${file.path}\0${file.mtimeMs}\0${file.size}`;
+    const key = fileVersionKey(file);
     let flags = this.flagCache.get(key);
     if (!flags) {
       flags = this.scan(file.head).map(({ kind, rule, line }) => ({ kind, rule, line }));
@@ -229,6 +229,11 @@ export class ContextBuilder {
     }
     return flags;
   }
+}
+
+/** One version of a file, for what is cached per version (by path, mtime and size, as the heads are). */
+export function fileVersionKey(file: Pick<ContextFile, 'path' | 'mtimeMs' | 'size'>): string {
+  return `${file.path}\0${file.mtimeMs}\0${file.size}`;
 }
 
 /** A file's description for the index, withheld when the scanners flag it. */

@@ -11,7 +11,7 @@
  * query; the idle refresh only moves work earlier, it decides nothing.
  */
 import type { Scope } from '../../common/memory/constants';
-import { snippetFor, type ContextBuilder, type ContextFile } from './context-builder';
+import { fileVersionKey, snippetFor, type ContextBuilder, type ContextFile } from './context-builder';
 import { promptTerms, rankRelevant, RelevanceIndex } from './relevance-index';
 import type { MemorySession } from './memory-service';
 
@@ -76,7 +76,7 @@ export class SessionSearch {
 
   /** A file's hit for these terms: its path and snippet, kept while the file is unchanged. */
   private hit(file: ContextFile, terms: readonly string[], termsKey: string): string {
-    const key = `${file.path}\0${file.mtimeMs}\0${file.size}\0${termsKey}`;
+    const key = `${fileVersionKey(file)}\0${termsKey}`;
     let hit = this.hits.get(key);
     if (hit === undefined) {
       const line = snippetFor(file, terms);

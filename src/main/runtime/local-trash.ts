@@ -107,26 +107,18 @@ export class LocalTrash {
    */
   discard(rootReal: string, source: string, stat: fs.Stats): boolean {
     const spares = mayKeep(stat) ? this.sparesOf(rootReal) : null;
-    if (spares && spares.kept.length < SPARE_LIMIT) {
-      const name = uniqueName();
-      try {
-        fs.renameSync(source, path.join(spares.trash.dir, name));
-      } catch {
-        return false;
-      }
-      spares.kept.push({ name, after: spares.started });
-      return true;
-    }
-    const trash = this.open(rootReal);
+    const keep = spares !== null && spares.kept.length < SPARE_LIMIT;
+    const trash = keep ? spares.trash : this.open(rootReal);
     if (!trash) return false;
     const name = uniqueName();
     try {
       fs.renameSync(source, path.join(trash.dir, name));
     } catch {
-      trash.close();
+      if (!keep) trash.close();
       return false;
     }
-    free(trash, name);
+    if (keep) spares.kept.push({ name, after: spares.started });
+    else free(trash, name);
     return true;
   }
 
