@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE } from '../../src/common/memory/constants';
 import { LocalRuntime } from '../../src/main/runtime/local-runtime';
-import type { SshRuntime } from '../../src/main/runtime/ssh-runtime';
+import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
 import { testRuntime } from '../support/ssh';

@@ -9,7 +9,7 @@ import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHostContext, type HostContext } from '../../src/main/api/host-context';
 import { router, type AppRouter } from '../../src/main/api/router';
-import { closeAllConnections } from '../../src/main/runtime/ssh-connection';
+import { closeAllConnections } from '../../src/main/runtime/ssh/ssh-connection';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { runCairn } from '../support/cli';
 import { makeCheckout, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';

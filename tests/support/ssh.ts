@@ -1,8 +1,8 @@
 /** SshRuntimes for tests, connected to a test sshd (tests/support/sshd.ts) with its own keys. */
 import * as path from 'node:path';
-import { SshConnection, type ConnectionOptions } from '../../src/main/runtime/ssh-connection';
-import { SshRuntime } from '../../src/main/runtime/ssh-runtime';
-import { resolveSshTarget, type SshTarget } from '../../src/main/runtime/ssh-target';
+import { SshConnection, type ConnectionOptions } from '../../src/main/runtime/ssh/ssh-connection';
+import { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
+import { resolveSshTarget, type SshTarget } from '../../src/main/runtime/ssh/ssh-target';
 import type { Sshd } from './sshd';
 
 /** The target of `sshd` with its client key and known_hosts; no ~/.ssh, no agent. */

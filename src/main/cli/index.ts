@@ -6,7 +6,7 @@
  * every prompt, and it must not wait for the MCP SDK, the web server or ssh2 to load (loading
  * everything took about 0.7 s before any work).
  */
-import { closeAllConnections } from '../runtime/ssh-error';
+import { closeAllConnections } from '../runtime/ssh/ssh-error';
 import type { CliIo } from './tool-command';
 import { MAIN_HELP, UsageError } from './usage';
 

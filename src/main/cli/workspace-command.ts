@@ -5,8 +5,8 @@
  */
 import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { scanHostKey } from '../runtime/ssh-connection';
-import { parseSshLocation, formatHostSpec } from '../runtime/ssh-target';
+import { scanHostKey } from '../runtime/ssh/ssh-connection';
+import { parseSshLocation, formatHostSpec } from '../runtime/ssh/ssh-target';
 import { resolveHome } from '../workspaces/identity';
 import { RegistryError, WorkspaceRegistry, workspaceInfo } from '../workspaces/registry';
 import type { CliIo } from './tool-command';

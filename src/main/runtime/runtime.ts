@@ -29,6 +29,13 @@ export interface ListedEntry {
   readonly type: 'file' | 'directory';
   readonly size: number;
   readonly mtimeMs: number;
+  /**
+   * What tells this version of a file from any other (device, inode, size, mtime and ctime), for
+   * caches of what a file holds; null for a directory, and for a file changed so recently that a
+   * later change could still leave all of these as they are (a disk that stamps changes once per
+   * clock tick or per second): such a file is read again every time until it has settled.
+   */
+  readonly version: string | null;
 }
 
 export interface FileContent {
@@ -81,15 +88,6 @@ export interface ListOptions {
   readonly limit: number;
   /** List files only (directories are walked, not returned, and do not count towards `limit`). */
   readonly filesOnly?: boolean;
-  /**
-   * May return the previous result (the same array) when no directory of the tree has changed
-   * since, and reuse what it found in each directory that has not: a file edited in place, without
-   * a rename, goes unseen until its directory changes or forget() is called. A directory read
-   * within moments of its last change is read again next time (on a disk whose timestamps move
-   * once per clock tick, a second change in that tick would leave its mtime as it was). For
-   * long-lived readers such as the context builder, never for views.
-   */
-  readonly reuse?: boolean;
 }
 
 export interface Runtime {
@@ -102,16 +100,9 @@ export interface Runtime {
   stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null>;
   /**
    * The first `bytes` bytes of each file (for index descriptions), in one batch: null for a file
-   * that cannot be read. `size` and `mtimeMs` may be 0 where the batch does not stat. `listed`,
-   * when given, is what a listing said of each file: a runtime may then answer from the bytes it
-   * wrote there itself, while the file still has that size and mtime, without reading it.
+   * that cannot be read. `size` and `mtimeMs` may be 0 where the batch does not stat.
    */
-  readHeads(
-    root: ScopeRoot,
-    rels: ReadonlyArray<readonly string[]>,
-    bytes: number,
-    listed?: ReadonlyArray<{ readonly size: number; readonly mtimeMs: number }>,
-  ): Promise<Array<FileContent | null>>;
+  readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>>;
   /** Reads a regular file (following an inner symlink that stays inside the root). */
   readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent>;
   /**
@@ -147,6 +138,4 @@ export interface Runtime {
    * the root. Creates the root if it is missing.
    */
   withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T>;
-  /** Drops cached listings (after an edit this runtime cannot see, such as one found by a watcher). */
-  forget(): void;
 }

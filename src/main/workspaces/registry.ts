@@ -17,13 +17,13 @@ import { z } from 'zod';
 import { settingsSchema } from '../../common/api/settings';
 import type { Scope } from '../../common/memory/constants';
 import type { MemorySession, ScopeBinding } from '../memory/memory-service';
-import { recordHostKey, type HostKeyState } from '../runtime/known-hosts';
+import { recordHostKey, type HostKeyState } from '../runtime/ssh/known-hosts';
 import { withLocalLock } from '../runtime/local-lock';
 import { LocalRuntime } from '../runtime/local-runtime';
-import type { ConnectionOptions } from '../runtime/ssh-connection';
-import { SshError } from '../runtime/ssh-error';
-import type { CheckoutFacts, SshRuntime } from '../runtime/ssh-runtime';
-import { cairnKnownHosts, formatHostSpec, parseHostSpec, resolveSshTarget, type ResolveOptions, type SshTarget } from '../runtime/ssh-target';
+import type { ConnectionOptions } from '../runtime/ssh/ssh-connection';
+import { SshError } from '../runtime/ssh/ssh-error';
+import type { CheckoutFacts, SshRuntime } from '../runtime/ssh/ssh-runtime';
+import { cairnKnownHosts, formatHostSpec, parseHostSpec, resolveSshTarget, type ResolveOptions, type SshTarget } from '../runtime/ssh/ssh-target';
 import { isValidWorkspaceId, originFromConfig, projectIdFromFacts, sshWorkspaceIdFor, workspaceIdFor } from './identity';
 import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './session';
 
@@ -32,7 +32,7 @@ import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './s
  * used: a command on a local workspace starts without it.
  */
 async function loadSsh() {
-  const [connection, runtime] = await Promise.all([import('../runtime/ssh-connection'), import('../runtime/ssh-runtime')]);
+  const [connection, runtime] = await Promise.all([import('../runtime/ssh/ssh-connection'), import('../runtime/ssh/ssh-runtime')]);
   return { connectionFor: connection.connectionFor, scanHostKey: connection.scanHostKey, SshRuntime: runtime.SshRuntime };
 }
 
