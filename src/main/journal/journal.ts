@@ -20,7 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { withLocalLock } from '../runtime/local-lock';
-import { JournalTail, OwnAppends, type JournalEvent, type JournalTailOptions } from './tail';
+import { JournalTail, type JournalEvent, type JournalTailOptions } from './tail';
 
 export type { JournalEvent } from './tail';
 
@@ -73,8 +73,6 @@ export class Journal {
   readonly pid: number;
   private dirReady = false;
   private rotation: Promise<void> | null = null;
-  /** Where this instance appended its lines, for its tails to pass over. */
-  private readonly own = new OwnAppends();
 
   constructor(home: string, options: JournalOptions = {}) {
     this.dir = path.join(home, JOURNAL_DIR);
@@ -121,7 +119,7 @@ export class Journal {
 
   /** Like tail(), returning the JournalTail itself (for `check()`, which reads what is new now). */
   openTail(listener: (event: JournalEvent) => void, options: Pick<JournalTailOptions, 'pollMs' | 'retireMs'> = {}): JournalTail {
-    return new JournalTail(this.dir, JOURNAL_FILE, listener, { ...options, selfPid: this.pid, rotatedName, own: this.own });
+    return new JournalTail(this.dir, JOURNAL_FILE, listener, { ...options, selfPid: this.pid, rotatedName });
   }
 
   /** One O_APPEND write of `line`; returns the file's size after it. */
@@ -149,10 +147,7 @@ export class Journal {
       }
       const written = fs.writeSync(fd, data);
       if (written !== data.length) throw Object.assign(new Error('short write'), { code: 'EIO' });
-      const after = fs.fstatSync(fd);
-      // Grown by exactly this line: it lies at [before, after), with no other process's bytes.
-      if (after.size - data.length === before) this.own.record(after.ino, before, after.size);
-      return after.size;
+      return fs.fstatSync(fd).size;
     } finally {
       fs.closeSync(fd);
     }

@@ -10,10 +10,8 @@
  *   more, for writers that opened the file just before the rename. A file that shrinks
  *   (truncated) is read again from 0.
  * - A partial trailing line waits until its newline arrives; malformed lines are skipped.
- * - Lines with `pid === selfPid` (this process) are skipped: its own changes reach listeners
- *   through MemoryService.onChange. Those its Journal knows it wrote at the tail's position
- *   (OwnAppends) are passed over without being read: after each write, an MCP server would
- *   otherwise read and parse its own line back while the agent's next request waits.
+ * - Lines with `pid === selfPid` (this process) are read and skipped: its own changes reach
+ *   listeners in process (the host's ChangeFeed hears its MemoryService directly).
  * - `check()` reads whatever is new, synchronously (the external watcher calls it before deciding
  *   whether a change on disk was Cairn's). `close()` stops the watcher and the timer and closes
  *   every descriptor; nothing is delivered after it.
@@ -36,35 +34,6 @@ export interface JournalTailOptions {
   readonly selfPid?: number;
   /** The name of rotated file `n` (1 the newest), to read files rotated between two checks. */
   readonly rotatedName?: (n: number) => string;
-  /** Where this process's own lines are (they are passed over unread). */
-  readonly own?: OwnAppends;
-}
-
-/** How many of its most recent appends a Journal remembers the place of. */
-const OWN_APPENDS_KEPT = 64;
-
-/**
- * Where a Journal appended its own lines: a file (by inode) and the byte range, recorded only when
- * the file grew by exactly that line (so no other process's bytes are inside it). Its tails pass
- * over a range that starts where they are, unread.
- */
-export class OwnAppends {
-  private readonly ends = new Map<string, number>();
-
-  record(ino: number, start: number, end: number): void {
-    this.ends.set(`${ino}:${start}`, end);
-    if (this.ends.size > OWN_APPENDS_KEPT) this.ends.delete(this.ends.keys().next().value!);
-  }
-
-  /** The end of an own line starting at `pos` of file `ino`, if there is one. */
-  endAt(ino: number, pos: number): number | undefined {
-    return this.ends.get(`${ino}:${pos}`);
-  }
-
-  /** Forgets a file's ranges (it was truncated: its offsets now hold other bytes). */
-  forget(ino: number): void {
-    for (const key of [...this.ends.keys()]) if (key.startsWith(`${ino}:`)) this.ends.delete(key);
-  }
 }
 
 interface OpenFile {
@@ -85,7 +54,6 @@ export class JournalTail {
   private readonly selfPid: number;
   private readonly retireMs: number;
   private readonly rotatedName: ((n: number) => string) | undefined;
-  private readonly own: OwnAppends | undefined;
   private current: OpenFile | null = null;
   private retired: { file: OpenFile; until: number }[] = [];
   private watcher: fs.FSWatcher | null = null;
@@ -104,7 +72,6 @@ export class JournalTail {
     this.selfPid = options.selfPid ?? process.pid;
     this.retireMs = options.retireMs ?? 2_000;
     this.rotatedName = options.rotatedName;
-    this.own = options.own;
     try {
       fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
     } catch {}
@@ -143,7 +110,6 @@ export class JournalTail {
         this.retired.push({ file: between, until: now + this.retireMs });
       }
     } else if (this.current && st && st.size < this.current.pos) {
-      this.own?.forget(this.current.ino);
       this.current.pos = 0;
       this.current.partial = Buffer.alloc(0);
     }
@@ -240,9 +206,6 @@ export class JournalTail {
   /** Reads `f` from its position to its end, delivering each complete line. */
   private drain(f: OpenFile): void {
     for (;;) {
-      if (f.partial.length === 0 && this.own) {
-        for (let end = this.own.endAt(f.ino, f.pos); end !== undefined; end = this.own.endAt(f.ino, f.pos)) f.pos = end;
-      }
       let n: number;
       try {
         n = fs.readSync(f.fd, this.buf, 0, CHUNK, f.pos);
