@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE } from '../../src/common/memory/constants';
-import { LocalRuntime } from '../../src/main/runtime/local-runtime';
+import { LocalRuntime } from '../../src/main/runtime/local/local-runtime';
 import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { makeSandbox, type Sandbox } from '../support/sandbox';

@@ -38,6 +38,13 @@ export interface ListedEntry {
   readonly version: string | null;
 }
 
+/**
+ * A file whose last change (its ctime) is older than this when it is listed has a version that any
+ * later change moves: disks stamp changes at most this coarsely (ext4 before Linux 6.13: a clock
+ * tick of 1 to 10 ms; HFS+ and FAT: 1 to 2 s). Younger files get no version (ListedEntry.version).
+ */
+export const VERSION_SETTLE_MS = 3_000;
+
 export interface FileContent {
   readonly data: Uint8Array;
   readonly size: number;

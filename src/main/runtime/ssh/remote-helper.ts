@@ -22,8 +22,10 @@
  * listings with the same rules as isListedName in src/common/memory/paths.ts.
  */
 
+import { VERSION_SETTLE_MS } from '../runtime';
+
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '2';
+export const HELPER_VERSION = '3';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -218,7 +220,7 @@ $ops{read} = sub {
   my @st = stat $fh;
   if (S_ISDIR($st[2])) {
     my @extra;
-    if (defined $plimit && $plimit ne '') { @extra = ('some', 'directory', $st[7], mtime_of($t, 1, @st), $ops{list}->($root, $anchor, $rel, $pdepth, $plimit, '0', '0', '')) }
+    if (defined $plimit && $plimit ne '') { @extra = ('some', 'directory', $st[7], mtime_of($t, 1, @st), $ops{list}->($root, $anchor, $rel, $pdepth, $plimit, '0', '0')) }
     fail('EISDIR', '', 0, @extra);
   }
   fail('NOT_FILE') unless S_ISREG($st[2]);
@@ -289,16 +291,17 @@ $ops{cwrite} = sub {
   $ops{write}->($root, $anchor, $rel, '0', $data);
   return ('ok');
 };
-# Listings: the walk's metadata first; when the client's token names the same metadata as this
-# helper's last answer for the same request, 'same' (a few bytes) instead of the whole listing.
-my %listed; my $generation = 0;
+# Listings: every entry as [rel, type, size, mtime, version, head]. A file's version (device,
+# inode, size, mtime, ctime) is empty while its last change is too recent to tell from the next
+# (the client's ListedEntry.version); heads are sent for files when asked (the index's, one trip).
 $ops{list} = sub {
-  my ($root, $anchor, $rel, $depth, $limit, $filesonly, $heads, $since) = @_;
+  my ($root, $anchor, $rel, $depth, $limit, $filesonly, $heads) = @_;
   my $rr = root_real($root, $anchor, 0);
-  return ($rel eq '' ? 'some' : 'none', '') unless defined $rr;
+  return ($rel eq '' ? 'some' : 'none') unless defined $rr;
   my $dir = eval { my $d = target($rr, $rel, 1); stat $d or os_fail(); fail('ENOTDIR') unless -d _; $d };
-  if (my $err = $@) { die $err unless ref $err && $err->{code} eq 'ENOENT'; return ($rel eq '' ? 'some' : 'none', '') }
-  my @entries; my $count = 0;
+  if (my $err = $@) { die $err unless ref $err && $err->{code} eq 'ENOENT'; return ($rel eq '' ? 'some' : 'none') }
+  my $now = $HIRES ? Time::HiRes::time() : time();
+  my @out; my $count = 0;
   my $walk; $walk = sub {
     my ($host, $prefix, $level) = @_;
     opendir(my $dh, $host) or return;
@@ -312,28 +315,22 @@ $ops{list} = sub {
       if (S_ISLNK($st[2])) { my $real = Cwd::abs_path($hp); next unless defined $real && (stat $hp) && inside($real, $rr); @st = stat $hp or next }
       my $er = $prefix eq '' ? $name : "$prefix/$name";
       if (S_ISDIR($st[2])) {
-        if ($filesonly ne '1') { push @entries, [$er, 'directory', $st[7], mtime_of($hp, 1, @st), undef]; $count++ }
+        if ($filesonly ne '1') { push @out, $er, 'directory', $st[7], mtime_of($hp, 1, @st), '', ''; $count++ }
         $walk->($hp, $er, $level + 1) if $level < $depth;
       } elsif (S_ISREG($st[2])) {
-        push @entries, [$er, 'file', $st[7], mtime_of($hp, 1, @st), $hp]; $count++;
+        my $mtime = mtime_of($hp, 1, @st);
+        my @h = $HIRES ? Time::HiRes::stat($hp) : ();
+        my $ctime = @h ? $h[10] : $st[10];
+        my $version = $now - $ctime < ${VERSION_SETTLE_MS / 1000} ? '' : join(':', $st[0], $st[1], $st[7], $mtime, $ctime);
+        my $head = '';
+        if ($heads > 0 && sysopen(my $fh, $hp, O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
+        push @out, $er, 'file', $st[7], $mtime, $version, $head; $count++;
       }
     }
   };
   $walk->($dir, '', 1);
   undef $walk;
-  my $key = join("\0", $root, $rel, $depth, $limit, $filesonly, $heads);
-  my $sig = join("\0", map { join("\0", @{$_}[0 .. 3]) } @entries);
-  my $last = $listed{$key};
-  return ('same', $since) if defined $since && $since ne '' && $last && $last->{token} eq $since && $last->{sig} eq $sig;
-  my $token = ++$generation . '';
-  $listed{$key} = { token => $token, sig => $sig };
-  my @out;
-  for my $e (@entries) {
-    my $head = '';
-    if ($heads > 0 && defined $e->[4] && sysopen(my $fh, $e->[4], O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
-    push @out, @{$e}[0 .. 3], $head;
-  }
-  return ('some', $token, @out);
+  return ('some', @out);
 };
 $ops{count} = sub {
   my ($root, $anchor, $limit) = @_;
@@ -441,7 +438,7 @@ $ops{probe} = sub {
 sub read_exact { my ($n) = @_; my $buf = ''; while (length($buf) < $n) { my $r = read(STDIN, $buf, $n - length($buf), length($buf)); return undef unless $r } return $buf }
 sub send_fields { my $payload = join '', map { pack('N', length $_) . $_ } @_; print STDOUT pack('N', length $payload), $payload }
 
-send_fields('ready', '2');
+send_fields('ready', '${HELPER_VERSION}');
 while (1) {
   my $h = read_exact(4); last unless defined $h;
   my $payload = read_exact(unpack 'N', $h); last unless defined $payload;

@@ -61,10 +61,11 @@ export class SshRuntime implements Runtime {
    * edit can be sent with what it was based on (see editFile). Never trusted without that check.
    */
   private readonly known = new Map<string, Uint8Array>();
-  /** Heads that came with the last whole-scope listing of each root, for readHeads. */
+  /**
+   * Heads that came with the last whole-scope listing of each root, for the readHeads that follows
+   * it (the index's): taken once, and dropped by any change this runtime makes to the root.
+   */
   private readonly heads = new Map<string, Map<string, Buffer>>();
-  /** The last listing per request, returned again (same array) when nothing changed (ListOptions.reuse). */
-  private readonly listings = new Map<string, { token: string; signature: string; result: ListedEntry[] }>();
   /** What a read of a directory brought along (see readFile), for the stat and list that follow. */
   private prefetched: { key: string; rel: string; stat: EntryStat; list: ListedEntry[]; statTaken: boolean; until: number } | null = null;
 
@@ -173,6 +174,7 @@ export class SshRuntime implements Runtime {
 
   async readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>> {
     const cached = bytes <= INDEX_HEAD_BYTES ? this.heads.get(this.rootKey(root)) : undefined;
+    this.heads.delete(this.rootKey(root));
     if (cached && rels.every((r) => cached.has(r.join('/')))) {
       return rels.map((r) => {
         const data = cached.get(r.join('/'))!;
@@ -235,6 +237,7 @@ export class SshRuntime implements Runtime {
 
   /** Forgets what is known at or below `rel` (everything of the root when rel is empty). */
   private forgetContent(root: ScopeRoot, rel: readonly string[]): void {
+    this.heads.delete(this.rootKey(root));
     const prefix = this.contentKey(root, rel);
     for (const key of [...this.known.keys()]) if (key === prefix || key.startsWith(rel.length === 0 ? prefix : `${prefix}/`)) this.known.delete(key);
   }
@@ -248,51 +251,39 @@ export class SshRuntime implements Runtime {
     return 'created';
   }
 
-  /** Entries of a helper listing answer (['some'|'none', token, ...5 fields per entry]). */
-  private parseListing(res: Buffer[], withHeads: boolean): { found: boolean; token: string; entries: ListedEntry[]; heads: Map<string, Buffer>; signature: string } {
+  /** Entries of a helper listing answer (['some'|'none', then 6 fields per entry]). */
+  private parseListing(res: Buffer[], withHeads: boolean): { found: boolean; entries: ListedEntry[]; heads: Map<string, Buffer> } {
     const entries: ListedEntry[] = [];
     const heads = new Map<string, Buffer>();
-    const signature: string[] = [];
-    if (res[0]?.toString() !== 'some') return { found: false, token: '', entries, heads, signature: '' };
-    for (let i = 2; i + 4 < res.length; i += 5) {
+    if (res[0]?.toString() !== 'some') return { found: false, entries, heads };
+    for (let i = 1; i + 5 < res.length; i += 6) {
       const relText = res[i]!.toString('utf8');
       const segments = relText.split('/');
       // Defense in depth: the helper applies the same rules; a name it let through is still skipped.
       if (!segments.every((s) => isListedName(s))) continue;
-      const entry: ListedEntry = { rel: segments, type: res[i + 1]!.toString() === 'directory' ? 'directory' : 'file', size: Number(res[i + 2]!.toString()), mtimeMs: Number(res[i + 3]!.toString()) };
-      entries.push(entry);
-      signature.push(`${relText}\0${entry.type}\0${entry.size}\0${entry.mtimeMs}`);
-      if (withHeads && entry.type === 'file') heads.set(relText, Buffer.from(res[i + 4]!));
+      const type = res[i + 1]!.toString() === 'directory' ? 'directory' : 'file';
+      const version = type === 'file' ? res[i + 4]!.toString() : '';
+      entries.push({ rel: segments, type, size: Number(res[i + 2]!.toString()), mtimeMs: Number(res[i + 3]!.toString()), version: version === '' ? null : version });
+      if (withHeads && type === 'file') heads.set(relText, Buffer.from(res[i + 5]!));
     }
-    return { found: true, token: res[1]?.toString() ?? '', entries, heads, signature: signature.join('\n') };
+    return { found: true, entries, heads };
   }
 
   async list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null> {
     const rootKey = this.rootKey(root);
     const relText = rel.join('/');
     const pre = this.prefetched;
-    if (pre && pre.key === rootKey && pre.rel === relText && options.depth === VIEW_DEPTH && options.limit === MAX_FILES_PER_SCOPE + 1 && !options.filesOnly && !options.reuse && Date.now() < pre.until) {
+    if (pre && pre.key === rootKey && pre.rel === relText && options.depth === VIEW_DEPTH && options.limit === MAX_FILES_PER_SCOPE + 1 && !options.filesOnly && Date.now() < pre.until) {
       this.prefetched = null;
       return pre.list;
     }
     // A whole-scope files-only listing is the index's: bring the heads along (one round trip).
     const withHeads = options.filesOnly === true && rel.length === 0;
     const depth = Number.isFinite(options.depth) ? options.depth : 1_000_000;
-    const cacheKey = `${rootKey}\0${relText}\0${options.depth}\0${options.limit}\0${options.filesOnly === true}`;
-    const previous = options.reuse ? this.listings.get(cacheKey) : undefined;
-    const res = await this.call(['list', root.path, root.anchor, relText, String(depth), String(options.limit), options.filesOnly ? '1' : '0', String(withHeads ? INDEX_HEAD_BYTES : 0), previous?.token ?? '']);
-    // The helper's answer when nothing changed since `previous`: the same array, as LocalRuntime gives.
-    if (res[0]?.toString() === 'same' && previous) return previous.result;
+    const res = await this.call(['list', root.path, root.anchor, relText, String(depth), String(options.limit), options.filesOnly ? '1' : '0', String(withHeads ? INDEX_HEAD_BYTES : 0)]);
     const listed = this.parseListing(res, withHeads);
     if (!listed.found) return null;
     if (withHeads) this.heads.set(rootKey, listed.heads);
-    if (options.reuse) {
-      if (previous && previous.signature === listed.signature) {
-        previous.token = listed.token;
-        return previous.result;
-      }
-      this.listings.set(cacheKey, { token: listed.token, signature: listed.signature, result: listed.entries });
-    }
     return listed.entries;
   }
 
@@ -315,13 +306,6 @@ export class SshRuntime implements Runtime {
 
   async mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void> {
     await this.call(['mkdir', root.path, root.anchor, rel.join('/')]);
-  }
-
-  forget(): void {
-    this.known.clear();
-    this.listings.clear();
-    this.heads.clear();
-    this.prefetched = null;
   }
 
   /**

@@ -1,0 +1,203 @@
+/**
+ * Containment on the local disk: the half of the security envelope that decides where a relative
+ * path of a scope really leads (docs/architecture.md, "Security envelope").
+ *
+ * Invariants:
+ * - a scope root resolves (realpath) inside its anchor (Cairn's home, or the project's checkout);
+ * - every target resolves through its deepest existing ancestor, with realpath, inside the root's
+ *   real path, or the operation is refused with ESCAPE;
+ * - a change acts through its parent directory pinned by a file descriptor (`/proc/self/fd/N` on
+ *   Linux) whose current location is checked after it is opened, so a directory swapped for a
+ *   symlink between the check and the change cannot redirect it out of the root. Where /proc is
+ *   missing (macOS) the checked real path is checked again just before it is used.
+ * Nothing here is cached: every operation resolves afresh, so no stale answer can outlive a swap.
+ * Directories Cairn creates are 0700 (memory can hold private notes).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { RuntimeError, type ScopeRoot } from '../runtime';
+
+const fsc = fs.constants;
+
+/** Linux lets a process reach a directory it holds open as /proc/self/fd/N, immune to path swaps. */
+export const PINNING = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+export function errnoOf(err: unknown): string {
+  return (err as NodeJS.ErrnoException)?.code ?? 'EIO';
+}
+
+/** Maps an OS error to a RuntimeError; RuntimeErrors pass through. */
+export function toRuntimeError(err: unknown): RuntimeError {
+  if (err instanceof RuntimeError) return err;
+  const code = errnoOf(err);
+  switch (code) {
+    case 'ENOENT':
+      return new RuntimeError('ENOENT');
+    case 'EEXIST':
+    case 'ENOTEMPTY':
+      return new RuntimeError('EEXIST');
+    case 'ENOTDIR':
+      return new RuntimeError('ENOTDIR');
+    case 'EISDIR':
+      return new RuntimeError('EISDIR');
+    case 'EINVAL':
+      return new RuntimeError('EINVAL');
+    default:
+      return new RuntimeError('IO', code);
+  }
+}
+
+export function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+}
+
+export const realpath = (p: string): string => fs.realpathSync.native(p);
+
+export function lstatOrNull(p: string): fs.Stats | null {
+  return fs.lstatSync(p, { throwIfNoEntry: false }) ?? null;
+}
+
+export function realpathOrNull(p: string): string | null {
+  try {
+    return realpath(p);
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
+ * Opens a path that was just resolved (no symlinks in it). O_NOFOLLOW refuses a symlink swapped
+ * in at its last component since; that is reported as an escape.
+ */
+export function openResolved(resolved: string, flags: number): number {
+  try {
+    return fs.openSync(resolved, flags | fsc.O_NOFOLLOW);
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code === 'ELOOP') throw new RuntimeError('ESCAPE');
+    // With O_DIRECTORY, Linux reports a symlink as ENOTDIR rather than ELOOP.
+    if (code === 'ENOTDIR' && lstatOrNull(resolved)?.isSymbolicLink()) throw new RuntimeError('ESCAPE');
+    throw toRuntimeError(err);
+  }
+}
+
+/**
+ * Realpath of the deepest existing ancestor of `target` (itself included), with the missing
+ * remainder appended. Stops climbing at `stop` (ENOENT if even that is missing).
+ */
+export function resolveDeepest(target: string, stop: string): { real: string; missing: string[] } {
+  const missing: string[] = [];
+  let current = target;
+  for (;;) {
+    try {
+      return { real: realpath(current), missing };
+    } catch (err) {
+      const code = errnoOf(err);
+      if (code === 'ENOTDIR') throw new RuntimeError('ENOTDIR');
+      if (code !== 'ENOENT') throw toRuntimeError(err);
+      const parent = path.dirname(current);
+      if (current === stop || parent === current) throw new RuntimeError('ENOENT');
+      missing.unshift(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * The root's realpath, checked against its anchor's. Missing root: null, unless `create` (then it
+ * is made, 0700). A missing root reads as empty only if the part of it that exists is contained.
+ */
+export function resolveRoot(root: ScopeRoot, create: boolean): string | null {
+  let anchor = realpathOrNull(root.anchor);
+  if (!anchor) {
+    if (!create) return null;
+    fs.mkdirSync(root.anchor, { recursive: true, mode: DIR_MODE });
+    anchor = realpath(root.anchor);
+  }
+  let real = realpathOrNull(root.path);
+  if (!real) {
+    let deepest: { real: string; missing: string[] } | null = null;
+    try {
+      deepest = resolveDeepest(root.path, root.anchor);
+    } catch (err) {
+      if (create) throw err;
+    }
+    if (deepest && !isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
+    if (!create || !deepest) return null;
+    fs.mkdirSync(path.join(deepest.real, ...deepest.missing), { recursive: true, mode: DIR_MODE });
+    real = realpath(root.path);
+  }
+  if (!isInside(real, anchor)) throw new RuntimeError('ESCAPE');
+  return real;
+}
+
+/**
+ * The host path of `rel` under the resolved root. With `followFinal` the final component is
+ * resolved too (a symlink followed, checked); otherwise only its parent is, and the name appended.
+ */
+export function resolveTarget(rootReal: string, rel: readonly string[], followFinal: boolean): string {
+  if (rel.length === 0) return rootReal;
+  const full = path.join(rootReal, ...rel);
+  const start = followFinal ? full : path.dirname(full);
+  const { real, missing } = resolveDeepest(start, rootReal);
+  if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
+  const resolved = path.join(real, ...missing);
+  return followFinal ? resolved : path.join(resolved, rel[rel.length - 1]!);
+}
+
+/** Creates the directory `rel` (and missing parents) inside the root; returns its checked realpath. */
+export function ensureDir(rootReal: string, rel: readonly string[]): string {
+  const full = path.join(rootReal, ...rel);
+  const { real, missing } = resolveDeepest(full, rootReal);
+  if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
+  if (missing.length > 0) {
+    try {
+      fs.mkdirSync(path.join(real, ...missing), { recursive: true, mode: DIR_MODE });
+    } catch (err) {
+      if (errnoOf(err) === 'EEXIST') throw new RuntimeError('ENOTDIR');
+      throw toRuntimeError(err);
+    }
+  }
+  let after: string;
+  try {
+    after = realpath(full);
+  } catch (err) {
+    throw toRuntimeError(err);
+  }
+  if (!isInside(after, rootReal)) throw new RuntimeError('ESCAPE');
+  if (!fs.statSync(after).isDirectory()) throw new RuntimeError('ENOTDIR');
+  return after;
+}
+
+/**
+ * Runs `fn` with a path through which the directory `dirRel` of the root (created if `create`) is
+ * reached race-free: a descriptor-pinned path on Linux, else the checked real path, checked again.
+ * `afterCheck` is a test's fault injection between the check and the use.
+ */
+export async function withPinnedDir<T>(
+  rootReal: string,
+  dirRel: readonly string[],
+  create: boolean,
+  afterCheck: ((resolvedDir: string) => Promise<void>) | undefined,
+  fn: (dir: string) => Promise<T>,
+): Promise<T> {
+  const real = create ? ensureDir(rootReal, dirRel) : resolveTarget(rootReal, dirRel, true);
+  await afterCheck?.(real);
+  if (!PINNING) {
+    if (realpathOrNull(real) !== real) throw new RuntimeError('ESCAPE');
+    return fn(real);
+  }
+  const fd = openResolved(real, fsc.O_RDONLY | fsc.O_DIRECTORY);
+  try {
+    const pinned = `/proc/self/fd/${fd}`;
+    // Where the directory we hold really is now; a swap before the open shows up here.
+    if (!isInside(fs.readlinkSync(pinned), rootReal)) throw new RuntimeError('ESCAPE');
+    return await fn(pinned);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * LocalRuntime: the Runtime on this machine's disk, composed of containment (containment.ts: where
+ * a path really leads, and pinning the directory a change acts through), the atomic write
+ * (atomic-write.ts) and listings (listing.ts). It keeps no state about the disk between calls, so
+ * it cannot go stale; a process needs one, and any number would behave the same.
+ *
+ * Metadata calls and reads of memory files (at most 100 KiB) are synchronous: each takes
+ * microseconds on a local disk, a tenth of a thread-pool round trip. The one slow call, fsync,
+ * runs on the thread pool so it never blocks the event loop. Writes are serialized per scope root
+ * by withLock (local-lock.ts); reads take no lock (a write is an atomic rename).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { withLocalLock } from '../local-lock';
+import {
+  RuntimeError,
+  type EntryStat,
+  type EntryType,
+  type FileContent,
+  type ListOptions,
+  type ListedEntry,
+  type Runtime,
+  type ScopeRoot,
+} from '../runtime';
+import { writeAtomically } from './atomic-write';
+import {
+  PINNING,
+  lstatOrNull,
+  openResolved,
+  realpathOrNull,
+  resolveRoot,
+  resolveTarget,
+  ensureDir,
+  toRuntimeError,
+  withPinnedDir,
+} from './containment';
+import { countFiles, listTree, readHeads } from './listing';
+
+const fsc = fs.constants;
+
+/** Where directories cannot be pinned: the checked real path must still be where it was. */
+function checkStillAt(dir: string): void {
+  if (realpathOrNull(dir) !== dir) throw new RuntimeError('ESCAPE');
+}
+
+function typeOf(st: fs.Stats): EntryType {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'directory';
+  if (st.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+export interface LocalRuntimeOptions {
+  /**
+   * Fault injection for tests only: called after a directory was resolved and checked, before it
+   * is used, so a test can swap it in that window (a race no real timing reproduces reliably).
+   */
+  readonly afterCheck?: (resolvedDir: string) => Promise<void>;
+  /** The clock listings judge a file's version by (ListedEntry.version); tests move it. */
+  readonly now?: () => number;
+}
+
+export class LocalRuntime implements Runtime {
+  readonly label = 'local';
+  private readonly now: () => number;
+
+  constructor(private readonly options: LocalRuntimeOptions = {}) {
+    this.now = options.now ?? Date.now;
+  }
+
+  private pinned<T>(rootReal: string, dirRel: readonly string[], create: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
+    return withPinnedDir(rootReal, dirRel, create, this.options.afterCheck, fn);
+  }
+
+  async stat(root: ScopeRoot, rel: readonly string[], follow: boolean): Promise<EntryStat | null> {
+    try {
+      const rootReal = resolveRoot(root, false);
+      if (!rootReal) return null;
+      const st = lstatOrNull(resolveTarget(rootReal, rel, follow));
+      return st ? { type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs } : null;
+    } catch (err) {
+      const e = toRuntimeError(err);
+      if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
+      throw e;
+    }
+  }
+
+  async readFile(root: ScopeRoot, rel: readonly string[], maxBytes: number): Promise<FileContent> {
+    let fd: number;
+    try {
+      const rootReal = resolveRoot(root, false);
+      if (!rootReal) throw new RuntimeError('ENOENT');
+      fd = openResolved(resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK);
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+    try {
+      const st = fs.fstatSync(fd);
+      if (st.isDirectory()) throw new RuntimeError('EISDIR');
+      if (!st.isFile()) throw new RuntimeError('NOT_FILE');
+      if (st.size > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, st.size);
+      // Read to EOF into a buffer one byte larger than the cap, so growth since fstat is seen.
+      const buffer = Buffer.allocUnsafe(maxBytes + 1);
+      let length = 0;
+      for (;;) {
+        const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+        if (n === 0) break;
+        length += n;
+        if (length > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, length);
+      }
+      return { data: buffer.subarray(0, length), size: length, mtimeMs: st.mtimeMs };
+    } catch (err) {
+      throw toRuntimeError(err);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  async readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>> {
+    const rootReal = resolveRoot(root, false);
+    return rootReal ? readHeads(rootReal, rels, bytes) : rels.map(() => null);
+  }
+
+  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
+    await this.write(root, rel, data, options);
+  }
+
+  async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
+    // An existing name is refused first; then a full scope gets no file (nothing is written).
+    const written = await this.write(root, rel, data, { exclusive: true, admit: (rootReal) => countFiles(rootReal, maxFiles) < maxFiles });
+    return written ? 'created' : 'full';
+  }
+
+  private async write(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; admit?: (rootReal: string) => boolean }): Promise<boolean> {
+    const name = rel[rel.length - 1];
+    if (name === undefined) throw new RuntimeError('EISDIR');
+    try {
+      const rootReal = resolveRoot(root, true)!;
+      return await this.pinned(rootReal, rel.slice(0, -1), true, (dir) =>
+        writeAtomically(dir, name, data, {
+          exclusive: options.exclusive,
+          ...(options.admit ? { admit: () => options.admit!(rootReal) } : {}),
+          // Without pinning, the directory must still be the one checked, after the fsync's wait.
+          ...(PINNING ? {} : { beforeRename: () => checkStillAt(dir) }),
+        }),
+      );
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+  }
+
+  async editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array): Promise<Uint8Array> {
+    const next = change((await this.readFile(root, rel, maxBytes)).data);
+    await this.writeFile(root, rel, next, { exclusive: false });
+    return next;
+  }
+
+  async list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null> {
+    const rootReal = resolveRoot(root, false);
+    if (!rootReal) return rel.length === 0 ? [] : null;
+    let dir: string;
+    try {
+      dir = resolveTarget(rootReal, rel, true);
+      if (!fs.statSync(dir).isDirectory()) throw new RuntimeError('ENOTDIR');
+    } catch (err) {
+      const e = toRuntimeError(err);
+      if (e.code === 'ENOENT') return rel.length === 0 ? [] : null;
+      throw e;
+    }
+    return listTree(rootReal, dir, options, this.now());
+  }
+
+  async countFiles(root: ScopeRoot, limit: number): Promise<number> {
+    const rootReal = resolveRoot(root, false);
+    return rootReal ? countFiles(rootReal, limit) : 0;
+  }
+
+  async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
+    try {
+      const rootReal = resolveRoot(root, false);
+      if (!rootReal) throw new RuntimeError('ENOENT');
+      // The reference's order: an existing destination, then a missing source, then a directory
+      // moving into itself. Nothing is created before all three are known to be fine.
+      let destProbe: string | null = null;
+      try {
+        destProbe = resolveTarget(rootReal, to, false);
+      } catch (err) {
+        const e = toRuntimeError(err);
+        if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') throw e;
+      }
+      if (destProbe && lstatOrNull(destProbe)) throw new RuntimeError('EEXIST');
+      await this.pinned(rootReal, from.slice(0, -1), false, async (sourceDir) => {
+        const source = path.join(sourceDir, from[from.length - 1]!);
+        fs.lstatSync(source);
+        if (from.length <= to.length && from.every((s, i) => to[i] === s)) throw new RuntimeError('EINVAL');
+        await this.pinned(rootReal, to.slice(0, -1), true, async (destDir) => {
+          const dest = path.join(destDir, to[to.length - 1]!);
+          if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
+          fs.renameSync(source, dest);
+        });
+      });
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+  }
+
+  async remove(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+    try {
+      const rootReal = resolveRoot(root, false);
+      if (!rootReal || rel.length === 0) throw new RuntimeError('ENOENT');
+      await this.pinned(rootReal, rel.slice(0, -1), false, async (dir) => {
+        const target = path.join(dir, rel[rel.length - 1]!);
+        // A symlink is removed itself, never followed; a directory with everything in it.
+        if (fs.lstatSync(target).isDirectory()) fs.rmSync(target, { recursive: true });
+        else fs.unlinkSync(target);
+      });
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+  }
+
+  async mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+    try {
+      ensureDir(resolveRoot(root, true)!, rel);
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+  }
+
+  async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {
+    try {
+      // The lock lives beside the root: its parent must exist (and the root stay in its anchor).
+      resolveRoot(root, true);
+    } catch (err) {
+      throw toRuntimeError(err);
+    }
+    return withLocalLock(root.path, fn);
+  }
+}
