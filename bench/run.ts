@@ -39,7 +39,8 @@ import { formatMemoryPath } from '../src/common/memory/paths';
 import { fileViewText } from '../src/common/memory/texts';
 import type { UsageStats } from '../src/common/memory/usage';
 import { ContextBuilder } from '../src/main/memory/context-builder';
-import { LocalRuntime } from '../src/main/runtime/local-runtime';
+import { LocalRuntime } from '../src/main/runtime/local/local-runtime';
+import { VERSION_SETTLE_MS } from '../src/main/runtime/runtime';
 import { resolveLocalSession } from '../src/main/workspaces/session';
 import type { ExecuteOptions, MemorySession } from '../src/main/memory/memory-service';
 import type { MemoryChangeEvent } from '../src/common/memory/events';
@@ -546,6 +547,9 @@ interface ContextIndexResult {
 
 async function measureContextIndex(box: Sandbox): Promise<ContextIndexResult> {
   const bytes = await writeContextTree(box);
+  // A file's version is given once its last change has settled (VERSION_SETTLE_MS): until then a
+  // long-lived builder reads it again every time. Measure the tree as an agent meets it, settled.
+  await new Promise((resolve) => setTimeout(resolve, VERSION_SETTLE_MS + 100));
   const usage = new UsageStore(box.home);
   const cold: number[] = [];
   let index = '';
@@ -581,7 +585,7 @@ async function measureContextIndex(box: Sandbox): Promise<ContextIndexResult> {
     let t0 = performance.now();
     for (const scope of SCOPES) {
       const b = box.session.scopes[scope];
-      if (b.available) await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true, reuse: true });
+      if (b.available) await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true });
     }
     parts.list.push(performance.now() - t0);
     t0 = performance.now();

@@ -148,7 +148,6 @@ export async function runSshBench(): Promise<SshBenchResult> {
     const warm = { turns: [] as number[], ms: [] as number[], requests: [] as number[] };
     let cairnDescriptions: string[] = [];
     for (let i = 0; i < indexRuns; i++) {
-      runtime.forget();
       const builder = new ContextBuilder();
       proxy.resetStats();
       let before = connection.counters.requests;
