@@ -7,6 +7,15 @@ import tseslint from 'typescript-eslint';
 // Bare builtin names; `node:` specifiers are caught by the pattern below.
 const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('node:'));
 
+/**
+ * The inner layers of src/main (docs/architecture.md, "Layers"): a relative import that climbs out
+ * of a folder into one of `folders` (a sibling under src/main, or src/renderer and src/preload).
+ */
+const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+const innerRule = (folders, message) => ({
+  'no-restricted-imports': ['error', { patterns: [{ regex: into(folders), message }] }],
+});
+
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'bench/results/**', 'tests/fixtures/**', '.scratch/**'] },
   js.configs.recommended,
@@ -49,6 +58,27 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The runtime reaches disks and hosts, and knows nothing of what is stored there or who asks.
+    files: ['src/main/runtime/**'],
+    rules: innerRule(
+      ['memory', 'journal', 'api', 'mcp', 'cli', 'electron', 'workspaces', 'host', 'setup', 'renderer', 'preload'],
+      'src/main/runtime imports only src/common (and Node and its packages).',
+    ),
+  },
+  {
+    // Memory hands its change events to whatever sink it is given; it never reaches its callers.
+    files: ['src/main/memory/**'],
+    rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/memory imports none of journal, api, mcp, cli (it is what they are built on).'),
+  },
+  {
+    files: ['src/main/api/**'],
+    rules: innerRule(['mcp', 'cli', 'electron'], 'src/main/api never imports mcp (a host hands it the MCP endpoint), cli or electron.'),
+  },
+  {
+    files: ['src/main/mcp/**'],
+    rules: innerRule(['api', 'cli', 'electron'], 'src/main/mcp never imports api, cli or electron.'),
   },
   {
     // Component tests run in Node with a real backend (tests/support wires it): they may check the

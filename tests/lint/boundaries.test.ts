@@ -1,4 +1,5 @@
-// The import-boundary rule of design.md, checked with the project's own ESLint config.
+// The import boundaries of docs/architecture.md ("Layers"), checked with the project's own ESLint
+// config: the outer ones (common, renderer, main) and the inner ones of src/main.
 import * as path from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ async function boundaryErrors(file: string, code: string): Promise<string[]> {
   return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
+const importing = (source: string) => `import * as x from '${source}';\nexport const a = x;\n`;
+
 describe('import boundaries', () => {
   it.each([
     ['src/common/memory/x.ts', "import * as fs from 'node:fs';\nexport const a = fs;\n", /no Node builtins/],
@@ -19,6 +22,16 @@ describe('import boundaries', () => {
     ['src/common/x.ts', "import { a } from '../renderer/main';\nexport const b = a;\n", /nothing from main, renderer/],
     ['src/renderer/x.ts', "import { MemoryService } from '../main/memory/memory-service';\nexport const a = MemoryService;\n", /never imports src\/main/],
     ['src/renderer/x.ts', "import { readFile } from 'node:fs/promises';\nexport const a = readFile;\n", /no Node APIs/],
+    // Inner layers of src/main.
+    ['src/main/runtime/x.ts', importing('../memory/memory-service'), /runtime imports only src\/common/],
+    ['src/main/runtime/local/x.ts', importing('../../workspaces/registry'), /runtime imports only src\/common/],
+    ['src/main/runtime/ssh/x.ts', importing('../../journal/journal'), /runtime imports only src\/common/],
+    ['src/main/memory/x.ts', importing('../journal/journal'), /memory imports none of journal, api, mcp, cli/],
+    ['src/main/memory/scanners/x.ts', importing('../../api/router'), /memory imports none of journal, api, mcp, cli/],
+    ['src/main/memory/x.ts', importing('../mcp/memory-mcp-server'), /memory imports none of journal, api, mcp, cli/],
+    ['src/main/memory/x.ts', importing('../cli/usage'), /memory imports none of journal, api, mcp, cli/],
+    ['src/main/api/x.ts', importing('../mcp/http-endpoint'), /api never imports mcp/],
+    ['src/main/mcp/x.ts', importing('../api/router'), /mcp never imports api/],
   ])('%s may not import this', async (file, code, message) => {
     const errors = await boundaryErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -29,6 +42,13 @@ describe('import boundaries', () => {
     ['src/renderer/x.ts', "import { MEMORY_ROOT } from '../common/memory/constants';\nexport const a = MEMORY_ROOT;\n"],
     ['src/main/x.ts', "import * as fs from 'node:fs';\nimport { MEMORY_ROOT } from '../common/memory/constants';\nexport const a = [fs, MEMORY_ROOT];\n"],
     ['src/common/x.ts', "import { z } from 'zod';\nexport const a = z;\n"],
+    ['src/main/runtime/local/x.ts', importing('../../../common/memory/paths')],
+    ['src/main/runtime/ssh/x.ts', importing('../local-lock')],
+    ['src/main/memory/x.ts', importing('../runtime/runtime')],
+    ['src/main/memory/x.ts', importing('../../common/memory/constants')],
+    ['src/main/journal/x.ts', importing('../memory/memory-service')],
+    ['src/main/api/x.ts', importing('../journal/change-feed')],
+    ['src/main/mcp/x.ts', importing('../journal/change-feed')],
   ])('%s may import this', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });
