@@ -2,14 +2,14 @@
 // scopes, the access policy end to end, change events, and reads that never create roots.
 // The whole suite runs twice, parameterized over the Runtime: LocalRuntime, and SshRuntime
 // reaching the same roots through a real OpenSSH sshd on loopback (tests/support/sshd.ts).
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { COMMANDS, MODES, SCOPES, type Mode, type Scope } from '../../common/memory/constants';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { Runtime } from '../runtime/runtime';
-import { Journal } from '../journal/journal';
-import { MemoryService } from './memory-service';
+import { MemoryService, type ChangeSink } from './memory-service';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { startSshd, sshdAvailable, type Sshd } from '../../../tests/support/sshd';
 import { testRuntime } from '../../../tests/support/ssh';
@@ -266,68 +266,44 @@ describe('change events', () => {
   });
 });
 
-describe('deferred change events (an MCP session\'s)', () => {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const journalPaths = async (home: string) =>
-    (await fs.readFile(path.join(home, 'journal', 'journal.jsonl'), 'utf8').catch(() => ''))
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { path: string }).path);
-
-  it('arrive after the answers, together and in order, in the listeners and the journal; flushEvents delivers them at once', async () => {
-    const service = new MemoryService({ journal: new Journal(sb.home) });
-    const events: MemoryChangeEvent[] = [];
-    service.onChange((e) => events.push(e));
-    const run = (input: unknown) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent', deferEvents: true });
+describe('change events, delivered before the command resolves', () => {
+  it('reach the listeners, then the sink, in order, one append per change', async () => {
+    const order: string[] = [];
+    const appended: MemoryChangeEvent[][] = [];
+    const sink: ChangeSink = { append: (...events) => void (appended.push(events), order.push(...events.map((e) => `sink ${e.op} ${e.path}`))) };
+    const service = new MemoryService({ sink });
+    service.onChange((e) => order.push(`listener ${e.op} ${e.path}`));
+    const run = (input: unknown) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent' });
     const written = ['/memories/global/a.md', '/memories/global/b.md', '/memories/global/c.md'];
     for (const p of written) {
       expect((await run({ command: 'create', path: p, file_text: p })).ok).toBe(true);
-      // Not yet: the answer comes first.
-      expect(events.map((e) => e.path)).not.toContain(p);
+      // Already delivered when the answer arrives.
+      expect(order.slice(-2)).toEqual([`listener create ${p}`, `sink create ${p}`]);
     }
-    const deadline = Date.now() + 2000;
-    while (events.length < 3 && Date.now() < deadline) await sleep(5);
-    expect(events.map((e) => e.path)).toEqual(written);
-    expect(await journalPaths(sb.home)).toEqual(written);
     expect((await run({ command: 'delete', path: '/memories/global/a.md' })).ok).toBe(true);
-    expect(events).toHaveLength(3);
-    service.flushEvents();
-    expect(events.map((e) => [e.op, e.path])).toContainEqual(['delete', '/memories/global/a.md']);
-    expect(await journalPaths(sb.home)).toEqual([...written, '/memories/global/a.md']);
+    expect(order.slice(-2)).toEqual(['listener delete /memories/global/a.md', 'sink delete /memories/global/a.md']);
+    expect(appended.map((events) => events.map((e) => e.path))).toEqual([...written.map((p) => [p]), ['/memories/global/a.md']]);
+    // The sha256 of the bytes written, as every event carries it.
+    expect(appended[0]![0]!.sha256).toBe(createHash('sha256').update(written[0]!).digest('hex'));
   });
 
-  it('wait while commands keep coming 5 ms apart or less, but at most 50 ms', async () => {
-    // The clock is faked (timers and performance.now) so that "quiet" does not depend on this
-    // machine's load; the commands still run on the real disk.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  it("a listener that throws does not fail the write, nor keep the change from the other listeners and the sink", async () => {
+    const appended: string[] = [];
+    const heard: string[] = [];
+    const service = new MemoryService({ sink: { append: (...events) => void appended.push(...events.map((e) => e.path)) } });
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      const service = new MemoryService();
-      const delivered: string[] = [];
-      service.onChange((e) => delivered.push(e.path));
-      const run = (input: unknown) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent', deferEvents: true });
-      await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
-      vi.advanceTimersByTime(4);
-      expect(delivered).toEqual([]);
-      // A command every 4 ms: still waiting at 40 ms...
-      for (let t = 4; t < 40; t += 4) {
-        await run({ command: 'view', path: '/memories/global/a.md' });
-        vi.advanceTimersByTime(4);
-      }
-      expect(delivered).toEqual([]);
-      // ...and delivered by 50 ms however busy the session is.
-      for (let t = 40; t < 52; t += 4) {
-        await run({ command: 'view', path: '/memories/global/a.md' });
-        vi.advanceTimersByTime(4);
-      }
-      expect(delivered).toEqual(['/memories/global/a.md']);
-      // Alone, an event waits only for 5 quiet ms.
-      await run({ command: 'create', path: '/memories/global/b.md', file_text: 'b' });
-      vi.advanceTimersByTime(4);
-      expect(delivered).toHaveLength(1);
-      vi.advanceTimersByTime(1);
-      expect(delivered).toEqual(['/memories/global/a.md', '/memories/global/b.md']);
+      service.onChange(() => {
+        throw new Error('listener bug');
+      });
+      service.onChange((e) => heard.push(e.path));
+      const result = await service.execute({ command: 'create', path: '/memories/global/a.md', file_text: 'a' }, sb.session, { mode: 'exec', actor: 'agent' });
+      expect(result).toEqual({ ok: true, output: 'File created successfully at: /memories/global/a.md' });
+      expect(heard).toEqual(['/memories/global/a.md']);
+      expect(appended).toEqual(['/memories/global/a.md']);
+      expect(String(stderr.mock.calls[0]?.[0])).toContain('a change listener failed');
     } finally {
-      vi.useRealTimers();
+      stderr.mockRestore();
     }
   });
 });

@@ -1,0 +1,261 @@
+/**
+ * The agent's `memory` tool: its six commands (view, create, str_replace, insert, delete, rename)
+ * for one session's three scopes, with the texts of protocol.md.
+ *
+ * Order of every command (the envelope): schema -> path rules -> access policy -> scope
+ * availability, all before any filesystem access; then, for writes, the scope's lock, the content
+ * checks, the atomic write, the usage record and the change event (change-outbox.ts), in that
+ * order. Reads take no lock: writes are atomic renames, so a reader sees a whole old or a whole new
+ * file. Errors a model sees name virtual paths only (error-mapper.ts).
+ */
+import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, MEMORY_ROOT, SCOPES, VIEW_DEPTH, type Actor } from '../../common/memory/constants';
+import { MemoryToolError, errorText } from '../../common/memory/errors';
+import { memoryIdentity } from '../../common/memory/identity';
+import { formatMemoryPath, parseMemoryPath } from '../../common/memory/paths';
+import { isAllowed } from '../../common/memory/policy';
+import { parseMemoryCommand, type MemoryCommand } from '../../common/memory/schema';
+import {
+  createdText,
+  deletedText,
+  directoryViewText,
+  editedSnippetText,
+  errors,
+  fileViewText,
+  formatFileSize,
+  insertedText,
+  renamedText,
+  type ViewRow,
+} from '../../common/memory/texts';
+import { RuntimeError } from '../runtime/runtime';
+import type { ChangeOutbox } from './change-outbox';
+import { fileCases, mapRuntimeErrors, toolError } from './error-mapper';
+import type { AvailableScope, ExecuteOptions, MemorySession, ToolResult } from './session';
+import { availableScope, decodeText, encodeContent, place, readText, recordUse, type InScope } from './targets';
+import type { UsageStore } from './usage-store';
+
+/** 1-based line of a character offset. */
+function lineOf(content: string, offset: number): number {
+  let line = 1;
+  for (let i = content.indexOf('\n'); i !== -1 && i < offset; i = content.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+export class MemoryTool {
+  constructor(
+    private readonly outbox: ChangeOutbox,
+    private readonly usage?: UsageStore,
+  ) {}
+
+  /** Runs one command given as the model sent it. Never throws for a failed command. */
+  async execute(input: unknown, session: MemorySession, options: ExecuteOptions): Promise<ToolResult> {
+    try {
+      const command = parseMemoryCommand(input);
+      return { ok: true, output: await this.run(command, session, options) };
+    } catch (err) {
+      if (err instanceof MemoryToolError) return { ok: false, output: errorText(err.message) };
+      // An unexpected failure: report it without its message, which may carry a host path.
+      process.stderr.write(`cairn: unexpected error in memory command: ${(err as Error)?.stack ?? String(err)}\n`);
+      return { ok: false, output: errorText('The memory command failed unexpectedly; nothing was changed. Try again.') };
+    }
+  }
+
+  /** Runs one validated command; throws MemoryToolError with the model-facing text. */
+  async run(command: MemoryCommand, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    switch (command.command) {
+      case 'view': {
+        const target = parseMemoryPath(command.path);
+        if (target.kind === 'root') return this.viewRoot(session);
+        return this.view(place(target, command.path), session, options.actor, command.view_range);
+      }
+      case 'create':
+        return this.create(this.writable(command.path, 'create', session, options), command.file_text, session, options);
+      case 'str_replace':
+        return this.strReplace(this.writable(command.path, 'str_replace', session, options), command.old_str, command.new_str, session, options);
+      case 'insert':
+        return this.insert(this.writable(command.path, 'insert', session, options), command.insert_line, command.insert_text, session, options);
+      case 'delete': {
+        if (parseMemoryPath(command.path).kind === 'root') throw new MemoryToolError(errors.deleteRoot());
+        const target = this.writable(command.path, 'delete', session, options);
+        if (target.segments.length === 0) throw new MemoryToolError(errors.deleteScopeRoot(target.path));
+        return this.delete(target, session, options);
+      }
+      case 'rename': {
+        if (parseMemoryPath(command.old_path).kind === 'root') throw new MemoryToolError(errors.renameRoot());
+        if (parseMemoryPath(command.new_path).kind === 'root') throw new MemoryToolError(errors.writeRoot());
+        const source = this.writable(command.old_path, 'rename', session, options);
+        const dest = this.writable(command.new_path, 'rename', session, options);
+        if (source.segments.length === 0) throw new MemoryToolError(errors.renameScopeRoot(source.path));
+        if (dest.segments.length === 0) throw new MemoryToolError(errors.renameScopeRoot(dest.path));
+        if (source.scope !== dest.scope) throw new MemoryToolError(errors.crossScopeRename(source.path, dest.path));
+        return this.rename(source, dest, session, options);
+      }
+    }
+  }
+
+  /** A path a write may target: in a scope, allowed by the mode, the scope available. */
+  private writable(raw: string, command: MemoryCommand['command'], session: MemorySession, options: ExecuteOptions): InScope {
+    const parsed = parseMemoryPath(raw);
+    if (parsed.kind === 'root') throw new MemoryToolError(errors.writeRoot());
+    if (!isAllowed(options.mode, parsed.scope, command)) throw new MemoryToolError(errors.readOnlyScope(parsed.scope, options.mode, command));
+    availableScope(session, parsed.scope);
+    return place(parsed, raw);
+  }
+
+  // ---- view ----
+
+  private async viewRoot(session: MemorySession): Promise<string> {
+    const rows: ViewRow[] = [];
+    for (const scope of SCOPES) {
+      const b = session.scopes[scope];
+      const scopePath = formatMemoryPath(scope);
+      if (!b.available) {
+        rows.push({ size: '-', path: `${scopePath}/ (unavailable: ${b.reason})` });
+        continue;
+      }
+      const { size, entries } = await this.listDirectory(b, [], scopePath, VIEW_DEPTH);
+      rows.push({ size, path: `${scopePath}/` }, ...entries);
+    }
+    return directoryViewText(MEMORY_ROOT, '-', rows);
+  }
+
+  private async view(target: InScope, session: MemorySession, actor: Actor, viewRange?: [number, number]): Promise<string> {
+    const b = availableScope(session, target.scope);
+    if (target.segments.length > 0) {
+      // Most views are of files: read first, and list only when it turns out to be a directory.
+      try {
+        const content = await readText(b, target);
+        const text = fileViewText(target.path, content, viewRange);
+        if (actor === 'agent') recordUse(this.usage, session, target, null);
+        return text;
+      } catch (err) {
+        if (!(err instanceof RuntimeError)) throw err;
+        if (err.code !== 'EISDIR') throw toolError(err, 'view', target.path, { ENOTDIR: () => errors.notFound(target.path) });
+      }
+    }
+    const { size, entries, truncated } = await this.listDirectory(b, target.segments, target.path, VIEW_DEPTH);
+    const notes = truncated ? [`(listing stopped at ${MAX_FILES_PER_SCOPE} entries)`] : [];
+    return directoryViewText(target.path, size, entries, notes);
+  }
+
+  private async listDirectory(b: AvailableScope, segments: readonly string[], path: string, depth: number): Promise<{ size: string; entries: ViewRow[]; truncated: boolean }> {
+    const stat = await mapRuntimeErrors(() => b.runtime.stat(b.root, segments, true), 'view', path);
+    // One more than the cap, to tell a full listing from a cut one.
+    const listed = await mapRuntimeErrors(() => b.runtime.list(b.root, segments, { depth, limit: MAX_FILES_PER_SCOPE + 1 }), 'view', path);
+    if (listed === null) throw new MemoryToolError(errors.notFound(path));
+    const entries = listed.slice(0, MAX_FILES_PER_SCOPE).map((e) => ({
+      size: formatFileSize(e.size),
+      path: `${path}/${e.rel.join('/')}${e.type === 'directory' ? '/' : ''}`,
+    }));
+    return { size: formatFileSize(stat?.size ?? 0), entries, truncated: listed.length > MAX_FILES_PER_SCOPE };
+  }
+
+  // ---- writes ----
+
+  private async create(target: InScope, text: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    const b = availableScope(session, target.scope);
+    const data = encodeContent(target.path, text, options.actor);
+    await mapRuntimeErrors(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          // Exclusive: anything already at the path (a file, a directory, even a dangling symlink)
+          // makes this fail with EEXIST, reported as "already exists"; the cap is checked with it.
+          if ((await b.runtime.createFile(b.root, target.segments, data, MAX_FILES_PER_SCOPE)) === 'full') {
+            throw new MemoryToolError(errors.scopeFull(target.scope));
+          }
+        }),
+      'create',
+      target.path,
+    );
+    recordUse(this.usage, session, target, options.actor);
+    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'create' }, data);
+    return createdText(target.path);
+  }
+
+  /** Read-modify-write of one file under the scope lock; then its use and its change event. */
+  private async edit(
+    target: InScope,
+    session: MemorySession,
+    command: 'str_replace' | 'insert',
+    options: ExecuteOptions,
+    change: (content: string) => { content: string; result: string },
+  ): Promise<string> {
+    const b = availableScope(session, target.scope);
+    let result = '';
+    const data = await mapRuntimeErrors(
+      () =>
+        b.runtime.withLock(b.root, () =>
+          mapRuntimeErrors(
+            () =>
+              b.runtime.editFile(b.root, target.segments, MAX_FILE_BYTES, (bytes) => {
+                const next = change(decodeText(bytes, target.path));
+                result = next.result;
+                return encodeContent(target.path, next.content, options.actor);
+              }),
+            command,
+            target.path,
+            fileCases(target.path),
+          ),
+        ),
+      command,
+      target.path,
+    );
+    recordUse(this.usage, session, target, options.actor);
+    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'update' }, data);
+    return result;
+  }
+
+  private async strReplace(target: InScope, oldStr: string, newStr: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    if (oldStr === '') throw new MemoryToolError(errors.emptyOldStr(target.path));
+    return this.edit(target, session, 'str_replace', options, (content) => {
+      const starts: number[] = [];
+      for (let i = content.indexOf(oldStr); i !== -1; i = content.indexOf(oldStr, i + oldStr.length)) starts.push(i);
+      if (starts.length === 0) throw new MemoryToolError(errors.noMatch(oldStr, target.path));
+      if (starts.length > 1) throw new MemoryToolError(errors.multipleMatches(oldStr, [...new Set(starts.map((s) => lineOf(content, s)))]));
+      const at = starts[0]!;
+      // Literal replacement: no `$&`-style patterns are expanded.
+      const next = content.slice(0, at) + newStr + content.slice(at + oldStr.length);
+      return { content: next, result: editedSnippetText(next, lineOf(content, at), newStr.split('\n').length) };
+    });
+  }
+
+  private async insert(target: InScope, line: number, text: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    return this.edit(target, session, 'insert', options, (content) => {
+      const lines = content.split('\n');
+      if (line < 0 || line > lines.length) throw new MemoryToolError(errors.badInsertLine(line, lines.length));
+      lines.splice(line, 0, text.endsWith('\n') ? text.slice(0, -1) : text);
+      return { content: lines.join('\n'), result: insertedText(target.path) };
+    });
+  }
+
+  private async delete(target: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    const b = availableScope(session, target.scope);
+    const missing = () => errors.notFoundForDelete(target.path);
+    await mapRuntimeErrors(
+      () => b.runtime.withLock(b.root, () => mapRuntimeErrors(() => b.runtime.remove(b.root, target.segments), 'delete', target.path, { ENOENT: missing, ENOTDIR: missing })),
+      'delete',
+      target.path,
+    );
+    const id = memoryIdentity(target.scope, session, target.segments);
+    if (this.usage && id !== null) this.usage.record({ type: 'delete', id });
+    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'delete' }, null);
+    return deletedText(target.path);
+  }
+
+  private async rename(source: InScope, dest: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    const b = availableScope(session, source.scope);
+    const missing = () => errors.notFoundForDelete(source.path);
+    // The runtime checks in the reference's order: an existing destination, then a missing source,
+    // then a directory moving into itself.
+    const cases = { EEXIST: () => errors.destinationExists(dest.path), ENOENT: missing, ENOTDIR: missing, EINVAL: () => errors.intoItself(source.path, dest.path) };
+    await mapRuntimeErrors(
+      () => b.runtime.withLock(b.root, () => mapRuntimeErrors(() => b.runtime.rename(b.root, source.segments, dest.segments), 'rename', source.path, cases)),
+      'rename',
+      source.path,
+    );
+    const from = memoryIdentity(source.scope, session, source.segments);
+    const to = memoryIdentity(dest.scope, session, dest.segments);
+    if (this.usage && from !== null && to !== null) this.usage.record({ type: 'move', from, to });
+    this.outbox.emit(session, options.actor, { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename' }, null);
+    return renamedText(source.path, dest.path);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * A person's edits, through the UI or the CLI: read a file for the editor, save it against the
+ * version the editor loaded, create a directory, pin or unpin a file.
+ *
+ * Invariants: no agent mode applies (a person may edit every available scope) but the path rules
+ * and the caps do; a save is checked under the scope lock against the sha256 the editor loaded, so
+ * a change made meanwhile is reported as a conflict, never clobbered; a person's content is not
+ * refused by the scanners (the UI warns instead); reading in the UI is not a use, a save and a pin
+ * are. Writes report their change through the outbox, as the tool's do.
+ */
+import { MAX_FILES_PER_SCOPE } from '../../common/memory/constants';
+import { MemoryToolError } from '../../common/memory/errors';
+import { memoryIdentity } from '../../common/memory/identity';
+import { displayPath, parseMemoryPath } from '../../common/memory/paths';
+import { errors } from '../../common/memory/texts';
+import { RuntimeError } from '../runtime/runtime';
+import { sha256, type ChangeOutbox } from './change-outbox';
+import { fileCases, mapRuntimeErrors } from './error-mapper';
+import type { MemorySession, SaveOutcome } from './session';
+import { availableScope, encodeContent, encodeUtf8, place, readText, recordUse, type InScope } from './targets';
+import type { UsageStore } from './usage-store';
+
+/** A path that must name a file (not /memories, not a scope root). */
+function fileTarget(rawPath: string): InScope {
+  const parsed = parseMemoryPath(rawPath);
+  if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(errors.notAFile(displayPath(rawPath)));
+  return place(parsed, rawPath);
+}
+
+export class PersonEdits {
+  constructor(
+    private readonly outbox: ChangeOutbox,
+    private readonly usage?: UsageStore,
+  ) {}
+
+  /** A file's content and its sha256, for the editor. Reading in the UI is not a use. */
+  async read(rawPath: string, session: MemorySession): Promise<{ content: string; sha256: string }> {
+    const target = fileTarget(rawPath);
+    const b = availableScope(session, target.scope);
+    const content = await mapRuntimeErrors(() => readText(b, target), 'read', target.path, fileCases(target.path));
+    return { content, sha256: sha256(encodeUtf8(content)) };
+  }
+
+  /**
+   * Saves a person's edit, checked under the scope lock against the sha256 the editor loaded
+   * (`null`: the file must not exist yet), so a change made meanwhile is reported, never clobbered.
+   */
+  async save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession): Promise<SaveOutcome> {
+    const target = fileTarget(rawPath);
+    const b = availableScope(session, target.scope);
+    const data = encodeContent(target.path, content, 'user');
+    const outcome = await mapRuntimeErrors(
+      () =>
+        b.runtime.withLock(b.root, async (): Promise<SaveOutcome> => {
+          let current: string | null = null;
+          try {
+            current = await readText(b, target);
+          } catch (err) {
+            // Missing, or a file where a parent directory should be: there is no file yet.
+            if (!(err instanceof RuntimeError) || (err.code !== 'ENOENT' && err.code !== 'ENOTDIR')) throw err;
+          }
+          if (expectedSha256 === null && current !== null) {
+            return { status: 'conflict', kind: 'exists', message: `${target.path} already exists; open it to edit it, or choose another name.` };
+          }
+          if (expectedSha256 !== null && current === null) {
+            return { status: 'conflict', kind: 'deleted', message: `${target.path} was deleted since you opened it.` };
+          }
+          if (expectedSha256 !== null && current !== null && sha256(encodeUtf8(current)) !== expectedSha256) {
+            return { status: 'conflict', kind: 'changed', message: `${target.path} was changed since you opened it.` };
+          }
+          if (current === null && (await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
+            throw new MemoryToolError(errors.scopeFull(target.scope));
+          }
+          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: current === null });
+          return { status: 'ok', sha256: sha256(data), created: current === null };
+        }),
+      'save',
+      target.path,
+    );
+    if (outcome.status === 'ok') {
+      recordUse(this.usage, session, target, 'user');
+      this.outbox.emit(session, 'user', { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update' }, outcome.sha256);
+    }
+    return outcome;
+  }
+
+  /** Creates an empty directory (a person organizing memory in the UI). */
+  async createDirectory(rawPath: string, session: MemorySession): Promise<string> {
+    const parsed = parseMemoryPath(rawPath);
+    if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(errors.writeRoot());
+    const target = place(parsed, rawPath);
+    const b = availableScope(session, target.scope);
+    await mapRuntimeErrors(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          if (await b.runtime.stat(b.root, target.segments, false)) throw new MemoryToolError(errors.alreadyExists(target.path));
+          await b.runtime.mkdir(b.root, target.segments);
+        }),
+      'create',
+      target.path,
+    );
+    return `Created the folder ${target.path}`;
+  }
+
+  /**
+   * Pins or unpins a file (files only; a pin counts as a use). A person's action on the sidecar,
+   * not a write to memory, so no mode applies; the path rules do, and the file must exist.
+   */
+  async setPinned(rawPath: string, pinned: boolean, session: MemorySession): Promise<string> {
+    const target = fileTarget(rawPath);
+    const b = availableScope(session, target.scope);
+    const stat = await mapRuntimeErrors(() => b.runtime.stat(b.root, target.segments, true), 'pin', target.path);
+    if (!stat) throw new MemoryToolError(errors.notFound(target.path));
+    if (stat.type !== 'file') throw new MemoryToolError(errors.notAFile(target.path));
+    const id = memoryIdentity(target.scope, session, target.segments);
+    if (!this.usage || id === null) throw new MemoryToolError(errors.cannotPin(target.path));
+    this.usage.record({ type: 'pin', id, pinned, at: new Date().toISOString() });
+    await this.usage.flush();
+    return pinned ? `Pinned ${target.path}` : `Unpinned ${target.path}`;
+  }
+}
