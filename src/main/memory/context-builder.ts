@@ -2,36 +2,29 @@
  * ContextBuilder: what an agent gets without a tool call (design.md, "Context for agents"), for one
  * session: the memory index, the hot set, and the memories relevant to a prompt.
  *
- * The index reads at most INDEX_HEAD_BYTES of each file and caches what it found by (file, mtime,
- * size), so building it again over an unchanged tree costs a listing and no reads. Rendering is
- * pure (src/common/context), so the same state gives the same bytes.
+ * Each snapshot lists the scopes afresh (one past the file cap, to know whether a scope holds
+ * more). The index reads at most INDEX_HEAD_BYTES of each file and keeps what it found under the
+ * file's version (ListedEntry.version: device, inode, size, mtime, ctime), so building it again
+ * over an unchanged tree costs the listings and no reads; a file whose version is null (changed
+ * too recently to tell a later change apart) is read every time and never kept. Pinned files count
+ * whatever the cap cuts: a capped scope's pinned files past the cut are looked up one by one.
+ * Rendering is pure (src/common/context), so the same state gives the same bytes.
  */
 import { extractDescription } from './frontmatter';
 import { rankHot } from '../../common/context/ranking';
 import { cleanDescription, renderHotSet, renderIndex, renderRelevant, type HotFile, type RelevantFile } from '../../common/context/render';
 import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FILES, SCOPES, type Scope } from '../../common/memory/constants';
 import { memoryIdentity } from '../../common/memory/identity';
-import { formatMemoryPath } from '../../common/memory/paths';
+import { formatMemoryPath, isListedName } from '../../common/memory/paths';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import type { ListedEntry } from '../runtime/runtime';
-import type { MemorySession, ScopeBinding } from './memory-service';
+import type { ContextFile } from './context-file';
 import { promptTerms, rankRelevant, tokenize, wordMatches } from './relevance-index';
 import { scanContent, type ScanFinding } from './scanners/content-scanner';
+import type { AvailableScope, MemorySession } from './session';
 import type { UsageStore } from './usage-store';
 
-/** One memory file as the context sees it. */
-export interface ContextFile {
-  readonly scope: Scope;
-  readonly segments: readonly string[];
-  /** Virtual path. */
-  readonly path: string;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly description: string | null;
-  /** The first INDEX_HEAD_BYTES, decoded leniently (for relevance). */
-  readonly head: string;
-  readonly stats: UsageStats;
-}
+export type { ContextFile } from './context-file';
 
 export type ScanFlag = Pick<ScanFinding, 'kind' | 'rule' | 'line'>;
 
@@ -39,31 +32,33 @@ export interface ContextSnapshot {
   readonly files: readonly ContextFile[];
   /** Scopes that could not be read, with the reason (shown in the index). */
   readonly unavailable: ReadonlyArray<{ scope: Scope; reason: string }>;
+  /**
+   * Scopes holding more than MAX_FILES_PER_SCOPE files: their files are the first
+   * MAX_FILES_PER_SCOPE listed, and their pinned files past those.
+   */
+  readonly capped: readonly Scope[];
 }
 
-interface CachedHead {
-  readonly mtimeMs: number;
-  readonly size: number;
+/** What the index read of one version of a file. */
+interface Head {
   readonly description: string | null;
   readonly head: string;
-  /** The file as last prepared, and for whom (its identity depends on the session's owners). */
-  prepared?: { readonly owners: string; readonly file: PreparedFile };
 }
 
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** A file of a listing, ready but for its usage stats. */
-interface PreparedFile {
-  readonly id: string | null;
-  readonly file: Omit<ContextFile, 'stats'>;
-}
+/** How many files' scanner verdicts are kept (then they are computed again as asked). */
+const FLAGS_KEPT = 10_000;
 
 export class ContextBuilder {
-  private readonly heads = new Map<string, CachedHead>();
+  /**
+   * Per scope root: the heads of the files its last listing held, by relative path, each with the
+   * version it was read at. Replaced by every snapshot, so files gone from the root are forgotten.
+   */
+  private readonly heads = new Map<string, Map<string, Head & { readonly version: string }>>();
+  /** The scanners' verdicts on files' heads, by path and version. */
   private readonly flagCache = new Map<string, readonly ScanFlag[]>();
-  /** Per scope: the last listing and its prepared files, reused while the listing is the same. */
-  private readonly scopes = new Map<string, { listed: readonly ListedEntry[]; files: PreparedFile[] }>();
 
   private readonly scan: (text: string) => readonly ScanFinding[];
 
@@ -83,6 +78,7 @@ export class ContextBuilder {
     const usage: ReadonlyMap<string, UsageStats> = this.usage ? await this.usage.read() : new Map();
     const files: ContextFile[] = [];
     const unavailable: Array<{ scope: Scope; reason: string }> = [];
+    const capped: Scope[] = [];
     for (const scope of SCOPES) {
       const b = session.scopes[scope];
       if (!b.available) {
@@ -90,100 +86,77 @@ export class ContextBuilder {
         continue;
       }
       try {
-        files.push(...(await this.scopeFiles(b, session, usage)));
+        const found = await this.scopeFiles(b, session, usage);
+        files.push(...found.files);
+        if (found.capped) capped.push(scope);
       } catch {
         unavailable.push({ scope, reason: 'it could not be read right now.' });
       }
     }
-    return { files, unavailable };
+    return { files, unavailable, capped };
   }
 
-  private async scopeFiles(b: Extract<ScopeBinding, { available: true }>, session: MemorySession, usage: ReadonlyMap<string, UsageStats>): Promise<ContextFile[]> {
-    const listed =
-      (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true, reuse: true })) ?? [];
-    const scopeKey = `${b.runtime.label}\0${b.scope}\0${b.root.path}`;
-    let prepared = this.scopes.get(scopeKey);
-    if (!prepared || prepared.listed !== listed) {
-      prepared = { listed, files: await this.prepare(b, session, listed) };
-      this.scopes.set(scopeKey, prepared);
-    }
-    // An explicit literal, not a spread: this runs for every file on every build.
-    return prepared.files.map(({ id, file: f }) => ({
-      scope: f.scope,
-      segments: f.segments,
-      path: f.path,
-      size: f.size,
-      mtimeMs: f.mtimeMs,
-      description: f.description,
-      head: f.head,
-      stats: (id !== null && usage.get(id)) || EMPTY_USAGE,
-    }));
-  }
-
-  /** Files of a listing with their descriptions, reading the heads of new or changed files only. */
-  private async prepare(b: Extract<ScopeBinding, { available: true }>, session: MemorySession, listed: readonly ListedEntry[]): Promise<PreparedFile[]> {
-    const rootKey = `${b.runtime.label}\0${b.root.path}\0`;
-    const keys = listed.map((e) => rootKey + e.rel.join('/'));
-    const stale: number[] = [];
-    listed.forEach((e, i) => {
-      const cached = this.heads.get(keys[i]!);
-      if (!cached || cached.mtimeMs !== e.mtimeMs || cached.size !== e.size) stale.push(i);
+  private async scopeFiles(b: AvailableScope, session: MemorySession, usage: ReadonlyMap<string, UsageStats>): Promise<{ files: ContextFile[]; capped: boolean }> {
+    // One past the cap, to tell a scope at the cap from one holding more.
+    const listed = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE + 1, filesOnly: true })) ?? [];
+    const capped = listed.length > MAX_FILES_PER_SCOPE;
+    const first = capped ? listed.slice(0, MAX_FILES_PER_SCOPE) : listed;
+    const entries = capped ? [...first, ...(await pinnedPastCut(b, session, usage, first))] : first;
+    const heads = await this.readHeads(b, entries);
+    const files: ContextFile[] = [];
+    entries.forEach((entry, i) => {
+      const head = heads[i];
+      if (!head) return; // unreadable
+      const id = memoryIdentity(b.scope, session, entry.rel);
+      files.push({
+        scope: b.scope,
+        segments: entry.rel,
+        path: formatMemoryPath(b.scope, entry.rel),
+        size: entry.size,
+        mtimeMs: entry.mtimeMs,
+        version: entry.version ?? null,
+        description: head.description,
+        head: head.head,
+        stats: (id !== null && usage.get(id)) || EMPTY_USAGE,
+      });
     });
-    const heads =
-      stale.length > 0
-        ? await b.runtime.readHeads(
-            b.root,
-            stale.map((i) => listed[i]!.rel),
-            INDEX_HEAD_BYTES,
-            stale.map((i) => listed[i]!),
-          )
-        : [];
+    return { files, capped };
+  }
+
+  /** The heads of listed files: kept ones where the version is the same, read from disk otherwise. */
+  private async readHeads(b: AvailableScope, entries: readonly ListedEntry[]): Promise<Array<Head | null>> {
+    const rootKey = `${b.runtime.label}\0${b.root.path}`;
+    const before = this.heads.get(rootKey);
+    const rels = entries.map((e) => e.rel.join('/'));
+    const heads: Array<Head | null> = entries.map((e, i) => {
+      const kept = before?.get(rels[i]!);
+      return kept !== undefined && kept.version === (e.version ?? null) ? kept : null;
+    });
+    const stale = heads.flatMap((h, i) => (h === null ? [i] : []));
+    const read = stale.length > 0 ? await b.runtime.readHeads(b.root, stale.map((i) => entries[i]!.rel), INDEX_HEAD_BYTES) : [];
     stale.forEach((i, n) => {
-      const data = heads[n];
+      const data = read[n];
       if (!data) return;
       const head = lenient.decode(data.data);
-      this.heads.set(keys[i]!, { mtimeMs: listed[i]!.mtimeMs, size: listed[i]!.size, description: describe(head, this.scan), head });
+      heads[i] = { description: describe(head, this.scan), head };
     });
-    const owners = `${b.scope}\0${session.projectId}\0${session.workspaceId}`;
-    const out: PreparedFile[] = [];
-    for (const [i, entry] of listed.entries()) {
-      const cached = this.heads.get(keys[i]!);
-      if (!cached || cached.mtimeMs !== entry.mtimeMs || cached.size !== entry.size) continue; // unreadable
-      // A file the listing before had too, unchanged: prepared as it was.
-      if (cached.prepared?.owners === owners) {
-        out.push(cached.prepared.file);
-        continue;
-      }
-      const file: PreparedFile = {
-        id: memoryIdentity(b.scope, session, entry.rel),
-        file: {
-          scope: b.scope,
-          segments: entry.rel,
-          path: formatMemoryPath(b.scope, entry.rel),
-          size: entry.size,
-          mtimeMs: entry.mtimeMs,
-          description: cached.description,
-          head: cached.head,
-        },
-      };
-      cached.prepared = { owners, file };
-      out.push(file);
-    }
-    return out;
-  }
-
-  /** Drops the cached listings of a session's runtimes (after an edit made outside Cairn). */
-  forgetListings(session: MemorySession): void {
-    for (const scope of SCOPES) {
-      const b = session.scopes[scope];
-      if (b.available) b.runtime.forget();
-    }
+    const after = new Map<string, Head & { version: string }>();
+    entries.forEach((e, i) => {
+      const head = heads[i];
+      if (head && typeof e.version === 'string') after.set(rels[i]!, { ...head, version: e.version });
+    });
+    this.heads.set(rootKey, after);
+    return heads;
   }
 
   /** The memory index of a snapshot. */
   index(snapshot: ContextSnapshot): string {
     const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);
-    return renderIndex(snapshot.files, notes);
+    return renderIndex(
+      snapshot.files,
+      notes,
+      snapshot.capped.map((scope) => formatMemoryPath(scope)),
+    );
   }
 
   /** The hot set of a snapshot: pinned, then most used, read whole (files over the cap are skipped). */
@@ -217,23 +190,59 @@ export class ContextBuilder {
   }
 
   /**
-   * What the scanners flag in a file's head (computed when first asked, then cached with the head):
-   * the UI's warning badges, and what keeps a file out of the relevant memories.
+   * What the scanners flag in a file's head (computed when first asked, then kept for that version
+   * of the file): the UI's warning badges, and what keeps a file out of the relevant memories.
    */
   flags(file: ContextFile): readonly ScanFlag[] {
-    const key = fileVersionKey(file);
-    let flags = this.flagCache.get(key);
+    const key = file.version === null ? null : `${file.path}\0${file.version}`;
+    let flags = key === null ? undefined : this.flagCache.get(key);
     if (!flags) {
       flags = this.scan(file.head).map(({ kind, rule, line }) => ({ kind, rule, line }));
-      this.flagCache.set(key, flags);
+      if (key !== null) {
+        if (this.flagCache.size >= FLAGS_KEPT) this.flagCache.clear();
+        this.flagCache.set(key, flags);
+      }
     }
     return flags;
   }
 }
 
-/** One version of a file, for what is cached per version (by path, mtime and size, as the heads are). */
-export function fileVersionKey(file: Pick<ContextFile, 'path' | 'mtimeMs' | 'size'>): string {
-  return `${file.path}\0${file.mtimeMs}\0${file.size}`;
+/**
+ * The pinned files of a capped scope that its listing cut off, as listed entries (version null:
+ * not listed, so nothing of them is cached), in the listing's order. Pins are identities
+ * (src/common/memory/identity.ts); one that names no listable file (gone, a directory, an unsafe
+ * name, outside the root) is skipped.
+ */
+async function pinnedPastCut(b: AvailableScope, session: MemorySession, usage: ReadonlyMap<string, UsageStats>, listed: readonly ListedEntry[]): Promise<ListedEntry[]> {
+  const prefix = memoryIdentity(b.scope, session, []);
+  if (prefix === null) return [];
+  const known = new Set(listed.map((e) => e.rel.join('/')));
+  const rels: string[][] = [];
+  for (const [id, stats] of usage) {
+    if (!stats.pinned || !id.startsWith(prefix)) continue;
+    const rel = id.slice(prefix.length).split('/').map(unescapeIdentityComponent);
+    if (rel.every(isListedName) && !known.has(rel.join('/'))) rels.push(rel);
+  }
+  const found = await Promise.all(
+    rels.map(async (rel): Promise<ListedEntry | null> => {
+      const st = await b.runtime.stat(b.root, rel, true).catch(() => null);
+      return st?.type === 'file' ? { rel, type: 'file', size: st.size, mtimeMs: st.mtimeMs, version: null } : null;
+    }),
+  );
+  return found.filter((e): e is ListedEntry => e !== null).sort((x, y) => compareRels(x.rel, y.rel));
+}
+
+/** Undoes memoryIdentity's escaping of one path component (`%25` is `%`, `%3A` is `:`). */
+function unescapeIdentityComponent(text: string): string {
+  return text.replace(/%25|%3A/g, (m) => (m === '%25' ? '%' : ':'));
+}
+
+/** The order of a depth-first listing sorted by name at each level. */
+function compareRels(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  }
+  return a.length - b.length;
 }
 
 /** A file's description for the index, withheld when the scanners flag it. */

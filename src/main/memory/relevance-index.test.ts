@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../tests/support/random';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
 import { EMPTY_USAGE } from '../../common/memory/usage';
-import type { ContextFile } from './context-builder';
+import type { ContextFile } from './context-file';
 import { promptTerms, rankRelevant, RelevanceIndex, tokenize } from './relevance-index';
 
 const WORDS = ['build', 'release', 'electron', 'vite', 'vitest', 'deploy', 'database', 'migration', 'token', 'cache', 'review', 'lint', 'docker', 'staging', 'flaky'];
@@ -34,7 +34,7 @@ function oracleRank(files: readonly ContextFile[], terms: readonly string[], now
 }
 
 function file(path: string, head: string, description: string | null, mtimeMs: number): ContextFile {
-  return { scope: 'project', segments: path.split('/').slice(3), path, size: head.length, mtimeMs, description, head, stats: EMPTY_USAGE };
+  return { scope: 'project', segments: path.split('/').slice(3), path, size: head.length, mtimeMs, version: null, description, head, stats: EMPTY_USAGE };
 }
 
 const pathsOf = (files: readonly ContextFile[]) => files.map((f) => f.path);

@@ -13,7 +13,7 @@
  */
 import { eng as englishStopwords } from 'stopword';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
-import type { ContextFile } from './context-builder';
+import type { ContextFile } from './context-file';
 
 const STOPWORDS = new Set(englishStopwords);
 /** Field boosts, in field order: path, description, head. */
@@ -62,26 +62,10 @@ function fieldsOf(file: ContextFile): string[] {
   return [file.path.replace(/[/_.-]+/g, ' '), file.description ?? '', file.head];
 }
 
-/** How many distinct lines' words countWords remembers (then it starts over). */
-const LINE_WORDS_KEPT = 20_000;
-/**
- * The words of lines met before: a note indexed again after an edit (or one sharing lines with
- * another) is tokenized only where its lines are new. A line break is never part of a word, so a
- * text's words are its lines' words, in order.
- */
-const lineWords = new Map<string, string[]>();
-
+/** How often each word occurs in a text. */
 function countWords(text: string): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    let words = lineWords.get(line);
-    if (!words) {
-      if (lineWords.size >= LINE_WORDS_KEPT) lineWords.clear();
-      words = tokenize(line);
-      lineWords.set(line, words);
-    }
-    for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
-  }
+  for (const word of tokenize(text)) counts.set(word, (counts.get(word) ?? 0) + 1);
   return counts;
 }
 

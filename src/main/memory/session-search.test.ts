@@ -18,7 +18,6 @@ let search: SessionSearch;
 let usage: UsageStore;
 const run = (input: unknown) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent' });
 const paths = (text: string) => text.split('\n').filter((l) => l.startsWith('/memories/'));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeEach(async () => {
   sb = await makeSandbox();
@@ -41,8 +40,7 @@ describe('SessionSearch', () => {
 
     // The session writes, the refresh runs in the quiet moment after, then the session writes again.
     await run({ command: 'create', path: '/memories/global/staging.md', file_text: 'Staging credentials live in the vault.\n' });
-    search.changed();
-    await sleep(40);
+    await search.refresh(); // what the idle refresh runs, once the session is quiet
     await run({ command: 'str_replace', path: '/memories/project/deploy.md', old_str: 'staging cluster', new_str: 'canary cluster' });
     expect(paths(await search.search('staging'))).toEqual(['/memories/global/staging.md']);
     expect(paths(await search.search('canary'))).toEqual(['/memories/project/deploy.md']);
@@ -52,8 +50,7 @@ describe('SessionSearch', () => {
     expect(paths(await search.search('staging')).sort()).toEqual(['/memories/global/staging.md', '/memories/project/runbook.md']);
 
     await run({ command: 'delete', path: '/memories/global/staging.md' });
-    search.changed();
-    await sleep(40);
+    await search.refresh(); // what the idle refresh runs, once the session is quiet
     await run({ command: 'rename', old_path: '/memories/project/runbook.md', new_path: '/memories/project/ops/runbook.md' });
     expect(paths(await search.search('staging'))).toEqual(['/memories/project/ops/runbook.md']);
   });

@@ -11,9 +11,10 @@
  * query; the idle refresh only moves work earlier, it decides nothing.
  */
 import type { Scope } from '../../common/memory/constants';
-import { fileVersionKey, snippetFor, type ContextBuilder, type ContextFile } from './context-builder';
+import { snippetFor, type ContextBuilder } from './context-builder';
+import type { ContextFile } from './context-file';
 import { promptTerms, rankRelevant, RelevanceIndex } from './relevance-index';
-import type { MemorySession } from './memory-service';
+import type { MemorySession } from './session';
 
 /** How long the session must be quiet (no request) before the index is refreshed, ms. */
 const IDLE_REFRESH_MS = 5;
@@ -21,8 +22,6 @@ const IDLE_REFRESH_MS = 5;
 export const DEFAULT_SEARCH_LIMIT = 10;
 /** A hit's snippet is cut to this many characters. */
 const SNIPPET_MAX_CHARS = 200;
-/** How many rendered hits a session keeps (then it starts over). */
-const HITS_KEPT = 1000;
 
 export interface SearchOptions {
   /** Only this scope, ranked among its own files (its own BM25 statistics). */
@@ -36,8 +35,6 @@ export class SessionSearch {
   private closed = false;
   /** Whether the session has searched (only then is there an index worth keeping current). */
   private searched = false;
-  /** Hits already rendered, by file (path, mtime, size) and terms: a search repeated after a few writes renders only the changed files. */
-  private readonly hits = new Map<string, string>();
 
   constructor(
     private readonly builder: ContextBuilder,
@@ -64,27 +61,13 @@ export class SessionSearch {
     const ranked =
       options.scope === undefined ? this.index.rank(current.files, terms, now) : rankRelevant(current.files.filter((f) => f.scope === options.scope), terms, now);
     const hits: string[] = [];
-    const termsKey = terms.join(' ');
     for (const file of ranked) {
       if (hits.length >= (options.limit ?? DEFAULT_SEARCH_LIMIT)) break;
       // What the scanners flag never reaches an agent from a search.
       if (this.builder.flags(file).length > 0) continue;
-      hits.push(this.hit(file, terms, termsKey));
+      hits.push(hit(file, terms));
     }
     return hits.length > 0 ? hits.join('\n') : `No memory file matches "${query}". View /memories to browse them all.`;
-  }
-
-  /** A file's hit for these terms: its path and snippet, kept while the file is unchanged. */
-  private hit(file: ContextFile, terms: readonly string[], termsKey: string): string {
-    const key = `${fileVersionKey(file)}\0${termsKey}`;
-    let hit = this.hits.get(key);
-    if (hit === undefined) {
-      const line = snippetFor(file, terms);
-      hit = `${file.path}\n  ${line.length > SNIPPET_MAX_CHARS ? `${line.slice(0, SNIPPET_MAX_CHARS - 1)}…` : line}`;
-      if (this.hits.size >= HITS_KEPT) this.hits.clear();
-      this.hits.set(key, hit);
-    }
-    return hit;
   }
 
   /** Brings the index and the scanners' verdicts up to date with memory as it is now. */
@@ -110,4 +93,10 @@ export class SessionSearch {
     }, this.idleMs);
     this.timer.unref();
   }
+}
+
+/** A file's hit for these terms: its path, then its snippet (cut to SNIPPET_MAX_CHARS). */
+function hit(file: ContextFile, terms: readonly string[]): string {
+  const line = snippetFor(file, terms);
+  return `${file.path}\n  ${line.length > SNIPPET_MAX_CHARS ? `${line.slice(0, SNIPPET_MAX_CHARS - 1)}…` : line}`;
 }
