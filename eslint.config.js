@@ -1,4 +1,4 @@
-// Lint rules, including the layer boundaries of design.md: src/common is pure and isomorphic (no
+// Lint rules, including the layer boundaries of docs/architecture.md: src/common is pure and isomorphic (no
 // `node:` builtins, nothing from main or renderer); src/renderer never reaches into src/main.
 import js from '@eslint/js';
 import { builtinModules } from 'node:module';

@@ -36,7 +36,7 @@ export const LINE_NUMBER_WIDTH = String(MAX_VIEW_LINES).length;
 /** Prefix of names Cairn keeps for itself inside a memory root (atomic-write temp files). */
 export const RESERVED_NAME_PREFIX = '.cairn';
 
-// ---- Context for agents (design.md, "Context for agents") ----
+// ---- Context for agents (docs/architecture.md, "Context for agents") ----
 /** The index reads at most this much of each file, for its frontmatter description. */
 export const INDEX_HEAD_BYTES = 4 * 1024;
 /** A description in the index is one line of at most this many characters. */

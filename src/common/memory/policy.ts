@@ -1,5 +1,5 @@
 /**
- * Access policy by agent mode (design.md, "Security envelope"): exec writes every scope, plan
+ * Access policy by agent mode (docs/architecture.md, "Security envelope"): exec writes every scope, plan
  * writes global and workspace and only reads project, explore only reads. view is always allowed.
  */
 import type { CommandName, Mode, Scope } from './constants';

@@ -1,5 +1,5 @@
 /**
- * Pins and usage of one memory file, as the sidecar keeps them (design.md: never inside a memory
+ * Pins and usage of one memory file, as the sidecar keeps them (docs/architecture.md: never inside a memory
  * root, so a cloned repository cannot pin itself into an agent's context).
  */
 import { z } from 'zod';
