@@ -23,8 +23,10 @@ import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
 import { ContextBuilder } from '../../src/main/memory/context-builder';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
 import { UsageStore } from '../../src/main/memory/usage-store';
-import { LocalRuntime } from '../../src/main/runtime/local-runtime';
-import type { FileContent, ScopeRoot } from '../../src/main/runtime/runtime';
+import { statsCommand } from '../../src/main/cli/memory-commands';
+import type { CliIo } from '../../src/main/cli/tool-command';
+import { LocalRuntime } from '../../src/main/runtime/local/local-runtime';
+import { VERSION_SETTLE_MS, type FileContent, type ScopeRoot } from '../../src/main/runtime/runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
 
@@ -255,34 +257,52 @@ describe('hostile fixtures', () => {
     }
   });
 
-  it(`5000 files in one scope: the snapshot keeps the first ${MAX_FILES_PER_SCOPE}, the index stays under ${INDEX_MAX_BYTES} bytes and says more are not listed`, async () => {
+  it(`5000 files in one scope: the snapshot keeps the first ${MAX_FILES_PER_SCOPE} and the pinned ones, the index stays under ${INDEX_MAX_BYTES} bytes and says the scope holds more`, async () => {
     for (let i = 0; i < 5000; i++) put(sb.roots.global, `n-${String(i).padStart(4, '0')}.md`, withDescription(`note number ${i} about the build`, `body ${i}\n`));
     put(sb.roots.project, 'p.md', withDescription('project note', 'x\n'));
-    // Files past the cap are invisible to the context, whatever their usage.
+    // Past the cap, a pinned file still counts; a file merely used does not.
     writeSidecar(sb.home, {
       'global:n-4999.md': { pinned: true, accessCount: 99, lastAccessedAt: iso(Date.now()) },
+      'global:n-4998.md': { accessCount: 50, lastAccessedAt: iso(Date.now()) },
       'global:n-0001.md': { accessCount: 1, lastAccessedAt: iso(Date.now()) },
     });
     const builder = new ContextBuilder(new UsageStore(sb.home));
     const snap = await builder.snapshot(sb.session);
     const global = snap.files.filter((f) => f.scope === 'global');
-    expect(global).toHaveLength(MAX_FILES_PER_SCOPE);
+    expect(global).toHaveLength(MAX_FILES_PER_SCOPE + 1);
     expect(global[0]!.path).toBe('/memories/global/n-0000.md');
-    expect(global[global.length - 1]!.path).toBe('/memories/global/n-0999.md');
+    expect(global[MAX_FILES_PER_SCOPE - 1]!.path).toBe('/memories/global/n-0999.md');
+    expect(global[MAX_FILES_PER_SCOPE]).toMatchObject({ path: '/memories/global/n-4999.md', description: 'note number 4999 about the build' });
+    expect(snap.capped).toEqual(['global']);
     expect(snap.files.filter((f) => f.scope === 'project').map((f) => f.path)).toEqual(['/memories/project/p.md']);
 
     const index = builder.index(snap);
     expect(utf8Length(index)).toBeLessThanOrEqual(INDEX_MAX_BYTES);
     expectIntact(index, 'memory_index', 0);
     const lines = indexLines(index);
-    const more = lines[lines.length - 1]!;
-    const listed = lines.slice(0, -1);
-    expect(more).toMatch(/^\((\d+) more files not listed; view \/memories to see them all\)$/);
-    expect(listed.length + Number(/\d+/.exec(more)![0])).toBe(snap.files.length);
+    // How many files the scope holds is not known (listing stops one past the cap): no count.
+    expect(lines.slice(-2)).toEqual([
+      '(more files not listed; view /memories to browse them)',
+      `(/memories/global holds more than ${MAX_FILES_PER_SCOPE} files; only its first ${MAX_FILES_PER_SCOPE} and its pinned ones are counted here)`,
+    ]);
+    const listed = lines.slice(0, -2);
+    expect(listed.length).toBeGreaterThan(100);
     listed.forEach((line, i) => expect(line).toBe(`/memories/global/n-${String(i).padStart(4, '0')}.md: note number ${i} about the build`));
 
     const hot = await builder.hotSet(snap, sb.session);
-    expect(expectIntact(hot, 'hot_memories', 1)[0]!.path).toBe('/memories/global/n-0001.md');
+    expect(expectIntact(hot, 'hot_memories', 2).map((b) => b.path)).toEqual(['/memories/global/n-4999.md', '/memories/global/n-0001.md']);
+  });
+
+  it(`exactly ${MAX_FILES_PER_SCOPE} files: every one counted, and the index gives the count of those it leaves out`, async () => {
+    for (let i = 0; i < MAX_FILES_PER_SCOPE; i++) put(sb.roots.global, `n-${String(i).padStart(4, '0')}.md`, withDescription(`note number ${i} about the build`, `body ${i}\n`));
+    const builder = new ContextBuilder(new UsageStore(sb.home));
+    const snap = await builder.snapshot(sb.session);
+    expect(snap.files).toHaveLength(MAX_FILES_PER_SCOPE);
+    expect(snap.capped).toEqual([]);
+    const lines = indexLines(builder.index(snap));
+    const more = lines[lines.length - 1]!;
+    expect(more).toMatch(/^\((\d+) more files not listed; view \/memories to see them all\)$/);
+    expect(lines.length - 1 + Number(/\d+/.exec(more)![0])).toBe(MAX_FILES_PER_SCOPE);
   });
 
   it('a full index with an unavailable project still stays under INDEX_MAX_BYTES', async () => {
@@ -698,6 +718,71 @@ describe('relevant memories', () => {
   });
 });
 
+describe(`a scope holding more than ${MAX_FILES_PER_SCOPE} files (a pull can bring them)`, () => {
+  it('keeps its pins: pinned files past the cut are in `cairn stats`, the snapshot and the hot set, and the index says the scope holds more', async () => {
+    // 1005 files in a/, and a.md and b.md beside it: they sort after a/... and fall past the cut.
+    const dir = path.join(sb.roots.project, 'a');
+    fs.mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < 1005; i++) fs.writeFileSync(path.join(dir, `f-${String(i).padStart(4, '0')}.md`), `note ${i}\n`);
+    put(sb.roots.project, 'a.md', withDescription('Pinned A', 'the first pinned note\n'));
+    put(sb.roots.project, 'b.md', withDescription('Pinned B', 'the second pinned note\n'));
+    const service = new MemoryService({ usage: new UsageStore(sb.home) });
+    expect(await service.setPinned('/memories/project/a.md', true, sb.session)).toBe('Pinned /memories/project/a.md');
+    expect(await service.setPinned('/memories/project/b.md', true, sb.session)).toBe('Pinned /memories/project/b.md');
+
+    // `cairn stats`: the first 1000 files and both pinned ones, each marked.
+    let out = '';
+    const io = { stdin: process.stdin, stdout: { write: (chunk: string) => ((out += chunk), true) }, stderr: process.stderr } as unknown as CliIo;
+    expect(await statsCommand(['--home', sb.home, '--cwd', sb.checkout], io)).toBe(0);
+    const rows = out.split('\n').filter((line) => line.includes('/memories/'));
+    expect(rows).toHaveLength(MAX_FILES_PER_SCOPE + 2);
+    const pinned = rows.filter((row) => row.startsWith('yes '));
+    expect(pinned.map((row) => row.split(/\s+/).at(-1))).toEqual(['/memories/project/a.md', '/memories/project/b.md']);
+
+    const builder = new ContextBuilder(new UsageStore(sb.home));
+    const snap = await builder.snapshot(sb.session);
+    expect(snap.capped).toEqual(['project']);
+    expect(snap.files.filter((f) => f.stats.pinned).map((f) => [f.path, f.description])).toEqual([
+      ['/memories/project/a.md', 'Pinned A'],
+      ['/memories/project/b.md', 'Pinned B'],
+    ]);
+
+    // The hot set holds both, whole.
+    const hot = expectIntact(await builder.hotSet(snap, sb.session), 'hot_memories', 2).sort((x, y) => (x.path < y.path ? -1 : 1));
+    expect(hot).toEqual([
+      { path: '/memories/project/a.md', body: withDescription('Pinned A', 'the first pinned note') },
+      { path: '/memories/project/b.md', body: withDescription('Pinned B', 'the second pinned note') },
+    ]);
+
+    // The index: no count it cannot know, and a note that the scope holds more than the cap.
+    const index = builder.index(snap);
+    expectIntact(index, 'memory_index', 0);
+    expect(utf8Length(index)).toBeLessThanOrEqual(INDEX_MAX_BYTES);
+    expect(index).not.toMatch(/\d+ more files not listed/);
+    expect(indexLines(index).slice(-2)).toEqual([
+      '(more files not listed; view /memories to browse them)',
+      `(/memories/project holds more than ${MAX_FILES_PER_SCOPE} files; only its first ${MAX_FILES_PER_SCOPE} and its pinned ones are counted here)`,
+    ]);
+  });
+
+  it('a pin past the cut that names no file (deleted since, a directory, a hidden or unsafe name) is skipped', async () => {
+    for (let i = 0; i < MAX_FILES_PER_SCOPE + 1; i++) put(sb.roots.global, `n-${String(i).padStart(4, '0')}.md`, 'x\n');
+    put(sb.roots.global, 'z-dir/inner.md', 'inner\n');
+    put(sb.roots.global, '.hidden.md', 'hidden\n');
+    put(sb.roots.global, 'z:colon%.md', 'escaped name\n');
+    const pin = { pinned: true, accessCount: 1, lastAccessedAt: iso(Date.now()) };
+    writeSidecar(sb.home, {
+      'global:gone.md': pin,
+      'global:z-dir': pin,
+      'global:.hidden.md': pin,
+      'global:../escape.md': pin,
+      'global:z%3Acolon%25.md': pin,
+    });
+    const snap = await new ContextBuilder(new UsageStore(sb.home)).snapshot(sb.session);
+    expect(snap.files.filter((f) => f.stats.pinned).map((f) => f.path)).toEqual(['/memories/global/z:colon%.md']);
+  });
+});
+
 describe('index', () => {
   it('lists every file of the three scopes, one `path: description` line each, under an untrusted-data header', async () => {
     put(sb.roots.global, 'a.md', withDescription('Alpha conventions', 'a\n'));
@@ -757,14 +842,31 @@ describe('head cache', () => {
     }
   }
 
+  /**
+   * A runtime whose listings judge files' versions by a clock the test moves (no waiting): settle()
+   * puts it well past the moment every file written so far can be trusted to carry a version (the
+   * margin covers a change time a fraction of a millisecond past Date.now()); at(file) puts it at
+   * the file's last change, when its version cannot be trusted yet.
+   */
+  function countingRuntime(): { runtime: CountingRuntime; settle: () => void; at: (file: string) => void } {
+    let clock = Date.now();
+    const runtime = new CountingRuntime({ now: () => clock });
+    return {
+      runtime,
+      settle: () => void (clock = Date.now() + VERSION_SETTLE_MS + 1000),
+      at: (file) => void (clock = fs.statSync(file).ctimeMs),
+    };
+  }
+
   it('a second snapshot of an unchanged tree reads no file heads; a changed file is read again, alone', async () => {
-    const runtime = new CountingRuntime();
+    const { runtime, settle } = countingRuntime();
     const session = await resolveLocalSession({ home: sb.home, cwd: sb.checkout }, runtime);
     const roots: Record<Scope, string> = sb.roots;
     const mtime = Date.now() - DAY;
     for (const scope of ['global', 'project', 'workspace'] as const) {
       for (let i = 0; i < 10; i++) put(roots[scope], `topic/${scope}-${i}.md`, withDescription(`${scope} note ${i}`, `body ${i}\n`), mtime);
     }
+    settle();
     const builder = new ContextBuilder(new UsageStore(sb.home));
     const first = builder.index(await builder.snapshot(session));
     expect(runtime.heads).toHaveLength(30);
@@ -774,18 +876,19 @@ describe('head cache', () => {
     expect(runtime.heads).toEqual([]);
     expect(second).toBe(first);
 
-    // Content and mtime change in place (no rename, so no directory changes): a long-lived host's
-    // watcher reports it and the runtime forgets its listings; then exactly that file is read again.
+    // Content and mtime change in place (no rename, so no directory changes): exactly that file is
+    // read again.
     put(sb.roots.project, 'topic/project-3.md', withDescription('project note 3, revised', 'new body\n'), mtime + 5_000);
-    runtime.forget();
+    settle();
     const third = builder.index(await builder.snapshot(session));
     expect(runtime.heads).toEqual(['topic/project-3.md']);
     expect(third).toBe(first.replace('/memories/project/topic/project-3.md: project note 3', '/memories/project/topic/project-3.md: project note 3, revised'));
 
-    // Same size, new mtime (an in-place edit of the same length): read again.
+    // Same size, and the mtime put back as it was (an edit that hides from mtime and size): the
+    // change time still tells it apart, so it is read again.
     runtime.heads = [];
-    put(sb.roots.global, 'topic/global-7.md', withDescription('global note 8', `body 7\n`), mtime + 9_000);
-    runtime.forget();
+    put(sb.roots.global, 'topic/global-7.md', withDescription('global note 8', `body 7\n`), mtime);
+    settle();
     const fourth = builder.index(await builder.snapshot(session));
     expect(runtime.heads).toEqual(['topic/global-7.md']);
     expect(fourth).toContain('/memories/global/topic/global-7.md: global note 8');
@@ -794,17 +897,40 @@ describe('head cache', () => {
     runtime.heads = [];
     put(sb.roots.workspace, 'topic/workspace-new.md', withDescription('fresh', 'x\n'));
     fs.rmSync(path.join(sb.roots.workspace, 'topic', 'workspace-0.md'));
+    settle();
     const fifth = builder.index(await builder.snapshot(session));
     expect(runtime.heads).toEqual(['topic/workspace-new.md']);
     expect(fifth).toContain('/memories/workspace/topic/workspace-new.md: fresh');
     expect(fifth).not.toContain('workspace-0.md');
 
-    // A write through Cairn renames into place, which changes the directory: seen at once.
+    // A write through Cairn: seen at once.
     runtime.heads = [];
     const service = new MemoryService();
     await service.execute({ command: 'str_replace', path: '/memories/global/topic/global-1.md', old_str: 'global note 1', new_str: 'global note one' }, session, { mode: 'exec', actor: 'agent' });
     const sixth = builder.index(await builder.snapshot(session));
     expect(runtime.heads).toEqual(['topic/global-1.md']);
     expect(sixth).toContain('/memories/global/topic/global-1.md: global note one');
+  });
+
+  it('a file changed too recently to carry a version is read on every snapshot until it settles, and each read sees its latest content', async () => {
+    const { runtime, settle, at } = countingRuntime();
+    const session = await resolveLocalSession({ home: sb.home, cwd: sb.checkout }, runtime);
+    const builder = new ContextBuilder(new UsageStore(sb.home));
+    // Changed just now: its stamps cannot be trusted yet, so nothing of it is kept.
+    at(put(sb.roots.global, 'new.md', withDescription('first draft', 'x\n')));
+    let snap = await builder.snapshot(session);
+    expect(snap.files.map((f) => [f.path, f.version])).toEqual([['/memories/global/new.md', null]]);
+    expect(runtime.heads).toEqual(['new.md']);
+    // Changed again within the same moment, keeping its size: read again, so the change is seen.
+    at(put(sb.roots.global, 'new.md', withDescription('final draft', 'x\n')));
+    snap = await builder.snapshot(session);
+    expect(runtime.heads).toEqual(['new.md', 'new.md']);
+    expect(builder.index(snap)).toContain('/memories/global/new.md: final draft');
+    // Settled: read once more, then kept.
+    settle();
+    snap = await builder.snapshot(session);
+    expect(snap.files[0]!.version).toEqual(expect.any(String));
+    await builder.snapshot(session);
+    expect(runtime.heads).toEqual(['new.md', 'new.md', 'new.md']);
   });
 });

@@ -6,6 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Actor, Mode } from '../../src/common/memory/constants';
+import { localRuntime } from '../../src/main/host/home-services';
 import { MemoryService, type MemorySession, type ToolResult } from '../../src/main/memory/memory-service';
 import type { Runtime } from '../../src/main/runtime/runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
@@ -49,7 +50,8 @@ export async function makeSandbox(options: SandboxOptions = {}): Promise<Sandbox
   const home = path.join(dir, 'home');
   const checkout = options.git === false ? path.join(dir, 'plain') : await makeCheckout(dir);
   await fs.mkdir(checkout, { recursive: true });
-  const local = await resolveLocalSession({ home, cwd: checkout });
+  // The process's one LocalRuntime, as every host uses (its mutex orders this process's writes).
+  const local = await resolveLocalSession({ home, cwd: checkout }, localRuntime());
   const runtime = options.runtime;
   const session: MemorySession = runtime
     ? {
