@@ -1,36 +1,43 @@
 /**
  * The model-facing input of the `memory` tool: one flat zod object (MCP clients see every field; a
  * union would be advertised as an empty object), plus the normalization that turns what models
- * actually send (aliases, missing fields) into one typed command or an error naming the field.
+ * actually send (aliases, missing fields, nulls) into one typed command or an error naming the field.
  * Every host (CLI, MCP, API) validates with this schema and nothing else.
+ *
+ * Null means absent: strict-mode model providers (OpenAI structured outputs and others) must send
+ * every field of a schema and send `null` for the ones a command does not use. So every optional
+ * field is advertised as nullable, and parseMemoryCommand drops null fields before it validates:
+ * `{"command":"view","path":"/memories","old_str":null}` is exactly `{"command":"view","path":"/memories"}`,
+ * and a required field given as null is reported missing, as if left out.
  */
 import { z } from 'zod';
 import { COMMANDS } from './constants';
 import { MemoryToolError } from './errors';
 
-const text = z.string();
+/** Optional, and null allowed (meaning absent, see above). */
+const text = z.string().nullish();
 const lineNumber = z.number().int();
 
 export const memoryToolInputSchema = z.object({
   command: z.enum(COMMANDS).describe('One of view, create, str_replace, insert, delete, rename.'),
-  path: text.optional().describe('Memory path, e.g. /memories/project/notes.md (view, create, str_replace, insert, delete).'),
+  path: text.describe('Memory path, e.g. /memories/project/notes.md (view, create, str_replace, insert, delete).'),
   view_range: z
     .tuple([lineNumber, lineNumber])
-    .optional()
+    .nullish()
     .describe('view: [start, end] line numbers, 1-based and inclusive; end -1 means the end of the file.'),
-  file_text: text.optional().describe('create: the whole content of the new file.'),
-  old_str: text.optional().describe('str_replace: the exact text to replace; it must occur exactly once (it may span lines).'),
-  new_str: text.optional().describe('str_replace: the replacement text, inserted literally.'),
-  insert_line: lineNumber.optional().describe('insert: the line number after which to insert (0 inserts at the top).'),
-  insert_text: text.optional().describe('insert: the text to insert.'),
-  old_path: text.optional().describe('rename: the current path.'),
-  new_path: text.optional().describe('rename: the new path (in the same scope; it must not exist yet).'),
+  file_text: text.describe('create: the whole content of the new file.'),
+  old_str: text.describe('str_replace: the exact text to replace; it must occur exactly once (it may span lines).'),
+  new_str: text.describe('str_replace: the replacement text, inserted literally.'),
+  insert_line: lineNumber.nullish().describe('insert: the line number after which to insert (0 inserts at the top).'),
+  insert_text: text.describe('insert: the text to insert.'),
+  old_path: text.describe('rename: the current path.'),
+  new_path: text.describe('rename: the new path (in the same scope; it must not exist yet).'),
   // Aliases that models send in practice.
-  file_path: text.optional().describe('Alias of path.'),
-  filePath: text.optional().describe('Alias of path.'),
-  content: text.optional().describe('Alias of file_text.'),
-  old_string: text.optional().describe('Alias of old_str.'),
-  new_string: text.optional().describe('Alias of new_str.'),
+  file_path: text.describe('Alias of path.'),
+  filePath: text.describe('Alias of path.'),
+  content: text.describe('Alias of file_text.'),
+  old_string: text.describe('Alias of old_str.'),
+  new_string: text.describe('Alias of new_str.'),
 });
 
 export type MemoryToolInput = z.infer<typeof memoryToolInputSchema>;
@@ -62,14 +69,21 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `Invalid parameter ${field}: ${issue.message}.`;
 }
 
+/** The fields of `input` that are not null (null means absent; see the module header). */
+function withoutNulls(input: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null));
+}
+
 /** Validates raw input (already parsed JSON) into a MemoryCommand; throws MemoryToolError. */
 export function parseMemoryCommand(input: unknown): MemoryCommand {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new MemoryToolError('The memory tool takes one JSON object such as {"command": "view", "path": "/memories"}.');
   }
-  const parsed = memoryToolInputSchema.safeParse(input);
+  const parsed = memoryToolInputSchema.safeParse(withoutNulls(input));
   if (!parsed.success) throw new MemoryToolError(describeIssue(parsed.error.issues[0]!));
-  const i = parsed.data;
+  // Validated without nulls, so no field is null here (the type says it may be: the schema allows
+  // null for the clients that send it).
+  const i = parsed.data as Pick<MemoryToolInput, 'command'> & { [K in Exclude<keyof MemoryToolInput, 'command'>]?: Exclude<MemoryToolInput[K], null> };
   const path = i.path ?? i.file_path ?? i.filePath;
   switch (i.command) {
     case 'view':
