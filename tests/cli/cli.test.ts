@@ -25,7 +25,7 @@ describe('cairn tool', () => {
     expect(await fs.readFile(path.join(sb.checkout, '.cairn', 'memory', 'a.md'), 'utf8')).toBe('hello\n');
   });
 
-  it('leaves no replaced or deleted version behind in the trash once it exits', async () => {
+  it('leaves no replaced or deleted version behind once it exits', async () => {
     const memory = path.join(sb.checkout, '.cairn', 'memory');
     const run = (command: object) => runCairn(['tool', ...flags, JSON.stringify(command)]);
     await run({ command: 'create', path: '/memories/project/a.md', file_text: 'first\n' });
@@ -34,7 +34,8 @@ describe('cairn tool', () => {
     expect((await run({ command: 'delete', path: '/memories/project/b.md' })).status).toBe(0);
     expect(await fs.readdir(memory)).toEqual(['a.md']);
     expect(await fs.readFile(path.join(memory, 'a.md'), 'utf8')).toBe('second\n');
-    expect(await fs.readdir(`${memory}.trash`)).toEqual(['.gitignore']);
+    // Nothing beside the root either: no trash, no temp file, no lock left behind.
+    expect(await fs.readdir(path.dirname(memory))).toEqual(['memory']);
   });
 
   it('reads the command from stdin', async () => {
@@ -64,6 +65,35 @@ describe('cairn tool', () => {
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
+  });
+
+  it('reads a null field as absent (strict-mode providers send null for every unused field): the same output as leaving it out', async () => {
+    const tool = (command: object) => runCairn(['tool', ...flags, JSON.stringify(command)]);
+    const nulls = { path: null, view_range: null, file_text: null, old_str: null, new_str: null, insert_line: null, insert_text: null, old_path: null, new_path: null };
+    await tool({ command: 'create', path: '/memories/project/a.md', file_text: 'one\ntwo\n' });
+    await tool({ command: 'create', path: '/memories/project/b.md', file_text: 'one\ntwo\n' });
+
+    // The command of the report, and the same with every unused field null.
+    const plain = await tool({ command: 'view', path: '/memories' });
+    expect(plain.status).toBe(0);
+    expect(await tool({ command: 'view', path: '/memories', old_str: null })).toEqual(plain);
+    expect(await tool({ ...nulls, command: 'view', path: '/memories' })).toEqual(plain);
+    const lines = await tool({ command: 'view', path: '/memories/project/a.md', view_range: [2, 2] });
+    expect(await tool({ ...nulls, command: 'view', path: '/memories/project/a.md', view_range: [2, 2] })).toEqual(lines);
+
+    // A write: a.md with nulls, b.md without; they answer alike and end alike.
+    const edited = await tool({ ...nulls, command: 'str_replace', path: '/memories/project/a.md', old_str: 'two', new_str: 'TWO' });
+    const reference = await tool({ command: 'str_replace', path: '/memories/project/b.md', old_str: 'two', new_str: 'TWO' });
+    expect(reference.status).toBe(0);
+    expect(edited).toEqual({ ...reference, stdout: reference.stdout.replaceAll('b.md', 'a.md') });
+    const memory = path.join(sb.checkout, '.cairn', 'memory');
+    expect(await fs.readFile(path.join(memory, 'a.md'), 'utf8')).toBe('one\nTWO\n');
+
+    // A required field given as null is missing, exactly as when left out.
+    const missing = await tool({ command: 'create', path: '/memories/project/c.md' });
+    expect(missing.status).toBe(1);
+    expect(missing.stdout).toMatch(/Missing required parameter `file_text`/);
+    expect(await tool({ ...nulls, command: 'create', path: '/memories/project/c.md' })).toEqual(missing);
   });
 
   it('exits 2 for an unknown command', async () => {

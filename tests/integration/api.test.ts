@@ -5,18 +5,18 @@ import * as path from 'node:path';
 import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
-import { createHostContext, type HostContext } from '../../src/main/api/host-context';
+import { openAppHost, type AppHost } from '../../src/main/host/app-host';
 import { router, type AppRouter } from '../../src/main/api/router';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
-let host: HostContext;
+let host: AppHost;
 let client: RouterClient<AppRouter>;
 let wsA: string;
 
 beforeEach(async () => {
   sb = await makeSandbox();
-  host = createHostContext(sb.home);
+  host = openAppHost(sb.home);
   client = createRouterClient(router, { context: host });
   wsA = (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
 });

@@ -59,7 +59,7 @@ function event(i: number, over: Partial<MemoryChangeEvent> = {}): MemoryChangeEv
 
 describe('journal', () => {
   it('appends one line per change, with the pid, to a 0600 file in a 0700 directory', async () => {
-    const service = new MemoryService({ journal: new Journal(sb.home) });
+    const service = new MemoryService({ sink: new Journal(sb.home) });
     const run = (c: unknown) => service.execute(c, sb.session, { mode: 'exec', actor: 'agent' });
     expect((await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one' })).ok).toBe(true);
     expect((await run({ command: 'rename', old_path: '/memories/global/a.md', new_path: '/memories/global/b.md' })).ok).toBe(true);
@@ -77,7 +77,7 @@ describe('journal', () => {
     // The journal's directory is a file: every append fails.
     fs.mkdirSync(sb.home, { recursive: true });
     fs.writeFileSync(path.join(sb.home, 'journal'), 'not a directory');
-    const service = new MemoryService({ journal: new Journal(sb.home) });
+    const service = new MemoryService({ sink: new Journal(sb.home) });
     const r = await service.execute({ command: 'create', path: '/memories/global/a.md', file_text: 'x' }, sb.session, { mode: 'exec', actor: 'agent' });
     expect(r.ok).toBe(true);
   });
@@ -300,7 +300,7 @@ describe('change feed', () => {
 
   it("delivers this process's own writes once, from its MemoryService, not as external", async () => {
     fs.mkdirSync(sb.roots.global, { recursive: true });
-    const service = new MemoryService({ journal: new Journal(sb.home) });
+    const service = new MemoryService({ sink: new Journal(sb.home) });
     const { events } = await startFeed(service);
     const run = (c: unknown) => service.execute(c, sb.session, { mode: 'exec', actor: 'user' });
     expect((await run({ command: 'create', path: '/memories/global/mine.md', file_text: 'v1' })).ok).toBe(true);

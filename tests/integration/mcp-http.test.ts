@@ -12,22 +12,21 @@ import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/common/memory/constants';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
-import { createHostContext, type HostContext } from '../../src/main/api/host-context';
+import { openAppHost, startWebHost, type AppHost, type WebHost } from '../../src/main/host/app-host';
 import { router, type AppRouter } from '../../src/main/api/router';
-import { startWebServer, type WebServer } from '../../src/main/api/web-server';
 import { loadOrCreateMcpToken, mcpTokenFile } from '../../src/main/mcp/mcp-token';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
-let host: HostContext;
-let web: WebServer;
+let host: AppHost;
+let web: WebHost;
 let mcpToken: string;
 const clients: Client[] = [];
 
 beforeEach(async () => {
   sb = await makeSandbox();
-  host = createHostContext(sb.home);
-  web = await startWebServer({ context: host, port: 0, host: '127.0.0.1', staticDir: null, mcp: { home: sb.home } });
+  host = openAppHost(sb.home);
+  web = await startWebHost(host, { port: 0, host: '127.0.0.1', staticDir: null });
   mcpToken = web.mcp!.token;
 });
 afterEach(async () => {
@@ -134,7 +133,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('keeps the persistent token across servers, in a 0600 file', async () => {
     expect(loadOrCreateMcpToken(sb.home)).toBe(mcpToken);
     expect((await fs.stat(mcpTokenFile(sb.home))).mode & 0o777).toBe(0o600);
-    const other = await startWebServer({ context: host, port: 0, host: '127.0.0.1', staticDir: null, mcp: { home: sb.home } });
+    const other = await startWebHost(host, { port: 0, host: '127.0.0.1', staticDir: null });
     try {
       expect(other.mcp!.token).toBe(mcpToken);
       expect(other.token).not.toBe(web.token);
@@ -242,7 +241,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   });
 
   it('ends the least recently used idle session beyond the cap, and sessions idle too long', async () => {
-    const small = await startWebServer({ context: host, port: 0, host: '127.0.0.1', staticDir: null, mcp: { home: sb.home, maxSessions: 2, idleMs: 300 } });
+    const small = await startWebHost(host, { port: 0, host: '127.0.0.1', staticDir: null, mcp: { maxSessions: 2, idleMs: 300 } });
     try {
       const open = async () => {
         const c = new Client({ name: 'cap', version: '1' });

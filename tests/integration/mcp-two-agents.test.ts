@@ -10,18 +10,18 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createRouterClient } from '@orpc/server';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
-import { createHostContext, type HostContext } from '../../src/main/api/host-context';
+import { openAppHost, type AppHost } from '../../src/main/host/app-host';
 import { router } from '../../src/main/api/router';
 import { CAIRN_BIN, makeCheckout, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
-let host: HostContext;
+let host: AppHost;
 const clients: Client[] = [];
 
 beforeAll(requireBuiltCli);
 beforeEach(async () => {
   sb = await makeSandbox();
-  host = createHostContext(sb.home);
+  host = openAppHost(sb.home);
 });
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close().catch(() => {});

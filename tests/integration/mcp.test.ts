@@ -37,6 +37,8 @@ async function connect(args: string[] = []): Promise<Client> {
   return client;
 }
 
+type JsonSchema = { type?: string | string[]; anyOf?: JsonSchema[] };
+
 function text(result: Awaited<ReturnType<Client['callTool']>>): string {
   return (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('');
 }
@@ -53,6 +55,42 @@ describe('cairn mcp over stdio', () => {
     expect(memory.annotations).toMatchObject({ destructiveHint: true });
     expect(memory.description).toMatch(/Before acting on a task, check relevant memories/);
     expect(tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_search']);
+  });
+
+  it('reads a null field as absent, in both tools, and its input schemas say the optional fields may be null', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const memory = tools.find((t) => t.name === 'memory')!;
+    const search = tools.find((t) => t.name === 'memory_search')!;
+    const allowsNull = (schema: JsonSchema): boolean =>
+      (Array.isArray(schema.type) ? schema.type : [schema.type]).includes('null') || (schema.anyOf ?? []).some(allowsNull);
+    const fields = memory.inputSchema.properties as Record<string, JsonSchema>;
+    for (const [name, schema] of Object.entries(fields)) expect(allowsNull(schema), name).toBe(name !== 'command');
+    const searchFields = search.inputSchema.properties as Record<string, JsonSchema>;
+    expect([allowsNull(searchFields.query!), allowsNull(searchFields.scope!), allowsNull(searchFields.limit!)]).toEqual([false, true, true]);
+
+    const call = async (args: Record<string, unknown>) => {
+      const result = await client.callTool({ name: 'memory', arguments: args });
+      return { isError: result.isError ?? false, text: text(result) };
+    };
+    const nulls = Object.fromEntries(Object.keys(fields).filter((f) => f !== 'command').map((f) => [f, null]));
+    expect(await call({ ...nulls, command: 'create', path: '/memories/global/a.md', file_text: 'one\ntwo\n' })).toEqual({ isError: false, text: 'File created successfully at: /memories/global/a.md' });
+    for (const args of [
+      { command: 'view', path: '/memories' },
+      { command: 'view', path: '/memories/global/a.md', view_range: [2, 2] },
+      { command: 'create', path: '/memories/global/b.md' }, // file_text missing: the same error either way
+      { command: 'rename', old_path: '/memories/global/a.md' },
+    ]) {
+      const omitted = await call(args);
+      expect(await call({ ...args, old_str: null }), JSON.stringify(args)).toEqual(omitted);
+      expect(await call({ ...nulls, ...args }), JSON.stringify(args)).toEqual(omitted);
+    }
+    expect((await call({ ...nulls, command: 'create', path: '/memories/global/b.md' })).text).toMatch(/^Error: Missing required parameter `file_text`/);
+    expect(await call({ ...nulls, command: 'str_replace', path: '/memories/global/a.md', old_str: 'two', new_str: 'TWO' })).toMatchObject({ isError: false });
+    expect(await fs.readFile(path.join(sb.roots.global, 'a.md'), 'utf8')).toBe('one\nTWO\n');
+
+    const searched = async (args: Record<string, unknown>) => text(await client.callTool({ name: 'memory_search', arguments: args }));
+    expect(await searched({ query: 'release', scope: null, limit: null })).toBe(await searched({ query: 'release' }));
   });
 
   it('runs every command in every scope with the protocol texts', async () => {

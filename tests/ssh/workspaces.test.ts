@@ -7,7 +7,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHostContext, type HostContext } from '../../src/main/api/host-context';
+import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import { localRuntime } from '../../src/main/host/home-services';
 import { router, type AppRouter } from '../../src/main/api/router';
 import { closeAllConnections } from '../../src/main/runtime/ssh/ssh-connection';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
@@ -42,10 +43,10 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
   });
 
   describe('through the API', () => {
-    let host: HostContext;
+    let host: AppHost;
     let client: RouterClient<AppRouter>;
     beforeEach(() => {
-      host = createHostContext(sb.home);
+      host = openAppHost(sb.home);
       client = createRouterClient(router, { context: host });
     });
     afterEach(async () => {
@@ -221,7 +222,7 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
       await fs.writeFile(path.join(sb.home, 'known_hosts'), `[127.0.0.1]:${sshd.port} ${sshd.hostPublicKey}\n`);
       expect((await cairn(['workspace', 'add', '--name', 'r', '--ssh', `${sshd.spec}:${remote}`, '--identity', sshd.identity, '--id', 'r'])).status).toBe(0);
       const config = JSON.parse(await fs.readFile(path.join(sb.home, 'config.json'), 'utf8')) as { workspaces: Array<{ projectId: string }> };
-      const local = await resolveLocalSession({ home: sb.home, cwd: sb.checkout });
+      const local = await resolveLocalSession({ home: sb.home, cwd: sb.checkout }, localRuntime());
       expect(config.workspaces[0]!.projectId).toBe(local.projectId);
       // So a pin made through the remote workspace shows in the local one.
       await cairn(['tool', '--workspace', 'r', JSON.stringify({ command: 'create', path: '/memories/project/shared.md', file_text: 's' })]);

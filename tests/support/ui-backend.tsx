@@ -15,7 +15,7 @@ import type { ReactElement } from 'react';
 import { onTestFinished } from 'vitest';
 import type { Scope } from '../../src/common/memory/constants';
 import { memoryIdentity } from '../../src/common/memory/identity';
-import { createHostContext, type HostContext } from '../../src/main/api/host-context';
+import { openAppHost, type AppHost } from '../../src/main/host/app-host';
 import { router, type AppRouter } from '../../src/main/api/router';
 import type { MemorySession } from '../../src/main/memory/memory-service';
 import { ApiProvider, makeApi, makeQueryClient } from '../../src/renderer/api/api-context';
@@ -64,7 +64,7 @@ Element.prototype.scrollTo = function (this: Element, ...args: Parameters<Elemen
 
 export interface UiBackend {
   readonly sb: Sandbox;
-  readonly host: HostContext;
+  readonly host: AppHost;
   readonly client: RouterClient<AppRouter>;
   /** The sandbox's checkout, registered as a workspace (null: none is registered). */
   readonly workspaceId: string | null;
@@ -96,7 +96,7 @@ function segmentsOf(path: string): { scope: Scope; segments: string[] } {
  */
 export async function makeBackend(options: { workspace?: boolean; git?: boolean } = {}): Promise<UiBackend> {
   const sb = await makeSandbox(options.git === false ? { git: false } : {});
-  const host = createHostContext(sb.home);
+  const host = openAppHost(sb.home);
   const client = createRouterClient(router, { context: host });
   const workspaceId = options.workspace === false ? null : (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
   const session = workspaceId === null ? sb.session : await host.registry.session(workspaceId);

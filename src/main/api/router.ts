@@ -11,30 +11,22 @@ import { implement, ORPCError } from '@orpc/server';
 import { contract } from '../../common/api/contract';
 import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
-import { ContextBuilder } from '../memory/context-builder';
-import type { MemoryService, MemorySession } from '../memory/memory-service';
+import { subscribeSession, type ChangeSource } from '../journal/session-changes';
+import type { ContextBuilder } from '../memory/context-builder';
+import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
-import type { UsageStore } from '../memory/usage-store';
+import type { MemorySession } from '../memory/session';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
-
-/** Where change events come from: this process's writes, other processes', external edits. */
-export interface ChangeSource {
-  subscribe(listener: (event: MemoryChangeEvent) => void): () => void;
-  /** Also report edits made outside Cairn to this session's roots, until the returned call. */
-  watch?(session: MemorySession): () => void;
-  /** Resolves when every source (journal tail, root watchers) is listening. */
-  ready?(): Promise<void>;
-}
 
 export interface RouterContext {
   readonly service: MemoryService;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
   readonly changes: ChangeSource;
-  /** Cairn's home when it is not the default one (setup lines then name it). */
-  readonly home?: string | undefined;
+  /** Cairn's home when it is not the default one (setup lines then name it); else undefined. */
+  readonly setupHome?: string | undefined;
 }
 
 const os = implement(contract).$context<RouterContext>();
@@ -68,18 +60,6 @@ async function change(run: () => Promise<string>): Promise<{ status: 'ok' | 'err
     const message = personError(err);
     if (message === null) fail(err);
     return { status: 'error', message };
-  }
-}
-
-/** Whether an event concerns what `session` shows. */
-export function concerns(event: MemoryChangeEvent, session: MemorySession): boolean {
-  switch (event.scope) {
-    case 'global':
-      return true;
-    case 'project':
-      return session.projectId !== null && event.projectId === session.projectId;
-    case 'workspace':
-      return session.workspaceId !== null && event.workspaceId === session.workspaceId;
   }
 }
 
@@ -151,10 +131,7 @@ export const router = os.router({
       const session = await sessionOf(context, input.workspaceId);
       const queue: MemoryChangeEvent[] = [];
       let wake: (() => void) | null = null;
-      const unsubscribe = context.changes.subscribe((event) => {
-        if (!concerns(event, session)) return;
-        // A change found on disk may not be in the cached listings yet.
-        if (event.actor === 'external') context.builder.forgetListings(session);
+      const unsubscribe = subscribeSession(context.changes, session, (event) => {
         queue.push(event);
         wake?.();
       });
@@ -200,7 +177,7 @@ export const router = os.router({
     guide: os.setup.guide.handler(async ({ input, context }) => {
       const workspace = input.workspaceId === null ? undefined : (await context.registry.list()).find((w) => w.id === input.workspaceId);
       const checkout = workspace && workspace.kind === 'local' ? workspace.path : null;
-      return agentGuides({ launcher: resolveLauncher(), home: context.home, checkout });
+      return agentGuides({ launcher: resolveLauncher(), home: context.setupHome, checkout });
     }),
   },
   settings: {
@@ -211,7 +188,7 @@ export const router = os.router({
 
 export type AppRouter = typeof router;
 
-/** The context of a host: one set of services for the process. */
-export function createRouterContext(options: { service: MemoryService; registry: WorkspaceRegistry; changes: ChangeSource; usage?: UsageStore; home?: string }): RouterContext {
-  return { service: options.service, registry: options.registry, changes: options.changes, builder: new ContextBuilder(options.usage), home: options.home };
+/** The router's context from a host's services (one set per process: see src/main/host). */
+export function createRouterContext(options: RouterContext): RouterContext {
+  return { service: options.service, registry: options.registry, builder: options.builder, changes: options.changes, setupHome: options.setupHome };
 }

@@ -1,15 +1,17 @@
 /**
  * The loopback HTTP and WebSocket host of the oRPC router (web mode, and the Electron app's
  * endpoint for agents and browsers): oRPC over HTTP at /api/rpc and over WebSocket at /api/ws,
- * /healthz, the built renderer as a static shell, and (with `mcp`) Cairn's MCP server over
- * Streamable HTTP at /mcp for agents configured by URL (src/main/mcp/http-endpoint.ts).
+ * /healthz, the built renderer as a static shell, and (with `mcp`) a request handler it is given
+ * for one more path: the hosts give it Cairn's MCP endpoint at /mcp (src/main/host/app-host.ts
+ * wires src/main/mcp/http-endpoint.ts), so this module knows nothing of MCP but its token.
  *
  * Security (design.md): binds loopback unless told otherwise; every route but /healthz and the
  * static shell needs the per-launch token (`Authorization: Bearer` for HTTP, a WebSocket
  * subprotocol for /api/ws, never a query string); a Host or Origin header that is not this
- * server's own is refused, against DNS rebinding and cross-site requests. /mcp takes
- * `Authorization: Bearer` with the persistent MCP token (<home>/mcp-token, which agents' configs
- * hold) or the per-launch token; the same Host and Origin checks apply to it.
+ * server's own is refused, against DNS rebinding and cross-site requests. The `mcp` path takes
+ * `Authorization: Bearer` with its own token (the persistent MCP token, which agents' configs
+ * hold) or the per-launch token; the same Host and Origin checks apply to it, before the handler
+ * sees the request.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -21,10 +23,7 @@ import { RPCHandler as WsRpcHandler } from '@orpc/server/ws';
 import { apiJsonSerializers } from '../../common/api/wire';
 import { WebSocketServer } from 'ws';
 import { API_HTTP_PATH, API_WS_PATH, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../common/api/transport';
-import { createMcpHttpEndpoint, MCP_HTTP_PATH } from '../mcp/http-endpoint';
-import { loadOrCreateMcpToken } from '../mcp/mcp-token';
 import { router, type RouterContext } from './router';
-
 
 export interface WebServerOptions {
   readonly context: RouterContext;
@@ -33,15 +32,25 @@ export interface WebServerOptions {
   /** The built renderer (index.html and assets), or null to serve no UI. */
   readonly staticDir: string | null;
   readonly token?: string;
-  /** Serve MCP at /mcp: sessions bound through `home`'s registry; token default: <home>/mcp-token. */
-  readonly mcp?: { readonly home: string; readonly token?: string; readonly maxSessions?: number; readonly idleMs?: number };
+  /** One more path, served by a handler the host gives (its MCP endpoint). */
+  readonly mcp?: McpRoute;
+}
+
+/** A path served by the host's handler once Host, Origin and the bearer token have been checked. */
+export interface McpRoute {
+  /** The path, e.g. /mcp. */
+  readonly path: string;
+  /** The bearer token it takes, besides the per-launch one. */
+  readonly token: string;
+  /** Answers one request (already checked). The host closes whatever is behind it. */
+  handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void>;
 }
 
 export interface WebServer {
   readonly url: string;
   readonly port: number;
   readonly token: string;
-  /** The MCP endpoint's address and persistent token, when MCP is served. */
+  /** The `mcp` route's address and token, when one is served. */
   readonly mcp: { readonly url: string; readonly token: string } | null;
   close(): Promise<void>;
 }
@@ -72,8 +81,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const httpRpc = new HttpRpcHandler(router, { customJsonSerializers: apiJsonSerializers });
   const wsRpc = new WsRpcHandler(router, { customJsonSerializers: apiJsonSerializers });
   let port = options.port;
-  const mcpToken = options.mcp ? (options.mcp.token ?? loadOrCreateMcpToken(options.mcp.home)) : null;
-  const mcp = options.mcp ? createMcpHttpEndpoint({ ...options.mcp, context: options.context }) : null;
+  const mcp = options.mcp ?? null;
 
   const hostAllowed = (hostHeader: string | undefined): boolean => {
     if (!hostHeader) return false;
@@ -117,10 +125,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden: this server only answers its own address.\n');
         return;
       }
-      if (mcp && mcpToken && url.pathname === MCP_HTTP_PATH) {
+      if (mcp && url.pathname === mcp.path) {
         const auth = req.headers.authorization ?? '';
         const given = auth.startsWith('Bearer ') ? auth.slice(7) : '';
-        if (!sameToken(given, mcpToken) && !sameToken(given, token)) {
+        if (!sameToken(given, mcp.token) && !sameToken(given, token)) {
           res
             .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' })
             .end('Unauthorized: send Authorization: Bearer <token>, the token in Cairn\'s mcp-token file (`cairn setup <agent> --http --print` shows it).\n');
@@ -168,24 +176,18 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     });
   });
 
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => resolve());
-    });
-  } catch (err) {
-    await mcp?.close(); // its idle sweep would otherwise outlive a server that never listened
-    throw err;
-  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
   port = (server.address() as AddressInfo).port;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `http://${shownHost}:${port}`,
     port,
     token,
-    mcp: mcpToken ? { url: `http://${shownHost}:${port}${MCP_HTTP_PATH}`, token: mcpToken } : null,
+    mcp: mcp ? { url: `http://${shownHost}:${port}${mcp.path}`, token: mcp.token } : null,
     close: async () => {
-      await mcp?.close();
       await new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
         wss.close();

@@ -2,21 +2,17 @@
  * `cairn mcp`: a stdio MCP server for one agent session. stdout carries only protocol messages;
  * anything else goes to stderr. The workspace is --workspace, else the registered workspace whose
  * checkout contains --cwd (default: the working directory), else one registered automatically for
- * the git root of that directory.
+ * the git root of that directory. The home's services (src/main/host) are opened with a change
+ * feed: resources mirror memory (this process's writes, other processes' through the journal,
+ * outside edits through watchers on this session's roots).
  */
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MODES, type Mode } from '../../common/memory/constants';
-import { ChangeFeed } from '../journal/change-feed';
-import { Journal } from '../journal/journal';
-import { ContextBuilder } from '../memory/context-builder';
-import { MemoryService } from '../memory/memory-service';
-import { UsageStore } from '../memory/usage-store';
-import { createMemoryMcpServer } from '../mcp/memory-mcp-server';
+import { openHome } from '../host/home-services';
+import { createMemoryMcpServer, type MemoryMcp } from '../mcp/memory-mcp-server';
 import { mcpSession } from '../mcp/session-binding';
-import { resolveHome } from '../workspaces/identity';
-import { WorkspaceRegistry } from '../workspaces/registry';
-import { checkWorkspaceFlag } from './session-flags';
+import { homeFromFlags } from './session-flags';
 import type { CliIo } from './tool-command';
 import { MCP_HELP, UsageError } from './usage';
 
@@ -32,18 +28,15 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   }
   const mode = (values.mode ?? 'exec') as Mode;
   if (!MODES.includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}`);
-  checkWorkspaceFlag(values);
-  const home = resolveHome(values.home);
-  const registry = new WorkspaceRegistry(home);
-  const session = await mcpSession(registry, home, values.cwd ?? process.cwd(), values.workspace);
-  const usage = new UsageStore(home);
-  const journal = new Journal(home);
-  const service = new MemoryService({ usage, journal });
-  const builder = new ContextBuilder(usage);
-  // Resources mirror memory: the feed tells the server what changed (this process's writes, other
-  // processes' through the journal, outside edits through watchers on this session's roots).
-  const feed = new ChangeFeed({ home, service, journal });
-  const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes: feed });
+  const services = openHome(homeFromFlags(values), { feed: true });
+  let mcp: MemoryMcp;
+  try {
+    const session = await mcpSession(services.registry, values.cwd ?? process.cwd(), values.workspace);
+    mcp = await createMemoryMcpServer({ service: services.service, builder: services.builder, session, mode, changes: services.changes });
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
   const { server } = mcp;
 
   const transport = new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream);
@@ -56,9 +49,6 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   await server.connect(transport);
   await closed;
   await mcp.close();
-  // The session's last changes reach the journal before the process goes.
-  service.flushEvents();
-  await feed.close();
-  await usage.flush();
+  await services.close();
   return 0;
 }

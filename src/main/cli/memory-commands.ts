@@ -1,14 +1,14 @@
 /**
  * `cairn pin`, `cairn unpin`, `cairn stats` and `cairn context`: pins and usage from the sidecar,
- * and the context agents get without a tool call (for agent hooks such as Claude Code's).
+ * and the context agents get without a tool call (for agent hooks such as Claude Code's). Each
+ * opens the home's services (src/main/host) for the one command and closes them after.
  */
 import { parseArgs } from 'node:util';
 import { MemoryToolError, errorText } from '../../common/memory/errors';
-import { ContextBuilder, type ContextFile } from '../memory/context-builder';
-import { MemoryService } from '../memory/memory-service';
-import { UsageStore } from '../memory/usage-store';
-import { Journal } from '../journal/journal';
-import { SESSION_OPTIONS, sessionFromFlags } from './session-flags';
+import type { HomeServices } from '../host/home-services';
+import type { ContextBuilder, ContextFile } from '../memory/context-builder';
+import type { MemorySession } from '../memory/session';
+import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { readAll, type CliIo } from './tool-command';
 import { CONTEXT_HELP, PIN_HELP, STATS_HELP, UsageError } from './usage';
 
@@ -19,18 +19,17 @@ export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Pr
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(`give one memory path, e.g. cairn ${pinned ? 'pin' : 'unpin'} /memories/project/build.md`);
-  const { home, session } = await sessionFromFlags(values);
-  const usage = new UsageStore(home);
-  try {
-    io.stdout.write(`${await new MemoryService({ usage, journal: new Journal(home) }).setPinned(positionals[0]!, pinned, session)}\n`);
-    return 0;
-  } catch (err) {
-    if (!(err instanceof MemoryToolError)) throw err;
-    io.stdout.write(`${errorText(err.message)}\n`);
-    return 1;
-  } finally {
-    await usage.flush();
-  }
+  return withHome(values, async (services) => {
+    const session = await sessionFromFlags(services, values);
+    try {
+      io.stdout.write(`${await services.service.setPinned(positionals[0]!, pinned, session)}\n`);
+      return 0;
+    } catch (err) {
+      if (!(err instanceof MemoryToolError)) throw err;
+      io.stdout.write(`${errorText(err.message)}\n`);
+      return 1;
+    }
+  });
 }
 
 function when(iso: string | null): string {
@@ -43,8 +42,12 @@ export async function statsCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(STATS_HELP);
     return 0;
   }
-  const { home, session } = await sessionFromFlags(values);
-  const snapshot = await new ContextBuilder(new UsageStore(home)).snapshot(session);
+  return withHome(values, (services) => stats(services, values, io));
+}
+
+async function stats(services: HomeServices, values: SessionFlags & { json?: boolean | undefined }, io: CliIo): Promise<number> {
+  const session = await sessionFromFlags(services, values);
+  const snapshot = await services.builder.snapshot(session);
   if (values.json) {
     const files = snapshot.files.map((f) => ({ path: f.path, scope: f.scope, size: f.size, description: f.description, ...f.stats }));
     io.stdout.write(`${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, files, unavailable: snapshot.unavailable }, null, 2)}\n`);
@@ -98,8 +101,21 @@ export async function contextCommand(args: string[], io: CliIo): Promise<number>
     } else prompt = input;
   }
 
-  const { home, session } = await sessionFromFlags(values, typeof hook.cwd === 'string' ? hook.cwd : process.cwd());
-  const builder = new ContextBuilder(new UsageStore(home));
+  return withHome(values, async (services) => {
+    const session = await sessionFromFlags(services, values, typeof hook.cwd === 'string' ? hook.cwd : process.cwd());
+    return printContext(services.builder, session, prompt, format, hook, io);
+  });
+}
+
+/** What `cairn context` prints for `session` (see CONTEXT_HELP). */
+async function printContext(
+  builder: ContextBuilder,
+  session: MemorySession,
+  prompt: string | undefined,
+  format: string,
+  hook: ClaudeHookInput,
+  io: CliIo,
+): Promise<number> {
   const snapshot = await builder.snapshot(session);
   const relevant = prompt !== undefined ? builder.relevant(snapshot, prompt, Date.now()) : '';
 

@@ -3,14 +3,15 @@
  * `Cairn is running at http://127.0.0.1:PORT/#token=TOKEN`, and records the address and token in
  * <home>/server.json (0600, removed on a clean exit; one left by a dead process is replaced).
  * Also serves MCP over Streamable HTTP at /mcp (src/main/mcp/http-endpoint.ts) with the persistent
- * token of <home>/mcp-token, and says so on a second line.
+ * token of <home>/mcp-token, and says so on a second line. The services and the server are
+ * src/main/host/app-host.ts's, as the app's.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createHostContext } from '../api/host-context';
-import { isLoopback, startWebServer } from '../api/web-server';
+import { isLoopback } from '../api/web-server';
+import { openAppHost, startWebHost } from '../host/app-host';
 import { resolveHome } from '../workspaces/identity';
 import type { CliIo } from './tool-command';
 import { SERVE_HELP, UsageError } from './usage';
@@ -72,8 +73,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       `\n*** WARNING: serving on ${host}, not loopback. Anyone who can reach this address and learns the token can read and change your agents' memory. ***\n\n`,
     );
   }
-  const context = createHostContext(home);
-  const server = await startWebServer({ context, port, host, staticDir: rendererDir(), mcp: { home } }).catch((err: NodeJS.ErrnoException) => {
+  const context = openAppHost(home);
+  const server = await startWebHost(context, { port, host, staticDir: rendererDir() }).catch(async (err: NodeJS.ErrnoException) => {
+    await context.close();
     if (err.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use; pass --port 0 for a free one`);
     throw err;
   });

@@ -1,12 +1,13 @@
 /**
- * The flags every memory command of the CLI shares (--cwd, --workspace, --home), and the session
- * and services they select: a --workspace registered with `cairn workspace add` (local or SSH)
- * gives that workspace's session; otherwise the session of --cwd's checkout.
+ * The flags every memory command of the CLI shares (--cwd, --workspace, --home), the home they
+ * name, and the session they select in that home's services (src/main/host/home-services.ts): a
+ * --workspace registered with `cairn workspace add` (local or SSH) gives that workspace's session;
+ * otherwise the session of --cwd's checkout.
  */
+import { openHome, type HomeServices } from '../host/home-services';
+import type { MemorySession } from '../memory/session';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/identity';
-import { WorkspaceRegistry } from '../workspaces/registry';
 import { resolveLocalSession } from '../workspaces/session';
-import type { MemorySession } from '../memory/memory-service';
 import { UsageError } from './usage';
 
 export const SESSION_OPTIONS = {
@@ -27,19 +28,37 @@ export function checkWorkspaceFlag(flags: SessionFlags): void {
   }
 }
 
-export async function sessionFromFlags(flags: SessionFlags, fallbackCwd = process.cwd()): Promise<{ home: string; session: MemorySession }> {
+/** Cairn's home as the flags name it (--home, else $CAIRN_HOME, else ~/.cairn), once they are checked. */
+export function homeFromFlags(flags: SessionFlags): string {
   checkWorkspaceFlag(flags);
-  const home = resolveHome(flags.home);
+  return resolveHome(flags.home);
+}
+
+/** The session the flags select in `services`' home. */
+export async function sessionFromFlags(services: HomeServices, flags: SessionFlags, fallbackCwd = process.cwd()): Promise<MemorySession> {
+  checkWorkspaceFlag(flags);
+  const { registry } = services;
   // A registered workspace brings its own checkout and runtime (for SSH, --cwd has no say).
   if (flags.workspace !== undefined) {
-    const registry = new WorkspaceRegistry(home);
     const entry = registry.get(flags.workspace);
-    if (entry && (entry.kind === 'ssh' || flags.cwd === undefined)) return { home, session: await registry.session(flags.workspace) };
+    if (entry && (entry.kind === 'ssh' || flags.cwd === undefined)) return registry.session(flags.workspace);
   }
-  const session = await resolveLocalSession({
-    home,
-    cwd: flags.cwd ?? fallbackCwd,
-    ...(flags.workspace ? { workspaceId: flags.workspace } : {}),
-  });
-  return { home, session };
+  return resolveLocalSession(
+    {
+      home: services.home,
+      cwd: flags.cwd ?? fallbackCwd,
+      ...(flags.workspace ? { workspaceId: flags.workspace } : {}),
+    },
+    services.runtime,
+  );
+}
+
+/** Opens the flags' home (without a feed), runs `fn` with its services, then closes them. */
+export async function withHome<T>(flags: SessionFlags, fn: (services: HomeServices) => Promise<T>): Promise<T> {
+  const services = openHome(homeFromFlags(flags));
+  try {
+    return await fn(services);
+  } finally {
+    await services.close();
+  }
 }

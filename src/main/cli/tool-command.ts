@@ -1,15 +1,16 @@
 /**
  * `cairn tool`: one memory command from the argument or stdin, or a JSON-lines stream of them
- * (`--jsonl`), executed by one MemoryService for the session of --cwd / --workspace.
+ * (`--jsonl`), executed by the MemoryService of the home's services (src/main/host) for the
+ * session of --cwd / --workspace. Every change is in the journal before the process exits.
  */
 import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/constants';
 import { errorText } from '../../common/memory/errors';
-import { MemoryService, type ExecuteOptions, type MemorySession } from '../memory/memory-service';
-import { UsageStore } from '../memory/usage-store';
-import { Journal } from '../journal/journal';
-import { checkWorkspaceFlag, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
+import { openHome } from '../host/home-services';
+import type { MemoryService } from '../memory/memory-service';
+import type { ExecuteOptions, MemorySession } from '../memory/session';
+import { homeFromFlags, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
 import { TOOL_HELP, UsageError } from './usage';
 
 export interface CliIo {
@@ -50,18 +51,17 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
   }
   const mode: Mode = oneOf(values.mode, MODES, 'mode', 'exec');
   const actor: Actor = oneOf(values.actor, ACTORS.filter((a) => a !== 'external'), 'actor', 'agent');
-  checkWorkspaceFlag(values);
+  const home = homeFromFlags(values);
   if (positionals.length > 1) throw new UsageError('give one JSON command (quote it), or none to read it from stdin');
   if (values.jsonl && positionals.length > 0) throw new UsageError('--jsonl reads commands from stdin; do not also give one as an argument');
 
-  const { home, session } = await sessionFromFlags(values);
-  const usage = new UsageStore(home);
-  const service = new MemoryService({ usage, journal: new Journal(home) });
-  const options: ExecuteOptions = { mode, actor };
+  const services = openHome(home);
   try {
-    return await runTool(service, session, options, values.jsonl === true, positionals, io);
+    const session = await sessionFromFlags(services, values);
+    const options: ExecuteOptions = { mode, actor };
+    return await runTool(services.service, session, options, values.jsonl === true, positionals, io);
   } finally {
-    await usage.flush();
+    await services.close();
   }
 }
 

@@ -7,8 +7,9 @@ import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { scanHostKey } from '../runtime/ssh/ssh-connection';
 import { parseSshLocation, formatHostSpec } from '../runtime/ssh/ssh-target';
+import { openHome } from '../host/home-services';
 import { resolveHome } from '../workspaces/identity';
-import { RegistryError, WorkspaceRegistry, workspaceInfo } from '../workspaces/registry';
+import { RegistryError, workspaceInfo } from '../workspaces/registry';
 import type { CliIo } from './tool-command';
 import { UsageError, WORKSPACE_HELP } from './usage';
 
@@ -46,7 +47,8 @@ export async function workspaceCommand(args: string[], io: CliIo): Promise<numbe
     (values.help ? io.stdout : io.stderr).write(WORKSPACE_HELP);
     return values.help ? 0 : 2;
   }
-  const registry = new WorkspaceRegistry(resolveHome(values.home));
+  const services = openHome(resolveHome(values.home));
+  const { registry } = services;
   try {
     switch (sub) {
       case 'add': {
@@ -122,5 +124,7 @@ export async function workspaceCommand(args: string[], io: CliIo): Promise<numbe
       return 1;
     }
     throw err;
+  } finally {
+    await services.close();
   }
 }

@@ -10,16 +10,19 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RPCHandler } from '@orpc/server/message-port';
 import { app, BrowserWindow, Menu, MessageChannelMain, session, shell, type MenuItemConstructorOptions } from 'electron';
-import { createHostContext } from '../api/host-context';
 import { router } from '../api/router';
 import { apiJsonSerializers } from '../../common/api/wire';
-import { startWebServer, type WebServer } from '../api/web-server';
+import type { WebServer } from '../api/web-server';
+import { openAppHost, startWebHost } from '../host/app-host';
 import { resolveHome } from '../workspaces/identity';
 import { loadWindowState, saveWindowState } from './window-state';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const home = resolveHome();
-const context = createHostContext(home);
+// The home's services, as `cairn serve` opens them (src/main/host).
+const context = openAppHost(home);
+/** How long quitting may take before the app just exits. */
+const SHUTDOWN_DEADLINE_MS = 3_000;
 const rpc = new RPCHandler(router, { customJsonSerializers: apiJsonSerializers });
 let web: WebServer | null = null;
 
@@ -94,8 +97,8 @@ if (!app.requestSingleInstanceLock()) {
     session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
     Menu.setApplicationMenu(menu());
     try {
-      const web0 = { context, host: '127.0.0.1', staticDir: path.join(here, '../renderer'), mcp: { home } };
-      web = await startWebServer({ ...web0, port: 4873 }).catch(() => startWebServer({ ...web0, port: 0 }));
+      const web0 = { host: '127.0.0.1', staticDir: path.join(here, '../renderer') };
+      web = await startWebHost(context, { ...web0, port: 4873 }).catch(() => startWebHost(context, { ...web0, port: 0 }));
       fs.mkdirSync(home, { recursive: true, mode: 0o700 });
       fs.writeFileSync(path.join(home, 'server.json'), `${JSON.stringify({ url: web.url, port: web.port, token: web.token, pid: process.pid, mcpUrl: web.mcp?.url })}\n`, { mode: 0o600 });
     } catch (err) {
@@ -109,12 +112,26 @@ if (!app.requestSingleInstanceLock()) {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  app.on('will-quit', () => {
-    void web?.close();
-    void context.close();
+  // Quitting waits for the server and the services to close, in order (MCP sessions and the
+  // server, then the feed, pending usage and the journal), within a deadline like `cairn serve`'s.
+  let closed = false;
+  app.on('will-quit', (event) => {
+    if (closed) return;
+    event.preventDefault();
+    closed = true;
     try {
       const info = JSON.parse(fs.readFileSync(path.join(home, 'server.json'), 'utf8')) as { pid?: number };
       if (info.pid === process.pid) fs.rmSync(path.join(home, 'server.json'), { force: true });
     } catch {}
+    setTimeout(() => app.exit(0), SHUTDOWN_DEADLINE_MS).unref();
+    void (async () => {
+      try {
+        await web?.close();
+        await context.close();
+      } catch (err) {
+        process.stderr.write(`cairn: closing failed: ${String(err)}\n`);
+      }
+      app.exit(0);
+    })();
   });
 }

@@ -1,6 +1,8 @@
 /**
  * ChangeFeed: every memory change, made by any process or outside Cairn, delivered once, live.
- * A long-lived host (the app, `cairn serve`) creates one and hands it to the API's `onChange`.
+ * A home's services (src/main/host/home-services.ts) make one for a long-lived host (the app,
+ * `cairn serve`, `cairn mcp`); the API's `onChange` and MCP sessions subscribe to it per session
+ * (./session-changes.ts).
  *
  *   const feed = new ChangeFeed({ home, service });   // service: the host's own MemoryService
  *   const unwatch = feed.watch(session);              // also report outside edits to its roots
@@ -30,7 +32,7 @@
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { Scope } from '../../common/memory/constants';
 import { SCOPES } from '../../common/memory/constants';
-import type { MemoryService, MemorySession } from '../memory/memory-service';
+import type { MemorySession } from '../memory/session';
 import { ExternalWatcher } from './external-watcher';
 import { SshPoller } from './ssh-poller';
 import { Journal } from './journal';
@@ -42,11 +44,11 @@ export type ChangeListener = (event: MemoryChangeEvent, origin: ChangeOrigin) =>
 export interface ChangeFeedOptions {
   /** Cairn's home: where the journal lives. */
   readonly home: string;
-  /** The host's own MemoryService, whose changes arrive through its onChange. */
-  readonly service?: MemoryService;
+  /** The host's own MemoryService (or anything with its onChange), whose changes arrive from it directly. */
+  readonly service?: { onChange(listener: (event: MemoryChangeEvent) => void): () => void };
   /** The journal to tail (default: new Journal(home)); its pid is the one skipped. */
   readonly journal?: Journal;
-  /** How long a Cairn event masks the same change found on disk, ms (default 2000). */
+  /** How long a Cairn event masks the same change found on disk, ms (default 5000). */
   readonly dedupeMs?: number;
   /** Quiet time per path before an outside edit is reported, ms (default 50). */
   readonly debounceMs?: number;

@@ -28,7 +28,7 @@ import type { Scope } from '../../common/memory/constants';
 import { SCOPES } from '../../common/memory/constants';
 import { outsideEditEvent, type MemoryChangeEvent } from '../../common/memory/events';
 import { isListedName } from '../../common/memory/paths';
-import type { MemorySession, ScopeBinding } from '../memory/memory-service';
+import type { MemorySession, ScopeBinding } from '../memory/session';
 import { lockPathFor } from '../runtime/local-lock';
 
 export interface ExternalWatcherOptions {
@@ -229,8 +229,6 @@ class RootWatcher {
       return;
     }
     this.pending.delete(p);
-    // Cached listings of this runtime may predate the change.
-    this.binding.runtime.forget();
     this.options.onChange(found.event);
   }
 

@@ -3,3 +3,4 @@ export { ChangeFeed, accountsFor, type ChangeFeedOptions, type ChangeListener, t
 export { ExternalWatcher, type ExternalWatcherOptions } from './external-watcher';
 export { Journal, journalLine, type JournalEvent, type JournalOptions } from './journal';
 export { JournalTail, type JournalTailOptions } from './tail';
+export { concerns, subscribeSession, type ChangeSource } from './session-changes';

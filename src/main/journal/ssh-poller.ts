@@ -4,9 +4,8 @@
  * ExternalWatcher for roots no local watcher can see.
  *
  * - Every `pollMs` (default 1 s, well inside the feed's 2 s dedupe window) the whole scope is
- *   listed in one round trip (files only, the same request as the context index; the remote
- *   helper answers "same" in a few bytes when nothing changed). The first listing is the
- *   baseline: nothing is reported for it.
+ *   listed in one round trip (files only, the same request as the context index). The first
+ *   listing is the baseline: nothing is reported for it.
  * - A file that appeared, changed (size or mtime) or vanished since the last listing is reported as
  *   create, update or delete; the contents of changed files are fetched in one more round trip to
  *   give each event its sha256, so `seen()` can tell Cairn's own writes (reported through the
@@ -17,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, type Scope } from '../../common/memory/constants';
 import { outsideEditEvent, type MemoryChangeEvent } from '../../common/memory/events';
-import type { MemorySession, ScopeBinding } from '../memory/memory-service';
+import type { MemorySession, ScopeBinding } from '../memory/session';
 import type { ListedEntry } from '../runtime/runtime';
 
 /** At most this many changed files are fetched (one request) to hash them, per poll. */
@@ -73,8 +72,7 @@ export class SshPoller {
     const b = this.binding;
     let listed: ListedEntry[] | null;
     try {
-      // reuse: an unchanged scope is answered "same" by the remote helper, in a few bytes.
-      listed = await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true, reuse: true });
+      listed = await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true });
     } catch {
       return; // unreachable now; the next poll tries again
     }

@@ -1,7 +1,8 @@
 /**
  * Cairn's MCP server over Streamable HTTP, at `/mcp` on the host's loopback server (the app and
- * `cairn serve`), for agents configured by URL. The web server (../api/web-server.ts) has already
- * checked Host, Origin and the bearer token when a request gets here.
+ * `cairn serve`), for agents configured by URL. The host gives `handle` to its web server as the
+ * /mcp route (src/main/host/app-host.ts), which has already checked Host, Origin and the bearer
+ * token when a request gets here.
  *
  * Sessions: each MCP session (an `initialize` without an `Mcp-Session-Id`) gets its own McpServer,
  * its own StreamableHTTPServerTransport and its own workspace binding, fixed at initialize from:
@@ -27,9 +28,11 @@ import * as path from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { MODES, type Mode } from '../../common/memory/constants';
-import type { RouterContext } from '../api/router';
-import type { MemorySession } from '../memory/memory-service';
-import { RegistryError } from '../workspaces/registry';
+import type { ChangeSource } from '../journal/session-changes';
+import type { ContextBuilder } from '../memory/context-builder';
+import type { MemoryService } from '../memory/memory-service';
+import type { MemorySession } from '../memory/session';
+import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
 import { createMemoryMcpServer, type MemoryMcp } from './memory-mcp-server';
 import { mcpSession } from './session-binding';
 
@@ -39,9 +42,12 @@ export const WORKSPACE_HEADER = 'x-cairn-workspace';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface McpHttpEndpointOptions {
-  readonly context: RouterContext;
-  /** Cairn's home (for sessions of directories outside any workspace). */
-  readonly home: string;
+  /** The host's services, shared by every session. */
+  readonly service: MemoryService;
+  readonly builder: ContextBuilder;
+  /** Binds sessions to workspaces (and is the home of directories outside any workspace). */
+  readonly registry: WorkspaceRegistry;
+  readonly changes: ChangeSource;
   readonly maxSessions?: number;
   /** Close a session after this long without a request, ms (default one day). */
   readonly idleMs?: number;
@@ -95,7 +101,7 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 }
 
 export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpEndpoint {
-  const { context, home } = options;
+  const { service, builder, registry, changes } = options;
   const live = new Map<string, LiveSession>();
   const maxSessions = options.maxSessions ?? 100;
   const idleMs = options.idleMs ?? 24 * 60 * 60 * 1000;
@@ -118,9 +124,9 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     if (workspace !== null && cwd !== null) throw new BindingError(400, 'Give either workspace or cwd, not both.');
     if (cwd !== null && !path.isAbsolute(cwd)) throw new BindingError(400, 'cwd must be an absolute directory path.');
     try {
-      if (workspace !== null) return { session: await context.registry.session(workspace), mode };
-      if (cwd !== null) return { session: await mcpSession(context.registry, home, cwd), mode };
-      return { session: await context.registry.session(null), mode };
+      if (workspace !== null) return { session: await registry.session(workspace), mode };
+      if (cwd !== null) return { session: await mcpSession(registry, cwd), mode };
+      return { session: await registry.session(null), mode };
     } catch (err) {
       if (err instanceof RegistryError) throw new BindingError(400, err.message);
       throw err;
@@ -135,7 +141,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       await idle[1].transport.close().catch(() => {});
     }
     const { session, mode } = await bind(req, url);
-    const mcp = await createMemoryMcpServer({ service: context.service, builder: context.builder, session, mode, changes: context.changes });
+    const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes });
     let entry: LiveSession | null = null;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

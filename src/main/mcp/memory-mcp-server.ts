@@ -31,10 +31,11 @@ import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { memoryToolInputSchema } from '../../common/memory/schema';
 import { MEMORY_SEARCH_DESCRIPTION, MEMORY_TOOL_DESCRIPTION } from '../../common/memory/tool-description';
+import { subscribeSession, type ChangeSource } from '../journal/session-changes';
 import type { ContextBuilder } from '../memory/context-builder';
+import type { MemoryService } from '../memory/memory-service';
+import type { MemorySession } from '../memory/session';
 import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../memory/session-search';
-import type { MemoryService, MemorySession } from '../memory/memory-service';
-import { concerns, type ChangeSource } from '../api/router';
 import { MEMORY_URI_TEMPLATE, memoryUri, virtualPathOfUri } from './resource-uri';
 
 export const SERVER_NAME = 'cairn';
@@ -91,8 +92,9 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     },
     async (args) => {
       search.busy();
-      // Change events (journal append, notifications) follow the answers, once the session is quiet.
-      const result = await service.execute(args, session, { mode, actor: 'agent', deferEvents: true });
+      // `args` as validated by the schema above; MemoryService validates again, and reads a null
+      // field as absent (strict-mode providers send null for every field a command does not use).
+      const result = await service.execute(args, session, { mode, actor: 'agent' });
       return { content: [{ type: 'text', text: result.output }], isError: !result.ok };
     },
   );
@@ -104,16 +106,17 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     {
       title: 'Search memory',
       description: MEMORY_SEARCH_DESCRIPTION,
+      // Null means absent here too, as in the memory tool's schema.
       inputSchema: {
         query: z.string().min(1).max(1000).describe('Keywords to look for.'),
-        scope: z.enum(SCOPES).optional().describe('Only this scope.'),
-        limit: z.number().int().min(1).max(50).optional().describe(`At most this many files (default ${DEFAULT_SEARCH_LIMIT}).`),
+        scope: z.enum(SCOPES).nullish().describe('Only this scope.'),
+        limit: z.number().int().min(1).max(50).nullish().describe(`At most this many files (default ${DEFAULT_SEARCH_LIMIT}).`),
       },
       annotations: { title: 'Search memory', readOnlyHint: true, openWorldHint: false },
     },
     async ({ query, scope, limit }) => {
       search.busy();
-      return { content: [{ type: 'text', text: await search.search(query, { scope, limit }) }] };
+      return { content: [{ type: 'text', text: await search.search(query, { scope: scope ?? undefined, limit: limit ?? undefined }) }] };
     },
   );
 
@@ -189,16 +192,13 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     for (const uri of uris) if (subscribed.has(uri)) server.server.sendResourceUpdated({ uri }).catch(failed);
   };
   const onChange = (event: MemoryChangeEvent) => {
-    if (!concerns(event, session)) return;
-    // A change found on disk may not be in the cached listings yet.
-    if (event.actor === 'external') builder.forgetListings(session);
     search.changed();
     const touched = event.op === 'rename' && event.oldPath !== undefined ? [event.path, event.oldPath] : [event.path];
     for (const [uri, p] of subscribed) if (touched.some((t) => under(p, t))) updated.add(uri);
     if (event.op !== 'update' && resourcesUsed) listChanged = true;
     if ((listChanged || updated.size > 0) && timer === null) timer = setTimeout(flush, options.notifyDelayMs ?? 20);
   };
-  const unsubscribe = options.changes?.subscribe(onChange);
+  const unsubscribe = options.changes ? subscribeSession(options.changes, session, onChange) : undefined;
   let unwatch: (() => void) | undefined;
   let closed = false;
   function watchRoots(): void {

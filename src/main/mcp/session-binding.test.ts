@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { localRuntime } from '../host/home-services';
 import { WorkspaceRegistry } from '../workspaces/registry';
 import { mcpSession } from './session-binding';
 
@@ -13,18 +14,18 @@ afterEach(async () => {
 
 describe('the workspace an MCP client gets', () => {
   it('is never an SSH workspace whose remote path happens to equal the local directory', async () => {
-    const registry = new WorkspaceRegistry(sb.home);
+    const registry = new WorkspaceRegistry(sb.home, { local: localRuntime() });
     // Nothing listens on port 1: the host is unreachable, and it is registered anyway (with a warning).
     const { entry } = await registry.addSsh({ name: 'remote', host: '127.0.0.1:1', path: sb.checkout });
-    const session = await mcpSession(registry, sb.home, sb.checkout);
+    const session = await mcpSession(registry, sb.checkout);
     expect(session.workspaceId).not.toBe(entry.id);
     expect(session.scopes.project.available).toBe(true);
   });
 
   it('is the registered local workspace containing the directory', async () => {
-    const registry = new WorkspaceRegistry(sb.home);
+    const registry = new WorkspaceRegistry(sb.home, { local: localRuntime() });
     const local = await registry.add('widgets', sb.checkout);
-    const session = await mcpSession(registry, sb.home, sb.checkout);
+    const session = await mcpSession(registry, sb.checkout);
     expect(session.workspaceId).toBe(local.id);
   });
 });

@@ -5,13 +5,13 @@
  * session for the directory alone (global scope, and the workspace scope keyed by the directory).
  */
 import * as path from 'node:path';
-import type { MemorySession } from '../memory/memory-service';
+import type { MemorySession } from '../memory/session';
 import { findGitRoot } from '../workspaces/identity';
 import type { WorkspaceRegistry } from '../workspaces/registry';
 import { resolveLocalSession } from '../workspaces/session';
 
 /** The session of an agent started in `cwd` (see the module header for the rules). */
-export async function mcpSession(registry: WorkspaceRegistry, home: string, cwd: string, workspaceId?: string): Promise<MemorySession> {
+export async function mcpSession(registry: WorkspaceRegistry, cwd: string, workspaceId?: string): Promise<MemorySession> {
   if (workspaceId) return registry.session(workspaceId);
   const dir = path.resolve(cwd);
   const containing = registry
@@ -25,5 +25,5 @@ export async function mcpSession(registry: WorkspaceRegistry, home: string, cwd:
     const entry = await registry.add(path.basename(gitRoot), gitRoot);
     return registry.session(entry.id);
   }
-  return resolveLocalSession({ home, cwd: dir });
+  return resolveLocalSession({ home: registry.home, cwd: dir }, registry.local);
 }

@@ -4,6 +4,8 @@
  * rename) under the cross-process lock beside the file, so the app and CLI processes can register
  * workspaces at the same time.
  *
+ * A local workspace's scopes, and the global and workspace scopes of every session, are reached
+ * through the LocalRuntime the registry is given (the process's one: src/main/host/home-services.ts).
  * A remote workspace's session reaches its project scope through an SshRuntime (one pooled
  * connection per host); its global and workspace scopes stay on this machine. When the host
  * cannot be used (down, or its host key not trusted), the project scope is unavailable with the
@@ -16,10 +18,10 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { settingsSchema } from '../../common/api/settings';
 import type { Scope } from '../../common/memory/constants';
-import type { MemorySession, ScopeBinding } from '../memory/memory-service';
+import type { MemorySession, ScopeBinding } from '../memory/session';
 import { recordHostKey, type HostKeyState } from '../runtime/ssh/known-hosts';
 import { withLocalLock } from '../runtime/local-lock';
-import { LocalRuntime } from '../runtime/local-runtime';
+import type { Runtime } from '../runtime/runtime';
 import type { ConnectionOptions } from '../runtime/ssh/ssh-connection';
 import { SshError } from '../runtime/ssh/ssh-error';
 import type { CheckoutFacts, SshRuntime } from '../runtime/ssh/ssh-runtime';
@@ -95,9 +97,9 @@ export class RegistryError extends Error {
   override readonly name = 'RegistryError';
 }
 
-const sharedLocal = new LocalRuntime();
-
 export interface RegistryOptions {
+  /** The runtime of this machine's disk (the process's one LocalRuntime). */
+  readonly local: Runtime;
   /** Where ~/.ssh is, and the environment (SSH_AUTH_SOCK); tests point these elsewhere. */
   readonly ssh?: Omit<ResolveOptions, 'home'>;
   readonly connection?: ConnectionOptions;
@@ -108,12 +110,15 @@ export class WorkspaceRegistry {
   /** Facts of remote checkouts (git root, project id), found once per process per workspace. */
   private readonly remoteFacts = new Map<string, { gitRoot: string | null; projectId: string | null }>();
   private readonly runtimes = new Map<string, SshRuntime>();
+  /** The runtime of this machine's disk, which sessions reach their local scopes through. */
+  readonly local: Runtime;
 
   constructor(
     readonly home: string,
-    private readonly options: RegistryOptions = {},
+    private readonly options: RegistryOptions,
   ) {
     this.file = path.join(home, 'config.json');
+    this.local = options.local;
   }
 
   private read(): { workspaces: WorkspaceEntry[]; settings: Settings } {
@@ -203,7 +208,7 @@ export class WorkspaceRegistry {
         workspaceId: null,
         projectId: null,
         scopes: {
-          global: { scope: 'global', available: true, runtime: sharedLocal, root: { path: globalRoot(this.home), anchor: this.home } },
+          global: { scope: 'global', available: true, runtime: this.local, root: { path: globalRoot(this.home), anchor: this.home } },
           project: none('project'),
           workspace: none('workspace'),
         },
@@ -212,7 +217,7 @@ export class WorkspaceRegistry {
     const entry = this.get(workspaceId);
     if (!entry) throw new RegistryError(`No workspace ${workspaceId} is registered; add it first.`);
     if (entry.kind === 'ssh') return this.sshSession(entry);
-    return resolveLocalSession({ home: this.home, cwd: entry.path, workspaceId: entry.id }, sharedLocal);
+    return resolveLocalSession({ home: this.home, cwd: entry.path, workspaceId: entry.id }, this.local);
   }
 
   // ---- remote workspaces ----
@@ -370,8 +375,8 @@ export class WorkspaceRegistry {
     const runtime = await this.runtimeOf(entry);
     const local = (scope: 'global' | 'workspace'): ScopeBinding =>
       scope === 'global'
-        ? { scope, available: true, runtime: sharedLocal, root: { path: globalRoot(this.home), anchor: this.home } }
-        : { scope, available: true, runtime: sharedLocal, root: { path: workspaceRoot(this.home, entry.id), anchor: this.home } };
+        ? { scope, available: true, runtime: this.local, root: { path: globalRoot(this.home), anchor: this.home } }
+        : { scope, available: true, runtime: this.local, root: { path: workspaceRoot(this.home, entry.id), anchor: this.home } };
     let project: ScopeBinding;
     let projectId = this.remoteFacts.get(entry.id)?.projectId ?? entry.projectId;
     try {

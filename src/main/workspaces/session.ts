@@ -1,12 +1,12 @@
 /**
  * Builds the MemorySession of an agent or a command from where it runs: the global scope under the
- * home, the workspace scope of its checkout, and the project scope at the checkout's git root.
- * (The registry of named and remote workspaces arrives with the SSH runtime.)
+ * home, the workspace scope of its checkout, and the project scope at the checkout's git root, all
+ * reached through the runtime it is given (the process's one LocalRuntime; see
+ * src/main/host/home-services.ts). Named and remote workspaces: ./registry.ts.
  */
 import * as path from 'node:path';
 import type { Scope } from '../../common/memory/constants';
-import type { MemorySession, ScopeBinding } from '../memory/memory-service';
-import { LocalRuntime } from '../runtime/local-runtime';
+import type { MemorySession, ScopeBinding } from '../memory/session';
 import type { Runtime } from '../runtime/runtime';
 import { findGitRoot, projectIdFor, workspaceIdFor } from './identity';
 
@@ -17,8 +17,6 @@ export interface SessionRequest {
   /** An explicit workspace id; default: derived from the checkout. */
   readonly workspaceId?: string;
 }
-
-const sharedLocal = new LocalRuntime();
 
 export const NO_PROJECT_REASON =
   'the working directory is not inside a git repository, so there is no project. Project memory lives in .cairn/memory at the root of a git checkout; use /memories/workspace or /memories/global instead.';
@@ -35,7 +33,7 @@ export function projectRoot(checkout: string): string {
   return path.join(checkout, '.cairn', 'memory');
 }
 
-export async function resolveLocalSession(req: SessionRequest, runtime: Runtime = sharedLocal): Promise<MemorySession> {
+export async function resolveLocalSession(req: SessionRequest, runtime: Runtime): Promise<MemorySession> {
   const cwd = path.resolve(req.cwd);
   const gitRoot = await findGitRoot(cwd);
   const checkout = gitRoot ?? cwd;

@@ -1,0 +1,89 @@
+/**
+ * The long-lived host the app (src/main/electron) and `cairn serve` run: a home's services with a
+ * change feed (./home-services.ts), the oRPC router's context over them, and the loopback web
+ * server with Cairn's MCP endpoint given to it as the /mcp route. This is where api/ and mcp/ meet;
+ * neither imports the other.
+ *
+ *   const host = openAppHost(home);                       // services + router context
+ *   const web = await startWebHost(host, { port, host: '127.0.0.1', staticDir });
+ *   ...
+ *   await web.close(); await host.close();               // MCP sessions and server, then services
+ */
+import type { RouterContext } from '../api/router';
+import { createRouterContext } from '../api/router';
+import { startWebServer, type WebServer } from '../api/web-server';
+import { createMcpHttpEndpoint, MCP_HTTP_PATH, type McpHttpEndpoint } from '../mcp/http-endpoint';
+import { loadOrCreateMcpToken } from '../mcp/mcp-token';
+import { resolveHome } from '../workspaces/identity';
+import { openHome, type LiveHomeServices, type OpenHomeOptions } from './home-services';
+
+/**
+ * How long the host keeps watching a workspace's roots after its last page stops looking: a reload
+ * or a workspace opened again within this time starts at once instead of rescanning its roots.
+ */
+export const WATCH_LINGER_MS = 10 * 60_000;
+
+/** A home's services with a feed, and the router's context over them. */
+export type AppHost = LiveHomeServices & RouterContext;
+
+/** Opens `home` for a long-lived host (the feed lingers: WATCH_LINGER_MS). */
+export function openAppHost(home: string, options: Omit<OpenHomeOptions, 'feed'> = {}): AppHost {
+  const services = openHome(home, { ...options, feed: { lingerMs: WATCH_LINGER_MS } });
+  // Setup lines name the home only when it is not the one Cairn finds by default.
+  const context = createRouterContext({ ...services, setupHome: home !== resolveHome() ? home : undefined });
+  return { ...context, ...services };
+}
+
+export interface WebHostOptions {
+  readonly port: number;
+  readonly host: string;
+  /** The built renderer, or null to serve no UI. */
+  readonly staticDir: string | null;
+  /** The per-launch token of the API (default: a new random one). */
+  readonly token?: string;
+  /** The MCP endpoint at /mcp: its token (default: <home>/mcp-token, made on first use) and limits. */
+  readonly mcp?: { readonly token?: string; readonly maxSessions?: number; readonly idleMs?: number };
+}
+
+export interface WebHost extends WebServer {
+  /** The MCP endpoint's live sessions. */
+  readonly endpoint: McpHttpEndpoint;
+}
+
+/**
+ * Starts the web server of `host`, with MCP at /mcp. close() ends the MCP sessions, then the
+ * server; the host's services stay open (the caller closes them after).
+ */
+export async function startWebHost(host: AppHost, options: WebHostOptions): Promise<WebHost> {
+  const endpoint = createMcpHttpEndpoint({
+    service: host.service,
+    builder: host.builder,
+    registry: host.registry,
+    changes: host.changes,
+    ...(options.mcp?.maxSessions !== undefined ? { maxSessions: options.mcp.maxSessions } : {}),
+    ...(options.mcp?.idleMs !== undefined ? { idleMs: options.mcp.idleMs } : {}),
+  });
+  let server: WebServer;
+  try {
+    const token = options.mcp?.token ?? loadOrCreateMcpToken(host.home);
+    server = await startWebServer({
+      context: host,
+      port: options.port,
+      host: options.host,
+      staticDir: options.staticDir,
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      mcp: { path: MCP_HTTP_PATH, token, handle: (req, res, url) => endpoint.handle(req, res, url) },
+    });
+  } catch (err) {
+    await endpoint.close(); // its idle sweep would otherwise outlive a server that never listened
+    throw err;
+  }
+  return {
+    ...server,
+    endpoint,
+    close: async () => {
+      await endpoint.close();
+      await server.close();
+    },
+  };
+}

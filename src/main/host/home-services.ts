@@ -1,0 +1,110 @@
+/**
+ * The one place a process opens a Cairn home's services, and closes them in order. Every host
+ * uses it: the app (src/main/electron), `cairn serve` and the tests' hosts (./app-host.ts),
+ * `cairn mcp`, and the short-lived commands (`cairn tool`, `context`, `pin`, `unpin`, `stats`,
+ * `workspace`).
+ *
+ *   const home = openHome(resolveHome(), { feed: true });
+ *   const session = await home.registry.session(workspaceId);
+ *   await home.service.execute(command, session, { mode: 'exec', actor: 'agent' });
+ *   ...
+ *   await home.close();
+ *
+ * What it opens, one of each per home:
+ * - `runtime`: the process's ONE LocalRuntime (localRuntime()), shared by every home the process
+ *   opens, by the registry and by every local session. Its in-process mutex is what orders two
+ *   writes of this process to one scope root, so a second instance would let them interleave.
+ * - `usage` (pins and usage, <home>/memory-meta.json) and `journal` (<home>/journal/);
+ * - `service`: the MemoryService, recording usage and appending every change to the journal;
+ * - `registry`: the workspaces of <home>/config.json, reached through `runtime` (and SSH);
+ * - `builder`: the ContextBuilder (index, hot set, relevance, the UI's listing);
+ * - `changes`, with `feed`: a ChangeFeed (this process's writes, other processes' through the
+ *   journal, outside edits to watched roots), for the hosts that follow changes live (the app,
+ *   `cairn serve`, `cairn mcp`); null otherwise.
+ *
+ * close() stops the feed (watchers, the journal tail), then writes the usage still pending, then
+ * waits for a journal rotation in progress: after it, everything the process did is on disk.
+ * It is idempotent; the services must not be used after it.
+ */
+import { ChangeFeed, type ChangeFeedOptions } from '../journal/change-feed';
+import { Journal } from '../journal/journal';
+import { ContextBuilder } from '../memory/context-builder';
+import { MemoryService } from '../memory/memory-service';
+import { UsageStore } from '../memory/usage-store';
+import { LocalRuntime } from '../runtime/local/local-runtime';
+import { WorkspaceRegistry, type RegistryOptions } from '../workspaces/registry';
+
+let processRuntime: LocalRuntime | null = null;
+
+/** The process's one LocalRuntime (made on first use). */
+export function localRuntime(): LocalRuntime {
+  processRuntime ??= new LocalRuntime();
+  return processRuntime;
+}
+
+/** How a feed is tuned (its home, journal and service are the home's own). */
+export type FeedOptions = Omit<ChangeFeedOptions, 'home' | 'journal' | 'service'>;
+
+export interface OpenHomeOptions {
+  /** Follow changes live with a ChangeFeed (true, or its options). Default: no feed. */
+  readonly feed?: boolean | FeedOptions;
+  /** How SSH hosts are reached (tests point ~/.ssh and the agent elsewhere). */
+  readonly ssh?: RegistryOptions['ssh'];
+  readonly connection?: RegistryOptions['connection'];
+}
+
+export interface HomeServices {
+  /** The home's directory. */
+  readonly home: string;
+  readonly runtime: LocalRuntime;
+  readonly usage: UsageStore;
+  readonly journal: Journal;
+  readonly service: MemoryService;
+  readonly registry: WorkspaceRegistry;
+  readonly builder: ContextBuilder;
+  /** The live change feed, when asked for (OpenHomeOptions.feed). */
+  readonly changes: ChangeFeed | null;
+  /** Closes everything, in order (see the module header); idempotent. */
+  close(): Promise<void>;
+}
+
+/** The services of a home opened with a feed. */
+export interface LiveHomeServices extends HomeServices {
+  readonly changes: ChangeFeed;
+}
+
+export function openHome(home: string, options: OpenHomeOptions & { feed: true | FeedOptions }): LiveHomeServices;
+export function openHome(home: string, options?: OpenHomeOptions): HomeServices;
+export function openHome(home: string, options: OpenHomeOptions = {}): HomeServices {
+  const runtime = localRuntime();
+  const usage = new UsageStore(home);
+  const journal = new Journal(home);
+  const service = new MemoryService({ usage, sink: journal });
+  const registry = new WorkspaceRegistry(home, {
+    local: runtime,
+    ...(options.ssh ? { ssh: options.ssh } : {}),
+    ...(options.connection ? { connection: options.connection } : {}),
+  });
+  const builder = new ContextBuilder(usage);
+  const feedOptions = options.feed === true ? {} : options.feed || null;
+  const changes = feedOptions ? new ChangeFeed({ ...feedOptions, home, journal, service }) : null;
+  let closing: Promise<void> | null = null;
+  return {
+    home,
+    runtime,
+    usage,
+    journal,
+    service,
+    registry,
+    builder,
+    changes,
+    close() {
+      closing ??= (async () => {
+        await changes?.close();
+        await usage.flush();
+        await journal.flush();
+      })();
+      return closing;
+    },
+  };
+}
