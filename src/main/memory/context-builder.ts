@@ -152,11 +152,7 @@ export class ContextBuilder {
   /** The memory index of a snapshot. */
   index(snapshot: ContextSnapshot): string {
     const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);
-    return renderIndex(
-      snapshot.files,
-      notes,
-      snapshot.capped.map((scope) => formatMemoryPath(scope)),
-    );
+    return renderIndex(snapshot.files, notes, snapshot.capped.map((scope) => formatMemoryPath(scope)));
   }
 
   /** The hot set of a snapshot: pinned, then most used, read whole (files over the cap are skipped). */
