@@ -241,7 +241,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   });
 
   it('ends the least recently used idle session beyond the cap, and sessions idle too long', async () => {
-    const small = await startWebHost(host, { port: 0, host: '127.0.0.1', staticDir: null, mcp: { maxSessions: 2, idleMs: 300 } });
+    let clock = Date.now();
+    const IDLE_MS = 60_000;
+    const small = await startWebHost(host, { port: 0, host: '127.0.0.1', staticDir: null, mcp: { maxSessions: 2, idleMs: IDLE_MS, now: () => clock } });
     try {
       const open = async () => {
         const c = new Client({ name: 'cap', version: '1' });
@@ -255,7 +257,12 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       await open();
       await expect(a.listTools()).rejects.toThrow(/404|unknown or has ended/);
       expect((await b.listTools()).tools).toHaveLength(2);
-      await new Promise((r) => setTimeout(r, 1000));
+      // Idle for exactly idleMs: kept. A moment longer: ended by the next sweep.
+      clock += IDLE_MS;
+      await small.endpoint.sweep();
+      expect((await b.listTools()).tools).toHaveLength(2);
+      clock += IDLE_MS + 1;
+      await small.endpoint.sweep();
       await expect(b.listTools()).rejects.toThrow(/404|unknown or has ended/);
     } finally {
       await small.close();

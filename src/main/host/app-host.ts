@@ -42,7 +42,7 @@ export interface WebHostOptions {
   /** The per-launch token of the API (default: a new random one). */
   readonly token?: string;
   /** The MCP endpoint at /mcp: its token (default: <home>/mcp-token, made on first use) and limits. */
-  readonly mcp?: { readonly token?: string; readonly maxSessions?: number; readonly idleMs?: number };
+  readonly mcp?: { readonly token?: string; readonly maxSessions?: number; readonly idleMs?: number; readonly now?: () => number };
 }
 
 export interface WebHost extends WebServer {
@@ -62,6 +62,7 @@ export async function startWebHost(host: AppHost, options: WebHostOptions): Prom
     changes: host.changes,
     ...(options.mcp?.maxSessions !== undefined ? { maxSessions: options.mcp.maxSessions } : {}),
     ...(options.mcp?.idleMs !== undefined ? { idleMs: options.mcp.idleMs } : {}),
+    ...(options.mcp?.now !== undefined ? { now: options.mcp.now } : {}),
   });
   let server: WebServer;
   try {

@@ -51,11 +51,15 @@ export interface McpHttpEndpointOptions {
   readonly maxSessions?: number;
   /** Close a session after this long without a request, ms (default one day). */
   readonly idleMs?: number;
+  /** The clock idleness is measured by, ms (default Date.now; tests move a fake one and call sweep()). */
+  readonly now?: () => number;
 }
 
 export interface McpHttpEndpoint {
   /** Answers one request to /mcp (already authenticated). */
   handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void>;
+  /** Closes the sessions idle for longer than `idleMs` now (also done every min(idleMs, 1 min)). */
+  sweep(): Promise<void>;
   /** Live sessions: id -> the workspace they are bound to. */
   sessions(): ReadonlyMap<string, { workspaceId: string | null; mode: Mode }>;
   close(): Promise<void>;
@@ -106,14 +110,16 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   const maxSessions = options.maxSessions ?? 100;
   const idleMs = options.idleMs ?? 24 * 60 * 60 * 1000;
 
-  const sweep = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, s] of live) if (s.inFlight === 0 && now - s.lastUsed > idleMs) void s.transport.close().catch(() => {}).finally(() => live.delete(id));
-    },
-    Math.min(idleMs, 60_000),
-  );
-  sweep.unref();
+  const now = options.now ?? Date.now;
+
+  const sweep = async (): Promise<void> => {
+    const t = now();
+    const idle = [...live].filter(([, s]) => s.inFlight === 0 && t - s.lastUsed > idleMs);
+    for (const [id] of idle) live.delete(id);
+    await Promise.all(idle.map(([, s]) => s.transport.close().catch(() => {})));
+  };
+  const sweeper = setInterval(() => void sweep(), Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   const bind = async (req: http.IncomingMessage, url: URL): Promise<{ session: MemorySession; mode: Mode }> => {
     const header = req.headers[WORKSPACE_HEADER];
@@ -146,7 +152,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        entry = { transport, mcp, workspaceId: session.workspaceId, mode, inFlight: 1, lastUsed: Date.now() };
+        entry = { transport, mcp, workspaceId: session.workspaceId, mode, inFlight: 1, lastUsed: now() };
         live.set(id, entry);
       },
     });
@@ -175,12 +181,12 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
           // not work in flight, so it does not keep an idle session alive.
           const busy = req.method !== 'GET';
           if (busy) s.inFlight++;
-          s.lastUsed = Date.now();
+          s.lastUsed = now();
           try {
             await s.transport.handleRequest(req, res);
           } finally {
             if (busy) s.inFlight--;
-            s.lastUsed = Date.now();
+            s.lastUsed = now();
           }
           return;
         }
@@ -193,9 +199,10 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
         throw err;
       }
     },
+    sweep,
     sessions: () => new Map([...live].map(([id, s]) => [id, { workspaceId: s.workspaceId, mode: s.mode }])),
     async close() {
-      clearInterval(sweep);
+      clearInterval(sweeper);
       const all = [...live.values()];
       live.clear();
       await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
