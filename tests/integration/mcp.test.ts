@@ -114,6 +114,28 @@ describe('cairn mcp over stdio', () => {
     expect(text(missing)).toBe('Error: Missing required parameter `file_text` for command `create`.');
   });
 
+  it('has a write in the change journal by the time its answer arrives: a server killed right after loses none', async () => {
+    const client = await connect();
+    const pid = (client.transport as StdioClientTransport).pid!;
+    const exited = new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 10);
+    });
+    const paths = ['/memories/global/k1.md', '/memories/global/k2.md', '/memories/global/k3.md'];
+    for (const p of paths) expect((await client.callTool({ name: 'memory', arguments: { command: 'create', path: p, file_text: 'kept\n' } })).isError).toBeFalsy();
+    process.kill(pid, 'SIGKILL'); // no chance to flush anything on the way out
+    await exited;
+    const journal = await fs.readFile(path.join(sb.home, 'journal', 'journal.jsonl'), 'utf8');
+    const logged = journal.split('\n').filter(Boolean).map((l) => JSON.parse(l) as MemoryChangeEvent & { pid: number }).filter((e) => e.pid === pid);
+    expect(logged.map((e) => [e.op, e.path, e.actor])).toEqual(paths.map((p) => ['create', p, 'agent']));
+  });
+
   it('honours --mode', async () => {
     const client = await connect(['--mode', 'plan']);
     const refused = await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/x.md', file_text: 'x' } });
