@@ -806,7 +806,7 @@ async function measureChangeFeed(sandbox: () => Promise<Sandbox>): Promise<Chang
   const floor: number[] = [];
   {
     const box = await sandbox();
-    const service = new MemoryService({ journal: new Journal(box.home) });
+    const service = new MemoryService({ sink: new Journal(box.home) });
     const feed = new ChangeFeed({ home: box.home, service });
     let record = false;
     const stop = feed.subscribe((e) => {

@@ -181,23 +181,20 @@ export class MemoryTool {
   ): Promise<string> {
     const b = availableScope(session, target.scope);
     let result = '';
+    // One mapping, outside the lock: a runtime's BUSY must leave withLock as it is (an SSH
+    // runtime tries again on it), and the operation's own cases read as this command's.
     const data = await mapRuntimeErrors(
       () =>
         b.runtime.withLock(b.root, () =>
-          mapRuntimeErrors(
-            () =>
-              b.runtime.editFile(b.root, target.segments, MAX_FILE_BYTES, (bytes) => {
-                const next = change(decodeText(bytes, target.path));
-                result = next.result;
-                return encodeContent(target.path, next.content, options.actor);
-              }),
-            command,
-            target.path,
-            fileCases(target.path),
-          ),
+          b.runtime.editFile(b.root, target.segments, MAX_FILE_BYTES, (bytes) => {
+            const next = change(decodeText(bytes, target.path));
+            result = next.result;
+            return encodeContent(target.path, next.content, options.actor);
+          }),
         ),
       command,
       target.path,
+      fileCases(target.path),
     );
     recordUse(this.usage, session, target, options.actor);
     this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'update' }, data);
@@ -231,9 +228,10 @@ export class MemoryTool {
     const b = availableScope(session, target.scope);
     const missing = () => errors.notFoundForDelete(target.path);
     await mapRuntimeErrors(
-      () => b.runtime.withLock(b.root, () => mapRuntimeErrors(() => b.runtime.remove(b.root, target.segments), 'delete', target.path, { ENOENT: missing, ENOTDIR: missing })),
+      () => b.runtime.withLock(b.root, () => b.runtime.remove(b.root, target.segments)),
       'delete',
       target.path,
+      { ENOENT: missing, ENOTDIR: missing },
     );
     const id = memoryIdentity(target.scope, session, target.segments);
     if (this.usage && id !== null) this.usage.record({ type: 'delete', id });
@@ -248,9 +246,10 @@ export class MemoryTool {
     // then a directory moving into itself.
     const cases = { EEXIST: () => errors.destinationExists(dest.path), ENOENT: missing, ENOTDIR: missing, EINVAL: () => errors.intoItself(source.path, dest.path) };
     await mapRuntimeErrors(
-      () => b.runtime.withLock(b.root, () => mapRuntimeErrors(() => b.runtime.rename(b.root, source.segments, dest.segments), 'rename', source.path, cases)),
+      () => b.runtime.withLock(b.root, () => b.runtime.rename(b.root, source.segments, dest.segments)),
       'rename',
       source.path,
+      cases,
     );
     const from = memoryIdentity(source.scope, session, source.segments);
     const to = memoryIdentity(dest.scope, session, dest.segments);
