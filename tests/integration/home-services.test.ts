@@ -20,8 +20,8 @@ afterEach(async () => {
   await sb.cleanup();
 });
 
-function open(...args: Parameters<typeof openHome>): HomeServices {
-  const services = openHome(...args);
+/** Services closed when the test ends. */
+function open<T extends HomeServices>(services: T): T {
   opened.push(services);
   return services;
 }
@@ -32,8 +32,8 @@ function runtimesOf(session: MemorySession): unknown[] {
 
 describe('openHome', () => {
   it('reaches the local disk through one LocalRuntime per process, whatever home or session', async () => {
-    const a = open(sb.home);
-    const b = open(path.join(sb.dir, 'other-home'));
+    const a = open(openHome(sb.home));
+    const b = open(openHome(path.join(sb.dir, 'other-home')));
     expect(a.runtime).toBe(localRuntime());
     expect(b.runtime).toBe(a.runtime);
     const workspace = await a.registry.add('widgets', sb.checkout);
@@ -49,7 +49,7 @@ describe('openHome', () => {
   });
 
   it("journals a write and tells the feed before the command resolves, and close() leaves the write's uses on disk", async () => {
-    const services = open(sb.home, { feed: true });
+    const services = open(openHome(sb.home, { feed: true }));
     const heard: MemoryChangeEvent[] = [];
     const unsubscribe = services.changes.subscribe((e) => heard.push(e));
     const created = await services.service.execute({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' }, sb.session, { mode: 'exec', actor: 'agent' });
@@ -64,14 +64,14 @@ describe('openHome', () => {
     await services.close(); // idempotent
 
     // What a new process finds: the write and the view, two uses.
-    const later = open(sb.home);
+    const later = open(openHome(sb.home));
     const file = (await later.builder.snapshot(sb.session)).files.find((f) => f.path === '/memories/global/a.md');
     expect(file?.stats).toMatchObject({ accessCount: 2 });
     expect(file?.stats.lastWriteAt).not.toBeNull();
   });
 
   it('opens no feed unless asked: a short-lived command starts no watcher or tail', () => {
-    expect(open(sb.home).changes).toBeNull();
-    expect(open(sb.home, { feed: { lingerMs: 5 } }).changes).not.toBeNull();
+    expect(open(openHome(sb.home)).changes).toBeNull();
+    expect(open(openHome(sb.home, { feed: { lingerMs: 5 } })).changes).not.toBeNull();
   });
 });
