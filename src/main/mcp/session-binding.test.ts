@@ -1,12 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
-import { localRuntime } from '../host/home-services';
 import { WorkspaceRegistry } from '../workspaces/registry';
 import { mcpSession } from './session-binding';
 
 let sb: Sandbox;
+let registry: WorkspaceRegistry;
 beforeEach(async () => {
   sb = await makeSandbox();
+  const global = sb.session.scopes.global;
+  if (!global.available) throw new Error('the sandbox has no global scope');
+  // The local runtime the sandbox's sessions use (the process's one).
+  registry = new WorkspaceRegistry(sb.home, { local: global.runtime });
 });
 afterEach(async () => {
   await sb.cleanup();
@@ -14,7 +18,6 @@ afterEach(async () => {
 
 describe('the workspace an MCP client gets', () => {
   it('is never an SSH workspace whose remote path happens to equal the local directory', async () => {
-    const registry = new WorkspaceRegistry(sb.home, { local: localRuntime() });
     // Nothing listens on port 1: the host is unreachable, and it is registered anyway (with a warning).
     const { entry } = await registry.addSsh({ name: 'remote', host: '127.0.0.1:1', path: sb.checkout });
     const session = await mcpSession(registry, sb.checkout);
@@ -23,7 +26,6 @@ describe('the workspace an MCP client gets', () => {
   });
 
   it('is the registered local workspace containing the directory', async () => {
-    const registry = new WorkspaceRegistry(sb.home, { local: localRuntime() });
     const local = await registry.add('widgets', sb.checkout);
     const session = await mcpSession(registry, sb.checkout);
     expect(session.workspaceId).toBe(local.id);
