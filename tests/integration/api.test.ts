@@ -45,7 +45,8 @@ async function collect(workspaceId: string | null, act: () => Promise<unknown>, 
   })();
   await ready;
   await act();
-  await Promise.race([reading, new Promise((r) => setTimeout(r, 500))]);
+  // Ends as soon as `count` arrived; the bound only keeps a failing test from hanging.
+  await Promise.race([reading, new Promise((r) => setTimeout(r, 5_000))]);
   controller.abort();
   return events;
 }
@@ -186,17 +187,23 @@ describe('memory.onChange', () => {
     const countingClient = createRouterClient(router, { context: counting });
     const controller = new AbortController();
     const stream = await countingClient.memory.onChange({ workspaceId: wsA }, { signal: controller.signal });
+    let subscribed!: () => void;
+    const ready = new Promise<void>((resolve) => (subscribed = resolve));
     const reading = (async () => {
       const got: unknown[] = [];
-      for await (const e of stream) got.push(e);
+      for await (const e of stream) {
+        got.push(e);
+        if (e.type === 'ready') subscribed();
+      }
       return got;
     })();
+    await ready; // the stream subscribes before it says it is ready
     await countingClient.memory.save({ workspaceId: wsA, path: '/memories/global/x.md', content: 'x', expectedSha256: null });
-    await new Promise((r) => setTimeout(r, 50));
     expect(listeners).toBe(1);
     controller.abort();
     await reading.catch(() => []);
-    await new Promise((r) => setTimeout(r, 50));
+    // The server's side ends on its own turn after the abort; bounded, not a fixed wait.
+    for (const deadline = Date.now() + 5_000; listeners > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
     expect(listeners).toBe(0);
   });
 });
