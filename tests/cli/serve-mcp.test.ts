@@ -56,14 +56,18 @@ it('serves MCP at /mcp with the token of <home>/mcp-token, live across processes
     expect(created.isError).toBeFalsy();
     expect(await fs.readFile(path.join(sb.roots.project, 'http.md'), 'utf8')).toBe('one\n');
     await client.subscribeResource({ uri: 'cairn://memory/project/http.md' });
-    await new Promise((r) => setTimeout(r, 100));
-    const other = await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'insert', path: '/memories/project/http.md', insert_line: 0, insert_text: 'zero' })]);
-    expect(other.status).toBe(0);
-    const deadline = Date.now() + 5000;
-    while (!updated.includes('cairn://memory/project/http.md') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(updated).toContain('cairn://memory/project/http.md');
+    // Another process edits the file. Notifications travel on the GET stream, which the client
+    // opens on its own after initialize: edit until one comes through, rather than guessing when.
+    let edits = 0;
+    for (let deadline = Date.now() + 10_000; !updated.includes('cairn://memory/project/http.md'); ) {
+      if (Date.now() > deadline) throw new Error(`no update notification after ${edits} edits`);
+      const other = await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'insert', path: '/memories/project/http.md', insert_line: 0, insert_text: 'zero' })]);
+      expect(other.status).toBe(0);
+      edits++;
+      for (const wait = Date.now() + 500; !updated.includes('cairn://memory/project/http.md') && Date.now() < wait; ) await new Promise((r) => setTimeout(r, 20));
+    }
     const read = await client.readResource({ uri: 'cairn://memory/project/http.md' });
-    expect((read.contents[0] as { text: string }).text).toBe('zero\none\n');
+    expect((read.contents[0] as { text: string }).text).toBe(`${'zero\n'.repeat(edits)}one\n`);
   } finally {
     await client.close();
   }

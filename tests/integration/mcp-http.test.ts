@@ -232,12 +232,15 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     });
     await b.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/shared.md', file_text: 'one' } });
     await a.subscribeResource({ uri: 'cairn://memory/project/shared.md' });
-    // The client opens its GET stream after initialize; give it a moment.
-    await new Promise((r) => setTimeout(r, 100));
-    await b.callTool({ name: 'memory', arguments: { command: 'str_replace', path: '/memories/project/shared.md', old_str: 'one', new_str: 'two' } });
-    await until('the update notification', () => updated.includes('cairn://memory/project/shared.md'));
+    // Notifications travel on the GET stream, which the client opens on its own after initialize:
+    // b edits until one comes through, rather than guessing how long opening it takes.
+    for (let i = 1; !updated.includes('cairn://memory/project/shared.md'); i++) {
+      if (i > 50) throw new Error('no update notification after 50 edits');
+      await b.callTool({ name: 'memory', arguments: { command: 'insert', path: '/memories/project/shared.md', insert_line: 0, insert_text: `edit ${i}` } });
+      await until('the update notification', () => updated.includes('cairn://memory/project/shared.md'), 200).catch(() => {});
+    }
     const read = await a.readResource({ uri: 'cairn://memory/project/shared.md' });
-    expect((read.contents[0] as { text: string }).text).toBe('two');
+    expect((read.contents[0] as { text: string }).text).toMatch(/^edit \d+\n(edit \d+\n)*one$/);
   });
 
   it('ends the least recently used idle session beyond the cap, and sessions idle too long', async () => {
