@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
 import { RuntimeError } from '../../src/main/runtime/runtime';
 import { SshConnection, SshError } from '../../src/main/runtime/ssh/ssh-connection';
@@ -44,6 +44,7 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
     sb = await makeSandbox();
   });
   afterEach(async () => {
+    vi.useRealTimers();
     for (const c of opened.splice(0)) c.close();
     await sb.cleanup();
   });
@@ -62,6 +63,25 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
     ...sb.session,
     scopes: { ...sb.session.scopes, project: { scope: 'project', available: true, runtime, root: { path: sb.roots.project, anchor: sb.checkout } } },
   });
+
+  /** Whether `p` has settled, once the I/O and promise callbacks already due have run (setImmediate is never faked here). */
+  async function settled(p: Promise<unknown>): Promise<boolean> {
+    let done = false;
+    p.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    await new Promise((r) => setImmediate(r));
+    return done;
+  }
+  /** Polls for an outcome with a deadline a loaded machine cannot miss. */
+  async function until(what: string, check: () => boolean): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
 
   async function failure(c: SshConnection): Promise<SshError> {
     const err = await c.ensure().then(
@@ -115,21 +135,34 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
   });
 
   it('reports a host that is down, and backs off before trying again', async () => {
+    // The backoff is read off Date.now(): a frozen clock, so the retry inside the backoff does not
+    // depend on how fast this machine gets from one attempt to the next.
+    vi.useFakeTimers({ toFake: ['Date'] });
     const c = connect({ port: 1 });
     const err = await failure(c);
     expect(err.message).toBe(`Cannot connect to ${sshd.user}@127.0.0.1:1: connection refused.`);
+    vi.setSystemTime(Date.now() + 249);
     const again = await failure(c);
     expect(again).toBe(err);
     expect(c.counters.connects).toBe(1);
+    // Once the first backoff (250 ms) is over, the next command tries the host again.
+    vi.setSystemTime(Date.now() + 1);
+    const third = await failure(c);
+    expect(third.message).toBe(err.message);
+    expect(c.counters.connects).toBe(2);
   });
 
   it('an idle connection closes itself, and the next command reconnects', async () => {
+    // The idle timer runs on a fake clock (the socket I/O stays real): closed at idleMs, not before.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const connection = connect({}, { idleMs: 300 });
     const runtime = new SshRuntime(connection);
     const root = { path: sb.roots.project, anchor: sb.checkout };
     expect(await runtime.stat(root, [], true)).toBeNull();
     expect(connection.connected).toBe(true);
-    await new Promise((r) => setTimeout(r, 600));
+    vi.advanceTimersByTime(299);
+    expect(connection.connected).toBe(true);
+    vi.advanceTimersByTime(1);
     expect(connection.connected).toBe(false);
     expect(await runtime.stat(root, [], true)).toBeNull();
     expect(connection.counters.connects).toBe(2);
@@ -152,8 +185,9 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
       const run = (input: unknown) => service.execute(input, session, { mode: 'exec', actor: 'agent' });
       expect((await run({ command: 'create', path: '/memories/project/a.md', file_text: 'one\n' })).ok).toBe(true);
       proxy.killAll();
-      // The loss may be noticed by this command or only after it; either way the next one works.
-      await new Promise((r) => setTimeout(r, 50));
+      // Between commands: the next command comes once the cut has been noticed (as it is while an
+      // agent thinks), so wait for that rather than for a guessed delay.
+      await until('the cut to be noticed', () => !connection.connected);
       const next = await run({ command: 'view', path: '/memories/project/a.md' });
       expect(next).toEqual({ ok: true, output: "Here's the content of /memories/project/a.md with line numbers:\n     1\tone\n     2\t" });
       expect(connection.counters.connects).toBe(2);
@@ -167,7 +201,9 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
       await runtime.probe();
       proxy.blackhole = true;
       const pending = service.execute({ command: 'create', path: '/memories/project/big.md', file_text: 'x'.repeat(90_000) }, session, { mode: 'exec', actor: 'agent' });
-      setTimeout(() => proxy.killAll(), 100);
+      // Cut once the write (all 90 000 bytes of it) is on the wire, not after a guessed delay.
+      await proxy.swallowed(90_000);
+      proxy.killAll();
       const result = await pending;
       expect(result).toEqual({
         ok: false,
@@ -183,16 +219,22 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
     });
 
     it('a host that goes silent mid-command fails it after the timeout, never hangs, then reconnects', async () => {
+      // The request timeout runs on a fake clock (the socket I/O stays real): the command fails
+      // exactly when requestTimeoutMs has passed since it was sent, whatever this machine's speed.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       const connection = connect({ port: proxy.port, knownHosts: await knownHostsFor(proxy.port) }, { requestTimeoutMs: 800 });
       const runtime = new SshRuntime(connection);
       const root = { path: sb.roots.project, anchor: sb.checkout };
       await runtime.probe();
       proxy.blackhole = true;
-      const started = Date.now();
-      const err = await runtime.stat(root, [], true).catch((e: unknown) => e);
+      const pending = runtime.stat(root, [], true).catch((e: unknown) => e);
+      await proxy.swallowed(1); // the request is on the wire, unanswered
+      vi.advanceTimersByTime(799);
+      expect(await settled(pending)).toBe(false);
+      vi.advanceTimersByTime(1);
+      const err = await pending;
       expect(err).toBeInstanceOf(RuntimeError);
       expect((err as RuntimeError).code).toBe('UNREACHABLE');
-      expect(Date.now() - started).toBeLessThan(3_000);
       expect(runtime.lastError?.message).toBe(`${sshd.user}@127.0.0.1:${proxy.port} did not answer within 1 s.`);
       proxy.blackhole = false;
       expect(await runtime.stat(root, [], true)).toBeNull();

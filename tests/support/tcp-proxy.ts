@@ -4,7 +4,10 @@
  * - `turns`: round trips as the client sees them, counted, not assumed: a turn is a burst of
  *   client->server data that follows server->client data (or starts the connection);
  * - `killAll()` cuts every connection (a dropped link); `blackhole` keeps connections open but
- *   delivers nothing either way (a host that went silent mid-command).
+ *   delivers nothing either way (a host that went silent mid-command);
+ * - `swallowed(bytes)` resolves once that many client->server bytes have been dropped by the
+ *   blackhole: the client has sent its request and it is in flight, so a test can cut or time it
+ *   out then, on that event rather than after a guessed delay.
  */
 import * as net from 'node:net';
 
@@ -12,15 +15,24 @@ export interface TcpProxy {
   readonly port: number;
   delayMs: number;
   blackhole: boolean;
-  readonly stats: { turns: number; up: number; down: number; connections: number };
+  readonly stats: { turns: number; up: number; down: number; connections: number; swallowedUp: number };
   resetStats(): void;
+  swallowed(bytes: number): Promise<void>;
   killAll(): void;
   close(): Promise<void>;
 }
 
 export async function startProxy(targetPort: number, options: { delayMs?: number } = {}): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
-  const stats = { turns: 0, up: 0, down: 0, connections: 0 };
+  const stats = { turns: 0, up: 0, down: 0, connections: 0, swallowedUp: 0 };
+  const swallowWaiters: { bytes: number; resolve: () => void }[] = [];
+  const onSwallowed = (n: number) => {
+    stats.swallowedUp += n;
+    for (const w of swallowWaiters.splice(0)) {
+      if (stats.swallowedUp >= w.bytes) w.resolve();
+      else swallowWaiters.push(w);
+    }
+  };
   const proxy: TcpProxy = {
     port: 0,
     delayMs: options.delayMs ?? 0,
@@ -30,6 +42,11 @@ export async function startProxy(targetPort: number, options: { delayMs?: number
       stats.turns = 0;
       stats.up = 0;
       stats.down = 0;
+      stats.swallowedUp = 0;
+    },
+    swallowed(bytes) {
+      if (stats.swallowedUp >= bytes) return Promise.resolve();
+      return new Promise<void>((resolve) => swallowWaiters.push({ bytes, resolve }));
     },
     killAll() {
       for (const s of sockets) s.destroy();
@@ -41,9 +58,12 @@ export async function startProxy(targetPort: number, options: { delayMs?: number
         server.close(() => resolve());
       }),
   };
-  const forward = (from: net.Socket, to: net.Socket, onChunk: (n: number) => void) => {
+  const forward = (from: net.Socket, to: net.Socket, onChunk: (n: number) => void, onDropped?: (n: number) => void) => {
     from.on('data', (chunk: Buffer) => {
-      if (proxy.blackhole) return;
+      if (proxy.blackhole) {
+        onDropped?.(chunk.length);
+        return;
+      }
       onChunk(chunk.length);
       if (proxy.delayMs > 0) setTimeout(() => to.writable && to.write(chunk), proxy.delayMs);
       else if (to.writable) to.write(chunk);
@@ -62,7 +82,7 @@ export async function startProxy(targetPort: number, options: { delayMs?: number
       stats.up += n;
       if (serverSpoke) stats.turns++;
       serverSpoke = false;
-    });
+    }, onSwallowed);
     forward(upstream, client, (n) => {
       stats.down += n;
       serverSpoke = true;
