@@ -140,17 +140,19 @@ describe('symlink escapes', () => {
     await fs.symlink(inside, notes);
     const flipper = spawn(process.execPath, [
       '-e',
+      // It flips until it is killed (or orphaned, should this process die), never for a fixed time:
+      // the writes below may take longer than any guess on a slow, loaded machine.
       `const fs = require('fs');
-       const [notes, inside, outside] = process.argv.slice(1);
-       const end = Date.now() + 30000;
+       const [notes, inside, outside, parent] = process.argv.slice(1);
        process.stdout.write('flipping\\n');
-       for (let i = 0; Date.now() < end; i++) {
+       for (let i = 0; String(process.ppid) === parent; i++) {
          const tmp = notes + '.flip' + (i % 2);
          try { fs.symlinkSync(i % 2 ? outside : inside, tmp); fs.renameSync(tmp, notes); } catch {}
        }`,
       notes,
       inside,
       outside,
+      String(process.pid),
     ]);
     const exited = new Promise((resolve) => flipper.on('exit', resolve));
     await new Promise((resolve) => flipper.stdout.once('data', resolve));

@@ -1,7 +1,7 @@
 // Logging in as a person who lives in `ssh` expects, against a real OpenSSH sshd on loopback: a
 // ~/.ssh/config alias (HostName, Port, User, IdentityFile) with the host in a hashed
 // ~/.ssh/known_hosts, and a key held only by a real ssh-agent (SSH_AUTH_SOCK), with the CLI.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -51,7 +51,13 @@ describe.runIf(sshdAvailable())('SSH login as OpenSSH does it', () => {
     const sock = path.join(sb.dir, 'agent.sock');
     const agent: ChildProcess = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
     try {
-      for (let i = 0; i < 100 && !(await fs.stat(sock).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 20));
+      // Wait until the agent answers (ssh-add -l: 1 is "no identities", 2 "cannot connect"), with a
+      // deadline no loaded machine misses; its socket file alone can exist before it listens.
+      const deadline = Date.now() + 15_000;
+      while (spawnSync('ssh-add', ['-l'], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'ignore' }).status === 2) {
+        if (Date.now() > deadline) throw new Error('ssh-agent did not start within 15 s');
+        await new Promise((r) => setTimeout(r, 20));
+      }
       execFileSync('ssh-add', [sshd.identity], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'ignore' });
       // No identity anywhere but in the agent: the key file is not given and ~/.ssh has none.
       const env = { HOME: userHome, SSH_AUTH_SOCK: sock };
