@@ -342,7 +342,22 @@ describe('change feed', () => {
     const baseline = watchers();
     fs.mkdirSync(sb.roots.global, { recursive: true });
     for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(sb.roots.global, `n${i}.md`), 'x');
-    const feed = new ChangeFeed({ home: sb.home, lingerMs: 1_500 });
+    // The linger's end, on a clock the test moves: scheduled ends, fired when the test says so.
+    const scheduled: Array<{ fn: () => void; ms: number; cancelled: boolean }> = [];
+    const waiting = () => scheduled.filter((t) => !t.cancelled).map((t) => t.ms);
+    const lingerPasses = () => {
+      for (const t of scheduled.splice(0)) if (!t.cancelled) t.fn();
+    };
+    const LINGER = 10 * 60_000;
+    const feed = new ChangeFeed({
+      home: sb.home,
+      lingerMs: LINGER,
+      schedule: (fn, ms) => {
+        const t = { fn, ms, cancelled: false };
+        scheduled.push(t);
+        return () => void (t.cancelled = true);
+      },
+    });
     feeds.push(feed);
     const first: MemoryChangeEvent[] = [];
     let unsubscribe = feed.subscribe((e) => first.push(e));
@@ -351,26 +366,29 @@ describe('change feed', () => {
     const watching = watchers();
     expect(watching).toBeGreaterThan(baseline);
 
-    // The page goes away; its roots and sources keep running for the linger.
+    // The page goes away; its roots (three scopes) and the sources keep running for the linger.
     unwatch();
     unsubscribe();
-    await sleep(200);
+    expect(waiting()).toEqual([LINGER, LINGER, LINGER, LINGER]);
     expect(watchers()).toBe(watching);
 
     // A page comes back within it: nothing to scan again, and outside edits reach it.
     const again: MemoryChangeEvent[] = [];
     unsubscribe = feed.subscribe((e) => again.push(e));
     unwatch = feed.watch(sb.session);
+    expect(waiting()).toEqual([]);
     await feed.ready();
     expect(watchers()).toBe(watching);
     fs.writeFileSync(path.join(sb.roots.global, 'back.md'), 'seen');
     await waitFor('the outside edit after coming back', () => again.length >= 1);
     expect(again.map((e) => [e.op, e.path])).toEqual([['create', '/memories/global/back.md']]);
 
-    // Gone for longer than the linger: everything stops, nothing is delivered.
+    // Gone, and the linger passes: everything stops, nothing is delivered.
     unwatch();
     unsubscribe();
-    await waitFor('the watchers closed after the linger', () => watchers() === baseline, 5_000);
+    lingerPasses();
+    await feed.ready(); // the watchers being closed are closed
+    await waitFor('their handles released', () => watchers() === baseline);
     fs.writeFileSync(path.join(sb.roots.global, 'late.md'), 'unseen');
     await sleep(300);
     expect(first).toEqual([]);

@@ -54,6 +54,17 @@ export interface ChangeFeedOptions {
   readonly debounceMs?: number;
   /** How long sources and roots nobody uses are kept running before they stop, ms (default 0: at once). */
   readonly lingerMs?: number;
+  /**
+   * Runs `fn` once `ms` have passed and returns the function that cancels it: how lingering ends.
+   * Default: a timer that does not keep the process alive. Tests pass one they fire themselves.
+   */
+  readonly schedule?: (fn: () => void, ms: number) => () => void;
+}
+
+function scheduleTimer(fn: () => void, ms: number): () => void {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 interface WatchedRoot {
@@ -61,8 +72,8 @@ interface WatchedRoot {
   readonly scope: Scope;
   refs: number;
   watcher: Pick<ExternalWatcher, 'ready' | 'close'> | null;
-  /** Set while the root lingers unused (see ChangeFeedOptions.lingerMs). */
-  linger: ReturnType<typeof setTimeout> | null;
+  /** Cancels the end of the root's linger, while it lingers unused (see ChangeFeedOptions.lingerMs). */
+  linger: (() => void) | null;
 }
 
 /** Whether `p` is `base` or inside it. */
@@ -93,11 +104,13 @@ export class ChangeFeed {
   private readonly closing = new Set<Promise<void>>();
   private tail: JournalTail | null = null;
   private unhook: (() => void) | null = null;
-  /** Set while the sources linger with no subscriber. */
-  private stopTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Cancels the end of the sources' linger, while they linger with no subscriber. */
+  private stopTimer: (() => void) | null = null;
+  private readonly schedule: (fn: () => void, ms: number) => () => void;
 
   constructor(private readonly options: ChangeFeedOptions) {
     this.journal = options.journal ?? new Journal(options.home);
+    this.schedule = options.schedule ?? scheduleTimer;
   }
 
   /** Delivers every change from now on; returns the unsubscribe function (idempotent). */
@@ -107,7 +120,7 @@ export class ChangeFeed {
     this.listeners.add(entry);
     if (this.listeners.size === 1) {
       if (this.stopTimer) {
-        clearTimeout(this.stopTimer);
+        this.stopTimer();
         this.stopTimer = null;
       } else this.start();
     }
@@ -115,11 +128,10 @@ export class ChangeFeed {
       if (!this.listeners.delete(entry) || this.listeners.size > 0) return;
       const linger = this.options.lingerMs ?? 0;
       if (linger <= 0) return this.stop();
-      this.stopTimer = setTimeout(() => {
+      this.stopTimer = this.schedule(() => {
         this.stopTimer = null;
         if (this.listeners.size === 0) this.stop();
       }, linger);
-      this.stopTimer.unref?.();
     };
   }
 
@@ -135,7 +147,7 @@ export class ChangeFeed {
       if (known) {
         known.refs++;
         if (known.linger) {
-          clearTimeout(known.linger);
+          known.linger();
           known.linger = null;
         }
       } else {
@@ -156,11 +168,10 @@ export class ChangeFeed {
           this.forgetRoot(key, root);
           continue;
         }
-        root.linger = setTimeout(() => {
+        root.linger = this.schedule(() => {
           root.linger = null;
           if (root.refs === 0 && this.roots.get(key) === root) this.forgetRoot(key, root);
         }, linger);
-        root.linger.unref?.();
       }
     };
   }
@@ -173,11 +184,11 @@ export class ChangeFeed {
   /** Unsubscribes everyone, forgets every watched session, and waits until all is closed. */
   async close(): Promise<void> {
     this.listeners.clear();
-    if (this.stopTimer) clearTimeout(this.stopTimer);
+    this.stopTimer?.();
     this.stopTimer = null;
     this.stop();
     for (const root of this.roots.values()) {
-      if (root.linger) clearTimeout(root.linger);
+      root.linger?.();
       this.stopRoot(root);
     }
     this.roots.clear();
