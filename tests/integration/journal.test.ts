@@ -42,7 +42,9 @@ type Seen = { event: MemoryChangeEvent; origin: ChangeOrigin };
 
 /** A feed on the sandbox's home, watching its session, recording what it delivers. */
 async function startFeed(service?: MemoryService): Promise<{ feed: ChangeFeed; events: Seen[] }> {
-  const feed = new ChangeFeed({ home: sb.home, ...(service ? { service } : {}) });
+  // A minute of dedupe: what these tests check is that a Cairn write is recognized when the watcher
+  // finds it, not how fast a loaded machine gets there (the default window is 5 s).
+  const feed = new ChangeFeed({ home: sb.home, dedupeMs: 60_000, ...(service ? { service } : {}) });
   feeds.push(feed);
   const events: Seen[] = [];
   stops.push(feed.subscribe((event, origin) => events.push({ event, origin })));
