@@ -8,10 +8,10 @@
  * Security (docs/architecture.md, "Security envelope"): binds loopback unless told otherwise;
  * every route but /healthz and the static shell needs the per-launch token (`Authorization:
  * Bearer` for HTTP, a WebSocket subprotocol for /api/ws, never a query string); a Host or Origin
- * header that is not this server's own is refused, against DNS rebinding and cross-site requests. The `mcp` path takes
- * `Authorization: Bearer` with its own token (the persistent MCP token, which agents' configs
- * hold) or the per-launch token; the same Host and Origin checks apply to it, before the handler
- * sees the request.
+ * header that is not this server's own is refused, against DNS rebinding and cross-site requests.
+ * The `mcp` path takes `Authorization: Bearer` with its own token (the persistent MCP token, which
+ * agents' configs hold) or the per-launch token; the same Host and Origin checks apply to it,
+ * before the handler sees the request.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
