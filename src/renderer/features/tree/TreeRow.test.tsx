@@ -110,12 +110,14 @@ describe('badges', () => {
     await row(`${P}/old.md`);
     expect(screen.queryByText('agent edited')).toBeNull();
 
+    // The person saves one file first, so that by the time the agents' badges show, the save's own
+    // change (earlier in the same stream) has been handled: its row's lack of a badge then means
+    // something, rather than that its change has not arrived yet.
+    const mine = await b.client.memory.read({ workspaceId: b.workspaceId, path: `${P}/mine.md` });
+    await b.client.memory.save({ workspaceId: b.workspaceId, path: `${P}/mine.md`, content: 'm2', expectedSha256: mine.sha256 });
     // An agent (the MCP server in this process) creates one file and edits another.
     await b.agent({ command: 'create', path: `${P}/new.md`, file_text: '---\ndescription: Learned today\n---\n' });
     await b.agent({ command: 'str_replace', path: `${P}/old.md`, old_str: 'v1', new_str: 'v2' });
-    // The person saves a third.
-    const mine = await b.client.memory.read({ workspaceId: b.workspaceId, path: `${P}/mine.md` });
-    await b.client.memory.save({ workspaceId: b.workspaceId, path: `${P}/mine.md`, content: 'm2', expectedSha256: mine.sha256 });
 
     const created = await row(`${P}/new.md`);
     await within(created).findByText('agent edited');
@@ -131,6 +133,9 @@ describe('badges', () => {
 
     // The next agent edit badges it again.
     await b.agent({ command: 'str_replace', path: `${P}/new.md`, old_str: 'Learned today', new_str: 'Learned again' });
+    // Open it once that edit has reached the page (its new description shows), not before: an edit
+    // arriving after the opening would badge it again and the wait below would depend on timing.
+    await within(screen.getByRole('treeitem', { name: `${P}/new.md` })).findByText('Learned again');
     await user.click(screen.getByRole('treeitem', { name: `${P}/new.md` }));
     await waitFor(() => expect(screen.queryByText('agent edited')).toBeNull());
     await b.agent({ command: 'insert', path: `${P}/old.md`, insert_line: 0, insert_text: 'more\n' });
