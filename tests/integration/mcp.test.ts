@@ -187,8 +187,7 @@ describe('cairn mcp over stdio', () => {
     await a.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/log.md', file_text: 'start' } });
     const feed = new ChangeFeed({ home: sb.home });
     const seen: MemoryChangeEvent[] = [];
-    const off = feed.subscribe((e) => seen.push(e));
-    await new Promise((r) => setTimeout(r, 100));
+    const off = feed.subscribe((e) => seen.push(e)); // its journal tail starts here, at the end of the file
     const run = (client: Client, who: string) =>
       (async () => {
         for (let i = 0; i < 200; i++) {
