@@ -16,6 +16,7 @@ import type { Runtime } from '../../src/main/runtime/runtime';
 import { closeAllConnections } from '../../src/main/runtime/ssh/ssh-connection';
 import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { WorkspaceRegistry } from '../../src/main/workspaces/registry';
+import { localRuntime } from '../../src/main/host/home-services';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 import { testRuntime } from '../support/ssh';
 import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
@@ -56,7 +57,7 @@ describe.runIf(sshdAvailable())('hostile remote checkouts', () => {
     const checkout = await makeCheckout(hostile);
     await fs.mkdir(sb.home, { recursive: true });
     await fs.writeFile(path.join(sb.home, 'known_hosts'), `[127.0.0.1]:${sshd.port} ${sshd.hostPublicKey}\n`);
-    const registry = new WorkspaceRegistry(sb.home, { ssh: { sshDir: path.join(sb.dir, 'no-ssh'), env: {} } });
+    const registry = new WorkspaceRegistry(sb.home, { local: localRuntime(), ssh: { sshDir: path.join(sb.dir, 'no-ssh'), env: {} } });
     const { entry, warning } = await registry.addSsh({ name: 'hostile', host: sshd.spec, path: checkout, identity: sshd.identity });
     expect(warning).toBeNull();
     const session = await registry.session(entry.id);

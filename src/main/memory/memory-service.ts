@@ -24,8 +24,6 @@ export interface MemoryServiceOptions {
   readonly usage?: UsageStore;
   /** Where every change is appended for other processes to see (the journal); without it, nothing is. */
   readonly sink?: ChangeSink;
-  /** @deprecated The old name of `sink`, accepted until every host passes `sink`. */
-  readonly journal?: ChangeSink;
 }
 
 export class MemoryService {
@@ -34,7 +32,7 @@ export class MemoryService {
   private readonly edits: PersonEdits;
 
   constructor(options: MemoryServiceOptions = {}) {
-    this.outbox = new ChangeOutbox(options.sink ?? options.journal);
+    this.outbox = new ChangeOutbox(options.sink);
     this.tool = new MemoryTool(this.outbox, options.usage);
     this.edits = new PersonEdits(this.outbox, options.usage);
   }
