@@ -33,6 +33,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { spawn } from 'node:child_process';
 import { BUILT_CLI, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 import { envInt, sampleStats, table } from './common';
+import { VERSION_SETTLE_MS } from '../src/main/runtime/runtime';
 
 export const MCP_OPS = ['view_file', 'view_dir', 'create', 'str_replace', 'insert', 'rename', 'delete', 'search'] as const;
 export type McpOp = (typeof MCP_OPS)[number];
@@ -238,6 +239,9 @@ async function startServers(box: Sandbox, refBase: string, graphFile: string): P
       if (r.isError) throw new Error(`${d.impl}: seeding failed: ${textOf(r)}`);
     }
   }
+  // The seed as an agent meets its memory: written earlier, settled. A file changed within
+  // VERSION_SETTLE_MS has no version yet, so Cairn reads its head again for every search until then.
+  await new Promise((resolve) => setTimeout(resolve, VERSION_SETTLE_MS + 100));
   return { drivers, close: async () => void (await Promise.all(drivers.map((d) => d.client.close().catch(() => {})))) };
 }
 

@@ -57,8 +57,8 @@ export class ContextBuilder {
    * version it was read at. Replaced by every snapshot, so files gone from the root are forgotten.
    */
   private readonly heads = new Map<string, Map<string, Head & { readonly version: string }>>();
-  /** The scanners' verdicts on files' heads, by path and version. */
-  private readonly flagCache = new Map<string, readonly ScanFlag[]>();
+  /** The scanners' verdict on each file's head, with the head it was given for. */
+  private readonly flagCache = new Map<string, { readonly head: string; readonly flags: readonly ScanFlag[] }>();
 
   private readonly scan: (text: string) => readonly ScanFinding[];
 
@@ -190,15 +190,13 @@ export class ContextBuilder {
    * of the file): the UI's warning badges, and what keeps a file out of the relevant memories.
    */
   flags(file: ContextFile): readonly ScanFlag[] {
-    const key = file.version === null ? null : `${file.path}\0${file.version}`;
-    let flags = key === null ? undefined : this.flagCache.get(key);
-    if (!flags) {
-      flags = this.scan(file.head).map(({ kind, rule, line }) => ({ kind, rule, line }));
-      if (key !== null) {
-        if (this.flagCache.size >= FLAGS_KEPT) this.flagCache.clear();
-        this.flagCache.set(key, flags);
-      }
-    }
+    // Kept by the head's text itself (the verdict depends on nothing else): sound for a file whose
+    // version is not known yet, which is read again every time until it settles.
+    const kept = this.flagCache.get(file.path);
+    if (kept && kept.head === file.head) return kept.flags;
+    const flags = this.scan(file.head).map(({ kind, rule, line }) => ({ kind, rule, line }));
+    if (this.flagCache.size >= FLAGS_KEPT) this.flagCache.clear();
+    this.flagCache.set(file.path, { head: file.head, flags });
     return flags;
   }
 }

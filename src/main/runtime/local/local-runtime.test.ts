@@ -164,3 +164,21 @@ describe('LocalRuntime writes', () => {
     expect(fs.readdirSync(root.path)).toEqual([]);
   });
 });
+
+describe('the cap’s count', () => {
+  it('counts what a files-only listing lists: symlinks inside the root to files, not those leading out, not hidden or temp files', async () => {
+    const runtime = new LocalRuntime();
+    fs.mkdirSync(path.join(root.path, 'a', 'deep'), { recursive: true });
+    for (const f of ['one.md', 'a/two.md', 'a/deep/three.md', '.hidden.md', `a/${TEMP_PREFIX}x`]) fs.writeFileSync(path.join(root.path, f), 'x');
+    fs.symlinkSync(path.join(root.path, 'one.md'), path.join(root.path, 'link-in.md'));
+    fs.symlinkSync(path.join(root.path, 'a'), path.join(root.path, 'dir-link'));
+    const outside = path.join(base, 'outside.md');
+    fs.writeFileSync(outside, 'x');
+    fs.symlinkSync(outside, path.join(root.path, 'link-out.md'));
+    fs.symlinkSync(path.join(base, 'missing.md'), path.join(root.path, 'dangling.md'));
+    const listed = await runtime.list(root, [], ALL);
+    expect(await runtime.countFiles(root, 1000)).toBe(listed!.length);
+    expect(listed!.map((e) => e.rel.join('/'))).toEqual(['a/deep/three.md', 'a/two.md', 'dir-link/deep/three.md', 'dir-link/two.md', 'link-in.md', 'one.md']);
+    expect(await runtime.countFiles(root, 4)).toBe(4);
+  });
+});
