@@ -12,8 +12,9 @@
  *
  * What it opens, one of each per home:
  * - `runtime`: the process's ONE LocalRuntime (localRuntime()), shared by every home the process
- *   opens, by the registry and by every local session. Its in-process mutex is what orders two
- *   writes of this process to one scope root, so a second instance would let them interleave.
+ *   opens, by the registry and by every local session. It keeps nothing about the disk between
+ *   calls (docs/architecture.md, "What is kept between calls"), so one is all a process needs, and
+ *   nothing can differ between two views of the same root.
  * - `usage` (pins and usage, <home>/memory-meta.json) and `journal` (<home>/journal/);
  * - `service`: the MemoryService, recording usage and appending every change to the journal;
  * - `registry`: the workspaces of <home>/config.json, reached through `runtime` (and SSH);
