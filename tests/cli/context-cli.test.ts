@@ -47,6 +47,33 @@ describe('cairn stats', () => {
     expect(lines.slice(1).map((l) => l.split(/\s+/).at(-1))).toEqual(['/memories/global/style.md', '/memories/project/build.md', '/memories/workspace/todo.md']);
     expect(lines.find((l) => l.endsWith('/memories/project/build.md'))).toMatch(/^\s+2\s/);
   });
+
+  it('stops quietly, status 0, when its reader goes away early (`cairn stats | head -1`)', async () => {
+    // Two thousand rows (about 150 KB, more than twice what a pipe holds), so the table is still
+    // being written when the reader has gone.
+    const fs = await import('node:fs/promises');
+    for (const dir of [path.join(sb.checkout, '.cairn', 'memory', 'bulk'), path.join(sb.home, 'memory', 'global', 'bulk')]) {
+      await fs.mkdir(dir, { recursive: true });
+      await Promise.all(Array.from({ length: 990 }, (_, i) => fs.writeFile(path.join(dir, `n${i}.md`), 'x\n')));
+    }
+    const { spawn } = await import('node:child_process');
+    const { CAIRN_BIN } = await import('../support/sandbox');
+    const result = await new Promise<{ status: number | null; stderr: string; first: string }>((resolve, reject) => {
+      const child = spawn(CAIRN_BIN, ['stats', ...flags]);
+      let stderr = '';
+      let first = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.once('data', (d: Buffer) => {
+        first = d.toString().split('\n')[0]!;
+        child.stdout.destroy();
+      });
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stderr, first }));
+    });
+    expect(result.first).toMatch(/^PIN\s+USES/);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
 });
 
 describe('cairn context', () => {

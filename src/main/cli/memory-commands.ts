@@ -5,6 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { MemoryToolError, errorText } from '../../common/memory/errors';
+import { cappedScopeNote } from '../../common/context/render';
+import { formatMemoryPath } from '../../common/memory/paths';
 import type { HomeServices } from '../host/home-services';
 import type { ContextBuilder, ContextFile } from '../memory/context-builder';
 import type { MemorySession } from '../memory/session';
@@ -50,12 +52,13 @@ async function stats(services: HomeServices, values: SessionFlags & { json?: boo
   const snapshot = await services.builder.snapshot(session);
   if (values.json) {
     const files = snapshot.files.map((f) => ({ path: f.path, scope: f.scope, size: f.size, description: f.description, ...f.stats }));
-    io.stdout.write(`${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, files, unavailable: snapshot.unavailable }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, files, unavailable: snapshot.unavailable, capped: snapshot.capped }, null, 2)}\n`);
     return 0;
   }
   const rows = [['PIN', 'USES', 'LAST USED (UTC)', 'LAST WRITTEN (UTC)', 'PATH'], ...snapshot.files.map((f) => [f.stats.pinned ? 'yes' : '', String(f.stats.accessCount), when(f.stats.lastAccessedAt), when(f.stats.lastWriteAt), f.path])];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+  for (const scope of snapshot.capped) io.stdout.write(`${cappedScopeNote(formatMemoryPath(scope))}\n`);
   for (const u of snapshot.unavailable) io.stdout.write(`(/memories/${u.scope} is unavailable: ${u.reason})\n`);
   return 0;
 }
