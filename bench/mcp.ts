@@ -440,33 +440,22 @@ export async function runMcpBench(): Promise<McpBenchResult> {
     const httpLatencyMs = await measureHttp(await box(), Math.max(1, Math.floor(iterations / 2)), Math.min(warmup, 10), failures);
     const concurrency = await measureConcurrency(await box(), await temp('cairn-bench-mcp-refconc-'), path.join(await temp('cairn-bench-mcp-graphconc-'), 'memory.jsonl'));
 
-    const worst = (other: McpImpl) => {
-      let ratio = 0;
-      let op: McpOp | null = null;
-      for (const o of MCP_OPS) {
-        const mine = latencyMs.cairn[o];
-        const theirs = latencyMs[other][o];
-        if (!mine || !theirs) continue;
-        if (mine.median / theirs.median > ratio) [ratio, op] = [mine.median / theirs.median, o];
-      }
-      return { ratio: Math.round(ratio * 1000) / 1000, op };
-    };
-    const vsRef = worst('reference');
-    const vsGraph = worst('server-memory');
+    // Issue 17's guard: on every command, Cairn's median within 1.10x of the faster reference
+    // implementation that has a counterpart (the reference tool, or server-memory).
+    let worst = { ratio: 0, op: null as McpOp | null };
+    for (const o of MCP_OPS) {
+      const mine = latencyMs.cairn[o];
+      const faster = Math.min(...(['reference', 'server-memory'] as const).map((other) => latencyMs[other][o]?.median ?? Number.POSITIVE_INFINITY));
+      if (!mine || !Number.isFinite(faster)) continue;
+      if (mine.median / faster > worst.ratio) worst = { ratio: Math.round((mine.median / faster) * 1000) / 1000, op: o };
+    }
     const targets: McpTarget[] = [
       {
-        id: 'mcp_median_vs_reference',
-        description: `MCP stdio: Cairn's median <= the reference tool's behind MCP on every command (worst: ${vsRef.op})`,
-        value: vsRef.ratio,
-        limit: 1,
-        met: vsRef.ratio <= 1,
-      },
-      {
-        id: 'mcp_median_vs_server_memory',
-        description: `MCP stdio: Cairn's median <= server-memory's on every mapped command (worst: ${vsGraph.op})`,
-        value: vsGraph.ratio,
-        limit: 1,
-        met: vsGraph.ratio <= 1,
+        id: 'mcp_median_vs_faster_reference',
+        description: `MCP stdio: Cairn's median <= 1.10x the faster reference's on every command (worst: ${worst.op})`,
+        value: worst.ratio,
+        limit: 1.1,
+        met: worst.ratio <= 1.1,
       },
       {
         id: 'mcp_concurrency_no_lost_writes',
