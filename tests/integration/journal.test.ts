@@ -30,7 +30,8 @@ afterEach(async () => {
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
+/** Waits until `check()` holds: a passing wait returns at once, so the deadline is for a loaded machine. */
+async function waitFor(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -51,6 +52,31 @@ async function startFeed(service?: MemoryService): Promise<{ feed: ChangeFeed; e
   stops.push(feed.watch(sb.session));
   await feed.ready();
   return { feed, events };
+}
+
+let sentinels = 0;
+const isSentinel = (p: string): boolean => /\/sentinel-\d+\.md$/.test(p);
+
+/**
+ * Ends a step without sleeping: makes changes the feed must report, one through each source that
+ * could still bring something (an edit outside Cairn in each of `dirs`, for their root watchers;
+ * with `journal`, a line appended by another process, for the journal tail) and waits until all
+ * have arrived. A source reports in order, so whatever the step's own changes would still bring
+ * (an echo, a duplicate) is there by then. Returns the events other than the sentinels', for the
+ * caller to check exactly.
+ */
+async function settle(events: Seen[], dirs: string[], journal = false): Promise<Seen[]> {
+  const names: string[] = [];
+  for (const dir of dirs) {
+    names.push(`sentinel-${++sentinels}.md`);
+    fs.writeFileSync(path.join(dir, names.at(-1)!), 'sentinel');
+  }
+  if (journal) {
+    names.push(`sentinel-${++sentinels}.md`);
+    new Journal(sb.home, { pid: 4242 }).append(event(0, { path: `/memories/global/${names.at(-1)!}` }));
+  }
+  await waitFor(`the sentinels ${names.join(', ')}`, () => names.every((n) => events.some((e) => e.event.path.endsWith(`/${n}`))));
+  return events.filter((e) => !isSentinel(e.event.path));
 }
 
 const tool = (command: unknown) => runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify(command)]);
@@ -124,8 +150,10 @@ describe('journal', () => {
     mv('journal.jsonl', 'journal.1.jsonl');
     writer.append(event(3));
     await waitFor('three events', () => got.length >= 3);
-    await sleep(300);
-    expect(got.map((e) => e.path)).toEqual(['/memories/global/n1.md', '/memories/global/n2.md', '/memories/global/n3.md']);
+    // One more line, read after those three: a repeat of any of them would come before it.
+    writer.append(event(4));
+    await waitFor('the line after them', () => got.length >= 4);
+    expect(got.map((e) => e.path)).toEqual(['/memories/global/n1.md', '/memories/global/n2.md', '/memories/global/n3.md', '/memories/global/n4.md']);
   });
 
   it('keeps at most `keep` files when several appenders rotate at once', async () => {
@@ -198,8 +226,9 @@ describe('change feed', () => {
     const r2 = await tool({ command: 'str_replace', path: '/memories/project/notes.md', old_str: 'hello', new_str: 'hello again' });
     expect(r2.status).toBe(0);
     await waitFor('the second tool write', () => events.length >= 2);
-    await sleep(500); // anything the root watcher would add arrives by now
-    expect(events).toEqual([
+    // Anything the project root's watcher (the root appeared with the first write) or the tail
+    // would add arrives before these sentinels.
+    expect(await settle(events, [sb.roots.project], true)).toEqual([
       {
         origin: 'journal',
         event: expect.objectContaining({
@@ -226,14 +255,13 @@ describe('change feed', () => {
     fs.mkdirSync(path.join(sb.roots.global, 'node_modules'));
     fs.writeFileSync(path.join(sb.roots.global, 'node_modules', 'x.md'), 'x');
     await waitFor('the outside create', () => events.length >= 1);
-    await sleep(300);
     fs.writeFileSync(file, 'edited again');
     await waitFor('the outside update', () => events.length >= 2);
     fs.rmSync(file);
     await waitFor('the outside delete', () => events.length >= 3);
-    await sleep(300);
+    const seen = await settle(events, [sb.roots.global]);
     const common = { actor: 'external', scope: 'global', path: '/memories/global/outside.md', workspaceId: sb.session.workspaceId, projectId: sb.session.projectId };
-    expect(events).toEqual([
+    expect(seen).toEqual([
       { origin: 'external', event: expect.objectContaining({ ...common, op: 'create', sha256: sha('written by an editor') }) },
       { origin: 'external', event: expect.objectContaining({ ...common, op: 'update', sha256: sha('edited again') }) },
       { origin: 'external', event: expect.objectContaining({ ...common, op: 'delete', sha256: null }) },
@@ -246,25 +274,24 @@ describe('change feed', () => {
     const { events } = await startFeed();
     fs.renameSync(path.join(sb.roots.workspace, 'a.md'), path.join(sb.roots.workspace, 'b.md'));
     await waitFor('two events', () => events.length >= 2);
-    await sleep(300);
-    expect(events.map((e) => [e.origin, e.event.op, e.event.path, e.event.scope])).toEqual(
+    const seen = await settle(events, [sb.roots.workspace]);
+    expect(seen.map((e) => [e.origin, e.event.op, e.event.path, e.event.scope])).toEqual(
       expect.arrayContaining([
         ['external', 'delete', '/memories/workspace/a.md', 'workspace'],
         ['external', 'create', '/memories/workspace/b.md', 'workspace'],
       ]),
     );
-    expect(events).toHaveLength(2);
+    expect(seen).toHaveLength(2);
   });
 
   it('delivers a rename made by the tool as one rename event, not also as an outside delete and create', async () => {
-    const { events } = await startFeed();
+    const { feed, events } = await startFeed();
     expect((await tool({ command: 'create', path: '/memories/global/dir/old.md', file_text: 'content' })).status).toBe(0);
     await waitFor('the create', () => events.length >= 1);
-    await sleep(400); // the new root is found and scanned; its files are Cairn's
+    await feed.ready(); // the new root is found and scanned; its files are Cairn's
     expect((await tool({ command: 'rename', old_path: '/memories/global/dir', new_path: '/memories/global/moved' })).status).toBe(0);
     await waitFor('the rename', () => events.length >= 2);
-    await sleep(500);
-    expect(events.map((e) => [e.origin, e.event.op, e.event.path, e.event.oldPath])).toEqual([
+    expect((await settle(events, [sb.roots.global], true)).map((e) => [e.origin, e.event.op, e.event.path, e.event.oldPath])).toEqual([
       ['journal', 'create', '/memories/global/dir/old.md', undefined],
       ['journal', 'rename', '/memories/global/moved', '/memories/global/dir'],
     ]);
@@ -294,10 +321,10 @@ describe('change feed', () => {
     }
     await Promise.all(writers);
     const cairnWrites = processes * (perProcess * 2 + perProcess / 5);
-    await waitFor('every write', () => events.filter((e) => e.origin === 'journal').length >= cairnWrites && events.filter((e) => e.origin === 'external').length >= outside.length, 10_000);
-    await sleep(600);
-    expect(events.filter((e) => e.origin === 'journal')).toHaveLength(cairnWrites);
-    expect(events.filter((e) => e.origin === 'external').map((e) => e.event.path).sort()).toEqual(outside.sort());
+    await waitFor('every write', () => events.filter((e) => e.origin === 'journal').length >= cairnWrites && events.filter((e) => e.origin === 'external').length >= outside.length);
+    const seen = await settle(events, [sb.roots.global, sb.roots.project], true);
+    expect(seen.filter((e) => e.origin === 'journal')).toHaveLength(cairnWrites);
+    expect(seen.filter((e) => e.origin === 'external').map((e) => e.event.path).sort()).toEqual(outside.sort());
   });
 
   it("delivers this process's own writes once, from its MemoryService, not as external", async () => {
@@ -308,8 +335,8 @@ describe('change feed', () => {
     expect((await run({ command: 'create', path: '/memories/global/mine.md', file_text: 'v1' })).ok).toBe(true);
     expect((await run({ command: 'str_replace', path: '/memories/global/mine.md', old_str: 'v1', new_str: 'v2' })).ok).toBe(true);
     expect((await run({ command: 'delete', path: '/memories/global/mine.md' })).ok).toBe(true);
-    await sleep(500);
-    expect(events.map((e) => [e.origin, e.event.op, e.event.actor])).toEqual([
+    // An echo from the root's watcher or the journal (this process's own lines) comes before these.
+    expect((await settle(events, [sb.roots.global], true)).map((e) => [e.origin, e.event.op, e.event.actor])).toEqual([
       ['self', 'create', 'user'],
       ['self', 'update', 'user'],
       ['self', 'delete', 'user'],
@@ -326,7 +353,7 @@ describe('change feed', () => {
     await waitFor('the file in the new root', () => events.length >= 1);
     fs.rmSync(root, { recursive: true });
     await waitFor('its delete', () => events.length >= 2);
-    await sleep(400);
+    await feed.ready(); // the removal is noticed: the root's watcher is closed and the root looked for again
     fs.mkdirSync(root, { recursive: true });
     fs.writeFileSync(path.join(root, 'b.md'), 'b');
     await waitFor('the file in the root made again', () => events.length >= 3);
@@ -336,7 +363,7 @@ describe('change feed', () => {
       ['external', 'create', '/memories/project/b.md'],
     ]);
     await feed.close();
-    await waitFor('no watcher left', () => watchers() === baseline, 2_000);
+    await waitFor('no watcher left', () => watchers() === baseline);
   });
 
   it('with lingerMs, keeps an unused root watched for that long: a page coming back finds it ready, then it stops', async () => {
@@ -392,7 +419,15 @@ describe('change feed', () => {
     await feed.ready(); // the watchers being closed are closed
     await waitFor('their handles released', () => watchers() === baseline);
     fs.writeFileSync(path.join(sb.roots.global, 'late.md'), 'unseen');
-    await sleep(300);
+    // A page that comes later hears what happens from then on, and only that: an edit it must hear
+    // is the sentinel (anything still running from before would have delivered late.md by then).
+    const later: MemoryChangeEvent[] = [];
+    feed.subscribe((e) => later.push(e));
+    feed.watch(sb.session);
+    await feed.ready();
+    fs.writeFileSync(path.join(sb.roots.global, 'later.md'), 'seen');
+    await waitFor('the edit after a page came later', () => later.length >= 1);
+    expect(later.map((e) => [e.op, e.path])).toEqual([['create', '/memories/global/later.md']]);
     expect(first).toEqual([]);
     expect(again).toHaveLength(1);
   });
@@ -412,11 +447,23 @@ describe('change feed', () => {
 
     unsubscribe();
     await feed.ready(); // watchers being closed are closed
-    await waitFor('watchers and timers back to baseline', () => count('FSEventWrap') === baseline.watchers && count('Timeout') <= baseline.timers, 2_000);
+    await waitFor('watchers and timers back to baseline', () => count('FSEventWrap') === baseline.watchers && count('Timeout') <= baseline.timers);
     fs.writeFileSync(path.join(sb.roots.global, 'after.md'), 'unseen');
     expect((await tool({ command: 'create', path: '/memories/global/after-tool.md', file_text: 'unseen' })).status).toBe(0);
-    await sleep(400);
+    // A subscriber that comes now hears an outside edit and another process's write made after it
+    // came, and only those: they are the sentinels (anything still running from before would have
+    // delivered after.md or after-tool.md by then).
+    const later: MemoryChangeEvent[] = [];
+    const unsubscribeLater = feed.subscribe((e) => later.push(e));
+    await feed.ready();
+    fs.writeFileSync(path.join(sb.roots.global, 'later.md'), 'seen');
+    new Journal(sb.home, { pid: 4242 }).append(event(1, { path: '/memories/global/later-tool.md' }));
+    await waitFor('the outside edit and the write after a subscriber came', () => later.length >= 2);
+    expect(later.map((e) => e.path).sort()).toEqual(['/memories/global/later-tool.md', '/memories/global/later.md']);
     expect(events.map((e) => e.path)).toEqual(['/memories/global/before.md']);
+    unsubscribeLater();
+    await feed.ready();
+    await waitFor('watchers back to baseline again', () => count('FSEventWrap') === baseline.watchers);
     unwatch();
     await feed.close();
     expect(count('FSEventWrap')).toBe(baseline.watchers);

@@ -176,7 +176,10 @@ export class ChangeFeed {
     };
   }
 
-  /** Resolves when the watched roots have been scanned and watchers being closed are closed. */
+  /**
+   * Resolves when the watched roots are steady (scanned, or missing and looked for, a root that
+   * appeared or vanished included) and watchers being closed are closed.
+   */
   async ready(): Promise<void> {
     await Promise.all([...[...this.roots.values()].map((r) => r.watcher?.ready()), ...this.closing]);
   }

@@ -16,8 +16,9 @@
  *   within the window, the decision waits (up to ~1 s) so that the writer's event is known first.
  * - A root that does not exist yet is looked for every `rootPollMs` (default 250 ms); when it
  *   appears, the files in it are reported as created. A root that is removed is looked for again.
- * - `ready()` resolves when the initial scans are done; `close()` stops everything (nothing is
- *   reported after it is called).
+ * - `ready()` resolves once every root is steady: watched and scanned, or missing and looked for
+ *   (a watcher of a removed root closed first); `close()` stops everything (nothing is reported
+ *   after it is called).
  * SSH roots are not watched here (a remote runtime polls them in one round trip).
  */
 import { createHash } from 'node:crypto';
@@ -82,8 +83,10 @@ class RootWatcher {
   private poll: NodeJS.Timeout | null = null;
   private readonly pending = new Map<string, Pending>();
   private closed = false;
-  private readonly readyPromise: Promise<void>;
-  private resolveReady: () => void = () => {};
+  /** Whether the current watcher has finished its initial scan. */
+  private scanned = false;
+  /** Callers of ready() waiting for the next change of state. */
+  private readonly wakers: Array<() => void> = [];
   private readonly lockPath: string;
   private readonly debounceMs: number;
   /** When chokidar last reported a removal (Date.now()). */
@@ -96,9 +99,6 @@ class RootWatcher {
   ) {
     this.lockPath = lockPathFor(binding.root.path);
     this.debounceMs = options.debounceMs ?? 50;
-    this.readyPromise = new Promise((resolve) => {
-      this.resolveReady = resolve;
-    });
     this.start(false);
   }
 
@@ -106,14 +106,31 @@ class RootWatcher {
     return this.binding.root.path;
   }
 
-  ready(): Promise<void> {
-    return this.readyPromise;
+  /**
+   * Resolves once the root is steady: watched and scanned, or missing and looked for, with the
+   * watcher of a removed root closed. Without it a caller could only guess (sleep) how long a root
+   * that appeared or vanished takes to be noticed; the tests of the change feed wait on it.
+   */
+  async ready(): Promise<void> {
+    while (!this.steady()) await new Promise<void>((resolve) => this.wakers.push(resolve));
+  }
+
+  private steady(): boolean {
+    if (this.closed) return true;
+    if (this.closing) return false;
+    // A watcher whose root is gone has yet to hear so (then it restarts); a missing root that
+    // exists now has yet to be found by the poll.
+    return this.watcher ? this.scanned && this.rootExists() : !this.rootExists();
+  }
+
+  private wake(): void {
+    for (const wake of this.wakers.splice(0)) wake();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.resolveReady();
+    this.wake();
     if (this.poll) clearInterval(this.poll);
     this.poll = null;
     for (const p of this.pending.values()) clearTimeout(p.timer);
@@ -131,15 +148,12 @@ class RootWatcher {
     }
   }
 
-  /**
-   * Watches the root if it exists (reporting what is in it as new when `appeared`), else waits for
-   * it. The first call resolves ready() once the root is scanned, or at once when it is missing.
-   */
+  /** Watches the root if it exists (reporting what is in it as new when `appeared`), else waits for it. */
   private start(appeared: boolean): void {
     if (this.closed) return;
     if (!this.rootExists()) {
       this.waitForRoot();
-      this.resolveReady();
+      this.wake();
       return;
     }
     const w = watch(this.root, {
@@ -150,6 +164,7 @@ class RootWatcher {
       ignored: (p: string) => this.ignored(p),
     });
     this.watcher = w;
+    this.scanned = false;
     w.on('add', (p: string) => this.raw('add', p));
     w.on('change', (p: string) => this.raw('change', p));
     w.on('unlink', (p: string) => {
@@ -163,7 +178,10 @@ class RootWatcher {
     w.on('error', (err: unknown) => {
       process.stderr.write(`cairn: watching ${this.binding.scope} memory for outside edits failed: ${(err as NodeJS.ErrnoException)?.code ?? String(err)}\n`);
     });
-    w.once('ready', () => this.resolveReady());
+    w.once('ready', () => {
+      if (this.watcher === w) this.scanned = true;
+      this.wake();
+    });
   }
 
   /** The root was removed: stop watching it and look for it again. */
@@ -175,6 +193,7 @@ class RootWatcher {
     await closing;
     if (this.closing === closing) this.closing = null;
     if (!this.closed) this.waitForRoot();
+    this.wake();
   }
 
   private waitForRoot(): void {
@@ -289,7 +308,7 @@ export class ExternalWatcher {
     return this.roots.map((r) => r.root);
   }
 
-  /** Resolves when every existing root has been scanned. */
+  /** Resolves when every root is steady: scanned, or missing and looked for (see RootWatcher.ready). */
   async ready(): Promise<void> {
     await Promise.all(this.roots.map((r) => r.ready()));
   }
