@@ -73,7 +73,8 @@ function rawPost(headers: Record<string, string>, pathAndQuery = '/mcp'): Promis
   });
 }
 
-async function until(what: string, done: () => boolean, ms = 5000): Promise<void> {
+/** Waits until `done()` holds: a passing wait returns at once, so the deadline is for a loaded machine. */
+async function until(what: string, done: () => boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -218,7 +219,10 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     })();
     await isReady;
     for (const scope of SCOPES) await client.callTool({ name: 'memory', arguments: { command: 'create', path: `/memories/${scope}/live.md`, file_text: 'x' } });
-    await Promise.race([reading, new Promise((r) => setTimeout(r, 3000))]);
+    // The three events end the reading at once; the deadline is for a loaded machine.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([reading, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+    clearTimeout(timer);
     controller.abort();
     expect(events.map((e) => [e.op, e.path, e.actor, e.workspaceId])).toEqual(SCOPES.map((s) => ['create', `/memories/${s}/live.md`, 'agent', wsA]));
   });
@@ -233,9 +237,11 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await b.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/project/shared.md', file_text: 'one' } });
     await a.subscribeResource({ uri: 'cairn://memory/project/shared.md' });
     // Notifications travel on the GET stream, which the client opens on its own after initialize:
-    // b edits until one comes through, rather than guessing how long opening it takes.
+    // b edits until one comes through, rather than guessing how long opening it takes: an edit,
+    // then 200 ms for its notification, again and again for up to 20 s (a loaded machine).
+    const deadline = Date.now() + 20_000;
     for (let i = 1; !updated.includes('cairn://memory/project/shared.md'); i++) {
-      if (i > 50) throw new Error('no update notification after 50 edits');
+      if (Date.now() > deadline) throw new Error(`no update notification after ${i - 1} edits in 20 s`);
       await b.callTool({ name: 'memory', arguments: { command: 'insert', path: '/memories/project/shared.md', insert_line: 0, insert_text: `edit ${i}` } });
       await until('the update notification', () => updated.includes('cairn://memory/project/shared.md'), 200).catch(() => {});
     }

@@ -47,7 +47,8 @@ async function connect(): Promise<{ client: Client; heard: Heard }> {
   return { client, heard };
 }
 
-async function until(what: string, done: () => boolean, ms = 5000): Promise<void> {
+/** Waits until `done()` holds: a passing wait returns at once, so the deadline is for a loaded machine. */
+async function until(what: string, done: () => boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -108,7 +109,14 @@ describe('per-file resources over stdio', () => {
     await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'str_replace', path: '/memories/project/build.md', old_str: 'make release', new_str: 'make ship' })]);
     await until('the update from another process', () => heard.updated.includes(build));
     expect(textOf(await client.readResource({ uri: build }))).toContain('Run make ship.');
-    await new Promise((r) => setTimeout(r, 100));
+
+    // An editor outside Cairn changes the subscribed file: updated. That update is heard after
+    // anything the other process's edit brought (through the journal: in that flush or before;
+    // through the root's watcher: this path's changes are reported in order), so the list never changed.
+    heard.updated.length = 0;
+    await fs.writeFile(path.join(sb.roots.project, 'build.md'), 'edited in an editor\n');
+    await until('the outside edit', () => heard.updated.includes(build));
+    expect(textOf(await client.readResource({ uri: build }))).toBe('edited in an editor\n');
     expect(heard.listChanged).toBe(0);
 
     // This session creates a file: the list changes; an unsubscribed file brings no update.
@@ -117,12 +125,8 @@ describe('per-file resources over stdio', () => {
     expect(heard.updated.filter((u) => u !== build)).toEqual([]);
     expect((await client.listResources()).resources.map((r) => r.uri)).toContain('cairn://memory/global/new.md');
 
-    // An editor outside Cairn changes the subscribed file, then creates another.
-    heard.updated.length = 0;
+    // An editor outside Cairn creates another file.
     heard.listChanged = 0;
-    await fs.writeFile(path.join(sb.roots.project, 'build.md'), 'edited in an editor\n');
-    await until('the outside edit', () => heard.updated.includes(build));
-    expect(textOf(await client.readResource({ uri: build }))).toBe('edited in an editor\n');
     await fs.writeFile(path.join(sb.roots.project, 'fresh.md'), 'from git pull\n');
     await until('the outside create', () => heard.listChanged > 0);
     expect((await client.listResources()).resources.map((r) => r.uri)).toContain('cairn://memory/project/fresh.md');
@@ -140,8 +144,11 @@ describe('per-file resources over stdio', () => {
     await client.unsubscribeResource({ uri: build });
     heard.updated.length = 0;
     await client.callTool({ name: 'memory', arguments: { command: 'insert', path: '/memories/project/build.md', insert_line: 0, insert_text: 'top' } });
-    await new Promise((r) => setTimeout(r, 150));
-    expect(heard.updated).toEqual([]);
+    // A write to a file still followed (the nested one, made again) must be heard, in the flush
+    // that would carry build.md's update or a later one: only it is.
+    await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/d/x.md', file_text: 'again' } });
+    await until('the update of a file still followed', () => heard.updated.includes(nested));
+    expect(heard.updated).toEqual([nested]);
 
     expect(client.getInstructions()).toBe(instructions);
   });
@@ -149,7 +156,13 @@ describe('per-file resources over stdio', () => {
   it('sends list changes only once the client has used resources', async () => {
     const { client, heard } = await connect();
     await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/quiet.md', file_text: 'x' } });
-    await new Promise((r) => setTimeout(r, 150));
+    // Then the client follows a file (its first use of resources) and the file changes: that update
+    // must be heard, and a flush sends a pending list change before updates, so a list change for
+    // quiet.md would have come by then.
+    const build = 'cairn://memory/project/build.md';
+    await client.subscribeResource({ uri: build });
+    await client.callTool({ name: 'memory', arguments: { command: 'str_replace', path: '/memories/project/build.md', old_str: 'make release', new_str: 'make ship' } });
+    await until('the update of a followed file', () => heard.updated.includes(build));
     expect(heard.listChanged).toBe(0);
     await client.listResources();
     await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/heard.md', file_text: 'x' } });
@@ -159,14 +172,19 @@ describe('per-file resources over stdio', () => {
   it('coalesces a burst of writes into few notifications', async () => {
     const { client, heard } = await connect();
     const uri = 'cairn://memory/project/build.md';
+    const after = 'cairn://memory/project/after.md';
     await client.subscribeResource({ uri });
-    await runJsonl(
-      ['--home', sb.home, '--cwd', sb.checkout],
-      Array.from({ length: 50 }, (_, i) => ({ command: 'insert', path: '/memories/project/build.md', insert_line: 0, insert_text: `l${i}` })),
-    );
-    await until('the burst', () => heard.updated.length > 0);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(heard.updated.length).toBeLessThan(50);
-    expect(new Set(heard.updated)).toEqual(new Set([uri]));
+    await client.subscribeResource({ uri: after });
+    // The burst, then a write to another followed file: the journal is read in order, so every
+    // notification of the burst is out by the time that file's update is heard.
+    await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [
+      ...Array.from({ length: 50 }, (_, i) => ({ command: 'insert', path: '/memories/project/build.md', insert_line: 0, insert_text: `l${i}` })),
+      { command: 'create', path: '/memories/project/after.md', file_text: 'after the burst' },
+    ]);
+    await until('the write after the burst', () => heard.updated.includes(after));
+    const burst = heard.updated.filter((u) => u !== after);
+    expect(burst.length).toBeGreaterThan(0);
+    expect(burst.length).toBeLessThan(50);
+    expect(new Set(burst)).toEqual(new Set([uri]));
   });
 });
