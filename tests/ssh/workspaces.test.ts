@@ -114,15 +114,24 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
       await client.memory.save({ workspaceId: ws.id, path: '/memories/project/mine.md', content: 'mine', expectedSha256: null });
       await fs.mkdir(path.join(remote, '.cairn', 'memory'), { recursive: true });
       await fs.writeFile(path.join(remote, '.cairn', 'memory', 'pulled.md'), 'from git pull\n');
-      const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && !events.some((e) => e.path === '/memories/project/pulled.md')) await new Promise((r) => setTimeout(r, 100));
-      // One more poll, so a duplicate of Cairn's own write would have shown up by now.
-      await new Promise((r) => setTimeout(r, 2_500));
+      const until = async (what: string, done: () => boolean) => {
+        const deadline = Date.now() + 15_000; // a passing wait ends at once; this is for a loaded machine
+        while (!done()) {
+          if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      await until('pulled.md', () => events.some((e) => e.path === '/memories/project/pulled.md'));
+      // One more outside edit, written once pulled.md was reported, so found by a later poll: a
+      // duplicate of Cairn's own write (found by that poll or an earlier one) would come before it.
+      await fs.writeFile(path.join(remote, '.cairn', 'memory', 'later.md'), 'edited on the host\n');
+      await until('later.md', () => events.some((e) => e.path === '/memories/project/later.md'));
       controller.abort();
       await reading;
       expect(events).toEqual([
         { op: 'create', path: '/memories/project/mine.md', actor: 'user' },
         { op: 'create', path: '/memories/project/pulled.md', actor: 'external' },
+        { op: 'create', path: '/memories/project/later.md', actor: 'external' },
       ]);
     });
 
