@@ -50,10 +50,10 @@ layout('clientHeight', () => TREE_VIEWPORT.height);
 layout('scrollHeight', (tree) => Math.max(TREE_VIEWPORT.height, parseFloat((tree.firstElementChild as HTMLElement | null)?.style.height ?? '') || 0));
 
 /**
- * findBy and waitFor give up after 5 s, not 1 s: on a loaded 2-core machine a change can take over a
- * second to cross the journal, the feed and a list refetch. A passing wait returns as soon as it passes.
+ * findBy and waitFor give up after 15 s, not 1 s: on a loaded 2-core machine a change can take
+ * seconds to cross the journal, the feed and a list refetch. A passing wait returns as soon as it passes.
  */
-configure({ asyncUtilTimeout: 5000 });
+configure({ asyncUtilTimeout: 15_000 });
 
 /** Nor does it tell anyone about scrolling: a browser fires `scroll` after a scroll; so does the tree here. */
 const scrollTo = Element.prototype.scrollTo;
