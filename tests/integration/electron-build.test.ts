@@ -46,9 +46,25 @@ describe('the Electron host build', () => {
       console.log(`electron launch not run: ${!binary || !fs.existsSync(binary) ? 'no Electron binary can be installed on this machine' : 'no display'}`);
       return;
     }
-    const app = spawn(binary, ['--no-sandbox', REPO_ROOT], { env: { ...process.env, CAIRN_HOME: fs.mkdtempSync('/tmp/cairn-electron-') } });
-    const exited = await Promise.race([new Promise((r) => app.once('exit', r)), new Promise((r) => setTimeout(() => r('running'), 3000))]);
-    app.kill();
-    expect(exited).toBe('running');
+    // Started means: its loopback server is up and written to server.json in its home (what the app
+    // does once Electron is ready), and it is still running then. Not "still alive after 3 s",
+    // which a slow start passes without starting and a slow crash passes too.
+    const home = fs.mkdtempSync('/tmp/cairn-electron-');
+    const app = spawn(binary, ['--no-sandbox', REPO_ROOT], { env: { ...process.env, CAIRN_HOME: home } });
+    let exited: number | string | null = null;
+    app.once('exit', (code, signal) => (exited = code ?? signal));
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!fs.existsSync(path.join(home, 'server.json')) && exited === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(exited, 'the app exited while starting').toBeNull();
+      expect(fs.existsSync(path.join(home, 'server.json')), 'no server.json after 20 s').toBe(true);
+    } finally {
+      if (exited === null) {
+        const gone = new Promise((r) => app.once('exit', r));
+        app.kill();
+        await gone; // it writes its window state as it quits: the home is removed after
+      }
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });
