@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decayedUsage } from '../../src/common/context/ranking';
-import { INDEX_HEADER, utf8Length } from '../../src/common/context/render';
+import { INDEX_HEADER, cappedScopeNote, utf8Length } from '../../src/common/context/render';
 import {
   DESCRIPTION_MAX_CHARS,
   HOT_FILE_BYTES,
@@ -737,7 +737,10 @@ describe(`a scope holding more than ${MAX_FILES_PER_SCOPE} files (a pull can bri
     let out = '';
     const io = { stdin: process.stdin, stdout: { write: (chunk: string) => ((out += chunk), true) }, stderr: process.stderr } as unknown as CliIo;
     expect(await statsCommand(['--home', sb.home, '--cwd', sb.checkout], io)).toBe(0);
-    const rows = out.split('\n').filter((line) => line.includes('/memories/'));
+    const lines = out.trimEnd().split('\n');
+    // The last line says the scope holds more, with no count it cannot know.
+    expect(lines.at(-1)).toBe(cappedScopeNote('/memories/project'));
+    const rows = lines.filter((line) => line.endsWith('.md'));
     expect(rows).toHaveLength(MAX_FILES_PER_SCOPE + 2);
     const pinned = rows.filter((row) => row.startsWith('yes '));
     expect(pinned.map((row) => row.split(/\s+/).at(-1))).toEqual(['/memories/project/a.md', '/memories/project/b.md']);
