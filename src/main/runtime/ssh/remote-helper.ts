@@ -25,7 +25,7 @@
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '3';
+export const HELPER_VERSION = '4';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -291,9 +291,12 @@ $ops{cwrite} = sub {
   $ops{write}->($root, $anchor, $rel, '0', $data);
   return ('ok');
 };
-# Listings: every entry as [rel, type, size, mtime, version, head]. A file's version (device,
+# Listings: every entry as [rel, type, size, mtime, version, has, head]. A file's version (device,
 # inode, size, mtime, ctime) is empty while its last change is too recent to tell from the next
-# (the client's ListedEntry.version); heads are sent for files when asked (the index's, one trip).
+# (the client's ListedEntry.version). Heads are sent for files when asked (the index's listing, one
+# trip): 'has' is '1' with the head, or '=' with none when this helper already sent this file's
+# head at this very version on this connection (the client keeps what it was sent), '0' for no head.
+my %sent;
 $ops{list} = sub {
   my ($root, $anchor, $rel, $depth, $limit, $filesonly, $heads) = @_;
   my $rr = root_real($root, $anchor, 0);
@@ -315,16 +318,24 @@ $ops{list} = sub {
       if (S_ISLNK($st[2])) { my $real = Cwd::abs_path($hp); next unless defined $real && (stat $hp) && inside($real, $rr); @st = stat $hp or next }
       my $er = $prefix eq '' ? $name : "$prefix/$name";
       if (S_ISDIR($st[2])) {
-        if ($filesonly ne '1') { push @out, $er, 'directory', $st[7], mtime_of($hp, 1, @st), '', ''; $count++ }
+        if ($filesonly ne '1') { push @out, $er, 'directory', $st[7], mtime_of($hp, 1, @st), '', '0', ''; $count++ }
         $walk->($hp, $er, $level + 1) if $level < $depth;
       } elsif (S_ISREG($st[2])) {
         my $mtime = mtime_of($hp, 1, @st);
         my @h = $HIRES ? Time::HiRes::stat($hp) : ();
         my $ctime = @h ? $h[10] : $st[10];
         my $version = $now - $ctime < ${VERSION_SETTLE_MS / 1000} ? '' : join(':', $st[0], $st[1], $st[7], $mtime, $ctime);
-        my $head = '';
-        if ($heads > 0 && sysopen(my $fh, $hp, O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
-        push @out, $er, 'file', $st[7], $mtime, $version, $head; $count++;
+        my ($has, $head) = ('0', '');
+        if ($heads > 0) {
+          my $key = "$root\0$heads\0$er";
+          if ($version ne '' && defined $sent{$key} && $sent{$key} eq $version) { $has = '=' }
+          else {
+            $has = '1';
+            if (sysopen(my $fh, $hp, O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
+            if ($version ne '') { $sent{$key} = $version } else { delete $sent{$key} }
+          }
+        }
+        push @out, $er, 'file', $st[7], $mtime, $version, $has, $head; $count++;
       }
     }
   };

@@ -4,7 +4,9 @@
  * one round trip on an open connection, with its containment check done in the same request on
  * the remote side. A whole-scope files-only listing (the context index) carries the first 4 KiB
  * of every file in the same answer, so the index of a scope costs one round trip: readHeads then
- * answers from those heads without asking again.
+ * answers from those heads without asking again. A head this connection's helper already sent at
+ * the file's current version (ListedEntry.version: device, inode, size, mtime, ctime, given only
+ * once settled) is not sent again: the runtime keeps what it was sent, by version.
  *
  * Writes are serialized like LocalRuntime's: an in-process mutex per root, plus the cross-process
  * lock file `<root>.lock` on the remote host (the one a Cairn running there takes), kept
@@ -66,6 +68,12 @@ export class SshRuntime implements Runtime {
    * it (the index's): taken once, and dropped by any change this runtime makes to the root.
    */
   private readonly heads = new Map<string, Map<string, Buffer>>();
+  /**
+   * Per root: the heads the helper sent with index listings, each with the file's version then:
+   * what the helper answers '=' for (the file still has that version). Replaced by each such
+   * listing, so files gone from the root are forgotten.
+   */
+  private readonly sent = new Map<string, Map<string, { readonly version: string; readonly head: Buffer }>>();
   /** What a read of a directory brought along (see readFile), for the stat and list that follow. */
   private prefetched: { key: string; rel: string; stat: EntryStat; list: ListedEntry[]; statTaken: boolean; until: number } | null = null;
 
@@ -164,7 +172,7 @@ export class SshRuntime implements Runtime {
       // A directory: its stat and view listing came along, for the stat and list that follow.
       if (code !== 'EISDIR' || extra[0]?.toString() !== 'some') return;
       const stat: EntryStat = { type: 'directory', size: Number(extra[2]!.toString()), mtimeMs: Number(extra[3]!.toString()) };
-      const listed = this.parseListing(extra.slice(4), false);
+      const listed = this.parseListing(extra.slice(4), false, key);
       this.prefetched = { key, rel: relText, stat, list: listed.entries, statTaken: false, until: Date.now() + PREFETCH_MS };
     });
     const data = new Uint8Array(res[0]!);
@@ -175,14 +183,17 @@ export class SshRuntime implements Runtime {
   async readHeads(root: ScopeRoot, rels: ReadonlyArray<readonly string[]>, bytes: number): Promise<Array<FileContent | null>> {
     const cached = bytes <= INDEX_HEAD_BYTES ? this.heads.get(this.rootKey(root)) : undefined;
     this.heads.delete(this.rootKey(root));
-    if (cached && rels.every((r) => cached.has(r.join('/')))) {
-      return rels.map((r) => {
-        const data = cached.get(r.join('/'))!;
-        return { data: new Uint8Array(data.subarray(0, bytes)), size: 0, mtimeMs: 0 };
-      });
-    }
-    const res = await this.call(['heads', root.path, root.anchor, String(bytes), ...rels.map((r) => r.join('/'))]);
-    return rels.map((_, i) => (res[i * 2]?.toString() === '1' ? { data: new Uint8Array(res[i * 2 + 1]!), size: 0, mtimeMs: 0 } : null));
+    const out: Array<FileContent | null> = rels.map((r) => {
+      const data = cached?.get(r.join('/'));
+      return data ? { data: new Uint8Array(data.subarray(0, bytes)), size: 0, mtimeMs: 0 } : null;
+    });
+    const missing = rels.flatMap((r, i) => (out[i] === null ? [i] : []));
+    if (missing.length === 0) return out;
+    const res = await this.call(['heads', root.path, root.anchor, String(bytes), ...missing.map((i) => rels[i]!.join('/'))]);
+    missing.forEach((i, n) => {
+      if (res[n * 2]?.toString() === '1') out[i] = { data: new Uint8Array(res[n * 2 + 1]!), size: 0, mtimeMs: 0 };
+    });
+    return out;
   }
 
   async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
@@ -251,21 +262,34 @@ export class SshRuntime implements Runtime {
     return 'created';
   }
 
-  /** Entries of a helper listing answer (['some'|'none', then 6 fields per entry]). */
-  private parseListing(res: Buffer[], withHeads: boolean): { found: boolean; entries: ListedEntry[]; heads: Map<string, Buffer> } {
+  /**
+   * Entries of a helper listing answer (['some'|'none', then 7 fields per entry]), with the heads
+   * it carried: sent ('1'), or kept here from an earlier answer at the same version ('=').
+   */
+  private parseListing(res: Buffer[], withHeads: boolean, rootKey: string): { found: boolean; entries: ListedEntry[]; heads: Map<string, Buffer> } {
     const entries: ListedEntry[] = [];
     const heads = new Map<string, Buffer>();
     if (res[0]?.toString() !== 'some') return { found: false, entries, heads };
-    for (let i = 1; i + 5 < res.length; i += 6) {
+    const before = this.sent.get(rootKey);
+    const after = new Map<string, { version: string; head: Buffer }>();
+    for (let i = 1; i + 6 < res.length; i += 7) {
       const relText = res[i]!.toString('utf8');
       const segments = relText.split('/');
       // Defense in depth: the helper applies the same rules; a name it let through is still skipped.
       if (!segments.every((s) => isListedName(s))) continue;
       const type = res[i + 1]!.toString() === 'directory' ? 'directory' : 'file';
-      const version = type === 'file' ? res[i + 4]!.toString() : '';
-      entries.push({ rel: segments, type, size: Number(res[i + 2]!.toString()), mtimeMs: Number(res[i + 3]!.toString()), version: version === '' ? null : version });
-      if (withHeads && type === 'file') heads.set(relText, Buffer.from(res[i + 5]!));
+      const version = type === 'file' && res[i + 4]!.length > 0 ? res[i + 4]!.toString() : null;
+      entries.push({ rel: segments, type, size: Number(res[i + 2]!.toString()), mtimeMs: Number(res[i + 3]!.toString()), version });
+      if (!withHeads || type !== 'file') continue;
+      const has = res[i + 5]!.toString();
+      const kept = before?.get(relText);
+      const head = has === '1' ? Buffer.from(res[i + 6]!) : has === '=' && kept && kept.version === version ? kept.head : null;
+      // A '=' for a head not kept here (another runtime on this connection asked): readHeads asks.
+      if (head === null) continue;
+      heads.set(relText, head);
+      if (version !== null) after.set(relText, { version, head });
     }
+    if (withHeads) this.sent.set(rootKey, after);
     return { found: true, entries, heads };
   }
 
@@ -281,7 +305,7 @@ export class SshRuntime implements Runtime {
     const withHeads = options.filesOnly === true && rel.length === 0;
     const depth = Number.isFinite(options.depth) ? options.depth : 1_000_000;
     const res = await this.call(['list', root.path, root.anchor, relText, String(depth), String(options.limit), options.filesOnly ? '1' : '0', String(withHeads ? INDEX_HEAD_BYTES : 0)]);
-    const listed = this.parseListing(res, withHeads);
+    const listed = this.parseListing(res, withHeads, rootKey);
     if (!listed.found) return null;
     if (withHeads) this.heads.set(rootKey, listed.heads);
     return listed.entries;
