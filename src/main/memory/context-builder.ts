@@ -45,6 +45,11 @@ interface Head {
   readonly head: string;
 }
 
+/** A head with the version it was read at (null: not kept, read again next time). */
+interface KeptHead extends Head {
+  readonly version: string | null;
+}
+
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -56,7 +61,7 @@ export class ContextBuilder {
    * Per scope root: the heads of the files its last listing held, by relative path, each with the
    * version it was read at. Replaced by every snapshot, so files gone from the root are forgotten.
    */
-  private readonly heads = new Map<string, Map<string, Head & { readonly version: string }>>();
+  private readonly heads = new Map<string, Map<string, KeptHead>>();
   /** The scanners' verdict on each file's head, with the head it was given for. */
   private readonly flagCache = new Map<string, { readonly head: string; readonly flags: readonly ScanFlag[] }>();
 
@@ -127,23 +132,27 @@ export class ContextBuilder {
   private async readHeads(b: AvailableScope, entries: readonly ListedEntry[]): Promise<Array<Head | null>> {
     const rootKey = `${b.runtime.label}\0${b.root.path}`;
     const before = this.heads.get(rootKey);
+    const after = new Map<string, KeptHead>();
     const rels = entries.map((e) => e.rel.join('/'));
+    const stale: number[] = [];
     const heads: Array<Head | null> = entries.map((e, i) => {
-      const kept = before?.get(rels[i]!);
-      return kept !== undefined && kept.version === (e.version ?? null) ? kept : null;
+      const kept = e.version === null ? undefined : before?.get(rels[i]!);
+      if (kept !== undefined && kept.version === e.version) {
+        after.set(rels[i]!, kept);
+        return kept;
+      }
+      stale.push(i);
+      return null;
     });
-    const stale = heads.flatMap((h, i) => (h === null ? [i] : []));
     const read = stale.length > 0 ? await b.runtime.readHeads(b.root, stale.map((i) => entries[i]!.rel), INDEX_HEAD_BYTES) : [];
     stale.forEach((i, n) => {
       const data = read[n];
       if (!data) return;
       const head = lenient.decode(data.data);
-      heads[i] = { description: describe(head, this.scan), head };
-    });
-    const after = new Map<string, Head & { version: string }>();
-    entries.forEach((e, i) => {
-      const head = heads[i];
-      if (head && typeof e.version === 'string') after.set(rels[i]!, { ...head, version: e.version });
+      const version = entries[i]!.version;
+      const fresh: KeptHead = { description: describe(head, this.scan), head, version };
+      heads[i] = fresh;
+      if (version !== null) after.set(rels[i]!, fresh);
     });
     this.heads.set(rootKey, after);
     return heads;
