@@ -18,14 +18,22 @@ function escapeComponent(text: string): string {
 
 /** The identity of `segments` in `scope`, or null when the scope's owner is unknown. */
 export function memoryIdentity(scope: Scope, owners: ScopeOwners, segments: readonly string[]): string | null {
-  const rel = segments.map(escapeComponent).join('/');
+  const owner = scopeOwner(scope, owners);
+  return owner === null ? null : `${owner}:${segments.map(escapeComponent).join('/')}`;
+}
+
+/**
+ * Whose scope root this is, as the prefix of its files' identities: `global`, `project:<projectId>`
+ * or `workspace:<workspaceId>`; null when the session has no such owner.
+ */
+export function scopeOwner(scope: Scope, owners: ScopeOwners): string | null {
   switch (scope) {
     case 'global':
-      return `global:${rel}`;
+      return 'global';
     case 'project':
-      return owners.projectId === null ? null : `project:${escapeComponent(owners.projectId)}:${rel}`;
+      return owners.projectId === null ? null : `project:${escapeComponent(owners.projectId)}`;
     case 'workspace':
-      return owners.workspaceId === null ? null : `workspace:${escapeComponent(owners.workspaceId)}:${rel}`;
+      return owners.workspaceId === null ? null : `workspace:${escapeComponent(owners.workspaceId)}`;
   }
 }
 

@@ -2,6 +2,8 @@
  * The change outbox: every change MemoryService makes becomes one MemoryChangeEvent (the sha256 of
  * the bytes written, the actor, the session's workspace and project, the time), delivered first to
  * this process's listeners (onChange), then to the sink (the journal, which other processes tail).
+ * Before both, what the change did to each file, with its bytes, goes to the history sink when
+ * there is one (history-capture.ts).
  *
  * Invariants: an event is delivered, to the listeners and in one sink append, before the command
  * that made it resolves, so events keep the order of the commands and none waits in memory for a
@@ -11,6 +13,9 @@
 import { createHash } from 'node:crypto';
 import type { Actor } from '../../common/memory/constants';
 import type { MemoryChangeEvent } from '../../common/memory/events';
+import { scopeOwner } from '../../common/memory/identity';
+import { formatMemoryPath } from '../../common/memory/paths';
+import type { FileChange, HistorySink } from './history-capture';
 import type { MemorySession } from './session';
 
 /** Where change events go for other processes to see (the Journal is one). Must not throw. */
@@ -28,7 +33,15 @@ export function sha256(data: Uint8Array): string {
 export class ChangeOutbox {
   private readonly listeners = new Set<(event: MemoryChangeEvent) => void>();
 
-  constructor(private readonly sink?: ChangeSink) {}
+  constructor(
+    private readonly sink?: ChangeSink,
+    private readonly history?: HistorySink,
+  ) {}
+
+  /** Whether changes are recorded in a history (then commands capture the bytes they replace). */
+  get recordsHistory(): boolean {
+    return this.history !== undefined;
+  }
 
   /** Subscribes to every change; returns the unsubscribe function. */
   onChange(listener: (event: MemoryChangeEvent) => void): () => void {
@@ -41,9 +54,28 @@ export class ChangeOutbox {
   /**
    * Delivers the event of a change made by `actor` in `session`. `content`: the bytes written, or
    * their sha256 when the caller has it already; null when no file content results (a delete, a
-   * rename).
+   * rename). `files`: what the change did to each file, recorded first in the history (one batch)
+   * with its `cause` ('tool', 'ui').
    */
-  emit(session: MemorySession, actor: Actor, change: Change, content: Uint8Array | string | null): void {
+  emit(session: MemorySession, actor: Actor, change: Change, content: Uint8Array | string | null, files: readonly FileChange[] = [], cause = 'tool'): void {
+    const owner = scopeOwner(change.scope, session);
+    if (this.history && owner !== null && files.length > 0) {
+      this.history.record(
+        files.map((f) => ({
+          owner,
+          scope: change.scope,
+          path: formatMemoryPath(change.scope, f.rel),
+          ...(f.oldRel ? { oldPath: formatMemoryPath(change.scope, f.oldRel) } : {}),
+          op: change.op,
+          before: f.before,
+          after: f.after,
+          actor,
+          cause,
+          workspaceId: session.workspaceId,
+          projectId: session.projectId,
+        })),
+      );
+    }
     const event: MemoryChangeEvent = {
       ...change,
       sha256: content === null || typeof content === 'string' ? content : sha256(content),

@@ -4,13 +4,15 @@
  * - memory-tool.ts: the agent's tool, its six commands (execute, run);
  * - person-edits.ts: a person's edits (read, save against a sha256, create a directory, pin);
  * - change-outbox.ts: the change event of every write, to this process's listeners (onChange) and
- *   then to a ChangeSink (the host passes its journal);
+ *   then to a ChangeSink (the host passes its journal); with a HistorySink, each change's bytes
+ *   before and after go to the version history first (history-capture.ts);
  * - error-mapper.ts: the one translation of Runtime failures into texts naming virtual paths.
  * It imports nothing of the journal or the hosts: they hand it a sink and a usage store.
  */
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { MemoryCommand } from '../../common/memory/schema';
 import { ChangeOutbox, type ChangeSink } from './change-outbox';
+import type { HistorySink } from './history-capture';
 import { MemoryTool } from './memory-tool';
 import { PersonEdits } from './person-edits';
 import type { ExecuteOptions, MemorySession, SaveOutcome, ToolResult } from './session';
@@ -24,6 +26,8 @@ export interface MemoryServiceOptions {
   readonly usage?: UsageStore;
   /** Where every change is appended for other processes to see (the journal); without it, nothing is. */
   readonly sink?: ChangeSink;
+  /** Where each change is recorded with its bytes (the version history); without it, nothing is. */
+  readonly history?: HistorySink;
 }
 
 export class MemoryService {
@@ -32,7 +36,7 @@ export class MemoryService {
   private readonly edits: PersonEdits;
 
   constructor(options: MemoryServiceOptions = {}) {
-    this.outbox = new ChangeOutbox(options.sink);
+    this.outbox = new ChangeOutbox(options.sink, options.history);
     this.tool = new MemoryTool(this.outbox, options.usage);
     this.edits = new PersonEdits(this.outbox, options.usage);
   }

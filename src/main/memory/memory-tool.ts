@@ -28,6 +28,7 @@ import {
 } from '../../common/memory/texts';
 import { RuntimeError } from '../runtime/runtime';
 import type { ChangeOutbox } from './change-outbox';
+import { filesAt } from './history-capture';
 import { fileCases, mapRuntimeErrors, toolError } from './error-mapper';
 import type { AvailableScope, ExecuteOptions, MemorySession, ToolResult } from './session';
 import { availableScope, decodeText, encodeContent, place, readText, recordUse, type InScope } from './targets';
@@ -167,7 +168,7 @@ export class MemoryTool {
       target.path,
     );
     recordUse(this.usage, session, target, options.actor);
-    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'create' }, data);
+    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'create' }, data, [{ rel: target.segments, before: null, after: data }]);
     return createdText(target.path);
   }
 
@@ -181,12 +182,14 @@ export class MemoryTool {
   ): Promise<string> {
     const b = availableScope(session, target.scope);
     let result = '';
+    let before: Uint8Array | null = null;
     // One mapping, outside the lock: a runtime's BUSY must leave withLock as it is (an SSH
     // runtime tries again on it), and the operation's own cases read as this command's.
     const data = await mapRuntimeErrors(
       () =>
         b.runtime.withLock(b.root, () =>
           b.runtime.editFile(b.root, target.segments, MAX_FILE_BYTES, (bytes) => {
+            before = bytes;
             const next = change(decodeText(bytes, target.path));
             result = next.result;
             return encodeContent(target.path, next.content, options.actor);
@@ -197,7 +200,7 @@ export class MemoryTool {
       fileCases(target.path),
     );
     recordUse(this.usage, session, target, options.actor);
-    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'update' }, data);
+    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'update' }, data, [{ rel: target.segments, before: before ?? 'unknown', after: data }]);
     return result;
   }
 
@@ -227,15 +230,27 @@ export class MemoryTool {
   private async delete(target: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = availableScope(session, target.scope);
     const missing = () => errors.notFoundForDelete(target.path);
-    await mapRuntimeErrors(
-      () => b.runtime.withLock(b.root, () => b.runtime.remove(b.root, target.segments)),
+    const removed = await mapRuntimeErrors(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          // What the delete takes away, for the history: read under the lock, before it goes.
+          const files = this.outbox.recordsHistory ? await filesAt(b, target.segments) : [];
+          await b.runtime.remove(b.root, target.segments);
+          return files;
+        }),
       'delete',
       target.path,
       { ENOENT: missing, ENOTDIR: missing },
     );
     const id = memoryIdentity(target.scope, session, target.segments);
     if (this.usage && id !== null) this.usage.record({ type: 'delete', id });
-    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'delete' }, null);
+    this.outbox.emit(
+      session,
+      options.actor,
+      { scope: target.scope, path: target.path, op: 'delete' },
+      null,
+      removed.map((f) => ({ rel: f.rel, before: f.data, after: null })),
+    );
     return deletedText(target.path);
   }
 
@@ -245,8 +260,13 @@ export class MemoryTool {
     // The runtime checks in the reference's order: an existing destination, then a missing source,
     // then a directory moving into itself.
     const cases = { EEXIST: () => errors.destinationExists(dest.path), ENOENT: missing, ENOTDIR: missing, EINVAL: () => errors.intoItself(source.path, dest.path) };
-    await mapRuntimeErrors(
-      () => b.runtime.withLock(b.root, () => b.runtime.rename(b.root, source.segments, dest.segments)),
+    const moved = await mapRuntimeErrors(
+      () =>
+        b.runtime.withLock(b.root, async () => {
+          const files = this.outbox.recordsHistory ? await filesAt(b, source.segments) : [];
+          await b.runtime.rename(b.root, source.segments, dest.segments);
+          return files;
+        }),
       'rename',
       source.path,
       cases,
@@ -254,7 +274,14 @@ export class MemoryTool {
     const from = memoryIdentity(source.scope, session, source.segments);
     const to = memoryIdentity(dest.scope, session, dest.segments);
     if (this.usage && from !== null && to !== null) this.usage.record({ type: 'move', from, to });
-    this.outbox.emit(session, options.actor, { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename' }, null);
+    this.outbox.emit(
+      session,
+      options.actor,
+      { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename' },
+      null,
+      // Each file where it is now, and where it was: the same bytes.
+      moved.map((f) => ({ rel: [...dest.segments, ...f.rel.slice(source.segments.length)], oldRel: f.rel, before: f.data, after: f.data })),
+    );
     return renamedText(source.path, dest.path);
   }
 }

@@ -49,6 +49,7 @@ export class PersonEdits {
     const target = fileTarget(rawPath);
     const b = availableScope(session, target.scope);
     const data = encodeContent(target.path, content, 'user');
+    let replaced: Uint8Array | null = null;
     const outcome = await mapRuntimeErrors(
       () =>
         b.runtime.withLock(b.root, async (): Promise<SaveOutcome> => {
@@ -72,6 +73,7 @@ export class PersonEdits {
             throw new MemoryToolError(errors.scopeFull(target.scope));
           }
           await b.runtime.writeFile(b.root, target.segments, data, { exclusive: current === null });
+          replaced = current === null ? null : encodeUtf8(current);
           return { status: 'ok', sha256: sha256(data), created: current === null };
         }),
       'save',
@@ -79,7 +81,7 @@ export class PersonEdits {
     );
     if (outcome.status === 'ok') {
       recordUse(this.usage, session, target, 'user');
-      this.outbox.emit(session, 'user', { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update' }, outcome.sha256);
+      this.outbox.emit(session, 'user', { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update' }, outcome.sha256, [{ rel: target.segments, before: replaced, after: data }], 'ui');
     }
     return outcome;
   }
