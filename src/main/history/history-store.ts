@@ -1,0 +1,710 @@
+/**
+ * The storage of memory version history (issue 18): every change's bytes before and after, kept
+ * under `<home>/history/` (never inside a memory root or a repository), listed, read back, and
+ * collected by retention. Owns the directory's layout; knows nothing of memory roots or runtimes
+ * (MemoryService tells it what changed). Synchronous throughout: a record() is a few syscalls.
+ *
+ * Layout (directory and subdirectories 0700, files 0600):
+ * - `blobs/<sha[0..2]>/<sha>`: content-addressed bytes, identical bytes stored once. Written as a
+ *   temp file in the same directory, then renamed, so a reader never sees a partial blob.
+ * - `log.jsonl`: append-only, one JSON line per version (history-log.ts has the format); replaced
+ *   whole only by gc (temp file, fsync, rename).
+ * - `incomplete`: the ISO time of the first record() that failed, until gc or clearIncomplete().
+ * - `gc.lock`: proper-lockfile's lock, held by the one gc running.
+ *
+ * Durability: no fsync on record(). A SIGKILL leaves the page cache (so every blob and line
+ * written) intact; only a power loss or kernel crash can lose the last records, and then a blob
+ * may be lost together with the lines naming it (or lines without their blobs: readBlob answers
+ * null, never wrong bytes, since it checks the digest). gc fsyncs the rewritten log before its
+ * rename, so a crash never replaces the history with an empty file.
+ *
+ * record() is one batch: blobs first, then ONE O_APPEND write of all its lines, so no reader ever
+ * sees a line whose blob is not there yet, processes never interleave inside a batch, and a batch
+ * cut short (disk full, a crash) is skipped whole by readers. It never throws: any failure leaves
+ * at most unreferenced blobs (collected by gc) and sets the incomplete mark.
+ *
+ * Concurrency, record() against gc() (of this or other processes; record() takes no lock, so a
+ * memory command never waits for a gc):
+ * - gc runs under the cross-process lock `gc.lock` (proper-lockfile; a second gc finds it busy and
+ *   removes nothing), so gcs never overlap.
+ * - Blobs: every blob a record() writes or reuses gets its mtime set to the record's time (a reused
+ *   one is touched with utimes; ENOENT means it is gone, and is written again). gc deletes only
+ *   unreferenced blobs older than a grace period (blobGraceMs, 1 hour), and does it by renaming the
+ *   blob aside to `<sha>.gc`, looking at the mtime of what it moved (the same inode), and putting it
+ *   back if a record() touched it meanwhile. So a blob a record() in progress relies on is never
+ *   deleted: either its touch came before the move (gc sees it and puts it back) or after (the
+ *   touch fails and the record writes the blob again). readBlob() also looks at `<sha>.gc`, so the
+ *   moment it is aside is invisible; a `<sha>.gc` left by a killed gc is put back by the next gc
+ *   when a version references it.
+ * - Log: gc reads the log, writes the kept lines to a temp file and renames it over the log, then
+ *   copies every whole line appended to the old file after its read into the new one. A record()
+ *   that appended to the old file checks after its write whether the log's path still names the
+ *   file it wrote to, and appends its lines again if not. A batch may so end up twice; readers take
+ *   an id once. Nothing appended is ever lost.
+ *
+ * Security: the history lives under the home, which is the user's own (0700); blob names are
+ * validated digests (readBlob never takes a path), files are opened without following a final
+ * symlink, and a blob's bytes are checked against its name before they are returned.
+ */
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { ACTORS, SCOPES } from '../../common/memory/constants';
+import { parseMemoryPath } from '../../common/memory/paths';
+import {
+  CAUSE_RE,
+  HISTORY_OPS,
+  LogReader,
+  SHA_RE,
+  parseChunk,
+  readRange,
+  serializeLine,
+  serializeVersions,
+  versionId,
+  type HistoryActor,
+  type HistoryOp,
+  type HistoryScope,
+  type HistoryVersion,
+} from './history-log';
+
+export type { HistoryActor, HistoryOp, HistoryScope, HistoryVersion } from './history-log';
+
+export const HISTORY_DIR = 'history';
+export const LOG_FILE = 'log.jsonl';
+export const BLOBS_DIR = 'blobs';
+export const INCOMPLETE_FILE = 'incomplete';
+export const GC_LOCK = 'gc.lock';
+export const DEFAULT_KEEP_DAYS = 90;
+export const DEFAULT_KEEP_NEWEST = 20;
+export const DEFAULT_MAX_BYTES_PER_OWNER = 64 * 1024 * 1024;
+export const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
+/** A gc lock older than this was left by a killed gc (gc runs synchronously; it never takes this long). */
+const GC_LOCK_STALE_MS = 120_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+const NEWLINE = 0x0a;
+const TRASH_SUFFIX = '.gc';
+const TEMP_SUFFIX = '.tmp';
+
+/** What the store is told of one change (bytes as they were and are). */
+export interface HistoryChange {
+  /** The scope root's identity: 'global', 'project:<projectId>', 'workspace:<workspaceId>'. */
+  readonly owner: string;
+  readonly scope: HistoryScope;
+  /** Virtual path after the change (/memories/project/a.md); for a delete, the deleted path. */
+  readonly path: string;
+  /** A rename: the path before. */
+  readonly oldPath?: string;
+  readonly op: HistoryOp;
+  /** null: nothing was there; 'unknown': something was, but its bytes are not known. */
+  readonly before: Uint8Array | null | 'unknown';
+  /** null: nothing is there now (a delete); 'unknown': a file whose bytes could not be read (moved). */
+  readonly after: Uint8Array | null | 'unknown';
+  readonly actor: HistoryActor;
+  /** 'tool' | 'ui' | 'external' | 'undo:<id>' | 'restore:<id>' ...: [a-z]+(:[A-Za-z0-9_-]+)? */
+  readonly cause: string;
+  readonly workspaceId: string | null;
+  readonly projectId: string | null;
+}
+
+export interface HistoryFilter {
+  readonly owner?: string;
+  /** A file's exact path, or a directory's prefix ending in '/'; matches a version's path or oldPath. */
+  readonly path?: string;
+  readonly op?: HistoryOp;
+  /** Only the versions of this batch. */
+  readonly batch?: string;
+  /** At most this many (the newest). */
+  readonly limit?: number;
+}
+
+export interface HistoryStoreOptions {
+  /** The clock, in ms since the epoch (tests inject it). */
+  readonly now?: () => number;
+  /** Versions older than this are collected, unless among the newest keepNewest of their path (90). */
+  readonly keepDays?: number;
+  readonly keepNewest?: number;
+  /** Referenced blob bytes per owner above which its oldest versions are collected (64 MiB). */
+  readonly maxBytesPerOwner?: number;
+  /** An unreferenced blob younger than this is kept: a record() may be about to reference it (1 hour). */
+  readonly blobGraceMs?: number;
+}
+
+export interface GcResult {
+  /** Versions dropped from the log. */
+  readonly versions: number;
+  /** Blob files deleted. */
+  readonly blobs: number;
+  /** Their bytes. */
+  readonly bytes: number;
+}
+
+export class HistoryStore {
+  readonly dir: string;
+  readonly logFile: string;
+  readonly blobsDir: string;
+  private readonly incompleteFile: string;
+  private readonly now: () => number;
+  private readonly keepDays: number;
+  private readonly keepNewest: number;
+  private readonly maxBytesPerOwner: number;
+  private readonly blobGraceMs: number;
+  private readonly reader: LogReader;
+  private readonly madeDirs = new Set<string>();
+  /** The first failure's time when it could not be written to the incomplete file. */
+  private incompleteHere: string | null = null;
+  private reported = false;
+  private tempSeq = 0;
+
+  constructor(home: string, options: HistoryStoreOptions = {}) {
+    this.dir = path.join(home, HISTORY_DIR);
+    this.logFile = path.join(this.dir, LOG_FILE);
+    this.blobsDir = path.join(this.dir, BLOBS_DIR);
+    this.incompleteFile = path.join(this.dir, INCOMPLETE_FILE);
+    this.now = options.now ?? Date.now;
+    this.keepDays = Math.max(0, options.keepDays ?? DEFAULT_KEEP_DAYS);
+    this.keepNewest = Math.max(1, Math.floor(options.keepNewest ?? DEFAULT_KEEP_NEWEST));
+    this.maxBytesPerOwner = Math.max(0, options.maxBytesPerOwner ?? DEFAULT_MAX_BYTES_PER_OWNER);
+    this.blobGraceMs = Math.max(0, options.blobGraceMs ?? DEFAULT_BLOB_GRACE_MS);
+    this.reader = new LogReader(this.logFile);
+  }
+
+  /**
+   * Records changes made together (one batch): blobs first, then ONE append of all their lines.
+   * Never throws: on any failure nothing is recorded in the log, incompleteSince() is set, and []
+   * is returned. Returns the versions' ids, in the order of `changes`.
+   */
+  record(changes: readonly HistoryChange[]): string[] {
+    if (changes.length === 0) return [];
+    try {
+      for (const change of changes) validateChange(change);
+      const ms = this.now();
+      const at = new Date(ms).toISOString();
+      const random = crypto.randomBytes(5).toString('hex');
+      const ids = changes.map((_, index) => versionId(ms, random, index));
+      const blobs = new Map<string, Uint8Array>();
+      const digest = (bytes: Uint8Array | null | 'unknown'): string | null => {
+        if (bytes === null || bytes === 'unknown') return bytes;
+        const sha = crypto.createHash('sha256').update(bytes).digest('hex');
+        blobs.set(sha, bytes);
+        return sha;
+      };
+      let lines = '';
+      changes.forEach((change, index) => {
+        const version: HistoryVersion = {
+          id: ids[index]!,
+          at,
+          batch: ids[0]!,
+          owner: change.owner,
+          scope: change.scope,
+          path: change.path,
+          ...(change.oldPath === undefined ? {} : { oldPath: change.oldPath }),
+          op: change.op,
+          actor: change.actor,
+          cause: change.cause,
+          workspaceId: change.workspaceId,
+          projectId: change.projectId,
+          before: digest(change.before),
+          after: digest(change.after),
+          beforeSize: change.before instanceof Uint8Array ? change.before.byteLength : null,
+          afterSize: change.after instanceof Uint8Array ? change.after.byteLength : null,
+        };
+        lines += serializeLine(version, index, changes.length);
+      });
+      const data = Buffer.from(lines, 'utf8');
+      const store = (): void => {
+        this.makeDir(this.dir);
+        for (const [sha, bytes] of blobs) this.putBlob(sha, bytes, ms);
+        this.append(data);
+      };
+      try {
+        store();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        // The directory went away (a home being reset): make it again, once.
+        this.madeDirs.clear();
+        store();
+      }
+      this.reported = false;
+      return ids;
+    } catch (err) {
+      this.markIncomplete(err);
+      return [];
+    }
+  }
+
+  /** Newest first, including lines other processes appended. */
+  list(filter: HistoryFilter = {}): HistoryVersion[] {
+    this.reader.refresh();
+    const all = this.reader.all();
+    const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+    const matchPath = filter.path === undefined ? null : pathMatcher(filter.path);
+    const out: HistoryVersion[] = [];
+    for (let k = all.length - 1; k >= 0 && out.length < limit; k--) {
+      const v = all[k]!;
+      if (filter.owner !== undefined && v.owner !== filter.owner) continue;
+      if (filter.op !== undefined && v.op !== filter.op) continue;
+      if (filter.batch !== undefined && v.batch !== filter.batch) continue;
+      if (matchPath !== null && !matchPath(v.path) && !(v.oldPath !== undefined && matchPath(v.oldPath))) continue;
+      out.push(v);
+    }
+    return out;
+  }
+
+  get(id: string): HistoryVersion | null {
+    this.reader.refresh();
+    return this.reader.get(id);
+  }
+
+  /** The bytes of a recorded sha256, or null if collected, missing or damaged. */
+  readBlob(sha256: string): Uint8Array | null {
+    if (!SHA_RE.test(sha256)) return null;
+    const main = this.blobPath(sha256);
+    // The blob may be aside for a moment (gc, see the header): look there, then again in place.
+    for (const p of [main, main + TRASH_SUFFIX, main]) {
+      let data: Buffer;
+      try {
+        const fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+        try {
+          data = fs.readFileSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
+      } catch {
+        continue;
+      }
+      if (crypto.createHash('sha256').update(data).digest('hex') !== sha256) return null;
+      return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    }
+    return null;
+  }
+
+  /**
+   * The owner's recently deleted: the paths whose latest version is a delete of it, or a rename
+   * away from it, newest first, each with that version.
+   */
+  recentlyDeleted(owner: string): HistoryVersion[] {
+    this.reader.refresh();
+    const latest = new Map<string, HistoryVersion>();
+    for (const v of this.reader.all()) {
+      if (v.owner !== owner) continue;
+      latest.set(v.path, v);
+      if (v.oldPath !== undefined) latest.set(v.oldPath, v);
+    }
+    const gone = new Set<HistoryVersion>();
+    for (const [p, v] of latest) {
+      if ((v.op === 'delete' && v.path === p) || (v.op === 'rename' && v.oldPath === p && v.path !== p)) gone.add(v);
+    }
+    const order = new Map(this.reader.all().map((v, k) => [v, k] as const));
+    return [...gone].sort((a, b) => order.get(b)! - order.get(a)!);
+  }
+
+  /** The ISO time of the first record() that failed (this process's or another's), or null. */
+  incompleteSince(): string | null {
+    let persisted: string | null = null;
+    try {
+      const text = fs.readFileSync(this.incompleteFile, 'utf8').trim();
+      if (Number.isFinite(Date.parse(text))) persisted = text;
+    } catch {}
+    if (persisted === null) return this.incompleteHere;
+    if (this.incompleteHere === null) return persisted;
+    return Date.parse(persisted) <= Date.parse(this.incompleteHere) ? persisted : this.incompleteHere;
+  }
+
+  /** Forgets the incomplete mark (after the person was told); false when it could not be removed. */
+  clearIncomplete(): boolean {
+    try {
+      fs.rmSync(this.incompleteFile, { force: true });
+    } catch {
+      return false;
+    }
+    this.incompleteHere = null;
+    return true;
+  }
+
+  /**
+   * Retention (also `cairn history gc`): drops versions older than keepDays unless among the newest
+   * keepNewest versions of their path (or old path); then, while an owner's referenced blob bytes
+   * exceed maxBytesPerOwner, drops its oldest versions, but never the newest version of any path;
+   * then deletes blobs no version references (older than the grace period). Clears the incomplete
+   * mark. Returns what it removed; all zeros when another gc holds the lock. Throws on I/O errors.
+   */
+  gc(): GcResult {
+    if (!isDirectory(this.dir)) return { versions: 0, blobs: 0, bytes: 0 };
+    let release: () => void;
+    try {
+      release = lockfile.lockSync(this.logFile, {
+        lockfilePath: path.join(this.dir, GC_LOCK),
+        realpath: false,
+        stale: GC_LOCK_STALE_MS,
+        onCompromised: () => {},
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') return { versions: 0, blobs: 0, bytes: 0 };
+      throw err;
+    }
+    try {
+      const versions = this.collectVersions();
+      const referenced = this.referencedBlobs();
+      const blobs = this.collectBlobs(referenced);
+      this.clearIncomplete();
+      return { versions, blobs: blobs.count, bytes: blobs.bytes };
+    } finally {
+      try {
+        release();
+      } catch {}
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private blobPath(sha: string): string {
+    return path.join(this.blobsDir, sha.slice(0, 2), sha);
+  }
+
+  private makeDir(dir: string): void {
+    if (this.madeDirs.has(dir)) return;
+    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+    this.madeDirs.add(dir);
+  }
+
+  /** Makes sure the blob is there, with its mtime at `ms` (see the header: gc's grace). */
+  private putBlob(sha: string, bytes: Uint8Array, ms: number): void {
+    const p = this.blobPath(sha);
+    const time = ms / 1000;
+    try {
+      fs.utimesSync(p, time, time);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const shard = path.dirname(p);
+    const temp = `${p}.${process.pid}.${++this.tempSeq}${TEMP_SUFFIX}`;
+    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+    let fd: number;
+    try {
+      fd = fs.openSync(temp, flags, FILE_MODE);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this.madeDirs.delete(shard);
+      this.madeDirs.delete(this.blobsDir);
+      this.makeDir(shard);
+      fd = fs.openSync(temp, flags, FILE_MODE);
+    }
+    try {
+      try {
+        writeAll(fd, bytes);
+        fs.futimesSync(fd, time, time);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, p);
+    } catch (err) {
+      fs.rmSync(temp, { force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * One O_APPEND write of whole lines (a torn last line is closed first); appended again if gc
+   * replaced the log meanwhile (see the header).
+   */
+  private append(data: Buffer): void {
+    for (let attempt = 0; ; attempt++) {
+      const fd = fs.openSync(this.logFile, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, FILE_MODE);
+      let replaced: boolean;
+      try {
+        const st = fs.fstatSync(fd);
+        let out = data;
+        if (st.size > 0) {
+          const last = Buffer.alloc(1);
+          if (fs.readSync(fd, last, 0, 1, st.size - 1) === 1 && last[0] !== NEWLINE) out = Buffer.concat([Buffer.from('\n'), data]);
+        }
+        const written = fs.writeSync(fd, out);
+        if (written !== out.length) throw Object.assign(new Error('short write to the history log'), { code: 'EIO' });
+        let now: fs.Stats | null = null;
+        try {
+          now = fs.statSync(this.logFile);
+        } catch {}
+        replaced = now === null || now.ino !== st.ino || now.dev !== st.dev;
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (!replaced) return;
+      // gc replaced the log between our open and our check; our lines may not have been copied.
+      if (attempt >= 3) throw Object.assign(new Error('the history log kept being replaced'), { code: 'EAGAIN' });
+    }
+  }
+
+  private markIncomplete(err: unknown): void {
+    const at = new Date(this.now()).toISOString();
+    if (!this.reported) {
+      this.reported = true;
+      const code = (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.message ?? String(err);
+      process.stderr.write(`cairn: could not record history (history incomplete from now on): ${code}\n`);
+    }
+    try {
+      this.makeDir(this.dir);
+    } catch {
+      this.incompleteHere ??= at;
+      return;
+    }
+    try {
+      fs.writeFileSync(this.incompleteFile, `${at}\n`, { flag: 'wx', mode: FILE_MODE });
+    } catch (e) {
+      // EEXIST: an earlier failure is already marked, and the earliest counts.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') this.incompleteHere ??= at;
+    }
+  }
+
+  /** gc's first step: rewrites the log without the versions retention drops; returns how many. */
+  private collectVersions(): number {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.logFile, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    try {
+      const size = fs.fstatSync(fd).size;
+      const chunk = parseChunk(readRange(fd, 0, size));
+      const seen = new Set<string>();
+      const all: HistoryVersion[] = [];
+      let duplicates = 0;
+      for (const batch of chunk.batches) {
+        for (const { version } of batch) {
+          if (seen.has(version.id)) duplicates++;
+          else {
+            seen.add(version.id);
+            all.push(version);
+          }
+        }
+      }
+      const dropped = this.retention(all);
+      if (dropped.size === 0 && duplicates === 0 && chunk.skipped === 0) return 0;
+      const kept = all.filter((v) => !dropped.has(v));
+      const temp = `${this.logFile}.${process.pid}${TEMP_SUFFIX}`;
+      const out = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, FILE_MODE);
+      try {
+        writeAll(out, Buffer.from(serializeVersions(kept), 'utf8'));
+        fs.fsyncSync(out);
+      } finally {
+        fs.closeSync(out);
+      }
+      fs.renameSync(temp, this.logFile);
+      // Whole lines appended to the old file since we read it (and a batch still being written
+      // when we did) go into the new one; a record() still writing to the old file after this
+      // sees the rename and appends again.
+      const tail = readRange(fd, chunk.consumed, fs.fstatSync(fd).size);
+      const end = tail.lastIndexOf(NEWLINE);
+      if (end >= 0) this.append(tail.subarray(0, end + 1));
+      return dropped.size;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** The versions retention drops, from all versions in log order. */
+  private retention(all: readonly HistoryVersion[]): Set<HistoryVersion> {
+    const horizon = this.now() - this.keepDays * DAY_MS;
+    // Each path's versions (a rename belongs to its old path too), per owner, newest last.
+    const byPath = new Map<string, HistoryVersion[]>();
+    const keys = (v: HistoryVersion): string[] => (v.oldPath === undefined || v.oldPath === v.path ? [`${v.owner}\0${v.path}`] : [`${v.owner}\0${v.path}`, `${v.owner}\0${v.oldPath}`]);
+    for (const v of all) {
+      for (const key of keys(v)) {
+        let list = byPath.get(key);
+        if (!list) byPath.set(key, (list = []));
+        list.push(v);
+      }
+    }
+    const newestOfPath = new Set<HistoryVersion>();
+    const amongNewest = new Set<HistoryVersion>();
+    for (const list of byPath.values()) {
+      newestOfPath.add(list[list.length - 1]!);
+      for (const v of list.slice(-this.keepNewest)) amongNewest.add(v);
+    }
+    const dropped = new Set<HistoryVersion>();
+    for (const v of all) {
+      if (Date.parse(v.at) < horizon && !amongNewest.has(v)) dropped.add(v);
+    }
+    // The byte cap, per owner, over what the age rule kept.
+    const byOwner = new Map<string, HistoryVersion[]>();
+    for (const v of all) {
+      if (dropped.has(v)) continue;
+      let list = byOwner.get(v.owner);
+      if (!list) byOwner.set(v.owner, (list = []));
+      list.push(v);
+    }
+    for (const list of byOwner.values()) {
+      const refs = new Map<string, { count: number; size: number }>();
+      let total = 0;
+      const blobsOf = (v: HistoryVersion): Array<[string, number]> => {
+        const out: Array<[string, number]> = [];
+        if (v.before !== null && v.before !== 'unknown') out.push([v.before, v.beforeSize ?? 0]);
+        if (v.after !== null && v.after !== 'unknown') out.push([v.after, v.afterSize ?? 0]);
+        return out;
+      };
+      for (const v of list) {
+        for (const [sha, size] of blobsOf(v)) {
+          const ref = refs.get(sha);
+          if (ref) ref.count++;
+          else {
+            refs.set(sha, { count: 1, size });
+            total += size;
+          }
+        }
+      }
+      for (const v of list) {
+        if (total <= this.maxBytesPerOwner) break;
+        if (newestOfPath.has(v)) continue;
+        dropped.add(v);
+        for (const [sha] of blobsOf(v)) {
+          const ref = refs.get(sha)!;
+          if (--ref.count === 0) total -= ref.size;
+        }
+      }
+    }
+    return dropped;
+  }
+
+  /** Every blob the log as it is now references. */
+  private referencedBlobs(): Set<string> {
+    const reader = new LogReader(this.logFile);
+    reader.refresh();
+    const referenced = new Set<string>();
+    for (const v of reader.all()) {
+      if (v.before !== null && v.before !== 'unknown') referenced.add(v.before);
+      if (v.after !== null && v.after !== 'unknown') referenced.add(v.after);
+    }
+    return referenced;
+  }
+
+  /** gc's last step: deletes unreferenced blobs past the grace period, and stale temp files. */
+  private collectBlobs(referenced: ReadonlySet<string>): { count: number; bytes: number } {
+    const young = this.now() - this.blobGraceMs;
+    let count = 0;
+    let bytes = 0;
+    let shards: string[];
+    try {
+      shards = fs.readdirSync(this.blobsDir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { count, bytes };
+      throw err;
+    }
+    for (const shard of shards) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      const dir = path.join(this.blobsDir, shard);
+      let names: string[];
+      try {
+        names = fs.readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const p = path.join(dir, name);
+        if (name.endsWith(TEMP_SUFFIX)) {
+          // A temp file of a record() killed before its rename.
+          const st = lstatOrNull(p);
+          if (st && st.mtimeMs < young) fs.rmSync(p, { force: true });
+          continue;
+        }
+        if (name.endsWith(TRASH_SUFFIX)) {
+          // Left aside by a killed gc: back if referenced (and not written again meanwhile), else gone.
+          const sha = name.slice(0, -TRASH_SUFFIX.length);
+          if (!SHA_RE.test(sha)) continue;
+          const main = path.join(dir, sha);
+          if (referenced.has(sha) && lstatOrNull(main) === null) {
+            try {
+              fs.renameSync(p, main);
+              continue;
+            } catch {}
+          }
+          const st = lstatOrNull(p);
+          fs.rmSync(p, { force: true });
+          if (st) {
+            count++;
+            bytes += st.size;
+          }
+          continue;
+        }
+        if (!SHA_RE.test(name) || referenced.has(name)) continue;
+        const st = lstatOrNull(p);
+        if (st === null || st.mtimeMs >= young) continue;
+        // Aside first, then decide on what was moved: a record() that touched it meanwhile wins.
+        const aside = p + TRASH_SUFFIX;
+        try {
+          fs.renameSync(p, aside);
+        } catch {
+          continue;
+        }
+        const moved = lstatOrNull(aside);
+        if (moved !== null && moved.mtimeMs >= young) {
+          fs.renameSync(aside, p);
+          continue;
+        }
+        fs.rmSync(aside, { force: true });
+        count++;
+        bytes += moved?.size ?? 0;
+      }
+    }
+    return { count, bytes };
+  }
+}
+
+function validateChange(c: HistoryChange): void {
+  const fail = (why: string): never => {
+    throw Object.assign(new Error(`invalid history change: ${why}`), { code: 'EINVAL' });
+  };
+  if (!(SCOPES as readonly string[]).includes(c.scope)) fail('scope');
+  if (c.scope === 'global' ? c.owner !== 'global' : !c.owner.startsWith(`${c.scope}:`) || c.owner.length === c.scope.length + 1) fail('owner');
+  if (/[\u0000-\u001f\u007f]/.test(c.owner)) fail('owner');
+  if (!HISTORY_OPS.includes(c.op)) fail('op');
+  if (!(ACTORS as readonly string[]).includes(c.actor)) fail('actor');
+  if (!CAUSE_RE.test(c.cause)) fail('cause');
+  if (!(c.workspaceId === null || typeof c.workspaceId === 'string') || !(c.projectId === null || typeof c.projectId === 'string')) fail('ids');
+  const checkPath = (p: string): void => {
+    let parsed;
+    try {
+      parsed = parseMemoryPath(p);
+    } catch {
+      return fail('path');
+    }
+    if (parsed.kind !== 'scope' || parsed.scope !== c.scope || parsed.segments.length === 0 || p.endsWith('/')) fail('path');
+  };
+  checkPath(c.path);
+  if ((c.op === 'rename') !== (c.oldPath !== undefined)) fail('oldPath');
+  if (c.oldPath !== undefined) checkPath(c.oldPath);
+  const isBytes = (x: unknown): boolean => x === null || x === 'unknown' || x instanceof Uint8Array;
+  if (!isBytes(c.before) || !isBytes(c.after)) fail('bytes');
+  if (c.op === 'delete' && c.after !== null) fail('a delete leaves nothing');
+  if ((c.op === 'create' || c.op === 'update') && c.after === null) fail('a create or update leaves bytes');
+}
+
+/** Matches a file's exact path, or everything under a directory's prefix ending in '/'. */
+function pathMatcher(filter: string): (p: string) => boolean {
+  return filter.endsWith('/') ? (p) => p.startsWith(filter) : (p) => p === filter;
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  while (off < bytes.byteLength) {
+    const n = fs.writeSync(fd, bytes, off, bytes.byteLength - off);
+    if (n <= 0) throw Object.assign(new Error('short write'), { code: 'EIO' });
+    off += n;
+  }
+}
+
+function lstatOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function isDirectory(p: string): boolean {
+  return lstatOrNull(p)?.isDirectory() ?? false;
+}
