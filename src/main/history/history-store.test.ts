@@ -18,22 +18,17 @@ const T0 = Date.parse('2026-11-24T12:00:00.000Z');
 let home: string;
 let clock: number;
 const now = (): number => clock;
-let opened: HistoryStore[] = [];
 
 beforeEach(() => {
   home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-history-')));
   clock = T0;
 });
-afterEach(async () => {
-  await Promise.all(opened.map((s) => s.close()));
-  opened = [];
+afterEach(() => {
   fs.rmSync(home, { recursive: true, force: true });
 });
 
-function store(options: HistoryStoreOptions = {}, at = home): HistoryStore {
-  const s = new HistoryStore(at, { now, ...options });
-  opened.push(s);
-  return s;
+function store(options: HistoryStoreOptions = {}): HistoryStore {
+  return new HistoryStore(home, { now, ...options });
 }
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -141,37 +136,6 @@ describe('HistoryStore: record, list, get, readBlob', () => {
     ]);
     expect(blobFiles().sort()).toEqual([sha(same), sha(bytes('other'))].sort());
     expect(s.list()).toHaveLength(4);
-  });
-
-  it('writes new blobs through spare temp files made between records, and removes them on close', async () => {
-    const s = store({ blobGraceMs: 60_000 });
-    const temps = (): string[] => fs.readdirSync(path.join(home, 'history', 'blobs')).filter((n) => n.endsWith('.tmp'));
-    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('first') })]);
-    await s.settled();
-    expect(temps().length).toBe(2);
-    for (let k = 0; k < 5; k++) {
-      s.record([change({ path: '/memories/global/a.md', op: 'update', before: bytes(k ? `v${k - 1}` : 'first'), after: bytes(`v${k}`) })]);
-      await s.settled();
-    }
-    // A batch of more new blobs than spares makes the rest itself.
-    s.record([0, 1, 2, 3].map((k) => change({ path: `/memories/global/m${k}.md`, op: 'create', before: null, after: bytes(`many ${k}`) })));
-    await s.settled();
-    // gc collects spares past the grace period (of a killed process); their owner makes its own then.
-    for (const t of temps()) fs.utimesSync(path.join(home, 'history', 'blobs', t), (T0 - DAY) / 1000, (T0 - DAY) / 1000);
-    clock += 10 * 60_000;
-    s.gc();
-    expect(temps()).toEqual([]);
-    s.record([change({ path: '/memories/global/b.md', op: 'create', before: null, after: bytes('after gc') })]);
-    await s.settled();
-    expect(s.list()).toHaveLength(11);
-    expectNoDanglingBlobs(s);
-    for (const v of s.list()) expect(fs.statSync(path.join(home, 'history', 'blobs', v.after!.slice(0, 2), v.after!)).mode & 0o777).toBe(0o600);
-    await s.close();
-    expect(temps()).toEqual([]);
-    // Closed, it still records, without spares.
-    expect(s.record([change({ path: '/memories/global/c.md', op: 'create', before: null, after: bytes('closed') })])).toHaveLength(1);
-    await s.settled();
-    expect(temps()).toEqual([]);
   });
 
   it('makes the directory 0700 and its files 0600', () => {
@@ -556,7 +520,7 @@ describe('HistoryStore: gc', () => {
         { owner: 'project:p1', scope: 'project' as const, workspaceId: null, projectId: 'p1' },
         { owner: 'workspace:w1', scope: 'workspace' as const, workspaceId: 'w1', projectId: null },
       ];
-      const s = store({ blobGraceMs: 60_000, keepNewest: 1 + Math.floor(rnd() * 5), keepDays: 30, maxBytesPerOwner: 20_000 }, path.join(home, `seed-${seed}`));
+      const s = new HistoryStore(path.join(home, `seed-${seed}`), { now, blobGraceMs: 60_000, keepNewest: 1 + Math.floor(rnd() * 5), keepDays: 30, maxBytesPerOwner: 20_000 });
       const state = new Map<string, Uint8Array>(); // owner\0path -> bytes
       const recorded: string[] = [];
       const content = (): Uint8Array => {
@@ -620,7 +584,7 @@ describe('HistoryStore: gc', () => {
         expect(latest!.after).toBe(sha(data));
       }
       // A fresh instance reads the same log.
-      expect(store({}, path.join(home, `seed-${seed}`)).list()).toEqual(s.list());
+      expect(new HistoryStore(path.join(home, `seed-${seed}`)).list()).toEqual(s.list());
       // No blob is left that nothing references (past the grace period).
       const referenced = new Set(s.list().flatMap((v: HistoryVersion) => [v.before, v.after]));
       const dir = path.join(home, `seed-${seed}`, 'history', 'blobs');

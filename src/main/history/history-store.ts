@@ -12,11 +12,6 @@
  * - `incomplete`: the ISO time of the first record() that failed, until gc or clearIncomplete().
  * - `gc.lock`: proper-lockfile's lock, held by the one gc running.
  *
- * - `blobs/.spare-<pid>-<n>.tmp`: up to two empty temp files per store, made asynchronously after
- *   a record() that wrote blobs, so that the next record's new blob is a write and a rename, not a
- *   create (0.15 to 0.3 ms on a VM's ext4). Removed by close() and at process exit; one left by a
- *   killed process is collected by gc after the grace period.
- *
  * Durability: no fsync on record(). A SIGKILL leaves the page cache (so every blob and line
  * written) intact; only a power loss or kernel crash can lose the last records, and then a blob
  * may be lost together with the lines naming it (or lines without their blobs: readBlob answers
@@ -92,34 +87,6 @@ const FILE_MODE = 0o600;
 const NEWLINE = 0x0a;
 const TRASH_SUFFIX = '.gc';
 const TEMP_SUFFIX = '.tmp';
-/** Spare temp files kept ready per store (see putFromSpare). */
-const SPARES = 2;
-
-/** Temp files' numbers, unique in this process (with the pid, unique on the host). */
-let tempSeq = 0;
-
-/** 5 random bytes in hex per batch, from a pool (crypto.randomBytes per call costs several µs). */
-const randomPool = Buffer.alloc(5 * 64);
-let randomNext = randomPool.length;
-function batchRandom(): string {
-  if (randomNext + 5 > randomPool.length) {
-    crypto.randomFillSync(randomPool);
-    randomNext = 0;
-  }
-  randomNext += 5;
-  return randomPool.toString('hex', randomNext - 5, randomNext);
-}
-
-/** Stores holding spares, whose files are removed when the process exits. */
-const liveStores = new Set<{ dropSpares(): void }>();
-let exitHook = false;
-function hookExit(): void {
-  if (exitHook) return;
-  exitHook = true;
-  process.once('exit', () => {
-    for (const s of liveStores) s.dropSpares();
-  });
-}
 
 /** What the store is told of one change (bytes as they were and are). */
 export interface HistoryChange {
@@ -189,10 +156,7 @@ export class HistoryStore {
   /** The first failure's time when it could not be written to the incomplete file. */
   private incompleteHere: string | null = null;
   private reported = false;
-  private readonly spares: Array<{ path: string; fd: number }> = [];
-  private refilling = false;
-  private closed = false;
-  private readonly waiters: Array<() => void> = [];
+  private tempSeq = 0;
 
   constructor(home: string, options: HistoryStoreOptions = {}) {
     this.dir = path.join(home, HISTORY_DIR);
@@ -218,7 +182,7 @@ export class HistoryStore {
       for (const change of changes) validateChange(change);
       const ms = this.now();
       const at = new Date(ms).toISOString();
-      const random = batchRandom();
+      const random = crypto.randomBytes(5).toString('hex');
       const ids = changes.map((_, index) => versionId(ms, random, index));
       const blobs = new Map<string, Uint8Array>();
       const digest = (bytes: Uint8Array | null | 'unknown'): string | null => {
@@ -264,7 +228,6 @@ export class HistoryStore {
         store();
       }
       this.reported = false;
-      if (blobs.size > 0) this.refillSpares();
       return ids;
     } catch (err) {
       this.markIncomplete(err);
@@ -401,11 +364,10 @@ export class HistoryStore {
     return path.join(this.blobsDir, sha.slice(0, 2), sha);
   }
 
-  /** Makes `dir` and its missing parents (remembered: a record pays no mkdir). */
   private makeDir(dir: string): void {
     if (this.madeDirs.has(dir)) return;
     fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-    for (let d = dir; d.startsWith(this.dir) && !this.madeDirs.has(d); d = path.dirname(d)) this.madeDirs.add(d);
+    this.madeDirs.add(dir);
   }
 
   /** Makes sure the blob is there, with its mtime at `ms` (see the header: gc's grace). */
@@ -418,9 +380,8 @@ export class HistoryStore {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    if (this.putFromSpare(p, bytes, time)) return;
     const shard = path.dirname(p);
-    const temp = `${p}.${process.pid}.${++tempSeq}${TEMP_SUFFIX}`;
+    const temp = `${p}.${process.pid}.${++this.tempSeq}${TEMP_SUFFIX}`;
     const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
     let fd: number;
     try {
@@ -443,92 +404,6 @@ export class HistoryStore {
     } catch (err) {
       fs.rmSync(temp, { force: true });
       throw err;
-    }
-  }
-
-  /**
-   * Writes a new blob through a spare temp file made beforehand, off the synchronous path (on a
-   * VM's ext4 a file's create costs 0.15 to 0.3 ms, the rest of a record a few tens of µs). False
-   * when there is none, or it went away (gc collects temp files past the grace period): the caller
-   * then makes its own.
-   */
-  private putFromSpare(p: string, bytes: Uint8Array, time: number): boolean {
-    const spare = this.spares.pop();
-    if (spare === undefined) return false;
-    try {
-      try {
-        writeAll(spare.fd, bytes);
-        fs.futimesSync(spare.fd, time, time);
-      } finally {
-        fs.closeSync(spare.fd);
-      }
-      try {
-        fs.renameSync(spare.path, p);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !fs.existsSync(spare.path)) throw err;
-        this.makeDir(path.dirname(p));
-        fs.renameSync(spare.path, p);
-      }
-      return true;
-    } catch {
-      fs.rmSync(spare.path, { force: true });
-      return false;
-    }
-  }
-
-  /** Makes spare temp files for the next records' new blobs, asynchronously (see putFromSpare). */
-  private refillSpares(): void {
-    if (this.closed || this.refilling || this.spares.length >= SPARES || !this.madeDirs.has(this.blobsDir)) return;
-    this.refilling = true;
-    liveStores.add(this);
-    hookExit();
-    const p = path.join(this.blobsDir, `.spare-${process.pid}-${++tempSeq}${TEMP_SUFFIX}`);
-    fs.open(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, FILE_MODE, (err, fd) => {
-      this.refilling = false;
-      if (err) {
-        this.settle();
-        return;
-      }
-      if (this.closed) {
-        fs.close(fd, () => fs.rm(p, { force: true }, () => this.settle()));
-        return;
-      }
-      this.spares.push({ path: p, fd });
-      this.refillSpares();
-      this.settle();
-    });
-  }
-
-  private settle(): void {
-    if (this.refilling) return;
-    for (const resolve of this.waiters.splice(0)) resolve();
-  }
-
-  /**
-   * Lets go of the spare temp files (their descriptors, and the files). The store still works
-   * afterwards, without spares. Resolves once no spare is being made.
-   */
-  close(): Promise<void> {
-    this.closed = true;
-    this.dropSpares();
-    liveStores.delete(this);
-    return this.settled();
-  }
-
-  /** Resolves once no spare temp file is being made (tests; close()). */
-  settled(): Promise<void> {
-    return this.refilling ? new Promise((resolve) => this.waiters.push(resolve)) : Promise.resolve();
-  }
-
-  /** Closes and removes the spares (also at process exit). */
-  dropSpares(): void {
-    for (const spare of this.spares.splice(0)) {
-      try {
-        fs.closeSync(spare.fd);
-      } catch {}
-      try {
-        fs.rmSync(spare.path, { force: true });
-      } catch {}
     }
   }
 
@@ -720,14 +595,6 @@ export class HistoryStore {
       throw err;
     }
     for (const shard of shards) {
-      if (shard.endsWith(TEMP_SUFFIX)) {
-        // A spare temp file (see putFromSpare) of a process killed or long idle; one taken after
-        // this is missed by its owner, which then makes its own.
-        const p = path.join(this.blobsDir, shard);
-        const st = lstatOrNull(p);
-        if (st && st.mtimeMs < young) fs.rmSync(p, { force: true });
-        continue;
-      }
       if (!/^[0-9a-f]{2}$/.test(shard)) continue;
       const dir = path.join(this.blobsDir, shard);
       let names: string[];
