@@ -141,6 +141,9 @@ export interface GcResult {
   readonly bytes: number;
 }
 
+/** Temp files' numbers, unique in this process (with the pid, unique on the host). */
+let tempSeq = 0;
+
 export class HistoryStore {
   readonly dir: string;
   readonly logFile: string;
@@ -156,7 +159,6 @@ export class HistoryStore {
   /** The first failure's time when it could not be written to the incomplete file. */
   private incompleteHere: string | null = null;
   private reported = false;
-  private tempSeq = 0;
 
   constructor(home: string, options: HistoryStoreOptions = {}) {
     this.dir = path.join(home, HISTORY_DIR);
@@ -381,7 +383,7 @@ export class HistoryStore {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     const shard = path.dirname(p);
-    const temp = `${p}.${process.pid}.${++this.tempSeq}${TEMP_SUFFIX}`;
+    const temp = `${p}.${process.pid}.${++tempSeq}${TEMP_SUFFIX}`;
     const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
     let fd: number;
     try {
