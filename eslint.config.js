@@ -68,6 +68,14 @@ export default tseslint.config(
     ),
   },
   {
+    // The version history stores what it is told; it knows nothing of who tells it.
+    files: ['src/main/history/**'],
+    rules: innerRule(
+      ['memory', 'runtime', 'journal', 'api', 'mcp', 'cli', 'electron', 'workspaces', 'host', 'setup', 'renderer', 'preload'],
+      'src/main/history imports only src/common (and Node and its packages).',
+    ),
+  },
+  {
     // Memory hands its change events to whatever sink it is given; it never reaches its callers.
     files: ['src/main/memory/**'],
     rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/memory imports none of journal, api, mcp, cli (it is what they are built on).'),

@@ -31,6 +31,7 @@ describe('import boundaries', () => {
     ['src/main/memory/x.ts', importing('../mcp/memory-mcp-server'), /memory imports none of journal, api, mcp, cli/],
     ['src/main/memory/x.ts', importing('../cli/usage'), /memory imports none of journal, api, mcp, cli/],
     ['src/main/api/x.ts', importing('../mcp/http-endpoint'), /api never imports mcp/],
+    ['src/main/history/x.ts', importing('../memory/memory-service'), /history imports only src\/common/],
     ['src/main/mcp/x.ts', importing('../api/router'), /mcp never imports api/],
   ])('%s may not import this', async (file, code, message) => {
     const errors = await boundaryErrors(file, code);
@@ -45,6 +46,8 @@ describe('import boundaries', () => {
     ['src/main/runtime/local/x.ts', importing('../../../common/memory/paths')],
     ['src/main/runtime/ssh/x.ts', importing('../local-lock')],
     ['src/main/memory/x.ts', importing('../runtime/runtime')],
+    ['src/main/memory/x.ts', importing('../history/history-store')],
+    ['src/main/history/x.ts', importing('../../common/memory/paths')],
     ['src/main/memory/x.ts', importing('../../common/memory/constants')],
     ['src/main/journal/x.ts', importing('../memory/memory-service')],
     ['src/main/api/x.ts', importing('../journal/change-feed')],

@@ -8,8 +8,10 @@
  * never guessed; capturing never fails a command (a read error makes 'unknown').
  */
 import { MAX_FILE_BYTES } from '../../common/memory/constants';
-import type { Actor, Scope } from '../../common/memory/constants';
+import type { HistoryChange } from '../history/history-store';
 import type { AvailableScope } from './session';
+
+export type { HistoryChange } from '../history/history-store';
 
 /** One file a change touched: where it is now (and was, for a rename), and its bytes before and after. */
 export interface FileChange {
@@ -19,21 +21,6 @@ export interface FileChange {
   readonly before: Uint8Array | null | 'unknown';
   /** null: nothing is there now (a delete); 'unknown': a file that could not be read was moved. */
   readonly after: Uint8Array | null | 'unknown';
-}
-
-/** A change as the history records it (src/main/history's HistoryStore takes exactly this). */
-export interface HistoryChange {
-  readonly owner: string;
-  readonly scope: Scope;
-  readonly path: string;
-  readonly oldPath?: string;
-  readonly op: 'create' | 'update' | 'delete' | 'rename';
-  readonly before: Uint8Array | null | 'unknown';
-  readonly after: Uint8Array | null | 'unknown';
-  readonly actor: Actor;
-  readonly cause: string;
-  readonly workspaceId: string | null;
-  readonly projectId: string | null;
 }
 
 /** Where changes are recorded with their bytes, as one batch per call. Never throws. */
