@@ -18,6 +18,7 @@ Commands:
   pin       pin a memory file, so it is always in the hot set
   unpin     unpin a memory file
   stats     show pins and usage of every memory file
+  history   the versions of memory files: list, show (--diff), gc
   serve     serve Cairn's web UI on loopback
   setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print]
   workspace register checkouts, local or on a host over SSH: add, list, remove, trust
@@ -88,6 +89,28 @@ Shows every memory file an agent in this checkout sees, with its pin, how often 
 
 Options:
   --json           print JSON instead of a table
+  --cwd DIR        the checkout (default: the current directory)
+  --workspace ID   workspace id (default: derived from the checkout's path)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const HISTORY_HELP = `Usage: cairn history [PATH] [options]
+       cairn history show ID [--diff]
+       cairn history gc
+
+Every change to a memory file (by an agent, by you in the UI, a rename, a delete) is kept as a
+version with the bytes before and after, under Cairn's home (never in a memory root).
+
+  cairn history [PATH]     versions newest first: of the memory this checkout sees, of a file,
+                           or of everything below a directory
+  cairn history show ID    the content a version left (for a delete, what it took away);
+                           --diff: the change as a unified diff
+  cairn history gc         collect versions past retention: older than 90 days, except the
+                           newest 20 of each file, and at most 64 MiB per scope
+
+Options:
+  --json           print JSON instead of a table
+  --limit N        at most N versions (default 50)
   --cwd DIR        the checkout (default: the current directory)
   --workspace ID   workspace id (default: derived from the checkout's path)
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)

@@ -16,7 +16,9 @@
  *   calls (docs/architecture.md, "What is kept between calls"), so one is all a process needs, and
  *   nothing can differ between two views of the same root.
  * - `usage` (pins and usage, <home>/memory-meta.json) and `journal` (<home>/journal/);
- * - `service`: the MemoryService, recording usage and appending every change to the journal;
+ * - `history` (<home>/history/): every change's bytes before and after (issue 18);
+ * - `service`: the MemoryService, recording usage, each change's history, and appending every
+ *   change to the journal;
  * - `registry`: the workspaces of <home>/config.json, reached through `runtime` (and SSH);
  * - `builder`: the ContextBuilder (index, hot set, relevance, the UI's listing);
  * - `changes`, with `feed`: a ChangeFeed (this process's writes, other processes' through the
@@ -27,6 +29,7 @@
  * waits for a journal rotation in progress: after it, everything the process did is on disk.
  * It is idempotent; the services must not be used after it.
  */
+import { HistoryStore } from '../history/history-store';
 import { ChangeFeed, type ChangeFeedOptions } from '../journal/change-feed';
 import { Journal } from '../journal/journal';
 import { ContextBuilder } from '../memory/context-builder';
@@ -60,6 +63,7 @@ export interface HomeServices {
   readonly runtime: LocalRuntime;
   readonly usage: UsageStore;
   readonly journal: Journal;
+  readonly history: HistoryStore;
   readonly service: MemoryService;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
@@ -80,7 +84,8 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const runtime = localRuntime();
   const usage = new UsageStore(home);
   const journal = new Journal(home);
-  const service = new MemoryService({ usage, sink: journal });
+  const history = new HistoryStore(home);
+  const service = new MemoryService({ usage, sink: journal, history });
   const registry = new WorkspaceRegistry(home, {
     local: runtime,
     ...(options.ssh ? { ssh: options.ssh } : {}),
@@ -95,6 +100,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     runtime,
     usage,
     journal,
+    history,
     service,
     registry,
     builder,

@@ -1,0 +1,127 @@
+/**
+ * `cairn history`: the version history of the memory an agent in this checkout sees (issue 18).
+ *   cairn history [PATH] [--json] [--limit N]   versions, newest first (a file, or a directory's)
+ *   cairn history show ID [--diff]              one version: its content, or the change as a diff
+ *   cairn history gc                            collect what retention no longer keeps
+ * Only the versions of the session's own scope roots are listed (its global, project and
+ * workspace owners). Reading history is not a use of memory.
+ */
+import { parseArgs } from 'node:util';
+import { createTwoFilesPatch, diffLines } from 'diff';
+import { SCOPES } from '../../common/memory/constants';
+import { scopeOwner } from '../../common/memory/identity';
+import { parseMemoryPath } from '../../common/memory/paths';
+import type { HistoryStore, HistoryVersion } from '../history/history-store';
+import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
+import type { CliIo } from './tool-command';
+import { HISTORY_HELP, UsageError } from './usage';
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+export async function historyCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { ...SESSION_OPTIONS, json: { type: 'boolean' }, limit: { type: 'string' }, diff: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    io.stdout.write(HISTORY_HELP);
+    return 0;
+  }
+  const [first, second, ...extra] = positionals;
+  if (first === 'show') {
+    if (second === undefined || extra.length > 0) throw new UsageError('cairn history show takes one version id');
+    return withHome(values, async ({ history }) => show(history, second, values.diff === true, io));
+  }
+  if (first === 'gc') {
+    if (second !== undefined) throw new UsageError('cairn history gc takes no argument');
+    return withHome(values, async ({ history }) => {
+      const removed = history.gc();
+      io.stdout.write(`Collected ${removed.versions} versions and ${removed.blobs} stored contents (${removed.bytes} bytes).\n`);
+      return 0;
+    });
+  }
+  if (second !== undefined) throw new UsageError('cairn history takes at most one path');
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
+  return withHome(values, async (services) => {
+    const session = await sessionFromFlags(services, values);
+    let owners = SCOPES.map((scope) => scopeOwner(scope, session)).filter((o): o is string => o !== null);
+    let pathFilter: string | undefined;
+    if (first !== undefined) {
+      const parsed = parseMemoryPath(first);
+      if (parsed.kind === 'root') pathFilter = undefined;
+      else {
+        const owner = scopeOwner(parsed.scope, session);
+        owners = owner === null ? [] : [owner];
+        const clean = first.replace(/\/+$/, '');
+        // A file's versions, and those of everything below it when it is (or was) a directory.
+        pathFilter = parsed.segments.length === 0 ? `${clean}/` : clean;
+      }
+    }
+    const versions = owners
+      .flatMap((owner) => [
+        ...services.history.list({ owner, ...(pathFilter ? { path: pathFilter } : {}), limit }),
+        ...(pathFilter && !pathFilter.endsWith('/') ? services.history.list({ owner, path: `${pathFilter}/`, limit }) : []),
+      ])
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, limit);
+    const incomplete = services.history.incompleteSince();
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ versions, incompleteSince: incomplete }, null, 2)}\n`);
+      return 0;
+    }
+    const rows = [['ID', 'WHEN (UTC)', 'WHO', 'CAUSE', 'CHANGE', 'PATH']];
+    for (const v of versions) rows.push([v.id, v.at.slice(0, 16).replace('T', ' '), v.actor, v.cause, `${v.op} ${lineCounts(services.history, v)}`.trim(), v.oldPath ? `${v.path} (from ${v.oldPath})` : v.path]);
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+    if (versions.length === 0) io.stdout.write('(no versions recorded yet)\n');
+    if (incomplete) io.stdout.write(`(history incomplete since ${incomplete}: some changes after it could not be recorded)\n`);
+    return 0;
+  });
+}
+
+/** "+3 -1": lines added and removed by a version (blank when its bytes are not known). */
+function lineCounts(history: HistoryStore, v: HistoryVersion): string {
+  const before = textOf(history, v.before);
+  const after = textOf(history, v.after);
+  if (before === undefined || after === undefined) return '';
+  let added = 0;
+  let removed = 0;
+  for (const part of diffLines(before ?? '', after ?? '')) {
+    if (part.added) added += part.count ?? 0;
+    if (part.removed) removed += part.count ?? 0;
+  }
+  return `+${added} -${removed}`;
+}
+
+/** A version's side as text: null (nothing there), undefined (not known or collected). */
+function textOf(history: HistoryStore, sha: string | null | 'unknown'): string | null | undefined {
+  if (sha === null) return null;
+  if (sha === 'unknown') return undefined;
+  const bytes = history.readBlob(sha);
+  return bytes === null ? undefined : decoder.decode(bytes);
+}
+
+function show(history: HistoryStore, id: string, diff: boolean, io: CliIo): number {
+  const v = history.get(id);
+  if (!v) {
+    io.stdout.write(`Error: no version ${JSON.stringify(id)} in the history (it may have been collected); run \`cairn history\` to list them.\n`);
+    return 1;
+  }
+  io.stdout.write(`${v.id}  ${v.at}  ${v.actor}  ${v.cause}  ${v.op}  ${v.oldPath ? `${v.path} (from ${v.oldPath})` : v.path}\n`);
+  const before = textOf(history, v.before);
+  const after = textOf(history, v.after);
+  if (diff) {
+    if (before === undefined || after === undefined) io.stdout.write('(the bytes of one side of this change are not known)\n');
+    else io.stdout.write(createTwoFilesPatch(v.oldPath ?? v.path, v.path, before ?? '', after ?? '', 'before', 'after'));
+    return 0;
+  }
+  // The content this version left; for a delete, what it took away.
+  const content = v.op === 'delete' ? before : after;
+  if (content === undefined) io.stdout.write('(the content of this version is not known)\n');
+  else if (content === null) io.stdout.write('(no content)\n');
+  else io.stdout.write(content.endsWith('\n') ? content : `${content}\n`);
+  return 0;
+}
