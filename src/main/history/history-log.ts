@@ -3,7 +3,21 @@
  * per recorded version, the lines of one record() call (a batch) written together in one O_APPEND
  * write. Owns: how a version is serialized, how a line is validated, and which lines count.
  *
+ * Line format (v 2; fields in this order, `oldPath`, `beforeData` and `afterData` only when present):
+ *   {"v":2,"id","at","batch","i","n","owner","scope","path","oldPath"?,"op","actor","cause",
+ *    "workspaceId","projectId","before","after","beforeSize","afterSize","beforeData"?,"afterData"?}
+ * `before`/`after` are the sha256 hex of the bytes (or null / "unknown"), whatever the bytes are
+ * kept in, so versions compare by digest. `beforeData`/`afterData`, when present, are those bytes
+ * themselves, base64 (INLINE: small content, see history-store.ts); without them the bytes are a
+ * blob file named by the digest. `afterData` is left out when `after` equals `before` and
+ * `beforeData` is there (a rename): the line carries those bytes once. v 1 lines (no data fields,
+ * every digest a blob file) are still read; gc rewrites them as v 2 lines without data.
+ *
  * Invariants:
+ * - Inline bytes belong to their line: a reader learns them when it takes the line, and they are
+ *   gone exactly when the line is (gc's rewrite). A data field whose length does not match the
+ *   line's size makes the line invalid; the bytes' digest is checked when they are read back
+ *   (LogReader.inline() callers), never trusted.
  * - A batch counts whole or not at all. Each line carries its index in the batch (`i`) and the
  *   batch's size (`n`); a reader takes a batch only once it has seen lines 0..n-1 of it in a row. A
  *   batch cut short (a crash or a short write, disk full) is skipped, so nothing is half-recorded.
@@ -28,8 +42,9 @@ export type HistoryOp = 'create' | 'update' | 'delete' | 'rename';
 export type HistoryScope = 'global' | 'project' | 'workspace';
 
 export const HISTORY_OPS: readonly HistoryOp[] = ['create', 'update', 'delete', 'rename'];
-/** The line format's version; a line of another version is skipped. */
-export const LOG_FORMAT = 1;
+/** The line format's version written; a line of a version not in LOG_FORMATS_READ is skipped. */
+export const LOG_FORMAT = 2;
+const LOG_FORMATS_READ: readonly unknown[] = [1, 2];
 
 /** One recorded change, as listed. */
 export interface HistoryVersion {
@@ -66,8 +81,29 @@ export function versionId(ms: number, batchRandom: string, index: number): strin
   return `${Math.max(0, Math.floor(ms)).toString(36).padStart(9, '0')}-${batchRandom}-${index.toString(36).padStart(4, '0')}`;
 }
 
-/** One log line (ending in a newline), fields in a fixed order. */
-export function serializeLine(v: HistoryVersion, i: number, n: number): string {
+/** The bytes a line carries itself, base64 (see the header). */
+export interface InlineData {
+  readonly beforeData?: string;
+  readonly afterData?: string;
+}
+
+/** A version with the bytes its line carries: what a line holds. */
+export interface LogEntry extends InlineData {
+  readonly version: HistoryVersion;
+}
+
+/** The length of the base64 of `size` bytes (padded). */
+export function base64Length(size: number): number {
+  return 4 * Math.ceil(size / 3);
+}
+
+/**
+ * One log line (ending in a newline), fields in a fixed order. `data` are the inline bytes, base64;
+ * afterData is left out when it would repeat beforeData (same digest). `fresh`: the data was just
+ * encoded (record()), so it is written without being scanned for JSON escapes (a few µs a line);
+ * data parsed from a line (gc's rewrite) is escaped, whatever it holds.
+ */
+export function serializeLine(v: HistoryVersion, i: number, n: number, data: InlineData = {}, fresh = false): string {
   const line: Record<string, unknown> = { v: LOG_FORMAT, id: v.id, at: v.at, batch: v.batch, i, n, owner: v.owner, scope: v.scope, path: v.path };
   if (v.oldPath !== undefined) line.oldPath = v.oldPath;
   Object.assign(line, {
@@ -81,23 +117,46 @@ export function serializeLine(v: HistoryVersion, i: number, n: number): string {
     beforeSize: v.beforeSize,
     afterSize: v.afterSize,
   });
-  return `${JSON.stringify(line)}\n`;
+  // Base64 needs no JSON escaping.
+  const quote = (x: string): string => (fresh ? `"${x}"` : JSON.stringify(x));
+  let text = JSON.stringify(line).slice(0, -1);
+  if (data.beforeData !== undefined) text += `,"beforeData":${quote(data.beforeData)}`;
+  if (data.afterData !== undefined && !(v.after === v.before && data.beforeData !== undefined)) text += `,"afterData":${quote(data.afterData)}`;
+  return `${text}}\n`;
 }
 
-/** Serializes versions in order, numbering each run of one batch afresh (gc's rewrite drops some). */
-export function serializeVersions(versions: readonly HistoryVersion[]): string {
+/** Serializes entries in order, numbering each run of one batch afresh (gc's rewrite drops some). */
+export function serializeEntries(entries: readonly LogEntry[]): string {
   const out: string[] = [];
-  for (let start = 0; start < versions.length; ) {
+  for (let start = 0; start < entries.length; ) {
     let end = start + 1;
-    while (end < versions.length && versions[end]!.batch === versions[start]!.batch) end++;
-    for (let k = start; k < end; k++) out.push(serializeLine(versions[k]!, k - start, end - start));
+    while (end < entries.length && entries[end]!.version.batch === entries[start]!.version.batch) end++;
+    for (let k = start; k < end; k++) out.push(serializeLine(entries[k]!.version, k - start, end - start, entries[k]!));
     start = end;
   }
   return out.join('');
 }
 
-export interface ParsedLine {
-  readonly version: HistoryVersion;
+/**
+ * Where a line's bytes are: `inline`, the digests the line carries (sha -> base64, the bytes
+ * counted once per line); `files`, the digests it names whose bytes are blob files, with sizes.
+ */
+export function storageOf(e: LogEntry): { inline: Map<string, string>; files: Map<string, number> } {
+  const inline = new Map<string, string>();
+  const files = new Map<string, number>();
+  const { before, after, beforeSize, afterSize } = e.version;
+  if (before !== null && before !== 'unknown') {
+    if (e.beforeData !== undefined) inline.set(before, e.beforeData);
+    else files.set(before, beforeSize ?? 0);
+  }
+  if (after !== null && after !== 'unknown') {
+    if (e.afterData !== undefined) inline.set(after, e.afterData);
+    else if (!inline.has(after)) files.set(after, afterSize ?? 0);
+  }
+  return { inline, files };
+}
+
+export interface ParsedLine extends LogEntry {
   readonly i: number;
   readonly n: number;
 }
@@ -118,7 +177,7 @@ export function parseLine(text: string): ParsedLine | null {
   } catch {
     return null;
   }
-  if (o.v !== LOG_FORMAT) return null;
+  if (!LOG_FORMATS_READ.includes(o.v)) return null;
   const { id, at, batch, i, n, owner, scope, path, oldPath, op, actor, cause, workspaceId, projectId, before, after, beforeSize, afterSize } = o;
   if (!isStr(id) || !ID_RE.test(id) || !isStr(batch) || !ID_RE.test(batch)) return null;
   if (!isStr(at) || !Number.isFinite(Date.parse(at))) return null;
@@ -127,6 +186,11 @@ export function parseLine(text: string): ParsedLine | null {
   if (!(SCOPES as readonly unknown[]).includes(scope) || !(HISTORY_OPS as readonly unknown[]).includes(op) || !(ACTORS as readonly unknown[]).includes(actor)) return null;
   if (!isStr(cause) || !CAUSE_RE.test(cause) || !isNullableStr(workspaceId) || !isNullableStr(projectId)) return null;
   if (!isDigest(before) || !isDigest(after) || !isSize(beforeSize) || !isSize(afterSize)) return null;
+  // Inline bytes (v 2): only of a digest, as long as its size says (the digest is checked on read).
+  const isData = (data: unknown, digest: string | null, size: number | null): data is string | undefined =>
+    data === undefined || (o.v !== 1 && typeof data === 'string' && digest !== null && SHA_RE.test(digest) && size !== null && data.length === base64Length(size));
+  const { beforeData, afterData } = o;
+  if (!isData(beforeData, before, beforeSize) || !isData(afterData, after, afterSize)) return null;
   const version: HistoryVersion = {
     id,
     at,
@@ -145,7 +209,13 @@ export function parseLine(text: string): ParsedLine | null {
     beforeSize,
     afterSize,
   };
-  return { version: Object.freeze(version), i, n };
+  return {
+    version: Object.freeze(version),
+    i,
+    n,
+    ...(beforeData === undefined ? {} : { beforeData }),
+    ...(afterData === undefined ? {} : { afterData }),
+  };
 }
 
 export interface ChunkResult {
@@ -226,7 +296,9 @@ export function readRange(fd: number, from: number, to: number): Buffer {
 
 /**
  * The versions of one log file, kept between calls: refresh() reads only what was appended since
- * the last call, or everything again when the file was replaced.
+ * the last call, or everything again when the file was replaced. Keeps the inline bytes of the
+ * lines it took (base64 as parsed, decoded only when read: list() never pays for them), by digest,
+ * and which digests lines name as blob files; both are forgotten with the lines on a re-read.
  */
 export class LogReader {
   private ino = -1;
@@ -236,6 +308,8 @@ export class LogReader {
   private offset = 0;
   private versions: HistoryVersion[] = [];
   private byId = new Map<string, HistoryVersion>();
+  private inlineBySha = new Map<string, string>();
+  private fileRefs = new Set<string>();
 
   constructor(readonly file: string) {}
 
@@ -257,10 +331,14 @@ export class LogReader {
       const chunk = parseChunk(readRange(fd, this.offset, st.size));
       this.offset += chunk.consumed;
       for (const batch of chunk.batches) {
-        for (const { version } of batch) {
+        for (const line of batch) {
+          const { version } = line;
           if (this.byId.has(version.id)) continue;
           this.byId.set(version.id, version);
           this.versions.push(version);
+          const { inline, files } = storageOf(line);
+          for (const [sha, data] of inline) if (!this.inlineBySha.has(sha)) this.inlineBySha.set(sha, data);
+          for (const sha of files.keys()) this.fileRefs.add(sha);
         }
       }
     } finally {
@@ -277,6 +355,16 @@ export class LogReader {
     return this.byId.get(id) ?? null;
   }
 
+  /** The base64 of a digest's bytes carried by a line taken (unchecked), or undefined. */
+  inline(sha: string): string | undefined {
+    return this.inlineBySha.get(sha);
+  }
+
+  /** The digests some line taken names as a blob file (not carried inline by that line). */
+  blobRefs(): ReadonlySet<string> {
+    return this.fileRefs;
+  }
+
   private reset(ino: number, dev: number, birth: number): void {
     this.ino = ino;
     this.dev = dev;
@@ -284,5 +372,7 @@ export class LogReader {
     this.offset = 0;
     this.versions = [];
     this.byId = new Map();
+    this.inlineBySha = new Map();
+    this.fileRefs = new Set();
   }
 }

@@ -10,7 +10,7 @@ import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../tests/support/random';
 import { serializeLine } from './history-log';
-import { HistoryStore, type HistoryChange, type HistoryStoreOptions, type HistoryVersion } from './history-store';
+import { HistoryStore, INLINE_MAX_BYTES, type HistoryChange, type HistoryStoreOptions, type HistoryVersion } from './history-store';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.parse('2026-11-24T12:00:00.000Z');
@@ -33,6 +33,15 @@ function store(options: HistoryStoreOptions = {}): HistoryStore {
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const sha = (data: Uint8Array): string => crypto.createHash('sha256').update(data).digest('hex');
+/** Content too large to be inline: kept in a blob file. */
+const big = (tag: string, n = INLINE_MAX_BYTES + 1000): Uint8Array => bytes(tag.padEnd(n, '.'));
+const logPath = (): string => path.join(home, 'history', 'log.jsonl');
+const logLines = (): Array<Record<string, unknown>> =>
+  fs
+    .readFileSync(logPath(), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 function change(over: Partial<HistoryChange> & Pick<HistoryChange, 'path' | 'op' | 'before' | 'after'>): HistoryChange {
   return { owner: 'global', scope: 'global', actor: 'agent', cause: 'tool', workspaceId: null, projectId: null, ...over };
@@ -125,27 +134,130 @@ describe('HistoryStore: record, list, get, readBlob', () => {
     expect(s.list().map((v) => v.id)).toEqual([...ids].reverse().concat(first));
   });
 
-  it('stores identical bytes once', () => {
+  it('stores identical large bytes once (a blob file), and small bytes inline in each line that has them', () => {
     const s = store();
-    const same = bytes('same bytes\n');
+    const same = big('same bytes');
+    const small = bytes('small\n');
     s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: same })]);
     s.record([change({ path: '/memories/global/b.md', op: 'create', before: null, after: same })]);
     s.record([
       change({ path: '/memories/global/c.md', op: 'create', before: null, after: same }),
-      change({ path: '/memories/global/d.md', op: 'create', before: null, after: bytes('other') }),
+      change({ path: '/memories/global/d.md', op: 'create', before: null, after: big('other') }),
+      change({ path: '/memories/global/e.md', op: 'create', before: null, after: small }),
+      change({ path: '/memories/global/f.md', op: 'create', before: null, after: small }),
     ]);
-    expect(blobFiles().sort()).toEqual([sha(same), sha(bytes('other'))].sort());
-    expect(s.list()).toHaveLength(4);
+    expect(blobFiles().sort()).toEqual([sha(same), sha(big('other'))].sort());
+    expect(s.list()).toHaveLength(6);
+    const inline = logLines().filter((l) => 'afterData' in l);
+    expect(inline.map((l) => l.path)).toEqual(['/memories/global/e.md', '/memories/global/f.md']);
+    expect(inline.every((l) => l.afterData === Buffer.from(small).toString('base64') && l.after === sha(small))).toBe(true);
+    expectNoDanglingBlobs(s);
+  });
+
+  it('keeps content up to INLINE_MAX_BYTES inline (exact bytes, empty included), one byte more in a blob file', () => {
+    const s = store();
+    const empty = new Uint8Array(0);
+    const atLimit = crypto.randomBytes(INLINE_MAX_BYTES);
+    const over = crypto.randomBytes(INLINE_MAX_BYTES + 1);
+    const binary = new Uint8Array([0, 0xff, 0x0a, 0x0d, 0x22, 0x5c, 0x7b]);
+    const ids = [
+      ...s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: empty })]),
+      ...s.record([change({ path: '/memories/global/a.md', op: 'update', before: empty, after: atLimit })]),
+      ...s.record([change({ path: '/memories/global/a.md', op: 'update', before: atLimit, after: over })]),
+      ...s.record([change({ path: '/memories/global/a.md', op: 'update', before: over, after: binary })]),
+    ];
+    expect(ids).toHaveLength(4);
+    const lines = logLines();
+    expect(lines.map((l) => l.v)).toEqual([2, 2, 2, 2]);
+    expect(lines.map((l) => [l.beforeData !== undefined, l.afterData !== undefined])).toEqual([
+      [false, true],
+      [true, true],
+      [true, false],
+      [false, true],
+    ]);
+    expect(lines[0]!.afterData).toBe('');
+    expect(blobFiles()).toEqual([sha(over)]);
+    for (const reader of [s, store()]) {
+      for (const data of [empty, atLimit, over, binary]) expect(Buffer.from(reader.readBlob(sha(data))!)).toEqual(Buffer.from(data));
+      expect(reader.get(ids[1]!)).toMatchObject({ before: sha(empty), beforeSize: 0, after: sha(atLimit), afterSize: INLINE_MAX_BYTES });
+      expectNoDanglingBlobs(reader);
+    }
+  });
+
+  it('a mixed batch: inline and blob-file content together, a rename carrying its bytes once', () => {
+    const s = store();
+    const small = bytes('small one\n');
+    const large = big('large one');
+    const ids = s.record([
+      change({ path: '/memories/global/d/a.md', op: 'delete', before: small, after: null }),
+      change({ path: '/memories/global/d/b.md', op: 'delete', before: large, after: null }),
+      change({ path: '/memories/global/c.md', oldPath: '/memories/global/d/c.md', op: 'rename', before: small, after: small }),
+      change({ path: '/memories/global/e.md', op: 'update', before: large, after: bytes('') }),
+    ]);
+    expect(ids).toHaveLength(4);
+    const lines = logLines();
+    expect(lines.map((l) => [l.i, l.n])).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 4],
+      [3, 4],
+    ]);
+    expect(lines[2]).toMatchObject({ before: sha(small), after: sha(small), beforeData: Buffer.from(small).toString('base64') });
+    expect('afterData' in lines[2]!).toBe(false);
+    expect('beforeData' in lines[1]! || 'beforeData' in lines[3]!).toBe(false);
+    expect(blobFiles()).toEqual([sha(large)]);
+    expect(s.list({ batch: ids[0]! })).toHaveLength(4);
+    expectNoDanglingBlobs(s);
+    expectNoDanglingBlobs(store());
+  });
+
+  it('reads lines of format v 1 (bytes in blob files), and gc keeps their blobs', () => {
+    const s = store({ blobGraceMs: 60_000 });
+    s.record([change({ path: '/memories/global/new.md', op: 'create', before: null, after: bytes('new') })]);
+    // What the first version of the store wrote: a v 1 line naming a small blob file.
+    const old = bytes('old small content');
+    const dir = path.join(home, 'history', 'blobs', sha(old).slice(0, 2));
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, sha(old)), old);
+    const line = logLines()[0]!;
+    const { afterData: _, ...rest } = line;
+    const v1 = { ...rest, v: 1, id: '000000001-0000000000-0000', batch: '000000001-0000000000-0000', path: '/memories/global/old.md', after: sha(old), afterSize: old.byteLength };
+    fs.appendFileSync(logPath(), `${JSON.stringify(v1)}\n`);
+    // A v 1 line with data fields is not a valid v 1 line.
+    fs.appendFileSync(logPath(), `${JSON.stringify({ ...v1, id: '000000002-0000000000-0000', batch: '000000002-0000000000-0000', afterData: Buffer.from(old).toString('base64') })}\n`);
+    expect(s.list().map((v) => v.path)).toEqual(['/memories/global/old.md', '/memories/global/new.md']);
+    expect(Buffer.from(s.readBlob(sha(old))!).toString()).toBe('old small content');
+    clock += 10 * 60_000;
+    expect(s.gc()).toEqual({ versions: 0, blobs: 0, bytes: 0 });
+    expect(logLines().map((l) => l.v)).toEqual([2, 2]); // rewritten (a line was skipped), as v 2
+    expect(blobFiles()).toEqual([sha(old)]);
+    expectNoDanglingBlobs(s);
+  });
+
+  it('skips a line whose inline bytes do not match its size, and never returns inline bytes that do not match their digest', () => {
+    const s = store();
+    const [id] = s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('abc') })]);
+    const line = logLines()[0]!;
+    const at = (n: number): string => `00000000${n}-0000000000-0000`;
+    fs.appendFileSync(logPath(), `${JSON.stringify({ ...line, id: at(1), batch: at(1), afterData: 'YWJjZA==' })}\n`); // 4 bytes, size 3
+    fs.appendFileSync(logPath(), `${JSON.stringify({ ...line, id: at(2), batch: at(2), after: 'unknown', afterSize: null })}\n`); // data of no digest
+    expect(store().list().map((v) => v.id)).toEqual([id]);
+    // Right length, wrong bytes: listed (the line validates), but its digest's bytes are not those.
+    const wrong = bytes('xyz');
+    fs.writeFileSync(logPath(), `${JSON.stringify({ ...line, after: sha(wrong), afterData: Buffer.from(bytes('abc')).toString('base64') })}\n`);
+    const fresh = store();
+    expect(fresh.list()).toHaveLength(1);
+    expect(fresh.readBlob(sha(wrong))).toBeNull();
   });
 
   it('makes the directory 0700 and its files 0600', () => {
     const s = store();
-    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('a') })]);
+    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: big('a') })]);
     const mode = (p: string): number => fs.statSync(p).mode & 0o777;
     expect(mode(path.join(home, 'history'))).toBe(0o700);
     expect(mode(path.join(home, 'history', 'blobs'))).toBe(0o700);
     expect(mode(path.join(home, 'history', 'log.jsonl'))).toBe(0o600);
-    expect(mode(path.join(home, 'history', 'blobs', sha(bytes('a')).slice(0, 2), sha(bytes('a'))))).toBe(0o600);
+    expect(mode(path.join(home, 'history', 'blobs', sha(big('a')).slice(0, 2), sha(big('a'))))).toBe(0o600);
   });
 
   it('filters by owner, exact path, directory prefix (path or oldPath), op and limit', () => {
@@ -215,6 +327,22 @@ describe('HistoryStore: several processes, damaged logs', () => {
     expect(a.list()).toHaveLength(52);
   });
 
+  it('two instances (two processes) read each other\'s inline bytes, without listing first', () => {
+    const a = store();
+    const b = store();
+    expect(b.list()).toEqual([]); // b has read the log before a's lines were there
+    const fromA = crypto.randomBytes(2048);
+    a.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: fromA })]);
+    expect(Buffer.from(b.readBlob(sha(fromA))!)).toEqual(Buffer.from(fromA));
+    const fromB = bytes('from b\n');
+    clock += 1;
+    b.record([change({ path: '/memories/global/a.md', op: 'update', before: fromA, after: fromB })]);
+    expect(Buffer.from(a.readBlob(sha(fromB))!).toString()).toBe('from b\n');
+    expect(blobFiles()).toEqual([]);
+    expectNoDanglingBlobs(a);
+    expectNoDanglingBlobs(b);
+  });
+
   it('skips a torn last line, and the next append closes it', () => {
     const s = store();
     s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('a') })]);
@@ -279,13 +407,13 @@ describe('HistoryStore: several processes, damaged logs', () => {
 
   it('a failure after earlier records leaves the log whole, persists the mark for other processes until cleared', () => {
     const s = store();
-    const [ok] = s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('a') })]);
+    const [ok] = s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: big('a') })]);
     const blobs = path.join(home, 'history', 'blobs');
     const saved = path.join(home, 'blobs-saved');
     fs.renameSync(blobs, saved);
     fs.writeFileSync(blobs, 'in the way'); // a new blob cannot be written
     clock += 60_000;
-    expect(s.record([change({ path: '/memories/global/a.md', op: 'update', before: bytes('a'), after: bytes('new') })])).toEqual([]);
+    expect(s.record([change({ path: '/memories/global/a.md', op: 'update', before: big('a'), after: big('new') })])).toEqual([]);
     expect(s.list().map((v) => v.id)).toEqual([ok]);
     const other = store();
     expect(other.incompleteSince()).toBe('2026-11-24T12:01:00.000Z');
@@ -293,7 +421,7 @@ describe('HistoryStore: several processes, damaged logs', () => {
     // A change whose blobs are all there already still records (the before is reused, nothing is new).
     fs.rmSync(blobs);
     fs.renameSync(saved, blobs);
-    expect(s.record([change({ path: '/memories/global/a.md', op: 'delete', before: bytes('a'), after: null })])).toHaveLength(1);
+    expect(s.record([change({ path: '/memories/global/a.md', op: 'delete', before: big('a'), after: null })])).toHaveLength(1);
     expect(other.incompleteSince()).toBe('2026-11-24T12:01:00.000Z'); // until cleared
     expect(other.clearIncomplete()).toBe(true);
     expect(s.incompleteSince()).toBeNull();
@@ -337,9 +465,10 @@ describe('HistoryStore: gc', () => {
     const r = s.gc();
     expect(r.versions).toBe(3);
     expect(s.list().map((v) => v.id)).toEqual([old, ids[5], ids[4], ids[3]]);
-    expect(r.blobs).toBe(3); // a0, a1, a2 (a3 is the before of the oldest kept)
+    expect(r.blobs).toBe(0); // all inline: gone with their lines (a3 is the before of the oldest kept)
     expect(s.readBlob(sha(bytes('a2')))).toBeNull();
     expect(s.readBlob(sha(bytes('a3')))).not.toBeNull();
+    expect(fs.readFileSync(logPath(), 'utf8')).not.toContain(Buffer.from('a2').toString('base64'));
     expectNoDanglingBlobs(s);
     expect(s.gc()).toEqual({ versions: 0, blobs: 0, bytes: 0 });
   });
@@ -367,7 +496,7 @@ describe('HistoryStore: gc', () => {
     expect(s.recentlyDeleted('global').map((v) => v.id)).toEqual([ren]);
   });
 
-  it('caps an owner\'s referenced bytes, dropping its oldest versions but never the newest of a path', () => {
+  it('caps an owner\'s bytes (inline bytes of each line), dropping its oldest versions but never the newest of a path', () => {
     const s = store({ ...gcOptions, maxBytesPerOwner: 10_000 });
     const kb = (tag: string, n = 1000): Uint8Array => bytes(tag.padEnd(n, '.'));
     const ids: string[] = [];
@@ -378,32 +507,76 @@ describe('HistoryStore: gc', () => {
       prev = next;
     }
     // Big single-version files: each the newest of its path, never dropped.
-    const [big] = s.record([change({ path: '/memories/global/big.md', op: 'create', before: null, after: kb('big', 6000) })]);
-    // Another owner under the cap (6000 bytes) is not touched.
+    const [big6] = s.record([change({ path: '/memories/global/big.md', op: 'create', before: null, after: kb('big', 6000) })]);
+    // Another owner under the cap (5 lines of 2000 inline bytes) is not touched.
     for (let k = 0; k < 5; k++) s.record([change({ owner: 'workspace:w', scope: 'workspace', workspaceId: 'w', path: '/memories/workspace/w.md', op: 'update', before: kb(`w${k}`), after: kb(`w${k + 1}`) })]);
     clock += 2 * 60_000;
     const r = s.gc();
-    // global: 10 a-blobs + 6000 = 16000 > 10000: the oldest a versions go until the a-blobs still
-    // referenced are <= 4000: a6 (the before of version 7) .. a9.
+    // global: 1000 (the create) + 9 * 2000 (each update carries its before and after) + 6000 =
+    // 25000 > 10000: the oldest a versions go until 10000 is left: 6000 + versions 8 and 9.
     const kept = s.list({ owner: 'global' });
-    expect(kept.map((v) => v.id)).toEqual([big, ids[9], ids[8], ids[7]]);
-    expect(r.versions).toBe(7);
-    expect(r.blobs).toBe(6);
-    expect(r.bytes).toBe(6000);
+    expect(kept.map((v) => v.id)).toEqual([big6, ids[9], ids[8]]);
+    expect(r).toEqual({ versions: 8, blobs: 0, bytes: 0 });
     expect(s.list({ owner: 'workspace:w' })).toHaveLength(5);
+    expect(s.readBlob(sha(kb('a7')))).not.toBeNull(); // the before of version 8
+    expect(s.readBlob(sha(kb('a6')))).toBeNull();
     expectNoDanglingBlobs(s);
 
     // A cap below a single newest version keeps that version anyway.
     const tight = store({ ...gcOptions, maxBytesPerOwner: 1 });
     tight.gc();
-    expect(tight.list({ owner: 'global' }).map((v) => v.id)).toEqual([big, ids[9]]);
+    expect(tight.list({ owner: 'global' }).map((v) => v.id)).toEqual([big6, ids[9]]);
     expect(tight.list({ owner: 'workspace:w' })).toHaveLength(1);
     expectNoDanglingBlobs(tight);
   });
 
+  it('caps an owner\'s bytes counting each blob file once, with inline bytes', () => {
+    const s = store({ ...gcOptions, maxBytesPerOwner: 40_000 });
+    const n = 9000; // > INLINE_MAX_BYTES: blob files
+    const ids: string[] = [];
+    let prev: Uint8Array | null = null;
+    for (let k = 0; k < 10; k++) {
+      const next = big(`a${k}`, n);
+      ids.push(s.record([change({ path: '/memories/global/a.md', op: prev ? 'update' : 'create', before: prev, after: next })])[0]!);
+      prev = next;
+    }
+    const [small] = s.record([change({ path: '/memories/global/small.md', op: 'create', before: null, after: bytes('s'.repeat(1000)) })]);
+    clock += 2 * 60_000;
+    // 10 distinct blobs (90000) + 1000 inline: dropping version 0 frees nothing (a0 is version 1's
+    // before); each later one frees one blob, until 91000 - 6 * 9000 = 37000 <= 40000.
+    const r = s.gc();
+    expect(s.list({ owner: 'global' }).map((v) => v.id)).toEqual([small, ids[9], ids[8], ids[7]]);
+    expect(r).toEqual({ versions: 7, blobs: 6, bytes: 6 * n });
+    expect(blobFiles().sort()).toEqual([6, 7, 8, 9].map((k) => sha(big(`a${k}`, n))).sort());
+    expectNoDanglingBlobs(s);
+  });
+
+  it('gc keeps inline bytes with their line and removes them with it; a second instance sees the same', () => {
+    const s = store({ ...gcOptions, keepNewest: 1 });
+    const other = store();
+    const v = (k: number): Uint8Array => bytes(`version ${k}\n`);
+    const shared = bytes('shared\n');
+    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: v(0) })]);
+    s.record([change({ path: '/memories/global/a.md', op: 'update', before: v(0), after: shared })]);
+    s.record([change({ path: '/memories/global/b.md', op: 'create', before: null, after: shared })]);
+    s.record([change({ path: '/memories/global/a.md', op: 'update', before: shared, after: v(2) })]);
+    expect(Buffer.from(other.readBlob(sha(v(0)))!).toString()).toBe('version 0\n'); // other has taken every line
+    clock += 100 * DAY;
+    expect(s.gc()).toEqual({ versions: 2, blobs: 0, bytes: 0 });
+    for (const reader of [s, other, store()]) {
+      expect(reader.list()).toHaveLength(2);
+      expect(reader.readBlob(sha(v(0)))).toBeNull(); // only in dropped lines
+      expect(Buffer.from(reader.readBlob(sha(shared))!).toString()).toBe('shared\n'); // in kept lines too
+      expect(Buffer.from(reader.readBlob(sha(v(2)))!).toString()).toBe('version 2\n');
+      expectNoDanglingBlobs(reader);
+    }
+    expect(fs.readFileSync(logPath(), 'utf8')).not.toContain(Buffer.from(v(0)).toString('base64'));
+  });
+
   it('deletes unreferenced blobs past the grace period and keeps referenced and young ones', () => {
     const s = store(gcOptions);
-    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('kept') })]);
+    const kept = big('kept');
+    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: kept })]);
     // Blobs no version references: a record that failed after its blobs, or a killed process.
     const orphan = (text: string, at: number): string => {
       const digest = sha(bytes(text));
@@ -421,30 +594,31 @@ describe('HistoryStore: gc', () => {
     clock = T0 + 60_000;
     const r = s.gc();
     expect(r).toEqual({ versions: 0, blobs: 1, bytes: 'old orphan'.length });
-    expect(blobFiles().sort()).toEqual([sha(bytes('kept')), young].sort());
+    expect(blobFiles().sort()).toEqual([sha(kept), young].sort());
     expect(fs.existsSync(path.join(tempDir, `${old}.123.1.tmp`))).toBe(false);
     clock = T0 + 10 * 60_000;
     expect(s.gc().blobs).toBe(1);
-    expect(blobFiles()).toEqual([sha(bytes('kept'))]);
-    expect(Buffer.from(s.readBlob(sha(bytes('kept')))!).toString()).toBe('kept');
+    expect(blobFiles()).toEqual([sha(kept)]);
+    expect(Buffer.from(s.readBlob(sha(kept))!)).toEqual(Buffer.from(kept));
   });
 
   it('a blob a record() reuses gets the record\'s time (gc\'s grace), and one gc has put aside is written again', () => {
     const s = store(gcOptions);
-    const digest = sha(bytes('v1'));
+    const v1 = big('v1');
+    const digest = sha(v1);
     const p = path.join(home, 'history', 'blobs', digest.slice(0, 2), digest);
-    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('v1') })]);
+    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: v1 })]);
     expect(fs.statSync(p).mtimeMs).toBe(T0);
     clock += 100 * DAY;
     // gc decided on the old mtime: the blob is unreferenced and old. A record reusing it now...
-    s.record([change({ path: '/memories/global/b.md', op: 'create', before: null, after: bytes('v1') })]);
+    s.record([change({ path: '/memories/global/b.md', op: 'create', before: null, after: v1 })]);
     // ...moved its mtime, which gc looks at again (on what it moved aside) before deleting.
     expect(fs.statSync(p).mtimeMs).toBe(clock);
     // gc moved it aside before the record looked: the record finds it gone and writes it again.
     fs.renameSync(p, `${p}.gc`);
     clock += 1;
-    s.record([change({ path: '/memories/global/c.md', op: 'create', before: null, after: bytes('v1') })]);
-    expect(fs.readFileSync(p, 'utf8')).toBe('v1');
+    s.record([change({ path: '/memories/global/c.md', op: 'create', before: null, after: v1 })]);
+    expect(fs.readFileSync(p)).toEqual(Buffer.from(v1));
     fs.rmSync(`${p}.gc`); // gc then deletes what it moved
     expectNoDanglingBlobs(s);
     // And a whole gc keeps a blob a version references, whatever its age.
@@ -455,11 +629,12 @@ describe('HistoryStore: gc', () => {
 
   it('puts back a blob a killed gc left aside, when a version references it; readBlob finds it meanwhile', () => {
     const s = store(gcOptions);
-    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('aside') })]);
-    const digest = sha(bytes('aside'));
+    const aside = big('aside');
+    s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: aside })]);
+    const digest = sha(aside);
     const p = path.join(home, 'history', 'blobs', digest.slice(0, 2), digest);
     fs.renameSync(p, `${p}.gc`);
-    expect(Buffer.from(s.readBlob(digest)!).toString()).toBe('aside');
+    expect(Buffer.from(s.readBlob(digest)!)).toEqual(Buffer.from(aside));
     // An unreferenced one left aside goes.
     const gone = sha(bytes('gone'));
     fs.mkdirSync(path.join(home, 'history', 'blobs', gone.slice(0, 2)), { recursive: true });
@@ -520,11 +695,13 @@ describe('HistoryStore: gc', () => {
         { owner: 'project:p1', scope: 'project' as const, workspaceId: null, projectId: 'p1' },
         { owner: 'workspace:w1', scope: 'workspace' as const, workspaceId: 'w1', projectId: null },
       ];
-      const s = new HistoryStore(path.join(home, `seed-${seed}`), { now, blobGraceMs: 60_000, keepNewest: 1 + Math.floor(rnd() * 5), keepDays: 30, maxBytesPerOwner: 20_000 });
+      const s = new HistoryStore(path.join(home, `seed-${seed}`), { now, blobGraceMs: 60_000, keepNewest: 1 + Math.floor(rnd() * 5), keepDays: 30, maxBytesPerOwner: 60_000 });
       const state = new Map<string, Uint8Array>(); // owner\0path -> bytes
       const recorded: string[] = [];
       const content = (): Uint8Array => {
-        const n = Math.floor(rnd() * 3000);
+        // Mostly inline, some in blob files, and the edges.
+        const r = rnd();
+        const n = r < 0.6 ? Math.floor(rnd() * 3000) : r < 0.8 ? INLINE_MAX_BYTES + Math.floor(rnd() * 4000) : r < 0.85 ? INLINE_MAX_BYTES : r < 0.9 ? INLINE_MAX_BYTES + 1 : 0;
         const out = new Uint8Array(n);
         const fill = Math.floor(rnd() * 256);
         for (let k = 0; k < n; k++) out[k] = rnd() < 0.1 ? Math.floor(rnd() * 256) : fill;
@@ -589,7 +766,10 @@ describe('HistoryStore: gc', () => {
       const referenced = new Set(s.list().flatMap((v: HistoryVersion) => [v.before, v.after]));
       const dir = path.join(home, `seed-${seed}`, 'history', 'blobs');
       const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => /^[0-9a-f]{2}\/[0-9a-f]{64}$/.test(n));
+      expect(files.length).toBeGreaterThan(0);
       for (const f of files) expect(referenced.has(f.slice(3))).toBe(true);
+      // Inline bytes are only in lines: no blob file of inline size.
+      for (const f of files) expect(fs.statSync(path.join(dir, f)).size).toBeGreaterThan(INLINE_MAX_BYTES);
     }
   });
 });
