@@ -96,4 +96,40 @@ describe('cairn history', () => {
     expect(versions.map((v) => v.path).sort()).toEqual(['/memories/global/k0.md', '/memories/global/k1.md', '/memories/global/k2.md']);
     for (const v of versions) expect((await runCairn(['history', 'show', v.id, ...flags])).stdout.split('\n')[1]).toBe(v.path.slice(-5, -3));
   });
+
+  it('restores an earlier version as a new change, and brings a deleted file back', async () => {
+    await runJsonl(flags, [
+      { command: 'create', path: '/memories/project/notes.md', file_text: 'the line that mattered\n' },
+      { command: 'str_replace', path: '/memories/project/notes.md', old_str: 'the line that mattered', new_str: 'worse' },
+    ]);
+    const [edited, created] = (await listed('/memories/project/notes.md')).versions;
+    const restored = await runCairn(['restore', '/memories/project/notes.md', '--to', created!.id, ...flags]);
+    expect(restored).toMatchObject({ status: 0, stdout: `Restored /memories/project/notes.md to version ${created!.id} (replaced its content).\n` });
+    const view = await runCairn(['tool', ...flags, '{"command":"view","path":"/memories/project/notes.md"}']);
+    expect(view.stdout).toContain('the line that mattered');
+    const after = (await listed('/memories/project/notes.md')).versions;
+    expect(after[0]).toMatchObject({ op: 'update', actor: 'user', cause: `restore:${created!.id}` });
+    // The restore is a version too: restoring over it brings the edit back.
+    await runCairn(['restore', '/memories/project/notes.md', '--to', edited!.id, ...flags]);
+    expect((await runCairn(['tool', ...flags, '{"command":"view","path":"/memories/project/notes.md"}'])).stdout).toContain('worse');
+
+    // A deleted file: its delete version holds what it took away.
+    await runJsonl(flags, [{ command: 'delete', path: '/memories/project/notes.md' }]);
+    const [deleted] = (await listed('/memories/project/notes.md')).versions;
+    expect(deleted!.op).toBe('delete');
+    expect(await runCairn(['restore', '/memories/project/notes.md', '--to', deleted!.id, ...flags])).toMatchObject({ status: 0, stdout: expect.stringContaining('(created again)') });
+    expect((await runCairn(['tool', ...flags, '{"command":"view","path":"/memories/project/notes.md"}'])).stdout).toContain('worse');
+  });
+
+  it('refuses a version of another file, an unknown id, and a missing --to, changing nothing', async () => {
+    await runJsonl(flags, [
+      { command: 'create', path: '/memories/global/a.md', file_text: 'A\n' },
+      { command: 'create', path: '/memories/global/b.md', file_text: 'B\n' },
+    ]);
+    const [b] = (await listed('/memories/global/b.md')).versions;
+    expect(await runCairn(['restore', '/memories/global/a.md', '--to', b!.id, ...flags])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: version \S+ is not a version of \/memories\/global\/a.md/) });
+    expect(await runCairn(['restore', '/memories/global/a.md', '--to', 'nope', ...flags])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: no version "nope"/) });
+    expect((await runCairn(['restore', '/memories/global/a.md', ...flags])).status).toBe(2);
+    expect((await listed()).versions).toHaveLength(2);
+  });
 });

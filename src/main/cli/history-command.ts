@@ -3,6 +3,7 @@
  *   cairn history [PATH] [--json] [--limit N]   versions, newest first (a file, or a directory's)
  *   cairn history show ID [--diff]              one version: its content, or the change as a diff
  *   cairn history gc                            collect what retention no longer keeps
+ *   cairn restore PATH --to ID                  write an earlier version back (a new change)
  * Only the versions of the session's own scope roots are listed (its global, project and
  * workspace owners). Reading history is not a use of memory.
  */
@@ -14,7 +15,7 @@ import { parseMemoryPath } from '../../common/memory/paths';
 import type { HistoryStore, HistoryVersion } from '../history/history-store';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
 import type { CliIo } from './tool-command';
-import { HISTORY_HELP, UsageError } from './usage';
+import { HISTORY_HELP, RESTORE_HELP, UsageError } from './usage';
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
@@ -124,4 +125,39 @@ function show(history: HistoryStore, id: string, diff: boolean, io: CliIo): numb
   else if (content === null) io.stdout.write('(no content)\n');
   else io.stdout.write(content.endsWith('\n') ? content : `${content}\n`);
   return 0;
+}
+
+/**
+ * `cairn restore PATH --to ID`: writes the content version ID left (for a delete, what it took
+ * away) back to PATH, as a new change of the person's (cause `restore:<ID>`), whatever the file
+ * holds now; a deleted file is created again. The version must be one of PATH's (its path, or the
+ * path it was renamed from) in a scope this checkout sees.
+ */
+export async function restoreCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { ...SESSION_OPTIONS, to: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    io.stdout.write(RESTORE_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1 || values.to === undefined) throw new UsageError('cairn restore takes one path and --to ID (see cairn history)');
+  const target = positionals[0]!;
+  const id = values.to;
+  return withHome(values, async (services) => {
+    const session = await sessionFromFlags(services, values);
+    const parsed = parseMemoryPath(target);
+    const v = services.history.get(id);
+    const fail = (text: string) => {
+      io.stdout.write(`Error: ${text}\n`);
+      return 1;
+    };
+    if (parsed.kind === 'root' || parsed.segments.length === 0) return fail(`${target} is not a file; give the path of a memory file.`);
+    if (!v) return fail(`no version ${JSON.stringify(id)} in the history (it may have been collected); run \`cairn history ${target}\` to list its versions.`);
+    const path = target.replace(/\/+$/, '');
+    if ((v.path !== path && v.oldPath !== path) || v.owner !== scopeOwner(parsed.scope, session)) return fail(`version ${id} is not a version of ${path}; run \`cairn history ${path}\` to list its versions.`);
+    const content = textOf(services.history, v.op === 'delete' ? v.before : v.after);
+    if (content === null || content === undefined) return fail(`the content of version ${id} is not known (it was not readable when recorded, or has been collected).`);
+    const { created } = await services.service.restore(path, content, `restore:${v.id}`, session);
+    io.stdout.write(`Restored ${path} to version ${v.id} (${created ? 'created again' : 'replaced its content'}).\n`);
+    return 0;
+  });
 }

@@ -19,6 +19,7 @@ Commands:
   unpin     unpin a memory file
   stats     show pins and usage of every memory file
   history   the versions of memory files: list, show (--diff), gc
+  restore   write an earlier version of a memory file back: cairn restore PATH --to ID
   serve     serve Cairn's web UI on loopback
   setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print]
   workspace register checkouts, local or on a host over SSH: add, list, remove, trust
@@ -111,6 +112,18 @@ version with the bytes before and after, under Cairn's home (never in a memory r
 Options:
   --json           print JSON instead of a table
   --limit N        at most N versions (default 50)
+  --cwd DIR        the checkout (default: the current directory)
+  --workspace ID   workspace id (default: derived from the checkout's path)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const RESTORE_HELP = `Usage: cairn restore PATH --to ID [options]
+
+Writes the content that version ID of PATH left (for a delete, what it took away) back to PATH, as
+a new change of yours: it is in the history too, and can itself be restored over. A deleted file is
+created again. \`cairn history PATH\` lists the versions and their ids.
+
+Options:
   --cwd DIR        the checkout (default: the current directory)
   --workspace ID   workspace id (default: derived from the checkout's path)
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)

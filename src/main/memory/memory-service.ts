@@ -61,6 +61,11 @@ export class MemoryService {
     return this.edits.read(rawPath, session);
   }
 
+  /** Writes an earlier version's content back to its file, as the person's change with `cause`. */
+  restore(rawPath: string, content: string, cause: string, session: MemorySession): Promise<{ created: boolean }> {
+    return this.edits.restore(rawPath, content, cause, session);
+  }
+
   /** Saves a person's edit against the sha256 the editor loaded (null: a new file). */
   save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession): Promise<SaveOutcome> {
     return this.edits.save(rawPath, content, expectedSha256, session);

@@ -105,6 +105,40 @@ export class PersonEdits {
   }
 
   /**
+   * Writes an earlier version's content back to its file (history, issue 18): a new change by the
+   * person, with the cause it is given (`restore:<versionId>`), made whatever the file holds now
+   * (missing: it is created again, its directories too). The content must be UTF-8 text within the
+   * cap, as any save. Returns whether it created the file.
+   */
+  async restore(rawPath: string, content: string, cause: string, session: MemorySession): Promise<{ created: boolean }> {
+    const target = fileTarget(rawPath);
+    const b = availableScope(session, target.scope);
+    const data = encodeContent(target.path, content, 'user');
+    const replaced = await mapRuntimeErrors(
+      () =>
+        b.runtime.withLock(b.root, async (): Promise<Uint8Array | null> => {
+          let current: Uint8Array | null = null;
+          try {
+            current = encodeUtf8(await readText(b, target));
+          } catch (err) {
+            if (!(err instanceof RuntimeError) || (err.code !== 'ENOENT' && err.code !== 'ENOTDIR')) throw err;
+          }
+          if (current === null && (await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
+            throw new MemoryToolError(errors.scopeFull(target.scope));
+          }
+          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: current === null });
+          return current;
+        }),
+      'restore',
+      target.path,
+      fileCases(target.path),
+    );
+    recordUse(this.usage, session, target, 'user');
+    this.outbox.emit(session, 'user', { scope: target.scope, path: target.path, op: replaced === null ? 'create' : 'update' }, data, [{ rel: target.segments, before: replaced, after: data }], cause);
+    return { created: replaced === null };
+  }
+
+  /**
    * Pins or unpins a file (files only; a pin counts as a use). A person's action on the sidecar,
    * not a write to memory, so no mode applies; the path rules do, and the file must exist.
    */
