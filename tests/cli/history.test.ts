@@ -132,4 +132,25 @@ describe('cairn history', () => {
     expect((await runCairn(['restore', '/memories/global/a.md', ...flags])).status).toBe(2);
     expect((await listed()).versions).toHaveLength(2);
   });
+
+  it('undoes the last change, then the undo; refuses a change whose file changed since', async () => {
+    await runJsonl(flags, [
+      { command: 'create', path: '/memories/global/a.md', file_text: 'one\n' },
+      { command: 'str_replace', path: '/memories/global/a.md', old_str: 'one', new_str: 'two' },
+    ]);
+    const view = async () => (await runCairn(['tool', ...flags, '{"command":"view","path":"/memories/global/a.md"}'])).stdout;
+    expect(await runCairn(['undo', '--last', ...flags])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Undid update of \/memories\/global\/a.md \(agent, .+\): \/memories\/global\/a.md\n$/) });
+    expect(await view()).toContain('one');
+    expect((await listed()).versions[0]).toMatchObject({ actor: 'user', cause: expect.stringMatching(/^undo:/) });
+    expect((await runCairn(['undo', '--last', ...flags])).status).toBe(0);
+    expect(await view()).toContain('two');
+
+    const [latest] = (await listed()).versions;
+    await runJsonl(flags, [{ command: 'str_replace', path: '/memories/global/a.md', old_str: 'two', new_str: 'three' }]);
+    expect(await runCairn(['undo', latest!.id, ...flags])).toMatchObject({ status: 1, stdout: 'Error: /memories/global/a.md was changed since that change; nothing was undone.\n' });
+    expect(await view()).toContain('three');
+    expect((await runCairn(['undo', ...flags])).status).toBe(2);
+    expect((await runCairn(['undo', 'x', '--last', ...flags])).status).toBe(2);
+  });
 });
+

@@ -4,6 +4,7 @@
  *   cairn history show ID [--diff]              one version: its content, or the change as a diff
  *   cairn history gc                            collect what retention no longer keeps
  *   cairn restore PATH --to ID                  write an earlier version back (a new change)
+ *   cairn undo ID | --last                      undo a change, if its files are as it left them
  * Only the versions of the session's own scope roots are listed (its global, project and
  * workspace owners). Reading history is not a use of memory.
  */
@@ -13,9 +14,10 @@ import { SCOPES } from '../../common/memory/constants';
 import { scopeOwner } from '../../common/memory/identity';
 import { parseMemoryPath } from '../../common/memory/paths';
 import type { HistoryStore, HistoryVersion } from '../history/history-store';
+import type { UndoStep } from '../memory/history-undo';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
 import type { CliIo } from './tool-command';
-import { HISTORY_HELP, RESTORE_HELP, UsageError } from './usage';
+import { HISTORY_HELP, RESTORE_HELP, UNDO_HELP, UsageError } from './usage';
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
@@ -160,4 +162,54 @@ export async function restoreCommand(args: string[], io: CliIo): Promise<number>
     io.stdout.write(`Restored ${path} to version ${v.id} (${created ? 'created again' : 'replaced its content'}).\n`);
     return 0;
   });
+}
+
+/**
+ * `cairn undo ID | --last`: undoes the change version ID belongs to (the whole command it was
+ * part of: a directory's delete brings every file back), or the newest change in the scopes this
+ * checkout sees, only if every file is still what it left; otherwise it says what conflicts and
+ * changes nothing. The undo is itself a change (cause `undo:<batch>`), so it can be undone.
+ */
+export async function undoCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { ...SESSION_OPTIONS, last: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    io.stdout.write(UNDO_HELP);
+    return 0;
+  }
+  if ((positionals.length === 1) === (values.last === true) || positionals.length > 1) throw new UsageError('cairn undo takes one version id, or --last');
+  return withHome(values, async (services) => {
+    const session = await sessionFromFlags(services, values);
+    const owners = SCOPES.map((scope) => scopeOwner(scope, session)).filter((o): o is string => o !== null);
+    const fail = (text: string) => {
+      io.stdout.write(`Error: ${text}\n`);
+      return 1;
+    };
+    let chosen: HistoryVersion | null;
+    if (values.last) {
+      chosen = owners.flatMap((owner) => services.history.list({ owner, limit: 1 })).sort((a, b) => (a.id < b.id ? 1 : -1))[0] ?? null;
+      if (!chosen) return fail('there is no change to undo in the scopes this checkout sees.');
+    } else {
+      chosen = services.history.get(positionals[0]!);
+      if (!chosen || !owners.includes(chosen.owner)) return fail(`no version ${JSON.stringify(positionals[0])} in the history of the scopes this checkout sees; run \`cairn history\` to list them.`);
+    }
+    const batch = services.history.list({ batch: chosen.batch });
+    const steps: UndoStep[] = [];
+    for (const v of batch) {
+      const before = bytesOf(services.history, v.before);
+      const after = bytesOf(services.history, v.after);
+      if (before === undefined || after === undefined) return fail(`${v.path}'s bytes ${before === undefined ? 'before' : 'after'} that change are not known, so it cannot be undone; \`cairn restore\` can still write back a version that is.`);
+      steps.push({ path: v.path, ...(v.oldPath !== undefined ? { oldPath: v.oldPath } : {}), op: v.op, before, after });
+    }
+    const outcome = await services.service.undo(steps, `undo:${chosen.batch}`, session);
+    if (outcome.status === 'conflict') return fail(outcome.message);
+    io.stdout.write(`Undid ${chosen.op} of ${batch.length === 1 ? chosen.path : `${batch.length} files`} (${chosen.actor}, ${chosen.at.slice(0, 16).replace('T', ' ')} UTC): ${outcome.paths.join(', ')}\n`);
+    return 0;
+  });
+}
+
+/** A version's side as bytes: null (nothing there), undefined (not known or collected). */
+function bytesOf(history: HistoryStore, sha: string | null | 'unknown'): Uint8Array | null | undefined {
+  if (sha === null) return null;
+  if (sha === 'unknown') return undefined;
+  return history.readBlob(sha) ?? undefined;
 }

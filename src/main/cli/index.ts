@@ -60,6 +60,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./memory-commands')).statsCommand(rest, io);
       case 'history':
         return await (await import('./history-command')).historyCommand(rest, io);
+      case 'undo':
+        return await (await import('./history-command')).undoCommand(rest, io);
       case 'restore':
         return await (await import('./history-command')).restoreCommand(rest, io);
       case 'setup':

@@ -20,6 +20,7 @@ Commands:
   stats     show pins and usage of every memory file
   history   the versions of memory files: list, show (--diff), gc
   restore   write an earlier version of a memory file back: cairn restore PATH --to ID
+  undo      undo a change (cairn undo ID, or --last) if its files are still as it left them
   serve     serve Cairn's web UI on loopback
   setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print]
   workspace register checkouts, local or on a host over SSH: add, list, remove, trust
@@ -122,6 +123,20 @@ export const RESTORE_HELP = `Usage: cairn restore PATH --to ID [options]
 Writes the content that version ID of PATH left (for a delete, what it took away) back to PATH, as
 a new change of yours: it is in the history too, and can itself be restored over. A deleted file is
 created again. \`cairn history PATH\` lists the versions and their ids.
+
+Options:
+  --cwd DIR        the checkout (default: the current directory)
+  --workspace ID   workspace id (default: derived from the checkout's path)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const UNDO_HELP = `Usage: cairn undo ID [options]
+       cairn undo --last [options]
+
+Undoes the change version ID belongs to (the whole command: a directory's delete brings every
+file back), or with --last the newest change in the scopes this checkout sees. Only if every file
+is still what that change left: otherwise it says which file was changed, deleted or made again
+since, and changes nothing. The undo is itself a change in the history, so it can be undone.
 
 Options:
   --cwd DIR        the checkout (default: the current directory)

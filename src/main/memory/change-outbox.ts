@@ -58,10 +58,19 @@ export class ChangeOutbox {
    * with its `cause` ('tool', 'ui').
    */
   emit(session: MemorySession, actor: Actor, change: Change, content: Uint8Array | string | null, files: readonly FileChange[] = [], cause = 'tool'): void {
-    const owner = scopeOwner(change.scope, session);
-    if (this.history && owner !== null && files.length > 0) {
-      this.history.record(
-        files.map((f) => ({
+    this.emitBatch(session, actor, [{ change, content, files }], cause);
+  }
+
+  /**
+   * Several changes made together (an undo of a batch): their files are recorded as ONE history
+   * batch, then each change's event is delivered, in order.
+   */
+  emitBatch(session: MemorySession, actor: Actor, changes: ReadonlyArray<{ change: Change; content: Uint8Array | string | null; files: readonly FileChange[] }>, cause: string): void {
+    if (this.history) {
+      const recorded = changes.flatMap(({ change, files }) => {
+        const owner = scopeOwner(change.scope, session);
+        if (owner === null) return [];
+        return files.map((f) => ({
           owner,
           scope: change.scope,
           path: formatMemoryPath(change.scope, f.rel),
@@ -73,9 +82,14 @@ export class ChangeOutbox {
           cause,
           workspaceId: session.workspaceId,
           projectId: session.projectId,
-        })),
-      );
+        }));
+      });
+      if (recorded.length > 0) this.history.record(recorded);
     }
+    for (const { change, content } of changes) this.deliver(session, actor, change, content);
+  }
+
+  private deliver(session: MemorySession, actor: Actor, change: Change, content: Uint8Array | string | null): void {
     const event: MemoryChangeEvent = {
       ...change,
       sha256: content === null || typeof content === 'string' ? content : sha256(content),

@@ -13,6 +13,7 @@ import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { MemoryCommand } from '../../common/memory/schema';
 import { ChangeOutbox, type ChangeSink } from './change-outbox';
 import type { HistorySink } from './history-capture';
+import { undoSteps, type UndoOutcome, type UndoStep } from './history-undo';
 import { MemoryTool } from './memory-tool';
 import { PersonEdits } from './person-edits';
 import type { ExecuteOptions, MemorySession, SaveOutcome, ToolResult } from './session';
@@ -59,6 +60,11 @@ export class MemoryService {
   /** A file's content and its sha256, for the editor. */
   read(rawPath: string, session: MemorySession): Promise<{ content: string; sha256: string }> {
     return this.edits.read(rawPath, session);
+  }
+
+  /** Undoes recorded changes (one, or a batch) if their files are still what they left (history-undo.ts). */
+  undo(steps: readonly UndoStep[], cause: string, session: MemorySession): Promise<UndoOutcome> {
+    return undoSteps(this.outbox, steps, cause, session);
   }
 
   /** Writes an earlier version's content back to its file, as the person's change with `cause`. */

@@ -1,0 +1,121 @@
+// Undo through the real history (issue 18), on the real disk: a seeded mix of commands and saves,
+// then every recorded batch undone newest first, gives back a tree byte-identical to the start;
+// an undo meets a file changed since with a conflict and changes nothing; an undo can be undone.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { seededRandom } from '../../../tests/support/random';
+import { scopeOwner } from '../../common/memory/identity';
+import { HistoryStore, type HistoryVersion } from '../history/history-store';
+import type { UndoStep } from './history-undo';
+import { MemoryService } from './memory-service';
+
+let sb: Sandbox;
+let history: HistoryStore;
+let service: MemoryService;
+const run = (input: Record<string, unknown>) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent' });
+
+beforeEach(async () => {
+  sb = await makeSandbox();
+  history = new HistoryStore(sb.home);
+  service = new MemoryService({ history });
+});
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+/** Every file under the global root, with its bytes. */
+function tree(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string, prefix: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(dir, e.name), `${prefix}${e.name}/`);
+      else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(dir, e.name), 'utf8');
+    }
+  };
+  walk(sb.roots.global, '');
+  return out;
+}
+
+const bytes = (sha: string | null | 'unknown') => (sha === null ? null : history.readBlob(sha as string)!);
+const stepsOf = (batch: readonly HistoryVersion[]): UndoStep[] =>
+  batch.map((v) => ({ path: v.path, ...(v.oldPath !== undefined ? { oldPath: v.oldPath } : {}), op: v.op, before: bytes(v.before), after: bytes(v.after) }));
+const batches = () => {
+  const seen = new Map<string, HistoryVersion[]>();
+  for (const v of history.list({ owner: scopeOwner('global', sb.session)! })) (seen.get(v.batch) ?? seen.set(v.batch, []).get(v.batch)!).push(v);
+  return [...seen.values()]; // newest batch first
+};
+
+describe('undo', () => {
+  it('undoes every change of a random mix, newest first, back to a byte-identical start', async () => {
+    await run({ command: 'create', path: '/memories/global/start.md', file_text: 'the start\n' });
+    const start = tree();
+    const startBatches = batches().length;
+    const random = seededRandom(1818);
+    const names = ['a.md', 'b.md', 'd/c.md', 'd/e/f.md'];
+    for (let step = 0; step < 120; step++) {
+      const name = names[Math.floor(random() * names.length)]!;
+      const p = `/memories/global/${name}`;
+      const exists = tree()[name] !== undefined;
+      const r = random();
+      if (!exists) await run({ command: 'create', path: p, file_text: `${name} ${step}\n` });
+      else if (r < 0.3) await run({ command: 'str_replace', path: p, old_str: tree()[name]!.split('\n')[0]!, new_str: `${name} edit ${step}` });
+      else if (r < 0.45) await run({ command: 'insert', path: p, insert_line: 0, insert_text: `line ${step}` });
+      else if (r < 0.6) await run({ command: 'delete', path: random() < 0.4 && name.startsWith('d/') ? '/memories/global/d' : p });
+      else if (r < 0.75) await run({ command: 'rename', old_path: p, new_path: `/memories/global/moved-${step}.md` });
+      else {
+        const current = await service.read(p, sb.session);
+        await service.save(p, `${current.content}saved ${step}\n`, current.sha256, sb.session);
+      }
+    }
+    const all = batches();
+    expect(all.length - startBatches).toBeGreaterThan(100);
+    for (const batch of all.slice(0, all.length - startBatches)) {
+      const outcome = await service.undo(stepsOf(batch), `undo:${batch[0]!.batch}`, sb.session);
+      expect(outcome).toMatchObject({ status: 'ok' });
+    }
+    expect(tree()).toEqual(start);
+  });
+
+  it('refuses a file changed since, naming it, and changes nothing', async () => {
+    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
+    await run({ command: 'str_replace', path: '/memories/global/a.md', old_str: 'one', new_str: 'two' });
+    const [edit] = batches();
+    fs.writeFileSync(path.join(sb.roots.global, 'a.md'), 'changed outside\n');
+    expect(await service.undo(stepsOf(edit!), 'undo:x', sb.session)).toMatchObject({ status: 'conflict', kind: 'changed', path: '/memories/global/a.md' });
+    expect(tree()).toEqual({ 'a.md': 'changed outside\n' });
+    fs.rmSync(path.join(sb.roots.global, 'a.md'));
+    expect(await service.undo(stepsOf(edit!), 'undo:x', sb.session)).toMatchObject({ status: 'conflict', kind: 'deleted' });
+    expect(tree()).toEqual({});
+  });
+
+  it('is all or nothing for a batch: one file made again blocks a directory delete’s undo', async () => {
+    await run({ command: 'create', path: '/memories/global/d/a.md', file_text: 'A\n' });
+    await run({ command: 'create', path: '/memories/global/d/b.md', file_text: 'B\n' });
+    await run({ command: 'delete', path: '/memories/global/d' });
+    const [removal] = batches();
+    expect(removal).toHaveLength(2);
+    fs.mkdirSync(path.join(sb.roots.global, 'd'));
+    fs.writeFileSync(path.join(sb.roots.global, 'd', 'b.md'), 'new B\n');
+    expect(await service.undo(stepsOf(removal!), 'undo:x', sb.session)).toMatchObject({ status: 'conflict', kind: 'exists', path: '/memories/global/d/b.md' });
+    expect(tree()).toEqual({ 'd/b.md': 'new B\n' });
+    fs.rmSync(path.join(sb.roots.global, 'd'), { recursive: true });
+    expect(await service.undo(stepsOf(removal!), `undo:${removal![0]!.batch}`, sb.session)).toMatchObject({ status: 'ok' });
+    expect(tree()).toEqual({ 'd/a.md': 'A\n', 'd/b.md': 'B\n' });
+  });
+
+  it('is itself a change in the history, recorded as one batch by the person, and can be undone', async () => {
+    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
+    await run({ command: 'str_replace', path: '/memories/global/a.md', old_str: 'one', new_str: 'two' });
+    const [edit] = batches();
+    await service.undo(stepsOf(edit!), `undo:${edit![0]!.batch}`, sb.session);
+    expect(tree()).toEqual({ 'a.md': 'one\n' });
+    const [undo] = batches();
+    expect(undo).toHaveLength(1);
+    expect(undo![0]).toMatchObject({ actor: 'user', cause: `undo:${edit![0]!.batch}`, op: 'update' });
+    await service.undo(stepsOf(undo!), `undo:${undo![0]!.batch}`, sb.session);
+    expect(tree()).toEqual({ 'a.md': 'two\n' });
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * Undo of recorded changes (issue 18): puts the files of one change, or of a batch made together,
+ * back as they were before it, only if each is still exactly what that change left; otherwise
+ * nothing is changed and the answer names the first conflict (changed, exists, deleted).
+ *
+ * Invariants: the check and the writes happen under the scope's lock, so no Cairn writer can slip
+ * in between (all or nothing against every other Cairn process); the undo is itself one change of
+ * the person's, recorded in the history as one batch (cause `undo:<id>`), so it can be undone. The
+ * caller (the CLI, later the API) looks the versions and their bytes up in the history store; this
+ * module only compares and writes.
+ */
+import { MAX_FILE_BYTES, type Scope } from '../../common/memory/constants';
+import { MemoryToolError } from '../../common/memory/errors';
+import { parseMemoryPath } from '../../common/memory/paths';
+import { RuntimeError } from '../runtime/runtime';
+import { sha256, type Change, type ChangeOutbox } from './change-outbox';
+import { mapRuntimeErrors } from './error-mapper';
+import type { FileChange } from './history-capture';
+import type { AvailableScope, MemorySession } from './session';
+import { availableScope } from './targets';
+
+/** One recorded change to undo, with the bytes it replaced and left (null: nothing was / is there). */
+export interface UndoStep {
+  readonly path: string;
+  readonly oldPath?: string;
+  readonly op: 'create' | 'update' | 'delete' | 'rename';
+  /** What the change replaced, to put back. */
+  readonly before: Uint8Array | null;
+  /** What the change left, which the file must still hold. */
+  readonly after: Uint8Array | null;
+}
+
+export type UndoOutcome =
+  | { readonly status: 'ok'; readonly paths: readonly string[] }
+  | { readonly status: 'conflict'; readonly kind: 'changed' | 'exists' | 'deleted'; readonly path: string; readonly message: string };
+
+function segmentsOf(path: string): { scope: Scope; segments: readonly string[] } {
+  const parsed = parseMemoryPath(path);
+  if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(`${path} is not a memory file.`);
+  return { scope: parsed.scope, segments: parsed.segments };
+}
+
+/** The bytes at `segments`, or null when nothing is there. */
+async function current(b: AvailableScope, segments: readonly string[]): Promise<Uint8Array | null> {
+  try {
+    return (await b.runtime.readFile(b.root, segments, MAX_FILE_BYTES)).data;
+  } catch (err) {
+    if (err instanceof RuntimeError && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return null;
+    throw err;
+  }
+}
+
+const same = (a: Uint8Array | null, b: Uint8Array | null) => (a === null || b === null ? a === b : sha256(a) === sha256(b));
+
+/**
+ * Undoes `steps` (one change, or a batch; all in one scope) as the person's change with `cause`.
+ */
+export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[], cause: string, session: MemorySession): Promise<UndoOutcome> {
+  if (steps.length === 0) throw new MemoryToolError('Nothing to undo.');
+  const scopes = new Set(steps.map((s) => segmentsOf(s.path).scope));
+  if (scopes.size !== 1) throw new MemoryToolError('A batch to undo must lie in one scope.');
+  const scope = [...scopes][0]!;
+  const b = availableScope(session, scope);
+  const done: Array<{ change: Change; content: Uint8Array | null; files: FileChange[] }> = [];
+  let outcome: UndoOutcome;
+  try {
+    outcome = await mapRuntimeErrors(
+      () =>
+        b.runtime.withLock(b.root, async (): Promise<UndoOutcome> => {
+          // Every file first: is it still what the change left? Nothing is written unless all are.
+          for (const step of steps) {
+            const here = await current(b, segmentsOf(step.path).segments);
+            if (!same(here, step.after)) {
+              const kind = here === null ? 'deleted' : step.after === null ? 'exists' : 'changed';
+              const what = kind === 'deleted' ? 'was deleted' : kind === 'exists' ? 'exists again' : 'was changed';
+              return { status: 'conflict', kind, path: step.path, message: `${step.path} ${what} since that change; nothing was undone.` };
+            }
+            if (step.op === 'rename' && step.oldPath !== undefined && (await current(b, segmentsOf(step.oldPath).segments)) !== null) {
+              return { status: 'conflict', kind: 'exists', path: step.oldPath, message: `${step.oldPath} exists again since that change; nothing was undone.` };
+            }
+          }
+          for (const step of steps) {
+            const at = segmentsOf(step.path).segments;
+            if (step.op === 'rename' && step.oldPath !== undefined) {
+              const back = segmentsOf(step.oldPath).segments;
+              await b.runtime.rename(b.root, at, back);
+              done.push({ change: { scope, path: step.oldPath, oldPath: step.path, op: 'rename' }, content: null, files: [{ rel: back, oldRel: at, before: step.after, after: step.after }] });
+            } else if (step.before === null) {
+              await b.runtime.remove(b.root, at);
+              done.push({ change: { scope, path: step.path, op: 'delete' }, content: null, files: [{ rel: at, before: step.after, after: null }] });
+            } else {
+              await b.runtime.writeFile(b.root, at, step.before, { exclusive: false });
+              done.push({ change: { scope, path: step.path, op: step.after === null ? 'create' : 'update' }, content: step.before, files: [{ rel: at, before: step.after, after: step.before }] });
+            }
+          }
+          return { status: 'ok', paths: steps.map((s) => (s.op === 'rename' && s.oldPath !== undefined ? s.oldPath : s.path)) };
+        }),
+      'undo',
+      steps[0]!.path,
+    );
+  } finally {
+    // What was put back is a change, recorded and announced, also when a write failed midway
+    // (a full disk): the history then shows exactly the part that was undone.
+    if (done.length > 0) outbox.emitBatch(session, 'user', done, cause);
+  }
+  return outcome;
+}
