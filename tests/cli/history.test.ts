@@ -152,5 +152,26 @@ describe('cairn history', () => {
     expect((await runCairn(['undo', ...flags])).status).toBe(2);
     expect((await runCairn(['undo', 'x', '--last', ...flags])).status).toBe(2);
   });
+
+  it('lists recently deleted files with the version that brings each back', async () => {
+    await runJsonl(flags, [
+      { command: 'create', path: '/memories/global/gone.md', file_text: 'gone\n' },
+      { command: 'create', path: '/memories/global/d/also.md', file_text: 'also\n' },
+      { command: 'create', path: '/memories/global/kept.md', file_text: 'kept\n' },
+      { command: 'rename', old_path: '/memories/global/kept.md', new_path: '/memories/global/moved.md' },
+      { command: 'delete', path: '/memories/global/gone.md' },
+      { command: 'delete', path: '/memories/global/d' },
+    ]);
+    const result = await runCairn(['history', '--deleted', ...flags]);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+DELETED \(UTC\)\s+WHO\s+PATH$/);
+    expect(lines.slice(1, -1).map((l) => l.split(/\s{2,}/).at(-1))).toEqual(['/memories/global/d/also.md', '/memories/global/gone.md']);
+    expect(lines.at(-1)).toBe('(bring one back with: cairn restore PATH --to ID)');
+    const id = lines[2]!.split(/\s+/)[0]!;
+    expect((await runCairn(['restore', '/memories/global/gone.md', '--to', id, ...flags])).status).toBe(0);
+    const after = (await runCairn(['history', '--deleted', '/memories/global/d', ...flags])).stdout.trimEnd().split('\n');
+    expect(after.slice(1, -1).map((l) => l.split(/\s{2,}/).at(-1))).toEqual(['/memories/global/d/also.md']);
+    expect((await runCairn(['history', '--deleted', ...flags])).stdout).not.toContain('gone.md');
+  });
 });
 

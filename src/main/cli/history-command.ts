@@ -1,6 +1,7 @@
 /**
  * `cairn history`: the version history of the memory an agent in this checkout sees (issue 18).
  *   cairn history [PATH] [--json] [--limit N]   versions, newest first (a file, or a directory's)
+ *   cairn history --deleted [PATH]              recently deleted files, with the version to restore
  *   cairn history show ID [--diff]              one version: its content, or the change as a diff
  *   cairn history gc                            collect what retention no longer keeps
  *   cairn restore PATH --to ID                  write an earlier version back (a new change)
@@ -26,7 +27,7 @@ export async function historyCommand(args: string[], io: CliIo): Promise<number>
     args,
     strict: true,
     allowPositionals: true,
-    options: { ...SESSION_OPTIONS, json: { type: 'boolean' }, limit: { type: 'string' }, diff: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { ...SESSION_OPTIONS, json: { type: 'boolean' }, limit: { type: 'string' }, diff: { type: 'boolean' }, deleted: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
     io.stdout.write(HISTORY_HELP);
@@ -62,6 +63,25 @@ export async function historyCommand(args: string[], io: CliIo): Promise<number>
         // A file's versions, and those of everything below it when it is (or was) a directory.
         pathFilter = parsed.segments.length === 0 ? `${clean}/` : clean;
       }
+    }
+    if (values.deleted) {
+      // Recently deleted: files whose latest version is their delete (a rename is not a delete).
+      const under = pathFilter === undefined ? () => true : (p: string) => p === pathFilter || p.startsWith(pathFilter.endsWith('/') ? pathFilter : `${pathFilter}/`);
+      const gone = owners
+        .flatMap((owner) => services.history.recentlyDeleted(owner))
+        .filter((v) => v.op === 'delete' && under(v.path))
+        .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .slice(0, limit);
+      if (values.json) {
+        io.stdout.write(`${JSON.stringify({ deleted: gone }, null, 2)}\n`);
+        return 0;
+      }
+      const rows = [['ID', 'DELETED (UTC)', 'WHO', 'PATH']];
+      for (const v of gone) rows.push([v.id, v.at.slice(0, 16).replace('T', ' '), v.actor, v.path]);
+      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+      for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+      io.stdout.write(gone.length === 0 ? '(nothing deleted recently)\n' : '(bring one back with: cairn restore PATH --to ID)\n');
+      return 0;
     }
     const versions = owners
       .flatMap((owner) => [

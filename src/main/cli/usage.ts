@@ -105,6 +105,8 @@ version with the bytes before and after, under Cairn's home (never in a memory r
 
   cairn history [PATH]     versions newest first: of the memory this checkout sees, of a file,
                            or of everything below a directory
+  cairn history --deleted  recently deleted files (all, or below PATH), each with the version
+                           that brings it back: cairn restore PATH --to ID
   cairn history show ID    the content a version left (for a delete, what it took away);
                            --diff: the change as a unified diff
   cairn history gc         collect versions past retention: older than 90 days, except the
