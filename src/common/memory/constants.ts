@@ -51,3 +51,11 @@ export const USAGE_HALF_LIFE_MS = 7 * 24 * 60 * 60 * 1000;
 /** Memories relevant to a prompt: at most this many, in at most this many bytes. */
 export const RELEVANT_MAX_FILES = 10;
 export const RELEVANT_MAX_BYTES = 2 * 1024;
+
+// ---- Version history (issue 18) ----
+
+/** Versions are kept this many days, but always the newest HISTORY_KEEP_NEWEST of each file... */
+export const HISTORY_KEEP_DAYS = 90;
+export const HISTORY_KEEP_NEWEST = 20;
+/** ...and at most this many bytes of content per scope root. */
+export const HISTORY_MAX_BYTES_PER_SCOPE = 64 * 1024 * 1024;

@@ -67,7 +67,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { ACTORS, SCOPES } from '../../common/memory/constants';
+import { ACTORS, HISTORY_KEEP_DAYS, HISTORY_KEEP_NEWEST, HISTORY_MAX_BYTES_PER_SCOPE, SCOPES } from '../../common/memory/constants';
 import { parseMemoryPath } from '../../common/memory/paths';
 import {
   CAUSE_RE,
@@ -94,9 +94,9 @@ export const LOG_FILE = 'log.jsonl';
 export const BLOBS_DIR = 'blobs';
 export const INCOMPLETE_FILE = 'incomplete';
 export const GC_LOCK = 'gc.lock';
-export const DEFAULT_KEEP_DAYS = 90;
-export const DEFAULT_KEEP_NEWEST = 20;
-export const DEFAULT_MAX_BYTES_PER_OWNER = 64 * 1024 * 1024;
+export const DEFAULT_KEEP_DAYS = HISTORY_KEEP_DAYS;
+export const DEFAULT_KEEP_NEWEST = HISTORY_KEEP_NEWEST;
+export const DEFAULT_MAX_BYTES_PER_OWNER = HISTORY_MAX_BYTES_PER_SCOPE;
 export const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
 /** Content of at most this many bytes is kept in its version's log line, larger in a blob file. */
 export const INLINE_MAX_BYTES = 8 * 1024;

@@ -46,7 +46,7 @@ describe('delete confirmation', () => {
     await user.click(button);
     const dialog = await screen.findByRole('dialog', { name: `Delete ${P}/keep.md?` });
     expect(dialog.getAttribute('aria-modal')).toBe('true');
-    expect(within(dialog).getByText(/The file is removed for every agent\. This cannot be undone\./)).toBeTruthy();
+    expect(within(dialog).getByText(/The file is removed for every agent\. Its history keeps it for 90 days/)).toBeTruthy();
     // The safe choice has the focus.
     expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Cancel' }));
 

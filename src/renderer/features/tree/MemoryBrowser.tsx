@@ -7,7 +7,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Loader2, RefreshCw, Search } from 'lucide-react';
 import { forwardRef, useCallback, useImperativeHandle, useMemo, useRef, useState } from 'react';
-import type { Scope } from '../../../common/memory/constants';
+import { HISTORY_KEEP_DAYS, type Scope } from '../../../common/memory/constants';
 import { errorMessage, useApi } from '../../api/api-context';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { useAction } from '../../lib/use-action';
@@ -158,7 +158,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
             {deleting.kind === 'dir'
               ? `The directory and the ${filesUnder(files ?? [], deleting.path)} files in it are removed for every agent.`
               : 'The file is removed for every agent.'}{' '}
-            This cannot be undone.
+            Its history keeps it for {HISTORY_KEEP_DAYS} days: <code>cairn history --deleted</code> lists it, with the{' '}
+            <code>cairn restore</code> that brings it back.
           </p>
           {removal.error && (
             <p className="error-text" role="alert">
