@@ -1,4 +1,5 @@
 /** What every bench section shares: its integer parameters from the environment, its sample statistics, and its tables. */
+import { VERSION_SETTLE_MS } from '../src/main/runtime/runtime';
 
 export function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -44,4 +45,13 @@ export function sampleStats(samples: readonly number[]): SampleStats {
     min: s[0]!,
     max: s[s.length - 1]!,
   };
+}
+
+/**
+ * Waits until files written now have settled: a file changed within VERSION_SETTLE_MS has no
+ * version yet, so Cairn reads it again on every listing until then. Benches measure memory as an
+ * agent meets it, written earlier.
+ */
+export function settleWrites(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, VERSION_SETTLE_MS + 200));
 }

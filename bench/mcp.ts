@@ -32,8 +32,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawn } from 'node:child_process';
 import { BUILT_CLI, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
-import { envInt, sampleStats, table } from './common';
-import { VERSION_SETTLE_MS } from '../src/main/runtime/runtime';
+import { envInt, sampleStats, table, settleWrites } from './common';
 
 export const MCP_OPS = ['view_file', 'view_dir', 'create', 'str_replace', 'insert', 'rename', 'delete', 'search'] as const;
 export type McpOp = (typeof MCP_OPS)[number];
@@ -239,9 +238,7 @@ async function startServers(box: Sandbox, refBase: string, graphFile: string): P
       if (r.isError) throw new Error(`${d.impl}: seeding failed: ${textOf(r)}`);
     }
   }
-  // The seed as an agent meets its memory: written earlier, settled. A file changed within
-  // VERSION_SETTLE_MS has no version yet, so Cairn reads its head again for every search until then.
-  await new Promise((resolve) => setTimeout(resolve, VERSION_SETTLE_MS + 100));
+  await settleWrites();
   return { drivers, close: async () => void (await Promise.all(drivers.map((d) => d.client.close().catch(() => {})))) };
 }
 

@@ -40,7 +40,6 @@ import { fileViewText } from '../src/common/memory/texts';
 import type { UsageStats } from '../src/common/memory/usage';
 import { ContextBuilder } from '../src/main/memory/context-builder';
 import { LocalRuntime } from '../src/main/runtime/local/local-runtime';
-import { VERSION_SETTLE_MS } from '../src/main/runtime/runtime';
 import { resolveLocalSession } from '../src/main/workspaces/session';
 import type { ExecuteOptions, MemorySession } from '../src/main/memory/memory-service';
 import type { MemoryChangeEvent } from '../src/common/memory/events';
@@ -53,7 +52,7 @@ import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
 import { formatSshBench, runSshBench } from './ssh';
 import { formatCliBench, runCliBench } from './cli';
 import { formatUiBench, runUiBench } from './ui';
-import { envInt, sampleStats, table, type SampleStats } from './common';
+import { envInt, sampleStats, table, type SampleStats, settleWrites } from './common';
 
 // ---- parameters ----
 
@@ -547,9 +546,7 @@ interface ContextIndexResult {
 
 async function measureContextIndex(box: Sandbox): Promise<ContextIndexResult> {
   const bytes = await writeContextTree(box);
-  // A file's version is given once its last change has settled (VERSION_SETTLE_MS): until then a
-  // long-lived builder reads it again every time. Measure the tree as an agent meets it, settled.
-  await new Promise((resolve) => setTimeout(resolve, VERSION_SETTLE_MS + 100));
+  await settleWrites();
   const usage = new UsageStore(box.home);
   const cold: number[] = [];
   let index = '';

@@ -21,10 +21,9 @@ import { SshConnection } from '../src/main/runtime/ssh/ssh-connection';
 import { SshRuntime } from '../src/main/runtime/ssh/ssh-runtime';
 import { makeSandbox } from '../tests/support/sandbox';
 import { testTarget } from '../tests/support/ssh';
-import { table } from './common';
+import { table, settleWrites } from './common';
 import { SSHD_BIN, startSshd } from '../tests/support/sshd';
 import { startProxy } from '../tests/support/tcp-proxy';
-import { VERSION_SETTLE_MS } from '../src/main/runtime/runtime';
 
 /** One-way delay added by the proxy; the added round trip is twice this. */
 const ONE_WAY_MS = Number(process.env.BENCH_SSH_DELAY_MS ?? 5);
@@ -144,9 +143,7 @@ export async function runSshBench(): Promise<SshBenchResult> {
     for (let i = 0; i < MAX_FILES_PER_SCOPE; i++) {
       await fs.writeFile(path.join(bulk, `n${String(i).padStart(4, '0')}.md`), `---\ndescription: remote note ${i}\n---\n${note}`);
     }
-    // Memory as an agent meets it, settled: a file changed within VERSION_SETTLE_MS has no version
-    // yet, so its head travels with every listing until then.
-    await new Promise((resolve) => setTimeout(resolve, VERSION_SETTLE_MS + 200));
+    await settleWrites();
     const indexRuns = Math.max(3, Math.ceil(ITERATIONS / 2));
     const cold = { turns: [] as number[], ms: [] as number[], requests: [] as number[] };
     const warm = { turns: [] as number[], ms: [] as number[], requests: [] as number[] };

@@ -9,12 +9,10 @@ import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INDEX_HEAD_BYTES } from '../../src/common/memory/constants';
 import { ContextBuilder } from '../../src/main/memory/context-builder';
-import type { MemorySession } from '../../src/main/memory/session';
 import { VERSION_SETTLE_MS } from '../../src/main/runtime/runtime';
-import { SshConnection } from '../../src/main/runtime/ssh/ssh-connection';
-import { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
+import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
-import { testTarget } from '../support/ssh';
+import { testRuntime } from '../support/ssh';
 import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, VERSION_SETTLE_MS + 200));
@@ -22,8 +20,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, VERSION_SETTLE
 describe.runIf(sshdAvailable())('the remote index’s heads', () => {
   let sshd: Sshd;
   let sb: Sandbox;
-  let connection: SshConnection;
-  let session: MemorySession;
+  let runtime: SshRuntime;
   const note = (n: number, description: string) => `---\ndescription: ${description}\n---\n${'body '.repeat(100)}${n}\n`;
 
   beforeAll(async () => {
@@ -33,10 +30,8 @@ describe.runIf(sshdAvailable())('the remote index’s heads', () => {
     await sshd?.stop();
   });
   beforeEach(async () => {
-    sb = await makeSandbox();
-    connection = new SshConnection(testTarget(sshd));
-    const runtime = new SshRuntime(connection);
-    session = { ...sb.session, scopes: { ...sb.session.scopes, project: { scope: 'project', available: true, runtime, root: { path: sb.roots.project, anchor: sb.checkout } } } };
+    runtime = testRuntime(sshd);
+    sb = await makeSandbox({ runtime });
     await fs.mkdir(sb.roots.project, { recursive: true });
     for (let i = 0; i < 5; i++) {
       await fs.writeFile(path.join(sb.roots.project, `n${i}.md`), note(i, `note ${i}`));
@@ -45,11 +40,11 @@ describe.runIf(sshdAvailable())('the remote index’s heads', () => {
     }
   });
   afterEach(async () => {
-    connection.close();
+    runtime.connection.close();
     await sb.cleanup();
   });
 
-  const listWithHeads = async () => (await connection.request(['list', sb.roots.project, sb.checkout, '', '1000000', '1000', '1', String(INDEX_HEAD_BYTES)])).map((f) => f.toString());
+  const listWithHeads = async () => (await runtime.connection.request(['list', sb.roots.project, sb.checkout, '', '1000000', '1000', '1', String(INDEX_HEAD_BYTES)])).map((f) => f.toString());
   /** [name, has] of each entry of a raw listing answer (7 fields an entry after 'ok', 'some'). */
   const has = (raw: string[]) => Array.from({ length: (raw.length - 2) / 7 }, (_, i) => [raw[2 + i * 7], raw[2 + i * 7 + 5]]);
 
@@ -65,7 +60,7 @@ describe.runIf(sshdAvailable())('the remote index’s heads', () => {
 
   it('the index stays exactly what the files hold, also after an in-place edit at the same size with the mtime put back', async () => {
     const builder = new ContextBuilder();
-    const described = async () => (await builder.snapshot(session)).files.filter((f) => f.scope === 'project').map((f) => f.description);
+    const described = async () => (await builder.snapshot(sb.session)).files.filter((f) => f.scope === 'project').map((f) => f.description);
     await settle();
     expect(await described()).toEqual(['note 0', 'note 1', 'note 2', 'note 3', 'note 4']);
     // Again: the heads come from what this runtime was sent (the helper answers '=').
@@ -82,6 +77,6 @@ describe.runIf(sshdAvailable())('the remote index’s heads', () => {
     await settle();
     expect(await described()).toEqual(['note 0', 'note 1', 'NOTE 2', 'NOTE 3', 'note 4']);
     // A fresh builder on the same runtime gets every head, kept or sent.
-    expect((await new ContextBuilder().snapshot(session)).files.filter((f) => f.scope === 'project').map((f) => f.description)).toEqual(['note 0', 'note 1', 'NOTE 2', 'NOTE 3', 'note 4']);
+    expect((await new ContextBuilder().snapshot(sb.session)).files.filter((f) => f.scope === 'project').map((f) => f.description)).toEqual(['note 0', 'note 1', 'NOTE 2', 'NOTE 3', 'note 4']);
   });
 });

@@ -12,11 +12,13 @@
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch, diffLines } from 'diff';
 import { SCOPES } from '../../common/memory/constants';
+import { errorText } from '../../common/memory/errors';
 import { scopeOwner } from '../../common/memory/identity';
 import { parseMemoryPath } from '../../common/memory/paths';
 import type { HistoryStore, HistoryVersion } from '../history/history-store';
 import type { UndoStep } from '../memory/history-undo';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
+import { minuteOf, writeTable } from './table';
 import type { CliIo } from './tool-command';
 import { HISTORY_HELP, RESTORE_HELP, UNDO_HELP, UsageError } from './usage';
 
@@ -76,10 +78,7 @@ export async function historyCommand(args: string[], io: CliIo): Promise<number>
         io.stdout.write(`${JSON.stringify({ deleted: gone }, null, 2)}\n`);
         return 0;
       }
-      const rows = [['ID', 'DELETED (UTC)', 'WHO', 'PATH']];
-      for (const v of gone) rows.push([v.id, v.at.slice(0, 16).replace('T', ' '), v.actor, v.path]);
-      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+      writeTable(io, [['ID', 'DELETED (UTC)', 'WHO', 'PATH'], ...gone.map((v) => [v.id, minuteOf(v.at), v.actor, v.path])]);
       io.stdout.write(gone.length === 0 ? '(nothing deleted recently)\n' : '(bring one back with: cairn restore PATH --to ID)\n');
       return 0;
     }
@@ -95,10 +94,10 @@ export async function historyCommand(args: string[], io: CliIo): Promise<number>
       io.stdout.write(`${JSON.stringify({ versions, incompleteSince: incomplete }, null, 2)}\n`);
       return 0;
     }
-    const rows = [['ID', 'WHEN (UTC)', 'WHO', 'CAUSE', 'CHANGE', 'PATH']];
-    for (const v of versions) rows.push([v.id, v.at.slice(0, 16).replace('T', ' '), v.actor, v.cause, `${v.op} ${lineCounts(services.history, v)}`.trim(), v.oldPath ? `${v.path} (from ${v.oldPath})` : v.path]);
-    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+    writeTable(io, [
+      ['ID', 'WHEN (UTC)', 'WHO', 'CAUSE', 'CHANGE', 'PATH'],
+      ...versions.map((v) => [v.id, minuteOf(v.at), v.actor, v.cause, `${v.op} ${lineCounts(services.history, v)}`.trim(), placeOf(v)]),
+    ]);
     if (versions.length === 0) io.stdout.write('(no versions recorded yet)\n');
     if (incomplete) io.stdout.write(`(history incomplete since ${incomplete}: some changes after it could not be recorded)\n`);
     return 0;
@@ -121,19 +120,25 @@ function lineCounts(history: HistoryStore, v: HistoryVersion): string {
 
 /** A version's side as text: null (nothing there), undefined (not known or collected). */
 function textOf(history: HistoryStore, sha: string | null | 'unknown'): string | null | undefined {
-  if (sha === null) return null;
-  if (sha === 'unknown') return undefined;
-  const bytes = history.readBlob(sha);
-  return bytes === null ? undefined : decoder.decode(bytes);
+  const bytes = bytesOf(history, sha);
+  return bytes === null || bytes === undefined ? bytes : decoder.decode(bytes);
+}
+
+/** Where a version is, and was for a rename. */
+function placeOf(v: HistoryVersion): string {
+  return v.oldPath ? `${v.path} (from ${v.oldPath})` : v.path;
+}
+
+/** Writes a failure as the tool writes one (`Error: ...` on stdout); exit status 1. */
+function fail(io: CliIo, text: string): number {
+  io.stdout.write(`${errorText(text)}\n`);
+  return 1;
 }
 
 function show(history: HistoryStore, id: string, diff: boolean, io: CliIo): number {
   const v = history.get(id);
-  if (!v) {
-    io.stdout.write(`Error: no version ${JSON.stringify(id)} in the history (it may have been collected); run \`cairn history\` to list them.\n`);
-    return 1;
-  }
-  io.stdout.write(`${v.id}  ${v.at}  ${v.actor}  ${v.cause}  ${v.op}  ${v.oldPath ? `${v.path} (from ${v.oldPath})` : v.path}\n`);
+  if (!v) return fail(io, `no version ${JSON.stringify(id)} in the history (it may have been collected); run \`cairn history\` to list them.`);
+  io.stdout.write(`${v.id}  ${v.at}  ${v.actor}  ${v.cause}  ${v.op}  ${placeOf(v)}\n`);
   const before = textOf(history, v.before);
   const after = textOf(history, v.after);
   if (diff) {
@@ -168,16 +173,12 @@ export async function restoreCommand(args: string[], io: CliIo): Promise<number>
     const session = await sessionFromFlags(services, values);
     const parsed = parseMemoryPath(target);
     const v = services.history.get(id);
-    const fail = (text: string) => {
-      io.stdout.write(`Error: ${text}\n`);
-      return 1;
-    };
-    if (parsed.kind === 'root' || parsed.segments.length === 0) return fail(`${target} is not a file; give the path of a memory file.`);
-    if (!v) return fail(`no version ${JSON.stringify(id)} in the history (it may have been collected); run \`cairn history ${target}\` to list its versions.`);
+    if (parsed.kind === 'root' || parsed.segments.length === 0) return fail(io, `${target} is not a file; give the path of a memory file.`);
+    if (!v) return fail(io, `no version ${JSON.stringify(id)} in the history (it may have been collected); run \`cairn history ${target}\` to list its versions.`);
     const path = target.replace(/\/+$/, '');
-    if ((v.path !== path && v.oldPath !== path) || v.owner !== scopeOwner(parsed.scope, session)) return fail(`version ${id} is not a version of ${path}; run \`cairn history ${path}\` to list its versions.`);
+    if ((v.path !== path && v.oldPath !== path) || v.owner !== scopeOwner(parsed.scope, session)) return fail(io, `version ${id} is not a version of ${path}; run \`cairn history ${path}\` to list its versions.`);
     const content = textOf(services.history, v.op === 'delete' ? v.before : v.after);
-    if (content === null || content === undefined) return fail(`the content of version ${id} is not known (it was not readable when recorded, or has been collected).`);
+    if (content === null || content === undefined) return fail(io, `the content of version ${id} is not known (it was not readable when recorded, or has been collected).`);
     const { created } = await services.service.restore(path, content, `restore:${v.id}`, session);
     io.stdout.write(`Restored ${path} to version ${v.id} (${created ? 'created again' : 'replaced its content'}).\n`);
     return 0;
@@ -200,29 +201,25 @@ export async function undoCommand(args: string[], io: CliIo): Promise<number> {
   return withHome(values, async (services) => {
     const session = await sessionFromFlags(services, values);
     const owners = SCOPES.map((scope) => scopeOwner(scope, session)).filter((o): o is string => o !== null);
-    const fail = (text: string) => {
-      io.stdout.write(`Error: ${text}\n`);
-      return 1;
-    };
     let chosen: HistoryVersion | null;
     if (values.last) {
       chosen = owners.flatMap((owner) => services.history.list({ owner, limit: 1 })).sort((a, b) => (a.id < b.id ? 1 : -1))[0] ?? null;
-      if (!chosen) return fail('there is no change to undo in the scopes this checkout sees.');
+      if (!chosen) return fail(io, 'there is no change to undo in the scopes this checkout sees.');
     } else {
       chosen = services.history.get(positionals[0]!);
-      if (!chosen || !owners.includes(chosen.owner)) return fail(`no version ${JSON.stringify(positionals[0])} in the history of the scopes this checkout sees; run \`cairn history\` to list them.`);
+      if (!chosen || !owners.includes(chosen.owner)) return fail(io, `no version ${JSON.stringify(positionals[0])} in the history of the scopes this checkout sees; run \`cairn history\` to list them.`);
     }
     const batch = services.history.list({ batch: chosen.batch });
     const steps: UndoStep[] = [];
     for (const v of batch) {
       const before = bytesOf(services.history, v.before);
       const after = bytesOf(services.history, v.after);
-      if (before === undefined || after === undefined) return fail(`${v.path}'s bytes ${before === undefined ? 'before' : 'after'} that change are not known, so it cannot be undone; \`cairn restore\` can still write back a version that is.`);
+      if (before === undefined || after === undefined) return fail(io, `${v.path}'s bytes ${before === undefined ? 'before' : 'after'} that change are not known, so it cannot be undone; \`cairn restore\` can still write back a version that is.`);
       steps.push({ path: v.path, ...(v.oldPath !== undefined ? { oldPath: v.oldPath } : {}), op: v.op, before, after });
     }
     const outcome = await services.service.undo(steps, `undo:${chosen.batch}`, session);
-    if (outcome.status === 'conflict') return fail(outcome.message);
-    io.stdout.write(`Undid ${chosen.op} of ${batch.length === 1 ? chosen.path : `${batch.length} files`} (${chosen.actor}, ${chosen.at.slice(0, 16).replace('T', ' ')} UTC): ${outcome.paths.join(', ')}\n`);
+    if (outcome.status === 'conflict') return fail(io, outcome.message);
+    io.stdout.write(`Undid ${chosen.op} of ${batch.length === 1 ? chosen.path : `${batch.length} files`} (${chosen.actor}, ${minuteOf(chosen.at)} UTC): ${outcome.paths.join(', ')}\n`);
     return 0;
   });
 }

@@ -11,6 +11,7 @@ import type { HomeServices } from '../host/home-services';
 import type { ContextBuilder, ContextFile } from '../memory/context-builder';
 import type { MemorySession } from '../memory/session';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
+import { minuteOf, writeTable } from './table';
 import { readAll, type CliIo } from './tool-command';
 import { CONTEXT_HELP, PIN_HELP, STATS_HELP, UsageError } from './usage';
 
@@ -34,10 +35,6 @@ export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Pr
   });
 }
 
-function when(iso: string | null): string {
-  return iso ? iso.replace('T', ' ').slice(0, 16) : '-';
-}
-
 export async function statsCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { ...SESSION_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
@@ -55,9 +52,7 @@ async function stats(services: HomeServices, values: SessionFlags & { json?: boo
     io.stdout.write(`${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, files, unavailable: snapshot.unavailable, capped: snapshot.capped }, null, 2)}\n`);
     return 0;
   }
-  const rows = [['PIN', 'USES', 'LAST USED (UTC)', 'LAST WRITTEN (UTC)', 'PATH'], ...snapshot.files.map((f) => [f.stats.pinned ? 'yes' : '', String(f.stats.accessCount), when(f.stats.lastAccessedAt), when(f.stats.lastWriteAt), f.path])];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+  writeTable(io, [['PIN', 'USES', 'LAST USED (UTC)', 'LAST WRITTEN (UTC)', 'PATH'], ...snapshot.files.map((f) => [f.stats.pinned ? 'yes' : '', String(f.stats.accessCount), minuteOf(f.stats.lastAccessedAt), minuteOf(f.stats.lastWriteAt), f.path])]);
   for (const scope of snapshot.capped) io.stdout.write(`${cappedScopeNote(formatMemoryPath(scope))}\n`);
   for (const u of snapshot.unavailable) io.stdout.write(`(/memories/${u.scope} is unavailable: ${u.reason})\n`);
   return 0;

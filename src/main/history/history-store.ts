@@ -94,9 +94,6 @@ export const LOG_FILE = 'log.jsonl';
 export const BLOBS_DIR = 'blobs';
 export const INCOMPLETE_FILE = 'incomplete';
 export const GC_LOCK = 'gc.lock';
-export const DEFAULT_KEEP_DAYS = HISTORY_KEEP_DAYS;
-export const DEFAULT_KEEP_NEWEST = HISTORY_KEEP_NEWEST;
-export const DEFAULT_MAX_BYTES_PER_OWNER = HISTORY_MAX_BYTES_PER_SCOPE;
 export const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
 /** Content of at most this many bytes is kept in its version's log line, larger in a blob file. */
 export const INLINE_MAX_BYTES = 8 * 1024;
@@ -190,9 +187,9 @@ export class HistoryStore {
     this.blobsDir = path.join(this.dir, BLOBS_DIR);
     this.incompleteFile = path.join(this.dir, INCOMPLETE_FILE);
     this.now = options.now ?? Date.now;
-    this.keepDays = Math.max(0, options.keepDays ?? DEFAULT_KEEP_DAYS);
-    this.keepNewest = Math.max(1, Math.floor(options.keepNewest ?? DEFAULT_KEEP_NEWEST));
-    this.maxBytesPerOwner = Math.max(0, options.maxBytesPerOwner ?? DEFAULT_MAX_BYTES_PER_OWNER);
+    this.keepDays = Math.max(0, options.keepDays ?? HISTORY_KEEP_DAYS);
+    this.keepNewest = Math.max(1, Math.floor(options.keepNewest ?? HISTORY_KEEP_NEWEST));
+    this.maxBytesPerOwner = Math.max(0, options.maxBytesPerOwner ?? HISTORY_MAX_BYTES_PER_SCOPE);
     this.blobGraceMs = Math.max(0, options.blobGraceMs ?? DEFAULT_BLOB_GRACE_MS);
     this.reader = new LogReader(this.logFile);
   }

@@ -13,7 +13,7 @@ import { MAX_FILE_BYTES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
 import { RuntimeError } from '../runtime/runtime';
-import { sha256, type Change, type ChangeOutbox } from './change-outbox';
+import type { Change, ChangeOutbox } from './change-outbox';
 import { mapRuntimeErrors } from './error-mapper';
 import type { FileChange } from './history-capture';
 import type { AvailableScope, MemorySession } from './session';
@@ -50,7 +50,7 @@ async function current(b: AvailableScope, segments: readonly string[]): Promise<
   }
 }
 
-const same = (a: Uint8Array | null, b: Uint8Array | null) => (a === null || b === null ? a === b : sha256(a) === sha256(b));
+const same = (a: Uint8Array | null, b: Uint8Array | null) => (a === null || b === null ? a === b : Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
 
 /**
  * Undoes `steps` (one change, or a batch; all in one scope) as the person's change with `cause`.

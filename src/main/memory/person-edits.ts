@@ -46,6 +46,26 @@ export class PersonEdits {
    * (`null`: the file must not exist yet), so a change made meanwhile is reported, never clobbered.
    */
   async save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession): Promise<SaveOutcome> {
+    return this.write(rawPath, content, 'ui', session, (path, current) => {
+      if (expectedSha256 === null && current !== null) return { status: 'conflict', kind: 'exists', message: `${path} already exists; open it to edit it, or choose another name.` };
+      if (expectedSha256 !== null && current === null) return { status: 'conflict', kind: 'deleted', message: `${path} was deleted since you opened it.` };
+      if (expectedSha256 !== null && current !== null && sha256(current) !== expectedSha256) return { status: 'conflict', kind: 'changed', message: `${path} was changed since you opened it.` };
+      return null;
+    });
+  }
+
+  /**
+   * A person's write of a whole file under the scope lock: `conflict` sees the bytes there now
+   * (null: no file) and may refuse; otherwise the file is written (created with its directories
+   * when missing, within the scope's cap) and the change recorded with `cause`.
+   */
+  private async write(
+    rawPath: string,
+    content: string,
+    cause: string,
+    session: MemorySession,
+    conflict: (path: string, current: Uint8Array | null) => Extract<SaveOutcome, { status: 'conflict' }> | null,
+  ): Promise<SaveOutcome> {
     const target = fileTarget(rawPath);
     const b = availableScope(session, target.scope);
     const data = encodeContent(target.path, content, 'user');
@@ -53,27 +73,20 @@ export class PersonEdits {
     const outcome = await mapRuntimeErrors(
       () =>
         b.runtime.withLock(b.root, async (): Promise<SaveOutcome> => {
-          let current: string | null = null;
+          let current: Uint8Array | null = null;
           try {
-            current = await readText(b, target);
+            current = encodeUtf8(await readText(b, target));
           } catch (err) {
             // Missing, or a file where a parent directory should be: there is no file yet.
             if (!(err instanceof RuntimeError) || (err.code !== 'ENOENT' && err.code !== 'ENOTDIR')) throw err;
           }
-          if (expectedSha256 === null && current !== null) {
-            return { status: 'conflict', kind: 'exists', message: `${target.path} already exists; open it to edit it, or choose another name.` };
-          }
-          if (expectedSha256 !== null && current === null) {
-            return { status: 'conflict', kind: 'deleted', message: `${target.path} was deleted since you opened it.` };
-          }
-          if (expectedSha256 !== null && current !== null && sha256(encodeUtf8(current)) !== expectedSha256) {
-            return { status: 'conflict', kind: 'changed', message: `${target.path} was changed since you opened it.` };
-          }
+          const refused = conflict(target.path, current);
+          if (refused) return refused;
           if (current === null && (await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
             throw new MemoryToolError(errors.scopeFull(target.scope));
           }
           await b.runtime.writeFile(b.root, target.segments, data, { exclusive: current === null });
-          replaced = current === null ? null : encodeUtf8(current);
+          replaced = current;
           return { status: 'ok', sha256: sha256(data), created: current === null };
         }),
       'save',
@@ -81,7 +94,7 @@ export class PersonEdits {
     );
     if (outcome.status === 'ok') {
       recordUse(this.usage, session, target, 'user');
-      this.outbox.emit(session, 'user', { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update' }, outcome.sha256, [{ rel: target.segments, before: replaced, after: data }], 'ui');
+      this.outbox.emit(session, 'user', { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update' }, outcome.sha256, [{ rel: target.segments, before: replaced, after: data }], cause);
     }
     return outcome;
   }
@@ -111,31 +124,8 @@ export class PersonEdits {
    * cap, as any save. Returns whether it created the file.
    */
   async restore(rawPath: string, content: string, cause: string, session: MemorySession): Promise<{ created: boolean }> {
-    const target = fileTarget(rawPath);
-    const b = availableScope(session, target.scope);
-    const data = encodeContent(target.path, content, 'user');
-    const replaced = await mapRuntimeErrors(
-      () =>
-        b.runtime.withLock(b.root, async (): Promise<Uint8Array | null> => {
-          let current: Uint8Array | null = null;
-          try {
-            current = encodeUtf8(await readText(b, target));
-          } catch (err) {
-            if (!(err instanceof RuntimeError) || (err.code !== 'ENOENT' && err.code !== 'ENOTDIR')) throw err;
-          }
-          if (current === null && (await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
-            throw new MemoryToolError(errors.scopeFull(target.scope));
-          }
-          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: current === null });
-          return current;
-        }),
-      'restore',
-      target.path,
-      fileCases(target.path),
-    );
-    recordUse(this.usage, session, target, 'user');
-    this.outbox.emit(session, 'user', { scope: target.scope, path: target.path, op: replaced === null ? 'create' : 'update' }, data, [{ rel: target.segments, before: replaced, after: data }], cause);
-    return { created: replaced === null };
+    const outcome = await this.write(rawPath, content, cause, session, () => null);
+    return { created: outcome.status === 'ok' && outcome.created };
   }
 
   /**
