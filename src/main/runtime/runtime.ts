@@ -72,6 +72,12 @@ export type RuntimeErrorCode =
   | 'BUSY'
   /** The host cannot be reached. */
   | 'UNREACHABLE'
+  /**
+   * The scope's root, or the lock beside it, is not what Cairn made: a component of the root is a
+   * symbolic link or not a directory, or the lock is a link or a full directory. `errno` carries
+   * the kind (UnsafeRootKind), `detail` the reason for a person or a model.
+   */
+  | 'UNSAFE_ROOT'
   /** Any other failure; `errno` carries the OS code. */
   | 'IO';
 
@@ -86,6 +92,34 @@ export class RuntimeError extends Error {
   ) {
     super(errno ? `${code} (${errno})` : code);
   }
+}
+
+/** What makes a scope's root unusable (RuntimeError UNSAFE_ROOT). */
+export type UnsafeRootKind = 'symlink' | 'notdir' | 'git' | 'base' | 'lock';
+
+/**
+ * The reason a scope cannot be used, naming `where` relative to the scope's base directory (the
+ * checkout, or Cairn's home), never a host path.
+ */
+export function unsafeRootDetail(kind: string, where: string): string {
+  const shown = `\`${where}\``;
+  switch (kind) {
+    case 'symlink':
+      return `its directory ${shown} is a symbolic link. Cairn keeps memory only in real directories, because a link (which a repository can commit) could lead memory into .git or out of the checkout. Replace ${shown} with a real directory to use this scope.`;
+    case 'notdir':
+      return `${shown}, where its directory belongs, is not a directory. Move that file away to use this scope.`;
+    case 'git':
+      return `its directory ${shown} is inside a .git directory, which memory may never reach.`;
+    case 'lock':
+      return `its lock ${shown} is not a lock Cairn made (a symbolic link, or a directory with files in it), so no write can take it. Remove ${shown} (it may have been committed to the repository) and try again.`;
+    default:
+      return 'its directory is the base directory itself, not a directory inside it.';
+  }
+}
+
+/** The UNSAFE_ROOT error of a root (or its lock) breaking a rule at `where`. */
+export function unsafeRoot(kind: UnsafeRootKind, where: string): RuntimeError {
+  return new RuntimeError('UNSAFE_ROOT', kind, undefined, unsafeRootDetail(kind, where));
 }
 
 export interface ListOptions {
