@@ -72,6 +72,26 @@ export function renamedText(from: string, to: string): string {
   return `Successfully renamed ${from} to ${to}`;
 }
 
+/** The longest old_str an error echoes whole, in characters (code points). */
+export const MAX_ECHOED_OLD_STR = 200;
+
+/**
+ * old_str as the str_replace errors echo it: in backticks, whole as the reference prints it when
+ * it is at most MAX_ECHOED_OLD_STR characters; else its first MAX_ECHOED_OLD_STR characters, an
+ * ellipsis, and its length. The reference echoes any length, so a 5 MB old_str made a 5 MB error
+ * that the model had to read back; the model sent the text and needs only to recognize it.
+ */
+function shownOldStr(oldStr: string): string {
+  // By code points: a surrogate pair is one character and is never split by the cut.
+  let count = 0;
+  let cutAt = oldStr.length;
+  for (let i = 0; i < oldStr.length; count++) {
+    if (count === MAX_ECHOED_OLD_STR) cutAt = i;
+    i += (oldStr.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+  }
+  return count <= MAX_ECHOED_OLD_STR ? `\`${oldStr}\`` : `\`${oldStr.slice(0, cutAt)}…\` (${count} characters)`;
+}
+
 /** The errors a model sees. Each is worded so it can act on it. */
 export const errors = {
   notFound: (path: string) => `The path ${path} does not exist. Please provide a valid path.`,
@@ -79,9 +99,9 @@ export const errors = {
   alreadyExists: (path: string) => `File ${path} already exists`,
   destinationExists: (path: string) => `The destination ${path} already exists`,
   notAFile: (path: string) => `The path ${path} is not a file.`,
-  noMatch: (oldStr: string, path: string) => `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`,
+  noMatch: (oldStr: string, path: string) => `No replacement was performed, old_str ${shownOldStr(oldStr)} did not appear verbatim in ${path}.`,
   multipleMatches: (oldStr: string, lines: readonly number[]) =>
-    `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${lines.join(', ')}. Please ensure it is unique`,
+    `No replacement was performed. Multiple occurrences of old_str ${shownOldStr(oldStr)} in lines: ${lines.join(', ')}. Please ensure it is unique`,
   emptyOldStr: (path: string) => `No replacement was performed: old_str is empty. Give the exact text in ${path} to replace.`,
   badInsertLine: (line: number, lineCount: number) =>
     `Invalid \`insert_line\` parameter: ${line}. It should be within the range of lines of the file: [0, ${lineCount}]`,
