@@ -129,6 +129,8 @@ export const errors = {
   unavailable: (scope: Scope, reason: string) => `${MEMORY_ROOT}/${scope} is unavailable: ${reason}`,
   parentNotDirectory: (path: string) => `Cannot use ${path}: one of its parent paths is a file, not a directory.`,
   unsupportedType: (path: string) => `Unsupported file type for ${path}`,
+  hardLink: (path: string) =>
+    `${path} is a hard link (its content has another name, which may be outside memory), so it is not read. Ask the user to replace it with a plain copy.`,
   contentRejected: (path: string, first: string, others: readonly string[]) =>
     `Nothing was written to ${path}: ${first}${others.length > 0 ? ` Also found: ${others.join(', ')}.` : ''}`,
   cannotPin: (path: string) => `${path} cannot be pinned here: pins are kept by Cairn's app and CLI.`,

@@ -26,6 +26,8 @@ export function fileCases(path: string): ErrorCases {
 
 /** The model-facing error for a RuntimeError met while running `command` on `path`. */
 export function toolError(err: RuntimeError, command: string, path: string, cases: ErrorCases = {}): MemoryToolError {
+  // A hard link reads the same for every command: not "not a file", which it is.
+  if (err.code === 'NOT_FILE' && err.errno === 'EMLINK') return new MemoryToolError(errors.hardLink(path));
   const special = cases[err.code];
   if (special) return new MemoryToolError(special());
   const parsed = parseMemoryPath(path);
