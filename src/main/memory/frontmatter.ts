@@ -25,10 +25,18 @@ const DESCRIPTION_LINE = /^description:[ \t]*(.*?)[ \t]*$/m;
 /** A plain scalar that means exactly what it says: no indicator first, no `: ` or ` #` inside. */
 const PLAIN = /^(?![-?:,[\]{}#&*!|>'"%@`])(?!.*(?:: | #|:$))[^\r\n]+$/;
 
-/** The description per the YAML library; undefined when the block is not valid YAML. */
+/**
+ * The description per the YAML library; undefined when the block is not valid YAML.
+ *
+ * Frontmatter is untrusted (a repository can commit any file): the parse is quiet and inert. The
+ * library knows no executable tags; an unknown tag (`!!js/function`, `!foo`) leaves its value as
+ * the plain data it spells, and the warning the library would print about it on stderr (through
+ * process.emitWarning, once per file an index reads) is not printed: `logLevel: 'error'` keeps
+ * errors, which are caught here, and drops warnings.
+ */
 function fromYaml(block: string): string | null | undefined {
   try {
-    const data: unknown = parse(block, { maxAliasCount: 10, prettyErrors: false });
+    const data: unknown = parse(block, { maxAliasCount: 10, prettyErrors: false, logLevel: 'error' });
     if (typeof data !== 'object' || data === null) return null;
     const description = (data as Record<string, unknown>).description;
     if (typeof description === 'string') return description;
