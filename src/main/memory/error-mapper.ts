@@ -10,7 +10,7 @@
 import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
 import { errors } from '../../common/memory/texts';
-import { RuntimeError, type RuntimeErrorCode } from '../runtime/runtime';
+import { RuntimeError, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime/runtime';
 
 /** Texts that replace the general one for some codes, for one command. */
 export type ErrorCases = Partial<Record<RuntimeErrorCode, () => string>>;
@@ -66,5 +66,54 @@ export async function mapRuntimeErrors<T>(fn: () => Promise<T>, command: string,
   } catch (err) {
     if (err instanceof RuntimeError) throw toolError(err, command, path, cases);
     throw err;
+  }
+}
+
+/** One path of a rename: its virtual path and its segments in the scope. */
+export interface RenamePath {
+  readonly path: string;
+  readonly segments: readonly string[];
+}
+
+/**
+ * A rename's texts, in the reference's order: an existing destination, then a missing source, then
+ * a directory moving into itself.
+ */
+export function renameCases(source: string, dest: string): ErrorCases {
+  const missing = () => errors.notFoundForDelete(source);
+  return { EEXIST: () => errors.destinationExists(dest), ENOENT: missing, ENOTDIR: missing, EINVAL: () => errors.intoItself(source, dest) };
+}
+
+/** Whether `rel` (its parent resolved, its own name not followed) leads out of the root. */
+async function leadsOut(at: { readonly runtime: Runtime; readonly root: ScopeRoot }, rel: readonly string[]): Promise<boolean> {
+  try {
+    await at.runtime.stat(at.root, rel, false);
+    return false;
+  } catch (err) {
+    return err instanceof RuntimeError && err.code === 'ESCAPE';
+  }
+}
+
+/**
+ * Runs a rename (`fn`, holding the scope's lock), turning a RuntimeError into its text. The
+ * runtime's ESCAPE does not say which of the two paths escapes; the error must name that one, so
+ * the two are asked again, read-only (a stat that resolves a path's parent without following its
+ * own name): the destination is named when it leads out and the source does not, else the source
+ * (a root that escapes makes both escape: the source is named, as for any other command).
+ */
+export async function mapRenameErrors<T>(
+  at: { readonly runtime: Runtime; readonly root: ScopeRoot },
+  source: RenamePath,
+  dest: RenamePath,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof RuntimeError)) throw err;
+    if (err.code === 'ESCAPE' && (await leadsOut(at, dest.segments)) && !(await leadsOut(at, source.segments))) {
+      throw new MemoryToolError(errors.escapes(dest.path));
+    }
+    throw toolError(err, 'rename', source.path, renameCases(source.path, dest.path));
   }
 }
