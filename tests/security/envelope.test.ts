@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE } from '../../src/common/memory/constants';
 import { LocalRuntime } from '../../src/main/runtime/local/local-runtime';
+import type { Runtime } from '../../src/main/runtime/runtime';
 import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
@@ -49,6 +50,12 @@ async function run(input: unknown): Promise<{ ok: boolean; output: string }> {
   expect(result.output).not.toContain(sb.dir);
   expect(result.output).not.toContain(sb.home);
   return result;
+}
+
+function globalRuntime(): Runtime {
+  const binding = sb.session.scopes.global;
+  if (!binding.available) throw new Error('the global scope is unavailable');
+  return binding.runtime;
 }
 
 async function outsideUntouched(): Promise<void> {
@@ -118,7 +125,7 @@ describe('symlink escapes', () => {
     ]) {
       const result = await run(input);
       expect(result.ok).toBe(false);
-      expect(result.output).toMatch(/would escape/);
+      expect(result.output).toMatch(/\/memories\/workspace is unavailable: its directory `workspaces\/[^`]+\/memory` is a symbolic link/);
     }
     await outsideUntouched();
   });
@@ -127,7 +134,7 @@ describe('symlink escapes', () => {
     await fs.symlink(outside, path.join(sb.checkout, '.cairn'));
     const result = await run({ command: 'create', path: '/memories/project/x.md', file_text: 'x' });
     expect(result).toMatchObject({ ok: false });
-    expect(result.output).toMatch(/would escape/);
+    expect(result.output).toMatch(/\/memories\/project is unavailable: its directory `\.cairn` is a symbolic link/);
     await outsideUntouched();
   });
 
@@ -279,6 +286,54 @@ describe('caps', () => {
     await fs.rm(path.join(dir, 'f9998.md'));
     await fs.rm(path.join(dir, 'f9999.md'));
     expect((await run({ command: 'create', path: '/memories/global/one-more.md', file_text: 'x' })).ok).toBe(true);
+  });
+  it('counts hidden names and node_modules toward the cap, so neither they nor a rename to a dot name let a scope grow past it', async () => {
+    // keep.md is file 1; 999 more, hidden or under node_modules, which views never show.
+    await fs.mkdir(path.join(sb.roots.global, 'node_modules'));
+    await Promise.all(
+      Array.from({ length: MAX_FILES_PER_SCOPE - 1 }, (_, i) =>
+        fs.writeFile(path.join(sb.roots.global, i % 2 ? `.h${i}.md` : path.join('node_modules', `m${i}.js`)), 'x'),
+      ),
+    );
+    for (const p of ['/memories/global/.more.md', '/memories/global/node_modules/more.js', '/memories/global/more.md']) {
+      expect((await run({ command: 'create', path: p, file_text: 'x' })).output).toMatch(/already holds 1000 files/);
+    }
+    // A rename to a hidden name frees no place.
+    expect((await run({ command: 'rename', old_path: '/memories/global/keep.md', new_path: '/memories/global/.keep.md' })).ok).toBe(true);
+    expect((await run({ command: 'create', path: '/memories/global/more.md', file_text: 'x' })).output).toMatch(/already holds 1000 files/);
+  });
+
+  it('a create refused for a full scope leaves no directory behind', async () => {
+    await Promise.all(Array.from({ length: MAX_FILES_PER_SCOPE - 1 }, (_, i) => fs.writeFile(path.join(sb.roots.global, `f${i}.md`), 'x')));
+    const full = await run({ command: 'create', path: '/memories/global/new/deep/x.md', file_text: 'x' });
+    expect(full.output).toMatch(/already holds 1000 files/);
+    await expect(fs.stat(path.join(sb.roots.global, 'new'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('links that are not symbolic', () => {
+  it('a hard link to a file outside the root is never read, viewed or indexed', async () => {
+    await fs.link(path.join(outside, 'secret.txt'), path.join(sb.roots.global, 'hard.md'));
+    const view = await run({ command: 'view', path: '/memories/global/hard.md' });
+    expect(view.ok).toBe(false);
+    expect(view.output).toMatch(/hard link/);
+    expect(view.output).not.toContain('TOP SECRET');
+    const edit = await run({ command: 'str_replace', path: '/memories/global/hard.md', old_str: 'TOP', new_str: 'NOT' });
+    expect(edit.ok).toBe(false);
+    const heads = await globalRuntime().readHeads({ path: sb.roots.global, anchor: sb.home }, [['hard.md'], ['keep.md']], 100);
+    expect(heads.map((h) => (h ? Buffer.from(h.data).toString() : null))).toEqual([null, 'keep\n']);
+    await outsideUntouched();
+  });
+
+  it('a symlink loop inside the root lists its files once', async () => {
+    const d = path.join(sb.roots.global, 'd');
+    await fs.mkdir(d);
+    await fs.writeFile(path.join(d, 'note.md'), 'x');
+    await fs.symlink('../d', path.join(d, 'self'));
+    const listed = await globalRuntime().list({ path: sb.roots.global, anchor: sb.home }, [], { depth: 1000, limit: 5000, filesOnly: true });
+    expect(listed!.map((e) => e.rel.join('/'))).toEqual(['d/note.md', 'keep.md']);
+    const view = await run({ command: 'view', path: '/memories/global' });
+    expect(view.output.match(/note\.md/g)).toHaveLength(1);
   });
 });
 

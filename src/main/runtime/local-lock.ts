@@ -13,9 +13,10 @@
  * still excludes, and is removed like a file when stale.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Mutex } from 'async-mutex';
 import lockfile from 'proper-lockfile';
-import { RuntimeError } from './runtime';
+import { RuntimeError, unsafeRoot } from './runtime';
 
 export const LOCK_STALE_MS = 5_000;
 const LOCK_UPDATE_MS = 1_000;
@@ -36,9 +37,29 @@ function viaSync<T>(fn: () => T, callback: Callback<T>): void {
   callback(null, value);
 }
 
-/** Creates the lock file; EEXIST if anything (a lock file, an older lock directory) is there. */
+/** What the lock's create fails with when something Cairn never made is at the lock's path. */
+const FOREIGN = 'ECAIRNFOREIGNLOCK';
+
+/**
+ * Creates the lock file; EEXIST if a lock is there (a lock file, or an older Cairn's empty lock
+ * directory). Anything else there (a symbolic link, a directory with files in it, a fifo) is no
+ * lock Cairn made and would never go away by itself, as a repository can commit one: FOREIGN, so
+ * the writer is told at once instead of waiting for it.
+ */
 function createLockFile(p: string): void {
-  fs.closeSync(fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600));
+  try {
+    fs.closeSync(fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST' && isForeignLock(p)) throw Object.assign(new Error('not a lock'), { code: FOREIGN });
+    throw err;
+  }
+}
+
+function isForeignLock(p: string): boolean {
+  const st = fs.lstatSync(p, { throwIfNoEntry: false });
+  if (!st || st.isFile()) return false;
+  if (st.isDirectory()) return fs.readdirSync(p).length > 0;
+  return true;
 }
 
 /** Removes the lock, a file or (left by an older Cairn) a directory. */
@@ -79,11 +100,14 @@ export function lockPathFor(rootPath: string): string {
   return `${rootPath}.lock`;
 }
 
-/** Runs `fn` while holding the lock for `rootPath`; the root's parent directory must exist. */
-export async function withLocalLock<T>(rootPath: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` while holding the lock for `rootPath`; the root's parent directory must exist.
+ * `shownAs`: the lock's path as errors may name it (relative to the checkout or the home).
+ */
+export async function withLocalLock<T>(rootPath: string, fn: () => Promise<T>, shownAs = path.basename(lockPathFor(rootPath))): Promise<T> {
   const lockPath = lockPathFor(rootPath);
   return mutexFor(lockPath).runExclusive(async () => {
-    const release = await acquire(rootPath, lockPath);
+    const release = await acquire(rootPath, lockPath, shownAs);
     try {
       return await fn();
     } finally {
@@ -97,7 +121,7 @@ export async function withLocalLock<T>(rootPath: string, fn: () => Promise<T>): 
  * about a millisecond, so waiters must look again soon. (proper-lockfile's own retry schedule is
  * not used: it precomputes its whole table of timeouts on every call.)
  */
-async function acquire(rootPath: string, lockPath: string): Promise<() => Promise<void>> {
+async function acquire(rootPath: string, lockPath: string, shownAs: string): Promise<() => Promise<void>> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -114,6 +138,7 @@ async function acquire(rootPath: string, lockPath: string): Promise<() => Promis
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
+      if (code === FOREIGN) throw unsafeRoot('lock', shownAs);
       if (code !== 'ELOCKED') throw new RuntimeError('IO', code ?? 'EIO');
       if (Date.now() >= deadline) throw new RuntimeError('BUSY');
       const ceiling = Math.min(8, 1 + attempt);

@@ -105,7 +105,7 @@ export function unsafeRootDetail(kind: string, where: string): string {
   const shown = `\`${where}\``;
   switch (kind) {
     case 'symlink':
-      return `its directory ${shown} is a symbolic link. Cairn keeps memory only in real directories, because a link (which a repository can commit) could lead memory into .git or out of the checkout. Replace ${shown} with a real directory to use this scope.`;
+      return `its directory ${shown} is a symbolic link. Cairn keeps memory only in real directories, because a link (a repository can commit one) could lead memory out of its place, into .git or anywhere else. Replace ${shown} with a real directory to use this scope.`;
     case 'notdir':
       return `${shown}, where its directory belongs, is not a directory. Move that file away to use this scope.`;
     case 'git':

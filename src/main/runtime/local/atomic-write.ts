@@ -38,22 +38,19 @@ function removeDeadWritersTemps(dir: string): void {
 export interface AtomicWriteOptions {
   /** EEXIST if anything (a file, a directory, a dangling symlink) is at the name. */
   readonly exclusive: boolean;
-  /** Asked once the name is known free to take: false writes nothing (a full scope). */
-  readonly admit?: () => boolean;
   /** Called right before the rename; throws to abandon the write (a late containment check). */
   readonly beforeRename?: () => void;
 }
 
 /**
- * Writes `data` to `name` in `dir`. Returns false when `admit` refused (nothing written). A
- * directory at the name is EISDIR; nothing is left behind on any failure.
+ * Writes `data` to `name` in `dir`. A directory at the name is EISDIR; nothing is left behind on
+ * any failure.
  */
-export async function writeAtomically(dir: string, name: string, data: Uint8Array, options: AtomicWriteOptions): Promise<boolean> {
+export async function writeAtomically(dir: string, name: string, data: Uint8Array, options: AtomicWriteOptions): Promise<void> {
   const target = path.join(dir, name);
   const existing = lstatOrNull(target);
   if (existing && options.exclusive) throw new RuntimeError('EEXIST');
   if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-  if (options.admit && !options.admit()) return false;
   removeDeadWritersTemps(dir);
   const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
   const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
@@ -71,5 +68,4 @@ export async function writeAtomically(dir: string, name: string, data: Uint8Arra
     fs.rmSync(temp, { force: true });
     throw err;
   }
-  return true;
 }

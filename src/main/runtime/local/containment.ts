@@ -15,7 +15,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RuntimeError, type ScopeRoot } from '../runtime';
+import { RuntimeError, unsafeRoot, type ScopeRoot } from '../runtime';
 
 const fsc = fs.constants;
 
@@ -131,31 +131,68 @@ export function resolveDeepest(target: string, stop: string): { real: string; mi
 }
 
 /**
- * The root's realpath, checked against its anchor's. Missing root: null, unless `create` (then it
- * is made, 0700). A missing root reads as empty only if the part of it that exists is contained.
+ * The root's real path: its anchor's real path with the root's own components below it, each of
+ * which must be a real directory (never a symbolic link, never `.git`), and at least one of them:
+ * a root is never its anchor itself. A repository can commit a link such as `.cairn/memory ->
+ * ../.git`, and memory written through it would rewrite the repository's config; following links
+ * below the anchor is what made that possible, so none is followed there. Missing root: null,
+ * unless `create` (then its missing components are made, 0700). Breaking a rule: UNSAFE_ROOT with
+ * a reason naming the component relative to the anchor (never a host path).
  */
 export function resolveRoot(root: ScopeRoot, create: boolean): string | null {
+  const parts = rootComponents(root);
   let anchor = realpathOrNull(root.anchor);
   if (!anchor) {
     if (!create) return null;
     fs.mkdirSync(root.anchor, { recursive: true, mode: DIR_MODE });
     anchor = realpath(root.anchor);
   }
-  let real = realpathOrNull(root.path);
-  if (!real) {
-    let deepest: { real: string; missing: string[] } | null = null;
-    try {
-      deepest = resolveDeepest(root.path, root.anchor);
-    } catch (err) {
-      if (create) throw err;
+  let current = anchor;
+  for (let i = 0; i < parts.length; i++) {
+    current = path.join(current, parts[i]!);
+    const where = parts.slice(0, i + 1).join('/');
+    let st = lstatOrNull(current);
+    if (!st) {
+      if (!create) return null;
+      try {
+        fs.mkdirSync(current, { mode: DIR_MODE });
+      } catch (err) {
+        if (errnoOf(err) !== 'EEXIST') throw toRuntimeError(err);
+      }
+      st = lstatOrNull(current);
+      if (!st) throw new RuntimeError('ENOENT');
     }
-    if (deepest && !isInside(deepest.real, anchor)) throw new RuntimeError('ESCAPE');
-    if (!create || !deepest) return null;
-    fs.mkdirSync(path.join(deepest.real, ...deepest.missing), { recursive: true, mode: DIR_MODE });
-    real = realpath(root.path);
+    if (st.isSymbolicLink()) throw unsafeRoot('symlink', where);
+    if (!st.isDirectory()) throw unsafeRoot('notdir', where);
   }
-  if (!isInside(real, anchor)) throw new RuntimeError('ESCAPE');
-  return real;
+  // A component swapped for a link since it was looked at shows up here.
+  if (realpathOrNull(current) !== current) throw unsafeRoot('symlink', parts.join('/'));
+  return current;
+}
+
+/** The root's path below its anchor, as components; UNSAFE_ROOT when there are none, or `.git`. */
+function rootComponents(root: ScopeRoot): string[] {
+  const rel = path.relative(root.anchor, root.path);
+  if (rel === '' || path.isAbsolute(rel) || rel.split(path.sep)[0] === '..') throw unsafeRoot('base', '.');
+  const parts = rel.split(path.sep);
+  const git = parts.findIndex(isGitName);
+  if (git >= 0) throw unsafeRoot('git', parts.slice(0, git + 1).join('/'));
+  return parts;
+}
+
+/**
+ * Whether a name is a git directory's (`.git`, in any case, with the trailing dots and spaces some
+ * file systems drop): no memory path may lead into one, at any depth.
+ */
+export function isGitName(name: string): boolean {
+  return /^\.git[. ]*$/i.test(name);
+}
+
+/** ESCAPE unless `real` (a resolved path) lies inside `rootReal` and not within a `.git` there. */
+export function checkInside(real: string, rootReal: string, missing: readonly string[] = []): void {
+  if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
+  if (real.length > rootReal.length && real.slice(rootReal.length + 1).split(path.sep).some(isGitName)) throw new RuntimeError('ESCAPE');
+  if (missing.some(isGitName)) throw new RuntimeError('ESCAPE');
 }
 
 /**
@@ -167,7 +204,7 @@ export function resolveTarget(rootReal: string, rel: readonly string[], followFi
   const full = path.join(rootReal, ...rel);
   const start = followFinal ? full : path.dirname(full);
   const { real, missing } = resolveDeepest(start, rootReal);
-  if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
+  checkInside(real, rootReal, followFinal ? missing : [...missing, rel[rel.length - 1]!]);
   const resolved = path.join(real, ...missing);
   return followFinal ? resolved : path.join(resolved, rel[rel.length - 1]!);
 }
@@ -176,7 +213,7 @@ export function resolveTarget(rootReal: string, rel: readonly string[], followFi
 export function ensureDir(rootReal: string, rel: readonly string[]): string {
   const full = path.join(rootReal, ...rel);
   const { real, missing } = resolveDeepest(full, rootReal);
-  if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
+  checkInside(real, rootReal, missing);
   if (missing.length > 0) {
     try {
       fs.mkdirSync(path.join(real, ...missing), { recursive: true, mode: DIR_MODE });
@@ -191,7 +228,7 @@ export function ensureDir(rootReal: string, rel: readonly string[]): string {
   } catch (err) {
     throw toRuntimeError(err);
   }
-  if (!isInside(after, rootReal)) throw new RuntimeError('ESCAPE');
+  checkInside(after, rootReal);
   if (!fs.statSync(after).isDirectory()) throw new RuntimeError('ENOTDIR');
   return after;
 }
@@ -218,7 +255,7 @@ export async function withPinnedDir<T>(
   try {
     const pinned = `/proc/self/fd/${fd}`;
     // Where the directory we hold really is now; a swap before the open shows up here.
-    if (!isInside(fs.readlinkSync(pinned), rootReal)) throw new RuntimeError('ESCAPE');
+    checkInside(fs.readlinkSync(pinned), rootReal);
     return await fn(pinned);
   } finally {
     fs.closeSync(fd);

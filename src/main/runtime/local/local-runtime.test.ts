@@ -73,13 +73,16 @@ describe('LocalRuntime.list', () => {
     expect(await runtime.list(root, [], ALL)).toHaveLength(30);
   });
 
-  it('reads a missing scope root as empty, and refuses one whose existing part escapes its anchor', async () => {
+  it('reads a missing scope root as empty, and refuses one whose existing part is a link, even one staying inside its anchor', async () => {
     const runtime = new LocalRuntime();
     expect(await runtime.list({ anchor: base, path: path.join(base, 'none', 'memory') }, [], ALL)).toEqual([]);
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-outside-'));
     try {
       fs.symlinkSync(outside, path.join(base, 'link'));
-      await expect(runtime.list({ anchor: base, path: path.join(base, 'link', 'missing', 'memory') }, [], ALL)).rejects.toMatchObject({ code: 'ESCAPE' });
+      await expect(runtime.list({ anchor: base, path: path.join(base, 'link', 'missing', 'memory') }, [], ALL)).rejects.toMatchObject({ code: 'UNSAFE_ROOT', errno: 'symlink' });
+      fs.mkdirSync(path.join(base, 'real'));
+      fs.symlinkSync(path.join(base, 'real'), path.join(base, 'inner-link'));
+      await expect(runtime.list({ anchor: base, path: path.join(base, 'inner-link', 'memory') }, [], ALL)).rejects.toMatchObject({ code: 'UNSAFE_ROOT', errno: 'symlink' });
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
@@ -166,19 +169,23 @@ describe('LocalRuntime writes', () => {
 });
 
 describe('the cap’s count', () => {
-  it('counts what a files-only listing lists: symlinks inside the root to files, not those leading out, not hidden or temp files', async () => {
+  it('counts every file of the scope, listed or not (hidden, node_modules, unsafe names), but no links and no temp files', async () => {
     const runtime = new LocalRuntime();
     fs.mkdirSync(path.join(root.path, 'a', 'deep'), { recursive: true });
-    for (const f of ['one.md', 'a/two.md', 'a/deep/three.md', '.hidden.md', `a/${TEMP_PREFIX}x`]) fs.writeFileSync(path.join(root.path, f), 'x');
+    fs.mkdirSync(path.join(root.path, 'node_modules', 'x'), { recursive: true });
+    fs.mkdirSync(path.join(root.path, '.hidden-dir'));
+    const files = ['one.md', 'a/two.md', 'a/deep/three.md', '.hidden.md', '.hidden-dir/four.md', 'node_modules/x/five.js', 'bad<name>.md'];
+    for (const f of [...files, `a/${TEMP_PREFIX}x`]) fs.writeFileSync(path.join(root.path, f), 'x');
     fs.symlinkSync(path.join(root.path, 'one.md'), path.join(root.path, 'link-in.md'));
     fs.symlinkSync(path.join(root.path, 'a'), path.join(root.path, 'dir-link'));
     const outside = path.join(base, 'outside.md');
     fs.writeFileSync(outside, 'x');
     fs.symlinkSync(outside, path.join(root.path, 'link-out.md'));
     fs.symlinkSync(path.join(base, 'missing.md'), path.join(root.path, 'dangling.md'));
-    const listed = await runtime.list(root, [], ALL);
-    expect(await runtime.countFiles(root, 1000)).toBe(listed!.length);
-    expect(listed!.map((e) => e.rel.join('/'))).toEqual(['a/deep/three.md', 'a/two.md', 'dir-link/deep/three.md', 'dir-link/two.md', 'link-in.md', 'one.md']);
+    expect(await runtime.countFiles(root, 1000)).toBe(files.length);
     expect(await runtime.countFiles(root, 4)).toBe(4);
+    // The listing shows what the path rules let through, and walks no linked directory.
+    const listed = await runtime.list(root, [], ALL);
+    expect(listed!.map((e) => e.rel.join('/'))).toEqual(['a/deep/three.md', 'a/two.md', 'link-in.md', 'one.md']);
   });
 });

@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { withLocalLock } from '../local-lock';
+import { lockPathFor, withLocalLock } from '../local-lock';
 import {
   RuntimeError,
   type EntryStat,
@@ -98,6 +98,8 @@ export class LocalRuntime implements Runtime {
       const st = fs.fstatSync(fd);
       if (st.isDirectory()) throw new RuntimeError('EISDIR');
       if (!st.isFile()) throw new RuntimeError('NOT_FILE');
+      // A hard link shares its content with a name elsewhere, perhaps outside every root.
+      if (st.nlink > 1) throw new RuntimeError('NOT_FILE', 'EMLINK');
       if (st.size > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, st.size);
       // Read to EOF into a buffer one byte larger than the cap, so growth since fstat is seen.
       const buffer = Buffer.allocUnsafe(maxBytes + 1);
@@ -136,16 +138,33 @@ export class LocalRuntime implements Runtime {
     if (name === undefined) throw new RuntimeError('EISDIR');
     try {
       const rootReal = resolveRoot(root, true)!;
-      return await this.pinned(rootReal, rel.slice(0, -1), true, (dir) =>
+      // A full scope is refused before the write makes any directory ("a failed command changes
+      // nothing"); the caller holds the lock, so the count cannot change before the write.
+      if (options.admit) {
+        if (this.occupied(rootReal, rel)) throw new RuntimeError('EEXIST');
+        if (!options.admit(rootReal)) return false;
+      }
+      await this.pinned(rootReal, rel.slice(0, -1), true, (dir) =>
         writeAtomically(dir, name, data, {
           exclusive: options.exclusive,
-          ...(options.admit ? { admit: () => options.admit!(rootReal) } : {}),
           // Without pinning, the directory must still be the one checked, after the fsync's wait.
           ...(PINNING ? {} : { beforeRename: () => checkStillAt(dir) }),
         }),
       );
+      return true;
     } catch (err) {
       throw toRuntimeError(err);
+    }
+  }
+
+  /** Whether anything (a dangling link too) is at `rel` already; false where its parent is missing. */
+  private occupied(rootReal: string, rel: readonly string[]): boolean {
+    try {
+      return lstatOrNull(resolveTarget(rootReal, rel, false)) !== null;
+    } catch (err) {
+      const e = toRuntimeError(err);
+      if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return false;
+      throw e;
     }
   }
 
@@ -234,6 +253,6 @@ export class LocalRuntime implements Runtime {
     } catch (err) {
       throw toRuntimeError(err);
     }
-    return withLocalLock(root.path, fn);
+    return withLocalLock(root.path, fn, path.relative(root.anchor, lockPathFor(root.path)));
   }
 }

@@ -14,9 +14,10 @@
  * of fields, each a 4-byte big-endian length and its bytes. Requests: [op, ...args]. Responses:
  * ["ok", ...values] or [code, errno, size] with a RuntimeErrorCode. Requests are answered in order.
  *
- * Remote invariants (the same envelope as LocalRuntime): every target's deepest existing ancestor
- * is resolved with realpath and must lie inside the root's realpath, and the root inside its
- * anchor's; a final symlink is never followed for a write (temp file in the resolved parent, fsync,
+ * Remote invariants (the same envelope as LocalRuntime): the root's components below its anchor
+ * are real directories (no symbolic link, no .git; UNSAFE_ROOT otherwise, with the kind and the
+ * component); every target's deepest existing ancestor is resolved with realpath and must lie
+ * inside the root's realpath and out of any .git there; a final symlink is never followed for a write (temp file in the resolved parent, fsync,
  * rename over the name); the parent is pinned through /proc/self/fd where it exists and re-checked
  * otherwise; files 0600, directories 0700; names a model could not have written are skipped by
  * listings with the same rules as isListedName in src/common/memory/paths.ts.
@@ -25,7 +26,7 @@
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '4';
+export const HELPER_VERSION = '5';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -92,22 +93,44 @@ sub anchor_real {
   return $real;
 }
 
-# The root's checked realpath; undef when missing and !$create.
+sub is_git { my ($n) = @_; return $n =~ /\A\.git[. ]*\z/i }
+sub unsafe { my ($kind, $where) = @_; fail('UNSAFE_ROOT', $kind, 0, $where) }
+# ESCAPE unless $real lies inside $rr, and neither it (below $rr) nor @missing passes through .git.
+sub contained {
+  my ($real, $rr, @missing) = @_;
+  fail('ESCAPE') unless inside($real, $rr);
+  my $rest = length($real) > length($rr) ? substr($real, length($rr) + ($rr =~ m{/\z} ? 0 : 1)) : '';
+  fail('ESCAPE') if grep { is_git($_) } (split(m{/}, $rest), @missing);
+}
+
+# The root's real path: the anchor's, with the root's own components below it, each a real
+# directory (a link there, which a repository can commit, could lead memory into .git or out of
+# the checkout). undef when missing and !$create; UNSAFE_ROOT with the kind and the component.
 sub root_real {
   my ($root, $anchor, $create) = @_;
   my $a = anchor_real($anchor, $create);
   return undef unless defined $a;
-  my $real = (stat $root) ? Cwd::abs_path($root) : undef;
-  if (!defined $real) {
-    my ($d, @m) = eval { deepest($root, $anchor) };
-    if (!$create) { fail('ESCAPE') if defined $d && !inside($d, $a); return undef }
-    die $@ if $@;
-    fail('ESCAPE') unless inside($d, $a);
-    mkdirs($d, @m);
-    $real = Cwd::abs_path($root);
+  my $pre = $anchor =~ m{/\z} ? $anchor : "$anchor/";
+  unsafe('base', '.') unless length($root) > length($pre) && substr($root, 0, length $pre) eq $pre;
+  my @parts = split m{/}, substr($root, length $pre);
+  unsafe('base', '.') if !@parts || grep { $_ eq '' || $_ eq '.' || $_ eq '..' } @parts;
+  for my $i (0 .. $#parts) { unsafe('git', join('/', @parts[0 .. $i])) if is_git($parts[$i]) }
+  my $cur = $a;
+  for my $i (0 .. $#parts) {
+    $cur = join_path($cur, $parts[$i]);
+    my $where = join('/', @parts[0 .. $i]);
+    if (!lstat $cur) {
+      os_fail() unless $! == POSIX::ENOENT();
+      return undef unless $create;
+      mkdir($cur, 0700) or $! == POSIX::EEXIST() or os_fail();
+      lstat $cur or os_fail();
+    }
+    unsafe('symlink', $where) if -l _;
+    unsafe('notdir', $where) unless -d _;
   }
-  fail('ESCAPE') unless defined $real && inside($real, $a);
-  return $real;
+  my $real = Cwd::abs_path($cur);
+  unsafe('symlink', join('/', @parts)) unless defined $real && $real eq $cur;
+  return $cur;
 }
 
 sub target {
@@ -117,7 +140,7 @@ sub target {
   my $full = join_path($rootreal, @rel);
   my $start = $follow ? $full : dirname_of($full);
   my ($r, @m) = deepest($start, $rootreal);
-  fail('ESCAPE') unless inside($r, $rootreal);
+  contained($r, $rootreal, @m, $follow ? () : ($rel[-1]));
   my $resolved = join_path($r, @m);
   return $follow ? $resolved : join_path($resolved, $rel[-1]);
 }
@@ -125,10 +148,11 @@ sub target {
 sub ensure_dir {
   my ($rootreal, @rel) = @_;
   my ($r, @m) = deepest(join_path($rootreal, @rel), $rootreal);
-  fail('ESCAPE') unless inside($r, $rootreal);
+  contained($r, $rootreal, @m);
   if (@m) { eval { mkdirs($r, @m) }; if (my $err = $@) { fail('ENOTDIR') if ref $err && $err->{code} eq 'EEXIST'; die $err } }
   my $real = Cwd::abs_path(join_path($r, @m));
-  fail('ESCAPE') unless defined $real && inside($real, $rootreal);
+  fail('ESCAPE') unless defined $real;
+  contained($real, $rootreal);
   return $real;
 }
 
@@ -143,7 +167,8 @@ sub with_dir {
   return $fn->($dir) unless defined $fd;
   my $pinned = "/proc/self/fd/$fd";
   my $now = readlink $pinned;
-  fail('ESCAPE') unless defined $now && inside($now, $rootreal);
+  fail('ESCAPE') unless defined $now;
+  contained($now, $rootreal);
   my @r = $fn->($pinned);
   closedir $dh;
   return @r;
@@ -224,6 +249,8 @@ $ops{read} = sub {
     fail('EISDIR', '', 0, @extra);
   }
   fail('NOT_FILE') unless S_ISREG($st[2]);
+  # A hard link shares its content with a name elsewhere, perhaps outside every root.
+  fail('NOT_FILE', 'EMLINK') if $st[3] > 1;
   fail('TOO_LARGE', '', $st[7]) if $st[7] > $max;
   my $data = read_limited($fh, $max);
   return ($data, length $data, mtime_of($fh, 1, @st));
@@ -235,6 +262,8 @@ $ops{heads} = sub {
   for my $rel (@rels) {
     my $data = defined $rr ? eval {
       my $fh = open_resolved(target($rr, $rel, 1));
+      my @st = stat $fh;
+      fail('NOT_FILE') unless @st && S_ISREG($st[2]) && $st[3] <= 1;
       my $b = ''; my $n; while (length($b) < $bytes && ($n = sysread($fh, $b, $bytes - length $b, length $b))) {}
       defined $n ? $b : undef;
     } : undef;
@@ -315,11 +344,14 @@ $ops{list} = sub {
       next unless listed_name($name);
       my $hp = "$host/$name";
       my @st = lstat $hp or next;
-      if (S_ISLNK($st[2])) { my $real = Cwd::abs_path($hp); next unless defined $real && (stat $hp) && inside($real, $rr); @st = stat $hp or next }
+      my $linked = 0;
+      if (S_ISLNK($st[2])) { my $real = Cwd::abs_path($hp); next unless defined $real && (stat $hp) && eval { contained($real, $rr); 1 }; @st = stat $hp or next; $linked = 1 }
       my $er = $prefix eq '' ? $name : "$prefix/$name";
       if (S_ISDIR($st[2])) {
         if ($filesonly ne '1') { push @out, $er, 'directory', $st[7], mtime_of($hp, 1, @st), '', '0', ''; $count++ }
-        $walk->($hp, $er, $level + 1) if $level < $depth;
+        # Never through a linked directory: a link to its own parent would list the same files over
+        # and over; they are listed where they really are.
+        $walk->($hp, $er, $level + 1) if $level < $depth && !$linked;
       } elsif (S_ISREG($st[2])) {
         my $mtime = mtime_of($hp, 1, @st);
         my @h = $HIRES ? Time::HiRes::stat($hp) : ();
@@ -331,7 +363,7 @@ $ops{list} = sub {
           if ($version ne '' && defined $sent{$key} && $sent{$key} eq $version) { $has = '=' }
           else {
             $has = '1';
-            if (sysopen(my $fh, $hp, O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
+            if ($st[3] <= 1 && sysopen(my $fh, $hp, O_RDONLY | O_NONBLOCK)) { my $n; while (length($head) < $heads && ($n = sysread($fh, $head, $heads - length $head, length $head))) {} close $fh }
             if ($version ne '') { $sent{$key} = $version } else { delete $sent{$key} }
           }
         }
@@ -353,7 +385,7 @@ $ops{count} = sub {
     opendir(my $dh, $d) or return;
     for my $n (readdir $dh) {
       return if $count >= $limit;
-      next if $n =~ /^\./ || $n eq 'node_modules';
+      next if $n eq '.' || $n eq '..' || index($n, $TEMP) == 0;
       lstat "$d/$n" or next;
       if (-f _) { $count++ } elsif (-d _) { $walk->("$d/$n") }
     }
@@ -404,6 +436,9 @@ $ops{mkdir} = sub {
 # each other. A lock directory left by an older Cairn excludes the same way and is removed like a
 # file when stale. Never waits: the client retries, so other requests on this channel are not held up.
 sub take_lock { my ($lock) = @_; sysopen(my $fh, $lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or return 0; close $fh; return 1 }
+# Whether what is at the lock's path is no lock Cairn made (a link, a directory with files, a
+# fifo): it would never go stale and go away, so the writer is told at once.
+sub foreign_lock { my ($lock) = @_; lstat $lock or return 0; return 0 if -f _; if (-d _) { opendir(my $dh, $lock) or return 1; my @n = grep { $_ ne '.' && $_ ne '..' } readdir $dh; closedir $dh; return @n ? 1 : 0 } return 1 }
 sub drop_lock { my ($lock) = @_; unlink($lock) or rmdir($lock) }
 $ops{lock} = sub {
   my ($root, $anchor, $stale_ms) = @_;
@@ -411,6 +446,7 @@ $ops{lock} = sub {
   my $lock = "$root.lock";
   return ('ok') if take_lock($lock);
   os_fail() unless $! == POSIX::EEXIST();
+  if (foreign_lock($lock)) { my $pre = $anchor =~ m{/\z} ? $anchor : "$anchor/"; unsafe('lock', substr($lock, 0, length $pre) eq $pre ? substr($lock, length $pre) : '.lock') }
   my @st = stat $lock;
   if (@st && (time() - $st[9]) * 1000 > $stale_ms) { drop_lock($lock); return ('ok') if take_lock($lock) }
   fail('BUSY');

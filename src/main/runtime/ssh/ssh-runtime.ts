@@ -24,10 +24,10 @@ import { Mutex } from 'async-mutex';
 import { INDEX_HEAD_BYTES, MAX_FILES_PER_SCOPE, VIEW_DEPTH } from '../../../common/memory/constants';
 import { isListedName } from '../../../common/memory/paths';
 import { LOCK_STALE_MS } from '../local-lock';
-import { RuntimeError, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
+import { RuntimeError, unsafeRootDetail, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
 import { SshError, type SshConnection } from './ssh-connection';
 
-const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'IO']);
+const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'UNSAFE_ROOT', 'IO']);
 const LOCK_WAIT_MS = 30_000;
 /** How long a directory's prefetched stat and listing may serve the view that asked for them. */
 const PREFETCH_MS = 2_000;
@@ -100,7 +100,8 @@ export class SshRuntime implements Runtime {
         // The helper answered, so it holds the lock, unless it said BUSY (then nothing ran). With
         // no answer (UNREACHABLE) it is unknown: never unlock then, or another writer's lock could
         // be removed; a lock taken before the connection dropped goes stale and is taken over.
-        if (err instanceof RuntimeError && err.code !== 'BUSY' && err.code !== 'UNREACHABLE') held.taken = true;
+        // UNSAFE_ROOT: the root or the lock's path is not Cairn's, and what is there is not removed.
+        if (err instanceof RuntimeError && err.code !== 'BUSY' && err.code !== 'UNREACHABLE' && err.code !== 'UNSAFE_ROOT') held.taken = true;
         throw err;
       }
     }
@@ -126,6 +127,9 @@ export class SshRuntime implements Runtime {
     const errno = res[1]?.toString('utf8') || undefined;
     const size = Number(res[2]?.toString('utf8') ?? 0) || undefined;
     onError?.(code, res.slice(3));
+    // The helper names the root's component at fault (relative to the checkout); the reason is
+    // worded here, once for both runtimes.
+    if (code === 'UNSAFE_ROOT') throw new RuntimeError(code, errno, undefined, unsafeRootDetail(errno ?? '', res[3]?.toString('utf8') ?? '.'));
     throw new RuntimeError(code, code === 'IO' ? (errno ?? 'EIO') : errno, size);
   }
 
