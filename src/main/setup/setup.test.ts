@@ -107,6 +107,24 @@ describe('replaceConfigFile', () => {
     expect(await replaceConfigFile(await readConfigFile(link), 'newer\n', new Date('2025-01-02T03:04:05Z'))).toBe(`${real}.bak-20250102T030405Z-1`);
   });
 
+  it('in a checkout, checks again before writing where the file leads: a link swapped in since the read is refused', async () => {
+    const checkout = path.join(dir, 'checkout');
+    const outside = path.join(dir, 'outside.json');
+    await fs.mkdir(checkout);
+    await fs.writeFile(outside, '{}\n');
+    const target = path.join(checkout, '.mcp.json');
+    await fs.writeFile(target, '{}\n');
+    const within = { within: checkout, instead: 'cairn setup claude --print' };
+    const file = await readConfigFile(target, within);
+    expect(file.realPath).toBe(target);
+    await fs.rm(target);
+    await fs.symlink(outside, target);
+    await expect(replaceConfigFile(file, '{"x":1}\n')).rejects.toThrow(`${target} is a symbolic link to ${outside}, which leads out of the checkout`);
+    expect(await fs.readFile(outside, 'utf8')).toBe('{}\n');
+    expect((await fs.readdir(dir)).sort()).toEqual(['checkout', 'outside.json']);
+    expect(await fs.readdir(checkout)).toEqual(['.mcp.json']);
+  });
+
   it('refuses when the file changed after it was read', async () => {
     const target = path.join(dir, 'a.json');
     await fs.writeFile(target, '{}');

@@ -7,6 +7,8 @@
  * - Codex: `[mcp_servers.cairn]` in `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`).
  * - Cursor: the MCP server in the project's `.cursor/mcp.json`.
  * The server is `<launcher> mcp`, with CAIRN_HOME in its environment when a home was chosen.
+ * The project's files are the repository's: a symlink among them (a file, or a directory on the
+ * way) is written through only when it stays inside the checkout and out of .git (config-file.ts).
  */
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
@@ -180,6 +182,8 @@ export interface FileOutcome {
   changes: string[];
   notes: string[];
   backup: string | null;
+  /** Where a symlinked file's content really is (written there), or null for a plain file. */
+  writtenTo: string | null;
 }
 
 /**
@@ -189,13 +193,23 @@ export interface FileOutcome {
 export async function applyPlan(plan: SetupPlan, now = new Date()): Promise<FileOutcome[]> {
   const merged = [];
   for (const target of plan.targets) {
-    const file = await readConfigFile(target.path);
+    // A file in the project is the repository's: no symlink may lead its write out of the checkout.
+    const inProject = plan.root !== null && !path.relative(plan.root, target.path).startsWith('..');
+    const within = inProject ? { within: plan.root!, instead: `cairn setup ${plan.agent} --print` } : undefined;
+    const file = await readConfigFile(target.path, within);
     merged.push({ target, file, result: target.merge(file.text) });
   }
   const outcomes: FileOutcome[] = [];
   for (const { target, file, result } of merged) {
     const backup = result.text !== null && result.text !== file.text ? await replaceConfigFile(file, result.text, now) : null;
-    outcomes.push({ path: target.path, created: file.text === null && result.text !== null, changes: result.text !== null && result.text !== file.text ? result.changes : [], notes: result.notes, backup });
+    outcomes.push({
+      path: target.path,
+      created: file.text === null && result.text !== null,
+      changes: result.text !== null && result.text !== file.text ? result.changes : [],
+      notes: result.notes,
+      backup,
+      writtenTo: file.throughLink ? file.realPath : null,
+    });
   }
   return outcomes;
 }
@@ -207,6 +221,7 @@ export function renderOutcomes(plan: SetupPlan, outcomes: FileOutcome[]): string
   for (const o of outcomes) {
     if (o.changes.length === 0) lines.push(`${o.path}: unchanged, Cairn is already in it`);
     else lines.push(`${o.path}: ${o.created ? 'created; ' : ''}${o.changes.join('; ')}`);
+    if (o.writtenTo && o.changes.length > 0) lines.push(`  it is a symbolic link: written to ${o.writtenTo}`);
     for (const note of o.notes) lines.push(`  note: ${note}`);
     if (o.backup) lines.push(`  the previous file is kept in ${o.backup}`);
   }
