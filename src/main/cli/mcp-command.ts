@@ -5,13 +5,16 @@
  * the git root of that directory. The home's services (src/main/host) are opened with a change
  * feed: resources mirror memory (this process's writes, other processes' through the journal,
  * outside edits through watchers on this session's roots).
+ * The transport is Cairn's own (src/main/mcp/stdio-transport.ts): a message too large, not JSON
+ * or not JSON-RPC gets an error answer and the session goes on; each such error, and any other
+ * the protocol layer reports, is one line on stderr.
  */
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MODES, type Mode } from '../../common/memory/constants';
 import { openHome } from '../host/home-services';
 import { createMemoryMcpServer, type MemoryMcp } from '../mcp/memory-mcp-server';
 import { mcpSession } from '../mcp/session-binding';
+import { CairnStdioTransport } from '../mcp/stdio-transport';
 import { homeFromFlags } from './session-flags';
 import type { CliIo } from './tool-command';
 import { MCP_HELP, UsageError } from './usage';
@@ -37,16 +40,15 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     await services.close();
     throw err;
   }
-  const { server } = mcp;
-
-  const transport = new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream);
+  const transport = new CairnStdioTransport(io.stdin, io.stdout);
+  mcp.server.server.onerror = (err) => io.stderr.write(`cairn mcp: ${err.message.slice(0, 500)}\n`);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     io.stdin.once('end', () => resolve());
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
-  await server.connect(transport);
+  await mcp.connect(transport);
   await closed;
   await mcp.close();
   await services.close();

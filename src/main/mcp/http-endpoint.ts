@@ -160,7 +160,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       if (transport.sessionId) live.delete(transport.sessionId);
       void mcp.close();
     };
-    await mcp.server.connect(transport);
+    await mcp.connect(transport);
     try {
       await transport.handleRequest(req, res, body);
     } finally {

@@ -24,6 +24,7 @@
  * start.
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SCOPES, type Mode } from '../../common/memory/constants';
@@ -36,6 +37,7 @@ import type { ContextBuilder } from '../memory/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
 import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../memory/session-search';
+import { refuseInvalidParams } from './request-guard';
 import { MEMORY_URI_TEMPLATE, memoryUri, virtualPathOfUri } from './resource-uri';
 
 export const SERVER_NAME = 'cairn';
@@ -57,6 +59,11 @@ export interface MemoryMcp {
   /** The session's frozen context: what the instructions and resources carry. */
   readonly index: string;
   readonly hotSet: string;
+  /**
+   * Connects the server to `transport`, with requests whose params break their method's schema
+   * answered -32602 (./request-guard.ts). Use this rather than `server.connect`.
+   */
+  connect(transport: Transport): Promise<void>;
   /** Stops following changes and closes the server (and its transport). */
   close(): Promise<void>;
 }
@@ -210,6 +217,10 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     server,
     index,
     hotSet,
+    connect: async (transport) => {
+      await server.connect(transport);
+      refuseInvalidParams(transport);
+    },
     close: async () => {
       if (closed) return;
       closed = true;
