@@ -7,13 +7,14 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/common/memory/constants';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
 import { openAppHost, startWebHost, type AppHost, type WebHost } from '../../src/main/host/app-host';
 import { router, type AppRouter } from '../../src/main/api/router';
+import { IN_USE_MS } from '../../src/main/mcp/http-endpoint';
 import { loadOrCreateMcpToken, mcpTokenFile } from '../../src/main/mcp/mcp-token';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 
@@ -57,19 +58,24 @@ const INIT = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 });
 
-/** A raw POST of an initialize, with headers as given (Host included), for what clients cannot fake. */
-function rawPost(headers: Record<string, string>, pathAndQuery = '/mcp'): Promise<{ status: number; body: string }> {
+/** A raw POST (an initialize unless told), with headers as given (Host included), for what clients cannot fake. */
+function rawPost(
+  headers: Record<string, string>,
+  pathAndQuery = '/mcp',
+  body = INIT,
+  port = web.port,
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port: web.port, path: pathAndQuery, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      { host: '127.0.0.1', port, path: pathAndQuery, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
       (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
       },
     );
     req.on('error', reject);
-    req.end(INIT);
+    req.end(body);
   });
 }
 
@@ -249,9 +255,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect((read.contents[0] as { text: string }).text).toMatch(/^edit \d+\n(edit \d+\n)*one$/);
   });
 
-  it('ends the least recently used idle session beyond the cap, and sessions idle too long', async () => {
+  it('ends the least recently used session idle for over 10 minutes to make room beyond the cap, and sessions idle too long', async () => {
     let clock = Date.now();
-    const IDLE_MS = 60_000;
+    const IDLE_MS = 60 * 60_000;
     const small = await startWebHost(host, { port: 0, host: '127.0.0.1', staticDir: null, mcp: { maxSessions: 2, idleMs: IDLE_MS, now: () => clock } });
     try {
       const open = async () => {
@@ -262,10 +268,12 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       };
       const a = await open();
       const b = await open();
-      await b.listTools(); // b is now more recent than a
+      clock += IN_USE_MS + 1;
+      await b.listTools(); // b is in use; a has been quiet for over 10 minutes
       await open();
       await expect(a.listTools()).rejects.toThrow(/404|unknown or has ended/);
       expect((await b.listTools()).tools).toHaveLength(2);
+      expect(small.endpoint.sessions().size).toBe(2);
       // Idle for exactly idleMs: kept. A moment longer: ended by the next sweep.
       clock += IDLE_MS;
       await small.endpoint.sweep();
@@ -276,6 +284,62 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     } finally {
       await small.close();
     }
+  });
+
+  it('keeps a session in use through a flood of 120 initializes: the cap holds, the rest get 503 with Retry-After, and room is made only from sessions quiet for 10 minutes', async () => {
+    let clock = Date.now();
+    const small = await startWebHost(host, { port: 0, host: '127.0.0.1', staticDir: null, mcp: { maxSessions: 3, now: () => clock } });
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(small.mcp!.url), { requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } } });
+      const agent = new Client({ name: 'agent', version: '1' });
+      await agent.connect(transport);
+      clients.push(agent);
+      await agent.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/keep.md', file_text: 'kept' } });
+
+      // All at once: the sessions being opened count against the cap too.
+      const flood = await Promise.all(Array.from({ length: 120 }, () => rawPost({ authorization: `Bearer ${mcpToken}` }, '/mcp', INIT, small.port)));
+      expect(flood.filter((r) => r.status === 200)).toHaveLength(2);
+      const refused = flood.filter((r) => r.status === 503);
+      expect(refused).toHaveLength(118);
+      expect(JSON.parse(refused[0]!.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.stringMatching(/already has 3 MCP sessions, each in use .* Retry in \d+ s/) } });
+      expect(Number(refused[0]!.headers['retry-after'])).toBe(Math.ceil((IN_USE_MS + 1) / 1000));
+      expect(small.endpoint.sessions().size).toBe(3);
+      expect(small.endpoint.sessions().has(transport.sessionId!)).toBe(true);
+      expect(text(await agent.callTool({ name: 'memory', arguments: { command: 'view', path: '/memories/global/keep.md' } }))).toContain('1\tkept');
+
+      // Ten minutes on, the agent works again; the flood's sessions have been quiet: a new session
+      // ends one of them (the least recently used), never the agent's.
+      const floodIds = flood.filter((r) => r.status === 200).map((r) => r.headers['mcp-session-id'] as string);
+      clock += IN_USE_MS + 1;
+      await agent.listTools();
+      const next = await rawPost({ authorization: `Bearer ${mcpToken}` }, '/mcp', INIT, small.port);
+      expect(next.status).toBe(200);
+      const ids = [...small.endpoint.sessions().keys()];
+      expect(ids).toHaveLength(3);
+      expect(ids).toContain(transport.sessionId!);
+      expect(ids).toContain(next.headers['mcp-session-id']);
+      expect(floodIds.filter((id) => ids.includes(id))).toHaveLength(1);
+      expect((await agent.listTools()).tools).toHaveLength(2);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('answers a body that is not JSON with -32700, and tools/call arguments that are not an object with -32602 and a short message', async () => {
+    const parse = await rawPost({ authorization: `Bearer ${mcpToken}` }, '/mcp', '{"jsonrpc":"2.0","id":1,"method":"initialize",');
+    expect(parse.status).toBe(400);
+    expect(JSON.parse(parse.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is not JSON.' } });
+
+    const client = await connect();
+    for (const [args, kind] of [
+      ['hello', 'a string'],
+      [[1, 2], 'an array'],
+    ] as const) {
+      const err = await client.request({ method: 'tools/call', params: { name: 'memory', arguments: args as never } }, CallToolResultSchema).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(McpError);
+      expect([(err as McpError).code, (err as McpError).message]).toEqual([-32602, `MCP error -32602: Invalid params for tools/call: params.arguments must be an object, not ${kind}.`]);
+    }
+    expect((await client.listTools()).tools).toHaveLength(2);
   });
 
   it('ends a session on DELETE; an unknown session id is a 404', async () => {

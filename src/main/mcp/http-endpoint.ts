@@ -16,11 +16,16 @@
  * with actor `agent`, so the UI's onChange stream sees them), its ContextBuilder and its ChangeFeed
  * (resource notifications, outside edits).
  *
- * Limits: at most `maxSessions` live sessions: a new one beyond it ends the least recently used
- * session with no request in flight (503 if every one is busy); a session with no request for
- * `idleMs` (default a day) is closed. Either way its client gets a 404 next time and, as the
- * protocol says, starts a new session.
- * Errors sent back name the fix and never a host path of a memory root.
+ * Limits: at most `maxSessions` live sessions, counting those being opened, so a burst of
+ * initializes cannot overshoot. At the cap, a new session ends the least recently used one that
+ * has no request in flight and none for IN_USE_MS (10 minutes, or `idleMs` if shorter); a session
+ * used more recently is in use, and a flood of initializes must not end it: when every session is
+ * in use, the new one is refused with 503 and a Retry-After for when the least recently used one
+ * stops counting as in use. A session with no request for `idleMs` (default a day) is closed.
+ * A session ended either way gets a 404 next time and, as the protocol says, its client starts a
+ * new one.
+ * Errors sent back name the fix and never a host path of a memory root. A body that is not JSON
+ * is -32700 (Parse error), as JSON-RPC says.
  */
 import { randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
@@ -40,6 +45,9 @@ export const MCP_HTTP_PATH = '/mcp';
 /** The header naming a registered workspace, for clients that cannot put it in the URL. */
 export const WORKSPACE_HEADER = 'x-cairn-workspace';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A session with a request this recently is in use: never ended to make room for a new one. */
+export const IN_USE_MS = 10 * 60 * 1000;
+const PARSE_ERROR = -32700;
 
 export interface McpHttpEndpointOptions {
   /** The host's services, shared by every session. */
@@ -79,14 +87,16 @@ class BindingError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code?: number,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
 }
 
-function sendError(res: http.ServerResponse, status: number, message: string, id: unknown = null): void {
+function sendError(res: http.ServerResponse, status: number, message: string, code = status === 404 ? -32001 : -32600, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: status === 404 ? -32001 : -32600, message }, id }));
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
@@ -100,7 +110,7 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
-    throw new BindingError(400, 'The request body is not JSON.');
+    throw new BindingError(400, 'Parse error: the request body is not JSON.', PARSE_ERROR);
   }
 }
 
@@ -109,6 +119,9 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   const live = new Map<string, LiveSession>();
   const maxSessions = options.maxSessions ?? 100;
   const idleMs = options.idleMs ?? 24 * 60 * 60 * 1000;
+  const inUseMs = Math.min(IN_USE_MS, idleMs);
+  /** Sessions being opened: counted against the cap from their first moment (open() awaits). */
+  let opening = 0;
 
   const now = options.now ?? Date.now;
 
@@ -139,35 +152,61 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     }
   };
 
+  /** Makes room for one more session (returning the session it ended, to close), or says why there is none. */
+  const makeRoom = (): LiveSession | null => {
+    if (live.size + opening < maxSessions) return null;
+    const t = now();
+    const quiet = [...live].filter(([, s]) => s.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+    if (!quiet || t - quiet[1].lastUsed <= inUseMs) {
+      const retryAfter = quiet ? Math.max(1, Math.ceil((quiet[1].lastUsed + inUseMs + 1 - t) / 1000)) : Math.ceil(inUseMs / 1000);
+      throw new BindingError(
+        503,
+        `Cairn already has ${maxSessions} MCP sessions, each in use (a request in the last ${Math.round(inUseMs / 60_000)} minutes or one in flight), and ends none of them for a new one. Retry in ${retryAfter} s, or end a session you no longer need (DELETE /mcp with its Mcp-Session-Id).`,
+        undefined,
+        { 'retry-after': String(retryAfter) },
+      );
+    }
+    live.delete(quiet[0]);
+    return quiet[1];
+  };
+
   const open = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: unknown): Promise<void> => {
-    if (live.size >= maxSessions) {
-      const idle = [...live].filter(([, s]) => s.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (!idle) throw new BindingError(503, `Cairn is busy with ${maxSessions} MCP sessions; retry in a moment.`);
-      live.delete(idle[0]);
-      await idle[1].transport.close().catch(() => {});
-    }
-    const { session, mode } = await bind(req, url);
-    const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes });
-    let entry: LiveSession | null = null;
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        entry = { transport, mcp, workspaceId: session.workspaceId, mode, inFlight: 1, lastUsed: now() };
-        live.set(id, entry);
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) live.delete(transport.sessionId);
-      void mcp.close();
+    const ended = makeRoom();
+    // The slot is taken before any await, so concurrent initializes each see it taken.
+    opening++;
+    let reserved = true;
+    const release = () => {
+      if (reserved) opening--;
+      reserved = false;
     };
-    await mcp.connect(transport);
     try {
-      await transport.handleRequest(req, res, body);
+      await ended?.transport.close().catch(() => {});
+      const { session, mode } = await bind(req, url);
+      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes });
+      let entry: LiveSession | null = null;
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          entry = { transport, mcp, workspaceId: session.workspaceId, mode, inFlight: 1, lastUsed: now() };
+          live.set(id, entry);
+          release();
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) live.delete(transport.sessionId);
+        void mcp.close();
+      };
+      await mcp.connect(transport);
+      try {
+        await transport.handleRequest(req, res, body);
+      } finally {
+        if (entry) (entry as LiveSession).inFlight--;
+      }
+      // An initialize that failed leaves no session behind.
+      if (!transport.sessionId || !live.has(transport.sessionId)) await mcp.close();
     } finally {
-      if (entry) (entry as LiveSession).inFlight--;
+      release();
     }
-    // An initialize that failed leaves no session behind.
-    if (!transport.sessionId || !live.has(transport.sessionId)) await mcp.close();
   };
 
   return {
@@ -195,7 +234,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
         if (!isInitializeRequest(body)) return sendError(res, 400, 'No MCP session: send an initialize request first, then the Mcp-Session-Id it returns.');
         await open(req, res, url, body);
       } catch (err) {
-        if (err instanceof BindingError) return sendError(res, err.status, err.message);
+        if (err instanceof BindingError) return sendError(res, err.status, err.message, err.code, err.headers);
         throw err;
       }
     },
