@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { localRuntime } from '../../src/main/host/home-services';
+import { ContextBuilder } from '../../src/main/memory/context-builder';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
 import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
@@ -50,7 +51,9 @@ describe.each(RUNTIMES)('a hostile checkout over the %s runtime', (kind) => {
    * A repository whose commit holds what `plant` makes, cloned with git: the clone is what a
    * user gets. Returns the clone's path and a session for an agent working in it.
    */
-  async function clone(plant: (repo: string) => Promise<void>): Promise<{ checkout: string; run: (input: unknown) => Promise<{ ok: boolean; output: string }> }> {
+  async function clone(
+    plant: (repo: string) => Promise<void>,
+  ): Promise<{ checkout: string; session: MemorySession; run: (input: unknown) => Promise<{ ok: boolean; output: string }> }> {
     const repo = path.join(dir, 'upstream');
     await fs.mkdir(repo);
     git(repo, 'init', '-q');
@@ -67,6 +70,7 @@ describe.each(RUNTIMES)('a hostile checkout over the %s runtime', (kind) => {
     const service = new MemoryService();
     return {
       checkout,
+      session,
       run: async (input) => {
         const result = await service.execute(input, session, { mode: 'exec', actor: 'agent' });
         // No host path reaches a model.
@@ -85,7 +89,7 @@ describe.each(RUNTIMES)('a hostile checkout over the %s runtime', (kind) => {
   ];
 
   it('a committed .cairn/memory -> ../.git makes the project scope unavailable, and .git is never read or written', async () => {
-    const { checkout, run } = await clone(async (repo) => {
+    const { checkout, session, run } = await clone(async (repo) => {
       await fs.mkdir(path.join(repo, '.cairn'));
       await fs.symlink('../.git', path.join(repo, '.cairn', 'memory'));
     });
@@ -104,8 +108,14 @@ describe.each(RUNTIMES)('a hostile checkout over the %s runtime', (kind) => {
     // git runs nothing planted through memory.
     git(checkout, 'status', '--short');
     await expect(fs.stat(path.join(checkout, 'pwned'))).rejects.toMatchObject({ code: 'ENOENT' });
-    // Other scopes still work.
+    // Other scopes still work, and the view of every scope and the index say why this one is out.
     expect((await run({ command: 'create', path: '/memories/workspace/ok.md', file_text: 'fine' })).ok).toBe(true);
+    const all = await run({ command: 'view', path: '/memories' });
+    expect(all.ok).toBe(true);
+    expect(all.output).toContain('/memories/workspace/ok.md');
+    expect(all.output).toContain('-\t/memories/project/ (unavailable: its directory `.cairn/memory` is a symbolic link.');
+    const snapshot = await new ContextBuilder().snapshot(session);
+    expect(snapshot.unavailable.map((u) => [u.scope, u.reason.split('.')[0]])).toEqual([['project', 'its directory `']]);
   });
 
   it.each([

@@ -17,7 +17,7 @@ import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FIL
 import { memoryIdentity } from '../../common/memory/identity';
 import { formatMemoryPath, isListedName } from '../../common/memory/paths';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
-import type { ListedEntry } from '../runtime/runtime';
+import { RuntimeError, type ListedEntry } from '../runtime/runtime';
 import type { ContextFile } from './context-file';
 import { promptTerms, rankRelevant, tokenize, wordMatches } from './relevance-index';
 import { scanContent, type ScanFinding } from './scanners/content-scanner';
@@ -94,8 +94,9 @@ export class ContextBuilder {
         const found = await this.scopeFiles(b, session, usage);
         files.push(...found.files);
         if (found.capped) capped.push(scope);
-      } catch {
-        unavailable.push({ scope, reason: 'it could not be read right now.' });
+      } catch (err) {
+        const detail = err instanceof RuntimeError ? err.detail : undefined;
+        unavailable.push({ scope, reason: detail ?? 'it could not be read right now.' });
       }
     }
     return { files, unavailable, capped };

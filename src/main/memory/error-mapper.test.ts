@@ -85,10 +85,8 @@ describe.each(RUNTIMES)('a rename that fails, over the %s runtime', (kind) => {
     await nothingMoved();
   });
 
-  // Through the tool, as a model calls it. `.fails` until memory-tool.ts maps its rename with
-  // mapRenameErrors (not this change's file; see the report of issue 16): then it passes, and
-  // `.fails` must go.
-  it.fails('the tool names the destination that escapes', async () => {
+  // Through the tool, as a model calls it.
+  it('the tool names the destination that escapes', async () => {
     const result = await sb.run({ command: 'rename', old_path: '/memories/global/keep.md', new_path: '/memories/global/out/keep.md' });
     expect(result).toEqual({ ok: false, output: 'Error: Path /memories/global/out/keep.md would escape /memories directory' });
     await nothingMoved();

@@ -29,7 +29,7 @@ import {
 import { RuntimeError } from '../runtime/runtime';
 import type { ChangeOutbox } from './change-outbox';
 import { filesAt } from './history-capture';
-import { fileCases, mapRuntimeErrors, toolError } from './error-mapper';
+import { fileCases, mapRenameErrors, mapRuntimeErrors, toolError } from './error-mapper';
 import type { AvailableScope, ExecuteOptions, MemorySession, ToolResult } from './session';
 import { availableScope, decodeText, encodeContent, place, readText, recordUse, type InScope } from './targets';
 import type { UsageStore } from './usage-store';
@@ -39,6 +39,13 @@ function lineOf(content: string, offset: number): number {
   let line = 1;
   for (let i = content.indexOf('\n'); i !== -1 && i < offset; i = content.indexOf('\n', i + 1)) line++;
   return line;
+}
+
+/** A directory view's rows. */
+interface Listing {
+  readonly size: string;
+  readonly entries: ViewRow[];
+  readonly truncated: boolean;
 }
 
 export class MemoryTool {
@@ -113,8 +120,18 @@ export class MemoryTool {
         rows.push({ size: '-', path: `${scopePath}/ (unavailable: ${b.reason})` });
         continue;
       }
-      const { size, entries } = await this.listDirectory(b, [], scopePath, VIEW_DEPTH);
-      rows.push({ size, path: `${scopePath}/` }, ...entries);
+      let listed: Listing;
+      try {
+        listed = await this.listing(b, [], scopePath, VIEW_DEPTH);
+      } catch (err) {
+        if (!(err instanceof RuntimeError)) throw err;
+        // One scope that cannot be used (its host unreachable, its root not Cairn's) leaves the
+        // others in view, with the reason in its row.
+        if ((err.code !== 'UNSAFE_ROOT' && err.code !== 'UNREACHABLE') || !err.detail) throw toolError(err, 'view', scopePath);
+        rows.push({ size: '-', path: `${scopePath}/ (unavailable: ${err.detail})` });
+        continue;
+      }
+      rows.push({ size: listed.size, path: `${scopePath}/` }, ...listed.entries);
     }
     return directoryViewText(MEMORY_ROOT, '-', rows);
   }
@@ -138,10 +155,15 @@ export class MemoryTool {
     return directoryViewText(target.path, size, entries, notes);
   }
 
-  private async listDirectory(b: AvailableScope, segments: readonly string[], path: string, depth: number): Promise<{ size: string; entries: ViewRow[]; truncated: boolean }> {
-    const stat = await mapRuntimeErrors(() => b.runtime.stat(b.root, segments, true), 'view', path);
+  private listDirectory(b: AvailableScope, segments: readonly string[], path: string, depth: number): Promise<Listing> {
+    return mapRuntimeErrors(() => this.listing(b, segments, path, depth), 'view', path);
+  }
+
+  /** A directory's rows; a Runtime's failure is thrown as it is (listDirectory maps it). */
+  private async listing(b: AvailableScope, segments: readonly string[], path: string, depth: number): Promise<Listing> {
+    const stat = await b.runtime.stat(b.root, segments, true);
     // One more than the cap, to tell a full listing from a cut one.
-    const listed = await mapRuntimeErrors(() => b.runtime.list(b.root, segments, { depth, limit: MAX_FILES_PER_SCOPE + 1 }), 'view', path);
+    const listed = await b.runtime.list(b.root, segments, { depth, limit: MAX_FILES_PER_SCOPE + 1 });
     if (listed === null) throw new MemoryToolError(errors.notFound(path));
     const entries = listed.slice(0, MAX_FILES_PER_SCOPE).map((e) => ({
       size: formatFileSize(e.size),
@@ -256,20 +278,12 @@ export class MemoryTool {
 
   private async rename(source: InScope, dest: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = availableScope(session, source.scope);
-    const missing = () => errors.notFoundForDelete(source.path);
-    // The runtime checks in the reference's order: an existing destination, then a missing source,
-    // then a directory moving into itself.
-    const cases = { EEXIST: () => errors.destinationExists(dest.path), ENOENT: missing, ENOTDIR: missing, EINVAL: () => errors.intoItself(source.path, dest.path) };
-    const moved = await mapRuntimeErrors(
-      () =>
-        b.runtime.withLock(b.root, async () => {
-          const files = this.outbox.recordsHistory ? await filesAt(b, source.segments) : [];
-          await b.runtime.rename(b.root, source.segments, dest.segments);
-          return files;
-        }),
-      'rename',
-      source.path,
-      cases,
+    const moved = await mapRenameErrors(b, source, dest, () =>
+      b.runtime.withLock(b.root, async () => {
+        const files = this.outbox.recordsHistory ? await filesAt(b, source.segments) : [];
+        await b.runtime.rename(b.root, source.segments, dest.segments);
+        return files;
+      }),
     );
     const from = memoryIdentity(source.scope, session, source.segments);
     const to = memoryIdentity(dest.scope, session, dest.segments);
