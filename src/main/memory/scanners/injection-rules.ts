@@ -1,8 +1,9 @@
 /**
  * Prompt-injection rules: instructions aimed at the model (override phrases, role hijacks, fake
- * system markers and chat-template tags, requests to hide things from the user), exfiltration
- * commands (a network command or a "send ... to <url>" sentence together with credentials, env files
- * or an environment dump), and invisible or bidirectional-control Unicode.
+ * system markers and chat-template tags, fake Human:/Assistant: turns, requests to hide things from
+ * the user, orders to run a destructive command), exfiltration commands (a network command or a
+ * "send ... to <url>" sentence together with credentials, env files or an environment dump), a
+ * downloaded or decoded script piped into a shell, and invisible or bidirectional-control Unicode.
  *
  * The phrase patterns are written for notes: each needs the object that makes it an instruction
  * ("ignore previous instructions", not "ignore previous builds"; "you are now an unrestricted AI",
@@ -23,6 +24,9 @@ export const INJECTION_RULES: Readonly<Record<string, RuleInfo>> = {
   'system-prompt-marker': { kind: 'injection', what: 'a fake system-prompt marker' },
   'new-instructions': { kind: 'injection', what: 'a fake "new instructions" marker' },
   'conceal-from-user': { kind: 'injection', what: 'an instruction to hide something from the user' },
+  'chat-transcript': { kind: 'injection', what: 'a fake conversation turn (Human:/Assistant:)' },
+  'pipe-to-shell': { kind: 'injection', what: 'a command that runs a downloaded or decoded script in a shell' },
+  'destructive-command': { kind: 'injection', what: 'an order for the model to run a destructive command' },
   exfiltration: { kind: 'injection', what: 'a command that sends credentials or environment data to a remote host' },
   'invisible-unicode': { kind: 'injection', what: 'the invisible Unicode character' },
   'bidi-control': { kind: 'injection', what: 'the bidirectional-control Unicode character' },
@@ -43,21 +47,36 @@ const YOU_RE = new RegExp(
   String.raw`(?<!\w)you\s+are\s+now\s+(?:(?:a|an|the|my|your)\s+(?:${ADJ}\s+){0,2}(?:[\w-]+\s+)?|(?:${ADJ}\s+){1,3})?${ROLE}\b` +
     String.raw`|(?<!\w)you\s+are\s+now\s+(?:(?:operating|running|working)\s+)?(?:in\s+)?(?:developer|god|admin|dev|jailbreak|jailbroken|dan|unrestricted|sudo)\s+mode\b` +
     String.raw`|(?<!\w)you\s+are\s+now\s+(?:completely\s+|totally\s+|fully\s+)?(?:jailbroken|unrestricted|unfiltered|uncensored|free\s+(?:from|of)\s+(?:all\s+|any\s+|your\s+)?(?:restrictions|rules|guidelines|filters|limits|constraints)|no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant|model)|claude|chatgpt))` +
+    String.raw`|(?<!\w)you\s+are\s+no\s+longer\s+(?:(?:a|an|the|my|your)\s+)?(?:${ADJ}\s+){0,2}(?:claude|chatgpt|gpt(?:-?[\d.]+\w*)?|gemini|copilot|llama|ai|assistant|model|llm|chatbot|censored|filtered|bound\s+by\s+(?:(?:any|your|the|these|those)\s+)?(?:rules|guidelines|restrictions|policies|instructions|programming|training|safety))(?![\w'’-])` +
     String.raw`|(?<=\b(?:from\s+now\s+on|henceforth|starting\s+now),?\s+)you\s+(?:are|will\s+be|shall\s+be)\s+(?:(?:a|an|the|my|your)\s+)?(?:${ADJ}\s+){0,3}${ROLE}\b`,
   'iy',
 );
-const ACT_AS_RE = /(?<=\b(?:act|behave|respond|roleplay|role-play|pretend)\s+(?:as|like|to\s+be)\s+(?:[\w-]+\s+){0,3}?)(?:unrestricted|jailbroken|jailbreak)\b/iy;
+const ACT_AS_RE = /(?<=\b(?:act|behave|respond|roleplay|role-play|pretend)\s+(?:as|like|to\s+be)\s+(?:[\w-]+\s+){0,3}?)(?:unrestricted|jailbroken|jailbreak|dan)(?![\w-])/iy;
 const MODE_RE = /(?<=\b(?:enter|enable|activate|switch\s+(?:to|into)|turn\s+on)\s+(?:developer|god|dan|jailbreak|unrestricted)\s+)mode\b/iy;
 const TAG_RE = /<\s*\/?\s*(?:system|system[_-]?prompt|sys|instructions?|assistant|im_start|im_end)\s*>|<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id)\s*\|>|<<\s*\/?\s*SYS\s*>>/iy;
 // Llama's [INST] markers are upper case; [inst] is ordinary code.
 const INST_RE = /\[\s*\/?\s*INST\s*\]/y;
+// Alpaca-style turn headers at the start of a line: `### Instruction:`, `## Human:`, `### Assistant:`
+// (a plural "## Instructions" heading, without a colon, is ordinary markdown).
+const TEMPLATE_HEADER_RE = /(?<=(?:^|\n)[ \t>]*)#{1,6}[ \t]*(?:instruction|human|assistant)(?:\*\*|__)?[ \t]*:/iy;
+// `the <system> element`, `an <instructions> tag`: the tag is named, not used.
+const NAMED_TAG_RE = /^[`'"’)\]]*[ \t]*(?:elements?|tags?|nodes?|sections?|blocks?|entries|entry|keys?|attributes?|fields?|settings?|options?|properties|property)\b/i;
 // At the start of a line or sentence, optionally after markdown bullets, quotes or emphasis.
 const SYSTEM_MARKER_RE = /(?<=(?:^|[\n.!?])[ \t>*#_-]*(?:(?:new|updated|real|actual|true|hidden|secret)\s+)?)(?:system|developer)\s+(?:prompt|message|instructions?|override)(?:\*\*|__)?[ \t]*:/iy;
 const NEW_INSTRUCTIONS_RE = /(?<=\b(?:new|override|overriding|secret|hidden|real|revised)\s+)instructions?(?:\*\*|__)?[ \t]*:/iy;
+// "... and not tell the user": a bare "not" after a conjunction continues an order.
+const NOT_LOOSE = String.raw`(?:${NOT}|(?:and|but|also|please|to)\s+not)`;
 const CONCEAL_RE = new RegExp(
-  String.raw`(?<=\b(?:(?:${NOT}|without)\s+(?:ever\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?)|${NOT}\s+(?:ever\s+)?(?:mention|reveal|disclose|show|report)\s+(?:this|these|it|that|them|anything|any\s+of\s+this)(?:\s+instructions?)?\s+to|(?:hide|conceal|keep)\s+(?:this|these)(?:\s+(?:instructions?|messages?|notes?|text|rules?|steps?))?\s+(?:hidden\s+|secret\s+)?from)\s+the\s+)(?:user|human)(?![\w-])` +
+  String.raw`(?<=\b(?:(?:${NOT_LOOSE}|without)\s+(?:ever\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?)|${NOT}\s+(?:ever\s+)?(?:mention|reveal|disclose|show|report)\s+(?:this|these|it|that|them|anything|any\s+of\s+this)(?:\s+instructions?)?\s+to|(?:hide|conceal|keep)\s+(?:this|these)(?:\s+(?:instructions?|messages?|notes?|text|rules?|steps?))?\s+(?:hidden\s+|secret\s+)?from)\s+the\s+)(?:user|human)(?![\w-])` +
     String.raw`|(?<=\bwithout\s+the\s+)(?:user|human)(?:['’]s)?\s+(?:knowing|knowledge|noticing)` +
-    String.raw`|(?<=\b(?:${NOT}|without)\s+let(?:ting)?\s+the\s+)(?:user|human)\s+(?:know|notice|find\s+out)\b`,
+    String.raw`|(?<=\b(?:${NOT_LOOSE}|without)\s+let(?:ting)?\s+the\s+)(?:user|human)\s+(?:know|notice|find\s+out)\b`,
+  'iy',
+);
+// "Do not mention this note.", "never reveal these instructions to anyone": a note hiding itself.
+// "do not mention this file in the changelog" goes on about something else and passes.
+const SELF_CONCEAL_RE = new RegExp(
+  String.raw`(?<=\b(?:${NOT_LOOSE}|without)\s+(?:ever\s+)?)(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|repeat(?:ing)?|quot(?:e|ing)|discuss(?:ing)?|referenc(?:e|ing)|show(?:ing)?)\s+(?:the\s+(?:existence\s+of\s+)?)?(?:this|these)\s+(?:notes?|messages?|instructions?|memory|memories|comments?|text|rules?|lines?|directives?|file)` +
+    String.raw`(?=[ \t]*(?:[.!;,)\r\n]|$|to\s+(?:anyone|anybody|others|the\s+(?:user|human))\b|in\s+(?:your|any|the)\s+(?:reply|replies|answers?|responses?|output|summar(?:y|ies)|messages?)\b))`,
   'iy',
 );
 
@@ -72,12 +91,13 @@ interface PhraseAnchor {
   readonly re: RegExp;
   /** Whether a match inside a `code span` is a mention regardless of the line's wording. */
   readonly codeSpanIsMention?: boolean;
-  /** A further check on the match. */
-  readonly verify?: (match: string) => boolean;
+  /** A further check on the match, given the text right after it. */
+  readonly verify?: (match: string, after: string) => boolean;
 }
 
 // The jailbreak persona is written DAN; "you are now Dan's backup" is about a colleague.
 const notColleagueDan = (m: string): boolean => !/dan$/i.test(m) || m.endsWith('DAN');
+const notNamedTag = (_m: string, after: string): boolean => !NAMED_TAG_RE.test(after);
 
 const PHRASE_ANCHORS: readonly PhraseAnchor[] = [
   { literal: 'gnore', back: 1, lead: 'i', rule: 'ignore-previous-instructions', re: IGNORE_RE },
@@ -89,12 +109,21 @@ const PHRASE_ANCHORS: readonly PhraseAnchor[] = [
   { literal: 'unre', back: 0, lead: '', rule: 'role-hijack', re: ACT_AS_RE },
   { literal: 'jailb', back: 0, lead: '', rule: 'role-hijack', re: ACT_AS_RE },
   { literal: 'mode', back: 0, lead: '', rule: 'role-hijack', re: MODE_RE },
-  { literal: '<', back: 0, lead: '', rule: 'fake-system-tag', re: TAG_RE, codeSpanIsMention: true },
+  { literal: '<', back: 0, lead: '', rule: 'fake-system-tag', re: TAG_RE, codeSpanIsMention: true, verify: notNamedTag },
   { literal: '[', back: 0, lead: '', rule: 'fake-system-tag', re: INST_RE, codeSpanIsMention: true },
   { literal: 'ystem', back: 1, lead: 's', rule: 'system-prompt-marker', re: SYSTEM_MARKER_RE },
   { literal: 'velop', back: 2, lead: 'de', rule: 'system-prompt-marker', re: SYSTEM_MARKER_RE },
   { literal: 'uctio', back: 5, lead: 'instr', rule: 'new-instructions', re: NEW_INSTRUCTIONS_RE },
   { literal: 'user', back: 0, lead: '', rule: 'conceal-from-user', re: CONCEAL_RE },
+];
+
+/** Phrase anchors found in the one pass of scanAnchored (see there), each starting its pattern. */
+const LATE_PHRASE_ANCHORS: readonly PhraseAnchor[] = [
+  { literal: 'dan', back: 0, lead: '', rule: 'role-hijack', re: ACT_AS_RE, verify: notColleagueDan },
+  { literal: '#', back: 0, lead: '', rule: 'fake-system-tag', re: TEMPLATE_HEADER_RE, codeSpanIsMention: true },
+  ...['mention', 'reveal', 'disclos', 'acknowledg', 'repeat', 'quot', 'discuss', 'referenc', 'show'].map(
+    (literal): PhraseAnchor => ({ literal, back: 0, lead: '', rule: 'conceal-from-user', re: SELF_CONCEAL_RE }),
+  ),
 ];
 
 // Words showing that a line discusses injection rather than performing it.
@@ -107,8 +136,10 @@ function countChar(text: string, from: number, to: number, ch: number): number {
 }
 
 /** Whether a phrase at start is quoted in a line that talks about injection, or a tag in a code span. */
-function isMention(ctx: ScanContext, start: number, codeSpanIsMention: boolean): boolean {
+function isMention(ctx: ScanContext, start: number, codeSpanIsMention: boolean, meta: RegExp = META_RE): boolean {
   const { text } = ctx;
+  // A name has no sentence around it that could be discussing the phrase.
+  if (ctx.names === true) return false;
   const line = ctx.lines.at(start);
   const ls = Math.max(line.start, start - WINDOW);
   const code = countChar(text, ls, start, 96) % 2 === 1;
@@ -120,7 +151,7 @@ function isMention(ctx: ScanContext, start: number, codeSpanIsMention: boolean):
     countChar(text, ls, start, 0x201c) > countChar(text, ls, start, 0x201d) ||
     prev === 39 ||
     prev === 0x2018;
-  return quoted && META_RE.test(text.slice(ls, Math.min(line.end, start + WINDOW)));
+  return quoted && meta.test(text.slice(ls, Math.min(line.end, start + WINDOW)));
 }
 
 /** Reports a rule at most once per line: the end of the last line it was reported on. */
@@ -136,18 +167,21 @@ function alreadyOnLine(ctx: ScanContext, reported: Reported, rule: string, p: nu
   return until !== undefined && ctx.lines.at(p).end === until;
 }
 
-function scanPhrases(ctx: ScanContext, reported: Reported): void {
+/** Runs a phrase anchor's pattern where its literal was found at p. */
+function checkPhrase(ctx: ScanContext, reported: Reported, a: PhraseAnchor, p: number): void {
   const { text, lower } = ctx;
-  for (const a of PHRASE_ANCHORS) {
-    eachIndex(lower, a.literal, (p) => {
-      const start = p - a.back;
-      if (start < 0 || (a.back > 0 && !lower.startsWith(a.lead, start))) return;
-      if (alreadyOnLine(ctx, reported, a.rule, start)) return;
-      const m = matchAt(a.re, text, start);
-      if (m === null || (a.verify && !a.verify(m[0])) || isMention(ctx, start, a.codeSpanIsMention === true)) return;
-      report(ctx, reported, a.rule, start, start + m[0].length);
-    });
-  }
+  const start = p - a.back;
+  if (start < 0 || (a.back > 0 && !lower.startsWith(a.lead, start))) return;
+  if (alreadyOnLine(ctx, reported, a.rule, start)) return;
+  const m = matchAt(a.re, text, start);
+  if (m === null) return;
+  const end = start + m[0].length;
+  if ((a.verify && !a.verify(m[0], text.slice(end, end + 40))) || isMention(ctx, start, a.codeSpanIsMention === true)) return;
+  report(ctx, reported, a.rule, start, end);
+}
+
+function scanPhrases(ctx: ScanContext, reported: Reported): void {
+  for (const a of PHRASE_ANCHORS) eachIndex(ctx.lower, a.literal, (p) => checkPhrase(ctx, reported, a, p));
 }
 
 // ---- exfiltration ----
@@ -350,6 +384,241 @@ function scanExfiltration(ctx: ScanContext, reported: Reported): void {
   });
 }
 
+// ---- fake conversation turns ----
+
+const TURN_RE = /(?:human|assistant)(?:\*\*|__)?[ \t]*:/iy;
+// Before a turn on its line: indentation, a quote, a heading or emphasis; not a list item ("- Human:
+// Ana" in a roster).
+const TURN_PREFIX_RE = /^[ \t>]*(?:#{1,6}[ \t]*|\*\*|__)?$/;
+const FENCE_RE = /^[ \t]{0,3}(?:```|~~~)/gm;
+
+/** Starts of the lines that open or close a fenced code block, in order. */
+function fences(ctx: ScanContext): number[] {
+  if (ctx.memo.fences === undefined) {
+    const out: number[] = [];
+    FENCE_RE.lastIndex = 0;
+    for (let m = FENCE_RE.exec(ctx.text); m !== null; m = FENCE_RE.exec(ctx.text)) out.push(m.index);
+    ctx.memo.fences = out;
+  }
+  return ctx.memo.fences;
+}
+
+/** Whether index lies inside a fenced code block (an odd number of fence lines before it). */
+function inFence(ctx: ScanContext, index: number): boolean {
+  const all = fences(ctx);
+  let lo = 0;
+  let hi = all.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (all[mid]! < index) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo % 2 === 1;
+}
+
+/** Whether a role word at p (`human`, `assistant`) opens a turn: `Human:` at the start of a line, outside a fence. */
+function isTurn(ctx: ScanContext, p: number): boolean {
+  if (ctx.names === true || matchAt(TURN_RE, ctx.text, p) === null) return false;
+  const line = ctx.lines.at(p);
+  return p - line.start <= 16 && TURN_PREFIX_RE.test(ctx.text.slice(line.start, p)) && !inFence(ctx, p);
+}
+
+/**
+ * A transcript of the chat format (`Human:` and `Assistant:` turns, each at the start of a line)
+ * outside a fenced example: text posing as the conversation itself. One role alone ("Assistant:
+ * Dana") is not a transcript; reported once, on the first turn. `turns`: the first turn of each role.
+ */
+function reportTranscript(ctx: ScanContext, reported: Reported, turns: AnchoredState['turns']): void {
+  if (turns.human === -1 || turns.assistant === -1) return;
+  const at = Math.min(turns.human, turns.assistant);
+  report(ctx, reported, 'chat-transcript', at, ctx.lines.at(at).end);
+}
+
+// ---- a downloaded or decoded script run by a shell ----
+
+// A pipe into something that runs what it reads: a shell (unless given a script with -c), or an
+// interpreter given no script (`| python` runs stdin; `| python -m json.tool` formats it).
+const PIPE_SHELL_RE =
+  /\|(?:\s|\\\r?\n)*(?:sudo(?:\s+-[\w-]+)*\s+)?(?:(?:\/usr)?(?:\/local)?\/bin\/)?(?:(?:sh|bash|zsh|dash|ksh|fish|iex|invoke-expression)(?![\w.-])(?![ \t]+-c\b)|(?:python[23]?(?:\.\d+)?|perl|ruby|node|php|pwsh|powershell)(?=[ \t]*(?:$|[\r\n;&|)`'"]|-(?![\w-])|-s\b)))/iy;
+// What fetches a script, and what decodes one, somewhere before the pipe in the same command.
+const FETCH_ALL_RE = /(?<![\w./-])(?:curl|wget|fetch|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat|socat)(?![\w-])/gi;
+const DECODE_ALL_RE = /(?<![\w./-])(?:base64(?:[ \t]+-[\w-]+)*[ \t]+(?:-\w*[dD]\w*|--decode)|xxd[ \t]+-r|openssl[ \t]+(?:enc[ \t]+)?(?:-?base64|-a)(?:[ \t]+-[\w-]+)*[ \t]+-d|uudecode)(?![\w-])/gi;
+const DECODE_AT_RE = new RegExp(DECODE_ALL_RE.source, 'iy');
+const PRODUCER_ALL_RE = /(?<![\w./-])(?:echo|printf|cat)(?![\w-])|<<</gi;
+// `bash <(curl ...)`, `sh -c "$(wget -O- ...)"`, `eval "$(echo ... | base64 -d)"`.
+const SUBSTITUTION_RE =
+  /(?<=(?<![\w./-])(?:sh|bash|zsh|dash|ksh|source|eval|python[23]?|perl|ruby|node)[ \t]+(?:-c[ \t]+)?["']?)[$<]\([ \t]*(?:(?:curl|wget|fetch)(?![\w-])|(?:echo|printf)\b[^)\n]{0,1024}?\|[ \t]*base64[ \t]+(?:-\w*[dD]|--decode))/iy;
+// PowerShell: `iex (iwr https://...)`, `IEX(New-Object Net.WebClient).DownloadString(...)`.
+const INVOKE_RE =
+  /(?<![\w-])(?:iex|invoke-expression)[ \t]*\(?[ \t]*\(?[ \t]*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object[ \t]+(?:system\.)?net\.webclient|\[(?:system\.)?(?:text\.encoding|convert)\])/iy;
+
+// Words showing that a line discusses a quoted command rather than asking for it to be run
+// (narrower than META_RE: "example" would take every example.com URL for a discussion).
+const COMMAND_META_RE = /\b(?:inject\w*|attack\w*|payloads?|malicious|adversarial|red[- ]team\w*|scanner\w*|detect\w*|flag(?:s|ged)?|block(?:s|ed)?|dangerous|insecure|unsafe|risky|anti-pattern)\b/i;
+
+// What comes right before a command that a note warns against: "never run `...`", "instead of ...".
+const DISCOURAGED_RE =
+  /\b(?:never|not|don['’]t|do\s+not|must\s+not|mustn['’]t|should\s+not|shouldn['’]t|avoid(?:ing)?|instead\s+of|rather\s+than|stop(?:ped)?|no\s+longer)(?:\s+(?:ever|just|blindly|simply|again))?(?:\s+(?:run(?:ning)?|us(?:e|ing)|do(?:ing)?|execut(?:e|ing)|pip(?:e|ing)|call(?:ing)?|typ(?:e|ing)|past(?:e|ing)))?(?:\s+(?:it|this|that|things|anything|commands?|something|scripts?))?(?:\s+like)?$/i;
+const TRAILING_LEAD_RE = /[\s`'"“‘(:*_—–-]+$/;
+
+/** Whether the command starting at start is a warning's example or quoted in a note about it. */
+function isDiscouraged(ctx: ScanContext, start: number): boolean {
+  if (ctx.names === true) return false;
+  const line = ctx.lines.at(start);
+  const before = ctx.text.slice(Math.max(line.start, start - 200), start).replace(TRAILING_LEAD_RE, '');
+  return DISCOURAGED_RE.test(before) || isMention(ctx, start, false, COMMAND_META_RE);
+}
+
+/** The last match of a global pattern in text[from, to), as an absolute index, or -1. */
+function lastMatch(re: RegExp, text: string, from: number, to: number): number {
+  const slice = text.slice(from, to);
+  let last = -1;
+  re.lastIndex = 0;
+  for (let m = re.exec(slice); m !== null; m = re.exec(slice)) last = from + m.index;
+  return last;
+}
+
+// Options, quotes and placeholders: what is left when a command is named but given nothing to act
+// on ("curl | sh", "`curl ... | bash`", "curl <url> | sh" are shorthand for the practice).
+const NOT_OPERAND_RE = /(?:^|\s)-{1,2}[\w-]*(?:=\S*)?|<[^>]*>|\[[^\]]*\]|\.{3}|…|[\s"'`()]/g;
+
+/** Whether the command words from `from` to `to` (after the command's name) give it an operand. */
+function hasOperand(text: string, from: number, to: number): boolean {
+  return text.slice(from, to).replace(NOT_OPERAND_RE, '') !== '';
+}
+
+/**
+ * Where the command feeding a pipe into a shell starts, if it fetches something (a client given a
+ * URL or host) or decodes something (base64 of a given string or file); else -1.
+ */
+function scriptSource(ctx: ScanContext, p: number, memo: { facts?: CommandFacts }): number {
+  const { text } = ctx;
+  const [cs] = commandBounds(commandFacts(ctx, p, memo), p);
+  const from = Math.max(cs, p - PIPE_BACK);
+  const stageEnd = (at: number): number => {
+    const bar = text.indexOf('|', at);
+    return bar === -1 || bar > p ? p : bar;
+  };
+  const fetch = lastMatch(FETCH_ALL_RE, text, from, p);
+  if (fetch !== -1) {
+    const name = /^[\w-]+/.exec(text.slice(fetch))![0].length;
+    return hasOperand(text, fetch + name, stageEnd(fetch)) ? fetch : -1;
+  }
+  const decode = lastMatch(DECODE_ALL_RE, text, from, p);
+  if (decode === -1) return -1;
+  const decoderEnd = decode + (matchAt(DECODE_AT_RE, text, decode)?.[0].length ?? 0);
+  if (hasOperand(text, decoderEnd, stageEnd(decoderEnd))) return decode;
+  const producer = lastMatch(PRODUCER_ALL_RE, text, from, decode);
+  if (producer === -1) return -1;
+  const name = /^(?:[\w-]+|<<<)/.exec(text.slice(producer))![0].length;
+  return hasOperand(text, producer + name, stageEnd(producer)) ? producer : -1;
+}
+
+const PIPE_RULE = 'pipe-to-shell';
+const SHELL_HEAD_RE = /(?:sh|bash|zsh|dash|ksh|source|eval|python[23]?|perl|ruby|node)[ \t]+(?:-c[ \t]+)?["']?$/i;
+
+/** A pipe at p into a shell, fed by a fetch or a decode. */
+function checkPipe(ctx: ScanContext, state: AnchoredState, p: number): void {
+  if (alreadyOnLine(ctx, state.reported, PIPE_RULE, p) || matchAt(PIPE_SHELL_RE, ctx.text, p) === null) return;
+  const start = scriptSource(ctx, p, state.memo);
+  if (start !== -1 && !isDiscouraged(ctx, start)) report(ctx, state.reported, PIPE_RULE, start, p + 1);
+}
+
+/** A substitution (`$(`, `<(`) or a PowerShell `iex` at p that runs what it fetches or decodes. */
+function checkRunFetched(ctx: ScanContext, state: AnchoredState, p: number, re: RegExp): void {
+  const { text } = ctx;
+  if (alreadyOnLine(ctx, state.reported, PIPE_RULE, p)) return;
+  const m = matchAt(re, text, p);
+  if (m === null) return;
+  // The command starts at the shell or eval word before a substitution.
+  const line = ctx.lines.at(p);
+  const head = re === SUBSTITUTION_RE ? SHELL_HEAD_RE.exec(text.slice(Math.max(line.start, p - 40), p)) : null;
+  const start = head === null ? p : p - head[0].length;
+  if (!isDiscouraged(ctx, start)) report(ctx, state.reported, PIPE_RULE, start, p + m[0].length);
+}
+
+// ---- orders to run a destructive command ----
+
+const DESTRUCTIVE_RULE = 'destructive-command';
+const DESTRUCTIVE: ReadonlyArray<readonly [string, RegExp]> = [
+  // A forced push (not --force-with-lease), a hard reset, a forced clean.
+  ['git', /git[ \t]+(?:push\b[^\n;&|`]{0,80}?[ \t](?:--force(?![\w-])|-[a-zA-Z]*f(?![\w-])|\+[\w./-]+)|reset[ \t]+--hard\b|clean[ \t]+-[a-zA-Z]*f)/iy],
+  // rm of a whole tree: /, ~, $HOME, *, . or ..
+  ['rm', /(?<![\w-])rm[ \t]+(?:-{1,2}[\w-]+[ \t]+)+(?:\/\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|\*|\.{1,2}\/?\*?)(?=$|[\s`'";|&)])/y],
+  ['--no-verify', /--no-verify\b/y],
+  ['drop', /drop[ \t]+(?:database|schema)\b/iy],
+  ['mkfs', /mkfs(?:\.\w+)?[ \t]+\/dev\//y],
+  ['dd', /(?<![\w-])dd[ \t][^\n]{0,80}?of=\/dev\/(?:sd|nvme|hd|disk|xvd|vd)/y],
+];
+// Who is ordered: the model named in the third person, "always", or an order to do it unseen.
+const DIRECTIVE_RE =
+  /\b(?:(?:the|this|our|your)\s+)?(?:ai|a\.i\.|assistant|model|agent|llm|bot|claude|chatgpt|gpt|copilot|gemini|codex)\s+(?:must|shall|should|will|needs?\s+to|has\s+to|is\s+(?:to|required\s+to)|always)\b|\balways\b|\b(?:silently|quietly|secretly|automatically)\b/gi;
+// Between the order and the command: a negation, or a clause the command is only the frame of
+// ("always back up before dd ...").
+const NEGATED_RE = /\b(?:never|not|no|avoid\w*|without|instead\s+of|rather\s+than|unless|before)\b|n['’]t\b/i;
+
+/** Whether the sentence before a command orders the model to run it (and does not forbid it). */
+function isOrdered(ctx: ScanContext, start: number): boolean {
+  const { text } = ctx;
+  const line = ctx.lines.at(start);
+  const from = Math.max(line.start, start - 200);
+  const before = text.slice(from, start);
+  const sentence = before.slice(before.search(/[^.!?]*$/));
+  DIRECTIVE_RE.lastIndex = 0;
+  let last: RegExpExecArray | null = null;
+  for (let m = DIRECTIVE_RE.exec(sentence); m !== null; m = DIRECTIVE_RE.exec(sentence)) last = m;
+  if (last === null) return false;
+  return !NEGATED_RE.test(sentence.slice(last.index)) && !isMention(ctx, start, false, COMMAND_META_RE);
+}
+
+/** A destructive command at p that the sentence before it orders the model to run. */
+function checkDestructive(ctx: ScanContext, state: AnchoredState, p: number, re: RegExp): void {
+  if (alreadyOnLine(ctx, state.reported, DESTRUCTIVE_RULE, p)) return;
+  const m = matchAt(re, ctx.text, p);
+  if (m !== null && isOrdered(ctx, p)) report(ctx, state.reported, DESTRUCTIVE_RULE, p, p + m[0].length);
+}
+
+// ---- the rules added for issue 16, found in one pass ----
+
+interface AnchoredState {
+  readonly reported: Reported;
+  readonly memo: { facts?: CommandFacts };
+  /** The first turn of each role (-1: none yet). */
+  readonly turns: { human: number; assistant: number };
+}
+
+type AnchorCheck = (ctx: ScanContext, state: AnchoredState, p: number) => void;
+
+/**
+ * The literals these rules start from, each with its check. One indexOf pass per literal costs
+ * about 5 µs for a 10 KiB note, so they are found together, by one alternation of plain literals
+ * over the lower-cased note (no literal is a prefix of another; each match moves on by one
+ * character, so overlapping ones are all found).
+ */
+const ANCHORED: ReadonlyMap<string, AnchorCheck> = new Map<string, AnchorCheck>([
+  ...LATE_PHRASE_ANCHORS.map((a): [string, AnchorCheck] => [a.literal, (ctx, state, p) => checkPhrase(ctx, state.reported, a, p)]),
+  ['human', (ctx, state, p) => void (state.turns.human === -1 && isTurn(ctx, p) && (state.turns.human = p))],
+  ['assistant', (ctx, state, p) => void (state.turns.assistant === -1 && isTurn(ctx, p) && (state.turns.assistant = p))],
+  ['|', checkPipe],
+  ['$(', (ctx, state, p) => checkRunFetched(ctx, state, p, SUBSTITUTION_RE)],
+  ['<(', (ctx, state, p) => checkRunFetched(ctx, state, p, SUBSTITUTION_RE)],
+  ['iex', (ctx, state, p) => checkRunFetched(ctx, state, p, INVOKE_RE)],
+  ['invoke-expression', (ctx, state, p) => checkRunFetched(ctx, state, p, INVOKE_RE)],
+  ...DESTRUCTIVE.map(([literal, re]): [string, AnchorCheck] => [literal, (ctx, state, p) => checkDestructive(ctx, state, p, re)]),
+]);
+const ANCHORED_RE = new RegExp([...ANCHORED.keys()].map((l) => l.replace(/[$()|<[\]\\^.*+?{}]/g, '\\$&')).join('|'), 'g');
+
+function scanAnchored(ctx: ScanContext, reported: Reported): void {
+  const state: AnchoredState = { reported, memo: {}, turns: { human: -1, assistant: -1 } };
+  const { lower } = ctx;
+  ANCHORED_RE.lastIndex = 0;
+  for (let m = ANCHORED_RE.exec(lower); m !== null; m = ANCHORED_RE.exec(lower)) {
+    ANCHORED.get(m[0])!(ctx, state, m.index);
+    ANCHORED_RE.lastIndex = m.index + 1;
+  }
+  reportTranscript(ctx, reported, state.turns);
+}
+
 // ---- invisible and bidirectional-control characters ----
 
 const INVISIBLE_RE = /[\u200B-\u200D\u2060-\u2064\uFEFF]|\uDB40[\uDC00-\uDC7F]/g;
@@ -413,6 +682,7 @@ function scanInvisible(ctx: ScanContext, reported: Reported): void {
 export function scanInjection(ctx: ScanContext): void {
   const reported: Reported = new Map();
   scanPhrases(ctx, reported);
-  scanExfiltration(ctx, reported);
+  scanAnchored(ctx, reported);
+  if (ctx.names !== true) scanExfiltration(ctx, reported);
   scanInvisible(ctx, reported);
 }

@@ -29,7 +29,13 @@ export interface ScanContext {
   readonly lines: LineBounds;
   readonly out: RawFinding[];
   /** Lazily computed facts about the text, shared by rules. */
-  readonly memo: { pemBegins?: number[]; pemEnds?: number[] };
+  readonly memo: { pemBegins?: number[]; pemEnds?: number[]; fences?: number[] };
+  /**
+   * The text is a path's names, one per line (scanName): rules that need a note's lines around a
+   * hit (exfiltration, transcripts) are off, and a quoted phrase is no mention (a name has no
+   * sentence around it to discuss it).
+   */
+  readonly names?: boolean;
 }
 
 /**
