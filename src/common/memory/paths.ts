@@ -124,9 +124,13 @@ function textProblem(text: string): string | null {
   return null;
 }
 
-/** Whether a segment is `.git` in any case: no memory path may lead into a .git directory. */
-function isGitDir(segment: string): boolean {
-  return segment.length === 4 && segment.toLowerCase() === '.git';
+/**
+ * Whether a segment names a git directory: `.git` in any case, with the trailing dots and spaces
+ * some file systems drop. No memory path may lead into one, at any depth (the runtimes check
+ * resolved paths with this too; the SSH helper's is_git is the same rule).
+ */
+export function isGitDir(segment: string): boolean {
+  return /^\.git[. ]*$/i.test(segment);
 }
 
 /**

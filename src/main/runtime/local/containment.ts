@@ -15,6 +15,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isGitDir } from '../../../common/memory/paths';
 import { RuntimeError, unsafeRoot, type ScopeRoot } from '../runtime';
 
 const fsc = fs.constants;
@@ -175,24 +176,16 @@ function rootComponents(root: ScopeRoot): string[] {
   const rel = path.relative(root.anchor, root.path);
   if (rel === '' || path.isAbsolute(rel) || rel.split(path.sep)[0] === '..') throw unsafeRoot('base', '.');
   const parts = rel.split(path.sep);
-  const git = parts.findIndex(isGitName);
+  const git = parts.findIndex(isGitDir);
   if (git >= 0) throw unsafeRoot('git', parts.slice(0, git + 1).join('/'));
   return parts;
-}
-
-/**
- * Whether a name is a git directory's (`.git`, in any case, with the trailing dots and spaces some
- * file systems drop): no memory path may lead into one, at any depth.
- */
-export function isGitName(name: string): boolean {
-  return /^\.git[. ]*$/i.test(name);
 }
 
 /** ESCAPE unless `real` (a resolved path) lies inside `rootReal` and not within a `.git` there. */
 export function checkInside(real: string, rootReal: string, missing: readonly string[] = []): void {
   if (!isInside(real, rootReal)) throw new RuntimeError('ESCAPE');
-  if (real.length > rootReal.length && real.slice(rootReal.length + 1).split(path.sep).some(isGitName)) throw new RuntimeError('ESCAPE');
-  if (missing.some(isGitName)) throw new RuntimeError('ESCAPE');
+  if (real.length > rootReal.length && real.slice(rootReal.length + 1).split(path.sep).some(isGitDir)) throw new RuntimeError('ESCAPE');
+  if (missing.some(isGitDir)) throw new RuntimeError('ESCAPE');
 }
 
 /**

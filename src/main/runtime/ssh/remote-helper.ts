@@ -93,6 +93,7 @@ sub anchor_real {
   return $real;
 }
 
+# isGitDir of src/common/memory/paths.ts.
 sub is_git { my ($n) = @_; return $n =~ /\A\.git[. ]*\z/i }
 sub unsafe { my ($kind, $where) = @_; fail('UNSAFE_ROOT', $kind, 0, $where) }
 # ESCAPE unless $real lies inside $rr, and neither it (below $rr) nor @missing passes through .git.
