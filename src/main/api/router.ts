@@ -77,9 +77,11 @@ export const router = os.router({
           ...f.stats,
           flags: [...context.builder.flags(f)],
         })),
+        // A scope the snapshot could not read (its root not Cairn's, its host unreachable) is
+        // shown unavailable, with the reason the index gives agents.
         scopes: (['global', 'project', 'workspace'] as const).map((scope) => {
-          const b = session.scopes[scope];
-          return { scope, available: b.available, reason: b.available ? null : b.reason };
+          const out = snapshot.unavailable.find((u) => u.scope === scope);
+          return { scope, available: !out, reason: out ? out.reason : null };
         }),
       };
     }),

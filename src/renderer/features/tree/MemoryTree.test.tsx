@@ -190,6 +190,19 @@ describe('the scope tree', () => {
     expect(rowNames()).toContain('/memories/workspace/w.md');
   });
 
+  it('a project whose memory directory a repository made a symbolic link says why, and the other scopes stay', async () => {
+    const b = await makeBackend();
+    await b.write('/memories/workspace/w.md', 'w');
+    await fs.mkdir(path.join(b.sb.checkout, '.cairn'));
+    await fs.symlink('../.git', path.join(b.sb.checkout, '.cairn', 'memory'));
+    await renderPane(b);
+    const project = await screen.findByRole('treeitem', { name: 'PROJECT memory, 0 files' });
+    expect(countOf(project)).toBe('—');
+    const names = rowNames();
+    expect(names[names.indexOf('PROJECT memory, 0 files') + 1]).toMatch(/^its directory `\.cairn\/memory` is a symbolic link\./);
+    expect(names).toContain('/memories/workspace/w.md');
+  });
+
   it('narrows to matches by path and description as the person types, and / focuses the filter', async () => {
     const user = userEvent.setup();
     await renderPane(await seeded());
