@@ -12,6 +12,10 @@
  * The `mcp` path takes `Authorization: Bearer` with its own token (the persistent MCP token, which
  * agents' configs hold) or the per-launch token; the same Host and Origin checks apply to it,
  * before the handler sees the request.
+ *
+ * Input from a client is never a server error: a request target that is no URL or has a malformed
+ * percent-encoding is a 400, and a WebSocket that sends frames that are not WebSocket frames is
+ * closed, quietly; neither reaches stderr (which is for Cairn's own failures) nor stops the server.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -94,7 +98,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const sendStatic = (pathname: string, res: http.ServerResponse): boolean => {
     if (!options.staticDir) return false;
-    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname.slice(1));
+    let rel: string;
+    try {
+      rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname.slice(1));
+    } catch {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request: the path has a malformed percent-encoding.\n');
+      return true;
+    }
     const file = path.resolve(options.staticDir, rel);
     if (!file.startsWith(path.resolve(options.staticDir) + path.sep)) return false;
     let body: Buffer;
@@ -116,7 +126,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const server = http.createServer((req, res) => {
     void (async () => {
-      const url = new URL(req.url ?? '/', 'http://placeholder');
+      const url = URL.parse(req.url ?? '/', 'http://placeholder');
+      if (!url) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request: the request target is not a URL.\n');
+        return;
+      }
       if (url.pathname === '/healthz') {
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
         return;
@@ -162,17 +176,24 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
   });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
+    // A client that resets its connection mid-handshake must not take the server down with it.
+    socket.on('error', () => socket.destroy());
+    const url = URL.parse(req.url ?? '/', 'http://placeholder');
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const given = offered.find((p) => p.startsWith(WS_TOKEN_PREFIX))?.slice(WS_TOKEN_PREFIX.length) ?? '';
     const refuse = (status: string) => {
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
     };
+    if (!url) return refuse('400 Bad Request');
     if (url.pathname !== API_WS_PATH) return refuse('404 Not Found');
     if (!hostAllowed(req.headers.host) || !originAllowed(req.headers.origin, req.headers.host)) return refuse('403 Forbidden');
     if (!sameToken(given, token)) return refuse('401 Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => {
-      void wsRpc.upgrade(ws, { context: options.context });
+      // Frames that break the protocol (reserved bits, an unmasked frame, a bad opcode or length,
+      // text that is not UTF-8) come as an 'error' on this socket after ws has begun closing it;
+      // without a listener that error was thrown, and ended the process. The socket is dropped.
+      ws.on('error', () => ws.terminate());
+      wsRpc.upgrade(ws, { context: options.context }).catch(() => ws.terminate());
     });
   });
 
