@@ -30,6 +30,7 @@ import { RuntimeError } from '../runtime/runtime';
 import type { ChangeOutbox } from './change-outbox';
 import { filesAt } from './history-capture';
 import { fileCases, mapRenameErrors, mapRuntimeErrors, toolError } from './error-mapper';
+import { scanPath } from './scanners/content-scanner';
 import type { AvailableScope, ExecuteOptions, MemorySession, ToolResult } from './session';
 import { availableScope, decodeText, encodeContent, place, readText, recordUse, type InScope } from './targets';
 import type { UsageStore } from './usage-store';
@@ -46,6 +47,25 @@ interface Listing {
   readonly size: string;
   readonly entries: ViewRow[];
   readonly truncated: boolean;
+}
+
+/**
+ * An agent's create or rename may not put a secret or an instruction in a name (every session's
+ * index shows names): refused as flagged content is, naming the rule and which name, never
+ * echoing the name; the path is shown with each flagged name as `[name N]`. Nothing is touched.
+ * A person is not refused (their writes are warned about, not refused).
+ */
+function checkNames(target: InScope, actor: Actor): void {
+  if (actor !== 'agent') return;
+  const findings = scanPath(target.segments);
+  if (findings.length === 0) return;
+  const flagged = new Set(findings.map((f) => f.name));
+  const shown = formatMemoryPath(
+    target.scope,
+    target.segments.map((name, i) => (flagged.has(i + 1) ? `[name ${i + 1}]` : name)),
+  );
+  const others = [...new Set(findings.slice(1).map((f) => `${f.rule} (name ${f.name})`))];
+  throw new MemoryToolError(errors.contentRejected(shown, findings[0]!.message, others));
 }
 
 export class MemoryTool {
@@ -176,6 +196,7 @@ export class MemoryTool {
 
   private async create(target: InScope, text: string, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = availableScope(session, target.scope);
+    checkNames(target, options.actor);
     const data = encodeContent(target.path, text, options.actor);
     await mapRuntimeErrors(
       () =>
@@ -278,6 +299,7 @@ export class MemoryTool {
 
   private async rename(source: InScope, dest: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = availableScope(session, source.scope);
+    checkNames(dest, options.actor);
     const moved = await mapRenameErrors(b, source, dest, () =>
       b.runtime.withLock(b.root, async () => {
         const files = this.outbox.recordsHistory ? await filesAt(b, source.segments) : [];
