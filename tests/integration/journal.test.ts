@@ -268,6 +268,16 @@ describe('change feed', () => {
     ]);
   });
 
+  it('never watches a project root reached through a symbolic link (a committed .cairn -> .git): nothing behind it is reported', async () => {
+    fs.mkdirSync(sb.roots.global, { recursive: true });
+    fs.mkdirSync(path.join(sb.checkout, '.git', 'memory'));
+    fs.symlinkSync('.git', path.join(sb.checkout, '.cairn'));
+    const { feed, events } = await startFeed();
+    await feed.ready();
+    fs.writeFileSync(path.join(sb.checkout, '.git', 'memory', 'planted.md'), 'x');
+    expect(await settle(events, [sb.roots.global])).toEqual([]);
+  });
+
   it('reports a rename outside Cairn as a delete and a create', async () => {
     fs.mkdirSync(sb.roots.workspace, { recursive: true });
     fs.writeFileSync(path.join(sb.roots.workspace, 'a.md'), 'moving');

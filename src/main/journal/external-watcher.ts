@@ -16,6 +16,8 @@
  *   within the window, the decision waits (up to ~1 s) so that the writer's event is known first.
  * - A root that does not exist yet is looked for every `rootPollMs` (default 250 ms); when it
  *   appears, the files in it are reported as created. A root that is removed is looked for again.
+ *   A root that is not one Cairn can use (a symbolic link on its way, say to .git: containment's
+ *   resolveRoot) is not watched, as if missing, so nothing behind such a link is ever reported.
  * - `ready()` resolves once every root is steady: watched and scanned, or missing and looked for
  *   (a watcher of a removed root closed first); `close()` stops everything (nothing is reported
  *   after it is called).
@@ -31,6 +33,7 @@ import { outsideEditEvent, type MemoryChangeEvent } from '../../common/memory/ev
 import { isListedName } from '../../common/memory/paths';
 import type { MemorySession, ScopeBinding } from '../memory/session';
 import { lockPathFor } from '../runtime/local-lock';
+import { resolveRoot } from '../runtime/local/containment';
 
 export interface ExternalWatcherOptions {
   /** Receives each change made outside Cairn. */
@@ -140,9 +143,10 @@ class RootWatcher {
     await Promise.all([w ? closeWatcher(w, Date.now() - this.lastRemoval < 1_000) : undefined, this.closing]);
   }
 
+  /** Whether the root is there, and a root Cairn can use (no link on its way: resolveRoot). */
   private rootExists(): boolean {
     try {
-      return fs.statSync(this.root).isDirectory();
+      return resolveRoot(this.binding.root, false) !== null;
     } catch {
       return false;
     }
