@@ -325,10 +325,35 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     }
   });
 
-  it('answers a body that is not JSON with -32700, and tools/call arguments that are not an object with -32602 and a short message', async () => {
+  it('answers a body that is not JSON with -32700, one that is no JSON-RPC message or batch with -32600, and tools/call arguments that are not an object with -32602', async () => {
     const parse = await rawPost({ authorization: `Bearer ${mcpToken}` }, '/mcp', '{"jsonrpc":"2.0","id":1,"method":"initialize",');
     expect(parse.status).toBe(400);
     expect(JSON.parse(parse.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is not JSON.' } });
+
+    // Within a session: not JSON is -32700; JSON that is no JSON-RPC message, or a batch empty or
+    // holding one, is -32600 (the SDK said -32700, and answered an empty batch with nothing).
+    const auth = { authorization: `Bearer ${mcpToken}` };
+    const session = { ...auth, 'mcp-session-id': (await rawPost(auth)).headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-06-18' };
+    const refusal = async (body: string) => {
+      const r = await rawPost(session, '/mcp', body);
+      return { status: r.status, ...(JSON.parse(r.body) as { id: unknown; error: { code: number; message: string } }) };
+    };
+    expect(await refusal('{bad')).toMatchObject({ status: 400, id: null, error: { code: -32700 } });
+    expect(await refusal('[{"jsonrpc":"2.0","id":2,"method":"ping"},')).toMatchObject({ status: 400, id: null, error: { code: -32700 } });
+    expect(await refusal('[]')).toMatchObject({ status: 400, id: null, error: { code: -32600, message: 'Invalid Request: the batch is empty.' } });
+    expect(await refusal('{"jsonrpc":"2.0","id":5}')).toMatchObject({ status: 400, id: 5, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: not a JSON-RPC 2.0 message/) } });
+    expect(await refusal('[{"jsonrpc":"2.0","id":6,"method":"ping"},7]')).toMatchObject({ status: 400, id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: message 2 of the batch is not/) } });
+    // A valid batch is answered, each request on the response stream.
+    const batch = await rawPost(session, '/mcp', JSON.stringify([
+      { jsonrpc: '2.0', id: 8, method: 'ping' },
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'memory', arguments: 'x' } },
+    ]));
+    expect(batch.status).toBe(200);
+    const events = batch.body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { id: number });
+    expect(events.sort((a, b) => a.id - b.id)).toEqual([
+      { jsonrpc: '2.0', id: 8, result: {} },
+      { jsonrpc: '2.0', id: 9, error: { code: -32602, message: 'Invalid params for tools/call: params.arguments must be an object, not a string.' } },
+    ]);
 
     const client = await connect();
     for (const [args, kind] of [

@@ -25,13 +25,15 @@
  * A session ended either way gets a 404 next time and, as the protocol says, its client starts a
  * new one.
  * Errors sent back name the fix and never a host path of a memory root. A body that is not JSON
- * is -32700 (Parse error), as JSON-RPC says.
+ * is -32700 (Parse error); JSON that is no JSON-RPC message, or a batch that is empty or holds
+ * one, is -32600 (Invalid Request), as JSON-RPC says. A valid batch is the SDK's to answer (one
+ * SSE event per answer).
  */
 import { randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
 import * as path from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { MODES, type Mode } from '../../common/memory/constants';
 import type { ChangeSource } from '../journal/session-changes';
 import type { ContextBuilder } from '../memory/context-builder';
@@ -48,6 +50,7 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** A session with a request this recently is in use: never ended to make room for a new one. */
 export const IN_USE_MS = 10 * 60 * 1000;
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 
 export interface McpHttpEndpointOptions {
   /** The host's services, shared by every session. */
@@ -87,16 +90,42 @@ class BindingError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly code?: number,
-    readonly headers: Readonly<Record<string, string>> = {},
+    readonly answer: ErrorDetails = {},
   ) {
     super(message);
   }
 }
 
-function sendError(res: http.ServerResponse, status: number, message: string, code = status === 404 ? -32001 : -32600, headers: Readonly<Record<string, string>> = {}): void {
+interface ErrorDetails {
+  /** The JSON-RPC error code (default: -32001 for a 404, else -32600). */
+  readonly code?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The id of the request refused, when it has one. */
+  readonly id?: RequestId | null;
+}
+
+function sendError(res: http.ServerResponse, status: number, message: string, details: ErrorDetails = {}): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  const code = details.code ?? (status === 404 ? -32001 : INVALID_REQUEST);
+  res.writeHead(status, { ...details.headers, 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: details.id ?? null }));
+}
+
+const NOT_JSON_RPC = 'not a JSON-RPC 2.0 message. Send an object with "jsonrpc": "2.0" and a "method" (with an "id" for a request), or a "result" or "error" with the "id" it answers.';
+
+/**
+ * Refuses a body that is no JSON-RPC message or batch of them with -32600, as JSON-RPC says. The
+ * SDK's transport answers these -32700 (Parse error, which is for text that is not JSON), and an
+ * empty batch with 202 and nothing at all.
+ */
+function checkJsonRpc(body: unknown): void {
+  if (!Array.isArray(body)) {
+    if (JSONRPCMessageSchema.safeParse(body).success) return;
+    const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
+    throw new BindingError(400, `Invalid Request: ${NOT_JSON_RPC}`, { id: typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : null });
+  }
+  if (body.length === 0) throw new BindingError(400, 'Invalid Request: the batch is empty.');
+  const bad = body.findIndex((m) => !JSONRPCMessageSchema.safeParse(m).success);
+  if (bad !== -1) throw new BindingError(400, `Invalid Request: message ${bad + 1} of the batch is ${NOT_JSON_RPC}`);
 }
 
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
@@ -110,7 +139,7 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
-    throw new BindingError(400, 'Parse error: the request body is not JSON.', PARSE_ERROR);
+    throw new BindingError(400, 'Parse error: the request body is not JSON.', { code: PARSE_ERROR });
   }
 }
 
@@ -162,8 +191,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       throw new BindingError(
         503,
         `Cairn already has ${maxSessions} MCP sessions, each in use (a request in the last ${Math.round(inUseMs / 60_000)} minutes or one in flight), and ends none of them for a new one. Retry in ${retryAfter} s, or end a session you no longer need (DELETE /mcp with its Mcp-Session-Id).`,
-        undefined,
-        { 'retry-after': String(retryAfter) },
+        { headers: { 'retry-after': String(retryAfter) } },
       );
     }
     live.delete(quiet[0]);
@@ -222,7 +250,13 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
           if (busy) s.inFlight++;
           s.lastUsed = now();
           try {
-            await s.transport.handleRequest(req, res);
+            if (req.method === 'POST') {
+              const body = await readJson(req);
+              checkJsonRpc(body);
+              await s.transport.handleRequest(req, res, body);
+            } else {
+              await s.transport.handleRequest(req, res);
+            }
           } finally {
             if (busy) s.inFlight--;
             s.lastUsed = now();
@@ -234,7 +268,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
         if (!isInitializeRequest(body)) return sendError(res, 400, 'No MCP session: send an initialize request first, then the Mcp-Session-Id it returns.');
         await open(req, res, url, body);
       } catch (err) {
-        if (err instanceof BindingError) return sendError(res, err.status, err.message, err.code, err.headers);
+        if (err instanceof BindingError) return sendError(res, err.status, err.message, err.answer);
         throw err;
       }
     },
