@@ -1,7 +1,7 @@
 // The str_replace errors echo old_str as the reference does up to MAX_ECHOED_OLD_STR characters,
 // and cut a longer one (with an ellipsis and its length) instead of echoing megabytes.
 import { describe, expect, it } from 'vitest';
-import { errors, MAX_ECHOED_OLD_STR } from './texts';
+import { errors, MAX_ECHOED_LINES, MAX_ECHOED_OLD_STR } from './texts';
 
 describe('old_str in the str_replace errors', () => {
   it('is echoed whole up to the bound, byte for byte as the reference prints it', () => {
@@ -25,5 +25,14 @@ describe('old_str in the str_replace errors', () => {
     // The cut never splits a surrogate pair.
     const emoji = '😀'.repeat(MAX_ECHOED_OLD_STR + 5);
     expect(errors.noMatch(emoji, '/m')).toContain(`\`${'😀'.repeat(MAX_ECHOED_OLD_STR)}…\` (${MAX_ECHOED_OLD_STR + 5} characters)`);
+  });
+
+  it('lists every occurrence line up to the bound, then the first ones and how many in all', () => {
+    const all = Array.from({ length: MAX_ECHOED_LINES }, (_, i) => i + 1);
+    expect(errors.multipleMatches('x', all)).toContain(`in lines: ${all.join(', ')}. Please`);
+    const many = Array.from({ length: 50_000 }, (_, i) => i + 1);
+    const text = errors.multipleMatches('x', many);
+    expect(text).toBe(`No replacement was performed. Multiple occurrences of old_str \`x\` in lines: ${all.join(', ')}, … (50000 occurrences in all). Please ensure it is unique`);
+    expect(text.length).toBeLessThan(400);
   });
 });

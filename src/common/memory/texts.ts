@@ -92,6 +92,18 @@ function shownOldStr(oldStr: string): string {
   return count <= MAX_ECHOED_OLD_STR ? `\`${oldStr}\`` : `\`${oldStr.slice(0, cutAt)}…\` (${count} characters)`;
 }
 
+/** How many line numbers a multiple-occurrences error lists (the reference lists all). */
+export const MAX_ECHOED_LINES = 50;
+
+/**
+ * The lines of the occurrences: all of them, as the reference, up to MAX_ECHOED_LINES; else the
+ * first ones and how many in all (a file of 100 KiB of one-character lines listed 50 000 numbers).
+ */
+function shownLines(lines: readonly number[]): string {
+  if (lines.length <= MAX_ECHOED_LINES) return lines.join(', ');
+  return `${lines.slice(0, MAX_ECHOED_LINES).join(', ')}, … (${lines.length} occurrences in all)`;
+}
+
 /** The errors a model sees. Each is worded so it can act on it. */
 export const errors = {
   notFound: (path: string) => `The path ${path} does not exist. Please provide a valid path.`,
@@ -101,7 +113,7 @@ export const errors = {
   notAFile: (path: string) => `The path ${path} is not a file.`,
   noMatch: (oldStr: string, path: string) => `No replacement was performed, old_str ${shownOldStr(oldStr)} did not appear verbatim in ${path}.`,
   multipleMatches: (oldStr: string, lines: readonly number[]) =>
-    `No replacement was performed. Multiple occurrences of old_str ${shownOldStr(oldStr)} in lines: ${lines.join(', ')}. Please ensure it is unique`,
+    `No replacement was performed. Multiple occurrences of old_str ${shownOldStr(oldStr)} in lines: ${shownLines(lines)}. Please ensure it is unique`,
   emptyOldStr: (path: string) => `No replacement was performed: old_str is empty. Give the exact text in ${path} to replace.`,
   badInsertLine: (line: number, lineCount: number) =>
     `Invalid \`insert_line\` parameter: ${line}. It should be within the range of lines of the file: [0, ${lineCount}]`,
