@@ -4,32 +4,74 @@
  * provider's prompt cache holds across turns.
  *
  * Security: everything a memory file contains is untrusted. Each block says so in its first line,
- * descriptions are flattened to one escaped line, and no content can open or close one of the
- * wrapper tags (in any case or spacing): those are neutralized as `&lt;`.
+ * descriptions are flattened to one escaped line, controls other than tab and newline are removed
+ * from what a file shows (NUL, ESC...), and no content can open or close one of the wrapper tags:
+ * a `<`, or a bracket a model may read as one (＜ ‹ 〈 ˂ ...), that starts a wrapper tag however it
+ * is cased, spaced or interleaved with invisible characters (Default_Ignorable_Code_Point, format
+ * characters, combining marks), is neutralized as `&lt;`.
  */
 import { DESCRIPTION_MAX_CHARS, HOT_FILE_BYTES, HOT_TOTAL_BYTES, INDEX_MAX_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_BYTES, RELEVANT_MAX_FILES } from '../memory/constants';
 import { formatFileSize } from '../memory/texts';
 
 export const WRAPPER_TAGS = ['memory_index', 'hot_memories', 'memory_file', 'relevant_memories'] as const;
 
-/** Whitespace, controls and every invisible format character (zero-width, bidi, soft hyphen...). */
-const INVISIBLE = '\\s\\p{Cc}\\p{Cf}';
-/** `<` that starts a wrapper tag, opening or closing, however spaced or cased. */
-const WRAPPER_TAG = new RegExp(`<(?=[${INVISIBLE}]*/?[${INVISIBLE}]*(?:${WRAPPER_TAGS.join('|')})(?![a-z0-9_-]))`, 'giu');
+/**
+ * What a model may skip over between the characters of a tag: whitespace, controls, format
+ * characters (zero-width, bidi, soft hyphen...), every Default_Ignorable_Code_Point (U+034F,
+ * U+115F, U+3164, variation selectors, tag characters...) and combining marks.
+ */
+const INVISIBLE = '\\s\\p{Cc}\\p{Cf}\\p{M}\\p{Default_Ignorable_Code_Point}';
+/**
+ * `<` and the brackets a model may read as one: fullwidth and small forms, single guillemets and
+ * quotation marks, CJK and mathematical angle brackets, ornaments, modifier and syllabics look-alikes.
+ */
+export const LOOKALIKE_OPEN_BRACKETS =
+  '<\uff1c\ufe64\u2039\u00ab\u3008\u300a\u2329\u27e8\u27ea\u276c\u276e\u2770\u29fc\u02c2\u1438\u227a\ufe3f\ufe3d';
+/** `/` and what a model may read as one (a backslash too). */
+const LOOKALIKE_SLASHES = '/\\\\\uff0f\uff3c\u2215\u2044\u29f8\u2571\u27cb';
+/** A tag name letter by letter, each as itself or its fullwidth form, invisible characters allowed between. */
+function spelled(name: string): string {
+  return Array.from(name, (c) => `[${c}${String.fromCharCode(c.charCodeAt(0) + 0xfee0)}]`).join(`[${INVISIBLE}]*`);
+}
+/** A bracket that starts a wrapper tag, opening or closing, however cased, spaced or interleaved. */
+const WRAPPER_TAG = new RegExp(
+  `[${LOOKALIKE_OPEN_BRACKETS}](?=[${INVISIBLE}]*(?:[${LOOKALIKE_SLASHES}][${INVISIBLE}]*)?(?:${WRAPPER_TAGS.map(spelled).join('|')})(?![a-z0-9_-]))`,
+  'giu',
+);
 
 /** Makes `text` unable to open or close a wrapper tag. */
 export function neutralizeMarkup(text: string): string {
   return text.replace(WRAPPER_TAG, '&lt;');
 }
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]+/gu;
+/** Controls but tab and newline (NUL, ESC, CR, DEL, C1): never part of what a memory shows. */
+const SHOWN_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
+
+/**
+ * Memory text as agents are shown it: without controls other than tab and newline (a hand-placed
+ * file can hold NUL or terminal escapes). What the scanners judge is this text.
+ */
+export function shownText(text: string): string {
+  return text.replace(SHOWN_CONTROL, '');
+}
+
+/** Controls, separators and invisible characters: a space in a description. */
+const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]+/gu;
+
+/**
+ * A description as it is shown, before escaping: one line (controls and invisible characters as
+ * spaces, whitespace collapsed) of at most DESCRIPTION_MAX_CHARS characters. The scanners judge
+ * this text, not only the raw value.
+ */
+export function descriptionText(raw: string): string {
+  const line = raw.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  const chars = Array.from(line);
+  return chars.length > DESCRIPTION_MAX_CHARS ? `${chars.slice(0, DESCRIPTION_MAX_CHARS - 1).join('')}…` : line;
+}
 
 /** A description as one escaped line of at most DESCRIPTION_MAX_CHARS characters. */
 export function cleanDescription(raw: string): string {
-  const line = raw.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
-  const chars = Array.from(line);
-  const short = chars.length > DESCRIPTION_MAX_CHARS ? `${chars.slice(0, DESCRIPTION_MAX_CHARS - 1).join('')}…` : line;
-  return short.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return descriptionText(raw).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 const encoder = new TextEncoder();
@@ -60,7 +102,7 @@ export function truncateUtf8(text: string, maxBytes: number): string {
 }
 
 function attribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return neutralizeMarkup(value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
 }
 
 export interface IndexEntry {
@@ -94,7 +136,7 @@ export function renderIndex(entries: readonly IndexEntry[], notes: readonly stri
   let shown = 0;
   for (const entry of entries) {
     const description = entry.description ? cleanDescription(entry.description) : '';
-    const line = neutralizeMarkup(description ? `${entry.path}: ${description}` : entry.path);
+    const line = neutralizeMarkup(shownText(description ? `${entry.path}: ${description}` : entry.path));
     const bytes = utf8Length(line) + 1;
     if (size + bytes > INDEX_MAX_BYTES) break;
     size += bytes;
@@ -121,7 +163,8 @@ export const HOT_HEADER =
 function fileBlock(file: HotFile, maxBytes: number): string {
   const total = utf8Length(file.content);
   // Neutralized first, so the cut bounds what is shown; one trailing newline belongs to the file.
-  const safe = neutralizeMarkup(file.content.endsWith('\n') ? file.content.slice(0, -1) : file.content);
+  const shown = shownText(file.content);
+  const safe = neutralizeMarkup(shown.endsWith('\n') ? shown.slice(0, -1) : shown);
   const body =
     utf8Length(safe) > maxBytes
       ? `${truncateUtf8(safe, maxBytes)}\n[Cairn: this shows the first ${formatFileSize(maxBytes)} of ${formatFileSize(total)}; view ${file.path} for the rest.]`
@@ -166,7 +209,7 @@ export function renderRelevant(files: readonly RelevantFile[]): string {
   for (const file of files.slice(0, RELEVANT_MAX_FILES)) {
     const room = RELEVANT_MAX_BYTES - size - utf8Length(`<memory_file path="${attribute(file.path)}">\n\n</memory_file>\n`) - 1;
     if (room < 40) break;
-    const excerpt = truncateUtf8(neutralizeMarkup(file.excerpt), room);
+    const excerpt = truncateUtf8(neutralizeMarkup(shownText(file.excerpt)), room);
     const block = `<memory_file path="${attribute(file.path)}">\n${excerpt}\n</memory_file>`;
     size += utf8Length(block) + 1;
     blocks.push(block);
