@@ -9,10 +9,18 @@
  * too recently to tell a later change apart) is read every time and never kept. Pinned files count
  * whatever the cap cuts: a capped scope's pinned files past the cut are looked up one by one.
  * Rendering is pure (src/common/context), so the same state gives the same bytes.
+ *
+ * What the scanners flag (written outside Cairn, say by a pull) never reaches an agent unasked: a
+ * file whose head is flagged has its description withheld from the index and stays out of the
+ * relevant memories (and memory_search), a file flagged anywhere stays out of the hot set, and a
+ * file whose path has a flagged name (scanPath) is left out of all three, its name being the
+ * injection: the index only counts it. The scanners judge the text as agents would be shown it
+ * (render.ts: shownText, descriptionText). The index asks for a head's verdict only for the files
+ * it shows (it stops at INDEX_MAX_BYTES), and the verdict is kept like the head.
  */
 import { extractDescription } from './frontmatter';
 import { rankHot } from '../../common/context/ranking';
-import { cleanDescription, renderHotSet, renderIndex, renderRelevant, type HotFile, type RelevantFile } from '../../common/context/render';
+import { cleanDescription, descriptionText, renderHotSet, renderIndex, renderRelevant, shownText, type HotFile, type IndexEntry, type RelevantFile } from '../../common/context/render';
 import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FILES, SCOPES, type Scope } from '../../common/memory/constants';
 import { memoryIdentity } from '../../common/memory/identity';
 import { formatMemoryPath, isListedName } from '../../common/memory/paths';
@@ -20,12 +28,13 @@ import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { RuntimeError, type ListedEntry } from '../runtime/runtime';
 import type { ContextFile } from './context-file';
 import { promptTerms, rankRelevant, tokenize, wordMatches } from './relevance-index';
-import { scanContent, type ScanFinding } from './scanners/content-scanner';
+import { scanContent, scanPath, type ScanFinding } from './scanners/content-scanner';
 import type { AvailableScope, MemorySession } from './session';
 import type { UsageStore } from './usage-store';
 
 export type { ContextFile } from './context-file';
 
+/** A scanner finding on a file: `line` 0 means the file's path (a name the scanners flag). */
 export type ScanFlag = Pick<ScanFinding, 'kind' | 'rule' | 'line'>;
 
 export interface ContextSnapshot {
@@ -56,6 +65,13 @@ const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** How many files' scanner verdicts are kept (then they are computed again as asked). */
 const FLAGS_KEPT = 10_000;
 
+/** The index's note for files left out because their paths have flagged names. */
+export function withheldNamesNote(count: number): string {
+  return count === 1
+    ? '(1 file withheld: the content scanners flagged its name; a person can review it in Cairn)'
+    : `(${count} files withheld: the content scanners flagged their names; a person can review them in Cairn)`;
+}
+
 export class ContextBuilder {
   /**
    * Per scope root: the heads of the files its last listing held, by relative path, each with the
@@ -64,6 +80,8 @@ export class ContextBuilder {
   private readonly heads = new Map<string, Map<string, KeptHead>>();
   /** The scanners' verdict on each file's head, with the head it was given for. */
   private readonly flagCache = new Map<string, { readonly head: string; readonly flags: readonly ScanFlag[] }>();
+  /** The scanners' verdict on each path's names (a path's names never change). */
+  private readonly nameFlagCache = new Map<string, readonly ScanFlag[]>();
 
   private readonly scan: (text: string) => readonly ScanFinding[];
 
@@ -159,23 +177,31 @@ export class ContextBuilder {
     return heads;
   }
 
-  /** The memory index of a snapshot. */
+  /**
+   * The memory index of a snapshot: files whose paths have flagged names are only counted, and a
+   * file whose head the scanners flag is listed with its description withheld.
+   */
   index(snapshot: ContextSnapshot): string {
+    const entries: IndexEntry[] = [];
+    const flagged = (file: ContextFile): boolean => this.headFlags(file.path, file.head).length > 0;
+    for (const file of snapshot.files) if (this.nameFlags(file).length === 0) entries.push(new IndexLine(file, flagged));
+    const withheld = snapshot.files.length - entries.length;
     const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);
-    return renderIndex(snapshot.files, notes, snapshot.capped.map((scope) => formatMemoryPath(scope)));
+    if (withheld > 0) notes.push(withheldNamesNote(withheld));
+    return renderIndex(entries, notes, snapshot.capped.map((scope) => formatMemoryPath(scope)));
   }
 
   /** The hot set of a snapshot: pinned, then most used, read whole (files over the cap are skipped). */
   async hotSet(snapshot: ContextSnapshot, session: MemorySession): Promise<string> {
     const hot: HotFile[] = [];
     for (const file of rankHot(snapshot.files)) {
-      if (file.size > MAX_FILE_BYTES) continue;
+      if (file.size > MAX_FILE_BYTES || this.nameFlags(file).length > 0) continue;
       const b = session.scopes[file.scope];
       if (!b.available) continue;
       try {
         const content = strict.decode((await b.runtime.readFile(b.root, file.segments, MAX_FILE_BYTES)).data);
         // What the scanners flag (written outside Cairn, say by a pull) never reaches an agent unasked.
-        if (this.scan(content).length > 0) continue;
+        if (this.scan(shownText(content)).length > 0) continue;
         hot.push({ path: file.path, content });
       } catch {
         continue;
@@ -196,18 +222,55 @@ export class ContextBuilder {
   }
 
   /**
-   * What the scanners flag in a file's head (computed when first asked, then kept for that version
-   * of the file): the UI's warning badges, and what keeps a file out of the relevant memories.
+   * What the scanners flag in a file's path (line 0) and head (computed when first asked, then
+   * kept): the UI's warning badges, and what keeps a file out of the relevant memories and search.
    */
   flags(file: ContextFile): readonly ScanFlag[] {
+    const names = this.nameFlags(file);
+    const head = this.headFlags(file.path, file.head);
+    return names.length === 0 ? head : head.length === 0 ? names : [...names, ...head];
+  }
+
+  /** What the scanners flag in a path's names (scanPath), as flags on line 0. */
+  private nameFlags(file: ContextFile): readonly ScanFlag[] {
+    const kept = this.nameFlagCache.get(file.path);
+    if (kept) return kept;
+    const flags = scanPath(file.segments).map(({ kind, rule }): ScanFlag => ({ kind, rule, line: 0 }));
+    if (this.nameFlagCache.size >= FLAGS_KEPT) this.nameFlagCache.clear();
+    this.nameFlagCache.set(file.path, flags);
+    return flags;
+  }
+
+  /** What the scanners flag in a file's head, as agents would be shown it. */
+  private headFlags(path: string, head: string): readonly ScanFlag[] {
     // Kept by the head's text itself (the verdict depends on nothing else): sound for a file whose
     // version is not known yet, which is read again every time until it settles.
-    const kept = this.flagCache.get(file.path);
-    if (kept && kept.head === file.head) return kept.flags;
-    const flags = this.scan(file.head).map(({ kind, rule, line }) => ({ kind, rule, line }));
+    const kept = this.flagCache.get(path);
+    if (kept && kept.head === head) return kept.flags;
+    const flags = this.scan(shownText(head)).map(({ kind, rule, line }) => ({ kind, rule, line }));
     if (this.flagCache.size >= FLAGS_KEPT) this.flagCache.clear();
-    this.flagCache.set(file.path, { head: file.head, flags });
+    this.flagCache.set(path, { head, flags });
     return flags;
+  }
+}
+
+/**
+ * A file's line in the index. renderIndex reads the description only of the lines it shows (it
+ * stops at INDEX_MAX_BYTES), so the head's verdict is asked for those alone.
+ */
+class IndexLine implements IndexEntry {
+  constructor(
+    private readonly file: ContextFile,
+    private readonly flagged: (file: ContextFile) => boolean,
+  ) {}
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  get description(): string | null {
+    const { description } = this.file;
+    return description === null || !this.flagged(this.file) ? description : DESCRIPTION_WITHHELD;
   }
 }
 
@@ -249,11 +312,20 @@ function compareRels(a: readonly string[], b: readonly string[]): number {
   return a.length - b.length;
 }
 
-/** A file's description for the index, withheld when the scanners flag it. */
+export const DESCRIPTION_WITHHELD = '(description withheld: the content scanners flagged this file)';
+
+/**
+ * A file's description, withheld when the scanners flag it as written or as the index shows it
+ * (one line, controls and invisible characters as spaces: `previous\0instructions` is shown as
+ * `previous instructions`, which the scanners flag though they pass the raw value). The index also
+ * withholds the description of a file whose head is flagged (ContextBuilder.index).
+ */
 function describe(head: string, scan: (text: string) => readonly ScanFinding[]): string | null {
   const description = extractDescription(head);
-  if (description === null || scan(description).length === 0) return description;
-  return '(description withheld: the content scanners flagged it)';
+  if (description === null) return null;
+  const shown = descriptionText(description);
+  if (scan(description).length === 0 && (shown === description || scan(shown).length === 0)) return description;
+  return DESCRIPTION_WITHHELD;
 }
 
 /** The lines of a file's head that mention the prompt's terms (a few), else its description or start. */

@@ -22,7 +22,7 @@
  * rule, and the injection rules that need no lines around the hit (not exfiltration, which reads
  * the command around a source, nor chat-transcript, which needs two turns on lines of their own).
  */
-import { INJECTION_RULES, scanInjection } from './injection-rules';
+import { INJECTION_RULES, mayHoldInjection, scanInjection } from './injection-rules';
 import { LineBounds, type FindingKind, type RawFinding, type RuleInfo, type ScanContext } from './rule-types';
 import { SECRET_RULES, scanSecrets } from './secret-rules';
 
@@ -150,8 +150,10 @@ export function scanPath(names: readonly string[]): NameFinding[] {
   const raw: RawFinding[] = [];
   const ctx = contextOf(lines, raw, true);
   scanSecrets(ctx);
-  scanInjection(ctx);
+  const injection = mayHoldInjection(ctx.lower);
+  if (injection) scanInjection(ctx);
   findingsByName(lines, '\n', raw, found);
+  if (!injection) return sortedNameFindings(found);
   const words = lines.replace(EXTENSION, (m) => ' '.repeat(m.length));
   for (const [text, separator] of [
     [words.replace(NAME_JOINERS, ' '), '\n'],
@@ -161,6 +163,10 @@ export function scanPath(names: readonly string[]): NameFinding[] {
     scanInjection(contextOf(text, more, true));
     findingsByName(text, separator, more, found);
   }
+  return sortedNameFindings(found);
+}
+
+function sortedNameFindings(found: ReadonlyMap<string, { f: RawFinding; name: number }>): NameFinding[] {
   return [...found.values()]
     .sort((a, b) => a.name - b.name || (a.f.rule < b.f.rule ? -1 : a.f.rule > b.f.rule ? 1 : 0))
     .map(({ f, name }) => ({ kind: f.kind, rule: f.rule, name, message: nameMessageFor(f, name) }));

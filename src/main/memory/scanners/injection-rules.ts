@@ -679,6 +679,20 @@ function scanInvisible(ctx: ScanContext, reported: Reported): void {
   }
 }
 
+/** Every literal some injection rule starts from (exfiltration's aside), for mayHoldInjection. */
+const ALL_LITERALS: readonly string[] = [...PHRASE_ANCHORS.map((a) => a.literal), ...ANCHORED.keys()];
+
+/**
+ * Whether a short lower-cased text (a path's names) holds anything an injection rule other than
+ * exfiltration starts from: a cheap test that spares most names the scan.
+ */
+export function mayHoldInjection(lower: string): boolean {
+  if (ALL_LITERALS.some((l) => lower.includes(l))) return true;
+  INVISIBLE_RE.lastIndex = 0;
+  BIDI_RE.lastIndex = 0;
+  return INVISIBLE_RE.test(lower) || BIDI_RE.test(lower);
+}
+
 export function scanInjection(ctx: ScanContext): void {
   const reported: Reported = new Map();
   scanPhrases(ctx, reported);
