@@ -46,6 +46,9 @@ describe('cairn history', () => {
     expect((await listed('/memories/project/build.md')).versions.map((v) => v.op)).toEqual(['rename', 'update', 'create']);
     expect((await listed('/memories/project/ci')).versions.map((v) => v.op)).toEqual(['rename']);
     expect((await listed('/memories/global')).versions.map((v) => v.path)).toEqual(['/memories/global/style.md']);
+    // A scope's versions alone.
+    expect((await listed('--scope', 'project')).versions.map((v) => v.op)).toEqual(['rename', 'update', 'create']);
+    expect(await runCairn(['history', '--scope', 'nowhere', ...flags])).toMatchObject({ status: 2 });
   });
 
   it('shows what a version left, what a delete took away, and a change as a diff', async () => {
@@ -59,7 +62,7 @@ describe('cairn history', () => {
     expect((await runCairn(['history', 'show', deleted!.id, ...flags])).stdout.split('\n').slice(1).join('\n')).toBe('one\nthree\n');
     const diff = (await runCairn(['history', 'show', updated!.id, '--diff', ...flags])).stdout;
     expect(diff).toContain('--- /memories/global/a.md\tbefore\n+++ /memories/global/a.md\tafter\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n');
-    expect(await runCairn(['history', 'show', 'nope', ...flags])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: no version "nope"/) });
+    expect(await runCairn(['history', 'show', 'nope', ...flags])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: There is no version "nope"/) });
     expect((await runCairn(['history', 'show', ...flags])).status).toBe(2);
   });
 
@@ -127,8 +130,8 @@ describe('cairn history', () => {
       { command: 'create', path: '/memories/global/b.md', file_text: 'B\n' },
     ]);
     const [b] = (await listed('/memories/global/b.md')).versions;
-    expect(await runCairn(['restore', '/memories/global/a.md', '--to', b!.id, ...flags])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: version \S+ is not a version of \/memories\/global\/a.md/) });
-    expect(await runCairn(['restore', '/memories/global/a.md', '--to', 'nope', ...flags])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: no version "nope"/) });
+    expect(await runCairn(['restore', '/memories/global/a.md', '--to', b!.id, ...flags])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: Version \S+ is not a version of \/memories\/global\/a.md/) });
+    expect(await runCairn(['restore', '/memories/global/a.md', '--to', 'nope', ...flags])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: There is no version "nope"/) });
     expect((await runCairn(['restore', '/memories/global/a.md', ...flags])).status).toBe(2);
     expect((await listed()).versions).toHaveLength(2);
   });

@@ -143,6 +143,55 @@ describe('memory routes', () => {
   });
 });
 
+describe('history routes', () => {
+  const save = async (p: string, content: string) => {
+    const read = await client.memory.read({ workspaceId: wsA, path: p }).catch(() => null);
+    return client.memory.save({ workspaceId: wsA, path: p, content, expectedSha256: read?.sha256 ?? null });
+  };
+
+  it('lists a file\'s versions with who, why and lines added and removed, and reads both sides', async () => {
+    await save('/memories/project/a.md', 'one\ntwo\n');
+    await host.service.execute({ command: 'str_replace', path: '/memories/project/a.md', old_str: 'two', new_str: 'three' }, await host.registry.session(wsA), { mode: 'exec', actor: 'agent' });
+    await save('/memories/global/g.md', 'g\n');
+    const { versions, incompleteSince } = await client.history.list({ workspaceId: wsA, path: '/memories/project/a.md' });
+    expect(incompleteSince).toBeNull();
+    expect(versions.map((v) => [v.op, v.actor, v.cause, v.added, v.removed])).toEqual([
+      ['update', 'agent', 'tool', 1, 1],
+      ['create', 'user', 'ui', 2, 0],
+    ]);
+    expect((await client.history.list({ workspaceId: wsA, scope: 'global' })).versions.map((v) => v.path)).toEqual(['/memories/global/g.md']);
+    expect((await client.history.list({ workspaceId: wsA })).versions).toHaveLength(3);
+    expect(await client.history.read({ workspaceId: wsA, id: versions[0]!.id })).toMatchObject({ before: 'one\ntwo\n', after: 'one\nthree\n', beforeKnown: true, afterKnown: true });
+    // A version of a scope this view does not see is not there for it.
+    await expect(client.history.read({ workspaceId: null, id: versions[0]!.id })).rejects.toThrow(/no version/);
+  });
+
+  it('undoes a delete (the file comes back), refuses an undo whose file changed since, and restores an older version', async () => {
+    await save('/memories/workspace/notes.md', 'first\n');
+    await save('/memories/workspace/notes.md', 'second\n');
+    expect((await client.memory.delete({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).status).toBe('ok');
+    const [gone] = (await client.history.deleted({ workspaceId: wsA })).versions;
+    expect(gone).toMatchObject({ op: 'delete', path: '/memories/workspace/notes.md', actor: 'user' });
+    expect(await client.history.undo({ workspaceId: wsA, id: gone!.id })).toMatchObject({ status: 'ok', paths: ['/memories/workspace/notes.md'] });
+    expect((await client.memory.read({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).content).toBe('second\n');
+    expect((await client.history.deleted({ workspaceId: wsA })).versions).toEqual([]);
+    // The file changes after the second save: undoing that save now conflicts and changes nothing.
+    const [, , secondSave] = (await client.history.list({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).versions;
+    expect(secondSave).toMatchObject({ op: 'update', cause: 'ui' });
+    await save('/memories/workspace/notes.md', 'third\n');
+    expect(await client.history.undo({ workspaceId: wsA, id: secondSave!.id })).toMatchObject({ status: 'conflict', kind: 'changed', path: '/memories/workspace/notes.md' });
+    expect((await client.memory.read({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).content).toBe('third\n');
+    // Restore the first version: a new change of the person's.
+    const first = (await client.history.list({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).versions.at(-1)!;
+    expect(first).toMatchObject({ op: 'create' });
+    expect(await client.history.restore({ workspaceId: wsA, path: '/memories/workspace/notes.md', id: first.id })).toMatchObject({ status: 'ok' });
+    expect((await client.memory.read({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).content).toBe('first\n');
+    expect((await client.history.list({ workspaceId: wsA, path: '/memories/workspace/notes.md', limit: 1 })).versions[0]).toMatchObject({ actor: 'user', cause: `restore:${first.id}` });
+    expect(await client.history.restore({ workspaceId: wsA, path: '/memories/workspace/other.md', id: first.id })).toMatchObject({ status: 'error', message: expect.stringMatching(/is not a version of/) });
+    expect(await client.history.undo({ workspaceId: wsA, id: 'nope' })).toMatchObject({ status: 'error', message: expect.stringMatching(/no version "nope"/) });
+  });
+});
+
 describe('memory.onChange', () => {
   it('delivers changes with actor and identities, filtered per workspace and project', async () => {
     // A second workspace on another repository: its project and workspace events are not A's.

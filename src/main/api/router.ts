@@ -8,7 +8,7 @@
  * the server and unsubscribes when the client goes away.
  */
 import { implement, ORPCError } from '@orpc/server';
-import { contract } from '../../common/api/contract';
+import { contract, type Version } from '../../common/api/contract';
 import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { subscribeSession, type ChangeSource } from '../journal/session-changes';
@@ -16,12 +16,14 @@ import type { ContextBuilder } from '../memory/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
+import type { VersionHistory, VersionRow } from '../memory/version-history';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
 
 export interface RouterContext {
   readonly service: MemoryService;
+  readonly versions: VersionHistory;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
   readonly changes: ChangeSource;
@@ -156,6 +158,55 @@ export const router = os.router({
       }
     }),
   },
+  history: {
+    list: os.history.list.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        const { versions, incompleteSince } = context.versions.list(session, { path: input.path ?? undefined, scope: input.scope ?? undefined, limit: input.limit });
+        return { versions: versions.map(versionOut), incompleteSince };
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    deleted: os.history.deleted.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        return { versions: context.versions.deleted(session, { path: input.path ?? undefined, scope: input.scope ?? undefined, limit: input.limit }).map(versionOut) };
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    read: os.history.read.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        const { version, before, after } = context.versions.read(input.id, session);
+        return { version: versionOut(version), before: before ?? null, after: after ?? null, beforeKnown: before !== undefined, afterKnown: after !== undefined };
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    undo: os.history.undo.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        const outcome = await context.versions.undo(input.id, session);
+        if (outcome.status === 'conflict') return outcome;
+        const v = outcome.version;
+        const what = outcome.files === 1 ? v.path : `${outcome.files} files`;
+        return { status: 'ok' as const, message: `Undid the ${v.op} of ${what}.`, paths: [...outcome.paths] };
+      } catch (err) {
+        const message = personError(err);
+        if (message === null) fail(err);
+        return { status: 'error' as const, message };
+      }
+    }),
+    restore: os.history.restore.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      return change(async () => {
+        const { path, created } = await context.versions.restore(input.path, input.id, session);
+        return created ? `Restored ${path}: created again.` : `Restored ${path} to that version.`;
+      });
+    }),
+  },
   workspaces: {
     list: os.workspaces.list.handler(({ context }) => context.registry.list().map(workspaceInfo)),
     add: os.workspaces.add.handler(async ({ input, context }) => {
@@ -191,6 +242,11 @@ export const router = os.router({
 export type AppRouter = typeof router;
 
 /** The router's context from a host's services (one set per process: see src/main/host). */
+/** A version as the API gives it (the store's owner and hashes stay inside). */
+function versionOut(v: VersionRow): Version {
+  return { id: v.id, at: v.at, batch: v.batch, scope: v.scope, path: v.path, oldPath: v.oldPath ?? null, op: v.op, actor: v.actor, cause: v.cause, added: v.added, removed: v.removed };
+}
+
 export function createRouterContext(options: RouterContext): RouterContext {
-  return { service: options.service, registry: options.registry, builder: options.builder, changes: options.changes, setupHome: options.setupHome };
+  return { service: options.service, versions: options.versions, registry: options.registry, builder: options.builder, changes: options.changes, setupHome: options.setupHome };
 }

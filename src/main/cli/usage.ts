@@ -113,6 +113,7 @@ version with the bytes before and after, under Cairn's home (never in a memory r
                            newest 20 of each file, and at most 64 MiB per scope
 
 Options:
+  --scope S        only the versions of one scope: global, project or workspace
   --json           print JSON instead of a table
   --limit N        at most N versions (default 50)
   --cwd DIR        the checkout (default: the current directory)

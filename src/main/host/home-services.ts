@@ -30,6 +30,7 @@
  * It is idempotent; the services must not be used after it.
  */
 import { HistoryStore } from '../history/history-store';
+import { VersionHistory } from '../memory/version-history';
 import { ChangeFeed, type ChangeFeedOptions } from '../journal/change-feed';
 import { Journal } from '../journal/journal';
 import { ContextBuilder } from '../memory/context-builder';
@@ -65,6 +66,8 @@ export interface HomeServices {
   readonly journal: Journal;
   readonly history: HistoryStore;
   readonly service: MemoryService;
+  /** What a person does with the history: list, read, restore, undo (the CLI's and the API's). */
+  readonly versions: VersionHistory;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
   /** The live change feed, when asked for (OpenHomeOptions.feed). */
@@ -86,6 +89,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const journal = new Journal(home);
   const history = new HistoryStore(home);
   const service = new MemoryService({ usage, sink: journal, history });
+  const versions = new VersionHistory(history, service);
   const registry = new WorkspaceRegistry(home, {
     local: runtime,
     ...(options.ssh ? { ssh: options.ssh } : {}),
@@ -102,6 +106,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     journal,
     history,
     service,
+    versions,
     registry,
     builder,
     changes,
