@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
 import { router, type AppRouter } from '../../src/main/api/router';
+import { runCairn } from '../support/cli';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
@@ -189,6 +190,25 @@ describe('history routes', () => {
     expect((await client.history.list({ workspaceId: wsA, path: '/memories/workspace/notes.md', limit: 1 })).versions[0]).toMatchObject({ actor: 'user', cause: `restore:${first.id}` });
     expect(await client.history.restore({ workspaceId: wsA, path: '/memories/workspace/other.md', id: first.id })).toMatchObject({ status: 'error', message: expect.stringMatching(/is not a version of/) });
     expect(await client.history.undo({ workspaceId: wsA, id: 'nope' })).toMatchObject({ status: 'error', message: expect.stringMatching(/no version "nope"/) });
+
+  });
+
+  it('the change stream carries each change\'s history id, which undo takes (here and from another process through the journal)', async () => {
+    const events = await collect(wsA, async () => {
+      await save('/memories/global/s.md', 's\n');
+      await client.memory.delete({ workspaceId: wsA, path: '/memories/global/s.md' });
+      // An agent in another process: its event comes through the journal.
+      await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'create', path: '/memories/global/other.md', file_text: 'o' })]);
+    }, 3);
+    const versions = (await client.history.list({ workspaceId: wsA, scope: 'global' })).versions;
+    expect(events.map((e) => [e.op, e.historyId])).toEqual([
+      ['create', versions[2]!.id],
+      ['delete', versions[1]!.id],
+      ['create', versions[0]!.id],
+    ]);
+    expect(await client.history.undo({ workspaceId: wsA, id: events[1]!.historyId! })).toMatchObject({ status: 'ok' });
+    const line = JSON.parse((await fs.readFile(path.join(sb.home, 'journal', 'journal.jsonl'), 'utf8')).trim().split('\n')[1]!) as { historyId?: string };
+    expect(line.historyId).toBe(versions[1]!.id);
   });
 });
 

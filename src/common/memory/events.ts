@@ -20,6 +20,11 @@ export const memoryChangeEventSchema = z.object({
   sha256: z.string().nullable(),
   /** ISO 8601 time of the change. */
   at: z.string(),
+  /**
+   * The change's version in the history (its first file's, for a directory): what `history.undo`
+   * takes to undo it. Absent where nothing was recorded (an outside edit, history unavailable).
+   */
+  historyId: z.string().optional(),
 });
 
 export type MemoryChangeEvent = z.infer<typeof memoryChangeEventSchema>;

@@ -60,6 +60,7 @@ export function journalLine(event: MemoryChangeEvent, pid: number): string {
     projectId: event.projectId,
     sha256: event.sha256,
     at: event.at,
+    ...(event.historyId !== undefined ? { historyId: event.historyId } : {}),
     pid,
   });
   return `${JSON.stringify(line)}\n`;

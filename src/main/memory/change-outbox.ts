@@ -66,10 +66,13 @@ export class ChangeOutbox {
    * batch, then each change's event is delivered, in order.
    */
   emitBatch(session: MemorySession, actor: Actor, changes: ReadonlyArray<{ change: Change; content: Uint8Array | string | null; files: readonly FileChange[] }>, cause: string): void {
+    // The history id each change's event carries: its first file's version (undo takes the batch).
+    const historyIds: Array<string | undefined> = changes.map(() => undefined);
     if (this.history) {
-      const recorded = changes.flatMap(({ change, files }) => {
-        const owner = scopeOwner(change.scope, session);
-        if (owner === null) return [];
+      const owners = changes.map(({ change }) => scopeOwner(change.scope, session));
+      const recorded = changes.flatMap(({ change, files }, i) => {
+        const owner = owners[i];
+        if (owner === null || owner === undefined) return [];
         return files.map((f) => ({
           owner,
           scope: change.scope,
@@ -84,14 +87,23 @@ export class ChangeOutbox {
           projectId: session.projectId,
         }));
       });
-      if (recorded.length > 0) this.history.record(recorded);
+      if (recorded.length > 0) {
+        const ids = this.history.record(recorded);
+        let next = 0;
+        changes.forEach(({ files }, i) => {
+          if (owners[i] === null || files.length === 0) return;
+          historyIds[i] = ids[next];
+          next += files.length;
+        });
+      }
     }
-    for (const { change, content } of changes) this.deliver(session, actor, change, content);
+    changes.forEach(({ change, content }, i) => this.deliver(session, actor, change, content, historyIds[i]));
   }
 
-  private deliver(session: MemorySession, actor: Actor, change: Change, content: Uint8Array | string | null): void {
+  private deliver(session: MemorySession, actor: Actor, change: Change, content: Uint8Array | string | null, historyId: string | undefined): void {
     const event: MemoryChangeEvent = {
       ...change,
+      ...(historyId ? { historyId } : {}),
       sha256: content === null || typeof content === 'string' ? content : sha256(content),
       actor,
       workspaceId: session.workspaceId,
