@@ -92,6 +92,16 @@ function shownOldStr(oldStr: string): string {
   return count <= MAX_ECHOED_OLD_STR ? `\`${oldStr}\`` : `\`${oldStr.slice(0, cutAt)}…\` (${count} characters)`;
 }
 
+/**
+ * The note of an index (`file`) or a directory view (`entry`) that left out names the content
+ * scanners flag: the names themselves would carry what was flagged to the model.
+ */
+export function withheldNames(count: number, noun: 'file' | 'entry'): string {
+  return count === 1
+    ? `(1 ${noun} withheld: the content scanners flagged its name; a person can review it in Cairn)`
+    : `(${count} ${noun === 'file' ? 'files' : 'entries'} withheld: the content scanners flagged their names; a person can review them in Cairn)`;
+}
+
 /** How many line numbers a multiple-occurrences error lists (the reference lists all). */
 export const MAX_ECHOED_LINES = 50;
 

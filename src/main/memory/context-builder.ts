@@ -24,6 +24,7 @@ import { cleanDescription, descriptionText, renderHotSet, renderIndex, renderRel
 import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FILES, SCOPES, type Scope } from '../../common/memory/constants';
 import { memoryIdentity } from '../../common/memory/identity';
 import { formatMemoryPath, isListedName } from '../../common/memory/paths';
+import { withheldNames } from '../../common/memory/texts';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { RuntimeError, type ListedEntry } from '../runtime/runtime';
 import type { ContextFile } from './context-file';
@@ -64,13 +65,6 @@ const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** How many files' scanner verdicts are kept (then they are computed again as asked). */
 const FLAGS_KEPT = 10_000;
-
-/** The index's note for files left out because their paths have flagged names. */
-export function withheldNamesNote(count: number): string {
-  return count === 1
-    ? '(1 file withheld: the content scanners flagged its name; a person can review it in Cairn)'
-    : `(${count} files withheld: the content scanners flagged their names; a person can review them in Cairn)`;
-}
 
 export class ContextBuilder {
   /**
@@ -187,7 +181,7 @@ export class ContextBuilder {
     for (const file of snapshot.files) if (this.nameFlags(file).length === 0) entries.push(new IndexLine(file, flagged));
     const withheld = snapshot.files.length - entries.length;
     const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);
-    if (withheld > 0) notes.push(withheldNamesNote(withheld));
+    if (withheld > 0) notes.push(withheldNames(withheld, 'file'));
     return renderIndex(entries, notes, snapshot.capped.map((scope) => formatMemoryPath(scope)));
   }
 

@@ -91,3 +91,19 @@ describe("an agent's rename", () => {
     expect((await sb.run({ command: 'rename', old_path: '/memories/global/a.md', new_path: '/memories/global/archive/a.md' })).ok).toBe(true);
   });
 });
+
+describe("a view of a directory holding names placed by hand that the scanners flag", () => {
+  it('counts them instead of showing them', async () => {
+    await fs.mkdir(path.join(sb.roots.global, INJECTION), { recursive: true });
+    await fs.writeFile(path.join(sb.roots.global, INJECTION, 'obey.md'), 'x');
+    await fs.writeFile(path.join(sb.roots.global, `key ${TOKEN}.md`), 'x');
+    await fs.writeFile(path.join(sb.roots.global, 'fine.md'), 'x');
+    for (const p of ['/memories/global', '/memories']) {
+      const view = await sb.run({ command: 'view', path: p });
+      expect(view.output).toContain('/memories/global/fine.md');
+      expect(view.output).not.toMatch(/ignore all previous|ghp_|obey/);
+      // The directory and its file, and the file with the token.
+      expect(view.output.split('\n').at(-1)).toBe('(3 entries withheld: the content scanners flagged their names; a person can review them in Cairn)');
+    }
+  });
+});

@@ -24,6 +24,7 @@ import {
   formatFileSize,
   insertedText,
   renamedText,
+  withheldNames,
   type ViewRow,
 } from '../../common/memory/texts';
 import { RuntimeError } from '../runtime/runtime';
@@ -42,11 +43,18 @@ function lineOf(content: string, offset: number): number {
   return line;
 }
 
+/** The note of a view that left out entries with flagged names. */
+function withheldNote(count: number): string[] {
+  return count === 0 ? [] : [withheldNames(count, 'entry')];
+}
+
 /** A directory view's rows. */
 interface Listing {
   readonly size: string;
   readonly entries: ViewRow[];
   readonly truncated: boolean;
+  /** Entries left out because the scanners flag their names. */
+  readonly withheld: number;
 }
 
 /**
@@ -133,6 +141,7 @@ export class MemoryTool {
 
   private async viewRoot(session: MemorySession): Promise<string> {
     const rows: ViewRow[] = [];
+    let withheld = 0;
     for (const scope of SCOPES) {
       const b = session.scopes[scope];
       const scopePath = formatMemoryPath(scope);
@@ -152,8 +161,9 @@ export class MemoryTool {
         continue;
       }
       rows.push({ size: listed.size, path: `${scopePath}/` }, ...listed.entries);
+      withheld += listed.withheld;
     }
-    return directoryViewText(MEMORY_ROOT, '-', rows);
+    return directoryViewText(MEMORY_ROOT, '-', rows, withheldNote(withheld));
   }
 
   private async view(target: InScope, session: MemorySession, actor: Actor, viewRange?: [number, number]): Promise<string> {
@@ -170,8 +180,8 @@ export class MemoryTool {
         if (err.code !== 'EISDIR') throw toolError(err, 'view', target.path, { ENOTDIR: () => errors.notFound(target.path) });
       }
     }
-    const { size, entries, truncated } = await this.listDirectory(b, target.segments, target.path, VIEW_DEPTH);
-    const notes = truncated ? [`(listing stopped at ${MAX_FILES_PER_SCOPE} entries)`] : [];
+    const { size, entries, truncated, withheld } = await this.listDirectory(b, target.segments, target.path, VIEW_DEPTH);
+    const notes = [...(truncated ? [`(listing stopped at ${MAX_FILES_PER_SCOPE} entries)`] : []), ...withheldNote(withheld)];
     return directoryViewText(target.path, size, entries, notes);
   }
 
@@ -185,11 +195,18 @@ export class MemoryTool {
     // One more than the cap, to tell a full listing from a cut one.
     const listed = await b.runtime.list(b.root, segments, { depth, limit: MAX_FILES_PER_SCOPE + 1 });
     if (listed === null) throw new MemoryToolError(errors.notFound(path));
-    const entries = listed.slice(0, MAX_FILES_PER_SCOPE).map((e) => ({
-      size: formatFileSize(e.size),
-      path: `${path}/${e.rel.join('/')}${e.type === 'directory' ? '/' : ''}`,
-    }));
-    return { size: formatFileSize(stat?.size ?? 0), entries, truncated: listed.length > MAX_FILES_PER_SCOPE };
+    const entries: ViewRow[] = [];
+    let withheld = 0;
+    for (const e of listed.slice(0, MAX_FILES_PER_SCOPE)) {
+      // A name the scanners flag (placed by hand: an agent could not have written it) would carry
+      // its secret or instruction into the model's view; it is counted, not shown.
+      if (scanPath([...segments, ...e.rel]).length > 0) {
+        withheld++;
+        continue;
+      }
+      entries.push({ size: formatFileSize(e.size), path: `${path}/${e.rel.join('/')}${e.type === 'directory' ? '/' : ''}` });
+    }
+    return { size: formatFileSize(stat?.size ?? 0), entries, truncated: listed.length > MAX_FILES_PER_SCOPE, withheld };
   }
 
   // ---- writes ----
