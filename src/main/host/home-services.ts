@@ -22,14 +22,15 @@
  * - `registry`: the workspaces of <home>/config.json, reached through `runtime` (and SSH);
  * - `builder`: the ContextBuilder (index, hot set, relevance, the UI's listing);
  * - `changes`, with `feed`: a ChangeFeed (this process's writes, other processes' through the
- *   journal, outside edits to watched roots), for the hosts that follow changes live (the app,
- *   `cairn serve`, `cairn mcp`); null otherwise.
+ *   journal, outside edits to watched roots, each recorded in the history: OutsideEdits), for the
+ *   hosts that follow changes live (the app, `cairn serve`, `cairn mcp`); null otherwise.
  *
  * close() stops the feed (watchers, the journal tail), then writes the usage still pending, then
  * waits for a journal rotation in progress: after it, everything the process did is on disk.
  * It is idempotent; the services must not be used after it.
  */
 import { HistoryStore } from '../history/history-store';
+import { OutsideEdits } from '../memory/outside-edits';
 import { VersionHistory } from '../memory/version-history';
 import { ChangeFeed, type ChangeFeedOptions } from '../journal/change-feed';
 import { Journal } from '../journal/journal';
@@ -97,7 +98,8 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   });
   const builder = new ContextBuilder(usage);
   const feedOptions = options.feed === true ? {} : options.feed || null;
-  const changes = feedOptions ? new ChangeFeed({ ...feedOptions, home, journal, service }) : null;
+  const outsideEdits = new OutsideEdits(history);
+  const changes = feedOptions ? new ChangeFeed({ ...feedOptions, home, journal, service, recordOutside: (e, s) => outsideEdits.record(e, s) }) : null;
   let closing: Promise<void> | null = null;
   return {
     home,

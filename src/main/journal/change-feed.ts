@@ -59,6 +59,11 @@ export interface ChangeFeedOptions {
    * Default: a timer that does not keep the process alive. Tests pass one they fire themselves.
    */
   readonly schedule?: (fn: () => void, ms: number) => () => void;
+  /**
+   * Records an outside edit in the version history (memory/outside-edits.ts) before it is
+   * delivered, which then carries the version's id; outside edits are delivered in the order found.
+   */
+  readonly recordOutside?: (event: MemoryChangeEvent, session: MemorySession) => Promise<string | undefined>;
 }
 
 function scheduleTimer(fn: () => void, ms: number): () => void {
@@ -103,6 +108,8 @@ export class ChangeFeed {
   private readonly recent: { event: MemoryChangeEvent; t: number }[] = [];
   private readonly closing = new Set<Promise<void>>();
   private tail: JournalTail | null = null;
+  /** Outside edits being recorded, one after another (see outside()). */
+  private outsideChain: Promise<void> = Promise.resolve();
   private unhook: (() => void) | null = null;
   /** Cancels the end of the sources' linger, while they linger with no subscriber. */
   private stopTimer: (() => void) | null = null;
@@ -219,13 +226,14 @@ export class ChangeFeed {
   private startRoot(root: WatchedRoot): void {
     if (root.watcher) return;
     const b = root.session.scopes[root.scope];
+    const found = (e: MemoryChangeEvent) => this.outside(e, root.session);
     if (b.available && b.runtime.label.startsWith('ssh:')) {
-      root.watcher = new SshPoller(root.session, root.scope, { onChange: (e) => this.deliver(e, 'external'), seen: (e) => this.seen(e) });
+      root.watcher = new SshPoller(root.session, root.scope, { onChange: found, seen: (e) => this.seen(e) });
       return;
     }
     root.watcher = new ExternalWatcher(root.session, {
       scopes: [root.scope],
-      onChange: (e) => this.deliver(e, 'external'),
+      onChange: found,
       seen: (e) => this.seen(e),
       ...(this.options.debounceMs !== undefined ? { debounceMs: this.options.debounceMs } : {}),
     });
@@ -256,6 +264,19 @@ export class ChangeFeed {
     this.tail?.check();
     this.prune(performance.now());
     return this.recent.some((r) => accountsFor(r.event, found));
+  }
+
+  /** An outside edit: recorded in the history (when asked), then delivered with its version's id. */
+  private outside(event: MemoryChangeEvent, session: MemorySession): void {
+    const record = this.options.recordOutside;
+    if (!record) {
+      this.deliver(event, 'external');
+      return;
+    }
+    this.outsideChain = this.outsideChain.then(async () => {
+      const historyId = await record(event, session);
+      this.deliver(historyId ? { ...event, historyId } : event, 'external');
+    });
   }
 
   private deliver(event: MemoryChangeEvent, origin: ChangeOrigin): void {
