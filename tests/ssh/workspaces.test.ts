@@ -133,6 +133,14 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
         { op: 'create', path: '/memories/project/pulled.md', actor: 'external' },
         { op: 'create', path: '/memories/project/later.md', actor: 'external' },
       ]);
+      // Each is a version in the history, with the bytes found on the remote host (issue 18).
+      const { versions } = await client.history.list({ workspaceId: ws.id, scope: 'project' });
+      expect(versions.map((v) => [v.op, v.actor, v.path])).toEqual([
+        ['create', 'external', '/memories/project/later.md'],
+        ['create', 'external', '/memories/project/pulled.md'],
+        ['create', 'user', '/memories/project/mine.md'],
+      ]);
+      expect(await client.history.read({ workspaceId: ws.id, id: versions[1]!.id })).toMatchObject({ before: null, after: 'from git pull\n' });
     });
 
     it('reports a changed host key, and trusting the new one replaces the old in Cairn\'s known_hosts', async () => {
