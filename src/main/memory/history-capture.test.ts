@@ -4,9 +4,12 @@
 // file's `after` is exactly what the disk holds, and its `before` what the disk held just before.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { seededRandom } from '../../../tests/support/random';
+import { testRuntime } from '../../../tests/support/ssh';
+import { startSshd, sshdAvailable, type Sshd } from '../../../tests/support/sshd';
+import type { SshRuntime } from '../runtime/ssh/ssh-runtime';
 import type { HistoryChange, HistorySink } from './history-capture';
 import { MemoryService } from './memory-service';
 
@@ -32,16 +35,31 @@ const run = async (input: Record<string, unknown>) => {
   return r.output;
 };
 
-beforeEach(async () => {
-  sb = await makeSandbox();
-  sink = new ListSink();
-  service = new MemoryService({ history: sink });
-});
-afterEach(async () => {
-  await sb.cleanup();
-});
+// The same over SSH, where a delete's and a rename's bytes come back with the remote operation.
+const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
+let runtime: SshRuntime | undefined;
 
-describe('the history of each change', () => {
+describe.each(RUNTIMES)('the history of each change, over the %s runtime', (kind) => {
+  let sshd: Sshd | null = null;
+  beforeAll(async () => {
+    if (kind !== 'ssh') return;
+    sshd = await startSshd();
+    runtime = testRuntime(sshd);
+  });
+  afterAll(async () => {
+    runtime?.connection.close();
+    runtime = undefined;
+    await sshd?.stop();
+  });
+  beforeEach(async () => {
+    sb = await makeSandbox({ runtime });
+    sink = new ListSink();
+    service = new MemoryService({ history: sink });
+  });
+  afterEach(async () => {
+    await sb.cleanup();
+  });
+
   it('records create, str_replace and insert with the bytes before and after, owner and cause', async () => {
     await run({ command: 'create', path: '/memories/project/a.md', file_text: 'one\n' });
     expect(sink.last).toEqual([

@@ -3,12 +3,15 @@
 // an undo meets a file changed since with a conflict and changes nothing; an undo can be undone.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { seededRandom } from '../../../tests/support/random';
+import { testRuntime } from '../../../tests/support/ssh';
+import { startSshd, sshdAvailable, type Sshd } from '../../../tests/support/sshd';
 import { scopeOwner } from '../../common/memory/identity';
 import { HistoryStore, type HistoryVersion } from '../history/history-store';
 import type { UndoStep } from './history-undo';
+import type { SshRuntime } from '../runtime/ssh/ssh-runtime';
 import { MemoryService } from './memory-service';
 
 let sb: Sandbox;
@@ -16,14 +19,10 @@ let history: HistoryStore;
 let service: MemoryService;
 const run = (input: Record<string, unknown>) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent' });
 
-beforeEach(async () => {
-  sb = await makeSandbox();
-  history = new HistoryStore(sb.home);
-  service = new MemoryService({ history });
-});
-afterEach(async () => {
-  await sb.cleanup();
-});
+// Over SSH the bytes a delete or a rename takes come back from the remote helper in the same
+// request (Runtime.remove/rename with capture); the undo must give back the same tree.
+const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
+let runtime: SshRuntime | undefined;
 
 /** Every file under the global root, with its bytes. */
 function tree(): Record<string, string> {
@@ -48,7 +47,27 @@ const batches = () => {
   return [...seen.values()]; // newest batch first
 };
 
-describe('undo', () => {
+describe.each(RUNTIMES)('undo over the %s runtime', (kind) => {
+  let sshd: Sshd | null = null;
+  beforeAll(async () => {
+    if (kind !== 'ssh') return;
+    sshd = await startSshd();
+    runtime = testRuntime(sshd);
+  });
+  afterAll(async () => {
+    runtime?.connection.close();
+    runtime = undefined;
+    await sshd?.stop();
+  });
+  beforeEach(async () => {
+    sb = await makeSandbox({ runtime });
+    history = new HistoryStore(sb.home);
+    service = new MemoryService({ history });
+  });
+  afterEach(async () => {
+    await sb.cleanup();
+  });
+
   it('undoes every change of a random mix, newest first, back to a byte-identical start', async () => {
     await run({ command: 'create', path: '/memories/global/start.md', file_text: 'the start\n' });
     const start = tree();

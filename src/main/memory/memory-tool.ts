@@ -27,9 +27,8 @@ import {
   withheldNames,
   type ViewRow,
 } from '../../common/memory/texts';
-import { RuntimeError } from '../runtime/runtime';
+import { RuntimeError, type Capture } from '../runtime/runtime';
 import type { ChangeOutbox } from './change-outbox';
-import { filesAt } from './history-capture';
 import { fileCases, mapRenameErrors, mapRuntimeErrors, toolError } from './error-mapper';
 import { scanPath } from './scanners/content-scanner';
 import type { AvailableScope, ExecuteOptions, MemorySession, ToolResult } from './session';
@@ -287,17 +286,18 @@ export class MemoryTool {
     });
   }
 
+  /** What a remove or rename is asked to read of the files it takes or moves: for the history, when there is one. */
+  private capture(): Capture | undefined {
+    return this.outbox.recordsHistory ? { maxBytes: MAX_FILE_BYTES } : undefined;
+  }
+
   private async delete(target: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = availableScope(session, target.scope);
     const missing = () => errors.notFoundForDelete(target.path);
     const removed = await mapRuntimeErrors(
       () =>
-        b.runtime.withLock(b.root, async () => {
-          // What the delete takes away, for the history: read under the lock, before it goes.
-          const files = this.outbox.recordsHistory ? await filesAt(b, target.segments) : [];
-          await b.runtime.remove(b.root, target.segments);
-          return files;
-        }),
+        // What the delete takes away, for the history: read by the remove itself, under the lock.
+        b.runtime.withLock(b.root, () => b.runtime.remove(b.root, target.segments, this.capture())),
       'delete',
       target.path,
       { ENOENT: missing, ENOTDIR: missing },
@@ -309,7 +309,7 @@ export class MemoryTool {
       options.actor,
       { scope: target.scope, path: target.path, op: 'delete' },
       null,
-      removed.map((f) => ({ rel: f.rel, before: f.data, after: null })),
+      removed.map((f) => ({ rel: f.rel, before: f.data ?? 'unknown', after: null })),
     );
     return deletedText(target.path);
   }
@@ -318,11 +318,7 @@ export class MemoryTool {
     const b = availableScope(session, source.scope);
     checkNames(dest, options.actor);
     const moved = await mapRenameErrors(b, source, dest, () =>
-      b.runtime.withLock(b.root, async () => {
-        const files = this.outbox.recordsHistory ? await filesAt(b, source.segments) : [];
-        await b.runtime.rename(b.root, source.segments, dest.segments);
-        return files;
-      }),
+      b.runtime.withLock(b.root, () => b.runtime.rename(b.root, source.segments, dest.segments, this.capture())),
     );
     const from = memoryIdentity(source.scope, session, source.segments);
     const to = memoryIdentity(dest.scope, session, dest.segments);
@@ -333,7 +329,7 @@ export class MemoryTool {
       { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename' },
       null,
       // Each file where it is now, and where it was: the same bytes.
-      moved.map((f) => ({ rel: [...dest.segments, ...f.rel.slice(source.segments.length)], oldRel: f.rel, before: f.data, after: f.data })),
+      moved.map((f) => ({ rel: [...dest.segments, ...f.rel.slice(source.segments.length)], oldRel: f.rel, before: f.data ?? 'unknown', after: f.data ?? 'unknown' })),
     );
     return renamedText(source.path, dest.path);
   }

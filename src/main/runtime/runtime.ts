@@ -122,6 +122,21 @@ export function unsafeRoot(kind: UnsafeRootKind, where: string): RuntimeError {
   return new RuntimeError('UNSAFE_ROOT', kind, undefined, unsafeRootDetail(kind, where));
 }
 
+/**
+ * A file a remove took away or a rename moved, read in the same operation (for the version
+ * history): `rel` where it was, from the root; `data` null when it could not be read whole (larger
+ * than asked, a hard link, gone).
+ */
+export interface CapturedFile {
+  readonly rel: readonly string[];
+  readonly data: Uint8Array | null;
+}
+
+/** Asks a remove or a rename for the files it takes or moves, each read up to `maxBytes`. */
+export interface Capture {
+  readonly maxBytes: number;
+}
+
 export interface ListOptions {
   /** Levels below the listed directory to include (1: its children only). */
   readonly depth: number;
@@ -168,10 +183,17 @@ export interface Runtime {
   list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null>;
   /** Listed regular files in the whole scope, counting up to `limit`. */
   countFiles(root: ScopeRoot, limit: number): Promise<number>;
-  /** Renames without ever overwriting (EEXIST), creating missing parents of the destination. */
-  rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void>;
-  /** Removes a file, a symlink (not its target) or a directory tree. */
-  remove(root: ScopeRoot, rel: readonly string[]): Promise<void>;
+  /**
+   * Renames without ever overwriting (EEXIST), creating missing parents of the destination. With
+   * `capture`, returns the files moved (listed names, links not followed) with their bytes, read
+   * in the same operation (one request on a remote runtime); else [].
+   */
+  rename(root: ScopeRoot, from: readonly string[], to: readonly string[], capture?: Capture): Promise<CapturedFile[]>;
+  /**
+   * Removes a file, a symlink (not its target) or a directory tree. With `capture`, returns the
+   * files taken away with their bytes, as rename does; else [].
+   */
+  remove(root: ScopeRoot, rel: readonly string[], capture?: Capture): Promise<CapturedFile[]>;
   /** Creates a directory and its missing parents inside the root. */
   mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void>;
   /**

@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isListedName } from '../../../common/memory/paths';
-import { VERSION_SETTLE_MS, type FileContent, type ListOptions, type ListedEntry } from '../runtime';
+import { VERSION_SETTLE_MS, type CapturedFile, type FileContent, type ListOptions, type ListedEntry } from '../runtime';
 import { TEMP_PREFIX } from './atomic-write';
 import { checkInside, realpath, resolveTarget } from './containment';
 
@@ -154,4 +154,58 @@ export function readHeads(rootReal: string, rels: ReadonlyArray<readonly string[
       fs.closeSync(fd);
     }
   });
+}
+
+/**
+ * The files at `hostPath` (what `st`, its lstat, says it is: a file, or a directory walked without
+ * following links, listed names only), each read up to `maxBytes`: what a remove takes away or a
+ * rename moves, for the version history. `rel` is where `hostPath` is in its root.
+ */
+export function captureFiles(hostPath: string, st: fs.Stats, rel: readonly string[], maxBytes: number): CapturedFile[] {
+  if (st.isFile()) return [{ rel, data: readWhole(hostPath, st, maxBytes) }];
+  if (!st.isDirectory()) return [];
+  const out: CapturedFile[] = [];
+  const walk = (dir: string, prefix: readonly string[]): void => {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!isListedName(name)) continue;
+      const p = path.join(dir, name);
+      const s = fs.lstatSync(p, { throwIfNoEntry: false });
+      if (s?.isDirectory()) walk(p, [...prefix, name]);
+      else if (s?.isFile()) out.push({ rel: [...prefix, name], data: readWhole(p, s, maxBytes) });
+    }
+  };
+  walk(hostPath, rel);
+  return out;
+}
+
+/** A regular file's bytes, or null: over `maxBytes`, a hard link (never read), or unreadable. */
+function readWhole(p: string, st: fs.Stats, maxBytes: number): Uint8Array | null {
+  if (st.nlink > 1 || st.size > maxBytes) return null;
+  let fd: number;
+  try {
+    fd = fs.openSync(p, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > maxBytes) return null;
+    }
+    return Buffer.from(buffer.subarray(0, length));
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
 }

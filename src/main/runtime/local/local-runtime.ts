@@ -14,6 +14,8 @@ import * as path from 'node:path';
 import { lockPathFor, withLocalLock } from '../local-lock';
 import {
   RuntimeError,
+  type Capture,
+  type CapturedFile,
   type EntryStat,
   type EntryType,
   type FileContent,
@@ -34,7 +36,7 @@ import {
   toRuntimeError,
   withPinnedDir,
 } from './containment';
-import { countFiles, listTree, readHeads } from './listing';
+import { captureFiles, countFiles, listTree, readHeads } from './listing';
 
 const fsc = fs.constants;
 
@@ -194,7 +196,7 @@ export class LocalRuntime implements Runtime {
     return rootReal ? countFiles(rootReal, limit) : 0;
   }
 
-  async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
+  async rename(root: ScopeRoot, from: readonly string[], to: readonly string[], capture?: Capture): Promise<CapturedFile[]> {
     try {
       const rootReal = resolveRoot(root, false);
       if (!rootReal) throw new RuntimeError('ENOENT');
@@ -208,14 +210,16 @@ export class LocalRuntime implements Runtime {
         if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') throw e;
       }
       if (destProbe && lstatOrNull(destProbe)) throw new RuntimeError('EEXIST');
-      await this.pinned(rootReal, from.slice(0, -1), false, async (sourceDir) => {
+      return await this.pinned(rootReal, from.slice(0, -1), false, async (sourceDir) => {
         const source = path.join(sourceDir, from[from.length - 1]!);
-        fs.lstatSync(source);
+        const st = fs.lstatSync(source);
         if (from.length <= to.length && from.every((s, i) => to[i] === s)) throw new RuntimeError('EINVAL');
-        await this.pinned(rootReal, to.slice(0, -1), true, async (destDir) => {
+        return this.pinned(rootReal, to.slice(0, -1), true, async (destDir) => {
           const dest = path.join(destDir, to[to.length - 1]!);
           if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
+          const moved = capture ? captureFiles(source, st, from, capture.maxBytes) : [];
           fs.renameSync(source, dest);
+          return moved;
         });
       });
     } catch (err) {
@@ -223,15 +227,18 @@ export class LocalRuntime implements Runtime {
     }
   }
 
-  async remove(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+  async remove(root: ScopeRoot, rel: readonly string[], capture?: Capture): Promise<CapturedFile[]> {
     try {
       const rootReal = resolveRoot(root, false);
       if (!rootReal || rel.length === 0) throw new RuntimeError('ENOENT');
-      await this.pinned(rootReal, rel.slice(0, -1), false, async (dir) => {
+      return await this.pinned(rootReal, rel.slice(0, -1), false, async (dir) => {
         const target = path.join(dir, rel[rel.length - 1]!);
+        const st = fs.lstatSync(target);
+        const taken = capture ? captureFiles(target, st, rel, capture.maxBytes) : [];
         // A symlink is removed itself, never followed; a directory with everything in it.
-        if (fs.lstatSync(target).isDirectory()) fs.rmSync(target, { recursive: true });
+        if (st.isDirectory()) fs.rmSync(target, { recursive: true });
         else fs.unlinkSync(target);
+        return taken;
       });
     } catch (err) {
       throw toRuntimeError(err);

@@ -26,7 +26,7 @@
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '5';
+export const HELPER_VERSION = '6';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -396,36 +396,64 @@ $ops{count} = sub {
   undef $walk;
   return ($count);
 };
+# The files at $p (a file, or a directory walked without following links, listed names only),
+# pushed on @$out as [rel, '1', bytes] or [rel, '0', ''] when not read whole (over $max bytes, a hard
+# link): what a remove takes away or a rename moves, for the client's version history.
+sub capture_tree {
+  my ($p, $rel, $max, $out) = @_;
+  my @st = lstat $p or return;
+  if (S_ISREG($st[2])) {
+    my $data;
+    if ($st[3] <= 1 && $st[7] <= $max && sysopen(my $fh, $p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)) {
+      my $b = ''; my $n;
+      while (($n = sysread($fh, $b, 65536, length $b))) { last if length($b) > $max }
+      close $fh;
+      $data = $b if defined $n && length($b) <= $max;
+    }
+    push @$out, $rel, defined $data ? ('1', $data) : ('0', '');
+    return;
+  }
+  return unless S_ISDIR($st[2]);
+  opendir(my $dh, $p) or return;
+  my @names = sort grep { $_ ne '.' && $_ ne '..' } readdir $dh;
+  closedir $dh;
+  for my $n (@names) { capture_tree("$p/$n", "$rel/$n", $max, $out) if listed_name($n) }
+}
 $ops{rename} = sub {
-  my ($root, $anchor, $from, $to) = @_;
+  my ($root, $anchor, $from, $to, $capture) = @_;
   my $rr = root_real($root, $anchor, 0); fail('ENOENT') unless defined $rr;
   my @from = split m{/}, $from; my @to = split m{/}, $to;
   my $probe = eval { target($rr, $to, 0) };
   if (my $err = $@) { die $err unless ref $err && ($err->{code} eq 'ENOENT' || $err->{code} eq 'ENOTDIR') }
   fail('EEXIST') if defined $probe && lstat $probe;
   my $fname = pop @from; my $tname = pop @to;
-  with_dir($rr, \@from, 0, sub {
+  return with_dir($rr, \@from, 0, sub {
     my ($sd) = @_;
     lstat "$sd/$fname" or os_fail();
     my @full = (@from, $fname); my @tfull = (@to, $tname);
     if (@full <= @tfull) { my $prefix = 1; for my $i (0 .. $#full) { $prefix = 0 if $full[$i] ne $tfull[$i] } fail('EINVAL') if $prefix }
-    with_dir($rr, \@to, 1, sub {
+    return with_dir($rr, \@to, 1, sub {
       my ($dd) = @_;
       fail('EEXIST') if lstat "$dd/$tname";
+      my @moved;
+      capture_tree("$sd/$fname", $from, $capture, \@moved) if defined $capture && $capture ne '';
       rename("$sd/$fname", "$dd/$tname") or os_fail();
-      return ();
+      return @moved;
     });
-    return ();
   });
-  return ();
 };
 $ops{remove} = sub {
-  my ($root, $anchor, $rel) = @_;
+  my ($root, $anchor, $rel, $capture) = @_;
   my $rr = root_real($root, $anchor, 0);
   fail('ENOENT') unless defined $rr && $rel ne '';
   my @rel = split m{/}, $rel; my $name = pop @rel;
-  with_dir($rr, \@rel, 0, sub { my ($d) = @_; remove_tree("$d/$name"); return () });
-  return ();
+  return with_dir($rr, \@rel, 0, sub {
+    my ($d) = @_;
+    my @taken;
+    capture_tree("$d/$name", $rel, $capture, \@taken) if defined $capture && $capture ne '';
+    remove_tree("$d/$name");
+    return @taken;
+  });
 };
 $ops{mkdir} = sub {
   my ($root, $anchor, $rel) = @_;

@@ -24,7 +24,7 @@ import { Mutex } from 'async-mutex';
 import { INDEX_HEAD_BYTES, MAX_FILES_PER_SCOPE, VIEW_DEPTH } from '../../../common/memory/constants';
 import { isListedName } from '../../../common/memory/paths';
 import { LOCK_STALE_MS } from '../local-lock';
-import { RuntimeError, unsafeRootDetail, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
+import { RuntimeError, unsafeRootDetail, type Capture, type CapturedFile, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
 import { SshError, type SshConnection } from './ssh-connection';
 
 const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'UNSAFE_ROOT', 'IO']);
@@ -52,6 +52,17 @@ const LOCK_TOUCH_MS = 1_000;
 /** What editFile may send as the bytes a change was based on: files up to this size, this many. */
 const KNOWN_MAX_BYTES = 64 * 1024;
 const KNOWN_MAX_FILES = 256;
+
+/** The files a remove or rename sent back: [rel, '1', bytes | '0', ''] each; names the path rules refuse are dropped. */
+function captured(res: Buffer[]): CapturedFile[] {
+  const out: CapturedFile[] = [];
+  for (let i = 0; i + 2 < res.length; i += 3) {
+    const rel = res[i]!.toString('utf8').split('/');
+    if (!rel.every((s) => isListedName(s))) continue;
+    out.push({ rel, data: res[i + 1]!.toString() === '1' ? new Uint8Array(res[i + 2]!) : null });
+  }
+  return out;
+}
 
 export class SshRuntime implements Runtime {
   readonly label: string;
@@ -320,16 +331,16 @@ export class SshRuntime implements Runtime {
     return Number(res[0]!.toString());
   }
 
-  async rename(root: ScopeRoot, from: readonly string[], to: readonly string[]): Promise<void> {
+  async rename(root: ScopeRoot, from: readonly string[], to: readonly string[], capture?: Capture): Promise<CapturedFile[]> {
     this.forgetContent(root, from);
     this.forgetContent(root, to);
-    await this.call(['rename', root.path, root.anchor, from.join('/'), to.join('/')]);
+    return captured(await this.call(['rename', root.path, root.anchor, from.join('/'), to.join('/'), capture ? String(capture.maxBytes) : '']));
   }
 
-  async remove(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+  async remove(root: ScopeRoot, rel: readonly string[], capture?: Capture): Promise<CapturedFile[]> {
     if (rel.length === 0) throw new RuntimeError('ENOENT');
     this.forgetContent(root, rel);
-    await this.call(['remove', root.path, root.anchor, rel.join('/')]);
+    return captured(await this.call(['remove', root.path, root.anchor, rel.join('/'), capture ? String(capture.maxBytes) : '']));
   }
 
   async mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void> {
