@@ -23,7 +23,8 @@
  * - `builder`: the ContextBuilder (index, hot set, relevance, the UI's listing);
  * - `changes`, with `feed`: a ChangeFeed (this process's writes, other processes' through the
  *   journal, outside edits to watched roots, each recorded in the history: OutsideEdits), for the
- *   hosts that follow changes live (the app, `cairn serve`, `cairn mcp`); null otherwise.
+ *   hosts that follow changes live (the app, `cairn serve`, `cairn mcp`); null otherwise. Such a
+ *   host also collects the history's old versions when idle (IdleCollector).
  *
  * close() stops the feed (watchers, the journal tail), then writes the usage still pending, then
  * waits for a journal rotation in progress: after it, everything the process did is on disk.
@@ -31,6 +32,7 @@
  */
 import { HistoryStore } from '../history/history-store';
 import { OutsideEdits } from '../memory/outside-edits';
+import { IdleCollector, type IdleCollectorOptions } from './idle-collector';
 import { VersionHistory } from '../memory/version-history';
 import { ChangeFeed, type ChangeFeedOptions } from '../journal/change-feed';
 import { Journal } from '../journal/journal';
@@ -57,6 +59,8 @@ export interface OpenHomeOptions {
   /** How SSH hosts are reached (tests point ~/.ssh and the agent elsewhere). */
   readonly ssh?: RegistryOptions['ssh'];
   readonly connection?: RegistryOptions['connection'];
+  /** The idle gc of a host with a feed (tests give it a fake clock). */
+  readonly collector?: Omit<IdleCollectorOptions, 'collect'>;
 }
 
 export interface HomeServices {
@@ -100,6 +104,9 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const feedOptions = options.feed === true ? {} : options.feed || null;
   const outsideEdits = new OutsideEdits(history);
   const changes = feedOptions ? new ChangeFeed({ ...feedOptions, home, journal, service, recordOutside: (e, s) => outsideEdits.record(e, s) }) : null;
+  // A long-lived host collects what the history's retention no longer keeps, when it is idle.
+  const collector = feedOptions ? new IdleCollector({ collect: () => history.gc(), ...(options.collector ?? {}) }) : null;
+  const unnote = collector ? service.onChange(() => collector.noteChange()) : null;
   let closing: Promise<void> | null = null;
   return {
     home,
@@ -114,6 +121,8 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     changes,
     close() {
       closing ??= (async () => {
+        collector?.stop();
+        unnote?.();
         await changes?.close();
         await usage.flush();
         await journal.flush();
