@@ -93,6 +93,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             }
           }}
           unsavedPath={() => (dirtyRef.current ? openPath : null)}
+          onOpenPath={go}
           onRenamed={(from, to) => {
             if (openPath === from) setOpenPath(to);
             else if (openPath?.startsWith(`${from}/`)) setOpenPath(to + openPath.slice(from.length));

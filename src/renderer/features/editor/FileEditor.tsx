@@ -6,12 +6,14 @@
  * agent, outside Cairn, another window) comes back as a conflict, never a silent clobber. On a
  * conflict the draft is kept until the person chooses: Reload (discard mine), Overwrite (keep mine,
  * after a confirmation), or compare side by side. A clean editor follows changes on disk by itself.
- * What the scanners flag is shown before saving, and the person may still save.
+ * What the scanners flag is shown before saving, and the person may still save. History shows the
+ * file's versions (features/history): a restore is confirmed first, says so when it discards
+ * unsaved edits, and the editor then shows the restored content.
  */
 import { markdown } from '@codemirror/lang-markdown';
 import { EditorView } from '@codemirror/view';
 import CodeMirror from '@uiw/react-codemirror';
-import { AlertTriangle, Eye, GitCompare, Loader2, Pencil, Pin, PinOff, RefreshCw, Save, X } from 'lucide-react';
+import { AlertTriangle, Eye, GitCompare, History as HistoryIcon, Loader2, Pencil, Pin, PinOff, RefreshCw, Save, X } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { z } from 'zod';
 import type { scanWarningSchema } from '../../../common/api/contract';
@@ -20,6 +22,7 @@ import { relativeTime } from '../../lib/relative-time';
 import { badgeKey, badgeStore } from '../changes/badge-store';
 import { onChangeEvent } from '../changes/use-change-stream';
 import { ConfirmDialog } from '../dialogs/Dialog';
+import { HistoryPanel } from '../history/HistoryPanel';
 import type { MemoryFile } from '../tree/tree-model';
 import { DiffView } from './DiffView';
 import { Preview } from './Preview';
@@ -64,6 +67,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   const [loadError, setLoadError] = useState<string | null>(null);
   const [draft, setDraft] = useState('');
   const [preview, setPreview] = useState(previewByDefault);
+  const [showHistory, setShowHistory] = useState(false);
   const [saving, setSaving] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
   const [saveError, setSaveError] = useState<string | null>(null);
@@ -204,8 +208,13 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
               {file.pinned ? <PinOff size={14} aria-hidden /> : <Pin size={14} aria-hidden />} {file.pinned ? 'Unpin' : 'Pin'}
             </button>
           )}
-          <button type="button" className="btn" onClick={() => setPreview((p) => !p)} aria-pressed={preview}>
-            {preview ? <Pencil size={14} aria-hidden /> : <Eye size={14} aria-hidden />} {preview ? 'Edit' : 'Preview'}
+          {!showHistory && (
+            <button type="button" className="btn" onClick={() => setPreview((p) => !p)} aria-pressed={preview}>
+              {preview ? <Pencil size={14} aria-hidden /> : <Eye size={14} aria-hidden />} {preview ? 'Edit' : 'Preview'}
+            </button>
+          )}
+          <button type="button" className="btn" onClick={() => setShowHistory((h) => !h)} aria-pressed={showHistory} title={showHistory ? 'Back to the file' : "The file's versions: compare and restore"}>
+            <HistoryIcon size={14} aria-hidden /> History
           </button>
           <button type="button" className="btn primary" onClick={() => void save()} disabled={!dirty || saving || conflict !== null} title="Save (Ctrl+S)">
             {saving ? <Loader2 size={14} className="spin" aria-hidden /> : <Save size={14} aria-hidden />} Save
@@ -289,6 +298,17 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           </div>
         ) : theirs !== null ? (
           <DiffView mine={draft} theirs={theirs} />
+        ) : showHistory ? (
+          <HistoryPanel
+            workspaceId={workspaceId}
+            path={path}
+            dirty={dirty}
+            onRestored={(message) => {
+              setShowHistory(false);
+              setSaveError(null);
+              void load().then(() => setStatus(message));
+            }}
+          />
         ) : preview ? (
           <Preview text={draft} />
         ) : (

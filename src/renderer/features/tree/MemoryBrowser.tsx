@@ -1,17 +1,20 @@
 /**
  * The memory browser of one view (a workspace's three scopes, or the global scope alone in
- * Settings): the filter box, the scope tree, and the row actions (pin, delete with confirmation).
+ * Settings): the filter box, the scope tree, and the row actions (pin, delete with confirmation, then
+ * an Undo toast), and each scope's recently deleted files (restorable).
  * Loads the list at once, and again when the change stream says the server is listening (`ready`),
  * so nothing that changed in between is missed; the live indicator shows which state it is in.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Loader2, RefreshCw, Search } from 'lucide-react';
-import { forwardRef, useCallback, useImperativeHandle, useMemo, useRef, useState } from 'react';
+import { forwardRef, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import { HISTORY_KEEP_DAYS, type Scope } from '../../../common/memory/constants';
 import { errorMessage, useApi } from '../../api/api-context';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { useAction } from '../../lib/use-action';
-import { useChangeStream } from '../changes/use-change-stream';
+import { onChangeEvent, useChangeStream } from '../changes/use-change-stream';
+import { useDeleteUndo } from '../history/DeleteUndo';
+import { deletedQueryInput, RecentlyDeletedDialog } from '../history/RecentlyDeletedDialog';
 import { MemoryTree } from './MemoryTree';
 import { usePin } from './use-pin';
 import { RenameDialog } from './RenameDialog';
@@ -28,6 +31,8 @@ export interface MemoryBrowserProps {
   onRenamed?: (from: string, to: string) => void;
   /** The open file, when it has unsaved edits (it cannot be renamed until they are saved). */
   unsavedPath?: () => string | null;
+  /** Opens a file by path (one just restored, perhaps not in the list yet). */
+  onOpenPath?: (path: string) => void;
   label: string;
 }
 
@@ -49,15 +54,42 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const [activeId, setActiveId] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Deleting | null>(null);
   const [renaming, setRenaming] = useState<Deleting | null>(null);
+  const [showDeleted, setShowDeleted] = useState<Scope | null>(null);
   const removal = useAction();
+  const undo = useDeleteUndo(workspaceId);
+  // Every scope's recently deleted files, in one request: the tree counts them, the dialog lists them.
+  const deletedOptions = orpc.history.deleted.queryOptions({ input: deletedQueryInput(workspaceId) });
+  const deleted = useQuery(deletedOptions);
   const filterRef = useRef<HTMLInputElement>(null);
   useImperativeHandle(ref, () => ({ focusFilter: () => filterRef.current?.focus() }), []);
 
+  // A change (a delete, a file written again, a restore) may change what is recently deleted:
+  // asked again once per burst.
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = onChangeEvent((_event, view) => {
+      if (view !== workspaceId || timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        void queryClient.invalidateQueries({ queryKey: orpc.history.deleted.key() });
+      }, 50);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [orpc, queryClient, workspaceId]);
+
   const files = list.data?.files;
   const forest = useMemo(() => buildForest(files ?? []), [files]);
+  const deletedCounts = useMemo(() => {
+    const counts: Partial<Record<Scope, number>> = {};
+    for (const v of deleted.data?.versions ?? []) counts[v.scope] = (counts[v.scope] ?? 0) + 1;
+    return counts;
+  }, [deleted.data]);
   const rows = useMemo(
-    () => flattenTree(forest, list.data?.scopes ?? [], { collapsed, filter, ...(props.scopes ? { scopes: props.scopes } : {}) }),
-    [forest, list.data?.scopes, collapsed, filter, props.scopes],
+    () => flattenTree(forest, list.data?.scopes ?? [], { collapsed, filter, deleted: deletedCounts, ...(props.scopes ? { scopes: props.scopes } : {}) }),
+    [forest, list.data?.scopes, collapsed, filter, deletedCounts, props.scopes],
   );
 
   const onToggle = useCallback((id: string, expand?: boolean) => {
@@ -75,11 +107,16 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const confirmDelete = () =>
     removal.run(async () => {
       if (!deleting) return;
+      const askedAt = Date.now();
       const result = await client.memory.delete({ workspaceId, path: deleting.path });
       if (result.status === 'error') return result.message;
       props.onDeleted(deleting.path);
       setDeleting(null);
       void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+      void queryClient.invalidateQueries({ queryKey: orpc.history.deleted.key() });
+      const n = deleting.kind === 'dir' ? filesUnder(files ?? [], deleting.path) : 1;
+      const what = deleting.kind === 'dir' ? `${deleting.path} and the ${n === 1 ? 'file' : `${n} files`} in it` : deleting.path;
+      await undo.deleted(deleting.path, what, askedAt);
     });
 
 
@@ -121,8 +158,10 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
             setDeleting(row);
           }}
           onRename={setRenaming}
+          onShowDeleted={setShowDeleted}
         />
       )}
+      {undo.toast}
       {stream === 'lost' && list.data && (
         <div className="stream-lost" role="status">
           Live updates paused: reconnecting…
@@ -145,6 +184,18 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
           }}
         />
       )}
+      {showDeleted && (
+        <RecentlyDeletedDialog
+          workspaceId={workspaceId}
+          scope={showDeleted}
+          existing={new Set((files ?? []).map((f) => f.path))}
+          onClose={() => setShowDeleted(null)}
+          onOpen={(p) => {
+            setShowDeleted(null);
+            props.onOpenPath?.(p);
+          }}
+        />
+      )}
       {deleting && (
         <ConfirmDialog
           title={`Delete ${deleting.path}?`}
@@ -158,8 +209,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
             {deleting.kind === 'dir'
               ? `The directory and the ${filesUnder(files ?? [], deleting.path)} files in it are removed for every agent.`
               : 'The file is removed for every agent.'}{' '}
-            Its history keeps it for {HISTORY_KEEP_DAYS} days: <code>cairn history --deleted</code> lists it, with the{' '}
-            <code>cairn restore</code> that brings it back.
+            You can undo it right after; its history keeps it for {HISTORY_KEEP_DAYS} days, under Recently deleted.
           </p>
           {removal.error && (
             <p className="error-text" role="alert">

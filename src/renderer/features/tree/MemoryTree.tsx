@@ -1,8 +1,8 @@
 /**
  * The virtualized scope tree (role `tree`): only the rows in view are in the DOM, so thousands of
  * files render and scroll smoothly. Keyboard: Up/Down move, Right expands (or steps in), Left
- * collapses (or steps out), Home/End, Enter opens a file or toggles a directory, F2 renames, Delete
- * asks to delete. The active row holds the focus (roving tabindex).
+ * collapses (or steps out), Home/End, Enter opens a file, toggles a directory or shows a scope's
+ * recently deleted files, F2 renames, Delete asks to delete. The active row holds the focus (roving tabindex).
  */
 import { observeElementRect, useVirtualizer, type Rect, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef } from 'react';
@@ -21,6 +21,7 @@ export interface MemoryTreeProps {
   onPin: (file: MemoryFile, pinned: boolean) => void;
   onDelete: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
   onRename: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
+  onShowDeleted: (scope: Row['scope']) => void;
 }
 
 /**
@@ -68,6 +69,7 @@ export function MemoryTree(props: MemoryTreeProps) {
     onPin: (f, p) => latest.current.onPin(f, p),
     onDelete: (r) => latest.current.onDelete(r),
     onRename: (r) => latest.current.onRename(r),
+    onShowDeleted: (scope) => latest.current.onShowDeleted(scope),
   });
 
   const moveTo = useCallback(
@@ -124,6 +126,7 @@ export function MemoryTree(props: MemoryTreeProps) {
         break;
       case 'Enter':
         if (active.kind === 'file') props.onOpen(active.file);
+        else if (active.kind === 'deleted') props.onShowDeleted(active.scope);
         else if (active.kind === 'scope' || active.kind === 'dir') props.onToggle(active.id);
         break;
       case 'F2':

@@ -1,17 +1,17 @@
 /**
- * One row of the scope tree: a scope header, a directory, a file, or a note (why a scope is empty or
- * unavailable). Memoized: a row re-renders only when its own data, its badge or its focus changes.
+ * One row of the scope tree: a scope header, a directory, a file, a note (why a scope is empty or
+ * unavailable), or the scope's "Recently deleted" entry. Memoized: a row re-renders only when its own data, its badge or its focus changes.
  * Row actions (Pin, Rename, Delete) exist only on the row under the pointer and the active row
  * (the one keyboard focus is on): a tree of thousands of files then draws a few dozen buttons, not
  * hundreds. Their slot has a fixed width, so nothing shifts when they appear.
  */
-import { AlertTriangle, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
+import { AlertTriangle, ArchiveRestore, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
 import { memo, useState } from 'react';
 import { usageLine } from '../../lib/relative-time';
 import { badgeKey, useBadge } from '../changes/badge-store';
 import { SCOPE_LABELS, type MemoryFile, type Row } from './tree-model';
 
-export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30 };
+export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30, deleted: 30 };
 
 export interface RowActions {
   onActivate: (id: string) => void;
@@ -20,6 +20,8 @@ export interface RowActions {
   onPin: (file: MemoryFile, pinned: boolean) => void;
   onDelete: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
   onRename: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
+  /** Shows a scope's recently deleted files. */
+  onShowDeleted: (scope: Row['scope']) => void;
 }
 
 interface TreeRowProps {
@@ -95,6 +97,23 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
         <div role="treeitem" aria-level={2} aria-label={row.text} className={`row note-row${active ? ' active' : ''}`} {...common}>
           <Indent level={row.level} />
           <span className="note">{row.text}</span>
+        </div>
+      );
+    case 'deleted':
+      return (
+        <div
+          role="treeitem"
+          aria-level={2}
+          aria-label={`Recently deleted from ${SCOPE_LABELS[row.scope]}, ${row.count === 1 ? '1 file' : `${row.count} files`}`}
+          className={`row deleted-row${active ? ' active' : ''}`}
+          onClick={() => actions.onShowDeleted(row.scope)}
+          title="Files deleted recently: restore them"
+          {...common}
+        >
+          <Indent level={row.level} />
+          <ArchiveRestore size={14} aria-hidden className="dir-icon" />
+          <span className="name">Recently deleted</span>
+          <span className="count">{row.count}</span>
         </div>
       );
     case 'dir':

@@ -21,7 +21,7 @@ const files = [
   file('/memories/global/prefs.md', 'Tabs, short commits'),
 ];
 
-const show = (rows: ReturnType<typeof flattenTree>) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind === 'scope' ? `${r.scope} (${r.count})` : r.kind === 'dir' ? `${r.name}/ (${r.count})` : r.kind === 'file' ? r.name : `- ${r.text}`}`);
+const show = (rows: ReturnType<typeof flattenTree>) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind === 'scope' ? `${r.scope} (${r.count})` : r.kind === 'dir' ? `${r.name}/ (${r.count})` : r.kind === 'file' ? r.name : r.kind === 'deleted' ? `~ recently deleted (${r.count})` : `- ${r.text}`}`);
 
 describe('the scope tree', () => {
   it('puts directories first, then files, alphabetically, with recursive counts', () => {
@@ -56,6 +56,18 @@ describe('the scope tree', () => {
   it('filters by path and description, every word, opening the directories of matches', () => {
     const rows = flattenTree(buildForest(files), all, { collapsed: new Set(['/memories/project/notes']), filter: 'deploy STEPS' });
     expect(show(rows)).toEqual(['global (0)', '  - Nothing matches the filter.', 'project (1)', '  notes/ (1)', '    deep/ (1)', '      c.md', 'workspace (0)', '  - Nothing matches the filter.']);
+  });
+
+  it('ends each available scope with its recently deleted files, even an empty one, but not while filtering', () => {
+    const deleted = { global: 2, workspace: 1 };
+    const rows = flattenTree(buildForest(files.filter((f) => f.scope !== 'project')), all, { collapsed: new Set(), deleted });
+    expect(show(rows)).toEqual(['global (1)', '  prefs.md', '  ~ recently deleted (2)', 'project (0)', '  - No memories yet.', 'workspace (0)', '  - No memories yet.', '  ~ recently deleted (1)']);
+    expect(rows.find((r) => r.kind === 'deleted')?.parentId).toBe('scope:global');
+    // Collapsed scopes, unavailable ones and a filter show none.
+    expect(show(flattenTree(buildForest(files), all, { collapsed: new Set(['scope:global']), deleted }))).not.toContain('  ~ recently deleted (2)');
+    const unavailable = all.map((s) => (s.scope === 'workspace' ? { ...s, available: false, reason: 'gone' } : s));
+    expect(show(flattenTree(buildForest(files), unavailable, { collapsed: new Set(), deleted }))).not.toContain('  ~ recently deleted (1)');
+    expect(show(flattenTree(buildForest(files), all, { collapsed: new Set(), deleted, filter: 'prefs' })).some((l) => l.includes('recently deleted'))).toBe(false);
   });
 
   it('counts the files a directory delete takes with it', () => {

@@ -30,7 +30,9 @@ export type Row =
   | { kind: 'scope'; id: string; level: 1; scope: Scope; count: number; available: boolean; reason: string | null; expanded: boolean }
   | { kind: 'dir'; id: string; level: number; scope: Scope; path: string; name: string; count: number; expanded: boolean; parentId: string }
   | { kind: 'file'; id: string; level: number; scope: Scope; path: string; name: string; file: MemoryFile; parentId: string }
-  | { kind: 'note'; id: string; level: 2; scope: Scope; text: string; parentId: string };
+  | { kind: 'note'; id: string; level: 2; scope: Scope; text: string; parentId: string }
+  /** The scope's recently deleted files (its last row, when there are any). */
+  | { kind: 'deleted'; id: string; level: 2; scope: Scope; count: number; parentId: string };
 
 export const SCOPE_LABELS: Record<Scope, string> = { global: 'GLOBAL', project: 'PROJECT', workspace: 'WORKSPACE' };
 
@@ -117,6 +119,8 @@ export interface FlattenOptions {
   readonly filter?: string;
   /** Which scopes to show (default all three), in this order. */
   readonly scopes?: readonly Scope[];
+  /** How many files of each scope were deleted recently (a "Recently deleted" row ends the scope; not while filtering). */
+  readonly deleted?: Partial<Record<Scope, number>>;
 }
 
 /** The visible rows, top to bottom. With a filter, only matching files and their directories show, expanded. */
@@ -135,11 +139,10 @@ export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], op
       rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: status.reason ?? 'Unavailable.', parentId: id });
       continue;
     }
-    if (count === 0) {
-      rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: terms.length > 0 ? 'Nothing matches the filter.' : 'No memories yet.', parentId: id });
-      continue;
-    }
-    pushDir(rows, root, scope, id, 2, terms, options.collapsed);
+    if (count === 0) rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: terms.length > 0 ? 'Nothing matches the filter.' : 'No memories yet.', parentId: id });
+    else pushDir(rows, root, scope, id, 2, terms, options.collapsed);
+    const deleted = options.deleted?.[scope] ?? 0;
+    if (deleted > 0 && terms.length === 0) rows.push({ kind: 'deleted', id: `${id}:deleted`, level: 2, scope, count: deleted, parentId: id });
   }
   return rows;
 }
