@@ -159,7 +159,7 @@ describe('version history in Chromium', () => {
 
   it('opens History of a file, compares an older version with the file now, and restores it after confirming', async () => {
     await agent({ command: 'create', path: `${P}/deploy.md`, file_text: '---\ndescription: Deploy steps\n---\n1. build\n2. push\n' });
-    await agent({ command: 'str_replace', path: `${P}/deploy.md`, old_str: '2. push', new_str: '2. push\n3. tag the release' });
+    await agent({ command: 'str_replace', path: `${P}/deploy.md`, old_str: '2. push', new_str: '2. push to main\n3. tag the release' });
     const page = await open();
     await row(page, `${P}/deploy.md`).click();
     const editor = page.getByRole('region', { name: `Editor: ${P}/deploy.md` });
@@ -179,16 +179,19 @@ describe('version history in Chromium', () => {
     const names = await versions.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
     expect(names).toHaveLength(3);
     expect(names[0]).toMatch(/^Edited just now .*You, saved in Cairn\. 1 line added, 0 removed\.$/);
-    expect(names[1]).toMatch(/^Edited just now .*An agent, with the memory tool\. 1 line added, 0 removed\.$/);
+    expect(names[1]).toMatch(/^Edited just now .*An agent, with the memory tool\. 2 lines added, 1 removed\.$/);
     expect(names[2]).toMatch(/^Created just now .*An agent, with the memory tool\. 5 lines added, 0 removed\.$/);
 
     await versions.getByRole('option', { name: /^Created/ }).click();
     const diff = history.getByRole('group', { name: 'Differences between this version and the file now' });
     await diff.getByText('3. tag the release').waitFor();
     // Screen readers hear which lines are added; the eye sees the colour and the sign.
-    await expect(diff.locator('.dl.add .dl-text').allTextContents()).resolves.toEqual(['Added: 3. tag the release', 'Added: 4. announce it']);
-    await expect(diff.locator('.dl.del').count()).resolves.toBe(0);
+    await expect(diff.locator('.dl.del .dl-text').allTextContents()).resolves.toEqual(['Removed: 2. push']);
+    await expect(diff.locator('.dl.add .dl-text').allTextContents()).resolves.toEqual(['Added: 2. push to main', 'Added: 3. tag the release', 'Added: 4. announce it']);
     await shot(page, 'history-view');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'history-view-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await history.getByRole('button', { name: 'Restore this version' }).click();
     const confirm = page.getByRole('dialog', { name: 'Restore deploy.md to this version?' });
@@ -196,7 +199,7 @@ describe('version history in Chromium', () => {
     await confirm.getByRole('button', { name: 'Restore', exact: true }).click();
     await editor.getByRole('status').getByText(/^Restored the version of/).waitFor();
     // The editor shows the restored content, and so does the disk.
-    await content.getByText('2. push').waitFor();
+    await content.getByText('2. push', { exact: true }).waitFor();
     await expect(content.textContent()).resolves.not.toContain('tag the release');
     expect(await onDisk('deploy.md')).toBe('---\ndescription: Deploy steps\n---\n1. build\n2. push\n');
     // The restore is a version of its own.

@@ -91,7 +91,9 @@ export function HistoryPanel({ workspaceId, path, dirty, onRestored }: HistoryPa
 
   const onListKey = (e: React.KeyboardEvent) => {
     if (versions.length === 0) return;
-    const at = selectedId === null ? -1 : versions.findIndex((v) => v.id === selectedId);
+    // From the option that has the focus (the selected one, or the first before any is chosen).
+    const from = (e.target as HTMLElement).closest('[data-version]')?.getAttribute('data-version') ?? selectedId;
+    const at = versions.findIndex((v) => v.id === from);
     let next: number;
     switch (e.key) {
       case 'ArrowDown':

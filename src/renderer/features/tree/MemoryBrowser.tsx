@@ -209,7 +209,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
             {deleting.kind === 'dir'
               ? `The directory and the ${filesUnder(files ?? [], deleting.path)} files in it are removed for every agent.`
               : 'The file is removed for every agent.'}{' '}
-            You can undo it right after; its history keeps it for {HISTORY_KEEP_DAYS} days, under Recently deleted.
+            Its history keeps it for {HISTORY_KEEP_DAYS} days: Undo right after, or Restore from Recently deleted under its scope.
           </p>
           {removal.error && (
             <p className="error-text" role="alert">
