@@ -194,18 +194,32 @@ function readWhole(p: string, st: fs.Stats, maxBytes: number): Uint8Array | null
     return null;
   }
   try {
-    const buffer = Buffer.allocUnsafe(maxBytes + 1);
-    let length = 0;
-    for (;;) {
-      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > maxBytes) return null;
-    }
-    return Buffer.from(buffer.subarray(0, length));
+    return readToEnd(fd, st.size, maxBytes);
   } catch {
     return null;
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * Reads an open file to its end, sized by `expected` (its fstat size) and grown if the file grew
+ * since: its bytes, or null once they pass `maxBytes`. (A buffer of the cap's size for every read
+ * cost a 100 KiB allocation per memory file read.)
+ */
+export function readToEnd(fd: number, expected: number, maxBytes: number): Buffer | null {
+  let buffer = Buffer.allocUnsafe(Math.min(expected, maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    if (n === 0) break;
+    length += n;
+    if (length > maxBytes) return null;
+  }
+  return buffer.subarray(0, length);
 }

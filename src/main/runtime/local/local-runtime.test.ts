@@ -11,6 +11,7 @@ import { makeTempRoot } from '../../../../tests/support/temp-root';
 import { VERSION_SETTLE_MS, type ListOptions, type ScopeRoot } from '../runtime';
 import { LocalRuntime } from './local-runtime';
 import { TEMP_PREFIX } from './atomic-write';
+import { readToEnd } from './listing';
 
 let base: string;
 let root: ScopeRoot;
@@ -187,5 +188,27 @@ describe('the cap’s count', () => {
     // The listing shows what the path rules let through, and walks no linked directory.
     const listed = await runtime.list(root, [], ALL);
     expect(listed!.map((e) => e.rel.join('/'))).toEqual(['a/deep/three.md', 'a/two.md', 'link-in.md', 'one.md']);
+  });
+});
+
+describe('reading a file to its end', () => {
+  it('reads what is there even when the file grew since its size was taken, and stops past the cap', () => {
+    const file = path.join(base, 'grown.md');
+    fs.writeFileSync(file, 'x'.repeat(5000));
+    const read = (expected: number, max: number) => {
+      const fd = fs.openSync(file, 'r');
+      try {
+        return readToEnd(fd, expected, max);
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+    // Sized for 3 bytes (the size an earlier fstat saw), it still reads all 5000.
+    expect(read(3, 100_000)?.length).toBe(5000);
+    expect(read(5000, 5000)?.length).toBe(5000);
+    expect(read(3, 4999)).toBeNull();
+    expect(read(5000, 4999)).toBeNull();
+    fs.writeFileSync(file, '');
+    expect(read(0, 10)?.length).toBe(0);
   });
 });

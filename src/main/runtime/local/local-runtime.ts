@@ -36,7 +36,7 @@ import {
   toRuntimeError,
   withPinnedDir,
 } from './containment';
-import { captureFiles, countFiles, listTree, readHeads } from './listing';
+import { captureFiles, countFiles, listTree, readHeads, readToEnd } from './listing';
 
 const fsc = fs.constants;
 
@@ -103,16 +103,9 @@ export class LocalRuntime implements Runtime {
       // A hard link shares its content with a name elsewhere, perhaps outside every root.
       if (st.nlink > 1) throw new RuntimeError('NOT_FILE', 'EMLINK');
       if (st.size > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, st.size);
-      // Read to EOF into a buffer one byte larger than the cap, so growth since fstat is seen.
-      const buffer = Buffer.allocUnsafe(maxBytes + 1);
-      let length = 0;
-      for (;;) {
-        const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-        if (n === 0) break;
-        length += n;
-        if (length > maxBytes) throw new RuntimeError('TOO_LARGE', undefined, length);
-      }
-      return { data: buffer.subarray(0, length), size: length, mtimeMs: st.mtimeMs };
+      const data = readToEnd(fd, st.size, maxBytes);
+      if (data === null) throw new RuntimeError('TOO_LARGE', undefined, maxBytes + 1);
+      return { data, size: data.length, mtimeMs: st.mtimeMs };
     } catch (err) {
       throw toRuntimeError(err);
     } finally {
