@@ -208,6 +208,43 @@ describe('version history in Chromium', () => {
     await page.close();
   });
 
+  it('with unsaved edits, History says so and restoring asks to discard them; it says when the history is incomplete', async () => {
+    await agent({ command: 'create', path: `${P}/draft.md`, file_text: 'first\n' });
+    await agent({ command: 'str_replace', path: `${P}/draft.md`, old_str: 'first', new_str: 'second' });
+    const incomplete = path.join(sb.home, 'history', 'incomplete');
+    await fs.writeFile(incomplete, '2026-11-24T12:00:00.000Z\n');
+    try {
+      const page = await open();
+      await row(page, `${P}/draft.md`).click();
+      const editor = page.getByRole('region', { name: `Editor: ${P}/draft.md` });
+      const content = editor.getByRole('textbox', { name: `Content of ${P}/draft.md` });
+      await content.getByText('second').waitFor();
+      await content.click();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.type('my unsaved line');
+      await editor.getByLabel('Unsaved changes').waitFor();
+      await editor.getByRole('button', { name: 'History' }).click();
+      const history = editor.getByRole('region', { name: 'History of draft.md' });
+      await history.getByText(/^History incomplete since/).waitFor();
+      await history.getByText(/You have unsaved edits/).waitFor();
+      await history.getByRole('option', { name: /^Created/ }).click();
+      await history.getByRole('button', { name: 'Restore this version' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Restore draft.md to this version?' });
+      await confirm.getByText('Your unsaved edits in the editor are discarded.').waitFor();
+      await shot(page, 'history-restore-unsaved');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      expect(await onDisk('draft.md')).toBe('second\n');
+      await history.getByRole('button', { name: 'Restore this version' }).click();
+      await confirm.getByRole('button', { name: 'Discard my edits and restore' }).click();
+      await content.getByText('first', { exact: true }).waitFor();
+      await editor.getByLabel('Unsaved changes').waitFor({ state: 'detached' });
+      expect(await onDisk('draft.md')).toBe('first\n');
+      await page.close();
+    } finally {
+      await fs.rm(incomplete, { force: true });
+    }
+  });
+
   it('lists a deleted file under Recently deleted in its scope, and Restore brings it back', async () => {
     await agent({ command: 'create', path: `${P}/notes/retro.md`, file_text: '---\ndescription: What went well\n---\nshipping\n' });
     await agent({ command: 'delete', path: `${P}/notes/retro.md` });

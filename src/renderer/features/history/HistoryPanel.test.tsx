@@ -33,7 +33,8 @@ async function openHistory(setup?: (b: UiBackend) => Promise<void>) {
   await renderPane(b);
   await user.click(await screen.findByRole('treeitem', { name: FILE }));
   await screen.findByRole('region', { name: `Editor: ${FILE}` });
-  await waitFor(() => expect(editorText()).toBe(V2));
+  const saved = await onDisk(b);
+  await waitFor(() => expect(editorText()).toBe(saved));
   return { b, user };
 }
 
@@ -159,6 +160,27 @@ describe("the open file's History", () => {
     await within(diff).findByText('Then ship.', { exact: false });
     // The selection stays where it was.
     expect(within(versions()).getByRole('option', { name: /^Created/ }).getAttribute('aria-selected')).toBe('true');
+  });
+
+  it('an edit made outside Cairn (an editor, git) shows up live as a version of its own', async () => {
+    const { b, user } = await openHistory();
+    await showHistory(user);
+    await fs.writeFile(path.join(b.sb.roots.project, 'notes.md'), `${V2}Edited in vim.\n`);
+    await waitFor(() => expect(options()).toHaveLength(3));
+    expect(optionNames()[0]).toMatch(/^Edited just now .*Outside Cairn \(another editor, git, \.\.\.\)\. 1 line added, 0 removed\.$/);
+    expect(options()[0]!.querySelector('.v-who')?.className).toBe('v-who external');
+  });
+
+  it('shows 50 versions at first, and older ones on request', async () => {
+    const { user } = await openHistory(async (b) => {
+      for (let i = 0; i < 50; i++) await b.agent({ command: 'str_replace', path: FILE, old_str: 'Then test.', new_str: 'Then test.\n' });
+    });
+    await showHistory(user);
+    expect(options()).toHaveLength(50);
+    await user.click(within(panel()).getByRole('button', { name: 'Show older versions' }));
+    await waitFor(() => expect(options()).toHaveLength(52));
+    expect(optionNames()[51]).toMatch(/^Created/);
+    expect(within(panel()).queryByRole('button', { name: 'Show older versions' })).toBeNull();
   });
 
   it('says "History incomplete since" when the history could not record some changes', async () => {
