@@ -138,10 +138,11 @@ export function isGitDir(segment: string): boolean {
  * starting with `Path <path> `; null when the name is allowed. Names `''`, `.` and `..` are the
  * caller's (a path reports them with their own texts).
  */
-function nameProblem(name: string): string | null {
-  const text = textProblem(name);
+function nameProblem(name: string, textChecked = false): string | null {
+  const text = textChecked ? null : textProblem(name);
   if (text) return text;
-  if (utf8.encode(name).length > MAX_SEGMENT_BYTES) return `has a name longer than ${MAX_SEGMENT_BYTES} bytes.`;
+  // A name of printable ASCII has as many bytes as characters.
+  if ((PRINTABLE_ASCII.test(name) ? name.length : utf8.encode(name).length) > MAX_SEGMENT_BYTES) return `has a name longer than ${MAX_SEGMENT_BYTES} bytes.`;
   if (name.startsWith(RESERVED_NAME_PREFIX)) return `uses a name starting with "${RESERVED_NAME_PREFIX}", which Cairn reserves for itself.`;
   if (isGitDir(name)) return `has the segment \`${name}\`: no memory path may lead into a .git directory (or name one), at any depth.`;
   return null;
@@ -156,20 +157,19 @@ export function parseMemoryPath(raw: string): VirtualPath {
   if (raw.length > MAX_PATH_CHARS) {
     throw new MemoryToolError(`The path is ${raw.length} characters long; the limit is ${MAX_PATH_CHARS}.`);
   }
-  const shown = displayPath(raw);
   if (!raw.startsWith(MEMORY_ROOT) || (raw.length > MEMORY_ROOT.length && raw[MEMORY_ROOT.length] !== '/')) {
-    throw new MemoryToolError(`Path must start with ${MEMORY_ROOT}, got: ${shown}`);
+    throw new MemoryToolError(`Path must start with ${MEMORY_ROOT}, got: ${displayPath(raw)}`);
   }
   const text = textProblem(raw);
-  if (text) throw new MemoryToolError(`Path ${shown} ${text}`);
+  if (text) throw new MemoryToolError(`Path ${displayPath(raw)} ${text}`);
   let rest = raw.slice(MEMORY_ROOT.length);
   if (rest === '' || rest === '/') return { kind: 'root' };
   rest = rest.slice(1);
   if (rest.endsWith('/')) rest = rest.slice(0, -1);
   const segments = rest.split('/');
-  if (segments.includes('..')) throw new MemoryToolError(`Path ${shown} would escape ${MEMORY_ROOT} directory`);
+  if (segments.includes('..')) throw new MemoryToolError(`Path ${displayPath(raw)} would escape ${MEMORY_ROOT} directory`);
   if (segments.some((s) => s === '' || s === '.')) {
-    throw new MemoryToolError(`Path ${shown} has an empty or "." segment; write it as a plain path such as /memories/global/notes.md.`);
+    throw new MemoryToolError(`Path ${displayPath(raw)} has an empty or "." segment; write it as a plain path such as /memories/global/notes.md.`);
   }
   const [first, ...inside] = segments as [string, ...string[]];
   if (!(SCOPES as readonly string[]).includes(first)) {
@@ -178,8 +178,9 @@ export function parseMemoryPath(raw: string): VirtualPath {
     );
   }
   for (const segment of inside) {
-    const problem = nameProblem(segment);
-    if (problem) throw new MemoryToolError(`Path ${shown} ${problem}`);
+    // Its characters were checked with the whole path's.
+    const problem = nameProblem(segment, true);
+    if (problem) throw new MemoryToolError(`Path ${displayPath(raw)} ${problem}`);
   }
   return { kind: 'scope', scope: first as Scope, segments: inside };
 }
