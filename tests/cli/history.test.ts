@@ -41,8 +41,8 @@ describe('cairn history', () => {
       ['agent', 'tool', 'update +2 -1', '/memories/project/build.md'],
       ['agent', 'tool', 'create +1 -0', '/memories/project/build.md'],
     ]);
-    // One file's versions follow it through its rename; a directory's are those below it.
-    expect((await listed('/memories/project/ci/build.md')).versions.map((v) => v.op)).toEqual(['rename']);
+    // One file's versions follow it back through its rename; a directory's are those below it.
+    expect((await listed('/memories/project/ci/build.md')).versions.map((v) => v.op)).toEqual(['rename', 'update', 'create']);
     expect((await listed('/memories/project/build.md')).versions.map((v) => v.op)).toEqual(['rename', 'update', 'create']);
     expect((await listed('/memories/project/ci')).versions.map((v) => v.op)).toEqual(['rename']);
     expect((await listed('/memories/global')).versions.map((v) => v.path)).toEqual(['/memories/global/style.md']);

@@ -193,6 +193,27 @@ describe('history routes', () => {
 
   });
 
+  it('a file\'s history follows it back through its renames, and restore takes a version from before one', async () => {
+    await save('/memories/project/a.md', 'one\n');
+    await save('/memories/project/a.md', 'two\n');
+    await client.memory.rename({ workspaceId: wsA, fromPath: '/memories/project/a.md', toPath: '/memories/project/b.md' });
+    await client.memory.rename({ workspaceId: wsA, fromPath: '/memories/project/b.md', toPath: '/memories/project/docs/c.md' });
+    await save('/memories/project/docs/c.md', 'three\n');
+    // Another file made at the old path later is not part of c.md's history.
+    await save('/memories/project/a.md', 'someone else\n');
+    const { versions } = await client.history.list({ workspaceId: wsA, path: '/memories/project/docs/c.md' });
+    expect(versions.map((v) => [v.op, v.path])).toEqual([
+      ['update', '/memories/project/docs/c.md'],
+      ['rename', '/memories/project/docs/c.md'],
+      ['rename', '/memories/project/b.md'],
+      ['update', '/memories/project/a.md'],
+      ['create', '/memories/project/a.md'],
+    ]);
+    expect(await client.history.restore({ workspaceId: wsA, path: '/memories/project/docs/c.md', id: versions[4]!.id })).toMatchObject({ status: 'ok' });
+    expect((await client.memory.read({ workspaceId: wsA, path: '/memories/project/docs/c.md' })).content).toBe('one\n');
+    expect((await client.memory.read({ workspaceId: wsA, path: '/memories/project/a.md' })).content).toBe('someone else\n');
+  });
+
   it('the change stream carries each change\'s history id, which undo takes (here and from another process through the journal)', async () => {
     const events = await collect(wsA, async () => {
       await save('/memories/global/s.md', 's\n');

@@ -43,6 +43,9 @@ export interface ListOptions {
   readonly limit?: number | undefined;
 }
 
+/** How many renames back a file's history is followed. */
+const MAX_RENAMES_FOLLOWED = 20;
+
 const newestFirst = (a: HistoryVersion, b: HistoryVersion): number => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 export class VersionHistory {
@@ -55,11 +58,16 @@ export class VersionHistory {
   list(session: MemorySession, options: ListOptions = {}): { versions: VersionRow[]; incompleteSince: string | null } {
     const limit = options.limit ?? 50;
     const { owners, prefix } = this.where(session, options);
+    const seen = new Set<string>();
     const versions = owners
       .flatMap((owner) => [
-        ...this.store.list({ owner, ...(prefix ? { path: prefix } : {}), limit }),
+        // A file's versions follow it back through its renames.
+        ...(prefix && !prefix.endsWith('/')
+          ? this.formerPaths(owner, prefix).flatMap(({ path, before }) => this.store.list({ owner, path, limit }).filter((v) => before === undefined || v.id <= before))
+          : this.store.list({ owner, ...(prefix ? { path: prefix } : {}), limit })),
         ...(prefix && !prefix.endsWith('/') ? this.store.list({ owner, path: `${prefix}/`, limit }) : []),
       ])
+      .filter((v) => !seen.has(v.id) && seen.add(v.id))
       .sort(newestFirst)
       .slice(0, limit)
       .map((v) => this.row(v));
@@ -94,7 +102,9 @@ export class VersionHistory {
     const clean = path.replace(/\/+$/, '');
     const v = this.store.get(id);
     if (!v) throw new MemoryToolError(`There is no version ${JSON.stringify(id)} in the history (it may have been collected); list ${clean}'s versions to choose one.`);
-    if ((v.path !== clean && v.oldPath !== clean) || v.owner !== scopeOwner(parsed.scope, session)) {
+    const owner = scopeOwner(parsed.scope, session);
+    const former = owner === null ? [] : this.formerPaths(owner, clean).map((f) => f.path);
+    if (v.owner !== owner || !(former.includes(v.path) || (v.oldPath !== undefined && former.includes(v.oldPath)))) {
       throw new MemoryToolError(`Version ${id} is not a version of ${clean}; list ${clean}'s versions to choose one.`);
     }
     const content = this.text(v.op === 'delete' ? v.before : v.after);
@@ -131,6 +141,26 @@ export class VersionHistory {
     const outcome = await this.service.undo(steps, `undo:${chosen.batch}`, session);
     if (outcome.status === 'conflict') return outcome;
     return { status: 'ok', version: chosen, files: batch.length, paths: outcome.paths };
+  }
+
+  /**
+   * The paths a file has had, newest first: `path` itself, then each path it was renamed from,
+   * each with the id of the rename that left it (that path's versions count up to it).
+   */
+  private formerPaths(owner: string, path: string): Array<{ path: string; before?: string }> {
+    const out: Array<{ path: string; before?: string }> = [{ path }];
+    let current = path;
+    let before: string | undefined;
+    for (let hop = 0; hop < MAX_RENAMES_FOLLOWED; hop++) {
+      const into = this.store
+        .list({ owner, path: current, op: 'rename' })
+        .find((v) => v.path === current && v.oldPath !== undefined && (before === undefined || v.id < before));
+      if (!into?.oldPath || out.some((f) => f.path === into.oldPath)) break;
+      before = into.id;
+      current = into.oldPath;
+      out.push({ path: current, before });
+    }
+    return out;
   }
 
   /** The owners of the session's scope roots. */
