@@ -1,0 +1,59 @@
+/**
+ * What a harvest reads of an agent's session (issue 19), whatever the agent: a Transcript of
+ * messages, each with an id taken from the transcript itself, so that a segment (the part not
+ * harvested yet) is keyed by message ids, never by counters a compaction or a reset renumbers.
+ * The readers of each agent's format (claude-transcript.ts, codex-rollout.ts) produce it; lines of
+ * kinds a reader does not know are skipped and counted, never fatal.
+ *
+ * Transcript text is untrusted data: it is never followed as instructions, and secrets are
+ * redacted before any of it leaves the process.
+ */
+
+export type TranscriptAgent = 'claude' | 'codex';
+
+export type MessageRole = 'user' | 'assistant';
+
+export type MessageKind =
+  /** Words of the person or the agent. */
+  | 'text'
+  /** A tool the agent called (its name and input, summarised as text). */
+  | 'tool_call'
+  /** What a tool answered (summarised as text). */
+  | 'tool_result'
+  /** A compaction's summary of the messages before it. */
+  | 'summary';
+
+export interface TranscriptMessage {
+  /**
+   * Unique within the transcript and stable when the file grows or is compacted (Claude Code's
+   * uuid; for a format without ids, a digest of the line's own timestamp, kind and content).
+   */
+  readonly id: string;
+  readonly role: MessageRole;
+  readonly kind: MessageKind;
+  /** Plain text: the words, or a short rendering of a tool call or result. Thinking is left out. */
+  readonly text: string;
+  /** ISO time of the message, when the transcript gives one. */
+  readonly at: string | null;
+  /**
+   * Typed by the person (not a tool result, not text a hook or the harness injected, not a
+   * compaction summary): only such messages can be evidence of a preference or a convention.
+   */
+  readonly fromPerson: boolean;
+  /** Part of a sub-agent's side chain rather than the main conversation. */
+  readonly sidechain: boolean;
+}
+
+export interface Transcript {
+  readonly agent: TranscriptAgent;
+  /** The session's id as the agent names it. */
+  readonly sessionId: string;
+  /** The directory the session ran in (the workspace is resolved from it), when the transcript says. */
+  readonly cwd: string | null;
+  /** In transcript order. */
+  readonly messages: readonly TranscriptMessage[];
+  /** Ids of the messages right after which a compaction happened, in order. */
+  readonly compactions: readonly string[];
+  /** Lines not taken, counted by why: an unknown kind ('unknown:<type>'), 'malformed' JSON, ... */
+  readonly skipped: Readonly<Record<string, number>>;
+}
