@@ -33,6 +33,9 @@ describe('import boundaries', () => {
     ['src/main/api/x.ts', importing('../mcp/http-endpoint'), /api never imports mcp/],
     ['src/main/history/x.ts', importing('../memory/memory-service'), /history imports only src\/common/],
     ['src/main/mcp/x.ts', importing('../api/router'), /mcp never imports api/],
+    ['src/main/memory/x.ts', importing('../harvest/transcript'), /memory imports none of journal, api, mcp, cli, harvest/],
+    ['src/main/harvest/x.ts', importing('../journal/journal'), /harvest imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/harvest/x.ts', importing('../host/home-services'), /harvest imports none of journal, api, mcp, cli, electron, host/],
   ])('%s may not import this', async (file, code, message) => {
     const errors = await boundaryErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -52,6 +55,7 @@ describe('import boundaries', () => {
     ['src/main/journal/x.ts', importing('../memory/memory-service')],
     ['src/main/api/x.ts', importing('../journal/change-feed')],
     ['src/main/mcp/x.ts', importing('../journal/change-feed')],
+    ['src/main/harvest/x.ts', importing('../memory/scanners/content-scanner')],
   ])('%s may import this', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });
