@@ -75,6 +75,7 @@ const SYNTHETIC_MODEL = '<synthetic>';
 const INJECTED_TAGS = /<(system-reminder|ide_opened_file|ide_selection|ide_diagnostics|post-tool-use-hook|user-prompt-submit-hook|user-memory-input)>[\s\S]*?<\/\1>/g;
 /** Output of a local slash command or of bash mode, shown to the model as a user line. */
 const OUTPUT_TAGS = /<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>([\s\S]*?)<\/\1>/g;
+const ANSI_ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /** Text that is wholly one harness tag (`<task-notification>...</task-notification>` and the like). */
 const WHOLLY_TAGGED = /^\s*<([a-z][\w-]*)[\s>][\s\S]*<\/\1>\s*$/;
 
@@ -312,7 +313,8 @@ function readUserText(raw: string, typed: boolean, maxResult: number): Part[] | 
   let output = false;
   for (const match of text.matchAll(OUTPUT_TAGS)) {
     output = true;
-    const body = (match[2] ?? '').trim();
+    // Local commands print for a terminal: their colour codes mean nothing to a reader.
+    const body = (match[2] ?? '').replace(ANSI_ESCAPES, '').trim();
     if (body !== '') outputs.push(body);
   }
   if (output) {

@@ -1,0 +1,391 @@
+// The Claude Code transcript reader against fixtures that follow Claude Code's own lines (2.0 and
+// 2.1, anonymised; tests/fixtures/transcripts/claude): who typed what, what a tool did, where the
+// compactions fell, which messages a sub-agent wrote, and every line not taken counted by why.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  claudeConfigDir,
+  claudeProjectDirName,
+  claudeTranscriptPath,
+  findClaudeTranscript,
+  readClaudeTranscript,
+  readClaudeTranscriptFile,
+} from './claude-transcript';
+import type { Transcript, TranscriptMessage } from './transcript';
+
+const FIXTURES = new URL('../../../tests/fixtures/transcripts/claude/', import.meta.url);
+const fixture = (name: string): string => fs.readFileSync(new URL(name, FIXTURES), 'utf8');
+const read = (name: string): Transcript => readClaudeTranscript(fixture(name));
+const lineCount = (text: string): number => text.split('\n').filter((l) => l.trim() !== '').length;
+
+/** The uuid of the fixture line whose JSON contains `needle` (ids come from the file itself). */
+function uuidOf(name: string, needle: string): string {
+  const line = fixture(name)
+    .split('\n')
+    .find((l) => l.includes(needle));
+  if (!line) throw new Error(`no line with ${needle}`);
+  return (JSON.parse(line) as { uuid: string }).uuid;
+}
+
+const byText = (t: Transcript, part: string): TranscriptMessage => {
+  const found = t.messages.find((m) => m.text.includes(part));
+  if (!found) throw new Error(`no message with ${part}`);
+  return found;
+};
+const personWords = (t: Transcript): string[] => t.messages.filter((m) => m.fromPerson).map((m) => m.text);
+const taken = (t: Transcript): number => new Set(t.messages.map((m) => m.id.split('#')[0])).size;
+const skippedTotal = (t: Transcript): number => Object.values(t.skipped).reduce((a, b) => a + b, 0);
+
+describe('a plain session with tool use', () => {
+  const name = 'plain-session.jsonl';
+  const t = read(name);
+
+  it('names the session and the directory it ran in', () => {
+    expect(t.agent).toBe('claude');
+    expect(t.sessionId).toBe('3f2a9c41-8e7d-4b6a-b1c2-0d9e8f7a6b5c');
+    expect(t.cwd).toBe('/home/dev/projects/widgets');
+    expect(t.compactions).toEqual([]);
+  });
+
+  it('takes only what the person typed as theirs, including the reason they gave for refusing an edit', () => {
+    expect(personWords(t)).toEqual([
+      'The widget list test fails on CI but passes locally. Can you find out why?',
+      'Fix it. And remember: we use pnpm in this repo, not npm.',
+      "use Intl.Collator with sensitivity 'base', we never call localeCompare in hot paths",
+      'just the widget tests please, the full suite takes ten minutes',
+    ]);
+    expect(t.messages.every((m) => !m.sidechain)).toBe(true);
+  });
+
+  it('gives each message its line uuid, and the second message of one line <uuid>#1', () => {
+    expect(t.messages[0]!.id).toBe(uuidOf(name, 'fails on CI but passes locally'));
+    const refusal = uuidOf(name, 'To tell you how to proceed');
+    const fromRefusal = t.messages.filter((m) => m.id.startsWith(refusal));
+    expect(fromRefusal.map((m) => [m.id, m.kind, m.fromPerson])).toEqual([
+      [refusal, 'tool_result', false],
+      [`${refusal}#1`, 'text', true],
+    ]);
+    expect(new Set(t.messages.map((m) => m.id)).size).toBe(t.messages.length);
+    expect(t.messages[0]!.at).toBe('2025-11-12T09:14:02.101Z');
+  });
+
+  it('renders tool calls as name and compact input, results with the tool name, long results cut', () => {
+    expect(t.messages.filter((m) => m.kind === 'tool_call').map((m) => m.text.split(' ')[0])).toEqual(['Bash', 'Read', 'Edit', 'Edit', 'Bash']);
+    expect(byText(t, 'npm test --').text).toBe('Bash {"command":"npm test -- src/widgets/list.test.ts","description":"Run the widget list tests"}');
+    expect(byText(t, 'sorts widgets by name').text).toMatch(/^Bash error: FAIL src\/widgets\/list.test.ts/);
+    const read = byText(t, 'Read result:');
+    expect(read.role).toBe('user');
+    expect(read.text.length).toBeLessThan(2100);
+    expect(read.text).toMatch(/… \[\d+ more chars\]$/);
+    expect(byText(t, 'refused by the person').text).toBe('Edit result: refused by the person');
+  });
+
+  it('leaves thinking out, and counts interruptions, snapshots and the title as skipped', () => {
+    expect(t.messages.some((m) => m.text.includes('CI versus local usually means'))).toBe(false);
+    expect(t.messages.some((m) => m.text.includes('[Request interrupted'))).toBe(false);
+    expect(t.skipped).toEqual({ 'file-history-snapshot': 2, thinking: 1, interrupt: 2, summary: 1 });
+    expect(taken(t) + skippedTotal(t)).toBe(lineCount(fixture(name)));
+  });
+
+  it('roles and kinds follow the conversation', () => {
+    expect(t.messages.map((m) => `${m.role}:${m.kind}`)).toEqual([
+      'user:text',
+      'assistant:text',
+      'assistant:tool_call',
+      'user:tool_result',
+      'assistant:tool_call',
+      'user:tool_result',
+      'assistant:text',
+      'user:text',
+      'assistant:tool_call',
+      'user:tool_result',
+      'user:text',
+      'assistant:tool_call',
+      'user:tool_result',
+      'assistant:tool_call',
+      'user:tool_result',
+      'user:text',
+      'assistant:text',
+    ]);
+  });
+});
+
+describe('a session compacted twice, then resumed the next day', () => {
+  const name = 'compaction-resume.jsonl';
+  const t = read(name);
+
+  it('marks where each compaction fell: the logical parent, or the last message before an untaken one', () => {
+    // The manual /compact names its logical parent; the auto one names a hook summary line that
+    // yields no message, so the point is the last message before it.
+    expect(t.compactions).toEqual([uuidOf(name, 'There are three v1 endpoints'), uuidOf(name, 'The v2 routes are in place')]);
+  });
+
+  it('keeps the compaction summaries as summaries, never as the person', () => {
+    const summaries = t.messages.filter((m) => m.kind === 'summary');
+    expect(summaries).toHaveLength(2);
+    expect(summaries.every((m) => m.role === 'user' && !m.fromPerson)).toBe(true);
+    expect(summaries.map((m) => m.id)).toEqual([uuidOf(name, 'Analysis:'), uuidOf(name, 'Pending Tasks: none')]);
+    expect(summaries[0]!.text).toMatch(/^This session is being continued/);
+  });
+
+  it('takes the person from both sides of the compactions and of the resume, including a prompt queued mid-turn', () => {
+    expect(personWords(t)).toEqual([
+      'We are moving the widgets API to v2. Start by listing the v1 endpoints.',
+      '/compact keep the API decisions',
+      'From now on, keep the v1 routes working until the v3 release; add v2 next to them.',
+      'also keep the old error format for v1 clients',
+      'Now write the migration guide for v1 clients. Always put code samples in TypeScript, never plain JavaScript.',
+    ]);
+    expect(byText(t, 'also keep the old error format').id).toBe(uuidOf(name, '"queued_command"'));
+  });
+
+  it('shows command output without terminal colour codes, and cuts a long tool input', () => {
+    expect(byText(t, 'Compacted').text).toBe('command output: Compacted (ctrl+o to see full summary)');
+    expect(byText(t, 'Compacted').fromPerson).toBe(false);
+    const write = byText(t, 'Write {');
+    expect(write.kind).toBe('tool_call');
+    expect(write.text).toMatch(/… \[\d+ more chars\]$/);
+  });
+
+  it('counts the caveat, hook output, titles and thinking as skipped', () => {
+    expect(t.skipped).toEqual({ meta: 1, 'system:stop_hook_summary': 1, 'last-prompt': 1, 'ai-title': 1, 'attachment:hook_success': 1, thinking: 2 });
+    // The two compact boundaries are taken as compaction points.
+    expect(taken(t) + skippedTotal(t) + 2).toBe(lineCount(fixture(name)));
+    expect(t.sessionId).toBe('9d4e2f17-3b6c-4a85-8e0f-71c2a5b9d3e6');
+    expect(t.cwd).toBe('/home/dev/projects/widgets');
+  });
+});
+
+describe('a sub-agent side chain, slash commands, bash mode and hooks', () => {
+  const name = 'sidechain-hooks.jsonl';
+  const t = read(name);
+
+  it('flags the sub-agent messages as a side chain, none of them the person', () => {
+    const side = t.messages.filter((m) => m.sidechain);
+    expect(side.map((m) => `${m.role}:${m.kind}`)).toEqual(['user:text', 'assistant:tool_call', 'user:tool_result', 'assistant:text']);
+    expect(side.some((m) => m.fromPerson)).toBe(false);
+    // The parent agent's prompt to the sub-agent is the first side-chain message.
+    expect(side[0]!.text).toMatch(/^Find every CSS rule/);
+    expect(byText(t, 'Task result:').sidechain).toBe(false);
+  });
+
+  it('takes commands and bash mode as typed, their output as results, and drops reminders and IDE context', () => {
+    expect(personWords(t)).toEqual(['/memory', '! git status --short', 'the card layout breaks on narrow screens [Image #1]\n[image]', '/review src/widgets/card.css']);
+    expect(byText(t, 'Opened project memory').kind).toBe('tool_result');
+    expect(byText(t, 'M src/widgets/card.tsx').text).toBe('command output: M src/widgets/card.tsx\n?? src/widgets/card.css');
+    expect(t.messages.some((m) => m.text.includes('system-reminder') || m.text.includes('Cairn memory'))).toBe(false);
+    expect(t.messages.some((m) => m.text.includes('ide_opened_file'))).toBe(false);
+    // The expanded /review prompt is the harness's (isMeta), not typed now.
+    expect(t.messages.some((m) => m.text.includes('Review the given files'))).toBe(false);
+  });
+
+  it('counts every line not taken by why', () => {
+    expect(t.skipped).toEqual({ meta: 2, 'queue-operation': 2, progress: 1, injected: 1, 'system:stop_hook_summary': 1, summary: 1 });
+    expect(taken(t) + skippedTotal(t)).toBe(lineCount(fixture(name)));
+  });
+
+  it("reads a sub-agent's own file (subagents/agent-<id>.jsonl) as all side chain", () => {
+    const agent = read('7c1e4b2a-5d93-4f0e-9a61-2b8d4c7e1f35/subagents/agent-b71d0e4.jsonl');
+    expect(agent.messages).toHaveLength(4);
+    expect(agent.messages.every((m) => m.sidechain && !m.fromPerson)).toBe(true);
+    expect(agent.cwd).toBe('/home/dev/projects/widgets');
+    expect(agent.sessionId).toBe('7c1e4b2a-5d93-4f0e-9a61-2b8d4c7e1f35');
+    expect(agent.skipped).toEqual({});
+  });
+});
+
+describe('lines the reader does not take', () => {
+  const line = (o: object): string => JSON.stringify(o);
+  const prompt = (uuid: string, content: unknown, extra: object = {}): string =>
+    line({ parentUuid: null, isSidechain: false, cwd: '/home/dev/projects/widgets', sessionId: 's1', type: 'user', message: { role: 'user', content }, uuid, timestamp: '2026-01-01T00:00:00.000Z', ...extra });
+
+  it('tolerates a half-written last line, counted as malformed', () => {
+    const text = fixture('plain-session.jsonl');
+    const cut = text.slice(0, text.length - 40);
+    const t = readClaudeTranscript(cut);
+    expect(t.skipped.malformed).toBe(1);
+    expect(t.skipped.summary).toBeUndefined();
+    expect(t.messages).toHaveLength(read('plain-session.jsonl').messages.length);
+  });
+
+  it('counts unknown kinds, non-objects and repeated uuids, and never throws', () => {
+    const text = [
+      prompt('u1', 'hello'),
+      line({ type: 'hologram', uuid: 'h1' }),
+      line({ type: 'x'.repeat(500) }),
+      '[1,2,3]',
+      'null',
+      '{"type":"user"',
+      prompt('u1', 'hello again'),
+      line({ type: 'user', uuid: 'u2' }),
+      line({ type: 'assistant', message: { role: 'assistant', content: 'no uuid' } }),
+      line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb0', parentUuid: null }),
+      '',
+      '   ',
+    ].join('\r\n');
+    const t = readClaudeTranscript(text);
+    expect(t.messages.map((m) => m.text)).toEqual(['hello']);
+    expect(t.skipped).toEqual({
+      'unknown:hologram': 1,
+      [`unknown:${'x'.repeat(64)}…`]: 1,
+      malformed: 3,
+      duplicate: 1,
+      'user:no-message': 1,
+      'assistant:no-uuid': 1,
+    });
+    // A compaction right after "hello" is anchored there.
+    expect(t.compactions).toEqual(['u1']);
+    expect(readClaudeTranscript('').messages).toEqual([]);
+    expect(readClaudeTranscript(Buffer.from(prompt('u9', 'from a buffer'))).messages[0]!.text).toBe('from a buffer');
+  });
+
+  it('does not take a prompt the harness or an SDK sent as typed, nor a wholly-tagged notification', () => {
+    const t = readClaudeTranscript(
+      [
+        prompt('u1', 'scheduled check', { promptSource: 'system' }),
+        prompt('u2', 'typed words', { promptSource: 'typed' }),
+        prompt('u3', '<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>'),
+        prompt('u4', 'Please review.\n<system-reminder>\nA CLAUDE.md is in scope.\n</system-reminder>\nKeep it short.'),
+      ].join('\n'),
+    );
+    expect(t.messages.map((m) => [m.id, m.fromPerson])).toEqual([
+      ['u1', false],
+      ['u2', true],
+      ['u3', false],
+      ['u4', true],
+    ]);
+    expect(t.messages[3]!.text).toBe('Please review.\n\nKeep it short.');
+  });
+
+  it('splits an older assistant line with several blocks into <uuid>, <uuid>#1, ... and skips synthetic replies', () => {
+    const t = readClaudeTranscript(
+      [
+        line({
+          type: 'assistant',
+          uuid: 'a1',
+          isSidechain: false,
+          message: {
+            role: 'assistant',
+            model: 'claude-sonnet-4-5-20250929',
+            content: [
+              { type: 'thinking', thinking: 'secret plan' },
+              { type: 'text', text: 'Looking.' },
+              { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } },
+              { type: 'text', text: 'Done.' },
+            ],
+          },
+        }),
+        line({ type: 'assistant', uuid: 'a2', isApiErrorMessage: true, message: { role: 'assistant', model: '<synthetic>', content: [{ type: 'text', text: 'API Error: 529' }] } }),
+        line({ type: 'assistant', uuid: 'a3', message: { role: 'assistant', model: '<synthetic>', content: [{ type: 'text', text: 'No response requested.' }] } }),
+      ].join('\n'),
+    );
+    expect(t.messages.map((m) => [m.id, m.kind, m.text])).toEqual([
+      ['a1', 'text', 'Looking.'],
+      ['a1#1', 'tool_call', 'Bash {"command":"ls"}'],
+      ['a1#2', 'text', 'Done.'],
+    ]);
+    expect(t.skipped).toEqual({ synthetic: 2 });
+  });
+
+  it('honours the bounds it is given', () => {
+    const t = readClaudeTranscript(
+      [
+        line({ type: 'assistant', uuid: 'a1', message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Write', input: { content: 'x'.repeat(100) } }] } }),
+        prompt('u1', [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'y'.repeat(100) }] }]),
+      ].join('\n'),
+      { maxToolInputChars: 20, maxToolResultChars: 30, sessionId: 'given' },
+    );
+    // The input's JSON is cut, not the name; the result's whole rendering is.
+    expect(t.messages[0]!.text).toBe(`Write {"content":"${'x'.repeat(8)}… [94 more chars]`);
+    expect(t.messages[1]!.text).toBe(`Write result: ${'y'.repeat(16)}… [84 more chars]`);
+    expect(t.sessionId).toBe('given');
+  });
+});
+
+describe('size', () => {
+  it('reads a transcript of about 10 MB in one linear pass', () => {
+    // Built from the fixtures' own lines, each copy with fresh uuids so none is a repeat.
+    const lines = ['plain-session.jsonl', 'compaction-resume.jsonl', 'sidechain-hooks.jsonl'].flatMap((n) => fixture(n).split('\n').filter((l) => l.trim() !== ''));
+    const chunks: string[] = [];
+    let size = 0;
+    let copy = 0;
+    while (size < 10 * 1024 * 1024) {
+      const tag = copy.toString(16).padStart(8, '0');
+      for (const l of lines) {
+        const fresh = l.replace(/"(uuid|parentUuid|logicalParentUuid)":"([0-9a-f]{8})/g, `"$1":"${tag}`);
+        chunks.push(fresh);
+        size += fresh.length + 1;
+      }
+      copy++;
+    }
+    const text = chunks.join('\n');
+    const one = ['plain-session.jsonl', 'compaction-resume.jsonl', 'sidechain-hooks.jsonl'].map(read);
+
+    const started = performance.now();
+    const t = readClaudeTranscript(text);
+    const ms = performance.now() - started;
+    console.log(`read ${(text.length / 1024 / 1024).toFixed(1)} MB, ${t.messages.length} messages, in ${ms.toFixed(0)} ms`);
+
+    expect(t.messages).toHaveLength(copy * one.reduce((a, x) => a + x.messages.length, 0));
+    expect(t.compactions).toHaveLength(copy * 2);
+    expect(new Set(t.messages.map((m) => m.id)).size).toBe(t.messages.length);
+    expect(t.messages.filter((m) => m.fromPerson)).toHaveLength(copy * one.reduce((a, x) => a + personWords(x).length, 0));
+    expect(t.skipped.duplicate).toBeUndefined();
+  });
+});
+
+describe('where a session transcript lives', () => {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('encodes the cwd as Claude Code does: every character but ASCII letters and digits becomes -', () => {
+    expect(claudeProjectDirName('/home/dev/projects/widgets')).toBe('-home-dev-projects-widgets');
+    expect(claudeProjectDirName('/home/dev/.config/my_app v2')).toBe('-home-dev--config-my-app-v2');
+    expect(claudeProjectDirName('C:\\src\\widgets')).toBe('C--src-widgets');
+    expect(claudeProjectDirName('/home/dev/Ünïcode')).toBe('-home-dev--n-code');
+    const long = `/home/dev/${'deep/'.repeat(60)}widgets`;
+    const name = claudeProjectDirName(long);
+    expect(name.slice(0, 200)).toBe(long.replace(/[^a-zA-Z0-9]/g, '-').slice(0, 200));
+    expect(name).toMatch(/^.{200}-[0-9a-z]+$/);
+    expect(claudeTranscriptPath('/home/dev/projects/widgets', 'abc-123', '/home/dev/.claude')).toBe('/home/dev/.claude/projects/-home-dev-projects-widgets/abc-123.jsonl');
+    expect(() => claudeTranscriptPath('/x', '../../etc/passwd', '/c')).toThrow(/session id/);
+  });
+
+  it('uses $CLAUDE_CONFIG_DIR when set', () => {
+    expect(claudeConfigDir({ CLAUDE_CONFIG_DIR: '/opt/claude' }, '/home/dev')).toBe('/opt/claude');
+    expect(claudeConfigDir({}, '/home/dev')).toBe(path.join('/home/dev', '.claude'));
+  });
+
+  it('finds a session file, by its real path and by prefix for a long cwd hashed another way', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-transcript-'));
+    made.push(root);
+    const config = path.join(root, 'config');
+    const work = path.join(root, 'work', 'widgets.app');
+    fs.mkdirSync(work, { recursive: true });
+    const real = fs.realpathSync(work);
+    const dir = path.join(config, 'projects', claudeProjectDirName(real));
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 's1.jsonl'), fixture('plain-session.jsonl'));
+    fs.writeFileSync(path.join(dir, 'empty.jsonl'), '');
+
+    expect(await findClaudeTranscript(work, 's1', config)).toBe(path.join(dir, 's1.jsonl'));
+    expect(await findClaudeTranscript(work, 'empty', config)).toBeNull();
+    expect(await findClaudeTranscript(work, 'missing', config)).toBeNull();
+
+    const long = path.join(real, 'x'.repeat(150), 'y'.repeat(80));
+    fs.mkdirSync(long, { recursive: true });
+    // The CLI under Bun hashes with Bun.hash: a different suffix from ours.
+    const bunDir = path.join(config, 'projects', `${claudeProjectDirName(long).slice(0, 200)}-bunhash1`);
+    fs.mkdirSync(bunDir, { recursive: true });
+    fs.writeFileSync(path.join(bunDir, 's2.jsonl'), fixture('compaction-resume.jsonl'));
+    expect(await findClaudeTranscript(long, 's2', config)).toBe(path.join(bunDir, 's2.jsonl'));
+
+    const t = await readClaudeTranscriptFile(path.join(dir, 's1.jsonl'));
+    expect(t.sessionId).toBe('s1');
+    expect(t.messages).toHaveLength(read('plain-session.jsonl').messages.length);
+  });
+});
