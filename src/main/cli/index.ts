@@ -60,6 +60,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./memory-commands')).statsCommand(rest, io);
       case 'history':
         return await (await import('./history-command')).historyCommand(rest, io);
+      case 'harvest':
+        return await (await import('./harvest-command')).harvestCommand(rest, io);
+      case 'inbox':
+        return await (await import('./harvest-command')).inboxCommand(rest, io);
       case 'undo':
         return await (await import('./history-command')).undoCommand(rest, io);
       case 'restore':

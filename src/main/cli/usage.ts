@@ -21,6 +21,8 @@ Commands:
   history   the versions of memory files: list, show (--diff), gc
   restore   write an earlier version of a memory file back: cairn restore PATH --to ID
   undo      undo a change (cairn undo ID, or --last) if its files are still as it left them
+  harvest   propose memories from an agent's session: cairn harvest --transcript FILE
+  inbox     review proposed memories: list, show, approve (--to, --text), reject
   serve     serve Cairn's web UI on loopback
   setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print]
   workspace register checkouts, local or on a host over SSH: add, list, remove, trust
@@ -118,6 +120,39 @@ Options:
   --limit N        at most N versions (default 50)
   --cwd DIR        the checkout (default: the current directory)
   --workspace ID   workspace id (default: derived from the checkout's path)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const HARVEST_HELP = `Usage: cairn harvest --transcript FILE [options]
+
+Proposes memories from an agent's session (a Claude Code transcript, ~/.claude/projects/*/*.jsonl, or
+a Codex rollout, ~/.codex/sessions/*/*/*/rollout-*.jsonl) into Cairn's inbox, for you to review with
+cairn inbox. Only the part of the session not harvested yet is read; every candidate is checked
+(evidence quoted from the session, your own words for a preference or convention, no secret, no
+repeat of the inbox, of what you rejected, or of memory) and what was skipped is counted.
+
+Options:
+  --transcript FILE   the session's transcript
+  --extractor NAME    rules (offline: what you said outright, such as "remember that ..."); default
+  --dry-run           check and report, but propose nothing and leave the session unharvested
+  --json              print JSON
+  --cwd DIR           the checkout (default: the transcript's own working directory)
+  --home DIR          Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const INBOX_HELP = `Usage: cairn inbox [list] [--all] [--json]
+       cairn inbox show ID
+       cairn inbox approve ID [--to PATH] [--text TEXT]
+       cairn inbox reject ID
+
+Memories proposed from the agents' sessions wait here for you. Approving adds one as a line to a
+memory file (the suggested one, or --to PATH), as you, with the cause harvest:ID in the history, so
+cairn undo --last takes it back; --text approves your edit of it. Rejecting keeps the same text from
+being proposed again for 90 days.
+
+Options:
+  --all            list decided items too
+  --json           print JSON
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;
 

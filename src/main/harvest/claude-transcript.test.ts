@@ -241,6 +241,23 @@ describe('lines the reader does not take', () => {
     expect(readClaudeTranscript(Buffer.from(prompt('u9', 'from a buffer'))).messages[0]!.text).toBe('from a buffer');
   });
 
+  it('anchors a compaction in the main conversation even when its logical parent is a side chain', () => {
+    const t = readClaudeTranscript(
+      [
+        prompt('u1', 'main words'),
+        prompt('s1', 'sub-agent prompt', { isSidechain: true }),
+        line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb1', parentUuid: null, logicalParentUuid: 's1', compactMetadata: { trigger: 'auto', preTokens: 1 } }),
+        line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb2', parentUuid: null, logicalParentUuid: 'u1', compactMetadata: { trigger: 'auto', preTokens: 1 } }),
+      ].join('\n'),
+    );
+    // Twice at the same point is one compaction point.
+    expect(t.compactions).toEqual(['u1']);
+    expect(t.messages.map((m) => [m.id, m.sidechain, m.fromPerson])).toEqual([
+      ['u1', false, true],
+      ['s1', true, false],
+    ]);
+  });
+
   it('does not take a prompt the harness or an SDK sent as typed, nor a wholly-tagged notification', () => {
     const t = readClaudeTranscript(
       [

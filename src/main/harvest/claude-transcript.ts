@@ -123,7 +123,7 @@ export function readClaudeTranscript(input: string | Buffer, options: ReadClaude
   const compactions: string[] = [];
   const skipped: Record<string, number> = {};
   const seen = new Set<string>();
-  /** A line's uuid to the id of the last message it yielded: a compaction's logical parent. */
+  /** A main-conversation line's uuid to the id of the last message it yielded: a compaction's logical parent. */
   const lastIdOfLine = new Map<string, string>();
   /** tool_use id to the tool's name, so a result can say which tool answered. */
   const toolNames = new Map<string, string>();
@@ -145,8 +145,10 @@ export function readClaudeTranscript(input: string | Buffer, options: ReadClaude
       n++;
       messages.push({ id, role, kind: part.kind, text: part.text, at, fromPerson: part.fromPerson, sidechain });
     }
-    lastIdOfLine.set(uuid, id);
-    if (!sidechain) lastMainId = id;
+    if (!sidechain) {
+      lastIdOfLine.set(uuid, id);
+      lastMainId = id;
+    }
   };
 
   let start = 0;
@@ -189,7 +191,7 @@ export function readClaudeTranscript(input: string | Buffer, options: ReadClaude
       // The point a compaction follows: the logical parent's last message when it was taken,
       // else the main conversation's last message so far.
       const logical = typeof entry.logicalParentUuid === 'string' ? lastIdOfLine.get(entry.logicalParentUuid) : undefined;
-      const anchor = logical !== undefined && !isSidechainId(messages, logical) ? logical : lastMainId;
+      const anchor = logical ?? lastMainId;
       if (anchor === null) skip('compact_boundary:unanchored');
       else if (compactions[compactions.length - 1] !== anchor) compactions.push(anchor);
       continue;
@@ -432,12 +434,6 @@ export function truncate(text: string, max: number): string {
   const code = text.charCodeAt(cut - 1);
   if (cut > 0 && code >= 0xd800 && code <= 0xdbff) cut--;
   return `${text.slice(0, cut)}… [${text.length - cut} more chars]`;
-}
-
-function isSidechainId(messages: readonly TranscriptMessage[], id: string): boolean {
-  // Compactions are rare; a backward scan to the message is cheap enough and keeps no extra index.
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return messages[i]!.sidechain;
-  return false;
 }
 
 /** A kind name as a key of `skipped`: bounded, so a hostile line cannot make a huge key. */

@@ -72,9 +72,9 @@ export class MemoryService {
     return this.edits.restore(rawPath, content, cause, session);
   }
 
-  /** Saves a person's edit against the sha256 the editor loaded (null: a new file). */
-  save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession): Promise<SaveOutcome> {
-    return this.edits.save(rawPath, content, expectedSha256, session);
+  /** Saves a person's edit against the sha256 the editor loaded (null: a new file); `cause` as the history records it. */
+  save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession, cause = 'ui'): Promise<SaveOutcome> {
+    return this.edits.save(rawPath, content, expectedSha256, session, cause);
   }
 
   /** Creates an empty directory. */

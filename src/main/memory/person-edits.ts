@@ -44,9 +44,10 @@ export class PersonEdits {
   /**
    * Saves a person's edit, checked under the scope lock against the sha256 the editor loaded
    * (`null`: the file must not exist yet), so a change made meanwhile is reported, never clobbered.
+   * `cause`: what the history records it as ('ui'; 'harvest:<item>' for an approved candidate).
    */
-  async save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession): Promise<SaveOutcome> {
-    return this.write(rawPath, content, 'ui', session, (path, current) => {
+  async save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession, cause = 'ui'): Promise<SaveOutcome> {
+    return this.write(rawPath, content, cause, session, (path, current) => {
       if (expectedSha256 === null && current !== null) return { status: 'conflict', kind: 'exists', message: `${path} already exists; open it to edit it, or choose another name.` };
       if (expectedSha256 !== null && current === null) return { status: 'conflict', kind: 'deleted', message: `${path} was deleted since you opened it.` };
       if (expectedSha256 !== null && current !== null && sha256(current) !== expectedSha256) return { status: 'conflict', kind: 'changed', message: `${path} was changed since you opened it.` };

@@ -1,0 +1,119 @@
+/**
+ * One harvest of one transcript (issue 19): the segment not harvested yet, an extractor's
+ * candidates for it, the host's checks, and the inbox.
+ *
+ * Segments are keyed by message ids: `<home>/harvest/sessions/<agent>-<digest of the session
+ * id>.json` holds the id of the last message harvested. The next harvest takes the messages after
+ * it; when that id is no longer in the transcript (shortened or rewritten), it starts over and the
+ * checks' dedupe absorbs what was proposed before. A harvest holds a lock on its session's state
+ * (two triggers at once: the second answers 'busy' and calls no extractor), and a segment with no
+ * new message calls no extractor either.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import lockfile from 'proper-lockfile';
+import type { Candidate } from './candidate';
+import { checkCandidates, DEFAULT_MIN_CONFIDENCE, type RejectionReason } from './checks';
+import type { InboxItem, InboxStore, ItemSource } from './inbox-store';
+import type { Transcript, TranscriptMessage } from './transcript';
+
+export const HARVEST_DIR = 'harvest';
+
+/** What proposes candidates from a segment (rules, the agent, a command, an HTTP model). */
+export interface Extractor {
+  readonly name: string;
+  extract(segment: readonly TranscriptMessage[]): Promise<Candidate[]>;
+}
+
+export interface HarvestRequest {
+  readonly home: string;
+  readonly transcript: Transcript;
+  readonly extractor: Extractor;
+  readonly inbox: InboxStore;
+  readonly workspaceId: string | null;
+  readonly projectId: string | null;
+  /** Lines of the memory files candidates could go to (a repeat of one is not proposed). */
+  readonly memoryLines: readonly string[];
+  /** Check and report, but change nothing: no inbox item, the segment not marked harvested. */
+  readonly dryRun?: boolean;
+  readonly minConfidence?: number;
+}
+
+export interface HarvestSummary {
+  readonly status: 'harvested' | 'nothing-new' | 'busy';
+  /** Messages in the segment (after the last one harvested). */
+  readonly segmentMessages: number;
+  /** Whether the segment started over (the last harvested message was gone). */
+  readonly restarted: boolean;
+  readonly extractorCalled: boolean;
+  /** Candidates that passed the checks: inbox items, or (dry run) the candidates themselves. */
+  readonly proposed: ReadonlyArray<InboxItem | Candidate>;
+  readonly rejected: Readonly<Record<RejectionReason, number>>;
+}
+
+interface SessionState {
+  readonly sessionId: string;
+  readonly lastId: string;
+  readonly at: string;
+}
+
+function statePath(home: string, transcript: Transcript): string {
+  const digest = createHash('sha256').update(transcript.sessionId).digest('hex').slice(0, 24);
+  return path.join(home, HARVEST_DIR, 'sessions', `${transcript.agent}-${digest}.json`);
+}
+
+function readState(file: string): SessionState | null {
+  try {
+    const state = JSON.parse(fs.readFileSync(file, 'utf8')) as SessionState;
+    return typeof state.lastId === 'string' ? state : null;
+  } catch {
+    return null;
+  }
+}
+
+const NO_REJECTIONS = (): Record<RejectionReason, number> => checkCandidates([], [], { inbox: [], rejected: [], memoryLines: [] }).rejected;
+
+export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSummary> {
+  const file = statePath(req.home, req.transcript);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  let release: () => void;
+  try {
+    release = lockfile.lockSync(file, { realpath: false, stale: 60_000 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    return { status: 'busy', segmentMessages: 0, restarted: false, extractorCalled: false, proposed: [], rejected: NO_REJECTIONS() };
+  }
+  try {
+    const messages = req.transcript.messages;
+    const state = readState(file);
+    const at = state ? messages.findIndex((m) => m.id === state.lastId) : -1;
+    const restarted = state !== null && at === -1;
+    const segment = messages.slice(at + 1);
+    if (segment.length === 0) return { status: 'nothing-new', segmentMessages: 0, restarted, extractorCalled: false, proposed: [], rejected: NO_REJECTIONS() };
+    const candidates = await req.extractor.extract(segment);
+    const outcome = checkCandidates(
+      candidates,
+      segment,
+      { inbox: req.inbox.pendingTexts(), rejected: req.inbox.rejectedTexts(), memoryLines: req.memoryLines },
+      req.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
+    );
+    if (req.dryRun) return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: true, proposed: outcome.accepted, rejected: outcome.rejected };
+    const source: ItemSource = {
+      agent: req.transcript.agent,
+      sessionId: req.transcript.sessionId,
+      cwd: req.transcript.cwd,
+      workspaceId: req.workspaceId,
+      projectId: req.projectId,
+      extractor: req.extractor.name,
+    };
+    const proposed = req.inbox.add(outcome.accepted, source);
+    const next: SessionState = { sessionId: req.transcript.sessionId, lastId: segment[segment.length - 1]!.id, at: new Date().toISOString() };
+    const temp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, `${JSON.stringify(next)}\n`, { mode: 0o600 });
+    fs.renameSync(temp, file);
+    return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: true, proposed, rejected: outcome.rejected };
+  } finally {
+    release();
+  }
+}
