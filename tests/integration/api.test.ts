@@ -233,6 +233,46 @@ describe('history routes', () => {
   });
 });
 
+describe('inbox routes', () => {
+  const source = { agent: 'claude' as const, sessionId: 's1', cwd: null, workspaceId: null, projectId: null, extractor: 'rules' };
+  const candidate = (text: string, category: 'convention' | 'preference') => ({
+    category,
+    text,
+    scope: category === 'preference' ? ('global' as const) : ('project' as const),
+    evidence: [{ messageId: 'm1', quote: text }],
+    confidence: 0.8,
+    rationale: 'said outright',
+  });
+
+  it('lists proposals, approves one into memory as the person (undoable), edits then approves, and rejects', async () => {
+    const [tabs, short, british] = host.inbox.add(
+      [candidate('We use tabs, not spaces.', 'convention'), candidate('The user prefers short answers.', 'preference'), candidate('The user prefers British spelling.', 'preference')],
+      source,
+    );
+    const listed = (await client.inbox.list({})).items;
+    expect(listed.map((i) => [i.text, i.target, i.status])).toEqual([
+      ['The user prefers British spelling.', '/memories/global/preferences.md', 'pending'],
+      ['The user prefers short answers.', '/memories/global/preferences.md', 'pending'],
+      ['We use tabs, not spaces.', '/memories/project/conventions.md', 'pending'],
+    ]);
+    expect(await client.inbox.approve({ workspaceId: wsA, id: tabs!.id })).toMatchObject({ status: 'ok', path: '/memories/project/conventions.md' });
+    expect((await client.memory.read({ workspaceId: wsA, path: '/memories/project/conventions.md' })).content).toContain('- We use tabs, not spaces.\n');
+    expect((await client.history.list({ workspaceId: wsA, path: '/memories/project/conventions.md', limit: 1 })).versions[0]).toMatchObject({ actor: 'user', cause: `harvest:${tabs!.id}` });
+    // Edited, and to a file the person chose.
+    expect(await client.inbox.approve({ workspaceId: wsA, id: short!.id, to: '/memories/global/style.md', text: 'Short answers, no preamble.' })).toMatchObject({ status: 'ok', path: '/memories/global/style.md' });
+    expect((await client.memory.read({ workspaceId: wsA, path: '/memories/global/style.md' })).content).toContain('- Short answers, no preamble.\n');
+    expect(await client.inbox.reject({ id: british!.id })).toMatchObject({ status: 'ok' });
+    expect((await client.inbox.list({})).items).toEqual([]);
+    expect((await client.inbox.list({ all: true })).items.map((i) => [i.status, i.approvedTo])).toEqual([
+      ['rejected', null],
+      ['approved', '/memories/global/style.md'],
+      ['approved', '/memories/project/conventions.md'],
+    ]);
+    expect(await client.inbox.approve({ workspaceId: wsA, id: british!.id })).toMatchObject({ status: 'error', message: expect.stringMatching(/already rejected/) });
+    expect(await client.inbox.reject({ id: 'nope' })).toMatchObject({ status: 'error', message: expect.stringMatching(/no inbox item/) });
+  });
+});
+
 describe('memory.onChange', () => {
   it('delivers changes with actor and identities, filtered per workspace and project', async () => {
     // A second workspace on another repository: its project and workspace events are not A's.

@@ -116,6 +116,28 @@ export const undoResultSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('error'), message: z.string() }),
 ]);
 
+/** A memory proposed from an agent's session, waiting for a person (issue 19). */
+export const inboxItemSchema = z.object({
+  id: z.string(),
+  createdAt: z.string(),
+  status: z.enum(['pending', 'approved', 'rejected']),
+  category: z.enum(['preference', 'convention', 'fact', 'command', 'lesson']),
+  text: z.string(),
+  scope: z.enum(SCOPES),
+  confidence: z.number(),
+  rationale: z.string(),
+  evidence: z.array(z.object({ messageId: z.string(), quote: z.string() })),
+  /** The memory file it would be added to. */
+  target: z.string(),
+  agent: z.enum(['claude', 'codex']),
+  sessionId: z.string(),
+  extractor: z.string(),
+  workspaceId: z.string().nullable(),
+  decidedAt: z.string().nullable(),
+  approvedTo: z.string().nullable(),
+});
+export type InboxItemView = z.infer<typeof inboxItemSchema>;
+
 /** How to connect one agent to Cairn: what `cairn setup <agent>` does, as lines a person can copy. */
 export const agentGuideSchema = z.object({
   agent: z.enum(['claude', 'codex', 'cursor']),
@@ -161,6 +183,20 @@ export const contract = {
     undo: oc.input(z.object({ workspaceId: workspaceRef, id: z.string().min(1).max(64) })).output(undoResultSchema),
     /** Writes back what a version left (a delete's: what it took away) as the person's change. */
     restore: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath, id: z.string().min(1).max(64) })).output(changeResultSchema),
+  },
+  inbox: {
+    /** Proposals newest first: pending ones, or every one with `all`. */
+    list: oc.input(z.object({ all: z.boolean().default(false) })).output(z.object({ items: z.array(inboxItemSchema) })),
+    /** Adds a proposal to memory as the person (to the suggested file, or `to`; its text, or `text`), undoable. */
+    approve: oc
+      .input(z.object({ workspaceId: workspaceRef, id: z.string().min(1).max(64), to: memoryPath.nullable().default(null), text: z.string().max(4000).nullable().default(null) }))
+      .output(z.discriminatedUnion('status', [
+        z.object({ status: z.literal('ok'), message: z.string(), path: z.string() }),
+        z.object({ status: z.literal('conflict'), message: z.string() }),
+        z.object({ status: z.literal('error'), message: z.string() }),
+      ])),
+    /** Drops a proposal; its text is not proposed again for 90 days. */
+    reject: oc.input(z.object({ id: z.string().min(1).max(64) })).output(changeResultSchema),
   },
   workspaces: {
     list: oc.output(z.array(workspaceSchema)),

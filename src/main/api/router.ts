@@ -8,7 +8,7 @@
  * the server and unsubscribes when the client goes away.
  */
 import { implement, ORPCError } from '@orpc/server';
-import { contract, type Version } from '../../common/api/contract';
+import { contract, type InboxItemView, type Version } from '../../common/api/contract';
 import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { subscribeSession, type ChangeSource } from '../journal/session-changes';
@@ -17,12 +17,15 @@ import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
 import type { VersionHistory, VersionRow } from '../memory/version-history';
+import { approveItem, rejectItem } from '../harvest/harvest-review';
+import type { InboxItem, InboxStore } from '../harvest/inbox-store';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
 
 export interface RouterContext {
   readonly service: MemoryService;
+  readonly inbox: InboxStore;
   readonly versions: VersionHistory;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
@@ -207,6 +210,28 @@ export const router = os.router({
       });
     }),
   },
+  inbox: {
+    list: os.inbox.list.handler(async ({ input, context }) => ({ items: (input.all ? context.inbox.list() : context.inbox.list('pending')).map(inboxItemOut) })),
+    approve: os.inbox.approve.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        const outcome = await approveItem(context.inbox, context.service, session, input.id, { to: input.to ?? undefined, text: input.text ?? undefined });
+        if (outcome.status === 'conflict') return { status: 'conflict' as const, message: outcome.message };
+        if (outcome.status !== 'approved') return { status: 'error' as const, message: 'Nothing was approved.' };
+        return { status: 'ok' as const, message: `Added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}.`, path: outcome.path };
+      } catch (err) {
+        const message = personError(err);
+        if (message === null) fail(err);
+        return { status: 'error' as const, message };
+      }
+    }),
+    reject: os.inbox.reject.handler(async ({ input, context }) =>
+      change(async () => {
+        rejectItem(context.inbox, input.id);
+        return 'Rejected; the same text will not be proposed again for 90 days.';
+      }),
+    ),
+  },
   workspaces: {
     list: os.workspaces.list.handler(({ context }) => context.registry.list().map(workspaceInfo)),
     add: os.workspaces.add.handler(async ({ input, context }) => {
@@ -242,11 +267,34 @@ export const router = os.router({
 export type AppRouter = typeof router;
 
 /** The router's context from a host's services (one set per process: see src/main/host). */
+/** An inbox item as the API gives it. */
+function inboxItemOut(item: InboxItem): InboxItemView {
+  const c = item.candidate;
+  return {
+    id: item.id,
+    createdAt: item.createdAt,
+    status: item.status,
+    category: c.category,
+    text: c.text,
+    scope: c.scope,
+    confidence: c.confidence,
+    rationale: c.rationale,
+    evidence: c.evidence.map((e) => ({ messageId: e.messageId, quote: e.quote })),
+    target: item.target,
+    agent: item.source.agent,
+    sessionId: item.source.sessionId,
+    extractor: item.source.extractor,
+    workspaceId: item.source.workspaceId,
+    decidedAt: item.decidedAt ?? null,
+    approvedTo: item.approvedTo ?? null,
+  };
+}
+
 /** A version as the API gives it (the store's owner and hashes stay inside). */
 function versionOut(v: VersionRow): Version {
   return { id: v.id, at: v.at, batch: v.batch, scope: v.scope, path: v.path, oldPath: v.oldPath ?? null, op: v.op, actor: v.actor, cause: v.cause, added: v.added, removed: v.removed };
 }
 
 export function createRouterContext(options: RouterContext): RouterContext {
-  return { service: options.service, versions: options.versions, registry: options.registry, builder: options.builder, changes: options.changes, setupHome: options.setupHome };
+  return { service: options.service, inbox: options.inbox, versions: options.versions, registry: options.registry, builder: options.builder, changes: options.changes, setupHome: options.setupHome };
 }

@@ -14,7 +14,7 @@ import type { Candidate } from '../harvest/candidate';
 import { REJECTION_REASONS } from '../harvest/checks';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
 import { harvestTranscript, type Extractor } from '../harvest/harvest-run';
-import { InboxStore, type InboxItem } from '../harvest/inbox-store';
+import type { InboxItem } from '../harvest/inbox-store';
 import { readTranscriptFile } from '../harvest/read-transcript';
 import { extractByRules } from '../harvest/rules-extractor';
 import type { HomeServices } from '../host/home-services';
@@ -83,7 +83,7 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
       home: services.home,
       transcript,
       extractor,
-      inbox: new InboxStore(services.home),
+      inbox: services.inbox,
       workspaceId: session.workspaceId,
       projectId: session.projectId,
       memoryLines: await memoryLines(services, session),
@@ -143,7 +143,7 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
   if (verb !== 'list' && id === undefined) throw new UsageError(`cairn inbox ${verb} takes one item id`);
   return withHome(values, (services) =>
     refusing(io, async () => {
-      const inbox = new InboxStore(services.home);
+      const inbox = services.inbox;
       switch (verb) {
         case 'list': {
           const items = values.all ? inbox.list() : inbox.list('pending');

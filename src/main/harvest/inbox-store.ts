@@ -52,6 +52,8 @@ export function suggestedTarget(candidate: Candidate): string {
   return `/memories/${candidate.scope satisfies Scope}/${file}.md`;
 }
 
+let idSeq = 0;
+
 export class InboxStore {
   readonly dir: string;
   private readonly itemsDir: string;
@@ -140,8 +142,10 @@ export class InboxStore {
     return out;
   }
 
+  /** Time first, then this process's count (items made in one millisecond keep their order), then chance. */
   private newId(): string {
-    return `${this.now().toString(36).padStart(9, '0')}-${randomBytes(4).toString('hex')}`;
+    idSeq = (idSeq + 1) % 0x10000;
+    return `${this.now().toString(36).padStart(9, '0')}-${idSeq.toString(16).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
   }
 
   private read(id: string): InboxItem | null {

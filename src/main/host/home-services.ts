@@ -31,6 +31,7 @@
  * It is idempotent; the services must not be used after it.
  */
 import { HistoryStore } from '../history/history-store';
+import { InboxStore } from '../harvest/inbox-store';
 import { OutsideEdits } from '../memory/outside-edits';
 import { IdleCollector, type IdleCollectorOptions } from './idle-collector';
 import { VersionHistory } from '../memory/version-history';
@@ -73,6 +74,8 @@ export interface HomeServices {
   readonly service: MemoryService;
   /** What a person does with the history: list, read, restore, undo (the CLI's and the API's). */
   readonly versions: VersionHistory;
+  /** Memories proposed from the agents' sessions, waiting for a person (<home>/inbox). */
+  readonly inbox: InboxStore;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
   /** The live change feed, when asked for (OpenHomeOptions.feed). */
@@ -95,6 +98,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const history = new HistoryStore(home);
   const service = new MemoryService({ usage, sink: journal, history });
   const versions = new VersionHistory(history, service);
+  const inbox = new InboxStore(home);
   const registry = new WorkspaceRegistry(home, {
     local: runtime,
     ...(options.ssh ? { ssh: options.ssh } : {}),
@@ -116,6 +120,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     history,
     service,
     versions,
+    inbox,
     registry,
     builder,
     changes,
