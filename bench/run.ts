@@ -9,7 +9,8 @@
  * subscriber here, beside the in-process floor; then the MCP section (bench/mcp.ts): per-command
  * latency through MCP stdio for Cairn, the reference tool behind a minimal MCP server and
  * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each; the SSH
- * section (bench/ssh.ts); the CLI section (bench/cli.ts): spawn to exit of `cairn context --prompt`
+ * section (bench/ssh.ts); the harvest section (bench/harvest.ts: a 10 MB transcript of each agent
+ * to the inbox); the CLI section (bench/cli.ts): spawn to exit of `cairn context --prompt`
  * and `cairn tool` beside `node -e 0`; then the UI section (bench/ui.ts): first render of 3 x 1000
  * files in Chromium, and an agent's write in
  * another process to the "agent edited" badge painted in the page. Prints
@@ -51,6 +52,7 @@ import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from
 import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
 import { formatSshBench, runSshBench } from './ssh';
 import { formatCliBench, runCliBench } from './cli';
+import { formatHarvestBench, runHarvestBench } from './harvest';
 import { formatUiBench, runUiBench } from './ui';
 import { envInt, sampleStats, table, type SampleStats, settleWrites } from './common';
 
@@ -1025,6 +1027,8 @@ async function main(): Promise<number> {
     const ssh = await runSshBench();
     process.stderr.write('cli: cairn context --prompt and cairn tool, spawn to exit, next to node -e 0\n');
     const cli = await runCliBench();
+    process.stderr.write('harvest: a 10 MB Claude Code transcript and a 10 MB Codex rollout, rules extractor, file to inbox\n');
+    const harvest = await runHarvestBench();
     process.stderr.write('ui: first render of 3 x 1000 files in Chromium, then agent writes in another process -> "agent edited" painted\n');
     const ui = await runUiBench();
     if (ui.badge.missed > 0) warnings.push(`ui: ${ui.badge.missed} agent write(s) got no "agent edited" badge in the page`);
@@ -1060,6 +1064,7 @@ async function main(): Promise<number> {
       ...mcp.targets,
       ...ssh.targets,
       ...ui.targets,
+      ...harvest.targets,
     ];
     const targetsOf = (op: Op): Target[] =>
       targets.filter((t) => t.id.startsWith(`${op}_`) || (op === 'view_file' && t.id.startsWith('view_file')) || (op === 'view_dir' && t.id.startsWith('view_dir')));
@@ -1186,6 +1191,7 @@ async function main(): Promise<number> {
     process.stdout.write(formatMcpBench(mcp));
     process.stdout.write(formatSshBench(ssh));
     process.stdout.write(formatCliBench(cli));
+    process.stdout.write(formatHarvestBench(harvest));
     process.stdout.write(formatUiBench(ui));
 
     process.stdout.write('\nTargets\n');
@@ -1290,6 +1296,7 @@ async function main(): Promise<number> {
       ui: (({ targets: _targets, ...rest }) => rest)(ui),
       ssh,
       cli,
+      harvest: (({ targets: _targets, ...rest }) => rest)(harvest),
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),
