@@ -1,14 +1,17 @@
 /**
- * One view's memory: the browser (tree) on the left, the open file (or the first-run guide) on the
- * right; on a narrow window the open file replaces the tree. Switching files with unsaved edits
- * asks first. `/` focuses the filter.
+ * One view's memory: the browser (tree) on the left, the open file (or the first-run guide, or the
+ * Inbox of proposed memories) on the right; on a narrow window the open file or the Inbox replaces
+ * the tree. Switching files (or opening the Inbox) with unsaved edits asks first. `/` focuses the
+ * filter.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { FileText, Plus } from 'lucide-react';
+import { FileText, Inbox, Plus } from 'lucide-react';
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { Scope } from '../../common/memory/constants';
 import { useApi } from '../api/api-context';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
+import { InboxPanel } from '../features/inbox/InboxPanel';
+import { useInbox } from '../features/inbox/use-inbox';
 import { FirstRun } from '../features/onboarding/FirstRun';
 import { MemoryBrowser, type MemoryBrowserHandle } from '../features/tree/MemoryBrowser';
 import { NewMemoryDialog } from '../features/tree/NewMemoryDialog';
@@ -31,7 +34,11 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const { orpc } = useApi();
   const queryClient = useQueryClient();
   const [openPath, setOpenPath] = useState<string | null>(null);
-  const [pending, setPending] = useState<string | null | undefined>(undefined);
+  const [inboxOpen, setInboxOpen] = useState(false);
+  // Where the person asked to go while the open file had unsaved edits: a file, nothing, or the Inbox.
+  const [pending, setPending] = useState<string | null | 'inbox' | undefined>(undefined);
+  const inbox = useInbox(workspaceId);
+  const inboxCount = inbox.items?.length ?? 0;
   const [creating, setCreating] = useState(false);
   const browser = useRef<MemoryBrowserHandle>(null);
   const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
@@ -52,10 +59,26 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const go = useCallback(
     (path: string | null) => {
       if (dirtyRef.current && path !== openPath) setPending(path);
-      else setOpenPath(path);
+      else {
+        setOpenPath(path);
+        if (path !== null) setInboxOpen(false);
+      }
     },
     [dirtyRef, openPath],
   );
+
+  const openInbox = () => {
+    if (inboxOpen) {
+      setInboxOpen(false);
+      return;
+    }
+    if (dirtyRef.current && openPath) {
+      setPending('inbox');
+      return;
+    }
+    setOpenPath(null);
+    setInboxOpen(true);
+  };
 
   const onDirtyChange = useCallback(
     (dirty: boolean) => {
@@ -72,13 +95,30 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const availableScopes = (list.data?.scopes ?? []).filter((s) => s.available && (!scopes || scopes.includes(s.scope))).map((s) => s.scope);
 
   return (
-    <div className={openPath ? 'pane has-file' : 'pane'}>
+    <div className={openPath || inboxOpen ? 'pane has-file' : 'pane'}>
       <div className="pane-left">
         <header className="pane-head">
           <h1>{title}</h1>
-          <button type="button" className="btn" onClick={() => setCreating(true)} disabled={availableScopes.length === 0}>
-            <Plus size={14} aria-hidden /> New memory
-          </button>
+          <div className="pane-tools">
+            <button
+              type="button"
+              className="btn"
+              aria-pressed={inboxOpen}
+              aria-label={inboxCount > 0 ? `Inbox, ${inboxCount} to review` : 'Inbox'}
+              title="Memories proposed from agents' sessions, waiting for your review"
+              onClick={openInbox}
+            >
+              <Inbox size={14} aria-hidden /> Inbox
+              {inboxCount > 0 && (
+                <span className="count-pill" aria-hidden>
+                  {inboxCount}
+                </span>
+              )}
+            </button>
+            <button type="button" className="btn" onClick={() => setCreating(true)} disabled={availableScopes.length === 0}>
+              <Plus size={14} aria-hidden /> New memory
+            </button>
+          </div>
         </header>
         <MemoryBrowser
           ref={browser}
@@ -102,7 +142,9 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
         />
       </div>
       <div className="pane-right">
-        {openPath ? (
+        {inboxOpen ? (
+          <InboxPanel workspaceId={workspaceId} onOpenFile={(p) => go(p)} onClose={() => setInboxOpen(false)} />
+        ) : openPath ? (
           <Suspense
             fallback={
               <div className="state" role="status">
@@ -155,7 +197,13 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           onCancel={() => setPending(undefined)}
           onConfirm={() => {
             dirtyRef.current = false;
-            setOpenPath(pending);
+            if (pending === 'inbox') {
+              setOpenPath(null);
+              setInboxOpen(true);
+            } else {
+              setOpenPath(pending);
+              if (pending !== null) setInboxOpen(false);
+            }
             setPending(undefined);
           }}
         >

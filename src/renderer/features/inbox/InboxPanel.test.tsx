@@ -1,0 +1,293 @@
+// @vitest-environment happy-dom
+// The Inbox against the real backend (issue 19): proposals put in the home's inbox the way a
+// harvest does (the host's InboxStore), reviewed in the memory pane: the count beside the tree,
+// each proposal's text, category, target, confidence, session, rationale and evidence; Approve
+// (the line on disk, the confirmation with Open and Undo), Edit then approve (edited text, another
+// file), Reject, Reject all from a session, a conflict and an error shown on the proposal, the
+// keyboard, and the empty state.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeBackend, renderPane, type UiBackend } from '../../../../tests/support/ui-backend';
+
+afterEach(cleanup);
+
+type Category = 'preference' | 'convention' | 'fact' | 'command' | 'lesson';
+
+const candidate = (text: string, category: Category, extra: { quote?: string; confidence?: number; rationale?: string } = {}) => ({
+  category,
+  text,
+  scope: category === 'preference' ? ('global' as const) : ('project' as const),
+  evidence: [{ messageId: 'msg-0001-abcdef', quote: extra.quote ?? text }],
+  confidence: extra.confidence ?? 0.8,
+  rationale: extra.rationale ?? 'The person said it outright.',
+});
+
+function propose(b: UiBackend, candidates: ReturnType<typeof candidate>[], session = 'sess-1111-2222', agent: 'claude' | 'codex' = 'claude', workspaceId: string | null = b.workspaceId) {
+  return b.host.inbox.add(candidates, { agent, sessionId: session, cwd: b.sb.checkout, workspaceId, projectId: null, extractor: 'rules' });
+}
+
+const onDisk = (b: UiBackend, scope: 'global' | 'project', name: string) => fs.readFile(path.join(b.sb.roots[scope], name), 'utf8');
+const inbox = () => screen.getByRole('region', { name: 'Inbox' });
+const proposal = (name: string) => within(inbox()).getByRole('listitem', { name });
+const proposalNames = () => within(inbox()).queryAllByRole('listitem').map((el) => el.getAttribute('aria-label'));
+
+async function openInbox(b: UiBackend) {
+  const user = userEvent.setup();
+  await renderPane(b);
+  await user.click(await screen.findByRole('button', { name: /^Inbox/ }));
+  await screen.findByRole('region', { name: 'Inbox' });
+  return user;
+}
+
+describe('the Inbox', () => {
+  it('shows the count beside the tree, and each proposal with its text, category, target, confidence, session, rationale and evidence', async () => {
+    const b = await makeBackend();
+    propose(b, [candidate('We use tabs, not spaces.', 'convention', { quote: 'we use tabs, not spaces', confidence: 0.9, rationale: 'A convention the person stated.' })]);
+    propose(b, [candidate('The user prefers short answers.', 'preference'), candidate('Run make check before pushing.', 'command')], 'sess-3333-4444', 'codex');
+    // Another workspace's proposals are reviewed there.
+    propose(b, [candidate('Not for this workspace.', 'fact')], 'sess-other', 'claude', 'some-other-workspace');
+    await renderPane(b);
+    const button = await screen.findByRole('button', { name: 'Inbox, 3 to review' });
+    expect(button.getAttribute('aria-pressed')).toBe('false');
+    await userEvent.setup().click(button);
+    expect(button.getAttribute('aria-pressed')).toBe('true');
+    await within(inbox()).findByText('3 proposals to review. Nothing is added to memory until you approve it.');
+    // Grouped by session, the newest first.
+    expect(proposalNames()).toEqual(['Command: Run make check before pushing.', 'Preference: The user prefers short answers.', 'Convention: We use tabs, not spaces.']);
+    const codex = within(inbox()).getByRole('region', { name: 'From Codex session sess-333' });
+    expect(codex.textContent).toMatch(/Codex session sess-333 · proposed just now · rules extractor/);
+    expect(within(codex).getByRole('button', { name: 'Reject all from this session' })).toBeTruthy();
+
+    const tabs = proposal('Convention: We use tabs, not spaces.');
+    expect(within(tabs).getByText('Convention')).toBeTruthy();
+    expect(within(tabs).getByText('90% sure')).toBeTruthy();
+    expect(within(tabs).getByText('/memories/project/conventions.md')).toBeTruthy();
+    expect(within(tabs).getByText('(a new file)')).toBeTruthy();
+    expect(within(tabs).getByText('A convention the person stated.')).toBeTruthy();
+    const evidence = within(tabs).getByRole('group', { name: 'Evidence' });
+    expect(within(evidence).getByText('we use tabs, not spaces').tagName).toBe('BLOCKQUOTE');
+    expect(evidence.textContent).toContain('You said');
+    expect(within(inbox()).queryByText('Not for this workspace.')).toBeNull();
+    // A command's quote may be either side's: it does not claim the person said it.
+    expect(within(proposal('Command: Run make check before pushing.')).getByRole('group', { name: 'Evidence' }).textContent).toContain('In the session');
+  });
+
+  it('approves a proposal: the line is in the file on disk, the proposal leaves, the confirmation opens the file and can undo it', async () => {
+    const b = await makeBackend();
+    const [tabs] = propose(b, [candidate('We use tabs, not spaces.', 'convention')]);
+    propose(b, [candidate('Lint before committing.', 'lesson')], 'sess-2');
+    const user = await openInbox(b);
+    await user.click(within(proposal('Convention: We use tabs, not spaces.')).getByRole('button', { name: 'Approve' }));
+    const status = await within(inbox()).findByRole('status');
+    await within(status).findByText('Added to /memories/project/conventions.md (a new file).');
+    expect(await onDisk(b, 'project', 'conventions.md')).toContain('- We use tabs, not spaces.\n');
+    expect(proposalNames()).toEqual(['Lesson: Lint before committing.']);
+    expect(screen.getByRole('button', { name: 'Inbox, 1 to review' })).toBeTruthy();
+    const items = (await b.client.inbox.list({ all: true })).items;
+    expect(items.find((i) => i.id === tabs!.id)).toMatchObject({ status: 'approved', approvedTo: '/memories/project/conventions.md' });
+    // The tree shows the new file.
+    await screen.findByRole('treeitem', { name: '/memories/project/conventions.md' });
+
+    // Undo takes it back out (the history's version caused by harvest:<id>).
+    await user.click(await within(status).findByRole('button', { name: 'Undo' }));
+    await within(inbox()).findByText('Took the approved text back out of /memories/project/conventions.md.');
+    await expect(onDisk(b, 'project', 'conventions.md')).rejects.toThrow();
+
+    // Approve the other, then open the file it went to.
+    await user.click(within(proposal('Lesson: Lint before committing.')).getByRole('button', { name: 'Approve' }));
+    await within(inbox()).findByText('Added to /memories/project/lessons.md (a new file).');
+    await within(inbox()).findByText('Nothing to review');
+    await user.click(within(inbox()).getByRole('button', { name: 'Open lessons.md' }));
+    const editor = await screen.findByRole('region', { name: 'Editor: /memories/project/lessons.md' });
+    expect(editor).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'Inbox' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Inbox' }).getAttribute('aria-pressed')).toBe('false');
+  });
+
+  it('edits then approves: the edited text goes to a file the person chose or typed', async () => {
+    const b = await makeBackend();
+    await b.write('/memories/global/style.md', '---\ndescription: How I like answers\n---\n- Be brief.\n');
+    propose(b, [candidate('The user prefers short answers.', 'preference')]);
+    propose(b, [candidate('Deploys go through the staging branch.', 'fact')], 'sess-2');
+    const user = await openInbox(b);
+
+    let item = proposal('Preference: The user prefers short answers.');
+    await user.click(within(item).getByRole('button', { name: 'Edit' }));
+    const text = within(item).getByRole('textbox', { name: 'Text to add' });
+    expect(document.activeElement).toBe(text);
+    await user.clear(text);
+    await user.type(text, 'Short answers, no preamble.');
+    const to = within(item).getByRole('combobox', { name: 'Add to file' });
+    expect((to as HTMLInputElement).value).toBe('/memories/global/preferences.md');
+    // The person's memory files are offered.
+    const options = [...document.querySelectorAll(`#${CSS.escape(to.getAttribute('list')!)} option`)].map((o) => o.getAttribute('value'));
+    expect(options).toContain('/memories/global/style.md');
+    await user.clear(to);
+    await user.type(to, '/memories/global/style.md');
+    await user.click(within(item).getByRole('button', { name: 'Approve' }));
+    await within(inbox()).findByText('Added to /memories/global/style.md.');
+    expect(await onDisk(b, 'global', 'style.md')).toBe('---\ndescription: How I like answers\n---\n- Be brief.\n- Short answers, no preamble.\n');
+    await expect(onDisk(b, 'global', 'preferences.md')).rejects.toThrow();
+
+    // "Change" goes straight to the file; a new path is created; Enter in it approves.
+    item = proposal('Fact: Deploys go through the staging branch.');
+    await user.click(within(item).getByRole('button', { name: 'Change where \u201cDeploys go through the staging branch.\u201d goes' }));
+    const to2 = within(item).getByRole('combobox', { name: 'Add to file' });
+    expect(document.activeElement).toBe(to2);
+    await user.clear(to2);
+    await user.type(to2, '/memories/project/deploy/notes.md{Enter}');
+    await within(inbox()).findByText('Added to /memories/project/deploy/notes.md (a new file).');
+    expect(await onDisk(b, 'project', 'deploy/notes.md')).toContain('- Deploys go through the staging branch.\n');
+  });
+
+  it('a target that is no memory file is refused on the proposal, which stays', async () => {
+    const b = await makeBackend();
+    propose(b, [candidate('We use tabs, not spaces.', 'convention')]);
+    const user = await openInbox(b);
+    const item = proposal('Convention: We use tabs, not spaces.');
+    await user.click(within(item).getByRole('button', { name: 'Edit' }));
+    const to = within(item).getByRole('combobox', { name: 'Add to file' });
+    await user.clear(to);
+    await user.type(to, 'notes.md');
+    await user.click(within(item).getByRole('button', { name: 'Approve' }));
+    expect(within(item).getByRole('alert').textContent).toMatch(/^Not added: A memory file\u2019s path starts with \/memories\/global\//);
+    // Escape leaves the edit, nothing written.
+    fireEvent.keyDown(to, { key: 'Escape' });
+    await waitFor(() => expect(within(item).queryByRole('combobox')).toBeNull());
+    expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.']);
+  });
+
+  it('rejects one proposal: it leaves, and the inbox remembers it was rejected', async () => {
+    const b = await makeBackend();
+    const [british] = propose(b, [candidate('The user prefers British spelling.', 'preference')]);
+    propose(b, [candidate('We use tabs, not spaces.', 'convention')], 'sess-2');
+    const user = await openInbox(b);
+    await user.click(within(proposal('Preference: The user prefers British spelling.')).getByRole('button', { name: 'Reject' }));
+    await within(inbox()).findByText('Rejected \u201cThe user prefers British spelling.\u201d. The same text will not be proposed again for 90 days.');
+    expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.']);
+    expect((await b.client.inbox.list({ all: true })).items.find((i) => i.id === british!.id)?.status).toBe('rejected');
+    await expect(onDisk(b, 'global', 'preferences.md')).rejects.toThrow();
+  });
+
+  it('rejects all from one session after confirming, leaving other sessions alone', async () => {
+    const b = await makeBackend();
+    propose(b, [candidate('Keep it.', 'fact')], 'sess-keep');
+    propose(b, [candidate('Drop one.', 'fact'), candidate('Drop two.', 'lesson'), candidate('Drop three.', 'command')], 'sess-drop', 'codex');
+    const user = await openInbox(b);
+    const session = within(inbox()).getByRole('region', { name: 'From Codex session sess-dro' });
+    await user.click(within(session).getByRole('button', { name: 'Reject all from this session' }));
+    const dialog = screen.getByRole('dialog', { name: 'Reject all 3 from this session?' });
+    // Cancel changes nothing.
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(proposalNames()).toHaveLength(4);
+    await user.click(within(session).getByRole('button', { name: 'Reject all from this session' }));
+    await user.click(within(screen.getByRole('dialog', { name: 'Reject all 3 from this session?' })).getByRole('button', { name: 'Reject 3' }));
+    await within(inbox()).findByText('Rejected 3 proposals from Codex session sess-dro. They will not be proposed again for 90 days.');
+    expect(proposalNames()).toEqual(['Fact: Keep it.']);
+    const all = (await b.client.inbox.list({ all: true })).items;
+    expect(all.map((i) => [i.text, i.status]).sort()).toEqual([
+      ['Drop one.', 'rejected'],
+      ['Drop three.', 'rejected'],
+      ['Drop two.', 'rejected'],
+      ['Keep it.', 'pending'],
+    ]);
+  });
+
+  it('shows a conflict (the file changed while approving) and an error on the proposal, never dropping it', async () => {
+    const b = await makeBackend();
+    await b.write('/memories/project/conventions.md', '- Use pnpm.\n');
+    propose(b, [candidate('We use tabs, not spaces.', 'convention')]);
+    const [gone] = propose(b, [candidate('Decided elsewhere.', 'fact')], 'sess-2');
+    // An agent writes the file between the approval's read and its write (the real save then conflicts).
+    const service = b.host.service;
+    const read = service.read.bind(service);
+    let raced = false;
+    service.read = async (p, s) => {
+      const result = await read(p, s);
+      if (!raced && p === '/memories/project/conventions.md') {
+        raced = true;
+        await b.agent({ command: 'str_replace', path: p, old_str: '- Use pnpm.', new_str: '- Use pnpm 9.' });
+      }
+      return result;
+    };
+    const user = await openInbox(b);
+    const item = proposal('Convention: We use tabs, not spaces.');
+    await user.click(within(item).getByRole('button', { name: 'Approve' }));
+    const conflict = await within(item).findByRole('alert');
+    expect(conflict.textContent).toMatch(/^Conflict: .*Nothing was added; approve it again to add it to the file as it is now\.$/);
+    expect(await onDisk(b, 'project', 'conventions.md')).toBe('- Use pnpm 9.\n');
+    expect(proposalNames()).toContain('Convention: We use tabs, not spaces.');
+    // Approving again adds it to the file as it is now.
+    await user.click(within(item).getByRole('button', { name: 'Approve' }));
+    await within(inbox()).findByText('Added to /memories/project/conventions.md.');
+    expect(await onDisk(b, 'project', 'conventions.md')).toBe('- Use pnpm 9.\n- We use tabs, not spaces.\n');
+
+    // Rejected meanwhile from the CLI: approving says so, and the proposal stays until refreshed.
+    b.host.inbox.decide(gone!.id, { status: 'rejected' });
+    const other = proposal('Fact: Decided elsewhere.');
+    await user.click(within(other).getByRole('button', { name: 'Approve' }));
+    expect((await within(other).findByRole('alert')).textContent).toMatch(/^Not added: Inbox item .* was already rejected\.$/);
+    await user.click(within(inbox()).getByRole('button', { name: 'Refresh' }));
+    await within(inbox()).findByText('Nothing to review');
+  });
+
+  it('works from the keyboard: arrows move, a approves, r rejects, e edits; letters typed in a field are text', async () => {
+    const b = await makeBackend();
+    propose(b, [candidate('Third.', 'fact')], 'sess-c');
+    propose(b, [candidate('Second.', 'fact')], 'sess-b');
+    propose(b, [candidate('First.', 'fact')], 'sess-a');
+    const user = await openInbox(b);
+    expect(proposalNames()).toEqual(['Fact: First.', 'Fact: Second.', 'Fact: Third.']);
+    // One tab stop: the first proposal.
+    expect(proposal('Fact: First.').tabIndex).toBe(0);
+    expect(proposal('Fact: Second.').tabIndex).toBe(-1);
+    proposal('Fact: First.').focus();
+    await user.keyboard('{ArrowDown}');
+    expect(document.activeElement).toBe(proposal('Fact: Second.'));
+    await user.keyboard('{End}');
+    expect(document.activeElement).toBe(proposal('Fact: Third.'));
+    await user.keyboard('{ArrowUp}');
+    expect(document.activeElement).toBe(proposal('Fact: Second.'));
+
+    // e edits; typing "a" and "r" there is text; Ctrl+Enter approves the edit.
+    await user.keyboard('e');
+    const text = within(proposal('Fact: Second.')).getByRole('textbox', { name: 'Text to add' });
+    expect(document.activeElement).toBe(text);
+    await user.keyboard('{End} (a rare case)');
+    expect((text as HTMLTextAreaElement).value).toBe('Second. (a rare case)');
+    await user.keyboard('{Control>}{Enter}{/Control}');
+    await within(inbox()).findByText('Added to /memories/project/facts.md (a new file).');
+    expect(await onDisk(b, 'project', 'facts.md')).toContain('- Second. (a rare case)\n');
+    // The focus went on to the next proposal; r rejects it.
+    await waitFor(() => expect(document.activeElement).toBe(proposal('Fact: Third.')));
+    await user.keyboard('r');
+    await within(inbox()).findByText(/^Rejected \u201cThird\.\u201d/);
+    await waitFor(() => expect(document.activeElement).toBe(proposal('Fact: First.')));
+    await user.keyboard('a');
+    await within(inbox()).findByText('Added to /memories/project/facts.md.');
+    expect(await onDisk(b, 'project', 'facts.md')).toBe(
+      '---\ndescription: Facts worth knowing, from agents\u2019 sessions, approved in Cairn\n---\n\n- Second. (a rare case)\n- First.\n',
+    );
+    await within(inbox()).findByText('Nothing to review');
+  });
+
+  it('says there is nothing to review and how proposals arrive', async () => {
+    const b = await makeBackend();
+    const user = await openInbox(b);
+    expect(screen.getByRole('button', { name: 'Inbox' })).toBeTruthy();
+    await within(inbox()).findByText('Nothing to review');
+    expect(within(inbox()).getByText('cairn harvest --transcript FILE')).toBeTruthy();
+    expect(within(inbox()).getByRole('button', { name: 'Copy the harvest command' })).toBeTruthy();
+    // Proposals made later show up on Refresh.
+    propose(b, [candidate('Arrived later.', 'lesson')]);
+    await user.click(within(inbox()).getByRole('button', { name: 'Refresh' }));
+    await within(inbox()).findByRole('listitem', { name: 'Lesson: Arrived later.' });
+    await screen.findByRole('button', { name: 'Inbox, 1 to review' });
+    // Close goes back to the placeholder.
+    await user.click(within(inbox()).getByRole('button', { name: 'Close the inbox' }));
+    expect(screen.queryByRole('region', { name: 'Inbox' })).toBeNull();
+  });
+});

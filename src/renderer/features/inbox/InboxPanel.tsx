@@ -1,0 +1,593 @@
+/**
+ * The Inbox (issue 19): memories proposed from agents' sessions, waiting for a person. Each
+ * proposal shows its text, category, the file it would be added to, how sure the extractor is, the
+ * session it came from and when, why it was proposed, and the quotes it rests on. The person
+ * approves it (added to that file), edits then approves (its text, and/or another file, chosen or
+ * typed), rejects it, or rejects everything from one session.
+ *
+ * Invariants: nothing is added to memory without Approve; a conflict or an error is shown on the
+ * proposal, which stays in the list; an approval says where the text went, opens that file on
+ * request, and can be undone (history.undo of the version caused by `harvest:<id>`). Keyboard: the
+ * arrows move between proposals, `a` approves, `e` edits, `r` rejects the focused one (never while
+ * typing in a field).
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { ArrowRight, Bot, Check, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { errorMessage, useApi } from '../../api/api-context';
+import { CopyButton } from '../../lib/CopyButton';
+import { ConfirmDialog } from '../dialogs/Dialog';
+import { exactTime, whenText } from '../history/history-words';
+import {
+  AGENT_NAMES,
+  CATEGORY_LABELS,
+  confidenceText,
+  evidenceSpeaker,
+  fileName,
+  groupBySession,
+  neighbourOf,
+  shortSession,
+  targetProblem,
+  type InboxItem,
+  type SessionGroup,
+} from './inbox-model';
+import { useInbox } from './use-inbox';
+
+export const HARVEST_LINE = 'cairn harvest --transcript FILE';
+
+export interface InboxPanelProps {
+  workspaceId: string | null;
+  /** Opens a memory file in the editor (the Inbox closes). */
+  onOpenFile: (path: string) => void;
+  onClose: () => void;
+}
+
+type Notice =
+  | { tone: 'ok'; key: number; text: string; path: string | null; itemId: string | null; versionId: string | null }
+  | { tone: 'alert'; key: number; text: string };
+
+interface Draft {
+  id: string;
+  text: string;
+  to: string;
+  focus: 'text' | 'to';
+}
+
+interface ItemError {
+  kind: 'conflict' | 'error';
+  message: string;
+}
+
+const isField = (el: Element) => el.closest('input, textarea, select, [contenteditable="true"]') !== null;
+
+export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps) {
+  const { client, orpc } = useApi();
+  const queryClient = useQueryClient();
+  const { query, items: viewItems } = useInbox(workspaceId);
+  // The memory files of this view, for "Add to" (the browser has loaded them already).
+  const files = useQuery(orpc.memory.list.queryOptions({ input: { workspaceId } }));
+  const [gone, setGone] = useState<ReadonlySet<string>>(new Set());
+  const [focusedId, setFocusedId] = useState<string | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [errors, setErrors] = useState<Record<string, ItemError>>({});
+  const [busy, setBusy] = useState<string | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const [confirmSession, setConfirmSession] = useState<SessionGroup | null>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const panelRef = useRef<HTMLElement>(null);
+  const focusPending = useRef<string | null>(null);
+  const noticeKey = useRef(0);
+  const datalistId = useId();
+
+  // Asked for again whenever the view opens.
+  const refetch = query.refetch;
+  useEffect(() => {
+    void refetch();
+  }, [refetch]);
+
+  const groups = useMemo(() => groupBySession((viewItems ?? []).filter((i) => !gone.has(i.id))), [viewItems, gone]);
+  const ordered = useMemo(() => groups.flatMap((g) => g.items), [groups]);
+  const byId = useMemo(() => new Map(ordered.map((i) => [i.id, i])), [ordered]);
+  const knownPaths = useMemo(() => new Set((files.data?.files ?? []).map((f) => f.path)), [files.data]);
+  const targets = useMemo(() => {
+    const available = new Set((files.data?.scopes ?? []).filter((s) => s.available).map((s) => s.scope));
+    const paths = new Set<string>();
+    for (const i of ordered) paths.add(i.target);
+    for (const f of files.data?.files ?? []) if (available.has(f.scope)) paths.add(f.path);
+    return [...paths].sort();
+  }, [files.data, ordered]);
+
+  // After a move or a decision, focus the proposal it went to (once it is drawn).
+  useEffect(() => {
+    const id = focusPending.current;
+    if (id === null) return;
+    const el = listRef.current?.querySelector<HTMLElement>(`[data-item="${CSS.escape(id)}"]`);
+    if (el) {
+      focusPending.current = null;
+      el.focus();
+    }
+  });
+
+  const focusItem = (id: string | null) => {
+    if (id === null) {
+      panelRef.current?.focus();
+      return;
+    }
+    focusPending.current = id;
+    setFocusedId(id);
+  };
+
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: orpc.inbox.list.key() });
+  };
+
+  const say = (n: Omit<Extract<Notice, { tone: 'ok' }>, 'key'> | Omit<Extract<Notice, { tone: 'alert' }>, 'key'>) => setNotice({ ...n, key: ++noticeKey.current } as Notice);
+
+  const setError = (id: string, error: ItemError | null) =>
+    setErrors((e) => {
+      const next = { ...e };
+      if (error) next[id] = error;
+      else delete next[id];
+      return next;
+    });
+
+  /** The proposal leaves the list (the focus going to its neighbour) and the list is asked for again. */
+  const decided = (id: string) => {
+    const next = neighbourOf(ordered, id);
+    setGone((g) => new Set(g).add(id));
+    setError(id, null);
+    if (draft?.id === id) setDraft(null);
+    focusItem(next);
+    refresh();
+  };
+
+  const approve = async (item: InboxItem, edited?: Draft) => {
+    if (busy) return;
+    let to: string | null = null;
+    let text: string | null = null;
+    if (edited) {
+      const problem = targetProblem(edited.to);
+      if (problem) return setError(item.id, { kind: 'error', message: problem });
+      if (edited.text.trim().length === 0) return setError(item.id, { kind: 'error', message: 'The text to add is empty.' });
+      if (edited.to.trim() !== item.target) to = edited.to.trim();
+      if (edited.text.trim() !== item.text.trim()) text = edited.text.trim();
+    }
+    setBusy(item.id);
+    setError(item.id, null);
+    try {
+      const result = await client.inbox.approve({ workspaceId, id: item.id, to, text });
+      if (result.status !== 'ok') {
+        setError(item.id, { kind: result.status, message: result.message });
+        return;
+      }
+      decided(item.id);
+      void queryClient.invalidateQueries({ queryKey: orpc.memory.list.key({ input: { workspaceId } }) });
+      say({ tone: 'ok', text: result.message, path: result.path, itemId: item.id, versionId: null });
+      // The version it made, so that the confirmation can offer Undo.
+      try {
+        const { versions } = await client.history.list({ workspaceId, path: result.path, limit: 20 });
+        const version = versions.find((v) => v.cause === `harvest:${item.id}`);
+        if (version) setNotice((n) => (n?.tone === 'ok' && n.itemId === item.id ? { ...n, versionId: version.id } : n));
+      } catch {
+        // Without the history, the confirmation simply offers no Undo.
+      }
+    } catch (err) {
+      setError(item.id, { kind: 'error', message: errorMessage(err) });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const reject = async (item: InboxItem) => {
+    if (busy) return;
+    setBusy(item.id);
+    setError(item.id, null);
+    try {
+      const result = await client.inbox.reject({ id: item.id });
+      if (result.status !== 'ok') {
+        setError(item.id, { kind: 'error', message: result.message });
+        return;
+      }
+      decided(item.id);
+      say({ tone: 'ok', text: `Rejected \u201c${item.text}\u201d. ${result.message.replace(/^Rejected; t/, 'T')}`, path: null, itemId: null, versionId: null });
+    } catch (err) {
+      setError(item.id, { kind: 'error', message: errorMessage(err) });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const rejectSession = async (group: SessionGroup) => {
+    setBusy(`session:${group.key}`);
+    const failed: string[] = [];
+    let done = 0;
+    const left = group.items.filter((i) => !gone.has(i.id));
+    for (const item of left) {
+      try {
+        const result = await client.inbox.reject({ id: item.id });
+        if (result.status === 'ok') {
+          done++;
+          setGone((g) => new Set(g).add(item.id));
+        } else {
+          failed.push(result.message);
+          setError(item.id, { kind: 'error', message: result.message });
+        }
+      } catch (err) {
+        failed.push(errorMessage(err));
+        setError(item.id, { kind: 'error', message: errorMessage(err) });
+      }
+    }
+    setBusy(null);
+    setConfirmSession(null);
+    refresh();
+    const what = `${AGENT_NAMES[group.agent]} session ${shortSession(group.sessionId)}`;
+    if (failed.length > 0) say({ tone: 'alert', text: `Rejected ${done} of ${left.length} proposals from ${what}; ${failed.length} could not be rejected: ${failed[0]}` });
+    else say({ tone: 'ok', text: `Rejected ${done} ${done === 1 ? 'proposal' : 'proposals'} from ${what}. They will not be proposed again for 90 days.`, path: null, itemId: null, versionId: null });
+    const next = ordered.find((i) => !left.some((l) => l.id === i.id));
+    focusItem(next?.id ?? null);
+  };
+
+  const undo = async (n: Extract<Notice, { tone: 'ok' }>) => {
+    if (!n.versionId || !n.path) return;
+    try {
+      const result = await client.history.undo({ workspaceId, id: n.versionId });
+      void queryClient.invalidateQueries({ queryKey: orpc.history.key() });
+      if (result.status === 'ok') say({ tone: 'ok', text: `Took the approved text back out of ${n.path}.`, path: n.path, itemId: null, versionId: null });
+      else say({ tone: 'alert', text: `Could not undo: ${result.message}` });
+    } catch (err) {
+      say({ tone: 'alert', text: `Could not undo: ${errorMessage(err)}` });
+    }
+  };
+
+  const edit = (item: InboxItem, focus: Draft['focus'] = 'text') => {
+    setFocusedId(item.id);
+    setDraft({ id: item.id, text: item.text, to: item.target, focus });
+  };
+
+  const cancelEdit = (id: string) => {
+    setDraft(null);
+    setError(id, null);
+    focusItem(id);
+  };
+
+  const onListKey = (e: React.KeyboardEvent) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || isField(e.target as Element)) return;
+    const from = (e.target as HTMLElement).closest('[data-item]')?.getAttribute('data-item') ?? focusedId;
+    const at = ordered.findIndex((i) => i.id === from);
+    const item = at >= 0 ? ordered[at] : undefined;
+    let move: number | null = null;
+    switch (e.key) {
+      case 'ArrowDown':
+        move = Math.min(ordered.length - 1, at + 1);
+        break;
+      case 'ArrowUp':
+        move = Math.max(0, at - 1);
+        break;
+      case 'Home':
+        move = 0;
+        break;
+      case 'End':
+        move = ordered.length - 1;
+        break;
+      case 'a':
+        if (item) void approve(item);
+        break;
+      case 'r':
+        if (item) void reject(item);
+        break;
+      case 'e':
+        if (item) edit(item);
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+    const to = move === null ? undefined : ordered[move];
+    if (to) focusItem(to.id);
+  };
+
+  const focusable = focusedId !== null && byId.has(focusedId) ? focusedId : ordered[0]?.id;
+  const count = viewItems === undefined ? null : ordered.length;
+
+  return (
+    <section className="inbox" aria-label="Inbox" ref={panelRef} tabIndex={-1}>
+      <header className="editor-head">
+        <div className="editor-title">
+          <h2>Inbox</h2>
+          <div className="inbox-sub">
+            {count === null ? 'Memories proposed from your agents\u2019 sessions.' : count === 0 ? 'Nothing to review.' : `${count} ${count === 1 ? 'proposal' : 'proposals'} to review. Nothing is added to memory until you approve it.`}
+          </div>
+        </div>
+        <div className="editor-tools">
+          <button type="button" className="btn" onClick={refresh} disabled={query.isFetching}>
+            <RefreshCw size={14} className={query.isFetching ? 'spin' : undefined} aria-hidden /> Refresh
+          </button>
+          <button type="button" className="icon-btn" aria-label="Close the inbox" title="Close the inbox" onClick={onClose}>
+            <X size={16} aria-hidden />
+          </button>
+        </div>
+      </header>
+      {notice &&
+        (notice.tone === 'ok' ? (
+          <div key={notice.key} className="notice ok inbox-notice" role="status">
+            <Check size={14} aria-hidden />
+            <span className="inbox-notice-text">{notice.text}</span>
+            {notice.path && (
+              <button type="button" className="btn" onClick={() => onOpenFile(notice.path!)}>
+                Open {fileName(notice.path)}
+              </button>
+            )}
+            {notice.versionId && (
+              <button type="button" className="btn" onClick={() => void undo(notice)}>
+                <Undo2 size={14} aria-hidden /> Undo
+              </button>
+            )}
+            <button type="button" className="icon-btn" aria-label="Dismiss" title="Dismiss" onClick={() => setNotice(null)}>
+              <X size={14} aria-hidden />
+            </button>
+          </div>
+        ) : (
+          <div key={notice.key} className="notice error inbox-notice" role="alert">
+            <span className="inbox-notice-text">{notice.text}</span>
+            <button type="button" className="icon-btn" aria-label="Dismiss" title="Dismiss" onClick={() => setNotice(null)}>
+              <X size={14} aria-hidden />
+            </button>
+          </div>
+        ))}
+      <div className="inbox-body">
+        {query.isError && !query.data ? (
+          <div className="state error" role="alert">
+            <p>Could not load the inbox: {errorMessage(query.error)}</p>
+            <button type="button" className="btn" onClick={() => void query.refetch()}>
+              <RefreshCw size={14} aria-hidden /> Retry
+            </button>
+          </div>
+        ) : viewItems === undefined ? (
+          <div className="state" role="status">
+            <Loader2 size={16} className="spin" aria-hidden /> Loading the inbox…
+          </div>
+        ) : ordered.length === 0 ? (
+          <div className="inbox-empty">
+            <InboxIcon size={28} aria-hidden />
+            <h3>Nothing to review</h3>
+            <p>
+              When Cairn harvests an agent&apos;s session, the memories it proposes from what was said (your preferences, the codebase&apos;s conventions,
+              commands, lessons) wait here. Nothing becomes memory until you approve it.
+            </p>
+            <p>For now, harvest a Claude Code transcript or a Codex rollout yourself:</p>
+            <div className="code-line">
+              <code>{HARVEST_LINE}</code>
+              <CopyButton text={HARVEST_LINE} label="Copy the harvest command" />
+            </div>
+          </div>
+        ) : (
+          <div ref={listRef} className="inbox-list" onKeyDown={onListKey}>
+            {groups.map((g) => (
+              <SessionSection
+                key={g.key}
+                group={g}
+                busy={busy === `session:${g.key}`}
+                onRejectAll={() => setConfirmSession(g)}
+              >
+                {g.items.map((item) => (
+                  <Proposal
+                    key={item.id}
+                    item={item}
+                    focusable={item.id === focusable}
+                    busy={busy === item.id}
+                    error={errors[item.id] ?? null}
+                    draft={draft?.id === item.id ? draft : null}
+                    targetExists={knownPaths.has(item.target)}
+                    datalistId={datalistId}
+                    onFocus={() => setFocusedId(item.id)}
+                    onApprove={() => void approve(item)}
+                    onReject={() => void reject(item)}
+                    onEdit={(focus) => edit(item, focus)}
+                    onDraft={(d) => setDraft(d)}
+                    onApproveDraft={(d) => void approve(item, d)}
+                    onCancel={() => cancelEdit(item.id)}
+                  />
+                ))}
+              </SessionSection>
+            ))}
+            <datalist id={datalistId}>
+              {targets.map((p) => (
+                <option key={p} value={p} />
+              ))}
+            </datalist>
+          </div>
+        )}
+      </div>
+      {ordered.length > 0 && (
+        <p className="inbox-keys muted">
+          <kbd>↑</kbd>
+          <kbd>↓</kbd> move · <kbd>A</kbd> approve · <kbd>E</kbd> edit · <kbd>R</kbd> reject
+        </p>
+      )}
+      {confirmSession && (
+        <ConfirmDialog
+          title={`Reject all ${confirmSession.items.length} from this session?`}
+          confirmLabel={`Reject ${confirmSession.items.length}`}
+          danger
+          busy={busy !== null}
+          onCancel={() => setConfirmSession(null)}
+          onConfirm={() => void rejectSession(confirmSession)}
+        >
+          <p>
+            Every proposal still in the inbox from {AGENT_NAMES[confirmSession.agent]} session <code>{shortSession(confirmSession.sessionId)}</code> is rejected; none of
+            their texts is proposed again for 90 days. Memory is not changed.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+function SessionSection({ group, busy, onRejectAll, children }: { group: SessionGroup; busy: boolean; onRejectAll: () => void; children: React.ReactNode }) {
+  const agent = AGENT_NAMES[group.agent];
+  const short = shortSession(group.sessionId);
+  return (
+    <section className="inbox-session" aria-label={`From ${agent} session ${short}`}>
+      <div className="session-head">
+        <Bot size={15} aria-hidden />
+        <span className="session-what">
+          <strong>{agent}</strong> session <code title={group.sessionId}>{short}</code>
+          <span className="muted">
+            {' '}
+            · proposed <time dateTime={group.latest} title={exactTime(group.latest)}>{whenText(group.latest)}</time> · {group.extractor} extractor
+          </span>
+        </span>
+        <button type="button" className="btn danger small" onClick={onRejectAll} disabled={busy}>
+          {busy ? <Loader2 size={13} className="spin" aria-hidden /> : <X size={13} aria-hidden />} Reject all from this session
+        </button>
+      </div>
+      <ul className="proposals" aria-label={`Proposals from ${agent} session ${short}`}>
+        {children}
+      </ul>
+    </section>
+  );
+}
+
+interface ProposalProps {
+  item: InboxItem;
+  focusable: boolean;
+  busy: boolean;
+  error: ItemError | null;
+  draft: Draft | null;
+  targetExists: boolean;
+  datalistId: string;
+  onFocus: () => void;
+  onApprove: () => void;
+  onReject: () => void;
+  onEdit: (focus: Draft['focus']) => void;
+  onDraft: (d: Draft) => void;
+  onApproveDraft: (d: Draft) => void;
+  onCancel: () => void;
+}
+
+function Proposal({ item, focusable, busy, error, draft, targetExists, datalistId, onFocus, onApprove, onReject, onEdit, onDraft, onApproveDraft, onCancel }: ProposalProps) {
+  const textId = useId();
+  const toId = useId();
+  const category = CATEGORY_LABELS[item.category];
+  const speaker = evidenceSpeaker(item.category);
+  const onDraftKey = (e: React.KeyboardEvent) => {
+    if (!draft) return;
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      onCancel();
+    } else if (e.key === 'Enter' && ((e.target as HTMLElement).tagName === 'INPUT' || e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      onApproveDraft(draft);
+    }
+  };
+  return (
+    <li
+      className={draft ? 'proposal editing' : 'proposal'}
+      data-item={item.id}
+      tabIndex={focusable ? 0 : -1}
+      aria-label={`${category}: ${item.text}`}
+      aria-busy={busy || undefined}
+      onFocus={onFocus}
+    >
+      <div className="p-meta">
+        <span className={`badge cat-${item.category}`}>{category}</span>
+        <span className="p-conf" title="How sure the extractor is that this is worth remembering as written">
+          {confidenceText(item.confidence)}
+        </span>
+        <span className="p-when muted">
+          <time dateTime={item.createdAt} title={exactTime(item.createdAt)}>
+            {whenText(item.createdAt)}
+          </time>
+        </span>
+      </div>
+      {draft ? (
+        <div className="p-edit" onKeyDown={onDraftKey}>
+          <label htmlFor={textId}>Text to add</label>
+          <textarea
+            id={textId}
+            value={draft.text}
+            rows={Math.min(6, Math.max(2, Math.ceil(draft.text.length / 70)))}
+            maxLength={4000}
+            autoFocus={draft.focus === 'text'}
+            onChange={(e) => onDraft({ ...draft, text: e.target.value })}
+          />
+          <label htmlFor={toId}>Add to file</label>
+          <input
+            id={toId}
+            type="text"
+            list={datalistId}
+            value={draft.to}
+            spellCheck={false}
+            autoFocus={draft.focus === 'to'}
+            aria-describedby={`${toId}-hint`}
+            onChange={(e) => onDraft({ ...draft, to: e.target.value })}
+          />
+          <span id={`${toId}-hint`} className="p-hint">
+            Pick one of your memory files or type a new path (a new file is created).
+          </span>
+        </div>
+      ) : (
+        <p className="p-text">{item.text}</p>
+      )}
+      {!draft && (
+        <div className="p-target">
+          <ArrowRight size={13} aria-hidden /> <span className="muted">Adds to</span> <code>{item.target}</code>
+          {!targetExists && <span className="muted">(a new file)</span>}
+          <button type="button" className="link" onClick={() => onEdit('to')} aria-label={`Change where \u201c${item.text}\u201d goes`}>
+            Change
+          </button>
+        </div>
+      )}
+      <p className="p-why">
+        <span className="muted">Why: </span>
+        {item.rationale}
+      </p>
+      {item.evidence.length > 0 && (
+        <div className="p-evidence" aria-label="Evidence" role="group">
+          {item.evidence.map((e, i) => (
+            <figure key={`${e.messageId}:${i}`}>
+              <blockquote>{e.quote}</blockquote>
+              <figcaption>
+                {speaker} <span className="muted">(message <code title={e.messageId}>{shortSession(e.messageId)}</code>)</span>
+              </figcaption>
+            </figure>
+          ))}
+        </div>
+      )}
+      {error && (
+        <div className={error.kind === 'conflict' ? 'p-error warn' : 'p-error'} role="alert">
+          {error.kind === 'conflict' ? 'Conflict: ' : 'Not added: '}
+          {error.message}
+        </div>
+      )}
+      <div className="p-actions">
+        {draft ? (
+          <>
+            <button type="button" className="btn primary" onClick={() => onApproveDraft(draft)} disabled={busy}>
+              {busy ? <Loader2 size={14} className="spin" aria-hidden /> : <Check size={14} aria-hidden />} Approve
+            </button>
+            <button type="button" className="btn" onClick={onCancel} disabled={busy}>
+              Cancel
+            </button>
+            <span className="p-hint">
+              <kbd>Ctrl</kbd>+<kbd>Enter</kbd> approve · <kbd>Esc</kbd> cancel
+            </span>
+          </>
+        ) : (
+          <>
+            <button type="button" className="btn primary" onClick={onApprove} disabled={busy} aria-keyshortcuts="a">
+              {busy ? <Loader2 size={14} className="spin" aria-hidden /> : <Check size={14} aria-hidden />} Approve
+            </button>
+            <button type="button" className="btn" onClick={() => onEdit('text')} disabled={busy} aria-keyshortcuts="e">
+              <Pencil size={14} aria-hidden /> Edit
+            </button>
+            <button type="button" className="btn danger" onClick={onReject} disabled={busy} aria-keyshortcuts="r">
+              <X size={14} aria-hidden /> Reject
+            </button>
+          </>
+        )}
+      </div>
+    </li>
+  );
+}
