@@ -6,7 +6,7 @@
  * A candidate passes when: its evidence exists in the segment (each quote found verbatim in its
  * message after whitespace is normalised); a preference or a convention has the person's own words
  * among its evidence; its confidence is at least the threshold; the content scanners find neither a
- * secret nor an injected instruction in its text; it repeats nothing of this batch, the inbox, a
+ * secret nor an injected instruction in its text, its evidence quotes, or the messages they are from; it repeats nothing of this batch, the inbox, a
  * candidate rejected recently, or a line already in memory; and fewer than MAX_PER_SEGMENT came
  * before it.
  */
@@ -57,6 +57,17 @@ export function normalizedText(text: string): string {
 
 const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
+/** The scanners' verdict on a whole message, worked out once per message. */
+const messageVerdicts = new WeakMap<TranscriptMessage, boolean>();
+function flaggedMessage(message: TranscriptMessage): boolean {
+  let flagged = messageVerdicts.get(message);
+  if (flagged === undefined) {
+    flagged = scanContent(message.text).length > 0;
+    messageVerdicts.set(message, flagged);
+  }
+  return flagged;
+}
+
 export function checkCandidates(candidates: readonly Candidate[], segment: readonly TranscriptMessage[], known: KnownTexts, minConfidence = DEFAULT_MIN_CONFIDENCE): CheckOutcome {
   const rejected = Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
   const byId = new Map(segment.map((m) => [m.id, m]));
@@ -71,7 +82,11 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
       if (grounds.length === 0 || grounds.some(({ e, message }) => !message || e.quote.trim() === '' || !squash(message.text).includes(squash(e.quote)))) return 'no-evidence';
       if ((c.category === 'preference' || c.category === 'convention') && !grounds.some(({ message }) => message!.fromPerson)) return 'not-persons-words';
       if (!(c.confidence >= minConfidence)) return 'low-confidence';
-      if (scanContent(c.text).length > 0) return 'flagged';
+      // The text as proposed, the words it stands on, and the messages they are from: an
+      // extractor's rewording (a capital, a full stop) or cut (a line without the rest of a
+      // command) can hide from the scanners what they find in the whole; a message that holds a
+      // secret or an injected instruction is evidence of nothing.
+      if (scanContent(c.text).length > 0 || grounds.some(({ e, message }) => scanContent(e.quote).length > 0 || flaggedMessage(message!))) return 'flagged';
       const key = normalizedText(c.text);
       if (batch.has(key)) return 'duplicate-in-batch';
       if (inbox.has(key)) return 'already-in-inbox';

@@ -159,7 +159,10 @@ describe('samples of the scanners, planted in transcripts', () => {
   // longer find it there (a capital first letter: "Curl ...", "Scp ...", "Echo ... | bash"; a full
   // stop after "| sh"; "Always " kept before a line-anchored "System prompt:", "### Instruction:" or
   // "Human:"; a hidden character folded into a space), while the evidence quotes, stored in the
-  // inbox verbatim, still hold them (the scanners find 11 of them there). `it.fails` until none
+  // inbox verbatim, still hold them (the scanners find 11 of them there). The checks now also scan
+  // the evidence quotes and the whole messages they are from: 9 still reach the inbox, the three
+  // secrets the scanners miss and six injections whose marker must open a line ("Always System
+  // prompt: ...", "Always Human: ..."), which no scan of the clause finds. `it.fails` until none
   // reaches the inbox; then remove `.fails`.
   it.fails('no inbox item holds a planted sample, in its text or its evidence', () => {
     const all = inbox.list().flatMap((item) => leaksIn(item, SAMPLES));

@@ -32,8 +32,9 @@ describe('the rules extractor', () => {
     const message = person(`Thanks, that works.\n${said}\nNow the next thing.`);
     const [found, ...more] = extractByRules([message]);
     expect(more).toEqual([]);
-    expect(found).toMatchObject({ text, category, scope, evidence: [{ messageId: message.id, quote: said }] });
-    expect(message.text).toContain(found!.evidence[0]!.quote);
+    expect(found).toMatchObject({ text, category, scope, evidence: [{ messageId: message.id }] });
+    // The quote is the clause it was taken from, verbatim.
+    expect(said).toContain(found!.evidence[0]!.quote);
     expect(found!.confidence).toBeGreaterThanOrEqual(0.6);
   });
 

@@ -1,9 +1,17 @@
 /**
  * The `rules` extractor (issue 19): deterministic and offline. It proposes only what a person said
- * outright in a transcript ("remember that ...", "from now on ...", "always ..." / "never ...",
- * "we use X, not Y", "I prefer ..."), sentence by sentence, from the messages the person typed.
- * Nothing the agent, a tool or a hook wrote is ever evidence here, and code blocks, quoted text and
- * questions are skipped: precision over recall (the issue's floor is 0.9 precision, 0.6 recall).
+ * outright in a transcript, clause by clause, from the messages the person typed:
+ * - statements after a lead-in that marks them as lasting ("remember that", "from now on", "FYI",
+ *   "heads up", "note for the future:", "for the record", "lesson learned:", "rule of thumb:", "our
+ *   convention is", "in general", "going forward");
+ * - standing orders ("always ...", "never ...", "don't ever ...", "make sure you always ...",
+ *   "don't ... without asking", "use X instead of Y", "we use X, not Y", "we don't use X");
+ * - a person's preferences ("I prefer ...", "I'd rather ...");
+ * - declarations that say they hold generally ("... here", "in this repo", "everywhere", "every
+ *   table", "on my machine", "in prod"), in the present tense.
+ * Nothing the agent, a tool or a hook wrote is ever evidence here; code blocks, quoted and pasted
+ * text, questions, suppositions, stories of the past, one-offs ("this time", "for now", "in this
+ * PR") and words taken back ("never mind", "scratch that") are skipped: precision over recall.
  *
  * Invariants: the same messages give the same candidates, in message order; each candidate's
  * evidence quote is a verbatim substring of its message's text; at most MAX_RULE_CANDIDATES.
@@ -14,77 +22,54 @@ import type { TranscriptMessage } from './transcript';
 /** The most candidates one run proposes (the host's checks cap a segment at 10 as well). */
 export const MAX_RULE_CANDIDATES = 10;
 
-const MIN_SENTENCE = 12;
-const MAX_SENTENCE = 300;
+const MIN_CLAUSE = 12;
+const MAX_CLAUSE = 300;
 
-interface Rule {
-  readonly name: string;
-  readonly re: RegExp;
-  readonly confidence: number;
-  /** The memory's text and category from the match; null to drop it after all. */
-  readonly make: (m: RegExpExecArray, sentence: string) => { text: string; category: CandidateCategory } | null;
+/** Words before the statement that only soften or connect it. */
+const FILLER = /^(?:(?:hey|ok(?:ay)?|k|yep|yes|yeah|great|perfect|nice|cool|thanks|thank you|ugh|hm+|oh|ah|so|also|and|but|then|one thing|one more(?: thing)?|wait|please|pls|plz|just)\b[,:!.]?\s+)+/i;
+
+/** Lead-ins that mark what follows as lasting: the clause is a candidate whatever it says. */
+const LASTING =
+  /^(?:remember(?: that)?|keep in mind(?: that)?|don'?t forget(?: that)?|do not forget(?: that)?|never forget(?: that)?|from now on|going forward|in (?:the )?future|henceforth|for future reference|fyi|btw|by the way|heads[- ]up|note(?: for (?:the )?future)?|for the record|lesson learned|rule of thumb(?: (?:in|for) this (?:repo|codebase|project))?|our convention is(?: that)?|the convention (?:here )?is(?: that)?|in general|as a rule|general rule)\b[,:!.]?\s*(?:that\s+)?/i;
+
+/** Standing orders at the start of a clause. */
+const ORDER = /^(?:make sure (?:you |to )?|be sure (?:to )?|remember to |it'd be great if you could |could you |you should )?(always|alwyas|allways|never|don'?t ever|do not ever|don'?t|dont|do not)\b/i;
+
+/** Ways a clause says it holds generally, not just for the task at hand. */
+const GENERAL = /\b(?:here|in this (?:repo|repository|codebase|project|package|folder|team|org)|in our (?:repo|codebase|code|project)|everywhere|every (?:\w+)|all (?:\w+)|any (?:test|script|file|table|change)s?|always|never|on (?:my|this) (?:machine|laptop|box)|in (?:prod|production|dev|staging)|that's (?:the|our) rule|that's how we)\b/i;
+
+/** A verb in the present: what a declaration of how things are needs. */
+const PRESENT = /\b(?:is|are|isn't|aren't|has|have|runs?|lives?|goes|go|gets?|needs?|must|should|uses?|use|owns?|takes?|follows?|reads?|resets?|returns?|keeps?|works?|means?|requires?|calls?|lives|points?|stays?|belongs?)\b/i;
+
+/** A clause that takes back the one before it. */
+const RETRACTION = /^(?:(?:actually|no|wait|hmm|um)[,.]?\s+)*(?:scratch that|forget (?:i said|that|it)|never mind|nevermind|ignore that|not that)\b/i;
+
+/** What makes a clause no statement at all. */
+function notAStatement(clause: string): boolean {
+  return (
+    clause.endsWith('?') ||
+    /^(?:if|when|whether|should|would|could|can|do|does|did|is|are|was|were|why|how|what|who|where|maybe|perhaps|what if|is it|are we|do we|does it)\b/i.test(clause) ||
+    /\b(?:you said|they said|he said|she said|keeps saying|the docs say|docs say|according to|someone filed|the issue says|old readme|says ")\b/i.test(clause) ||
+    // A story of the past, or of another place.
+    /\b(?:used to|back at|my old|previous|last (?:week|time|year)|at my old job|was|were|did|broke|wrote|deployed|shipped|said|asked)\b/i.test(clause) ||
+    // A one-off, or words taken back.
+    /\b(?:this time|for now|yet|in this pr|this pr|for this one|today|right now|never mind|nevermind|scratch that|forget i said|ignore that)\b/i.test(clause) ||
+    // "don't always": an observation, not a rule.
+    /\b(?:don'?t|doesn'?t|does not|do not|not) always\b/i.test(clause) ||
+    // Sarcasm marks.
+    /what could possibly go wrong|🙄|\/s\b/i.test(clause)
+  );
 }
-
-// Words a person may put before the statement itself.
-const LEAD = String.raw`^(?:(?:ok(?:ay)?|also|and|btw|by the way|fyi|note|one more thing|oh|so|hey|please|pls|just)[,:!]?\s+)*`;
-
-const COMMAND_WORD_RE = /`[^`]+`/;
 
 function sentenceCase(text: string): string {
-  const trimmed = text.trim().replace(/\s+/g, ' ');
+  const trimmed = text.trim().replace(/\s+/g, ' ').replace(/[,;:—–-]+$/, '');
   const body = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
-  return /[.!)`"']$/.test(body) ? body.replace(/!$/, '.') : `${body}.`;
+  return /[.!)`"']$/.test(body) ? body.replace(/!+$/, '.') : `${body}.`;
 }
 
-const RULES: readonly Rule[] = [
-  {
-    name: 'remember',
-    re: new RegExp(`${LEAD}(?:remember|keep in mind|don't forget|do not forget|never forget)(?:\\s+that)?[:,]?\\s+(.+)$`, 'i'),
-    confidence: 0.9,
-    make: (m) => {
-      const what = m[1]!;
-      // "remember to run lint" is an instruction; "remember when we ..." is a memory of the past.
-      if (/^(?:when|how|what|where|why|if|whether|the time)\b/i.test(what)) return null;
-      const directive = /^to\s+/i.test(what);
-      const text = sentenceCase(directive ? what.replace(/^to\s+/i, '') : what);
-      return { text, category: directive ? 'convention' : COMMAND_WORD_RE.test(what) ? 'command' : 'fact' };
-    },
-  },
-  {
-    name: 'from-now-on',
-    re: new RegExp(`${LEAD}(?:from now on|going forward|in (?:the )?future|henceforth|for future reference)[,:]?\\s+(.+)$`, 'i'),
-    confidence: 0.85,
-    make: (m) => ({ text: sentenceCase(m[1]!), category: /^i\b/i.test(m[1]!) ? 'preference' : 'convention' }),
-  },
-  {
-    name: 'always-never',
-    re: new RegExp(`${LEAD}((?:always|never|don't ever|do not ever)\\s+.+)$`, 'i'),
-    confidence: 0.75,
-    make: (m) => ({ text: sentenceCase(m[1]!), category: 'convention' }),
-  },
-  {
-    name: 'we-use',
-    re: new RegExp(`${LEAD}(we(?:'re| are)? (?:use|using|prefer)\\s+.+?,?\\s+(?:not|instead of|rather than)\\s+.+)$`, 'i'),
-    confidence: 0.8,
-    make: (m) => ({ text: sentenceCase(m[1]!), category: 'convention' }),
-  },
-  {
-    name: 'use-instead',
-    re: new RegExp(`${LEAD}(use\\s+.+?\\s+(?:instead of|rather than)\\s+.+)$`, 'i'),
-    confidence: 0.8,
-    make: (m) => ({ text: sentenceCase(m[1]!), category: 'convention' }),
-  },
-  {
-    name: 'prefer',
-    re: new RegExp(`${LEAD}i(?:'d| would)? (?:really |strongly )?(?:prefer|rather)\\s+(.+)$`, 'i'),
-    confidence: 0.8,
-    make: (m) => ({ text: sentenceCase(`The user prefers ${m[1]!.replace(/^(?:that\s+)?/i, '')}`), category: 'preference' }),
-  },
-];
-
-/** Sentences of a message that may hold a statement: prose, outside code blocks and quotes. */
-function sentences(text: string): Array<{ sentence: string }> {
-  const out: Array<{ sentence: string }> = [];
+/** The clauses of a message that may hold a statement: prose, outside code blocks, quotes and logs. */
+function clauses(text: string): string[] {
+  const out: string[] = [];
   let fenced = false;
   for (const rawLine of text.split('\n')) {
     const line = rawLine.trim();
@@ -92,33 +77,109 @@ function sentences(text: string): Array<{ sentence: string }> {
       fenced = !fenced;
       continue;
     }
-    if (fenced || line === '' || line.startsWith('>') || line.startsWith('$ ') || line.startsWith('<')) continue;
-    const item = line.replace(/^(?:[-*+]|\d+[.)])\s+/, '');
-    // Split after . ! ? followed by a space and a capital or a quote; never inside a code span.
+    if (fenced || line === '' || line.startsWith('>') || line.startsWith('$ ') || line.startsWith('<') || /^(?:npm|yarn|pnpm) (?:ERR|WARN)|^#\d+ \[|^\s*at /.test(line)) continue;
+    const item = line.replace(/^(?:[-*+]|\d+[.)])\s+(?:\[[ x]\]\s+)?/, '');
+    // Split after . ! ? and at ; — –, never inside a code span or a URL.
     let start = 0;
     let inCode = false;
     for (let i = 0; i < item.length; i++) {
       const c = item[i]!;
       if (c === '`') inCode = !inCode;
-      if (inCode || (c !== '.' && c !== '!' && c !== '?')) continue;
+      if (inCode) continue;
       const next = item[i + 1];
-      if (next === undefined || (next === ' ' && /[A-Z"'`(]/.test(item[i + 2] ?? ''))) {
-        out.push({ sentence: item.slice(start, i + 1).trim() });
-        start = i + 1;
-      }
+      const ends = ((c === '.' || c === '!' || c === '?') && (next === undefined || next === ' ')) || c === ';' || ((c === '—' || c === '–') && item[i - 1] === ' ');
+      if (!ends) continue;
+      out.push(item.slice(start, c === ';' || c === '—' || c === '–' ? i : i + 1).trim());
+      start = i + 1;
     }
-    if (start < item.length) out.push({ sentence: item.slice(start).trim() });
+    if (start < item.length) out.push(item.slice(start).trim());
   }
-  return out;
+  return out.flatMap(splitAtCommas).filter((c) => c.length > 0);
 }
 
-/** Whether a sentence asks, supposes or reports rather than states: never a candidate. */
-function notAStatement(sentence: string): boolean {
-  return (
-    sentence.endsWith('?') ||
-    /^(?:if|when|whether|should|would|could|can|do|does|did|is|are|was|were|why|how|what|who|where|maybe|perhaps)\b/i.test(sentence) ||
-    /\b(?:you said|they said|he said|she said|the docs say|according to)\b/i.test(sentence)
-  );
+/** Words that carry a clause on past a comma ("X, not Y", "X, so Z", "X, only Y"). */
+const CARRIES_ON = /^(?:not|no|never|only|so|which|that|who|when|where|while|because|since|like|rather|instead|with|without|as|or|except|unless|even|if|then|otherwise|e\.g\.|i\.e\.|too|either|nor|plus)\b/i;
+
+/**
+ * A sentence's independent parts: a comma starts a new one unless what follows carries the first
+ * on; ", and" / ", but" start one only before a whole clause (a verb in the present). A comma
+ * inside a code span is no boundary.
+ */
+function splitAtCommas(sentence: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let inCode = false;
+  let inQuote = false;
+  for (let i = 0; i < sentence.length; i++) {
+    const c = sentence[i]!;
+    if (c === '`') inCode = !inCode;
+    if (c === '"' || c === '\u201c' || c === '\u201d') inQuote = c === '\u201c' ? true : c === '\u201d' ? false : !inQuote;
+    if (inCode || inQuote || c !== ',' || sentence[i + 1] !== ' ') continue;
+    // "From now on, write ...": a lead-in belongs to what follows it.
+    if (sentence.slice(start, i).replace(FILLER, '').replace(LASTING, '').trim() === '') continue;
+    const after = sentence.slice(i + 2);
+    const joined = /^(?:and|but)\s+(.*)$/i.exec(after);
+    if (joined ? !PRESENT.test(joined[1]!) : CARRIES_ON.test(after)) continue;
+    parts.push(sentence.slice(start, i).trim());
+    start = joined ? i + 2 + joined[0].length - joined[1]!.length : i + 2;
+  }
+  parts.push(sentence.slice(start).trim());
+  return parts;
+}
+
+interface Made {
+  readonly text: string;
+  readonly category: CandidateCategory;
+  readonly confidence: number;
+  readonly why: string;
+}
+
+/** What a clause (fillers stripped) proposes, if anything. */
+function fromClause(clause: string): Made | null {
+  let rest = clause.replace(FILLER, '');
+  let lasting = false;
+  for (let i = 0; i < 3; i++) {
+    const lead = LASTING.exec(rest);
+    if (!lead || lead[0].length === 0) break;
+    lasting = true;
+    rest = rest.slice(lead[0].length).replace(FILLER, '');
+  }
+  // "X is read-only, so test it against Y": the task that follows is no part of the memory.
+  rest = rest.replace(/,\s+so\s+(?:test|use|run|try|check|add|write|do|make|keep|put|please)\b.*$/i, '');
+  if (rest.length < MIN_CLAUSE - 4 || notAStatement(rest)) return null;
+  // "remember to run lint" is an order.
+  const orderLead = /^to\s+/i.test(rest) ? rest.replace(/^to\s+/i, '') : null;
+  if (orderLead) return { text: sentenceCase(orderLead), category: 'convention', confidence: 0.85, why: 'a standing order' };
+  const prefer = /^i(?:'d| would)? (?:really |strongly )?(?:prefer|rather)\s+(.+)$/i.exec(rest);
+  if (prefer) return { text: sentenceCase(`The user prefers ${prefer[1]!.replace(/^that\s+/i, '')}`), category: 'preference', confidence: 0.8, why: 'a preference, said outright' };
+  // About the person's own things: a preference or a fact of their machine.
+  if (/^(?:i|i'm|my)\b/i.test(rest) && !/\bon (?:my|this) (?:machine|laptop|box)\b|^i'?m on\b/i.test(rest)) return null;
+  // About the agent's own future doing, addressed to it: only as an order.
+  const order = ORDER.exec(rest);
+  if (order) {
+    const word = order[1]!.toLowerCase();
+    const body = rest.slice(order[0].length).trim();
+    if (body.length < 4) return null;
+    const plainDont = /^(?:don'?t|dont|do not)$/.test(word);
+    // A bare "don't" is a standing order only when it says so (ever, any, without asking, every).
+    if (plainDont && !lasting && !/\b(?:ever|any|anything|without asking|every|in this (?:repo|codebase|project)|here)\b/i.test(body)) return null;
+    const lead = /^(?:always|alwyas|allways)$/.test(word) ? 'Always' : /^never|ever$/.test(word) ? 'Never' : "Don't";
+    return { text: sentenceCase(`${lead} ${body}`), category: 'convention', confidence: 0.8, why: 'a standing order' };
+  }
+  if (/^(?:we|we're|we are)\s+(?:use|using|prefer|keep|don'?t use|do not use|never use|always use)\b/i.test(rest)) {
+    if (!lasting && !/\b(?:not|instead of|rather than|only|never|always|here|in this|prefixed|all)\b/i.test(rest)) return null;
+    return { text: sentenceCase(rest), category: 'convention', confidence: 0.8, why: 'how the team works, said outright' };
+  }
+  if (/^use\s+.+\s+(?:instead of|rather than|not)\s+/i.test(rest)) return { text: sentenceCase(rest), category: 'convention', confidence: 0.8, why: 'a standing order' };
+  if (/^stick to\b/i.test(rest) || (/^(?:prefer|avoid|put|keep|show|write|name|prefix|test|run|use|add)\b/i.test(rest) && (lasting || /\b(?:in general|always|never|every|everywhere|here|in this|rather than|instead of|not)\b/i.test(rest)))) {
+    return { text: sentenceCase(rest), category: 'convention', confidence: 0.7, why: 'a standing order' };
+  }
+  const declares = PRESENT.test(rest) && !/^(?:you|it|this|that|these|those|there)\b/i.test(rest);
+  if (lasting && (declares || /`[^`]+`/.test(rest))) {
+    return { text: sentenceCase(rest), category: /`[^`]+`/.test(rest) ? 'command' : 'fact', confidence: 0.75, why: 'said as worth keeping' };
+  }
+  if (declares && GENERAL.test(rest)) return { text: sentenceCase(rest), category: /`[^`]+`/.test(rest) ? 'command' : 'convention', confidence: 0.65, why: 'said as holding generally' };
+  return null;
 }
 
 /** Proposes candidates from what the person said outright in `messages`. */
@@ -127,29 +188,27 @@ export function extractByRules(messages: readonly TranscriptMessage[]): Candidat
   const seen = new Set<string>();
   for (const message of messages) {
     if (!message.fromPerson || message.kind !== 'text' || message.sidechain) continue;
-    for (const { sentence } of sentences(message.text)) {
-      if (sentence.length < MIN_SENTENCE || sentence.length > MAX_SENTENCE || notAStatement(sentence)) continue;
+    const parts = clauses(message.text);
+    for (const [i, clause] of parts.entries()) {
+      if (clause.length < MIN_CLAUSE || clause.length > MAX_CLAUSE) continue;
+      // Taken back at once ("always squash merge. actually scratch that"): not said after all.
+      if (RETRACTION.test(parts[i + 1] ?? '')) continue;
       // The quote must be found verbatim in the message (the host checks it so).
-      if (!message.text.includes(sentence)) continue;
-      for (const rule of RULES) {
-        const m = rule.re.exec(sentence);
-        if (!m) continue;
-        const made = rule.make(m, sentence);
-        if (!made || made.text.length < MIN_SENTENCE) break;
-        const key = made.text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
-        if (seen.has(key)) break;
-        seen.add(key);
-        out.push({
-          category: made.category,
-          text: made.text,
-          scope: made.category === 'preference' ? 'global' : 'project',
-          evidence: [{ messageId: message.id, quote: sentence }],
-          confidence: rule.confidence,
-          rationale: `The person said so outright (${rule.name}).`,
-        });
-        if (out.length >= MAX_RULE_CANDIDATES) return out;
-        break;
-      }
+      if (!message.text.includes(clause)) continue;
+      const made = fromClause(clause);
+      if (!made || made.text.length < MIN_CLAUSE) continue;
+      const key = made.text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({
+        category: made.category,
+        text: made.text,
+        scope: made.category === 'preference' ? 'global' : 'project',
+        evidence: [{ messageId: message.id, quote: clause }],
+        confidence: made.confidence,
+        rationale: `The person said so outright (${made.why}).`,
+      });
+      if (out.length >= MAX_RULE_CANDIDATES) return out;
     }
   }
   return out;
