@@ -58,7 +58,7 @@ describe('the Inbox', () => {
     // Grouped by session, the newest first.
     expect(proposalNames()).toEqual(['Command: Run make check before pushing.', 'Preference: The user prefers short answers.', 'Convention: We use tabs, not spaces.']);
     const codex = within(inbox()).getByRole('region', { name: 'From Codex session sess-333' });
-    expect(codex.textContent).toMatch(/Codex session sess-333 · proposed just now · rules extractor/);
+    expect(codex.textContent).toMatch(/^Codex session sess-333 · 2 proposals · found by the rules extractor/);
     expect(within(codex).getByRole('button', { name: 'Reject all from this session' })).toBeTruthy();
 
     const tabs = proposal('Convention: We use tabs, not spaces.');
@@ -166,7 +166,7 @@ describe('the Inbox', () => {
     propose(b, [candidate('We use tabs, not spaces.', 'convention')], 'sess-2');
     const user = await openInbox(b);
     await user.click(within(proposal('Preference: The user prefers British spelling.')).getByRole('button', { name: 'Reject' }));
-    await within(inbox()).findByText('Rejected \u201cThe user prefers British spelling.\u201d. The same text will not be proposed again for 90 days.');
+    await within(inbox()).findByText('Rejected: The user prefers British spelling. It will not be proposed again for 90 days.');
     expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.']);
     expect((await b.client.inbox.list({ all: true })).items.find((i) => i.id === british!.id)?.status).toBe('rejected');
     await expect(onDisk(b, 'global', 'preferences.md')).rejects.toThrow();
@@ -184,7 +184,7 @@ describe('the Inbox', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(proposalNames()).toHaveLength(4);
     await user.click(within(session).getByRole('button', { name: 'Reject all from this session' }));
-    await user.click(within(screen.getByRole('dialog', { name: 'Reject all 3 from this session?' })).getByRole('button', { name: 'Reject 3' }));
+    await user.click(within(screen.getByRole('dialog', { name: 'Reject all 3 from this session?' })).getByRole('button', { name: 'Reject all 3' }));
     await within(inbox()).findByText('Rejected 3 proposals from Codex session sess-dro. They will not be proposed again for 90 days.');
     expect(proposalNames()).toEqual(['Fact: Keep it.']);
     const all = (await b.client.inbox.list({ all: true })).items;
@@ -264,7 +264,7 @@ describe('the Inbox', () => {
     // The focus went on to the next proposal; r rejects it.
     await waitFor(() => expect(document.activeElement).toBe(proposal('Fact: Third.')));
     await user.keyboard('r');
-    await within(inbox()).findByText(/^Rejected \u201cThird\.\u201d/);
+    await within(inbox()).findByText(/^Rejected: Third\. /);
     await waitFor(() => expect(document.activeElement).toBe(proposal('Fact: First.')));
     await user.keyboard('a');
     await within(inbox()).findByText('Added to /memories/project/facts.md.');

@@ -58,6 +58,9 @@ interface ItemError {
   message: string;
 }
 
+/** A text as a sentence that ends in a full stop (or its own ! or ?). */
+const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
 const isField = (el: Element) => el.closest('input, textarea, select, [contenteditable="true"]') !== null;
 
 export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps) {
@@ -189,7 +192,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
         return;
       }
       decided(item.id);
-      say({ tone: 'ok', text: `Rejected \u201c${item.text}\u201d. ${result.message.replace(/^Rejected; t/, 'T')}`, path: null, itemId: null, versionId: null });
+      say({ tone: 'ok', text: `Rejected: ${sentence(item.text)} It will not be proposed again for 90 days.`, path: null, itemId: null, versionId: null });
     } catch (err) {
       setError(item.id, { kind: 'error', message: errorMessage(err) });
     } finally {
@@ -242,6 +245,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
   const edit = (item: InboxItem, focus: Draft['focus'] = 'text') => {
     setFocusedId(item.id);
     setDraft({ id: item.id, text: item.text, to: item.target, focus });
+    // The whole form in view (it is taller than the proposal was).
+    requestAnimationFrame(() => listRef.current?.querySelector<HTMLElement>(`[data-item="${CSS.escape(item.id)}"]`)?.scrollIntoView?.({ block: 'nearest' }));
   };
 
   const cancelEdit = (id: string) => {
@@ -406,16 +411,16 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
       )}
       {confirmSession && (
         <ConfirmDialog
-          title={`Reject all ${confirmSession.items.length} from this session?`}
-          confirmLabel={`Reject ${confirmSession.items.length}`}
+          title={confirmSession.items.length === 1 ? 'Reject the proposal from this session?' : `Reject all ${confirmSession.items.length} from this session?`}
+          confirmLabel={confirmSession.items.length === 1 ? 'Reject it' : `Reject all ${confirmSession.items.length}`}
           danger
           busy={busy !== null}
           onCancel={() => setConfirmSession(null)}
           onConfirm={() => void rejectSession(confirmSession)}
         >
           <p>
-            Every proposal still in the inbox from {AGENT_NAMES[confirmSession.agent]} session <code>{shortSession(confirmSession.sessionId)}</code> is rejected; none of
-            their texts is proposed again for 90 days. Memory is not changed.
+            {confirmSession.items.length === 1 ? 'The proposal' : 'Every proposal'} still in the inbox from {AGENT_NAMES[confirmSession.agent]} session{' '}
+            <code>{shortSession(confirmSession.sessionId)}</code> is rejected, and not proposed again for 90 days. Memory is not changed.
           </p>
         </ConfirmDialog>
       )}
@@ -434,7 +439,7 @@ function SessionSection({ group, busy, onRejectAll, children }: { group: Session
           <strong>{agent}</strong> session <code title={group.sessionId}>{short}</code>
           <span className="muted">
             {' '}
-            · proposed <time dateTime={group.latest} title={exactTime(group.latest)}>{whenText(group.latest)}</time> · {group.extractor} extractor
+            · {group.items.length} {group.items.length === 1 ? 'proposal' : 'proposals'} · found by the {group.extractor} extractor
           </span>
         </span>
         <button type="button" className="btn danger small" onClick={onRejectAll} disabled={busy}>
@@ -496,6 +501,7 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
           {confidenceText(item.confidence)}
         </span>
         <span className="p-when muted">
+          proposed{' '}
           <time dateTime={item.createdAt} title={exactTime(item.createdAt)}>
             {whenText(item.createdAt)}
           </time>

@@ -1,0 +1,197 @@
+// The Inbox in real Chromium against `cairn serve` with a temp home (issue 19): proposals come from
+// `cairn harvest --transcript` on the anonymised Codex and Claude Code fixtures (moved into the
+// sandbox's checkout), and are reviewed in the memory pane: approve (the file on disk, the
+// confirmation opening the file), edit then approve (another text, another file), reject (from the
+// keyboard, and all from one session), down to the empty state. Screenshots land under
+// test-results/ (inbox-*.png, light and dark) so a person can look at what the UI showed.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser';
+import { runCairn, stopProcess } from '../support/cli';
+import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+const SHOTS = path.resolve('test-results');
+const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
+const FIXTURE_CWD = '/home/dev/projects/widgets';
+const CODEX = 'codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl';
+const CLAUDE = 'claude/compaction-resume.jsonl';
+const PLAIN = 'claude/plain-session.jsonl';
+// A Claude Code transcript is named after its session (<session>.jsonl); the Inbox shows 8 characters.
+const COMPACTION_SESSION = 'compacti';
+const PLAIN_SESSION = 'plain-se';
+
+interface Served {
+  server: ChildProcessWithoutNullStreams;
+  address: string;
+  origin: string;
+  token: string;
+}
+
+async function serve(home: string): Promise<Served> {
+  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home]);
+  const address = await new Promise<string>((resolve, reject) => {
+    server.stdout.on('data', (d: Buffer) => {
+      const m = /running at (\S+)/.exec(d.toString());
+      if (m) resolve(m[1]!);
+    });
+    server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  const url = new URL(address);
+  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
+}
+
+async function rpc(s: Served, route: string, json: unknown): Promise<unknown> {
+  const res = await fetch(`${s.origin}/api/rpc/${route}`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ json }) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { json: unknown }).json;
+}
+
+let sb: Sandbox;
+let served: Served;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+
+/** Harvests a fixture transcript, its working directory moved into the sandbox's checkout. */
+async function harvest(relative: string): Promise<void> {
+  const text = (await fs.readFile(path.join(FIXTURES, relative), 'utf8')).replaceAll(FIXTURE_CWD, sb.checkout);
+  const file = path.join(sb.dir, path.basename(relative));
+  await fs.writeFile(file, text);
+  const result = await runCairn(['harvest', '--transcript', file, '--home', sb.home]);
+  expect(result.status, result.stderr).toBe(0);
+}
+
+const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
+const inbox = (page: Page): Locator => page.getByRole('region', { name: 'Inbox' });
+const proposal = (page: Page, name: string): Locator => inbox(page).getByRole('listitem', { name, exact: true });
+
+async function openInbox(): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(served.address);
+  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
+  await page.getByRole('button', { name: /^Inbox/ }).click();
+  await inbox(page).waitFor();
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+beforeAll(async () => {
+  await requireBuiltCli();
+  await fs.mkdir(SHOTS, { recursive: true });
+  sb = await makeSandbox();
+  await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' });
+  served = await serve(sb.home);
+  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
+  await harvest(CODEX);
+  await harvest(CLAUDE);
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  if (served) await stopProcess(served.server);
+  await sb?.cleanup();
+});
+
+describe('the Inbox in Chromium', () => {
+  it('shows the proposals of two sessions with the count beside the tree, and approves one into its file', async () => {
+    const page = await openInbox();
+    await expect(page.getByRole('button', { name: 'Inbox, 4 to review' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    await inbox(page).getByText('4 proposals to review. Nothing is added to memory until you approve it.').waitFor();
+    await inbox(page).getByRole('region', { name: /^From Codex session / }).waitFor();
+    await inbox(page).getByRole('region', { name: /^From Claude Code session / }).waitFor();
+    const pnpm = proposal(page, 'Convention: We use pnpm here, not npm.');
+    await pnpm.getByText('/memories/project/conventions.md').waitFor();
+    await pnpm.getByRole('group', { name: 'Evidence' }).getByText('You said').waitFor();
+    await shot(page, 'inbox-list');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'inbox-list-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    await pnpm.getByRole('button', { name: 'Approve' }).click();
+    const status = inbox(page).getByRole('status');
+    await status.getByText('Added to /memories/project/conventions.md (a new file).').waitFor();
+    await pnpm.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Inbox, 3 to review' }).waitFor();
+    await page.getByRole('treeitem', { name: '/memories/project/conventions.md', exact: true }).waitFor();
+    await status.getByRole('button', { name: 'Undo' }).waitFor();
+    await shot(page, 'inbox-approved');
+    expect(await onDisk('conventions.md')).toContain('- We use pnpm here, not npm.\n');
+
+    await status.getByRole('button', { name: 'Open conventions.md' }).click();
+    await page.getByRole('region', { name: 'Editor: /memories/project/conventions.md' }).getByText('- We use pnpm here, not npm.').waitFor();
+    await page.close();
+  });
+
+  it('edits a proposal, sends it to another file, then approves it', async () => {
+    const page = await openInbox();
+    const lint = proposal(page, "Convention: Always run pnpm lint before you say you're done.");
+    await lint.getByRole('button', { name: 'Edit' }).click();
+    const text = lint.getByRole('textbox', { name: 'Text to add' });
+    await expect(text.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await text.fill('Run pnpm lint before saying a change is done.');
+    const to = lint.getByRole('combobox', { name: 'Add to file' });
+    await to.fill('/memories/project/workflow.md');
+    await shot(page, 'inbox-edit');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'inbox-edit-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await lint.getByRole('button', { name: 'Approve' }).click();
+    await inbox(page).getByRole('status').getByText('Added to /memories/project/workflow.md (a new file).').waitFor();
+    await lint.waitFor({ state: 'detached' });
+    expect(await onDisk('workflow.md')).toContain('- Run pnpm lint before saying a change is done.\n');
+    await expect(fs.access(path.join(sb.roots.project, 'conventions.md'))).resolves.toBeUndefined();
+    expect(await onDisk('conventions.md')).not.toContain('lint');
+    await page.close();
+  });
+
+  it('rejects one from the keyboard, then all from a session after confirming, down to the empty state', async () => {
+    // Another Claude Code session, harvested now: its proposals arrive when the Inbox opens.
+    await harvest(PLAIN);
+    const page = await openInbox();
+    const compaction = inbox(page).getByRole('region', { name: `From Claude Code session ${COMPACTION_SESSION}` });
+    const plain = inbox(page).getByRole('region', { name: `From Claude Code session ${PLAIN_SESSION}` });
+    await plain.waitFor();
+    await expect(compaction.getByRole('listitem').count()).resolves.toBe(2);
+    const fresh = await plain.getByRole('listitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')!));
+    expect(fresh.length).toBeGreaterThan(0);
+    const total = 2 + fresh.length;
+    await inbox(page).getByText(`${total} proposals to review. Nothing is added to memory until you approve it.`).waitFor();
+
+    // The first proposal is the one tab stop; r rejects it, and the focus goes on to the next.
+    const first = proposal(page, fresh[0]!);
+    await first.focus();
+    await page.keyboard.press('r');
+    await inbox(page).getByRole('status').getByText(/^Rejected: .+ It will not be proposed again for 90 days\.$/).waitFor();
+    await first.waitFor({ state: 'detached' });
+    await shot(page, 'inbox-rejected');
+
+    await compaction.getByRole('button', { name: 'Reject all from this session' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reject all 2 from this session?' });
+    await shot(page, 'inbox-reject-session');
+    await dialog.getByRole('button', { name: 'Reject all 2' }).click();
+    await inbox(page).getByRole('status').getByText(`Rejected 2 proposals from Claude Code session ${COMPACTION_SESSION}. They will not be proposed again for 90 days.`).waitFor();
+    await compaction.waitFor({ state: 'detached' });
+    // What is left goes the same way, from the keyboard.
+    for (let left = fresh.length - 1; left > 0; left--) {
+      await expect(inbox(page).getByRole('listitem').count()).resolves.toBe(left);
+      await inbox(page).getByRole('listitem').first().focus();
+      await page.keyboard.press('r');
+      await expect.poll(() => inbox(page).getByRole('listitem').count()).toBe(left - 1);
+    }
+    await inbox(page).getByRole('heading', { name: 'Nothing to review' }).waitFor();
+    await inbox(page).getByText('cairn harvest --transcript FILE').waitFor();
+    await page.getByRole('button', { name: 'Inbox', exact: true }).waitFor();
+    await shot(page, 'inbox-empty');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'inbox-empty-dark');
+    const listed = JSON.parse((await runCairn(['inbox', 'list', '--all', '--json', '--home', sb.home])).stdout) as { items: Array<{ status: string }> };
+    expect(listed.items.filter((i) => i.status === 'approved')).toHaveLength(2);
+    expect(listed.items.filter((i) => i.status === 'rejected')).toHaveLength(total);
+    await page.close();
+  });
+});
