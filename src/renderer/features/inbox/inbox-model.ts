@@ -22,19 +22,17 @@ export interface SessionGroup {
   readonly agent: InboxItem['agent'];
   readonly sessionId: string;
   readonly extractor: string;
-  /** When the newest of its proposals was made. */
-  readonly latest: string;
   readonly items: InboxItem[];
 }
 
 /** Proposals grouped by session, in the order given (newest first), each group where its first item is. */
 export function groupBySession(items: readonly InboxItem[]): SessionGroup[] {
-  const groups = new Map<string, { key: string; agent: InboxItem['agent']; sessionId: string; extractor: string; latest: string; items: InboxItem[] }>();
+  const groups = new Map<string, { key: string; agent: InboxItem['agent']; sessionId: string; extractor: string; items: InboxItem[] }>();
   for (const item of items) {
     const key = `${item.agent}:${item.sessionId}`;
     const group = groups.get(key);
     if (group) group.items.push(item);
-    else groups.set(key, { key, agent: item.agent, sessionId: item.sessionId, extractor: item.extractor, latest: item.createdAt, items: [item] });
+    else groups.set(key, { key, agent: item.agent, sessionId: item.sessionId, extractor: item.extractor, items: [item] });
   }
   return [...groups.values()];
 }

@@ -1,0 +1,64 @@
+// How the inbox reads: which proposals a view reviews, grouped by session in the list's order, the
+// words for confidence and evidence, a typed target checked, and where the focus goes next.
+import { describe, expect, it } from 'vitest';
+import { confidenceText, evidenceSpeaker, groupBySession, itemsForView, neighbourOf, shortSession, targetProblem, type InboxItem } from './inbox-model';
+
+const item = (id: string, over: Partial<InboxItem> = {}): InboxItem => ({
+  id,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  status: 'pending',
+  category: 'fact',
+  text: `text ${id}`,
+  scope: 'project',
+  confidence: 0.8,
+  rationale: 'why',
+  evidence: [],
+  target: '/memories/project/facts.md',
+  agent: 'claude',
+  sessionId: 's1',
+  extractor: 'rules',
+  workspaceId: 'w1',
+  decidedAt: null,
+  approvedTo: null,
+  ...over,
+});
+
+describe('inbox model', () => {
+  it("a workspace reviews its own proposals and those of no workspace; the global view only the latter; decided ones never", () => {
+    const items = [item('a'), item('b', { workspaceId: null }), item('c', { workspaceId: 'w2' }), item('d', { status: 'approved' })];
+    expect(itemsForView(items, 'w1').map((i) => i.id)).toEqual(['a', 'b']);
+    expect(itemsForView(items, null).map((i) => i.id)).toEqual(['b']);
+  });
+
+  it('groups by agent and session in the order given', () => {
+    const groups = groupBySession([item('a', { sessionId: 's2' }), item('b'), item('c', { sessionId: 's2' }), item('d', { agent: 'codex' })]);
+    expect(groups.map((g) => [g.key, g.items.map((i) => i.id)])).toEqual([
+      ['claude:s2', ['a', 'c']],
+      ['claude:s1', ['b']],
+      ['codex:s1', ['d']],
+    ]);
+  });
+
+  it('words confidence, sessions and evidence', () => {
+    expect(confidenceText(0.834)).toBe('83% sure');
+    expect(confidenceText(2)).toBe('100% sure');
+    expect(shortSession('0199d5e2-7a41-7c30')).toBe('0199d5e2');
+    expect(evidenceSpeaker('preference')).toBe('You said');
+    expect(evidenceSpeaker('lesson')).toBe('In the session');
+  });
+
+  it('checks a typed target', () => {
+    expect(targetProblem('/memories/project/notes.md')).toBeNull();
+    expect(targetProblem('  ')).toMatch(/^Give the memory file/);
+    expect(targetProblem('notes.md')).toMatch(/starts with \/memories\/global\//);
+    expect(targetProblem('/memories/other/x.md')).not.toBeNull();
+    expect(targetProblem('/memories/project/dir/')).toMatch(/directory/);
+  });
+
+  it('moves the focus to the next proposal, else the one before', () => {
+    const items = [item('a'), item('b'), item('c')];
+    expect(neighbourOf(items, 'b')).toBe('c');
+    expect(neighbourOf(items, 'c')).toBe('b');
+    expect(neighbourOf([item('a')], 'a')).toBeNull();
+  });
+});
