@@ -29,6 +29,7 @@ let project: string;
 let env: NodeJS.ProcessEnv;
 let launcher: string;
 const hookCommand = () => `${launcher} context --format claude-hook`;
+const harvestCommand = () => `${launcher} harvest --hook`;
 
 beforeAll(async () => {
   await requireBuiltCli();
@@ -72,7 +73,8 @@ describe('cairn setup --print', () => {
     expect(JSON.parse(mcp!.body)).toEqual({ mcpServers: { cairn: { command: launcher, args: ['mcp'] } } });
     expect(settings!.title).toContain(path.join(project, '.claude', 'settings.json'));
     const hook = [{ hooks: [{ type: 'command', command: hookCommand() }] }];
-    expect(JSON.parse(settings!.body)).toEqual({ hooks: { SessionStart: hook, UserPromptSubmit: hook } });
+    const harvest = [{ hooks: [{ type: 'command', command: harvestCommand() }] }];
+    expect(JSON.parse(settings!.body)).toEqual({ hooks: { SessionStart: hook, UserPromptSubmit: hook, PreCompact: harvest, SessionEnd: harvest } });
     expect(alternative!.body.trim()).toBe(`claude mcp add --scope project cairn -- ${launcher} mcp`);
     // Nothing was written.
     await expect(fs.access(path.join(project, '.mcp.json'))).rejects.toThrow();
@@ -122,13 +124,19 @@ describe('cairn setup claude', () => {
 
     const first = expectOk(await setup(['claude', '--cwd', path.join(project, 'src')]));
     expect(first.stdout).toContain(`${mcpFile}: added MCP server "cairn"`);
-    expect(first.stdout).toContain(`${settingsFile}: added the SessionStart hook; added the UserPromptSubmit hook`);
+    expect(first.stdout).toContain(`${settingsFile}: added the SessionStart hook; added the UserPromptSubmit hook; added the PreCompact hook; added the SessionEnd hook`);
 
     expect(await readJson(mcpFile)).toEqual({ mcpServers: { github: { command: 'gh-mcp', args: ['--stdio'] }, cairn: { command: launcher, args: ['mcp'] } } });
     const ours = { hooks: [{ type: 'command', command: hookCommand() }] };
     expect(await readJson(settingsFile)).toEqual({
       permissions: { allow: ['Bash(make test)'] },
-      hooks: { SessionStart: [lint, ours], PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }], UserPromptSubmit: [ours] },
+      hooks: {
+        SessionStart: [lint, ours],
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }],
+        UserPromptSubmit: [ours],
+        PreCompact: [{ hooks: [{ type: 'command', command: harvestCommand() }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: harvestCommand() }] }],
+      },
     });
 
     const [mcpBackup] = await backupsOf(mcpFile);
@@ -176,7 +184,8 @@ describe('cairn setup claude', () => {
     await fs.writeFile(path.join(project, '.claude', 'settings.json'), JSON.stringify({ hooks: { SessionStart: [handWritten], UserPromptSubmit: [handWritten] } }));
     const result = expectOk(await setup(['claude', '--cwd', project]));
     expect(result.stdout).toContain('kept your own SessionStart hook');
-    expect(await readJson(path.join(project, '.claude', 'settings.json'))).toEqual({ hooks: { SessionStart: [handWritten], UserPromptSubmit: [handWritten] } });
+    const harvest = [{ hooks: [{ type: 'command', command: harvestCommand() }] }];
+    expect(await readJson(path.join(project, '.claude', 'settings.json'))).toEqual({ hooks: { SessionStart: [handWritten], UserPromptSubmit: [handWritten], PreCompact: harvest, SessionEnd: harvest } });
   });
 
   it('refuses invalid JSON, names the file, writes nothing and leaves it untouched', async () => {

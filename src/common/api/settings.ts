@@ -8,4 +8,9 @@ export const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   /** Show the rendered Markdown preview by default in the editor. */
   previewByDefault: z.boolean().default(false),
+  /**
+   * Workspaces whose agents' sessions are harvested into the inbox by the agents' hooks (issue 19):
+   * off until a person turns it on.
+   */
+  harvestWorkspaces: z.array(z.string().min(1).max(64)).max(1000).default([]),
 });

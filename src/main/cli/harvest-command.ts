@@ -6,6 +6,7 @@
  * The harvest runs in harvest/harvest-run.ts (segments, checks, the inbox), the review in
  * harvest/harvest-review.ts (approval writes as the person, cause harvest:<id>, undoable).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SCOPES } from '../../common/memory/constants';
@@ -19,7 +20,7 @@ import { readTranscriptFile } from '../harvest/read-transcript';
 import { extractByRules } from '../harvest/rules-extractor';
 import type { HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
-import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
+import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { minuteOf, writeTable } from './table';
 import type { CliIo } from './tool-command';
 import { HARVEST_HELP, INBOX_HELP, UsageError } from './usage';
@@ -59,13 +60,53 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
     args,
     strict: true,
     allowPositionals: true,
-    options: { ...SESSION_OPTIONS, transcript: { type: 'string' }, extractor: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      ...SESSION_OPTIONS,
+      transcript: { type: 'string' },
+      extractor: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+      enable: { type: 'boolean' },
+      disable: { type: 'boolean' },
+      status: { type: 'boolean' },
+      // Internal: the mark `cairn harvest --hook` left, removed once this harvest is done.
+      queued: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     io.stdout.write(HARVEST_HELP);
     return 0;
   }
   if (positionals.length > 0) throw new UsageError('cairn harvest takes no positional argument');
+  const switches = [values.enable, values.disable, values.status].filter(Boolean).length;
+  if (switches > 1) throw new UsageError('give one of --enable, --disable, --status');
+  if (switches === 1) {
+    // The per-workspace switch the agents' hooks read (off until a person turns it on).
+    return withHome(values, async (services) => {
+      const { workspaceId } = await sessionFromFlags(services, values);
+      if (workspaceId === null) throw new UsageError('no workspace here; give --cwd DIR or --workspace ID');
+      const on = new Set(services.registry.settings().harvestWorkspaces);
+      if (values.enable) on.add(workspaceId);
+      if (values.disable) on.delete(workspaceId);
+      if (!values.status) await services.registry.setSettings({ harvestWorkspaces: [...on].sort() });
+      io.stdout.write(
+        on.has(workspaceId)
+          ? `Harvest is on for workspace ${workspaceId}: the agents' hooks (cairn setup claude) propose memories from its sessions to the inbox.\n`
+          : `Harvest is off for workspace ${workspaceId}; cairn harvest --enable turns it on.\n`,
+      );
+      return 0;
+    });
+  }
+  const queued = values.queued;
+  try {
+    return await harvestTranscriptCommand(values, io);
+  } finally {
+    if (queued !== undefined && path.basename(path.dirname(queued)) === 'queued') fs.rmSync(queued, { force: true });
+  }
+}
+
+async function harvestTranscriptCommand(values: { transcript?: string | undefined; extractor?: string | undefined; 'dry-run'?: boolean | undefined; json?: boolean | undefined } & SessionFlags, io: CliIo): Promise<number> {
   if (values.transcript === undefined) throw new UsageError('cairn harvest needs --transcript FILE (a Claude Code transcript or a Codex rollout)');
   const extractor = EXTRACTORS[values.extractor ?? 'rules'];
   if (!extractor) throw new UsageError(`--extractor takes one of: ${Object.keys(EXTRACTORS).join(', ')}`);

@@ -61,6 +61,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'history':
         return await (await import('./history-command')).historyCommand(rest, io);
       case 'harvest':
+        // The hook Claude Code runs before a compaction and at a session's end: kept light.
+        if (rest.includes('--hook')) return await (await import('./harvest-hook')).harvestHook(rest, io);
         return await (await import('./harvest-command')).harvestCommand(rest, io);
       case 'inbox':
         return await (await import('./harvest-command')).inboxCommand(rest, io);

@@ -124,6 +124,8 @@ Options:
 `;
 
 export const HARVEST_HELP = `Usage: cairn harvest --transcript FILE [options]
+       cairn harvest --enable | --disable | --status   [--cwd DIR]
+       cairn harvest --hook [--home DIR]               (what Claude Code's hooks run)
 
 Proposes memories from an agent's session (a Claude Code transcript, ~/.claude/projects/*/*.jsonl, or
 a Codex rollout, ~/.codex/sessions/*/*/*/rollout-*.jsonl) into Cairn's inbox, for you to review with
@@ -135,6 +137,10 @@ Options:
   --transcript FILE   the session's transcript
   --extractor NAME    rules (offline: what you said outright, such as "remember that ..."); default
   --dry-run           check and report, but propose nothing and leave the session unharvested
+  --enable, --disable turn harvest by the agents' hooks on or off for this checkout's workspace
+                      (off until you turn it on); --status says which
+  --hook              read a Claude Code hook's JSON on stdin and, when harvest is on for its
+                      workspace, harvest its transcript in the background; returns at once
   --json              print JSON
   --cwd DIR           the checkout (default: the transcript's own working directory)
   --home DIR          Cairn's home (default: $CAIRN_HOME, else ~/.cairn)

@@ -102,48 +102,78 @@ export function isCairnContextHook(command: string): boolean {
   return words.includes('--format=claude-hook') || words.some((w, i) => w === '--format' && words[i + 1] === 'claude-hook');
 }
 
-/** A hook exactly as `cairn setup` writes it, whatever launcher and home it named. */
-function isSetupWrittenHook(command: string): boolean {
+/** A hook exactly as `cairn setup` writes it (`cairn <words>`, optionally `--home X`), whatever launcher and home. */
+function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
+  const all = shellWords(command);
+  if (all.length !== words.length + 1 && all.length !== words.length + 3) return false;
+  return basename(all[0]!) === 'cairn' && words.every((w, i) => all[i + 1] === w) && (all.length === words.length + 1 || all[words.length + 1] === '--home');
+}
+
+/** Any hook running `cairn harvest --hook`, however it was written. */
+export function isCairnHarvestHook(command: string): boolean {
   const words = shellWords(command);
-  if (words.length !== 4 && words.length !== 6) return false;
-  const [launcher, ctx, flag, format, homeFlag] = words;
-  return basename(launcher!) === 'cairn' && ctx === 'context' && flag === '--format' && format === 'claude-hook' && (words.length === 4 || homeFlag === '--home');
+  while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift();
+  return words.length > 0 && basename(words[0]!) === 'cairn' && words.includes('harvest') && words.includes('--hook');
 }
 
 export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit'] as const;
+/** The events before which a session's transcript is harvested (issue 19): a compaction, its end. */
+export const CLAUDE_HARVEST_EVENTS = ['PreCompact', 'SessionEnd'] as const;
+
+/** One of Cairn's hooks: its command, the events it runs on, and how to know it in a file. */
+export interface CairnHook {
+  readonly command: string;
+  readonly events: readonly string[];
+  /** Whether a command in the file is this hook, however it was written (a person's own too). */
+  readonly isIt: (command: string) => boolean;
+  /** The words after `cairn` that `cairn setup` writes (to update its own hook in place). */
+  readonly words: readonly string[];
+}
+
+/** The context hook (SessionStart without a matcher, so it also runs after a compaction, and UserPromptSubmit). */
+export function contextHook(command: string): CairnHook {
+  return { command, events: CLAUDE_HOOK_EVENTS, isIt: isCairnContextHook, words: ['context', '--format', 'claude-hook'] };
+}
+
+/** The harvest hook (PreCompact and SessionEnd): queues a harvest when it is on for the workspace. */
+export function harvestHook(command: string): CairnHook {
+  return { command, events: CLAUDE_HARVEST_EVENTS, isIt: isCairnHarvestHook, words: ['harvest', '--hook'] };
+}
 
 /**
- * Adds Cairn's hook to each event of Claude Code's settings (SessionStart without a matcher, so it
- * also runs after a compaction, and UserPromptSubmit). A hook `cairn setup` wrote before with
+ * Adds Cairn's hooks to the events of Claude Code's settings. A hook `cairn setup` wrote before with
  * another launcher or home is updated in place; one the user wrote by hand is kept as it is.
  */
-export function mergeClaudeHooks(doc: JsonObject, command: string, file: string): { changes: string[]; notes: string[] } {
+export function mergeClaudeHooks(doc: JsonObject, wanted: string | readonly CairnHook[], file: string): { changes: string[]; notes: string[] } {
+  const cairnHooks = typeof wanted === 'string' ? [contextHook(wanted)] : wanted;
   if (doc.hooks === undefined) doc.hooks = {};
   const hooks = doc.hooks;
   if (!isObject(hooks)) throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
   const changes: string[] = [];
   const notes: string[] = [];
-  for (const event of CLAUDE_HOOK_EVENTS) {
-    if (hooks[event] === undefined) hooks[event] = [];
-    const groups = hooks[event];
-    if (!Array.isArray(groups)) throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
-    const cairnHooks: JsonObject[] = [];
-    for (const group of groups) {
-      if (!isObject(group) || !Array.isArray(group.hooks)) continue;
-      for (const hook of group.hooks) {
-        if (isObject(hook) && typeof hook.command === 'string' && isCairnContextHook(hook.command)) cairnHooks.push(hook);
+  for (const hook of cairnHooks) {
+    for (const event of hook.events) {
+      if (hooks[event] === undefined) hooks[event] = [];
+      const groups = hooks[event];
+      if (!Array.isArray(groups)) throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
+      const found: JsonObject[] = [];
+      for (const group of groups) {
+        if (!isObject(group) || !Array.isArray(group.hooks)) continue;
+        for (const h of group.hooks) {
+          if (isObject(h) && typeof h.command === 'string' && hook.isIt(h.command)) found.push(h);
+        }
       }
-    }
-    if (cairnHooks.some((h) => h.command === command)) continue;
-    const stale = cairnHooks.find((h) => isSetupWrittenHook(h.command as string));
-    if (stale) {
-      changes.push(`updated the ${event} hook (it ran ${JSON.stringify(stale.command)})`);
-      stale.command = command;
-    } else if (cairnHooks.length > 0) {
-      notes.push(`kept your own ${event} hook ${JSON.stringify(cairnHooks[0]!.command)}`);
-    } else {
-      groups.push({ hooks: [{ type: 'command', command }] });
-      changes.push(`added the ${event} hook`);
+      if (found.some((h) => h.command === hook.command)) continue;
+      const stale = found.find((h) => isSetupWrittenHook(h.command as string, hook.words));
+      if (stale) {
+        changes.push(`updated the ${event} hook (it ran ${JSON.stringify(stale.command)})`);
+        stale.command = hook.command;
+      } else if (found.length > 0) {
+        notes.push(`kept your own ${event} hook ${JSON.stringify(found[0]!.command)}`);
+      } else {
+        groups.push({ hooks: [{ type: 'command', command: hook.command }] });
+        changes.push(`added the ${event} hook`);
+      }
     }
   }
   return { changes, notes };

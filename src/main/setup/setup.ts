@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { findGitRoot } from '../workspaces/identity';
 import { readConfigFile, replaceConfigFile, SetupError } from './config-file';
-import { mergeClaudeHooks, mergeMcpServer, parseJsonConfig, stringifyJsonConfig, type McpServerEntry } from './json-config';
+import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, parseJsonConfig, stringifyJsonConfig, type McpServerEntry } from './json-config';
 import { shellLine } from './launcher';
 import { codexSnippet, mergeCodexServer } from './toml-config';
 
@@ -47,9 +47,14 @@ export function serverEntry(options: Pick<SetupOptions, 'launcher' | 'home'>, ex
   return { command: options.launcher, args: ['mcp', ...extraArgs], ...(options.home ? { env: { CAIRN_HOME: options.home } } : {}) };
 }
 
-/** The command of Claude Code's hooks. */
+/** The command of Claude Code's context hooks. */
 export function claudeHookCommand(options: Pick<SetupOptions, 'launcher' | 'home'>): string {
   return shellLine([options.launcher, 'context', '--format', 'claude-hook', ...(options.home ? ['--home', options.home] : [])]);
+}
+
+/** The command of Claude Code's harvest hooks (PreCompact, SessionEnd; a no-op until harvest is turned on). */
+export function claudeHarvestCommand(options: Pick<SetupOptions, 'launcher' | 'home'>): string {
+  return shellLine([options.launcher, 'harvest', '--hook', ...(options.home ? ['--home', options.home] : [])]);
 }
 
 /**
@@ -109,14 +114,15 @@ function mcpJsonTarget(file: string, entry: McpServerEntry): SetupTarget {
   };
 }
 
-function claudeSettingsTarget(file: string, command: string): SetupTarget {
+function claudeSettingsTarget(file: string, command: string, harvest: string): SetupTarget {
   const hook = [{ hooks: [{ type: 'command', command }] }];
+  const harvestHooks = [{ hooks: [{ type: 'command', command: harvest }] }];
   return {
     path: file,
-    snippet: `${JSON.stringify({ hooks: { SessionStart: hook, UserPromptSubmit: hook } }, null, 2)}\n`,
+    snippet: `${JSON.stringify({ hooks: { SessionStart: hook, UserPromptSubmit: hook, PreCompact: harvestHooks, SessionEnd: harvestHooks } }, null, 2)}\n`,
     merge(previous) {
       const doc = parseJsonConfig(previous, file);
-      const { changes, notes } = mergeClaudeHooks(doc, command, file);
+      const { changes, notes } = mergeClaudeHooks(doc, [contextHook(command), harvestHook(harvest)], file);
       return { text: changes.length > 0 ? stringifyJsonConfig(doc, previous) : null, changes, notes };
     },
   };
@@ -131,7 +137,7 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
       return {
         agent,
         root,
-        targets: [mcpJsonTarget(path.join(root, '.mcp.json'), entry), claudeSettingsTarget(path.join(root, '.claude', 'settings.json'), claudeHookCommand(options))],
+        targets: [mcpJsonTarget(path.join(root, '.mcp.json'), entry), claudeSettingsTarget(path.join(root, '.claude', 'settings.json'), claudeHookCommand(options), claudeHarvestCommand(options))],
         alternative: {
           title: `or, instead of .mcp.json, with Claude Code's own CLI (run in ${root}; --scope user for every project)`,
           line: shellLine(['claude', 'mcp', 'add', '--scope', 'project', ...env, SERVER_NAME, '--', entry.command, ...entry.args]),

@@ -1,0 +1,70 @@
+/**
+ * `cairn harvest --hook [--home DIR]`: what Claude Code's PreCompact and SessionEnd hooks run
+ * (issue 19). It reads the hook's JSON on stdin (session_id, transcript_path, cwd), and when harvest
+ * is on for the workspace of that cwd (the setting `harvestWorkspaces`, off by default) it starts
+ * `cairn harvest --transcript FILE --cwd DIR` on its own, detached, and returns at once, leaving a
+ * mark in `<home>/harvest/queued/` that the harvest removes when it is done: a hook
+ * holds up the agent while it runs, so this loads almost nothing (no home services, no zod).
+ *
+ * It never fails the agent: whatever goes wrong, it exits 0 (a note on stderr says why).
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { findGitRoot, resolveHome, workspaceIdFor } from '../workspaces/identity';
+import type { CliIo } from './tool-command';
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) {
+    text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+    if (text.length > 1024 * 1024) break;
+  }
+  return text;
+}
+
+/** Whether harvest is on for `workspaceId` in the home's settings (config.json, read without zod). */
+export function harvestEnabled(home: string, workspaceId: string): boolean {
+  try {
+    const config = JSON.parse(fs.readFileSync(path.join(home, 'config.json'), 'utf8')) as { settings?: { harvestWorkspaces?: unknown } };
+    const on = config.settings?.harvestWorkspaces;
+    return Array.isArray(on) && on.includes(workspaceId);
+  } catch {
+    return false;
+  }
+}
+
+/** The workspace a directory is part of, as `cairn mcp --cwd` resolves it. */
+export async function workspaceOf(cwd: string): Promise<string> {
+  return workspaceIdFor((await findGitRoot(cwd)) ?? cwd);
+}
+
+export async function harvestHook(args: string[], io: CliIo): Promise<number> {
+  try {
+    const { values } = parseArgs({ args, strict: false, options: { home: { type: 'string' }, hook: { type: 'boolean' } } });
+    const home = resolveHome(typeof values.home === 'string' ? values.home : undefined);
+    const input = JSON.parse(await readAll(io.stdin)) as { transcript_path?: unknown; cwd?: unknown };
+    const transcript = input.transcript_path;
+    const cwd = input.cwd;
+    if (typeof transcript !== 'string' || typeof cwd !== 'string' || !path.isAbsolute(transcript) || !path.isAbsolute(cwd)) {
+      io.stderr.write('cairn harvest --hook: the hook input has no transcript_path and cwd; nothing was harvested.\n');
+      return 0;
+    }
+    if (!harvestEnabled(home, await workspaceOf(cwd))) return 0;
+    const cli = process.argv[1];
+    if (!cli) return 0;
+    // Queued: a mark the harvest removes when it is done (what a status shows as waiting).
+    const queued = path.join(home, 'harvest', 'queued', `${createHash('sha256').update(transcript).digest('hex').slice(0, 24)}.json`);
+    fs.mkdirSync(path.dirname(queued), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(queued, `${JSON.stringify({ transcript, cwd, at: new Date().toISOString() })}\n`, { mode: 0o600 });
+    const child = spawn(process.execPath, [cli, 'harvest', '--transcript', transcript, '--cwd', cwd, '--home', home, '--queued', queued], { detached: true, stdio: 'ignore' });
+    child.on('error', () => {});
+    child.unref();
+    return 0;
+  } catch (err) {
+    io.stderr.write(`cairn harvest --hook: ${(err as Error)?.message ?? String(err)}; nothing was harvested.\n`);
+    return 0;
+  }
+}

@@ -1,0 +1,67 @@
+// The harvest trigger Claude Code runs (issue 19): `cairn harvest --hook` reads the hook's JSON,
+// does nothing while harvest is off for the workspace (the default), and when a person has turned
+// it on (`cairn harvest --enable`) queues a harvest that runs on its own, returning at once; the
+// proposals then arrive in the inbox. Real processes, real disk; the background harvest is waited
+// for by its outcome (the inbox, the queue mark gone), never by a fixed sleep.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCairn } from '../support/cli';
+import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+let sb: Sandbox;
+let transcript: string;
+beforeAll(requireBuiltCli);
+beforeEach(async () => {
+  sb = await makeSandbox();
+  const fixture = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts', 'codex', 'rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl');
+  transcript = path.join(sb.dir, 'rollout-session.jsonl');
+  await fs.writeFile(transcript, (await fs.readFile(fixture, 'utf8')).replaceAll('/home/dev/projects/widgets', sb.checkout));
+});
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+const hookInput = () => JSON.stringify({ session_id: 'abc', transcript_path: transcript, cwd: sb.checkout, hook_event_name: 'SessionEnd' });
+const queuedMarks = async () => (await fs.readdir(path.join(sb.home, 'harvest', 'queued')).catch(() => [])).length;
+const pending = async () => (JSON.parse((await runCairn(['inbox', '--json', '--home', sb.home])).stdout) as { items: unknown[] }).items.length;
+
+async function until(what: string, done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000; // a passing wait returns at once; this only bounds a failure
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('cairn harvest --hook', () => {
+  it('does nothing while harvest is off for the workspace, the default', async () => {
+    expect((await runCairn(['harvest', '--status', '--home', sb.home, '--cwd', sb.checkout])).stdout).toMatch(/^Harvest is off for workspace /);
+    const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: hookInput() });
+    expect(hook).toMatchObject({ status: 0, stdout: '' });
+    // Had it queued a harvest, the mark would be there now (it is written before the hook returns).
+    expect(await queuedMarks()).toBe(0);
+  });
+
+  it('queues a harvest once turned on, returns at once, and the proposals arrive in the inbox', async () => {
+    expect((await runCairn(['harvest', '--enable', '--home', sb.home, '--cwd', sb.checkout])).stdout).toMatch(/^Harvest is on for workspace /);
+    const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: hookInput() });
+    expect(hook.status).toBe(0);
+    await until('the proposals', async () => (await pending()) > 0);
+    await until('the queue mark to go', async () => (await queuedMarks()) === 0);
+    expect(await pending()).toBe(2);
+    // Turned off again, the next hook queues nothing.
+    expect((await runCairn(['harvest', '--disable', '--home', sb.home, '--cwd', sb.checkout])).stdout).toMatch(/^Harvest is off/);
+    await runCairn(['harvest', '--hook', '--home', sb.home], { input: hookInput() });
+    expect(await queuedMarks()).toBe(0);
+  });
+
+  it('never fails the agent: bad input exits 0 with a note', async () => {
+    const bad = await runCairn(['harvest', '--hook', '--home', sb.home], { input: 'not json' });
+    expect(bad.status).toBe(0);
+    expect(bad.stderr).toMatch(/nothing was harvested/);
+    const partial = await runCairn(['harvest', '--hook', '--home', sb.home], { input: JSON.stringify({ cwd: 'relative' }) });
+    expect(partial).toMatchObject({ status: 0 });
+    expect(partial.stderr).toMatch(/no transcript_path and cwd/);
+  });
+});
