@@ -200,7 +200,6 @@ describe('the Inbox', () => {
     const b = await makeBackend();
     await b.write('/memories/project/conventions.md', '- Use pnpm.\n');
     propose(b, [candidate('We use tabs, not spaces.', 'convention')]);
-    const [gone] = propose(b, [candidate('Decided elsewhere.', 'fact')], 'sess-2');
     // An agent writes the file between the approval's read and its write (the real save then conflicts).
     const service = b.host.service;
     const read = service.read.bind(service);
@@ -225,13 +224,19 @@ describe('the Inbox', () => {
     await within(inbox()).findByText('Added to /memories/project/conventions.md.');
     expect(await onDisk(b, 'project', 'conventions.md')).toBe('- Use pnpm 9.\n- We use tabs, not spaces.\n');
 
-    // Rejected meanwhile from the CLI: approving says so, and the proposal stays until refreshed.
-    b.host.inbox.decide(gone!.id, { status: 'rejected' });
-    const other = proposal('Fact: Decided elsewhere.');
-    await user.click(within(other).getByRole('button', { name: 'Approve' }));
-    expect((await within(other).findByRole('alert')).textContent).toMatch(/^Not added: Inbox item .* was already rejected\.$/);
+  });
+
+  it('shows an error on the proposal and keeps it when the memory cannot take it (no project here)', async () => {
+    // The error comes from the server while the proposal stays pending there, so no refetch can
+    // take it away in between (a proposal decided elsewhere would race the list's own refresh).
+    const b = await makeBackend({ git: false });
+    propose(b, [candidate('Project rule that has nowhere to go.', 'convention')]);
+    const user = await openInbox(b);
+    const item = proposal('Convention: Project rule that has nowhere to go.');
+    await user.click(within(item).getByRole('button', { name: 'Approve' }));
+    expect((await within(item).findByRole('alert')).textContent).toMatch(/^Not added: .*\/memories\/project is unavailable/);
     await user.click(within(inbox()).getByRole('button', { name: 'Refresh' }));
-    await within(inbox()).findByText('Nothing to review');
+    expect(proposalNames()).toContain('Convention: Project rule that has nowhere to go.');
   });
 
   it('works from the keyboard: arrows move, a approves, r rejects, e edits; letters typed in a field are text', async () => {
