@@ -9,6 +9,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { runCairn } from '../../../../tests/support/cli';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeBackend, renderPane, type UiBackend } from '../../../../tests/support/ui-backend';
 
@@ -237,6 +238,19 @@ describe('the Inbox', () => {
     expect((await within(item).findByRole('alert')).textContent).toMatch(/^Not added: .*\/memories\/project is unavailable/);
     await user.click(within(inbox()).getByRole('button', { name: 'Refresh' }));
     expect(proposalNames()).toContain('Convention: Project rule that has nowhere to go.');
+  });
+
+  it("turns harvest on and off for this workspace, the switch the agents' hooks read (off until then)", async () => {
+    const b = await makeBackend();
+    const user = await openInbox(b);
+    const on = within(inbox()).getByRole('checkbox', { name: /Propose memories from this workspace/ });
+    expect((on as HTMLInputElement).checked).toBe(false);
+    await user.click(on);
+    await waitFor(async () => expect((await b.client.settings.get()).harvestWorkspaces).toEqual([b.workspaceId]));
+    // The CLI reads the same switch.
+    expect((await runCairn(['harvest', '--status', '--home', b.sb.home, '--cwd', b.sb.checkout])).stdout).toMatch(/^Harvest is on for workspace /);
+    await user.click(on);
+    await waitFor(async () => expect((await b.client.settings.get()).harvestWorkspaces).toEqual([]));
   });
 
   it('works from the keyboard: arrows move, a approves, r rejects, e edits; letters typed in a field are text', async () => {

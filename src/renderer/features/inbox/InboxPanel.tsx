@@ -31,6 +31,7 @@ import {
   type InboxItem,
   type SessionGroup,
 } from './inbox-model';
+import { HarvestSwitch } from './HarvestSwitch';
 import { useInbox } from './use-inbox';
 
 export const HARVEST_LINE = 'cairn harvest --transcript FILE';
@@ -302,6 +303,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
           <div className="inbox-sub">
             {count === null ? 'Memories proposed from your agents\u2019 sessions.' : count === 0 ? 'Nothing to review.' : `${count} ${count === 1 ? 'proposal' : 'proposals'} to review. Nothing is added to memory until you approve it.`}
           </div>
+          {workspaceId !== null && <HarvestSwitch workspaceId={workspaceId} />}
         </div>
         <div className="editor-tools">
           <button type="button" className="btn" onClick={refresh} disabled={query.isFetching}>
