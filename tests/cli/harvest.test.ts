@@ -78,6 +78,9 @@ describe('cairn harvest and cairn inbox', () => {
 
     // Approve one: the file is written as the person, the history records it, context shows it.
     const pnpm = listed.items.find((i) => i.candidate.text === 'We use pnpm here, not npm.')!;
+    // Its evidence says who said it and when, from the transcript.
+    const shown = JSON.parse((await runCairn(['inbox', 'show', pnpm.id, '--json', ...home])).stdout) as { candidate: { evidence: Array<{ speaker: string; at: string | null }> } };
+    expect(shown.candidate.evidence).toEqual([expect.objectContaining({ speaker: 'person', at: '2025-10-14T09:12:41.907Z' })]);
     expect(pnpm.target).toBe('/memories/project/conventions.md');
     const approved = await runCairn(['inbox', 'approve', pnpm.id, ...home, '--cwd', sb.checkout]);
     expect(approved.stdout).toMatch(/^Approved .+: added to \/memories\/project\/conventions\.md \(a new file\)/);

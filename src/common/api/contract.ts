@@ -126,7 +126,8 @@ export const inboxItemSchema = z.object({
   scope: z.enum(SCOPES),
   confidence: z.number(),
   rationale: z.string(),
-  evidence: z.array(z.object({ messageId: z.string(), quote: z.string() })),
+  /** Each quote, with who said it (null: not recorded) and when. */
+  evidence: z.array(z.object({ messageId: z.string(), quote: z.string(), speaker: z.enum(['person', 'agent', 'tool']).nullable(), at: z.string().nullable() })),
   /** The memory file it would be added to. */
   target: z.string(),
   agent: z.enum(['claude', 'codex']),

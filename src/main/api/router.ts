@@ -279,7 +279,7 @@ function inboxItemOut(item: InboxItem): InboxItemView {
     scope: c.scope,
     confidence: c.confidence,
     rationale: c.rationale,
-    evidence: c.evidence.map((e) => ({ messageId: e.messageId, quote: e.quote })),
+    evidence: c.evidence.map((e) => ({ messageId: e.messageId, quote: e.quote, speaker: e.speaker ?? null, at: e.at ?? null })),
     target: item.target,
     agent: item.source.agent,
     sessionId: item.source.sessionId,

@@ -12,6 +12,10 @@ export type CandidateCategory = (typeof CANDIDATE_CATEGORIES)[number];
 export interface Evidence {
   readonly messageId: string;
   readonly quote: string;
+  /** Who wrote the message (set by the host from the transcript, whatever the extractor said). */
+  readonly speaker?: 'person' | 'agent' | 'tool';
+  /** When, where the transcript says. */
+  readonly at?: string | null;
 }
 
 export interface Candidate {

@@ -107,7 +107,16 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
       projectId: req.projectId,
       extractor: req.extractor.name,
     };
-    const proposed = req.inbox.add(outcome.accepted, source);
+    // Each quote with who said it and when, from the transcript itself.
+    const byId = new Map(segment.map((m) => [m.id, m]));
+    const grounded = outcome.accepted.map((c) => ({
+      ...c,
+      evidence: c.evidence.map((e) => {
+        const m = byId.get(e.messageId);
+        return { messageId: e.messageId, quote: e.quote, speaker: m?.fromPerson ? ('person' as const) : m?.kind === 'tool_result' ? ('tool' as const) : ('agent' as const), at: m?.at ?? null };
+      }),
+    }));
+    const proposed = req.inbox.add(grounded, source);
     const next: SessionState = { sessionId: req.transcript.sessionId, lastId: segment[segment.length - 1]!.id, at: new Date().toISOString() };
     const temp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(temp, `${JSON.stringify(next)}\n`, { mode: 0o600 });

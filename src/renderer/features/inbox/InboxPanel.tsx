@@ -476,7 +476,6 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
   const textId = useId();
   const toId = useId();
   const category = CATEGORY_LABELS[item.category];
-  const speaker = evidenceSpeaker(item.category);
   const onDraftKey = (e: React.KeyboardEvent) => {
     if (!draft) return;
     if (e.key === 'Escape') {
@@ -557,7 +556,16 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
             <figure key={`${e.messageId}:${i}`}>
               <blockquote>{e.quote}</blockquote>
               <figcaption>
-                {speaker} <span className="muted">(message <code title={e.messageId}>{shortSession(e.messageId)}</code>)</span>
+                {evidenceSpeaker(item.category, e.speaker)}
+                {e.at && (
+                  <>
+                    {' '}
+                    <time dateTime={e.at} title={exactTime(e.at)}>
+                      {whenText(e.at)}
+                    </time>
+                  </>
+                )}{' '}
+                <span className="muted">(message <code title={e.messageId}>{shortSession(e.messageId)}</code>)</span>
               </figcaption>
             </figure>
           ))}

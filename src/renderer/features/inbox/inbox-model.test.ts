@@ -45,6 +45,10 @@ describe('inbox model', () => {
     expect(shortSession('0199d5e2-7a41-7c30')).toBe('0199d5e2');
     expect(evidenceSpeaker('preference')).toBe('You said');
     expect(evidenceSpeaker('lesson')).toBe('In the session');
+    // Who said it, as the transcript recorded it, wins over what the category implies.
+    expect(evidenceSpeaker('lesson', 'person')).toBe('You said');
+    expect(evidenceSpeaker('fact', 'agent')).toBe('The agent said');
+    expect(evidenceSpeaker('command', 'tool')).toBe('A tool\u2019s output');
   });
 
   it('checks a typed target', () => {

@@ -58,10 +58,13 @@ export function confidenceText(confidence: number): string {
 }
 
 /**
- * Who said an evidence quote. The host's checks require a person's own words as evidence for a
- * preference or a convention; other categories may quote either side (the API does not say which).
+ * Who said an evidence quote, as the transcript records it; for an item proposed before the host
+ * recorded speakers, what the checks imply (a preference or a convention needs the person's words).
  */
-export function evidenceSpeaker(category: InboxItem['category']): string {
+export function evidenceSpeaker(category: InboxItem['category'], speaker: InboxItem['evidence'][number]['speaker'] = null): string {
+  if (speaker === 'person') return 'You said';
+  if (speaker === 'agent') return 'The agent said';
+  if (speaker === 'tool') return 'A tool\u2019s output';
   return category === 'preference' || category === 'convention' ? 'You said' : 'In the session';
 }
 
