@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SCOPES } from '../../common/memory/constants';
-import { errorText, MemoryToolError } from '../../common/memory/errors';
+import { MemoryToolError } from '../../common/memory/errors';
 import type { Candidate } from '../harvest/candidate';
 import { REJECTION_REASONS } from '../harvest/checks';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
@@ -22,23 +22,12 @@ import type { HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { minuteOf, writeTable } from './table';
-import type { CliIo } from './tool-command';
+import { refusing, type CliIo } from './tool-command';
 import { HARVEST_HELP, INBOX_HELP, UsageError } from './usage';
 
 const EXTRACTORS: Record<string, Extractor> = {
   rules: { name: 'rules', extract: async (segment) => extractByRules(segment) },
 };
-
-/** Writes a refusal as the tool writes one (`Error: ...`), status 1. */
-async function refusing(io: CliIo, run: () => Promise<number>): Promise<number> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!(err instanceof MemoryToolError)) throw err;
-    io.stdout.write(`${errorText(err.message)}\n`);
-    return 1;
-  }
-}
 
 /** Lines of the files candidates would go to, in the session's scopes: a repeat of one is not proposed. */
 async function memoryLines(services: HomeServices, session: MemorySession): Promise<string[]> {

@@ -12,12 +12,12 @@
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { SCOPES, type Scope } from '../../common/memory/constants';
-import { errorText, MemoryToolError } from '../../common/memory/errors';
+import { MemoryToolError } from '../../common/memory/errors';
 import type { VersionRow } from '../memory/version-history';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
 import { minuteOf, writeTable } from './table';
-import type { CliIo } from './tool-command';
+import { refusing, type CliIo } from './tool-command';
 import { HISTORY_HELP, RESTORE_HELP, UNDO_HELP, UsageError } from './usage';
 
 export async function historyCommand(args: string[], io: CliIo): Promise<number> {
@@ -94,17 +94,6 @@ function lineCounts(v: VersionRow): string {
 /** Where a version is, and was for a rename. */
 function placeOf(v: VersionRow): string {
   return v.oldPath ? `${v.path} (from ${v.oldPath})` : v.path;
-}
-
-/** Runs a history action; a refusal is written as the tool writes one (`Error: ...`), status 1. */
-async function refusing(io: CliIo, run: () => Promise<number>): Promise<number> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!(err instanceof MemoryToolError)) throw err;
-    io.stdout.write(`${errorText(err.message)}\n`);
-    return 1;
-  }
 }
 
 async function show(services: HomeServices, id: string, diff: boolean, flags: Parameters<typeof sessionFromFlags>[1], io: CliIo): Promise<number> {

@@ -4,7 +4,6 @@
  * opens the home's services (src/main/host) for the one command and closes them after.
  */
 import { parseArgs } from 'node:util';
-import { MemoryToolError, errorText } from '../../common/memory/errors';
 import { cappedScopeNote } from '../../common/context/render';
 import { formatMemoryPath } from '../../common/memory/paths';
 import type { HomeServices } from '../host/home-services';
@@ -12,7 +11,7 @@ import type { ContextBuilder, ContextFile } from '../memory/context-builder';
 import type { MemorySession } from '../memory/session';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { minuteOf, writeTable } from './table';
-import { readAll, type CliIo } from './tool-command';
+import { readAll, refusing, type CliIo } from './tool-command';
 import { CONTEXT_HELP, PIN_HELP, STATS_HELP, UsageError } from './usage';
 
 export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Promise<number> {
@@ -24,14 +23,10 @@ export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Pr
   if (positionals.length !== 1) throw new UsageError(`give one memory path, e.g. cairn ${pinned ? 'pin' : 'unpin'} /memories/project/build.md`);
   return withHome(values, async (services) => {
     const session = await sessionFromFlags(services, values);
-    try {
+    return refusing(io, async () => {
       io.stdout.write(`${await services.service.setPinned(positionals[0]!, pinned, session)}\n`);
       return 0;
-    } catch (err) {
-      if (!(err instanceof MemoryToolError)) throw err;
-      io.stdout.write(`${errorText(err.message)}\n`);
-      return 1;
-    }
+    });
   });
 }
 

@@ -6,7 +6,7 @@
 import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/constants';
-import { errorText } from '../../common/memory/errors';
+import { errorText, MemoryToolError } from '../../common/memory/errors';
 import { openHome } from '../host/home-services';
 import type { MemoryService } from '../memory/memory-service';
 import type { ExecuteOptions, MemorySession } from '../memory/session';
@@ -30,6 +30,20 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
   if (value === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
   return value as T;
+}
+
+/**
+ * Runs a command of the CLI whose refusals are the memory's (MemoryToolError): written as the tool
+ * writes one (`Error: ...` on stdout), status 1; any other failure passes.
+ */
+export async function refusing(io: CliIo, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof MemoryToolError)) throw err;
+    io.stdout.write(`${errorText(err.message)}\n`);
+    return 1;
+  }
 }
 
 export async function toolCommand(args: string[], io: CliIo): Promise<number> {
