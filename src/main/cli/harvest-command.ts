@@ -15,7 +15,7 @@ import type { Candidate } from '../harvest/candidate';
 import { REJECTION_REASONS } from '../harvest/checks';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
 import { harvestTranscript, type Extractor } from '../harvest/harvest-run';
-import type { InboxItem } from '../harvest/inbox-store';
+import { TARGET_FILES, type InboxItem } from '../harvest/inbox-store';
 import { readTranscriptFile } from '../harvest/read-transcript';
 import { extractByRules } from '../harvest/rules-extractor';
 import type { HomeServices } from '../host/home-services';
@@ -33,9 +33,9 @@ const EXTRACTORS: Record<string, Extractor> = {
 async function memoryLines(services: HomeServices, session: MemorySession): Promise<string[]> {
   const lines: string[] = [];
   for (const scope of SCOPES) {
-    for (const file of ['preferences', 'conventions', 'facts', 'commands', 'lessons']) {
+    for (const file of Object.values(TARGET_FILES)) {
       try {
-        lines.push(...(await services.service.read(`/memories/${scope}/${file}.md`, session)).content.split('\n'));
+        lines.push(...(await services.service.read(`/memories/${scope}/${file}`, session)).content.split('\n'));
       } catch {
         // No such file, or the scope is unavailable: nothing to compare with.
       }

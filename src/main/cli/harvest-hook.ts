@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { findGitRoot, resolveHome, workspaceIdFor } from '../workspaces/identity';
+import { resolveHome } from '../workspaces/identity';
+import { localWorkspaceId } from '../workspaces/session';
 import type { CliIo } from './tool-command';
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -36,11 +37,6 @@ export function harvestEnabled(home: string, workspaceId: string): boolean {
   }
 }
 
-/** The workspace a directory is part of, as `cairn mcp --cwd` resolves it. */
-export async function workspaceOf(cwd: string): Promise<string> {
-  return workspaceIdFor((await findGitRoot(cwd)) ?? cwd);
-}
-
 export async function harvestHook(args: string[], io: CliIo): Promise<number> {
   try {
     const { values } = parseArgs({ args, strict: false, options: { home: { type: 'string' }, hook: { type: 'boolean' } } });
@@ -52,7 +48,7 @@ export async function harvestHook(args: string[], io: CliIo): Promise<number> {
       io.stderr.write('cairn harvest --hook: the hook input has no transcript_path and cwd; nothing was harvested.\n');
       return 0;
     }
-    if (!harvestEnabled(home, await workspaceOf(cwd))) return 0;
+    if (!harvestEnabled(home, await localWorkspaceId(cwd))) return 0;
     const cli = process.argv[1];
     if (!cli) return 0;
     // Queued: a mark the harvest removes when it is done (what a status shows as waiting).

@@ -57,19 +57,20 @@ export function normalizedText(text: string): string {
 
 const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
-/** The scanners' verdict on a whole message, worked out once per message. */
-const messageVerdicts = new WeakMap<TranscriptMessage, boolean>();
-function flaggedMessage(message: TranscriptMessage): boolean {
-  let flagged = messageVerdicts.get(message);
-  if (flagged === undefined) {
-    flagged = scanContent(message.text).length > 0;
-    messageVerdicts.set(message, flagged);
-  }
-  return flagged;
+/** Every reason, at zero. */
+export function noRejections(): Record<RejectionReason, number> {
+  return Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
 }
 
 export function checkCandidates(candidates: readonly Candidate[], segment: readonly TranscriptMessage[], known: KnownTexts, minConfidence = DEFAULT_MIN_CONFIDENCE): CheckOutcome {
-  const rejected = Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
+  const rejected = noRejections();
+  // The scanners' verdict on a whole message, worked out once however many candidates cite it.
+  const verdicts = new Map<TranscriptMessage, boolean>();
+  const flaggedMessage = (message: TranscriptMessage): boolean => {
+    let flagged = verdicts.get(message);
+    if (flagged === undefined) verdicts.set(message, (flagged = scanContent(message.text).length > 0));
+    return flagged;
+  };
   const byId = new Map(segment.map((m) => [m.id, m]));
   const inbox = new Set([...known.inbox].map(normalizedText));
   const refused = new Set([...known.rejected].map(normalizedText));

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { Candidate } from './candidate';
-import { checkCandidates, DEFAULT_MIN_CONFIDENCE, type RejectionReason } from './checks';
+import { checkCandidates, DEFAULT_MIN_CONFIDENCE, noRejections, type RejectionReason } from './checks';
 import type { InboxItem, InboxStore, ItemSource } from './inbox-store';
 import type { Transcript, TranscriptMessage } from './transcript';
 
@@ -72,7 +72,6 @@ function readState(file: string): SessionState | null {
   }
 }
 
-const NO_REJECTIONS = (): Record<RejectionReason, number> => checkCandidates([], [], { inbox: [], rejected: [], memoryLines: [] }).rejected;
 
 export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSummary> {
   const file = statePath(req.home, req.transcript);
@@ -82,7 +81,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     release = lockfile.lockSync(file, { realpath: false, stale: 60_000 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-    return { status: 'busy', segmentMessages: 0, restarted: false, extractorCalled: false, proposed: [], rejected: NO_REJECTIONS() };
+    return { status: 'busy', segmentMessages: 0, restarted: false, extractorCalled: false, proposed: [], rejected: noRejections() };
   }
   try {
     const messages = req.transcript.messages;
@@ -90,7 +89,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     const at = state ? messages.findIndex((m) => m.id === state.lastId) : -1;
     const restarted = state !== null && at === -1;
     const segment = messages.slice(at + 1);
-    if (segment.length === 0) return { status: 'nothing-new', segmentMessages: 0, restarted, extractorCalled: false, proposed: [], rejected: NO_REJECTIONS() };
+    if (segment.length === 0) return { status: 'nothing-new', segmentMessages: 0, restarted, extractorCalled: false, proposed: [], rejected: noRejections() };
     const candidates = await req.extractor.extract(segment);
     const outcome = checkCandidates(
       candidates,

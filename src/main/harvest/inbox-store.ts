@@ -11,8 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Scope } from '../../common/memory/constants';
-import type { Candidate } from './candidate';
+import type { Candidate, CandidateCategory } from './candidate';
 import type { TranscriptAgent } from './transcript';
 
 export const INBOX_DIR = 'inbox';
@@ -46,10 +45,12 @@ export interface InboxItem {
   readonly approvedText?: string;
 }
 
-/** The memory file a candidate of `category` suits in `scope`. */
-export function suggestedTarget(candidate: Candidate): string {
-  const file = { preference: 'preferences', convention: 'conventions', fact: 'facts', command: 'commands', lesson: 'lessons' }[candidate.category];
-  return `/memories/${candidate.scope satisfies Scope}/${file}.md`;
+/** The file each category of candidate goes to, in the scope it suits. */
+export const TARGET_FILES: Readonly<Record<CandidateCategory, string>> = { preference: 'preferences.md', convention: 'conventions.md', fact: 'facts.md', command: 'commands.md', lesson: 'lessons.md' };
+
+/** The memory file a candidate suits: its category's file in its scope. */
+export function suggestedTarget(candidate: Pick<Candidate, 'category' | 'scope'>): string {
+  return `/memories/${candidate.scope}/${TARGET_FILES[candidate.category]}`;
 }
 
 let idSeq = 0;

@@ -17,6 +17,7 @@
  * evidence quote is a verbatim substring of its message's text; at most MAX_RULE_CANDIDATES.
  */
 import type { Candidate, CandidateCategory } from './candidate';
+import { normalizedText } from './checks';
 import type { TranscriptMessage } from './transcript';
 
 /** The most candidates one run proposes (the host's checks cap a segment at 10 as well). */
@@ -197,7 +198,7 @@ export function extractByRules(messages: readonly TranscriptMessage[]): Candidat
       if (!message.text.includes(clause)) continue;
       const made = fromClause(clause);
       if (!made || made.text.length < MIN_CLAUSE) continue;
-      const key = made.text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+      const key = normalizedText(made.text);
       if (seen.has(key)) continue;
       seen.add(key);
       out.push({

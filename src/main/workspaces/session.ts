@@ -33,6 +33,11 @@ export function projectRoot(checkout: string): string {
   return path.join(checkout, '.cairn', 'memory');
 }
 
+/** The workspace a directory belongs to by default: its git checkout's (or its own outside git). */
+export async function localWorkspaceId(cwd: string): Promise<string> {
+  return workspaceIdFor((await findGitRoot(path.resolve(cwd))) ?? path.resolve(cwd));
+}
+
 export async function resolveLocalSession(req: SessionRequest, runtime: Runtime): Promise<MemorySession> {
   const cwd = path.resolve(req.cwd);
   const gitRoot = await findGitRoot(cwd);
