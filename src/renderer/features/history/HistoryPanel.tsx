@@ -10,10 +10,12 @@
  * shows whenever the history says changes may be missing.
  */
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { AlertTriangle, History as HistoryIcon, Loader2, RefreshCw, RotateCcw } from 'lucide-react';
+import { AlertTriangle, History as HistoryIcon, Loader2, RotateCcw } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { Version } from '../../../common/api/contract';
 import { errorMessage, useApi } from '../../api/api-context';
+import { listKeyIndex } from '../../lib/list-keys';
+import { LoadFailed, Loading } from '../../lib/QueryState';
 import { useAction } from '../../lib/use-action';
 import { onChangeEvent, type ChangeEvent } from '../changes/use-change-stream';
 import { ConfirmDialog } from '../dialogs/Dialog';
@@ -94,23 +96,8 @@ export function HistoryPanel({ workspaceId, path, dirty, onRestored }: HistoryPa
     // From the option that has the focus (the selected one, or the first before any is chosen).
     const from = (e.target as HTMLElement).closest('[data-version]')?.getAttribute('data-version') ?? selectedId;
     const at = versions.findIndex((v) => v.id === from);
-    let next: number;
-    switch (e.key) {
-      case 'ArrowDown':
-        next = Math.min(versions.length - 1, at + 1);
-        break;
-      case 'ArrowUp':
-        next = Math.max(0, at - 1);
-        break;
-      case 'Home':
-        next = 0;
-        break;
-      case 'End':
-        next = versions.length - 1;
-        break;
-      default:
-        return;
-    }
+    const next = listKeyIndex(e.key, at, versions.length);
+    if (next === null) return;
     e.preventDefault();
     select(versions[next]!.id, true);
   };
@@ -153,16 +140,9 @@ export function HistoryPanel({ workspaceId, path, dirty, onRestored }: HistoryPa
       <div className="history-body">
         <div className="history-list">
           {list.isError ? (
-            <div className="state error" role="alert">
-              <p>Could not load the history: {errorMessage(list.error)}</p>
-              <button type="button" className="btn" onClick={() => void list.refetch()}>
-                <RefreshCw size={14} aria-hidden /> Retry
-              </button>
-            </div>
+            <LoadFailed what="the history" error={list.error} onRetry={() => void list.refetch()} />
           ) : !list.data ? (
-            <div className="state" role="status">
-              <Loader2 size={16} className="spin" aria-hidden /> Loading history…
-            </div>
+            <Loading what="history" />
           ) : versions.length === 0 ? (
             <div className="state">
               <HistoryIcon size={18} aria-hidden />

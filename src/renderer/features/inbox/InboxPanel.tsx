@@ -15,6 +15,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ArrowRight, Bot, Check, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { errorMessage, useApi } from '../../api/api-context';
+import { listKeyIndex } from '../../lib/list-keys';
+import { LoadFailed, Loading } from '../../lib/QueryState';
 import { CopyButton } from '../../lib/CopyButton';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { exactTime, whenText } from '../history/history-words';
@@ -261,20 +263,14 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
     const from = (e.target as HTMLElement).closest('[data-item]')?.getAttribute('data-item') ?? focusedId;
     const at = ordered.findIndex((i) => i.id === from);
     const item = at >= 0 ? ordered[at] : undefined;
-    let move: number | null = null;
+    const move = listKeyIndex(e.key, at, ordered.length);
+    if (move !== null) {
+      e.preventDefault();
+      const to = ordered[move];
+      if (to) focusItem(to.id);
+      return;
+    }
     switch (e.key) {
-      case 'ArrowDown':
-        move = Math.min(ordered.length - 1, at + 1);
-        break;
-      case 'ArrowUp':
-        move = Math.max(0, at - 1);
-        break;
-      case 'Home':
-        move = 0;
-        break;
-      case 'End':
-        move = ordered.length - 1;
-        break;
       case 'a':
         if (item) void approve(item);
         break;
@@ -288,8 +284,6 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
         return;
     }
     e.preventDefault();
-    const to = move === null ? undefined : ordered[move];
-    if (to) focusItem(to.id);
   };
 
   const focusable = focusedId !== null && byId.has(focusedId) ? focusedId : ordered[0]?.id;
@@ -343,16 +337,9 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
         ))}
       <div className="inbox-body">
         {query.isError && !query.data ? (
-          <div className="state error" role="alert">
-            <p>Could not load the inbox: {errorMessage(query.error)}</p>
-            <button type="button" className="btn" onClick={() => void query.refetch()}>
-              <RefreshCw size={14} aria-hidden /> Retry
-            </button>
-          </div>
+          <LoadFailed what="the inbox" error={query.error} onRetry={() => void query.refetch()} />
         ) : viewItems === undefined ? (
-          <div className="state" role="status">
-            <Loader2 size={16} className="spin" aria-hidden /> Loading the inbox…
-          </div>
+          <Loading what="the inbox" />
         ) : ordered.length === 0 ? (
           <div className="inbox-empty">
             <InboxIcon size={28} aria-hidden />

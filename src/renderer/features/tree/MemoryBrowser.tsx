@@ -6,10 +6,11 @@
  * so nothing that changed in between is missed; the live indicator shows which state it is in.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Loader2, RefreshCw, Search } from 'lucide-react';
+import { Search } from 'lucide-react';
 import { forwardRef, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import { HISTORY_KEEP_DAYS, type Scope } from '../../../common/memory/constants';
-import { errorMessage, useApi } from '../../api/api-context';
+import { useApi } from '../../api/api-context';
+import { LoadFailed, Loading } from '../../lib/QueryState';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { useAction } from '../../lib/use-action';
 import { onChangeEvent, useChangeStream } from '../changes/use-change-stream';
@@ -132,16 +133,9 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
         </span>
       </div>
       {list.isError ? (
-        <div className="state error" role="alert">
-          <p>Could not load memory: {errorMessage(list.error)}</p>
-          <button type="button" className="btn" onClick={() => void list.refetch()}>
-            <RefreshCw size={14} aria-hidden /> Retry
-          </button>
-        </div>
+        <LoadFailed what="memory" error={list.error} onRetry={() => void list.refetch()} />
       ) : !list.data ? (
-        <div className="state" role="status">
-          <Loader2 size={16} className="spin" aria-hidden /> Loading memory…
-        </div>
+        <Loading what="memory" />
       ) : (
         <MemoryTree
           rows={rows}
