@@ -57,15 +57,20 @@ async function sessionOf(context: RouterContext, workspaceId: string | null): Pr
   }
 }
 
-/** Runs a change a person asked for, as a typed result. */
-async function change(run: () => Promise<string>): Promise<{ status: 'ok' | 'error'; message: string }> {
+/** Runs what a person asked for: its typed result, or `error` with a refusal they can act on. */
+async function orRefusal<T>(run: () => Promise<T>): Promise<T | { status: 'error'; message: string }> {
   try {
-    return { status: 'ok', message: await run() };
+    return await run();
   } catch (err) {
     const message = personError(err);
     if (message === null) fail(err);
     return { status: 'error', message };
   }
+}
+
+/** Runs a change a person asked for, as a typed result. */
+function change(run: () => Promise<string>): Promise<{ status: 'ok' | 'error'; message: string }> {
+  return orRefusal(async () => ({ status: 'ok' as const, message: await run() }));
 }
 
 export const router = os.router({
@@ -100,15 +105,11 @@ export const router = os.router({
     }),
     save: os.memory.save.handler(async ({ input, context }) => {
       const session = await sessionOf(context, input.workspaceId);
-      try {
+      return orRefusal(async () => {
         const outcome = await context.service.save(input.path, input.content, input.expectedSha256, session);
         if (outcome.status === 'conflict') return outcome;
         return { status: 'ok' as const, sha256: outcome.sha256, warnings: scanContent(input.content) };
-      } catch (err) {
-        const message = personError(err);
-        if (message === null) fail(err);
-        return { status: 'error' as const, message };
-      }
+      });
     }),
     create: os.memory.create.handler(async ({ input, context }) => {
       const session = await sessionOf(context, input.workspaceId);
@@ -190,17 +191,13 @@ export const router = os.router({
     }),
     undo: os.history.undo.handler(async ({ input, context }) => {
       const session = await sessionOf(context, input.workspaceId);
-      try {
+      return orRefusal(async () => {
         const outcome = await context.versions.undo(input.id, session);
         if (outcome.status === 'conflict') return outcome;
         const v = outcome.version;
         const what = outcome.files === 1 ? v.path : `${outcome.files} files`;
         return { status: 'ok' as const, message: `Undid the ${v.op} of ${what}.`, paths: [...outcome.paths] };
-      } catch (err) {
-        const message = personError(err);
-        if (message === null) fail(err);
-        return { status: 'error' as const, message };
-      }
+      });
     }),
     restore: os.history.restore.handler(async ({ input, context }) => {
       const session = await sessionOf(context, input.workspaceId);
@@ -214,16 +211,12 @@ export const router = os.router({
     list: os.inbox.list.handler(async ({ input, context }) => ({ items: (input.all ? context.inbox.list() : context.inbox.list('pending')).map(inboxItemOut) })),
     approve: os.inbox.approve.handler(async ({ input, context }) => {
       const session = await sessionOf(context, input.workspaceId);
-      try {
+      return orRefusal(async () => {
         const outcome = await approveItem(context.inbox, context.service, session, input.id, { to: input.to ?? undefined, text: input.text ?? undefined });
         if (outcome.status === 'conflict') return { status: 'conflict' as const, message: outcome.message };
         if (outcome.status !== 'approved') return { status: 'error' as const, message: 'Nothing was approved.' };
         return { status: 'ok' as const, message: `Added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}.`, path: outcome.path };
-      } catch (err) {
-        const message = personError(err);
-        if (message === null) fail(err);
-        return { status: 'error' as const, message };
-      }
+      });
     }),
     reject: os.inbox.reject.handler(async ({ input, context }) =>
       change(async () => {
