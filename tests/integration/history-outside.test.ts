@@ -21,11 +21,21 @@ let stop: AbortController;
 beforeEach(async () => {
   sb = await makeSandbox();
   fs.mkdirSync(sb.roots.global, { recursive: true });
+  stop = new AbortController();
+  await listen();
+});
+afterEach(async () => {
+  stop.abort();
+  await host.close();
+  await sb.cleanup();
+});
+
+/** Opens a host on the sandbox's home and follows its change stream into `events`, from its "ready". */
+async function listen(): Promise<void> {
   host = openAppHost(sb.home);
   client = createRouterClient(router, { context: host });
   ws = (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
   events = [];
-  stop = new AbortController();
   const stream = await client.memory.onChange({ workspaceId: ws }, { signal: stop.signal });
   let ready!: () => void;
   const listening = new Promise<void>((resolve) => (ready = resolve));
@@ -36,12 +46,7 @@ beforeEach(async () => {
     }
   })().catch(() => {});
   await listening;
-});
-afterEach(async () => {
-  stop.abort();
-  await host.close();
-  await sb.cleanup();
-});
+}
 
 /** Waits for the `n`th event (deadline only to keep a failing test from hanging). */
 async function nth(n: number): Promise<MemoryChangeEvent> {
@@ -97,19 +102,7 @@ describe('outside edits in the history', () => {
     const file = path.join(sb.roots.global, 'old.md');
     await host.close();
     fs.writeFileSync(file, 'old\n');
-    host = openAppHost(sb.home);
-    client = createRouterClient(router, { context: host });
-    events = [];
-    const stream = await client.memory.onChange({ workspaceId: ws }, { signal: stop.signal });
-    let ready!: () => void;
-    const listening = new Promise<void>((resolve) => (ready = resolve));
-    void (async () => {
-      for await (const item of stream) {
-        if (item.type === 'ready') ready();
-        else events.push(item);
-      }
-    })().catch(() => {});
-    await listening;
+    await listen();
     fs.writeFileSync(file, 'new\n');
     const changed = await nth(1);
     expect(changed).toMatchObject({ op: 'update', historyId: expect.any(String) });
