@@ -7,16 +7,13 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localRuntime } from '../../src/main/host/home-services';
 import { ContextBuilder } from '../../src/main/memory/context-builder';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
-import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
-import { testRuntime } from '../support/ssh';
-import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
+import { RUNTIME_KINDS, suiteRuntime } from '../support/ssh';
 
-const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
@@ -26,20 +23,10 @@ function git(cwd: string, ...args: string[]): string {
   });
 }
 
-describe.each(RUNTIMES)('a hostile checkout over the %s runtime', (kind) => {
-  let sshd: Sshd | null = null;
-  let runtime: SshRuntime | undefined;
+describe.each(RUNTIME_KINDS)('a hostile checkout over the %s runtime', (kind) => {
+  const suite = suiteRuntime(kind);
   let dir: string;
 
-  beforeAll(async () => {
-    if (kind !== 'ssh') return;
-    sshd = await startSshd();
-    runtime = testRuntime(sshd);
-  });
-  afterAll(async () => {
-    runtime?.connection.close();
-    await sshd?.stop();
-  });
   beforeEach(async () => {
     dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'cairn-hostile-')));
   });
@@ -64,6 +51,7 @@ describe.each(RUNTIMES)('a hostile checkout over the %s runtime', (kind) => {
     git(dir, 'clone', '-q', repo, 'checkout');
     const checkout = path.join(dir, 'checkout');
     const local = await resolveLocalSession({ home: path.join(dir, 'home'), cwd: checkout }, localRuntime());
+    const runtime = suite();
     const session: MemorySession = runtime
       ? { ...local, scopes: { ...local.scopes, project: local.scopes.project.available ? { ...local.scopes.project, runtime } : local.scopes.project } }
       : local;

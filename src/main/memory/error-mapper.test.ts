@@ -4,33 +4,20 @@
 // over SSH (a real sshd on loopback), with directory symlinks leading out of the scope root.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryToolError } from '../../common/memory/errors';
-import type { Runtime } from '../runtime/runtime';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
-import { startSshd, sshdAvailable, type Sshd } from '../../../tests/support/sshd';
-import { testRuntime } from '../../../tests/support/ssh';
+import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
 import { mapRenameErrors } from './error-mapper';
 import type { AvailableScope } from './session';
 
-const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
 
-describe.each(RUNTIMES)('a rename that fails, over the %s runtime', (kind) => {
+describe.each(RUNTIME_KINDS)('a rename that fails, over the %s runtime', (kind) => {
   let sb: Sandbox;
-  let sshd: Sshd | null = null;
-  let runtime: Runtime | undefined;
+  const runtime = suiteRuntime(kind);
   let outside: string;
-  beforeAll(async () => {
-    if (kind !== 'ssh') return;
-    sshd = await startSshd();
-    runtime = testRuntime(sshd);
-  });
-  afterAll(async () => {
-    if (runtime && 'connection' in runtime) (runtime as { connection: { close(): void } }).connection.close();
-    await sshd?.stop();
-  });
   beforeEach(async () => {
-    sb = await makeSandbox({ runtime });
+    sb = await makeSandbox({ runtime: runtime() });
     outside = path.join(sb.dir, 'outside');
     await fs.mkdir(outside);
     await fs.writeFile(path.join(outside, 'secret.txt'), 'TOP SECRET\n');

@@ -4,12 +4,10 @@
 // file's `after` is exactly what the disk holds, and its `before` what the disk held just before.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { seededRandom } from '../../../tests/support/random';
-import { testRuntime } from '../../../tests/support/ssh';
-import { startSshd, sshdAvailable, type Sshd } from '../../../tests/support/sshd';
-import type { SshRuntime } from '../runtime/ssh/ssh-runtime';
+import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
 import type { HistoryChange, HistorySink } from './history-capture';
 import { MemoryService } from './memory-service';
 
@@ -36,23 +34,10 @@ const run = async (input: Record<string, unknown>) => {
 };
 
 // The same over SSH, where a delete's and a rename's bytes come back with the remote operation.
-const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
-let runtime: SshRuntime | undefined;
-
-describe.each(RUNTIMES)('the history of each change, over the %s runtime', (kind) => {
-  let sshd: Sshd | null = null;
-  beforeAll(async () => {
-    if (kind !== 'ssh') return;
-    sshd = await startSshd();
-    runtime = testRuntime(sshd);
-  });
-  afterAll(async () => {
-    runtime?.connection.close();
-    runtime = undefined;
-    await sshd?.stop();
-  });
+describe.each(RUNTIME_KINDS)('the history of each change, over the %s runtime', (kind) => {
+  const runtime = suiteRuntime(kind);
   beforeEach(async () => {
-    sb = await makeSandbox({ runtime });
+    sb = await makeSandbox({ runtime: runtime() });
     sink = new ListSink();
     service = new MemoryService({ history: sink });
   });

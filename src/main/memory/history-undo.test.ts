@@ -3,15 +3,13 @@
 // an undo meets a file changed since with a conflict and changes nothing; an undo can be undone.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { seededRandom } from '../../../tests/support/random';
-import { testRuntime } from '../../../tests/support/ssh';
-import { startSshd, sshdAvailable, type Sshd } from '../../../tests/support/sshd';
+import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
 import { scopeOwner } from '../../common/memory/identity';
 import { HistoryStore, type HistoryVersion } from '../history/history-store';
 import type { UndoStep } from './history-undo';
-import type { SshRuntime } from '../runtime/ssh/ssh-runtime';
 import { MemoryService } from './memory-service';
 
 let sb: Sandbox;
@@ -21,8 +19,6 @@ const run = (input: Record<string, unknown>) => service.execute(input, sb.sessio
 
 // Over SSH the bytes a delete or a rename takes come back from the remote helper in the same
 // request (Runtime.remove/rename with capture); the undo must give back the same tree.
-const RUNTIMES = sshdAvailable() ? (['local', 'ssh'] as const) : (['local'] as const);
-let runtime: SshRuntime | undefined;
 
 /** Every file under the global root, with its bytes. */
 function tree(): Record<string, string> {
@@ -47,20 +43,10 @@ const batches = () => {
   return [...seen.values()]; // newest batch first
 };
 
-describe.each(RUNTIMES)('undo over the %s runtime', (kind) => {
-  let sshd: Sshd | null = null;
-  beforeAll(async () => {
-    if (kind !== 'ssh') return;
-    sshd = await startSshd();
-    runtime = testRuntime(sshd);
-  });
-  afterAll(async () => {
-    runtime?.connection.close();
-    runtime = undefined;
-    await sshd?.stop();
-  });
+describe.each(RUNTIME_KINDS)('undo over the %s runtime', (kind) => {
+  const runtime = suiteRuntime(kind);
   beforeEach(async () => {
-    sb = await makeSandbox({ runtime });
+    sb = await makeSandbox({ runtime: runtime() });
     history = new HistoryStore(sb.home);
     service = new MemoryService({ history });
   });
