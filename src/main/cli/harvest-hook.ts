@@ -1,18 +1,21 @@
 /**
  * `cairn harvest --hook [--home DIR]`: what Claude Code's PreCompact and SessionEnd hooks run
  * (issue 19). It reads the hook's JSON on stdin (session_id, transcript_path, cwd), and when harvest
- * is on for the workspace of that cwd (the setting `harvestWorkspaces`, off by default) it starts
- * `cairn harvest --transcript FILE --cwd DIR` on its own, detached, and returns at once, leaving a
- * mark in `<home>/harvest/queued/` that the harvest removes when it is done: a hook
- * holds up the agent while it runs, so this loads almost nothing (no home services, no zod).
+ * is on for the workspace of that cwd (the setting `harvestWorkspaces`, off by default) it queues
+ * a harvest job for the transcript (harvest/harvest-jobs.ts) and starts the queue's worker,
+ * `cairn harvest --work`, on its own, detached, and returns at once: a hook holds up the agent
+ * while it runs, so this loads almost nothing (no home services, no zod). Inside Cairn's own
+ * extraction run (a `claude -p` the command backend started: HARVEST_CHILD_ENV) it does nothing,
+ * so Cairn never harvests itself.
  *
  * It never fails the agent: whatever goes wrong, it exits 0 (a note on stderr says why).
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { HarvestJobs } from '../harvest/harvest-jobs';
+import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { resolveHome } from '../workspaces/identity';
 import { localWorkspaceId } from '../workspaces/session';
 import type { CliIo } from './tool-command';
@@ -48,19 +51,23 @@ export async function harvestHook(args: string[], io: CliIo): Promise<number> {
       io.stderr.write('cairn harvest --hook: the hook input has no transcript_path and cwd; nothing was harvested.\n');
       return 0;
     }
-    if (!harvestEnabled(home, await localWorkspaceId(cwd))) return 0;
-    const cli = process.argv[1];
-    if (!cli) return 0;
-    // Queued: a mark the harvest removes when it is done (what a status shows as waiting).
-    const queued = path.join(home, 'harvest', 'queued', `${createHash('sha256').update(transcript).digest('hex').slice(0, 24)}.json`);
-    fs.mkdirSync(path.dirname(queued), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(queued, `${JSON.stringify({ transcript, cwd, at: new Date().toISOString() })}\n`, { mode: 0o600 });
-    const child = spawn(process.execPath, [cli, 'harvest', '--transcript', transcript, '--cwd', cwd, '--home', home, '--queued', queued], { detached: true, stdio: 'ignore' });
-    child.on('error', () => {});
-    child.unref();
+    if (process.env[HARVEST_CHILD_ENV]) return 0;
+    const workspaceId = await localWorkspaceId(cwd);
+    if (!harvestEnabled(home, workspaceId)) return 0;
+    new HarvestJobs(home).enqueue({ transcript, cwd, workspaceId });
+    startWorker(home);
     return 0;
   } catch (err) {
     io.stderr.write(`cairn harvest --hook: ${(err as Error)?.message ?? String(err)}; nothing was harvested.\n`);
     return 0;
   }
+}
+
+/** Starts `cairn harvest --work` for `home`, detached: it runs the queue, then exits. */
+export function startWorker(home: string): void {
+  const cli = process.argv[1];
+  if (!cli) return;
+  const child = spawn(process.execPath, [cli, 'harvest', '--work', '--home', home], { detached: true, stdio: 'ignore' });
+  child.on('error', () => {});
+  child.unref();
 }

@@ -65,7 +65,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         if (rest.includes('--hook')) return await (await import('./harvest-hook')).harvestHook(rest, io);
         return await (await import('./harvest-command')).harvestCommand(rest, io);
       case 'inbox':
-        return await (await import('./harvest-command')).inboxCommand(rest, io);
+        return await (await import('./inbox-command')).inboxCommand(rest, io);
       case 'undo':
         return await (await import('./history-command')).undoCommand(rest, io);
       case 'restore':

@@ -14,16 +14,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { Candidate } from './candidate';
+import { HARVEST_DIR } from './harvest-jobs';
 import { checkCandidates, DEFAULT_MIN_CONFIDENCE, noRejections, type RejectionReason } from './checks';
-import type { InboxItem, InboxStore, ItemSource } from './inbox-store';
+import type { InboxStore, ItemSource, MemoryItem } from './inbox-store';
 import type { Transcript, TranscriptMessage } from './transcript';
 
-export const HARVEST_DIR = 'harvest';
 
 /** What proposes candidates from a segment (rules, the agent, a command, an HTTP model). */
 export interface Extractor {
   readonly name: string;
-  extract(segment: readonly TranscriptMessage[]): Promise<Candidate[]>;
+  /** `onChunk`: a model backend that splits a long segment says which chunk it is on. */
+  extract(segment: readonly TranscriptMessage[], options?: { onChunk?: (index: number, count: number) => void }): Promise<Candidate[]>;
 }
 
 export interface HarvestRequest {
@@ -38,6 +39,7 @@ export interface HarvestRequest {
   /** Check and report, but change nothing: no inbox item, the segment not marked harvested. */
   readonly dryRun?: boolean;
   readonly minConfidence?: number;
+  readonly onChunk?: (index: number, count: number) => void;
 }
 
 export interface HarvestSummary {
@@ -48,7 +50,7 @@ export interface HarvestSummary {
   readonly restarted: boolean;
   readonly extractorCalled: boolean;
   /** Candidates that passed the checks: inbox items, or (dry run) the candidates themselves. */
-  readonly proposed: ReadonlyArray<InboxItem | Candidate>;
+  readonly proposed: ReadonlyArray<MemoryItem | Candidate>;
   readonly rejected: Readonly<Record<RejectionReason, number>>;
 }
 
@@ -90,7 +92,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     const restarted = state !== null && at === -1;
     const segment = messages.slice(at + 1);
     if (segment.length === 0) return { status: 'nothing-new', segmentMessages: 0, restarted, extractorCalled: false, proposed: [], rejected: noRejections() };
-    const candidates = await req.extractor.extract(segment);
+    const candidates = await req.extractor.extract(segment, req.onChunk ? { onChunk: req.onChunk } : {});
     const outcome = checkCandidates(
       candidates,
       segment,

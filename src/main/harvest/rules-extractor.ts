@@ -18,6 +18,7 @@
  */
 import type { Candidate, CandidateCategory } from './candidate';
 import { normalizedText } from './checks';
+import type { Extractor } from './harvest-run';
 import type { TranscriptMessage } from './transcript';
 
 /** The most candidates one run proposes (the host's checks cap a segment at 10 as well). */
@@ -214,3 +215,6 @@ export function extractByRules(messages: readonly TranscriptMessage[]): Candidat
   }
   return out;
 }
+
+/** The `rules` backend of the extractor interface (offline, deterministic). */
+export const rulesExtractor: Extractor = { name: 'rules', extract: async (segment) => extractByRules(segment) };

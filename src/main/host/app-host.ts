@@ -14,7 +14,10 @@ import { createRouterContext } from '../api/router';
 import { startWebServer, type WebServer } from '../api/web-server';
 import { createMcpHttpEndpoint, MCP_HTTP_PATH, type McpHttpEndpoint } from '../mcp/http-endpoint';
 import { loadOrCreateMcpToken } from '../mcp/mcp-token';
+import { rulesExtractor } from '../harvest/rules-extractor';
+import { codexSessionFiles, sessionFilesIn } from '../harvest/session-files';
 import { resolveHome } from '../workspaces/identity';
+import { HarvestHost, type HarvestHostOptions } from './harvest-host';
 import { openHome, type LiveHomeServices, type OpenHomeOptions } from './home-services';
 
 /**
@@ -24,14 +27,34 @@ import { openHome, type LiveHomeServices, type OpenHomeOptions } from './home-se
 export const WATCH_LINGER_MS = 10 * 60_000;
 
 /** A home's services with a feed, and the router's context over them. */
-export type AppHost = LiveHomeServices & RouterContext;
+export type AppHost = LiveHomeServices & RouterContext & { readonly harvest: HarvestHost };
+
+export interface AppHostOptions extends Omit<OpenHomeOptions, 'feed'> {
+  /** The harvest's clock, timer and where it finds the agents' sessions (tests give their own). */
+  readonly harvest?: Partial<HarvestHostOptions>;
+}
 
 /** Opens `home` for a long-lived host (the feed lingers: WATCH_LINGER_MS). */
-export function openAppHost(home: string, options: Omit<OpenHomeOptions, 'feed'> = {}): AppHost {
-  const services = openHome(home, { ...options, feed: { lingerMs: WATCH_LINGER_MS } });
+export function openAppHost(home: string, options: AppHostOptions = {}): AppHost {
+  const { harvest: harvestOptions, ...homeOptions } = options;
+  const services = openHome(home, { ...homeOptions, feed: { lingerMs: WATCH_LINGER_MS } });
+  const harvest = new HarvestHost(services, {
+    extractor: () => rulesExtractor,
+    sessionsIn: async (dir) => sessionFilesIn(dir),
+    codexSessions: async (sinceMs) => codexSessionFiles(sinceMs),
+    ...harvestOptions,
+  });
   // Setup lines name the home only when it is not the one Cairn finds by default.
-  const context = createRouterContext({ ...services, setupHome: home !== resolveHome() ? home : undefined });
-  return { ...context, ...services };
+  const context = createRouterContext({ ...services, harvest, setupHome: home !== resolveHome() ? home : undefined });
+  return {
+    ...context,
+    ...services,
+    harvest,
+    close: async () => {
+      await harvest.close();
+      await services.close();
+    },
+  };
 }
 
 export interface WebHostOptions {

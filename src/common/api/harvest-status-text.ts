@@ -1,0 +1,73 @@
+/**
+ * A workspace's harvest status in words (issue 19): what the app's status line and
+ * `cairn harvest --status` say, from one HarvestStatus. Pure; times are relative to `now`.
+ */
+import type { HarvestStatus } from './contract';
+
+const AGENT_NAMES: Record<'claude' | 'codex', string> = { claude: 'Claude Code', codex: 'Codex' };
+
+/** A short session id, as a person can match it with the agent's own. */
+export function shortSession(sessionId: string): string {
+  return sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
+}
+
+function ago(at: string, now: number): string {
+  const minutes = Math.round((now - Date.parse(at)) / 60_000);
+  if (!Number.isFinite(minutes)) return '';
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
+function clock(at: string): string {
+  return new Date(at).toISOString().slice(11, 16);
+}
+
+/** The state now: off, on and idle, waiting, harvesting (session, chunk), failed. */
+export function harvestHeadline(status: HarvestStatus): string {
+  const queued = status.queued === 1 ? '1 session' : `${status.queued} sessions`;
+  switch (status.state) {
+    case 'off':
+      return 'Harvest is off for this workspace.';
+    case 'idle':
+      return 'Harvest is on: sessions are read when they end or compact.';
+    case 'waiting':
+      return `Waiting: ${queued} queued.`;
+    case 'harvesting': {
+      const c = status.current;
+      if (!c) return `Harvesting (${queued} queued).`;
+      const chunk = c.chunks > 1 ? `, chunk ${c.chunk} of ${c.chunks}` : '';
+      return `Harvesting ${AGENT_NAMES[c.agent]} session ${shortSession(c.sessionId)}${chunk}.`;
+    }
+    case 'failed':
+      return 'The last harvest failed.';
+  }
+}
+
+/** The last run's outcome, with what was skipped and why; null before any run. */
+export function harvestLastRunText(status: HarvestStatus, now: number): string | null {
+  const run = status.lastRun;
+  if (!run) return null;
+  const when = ago(run.at, now);
+  if (run.outcome === 'failed') return `Last run ${when}: failed.`;
+  const skipped = Object.entries(run.skipped).filter(([, n]) => n > 0);
+  const total = skipped.reduce((sum, [, n]) => sum + n, 0);
+  const why = skipped.length ? `, ${total} skipped (${skipped.map(([reason, n]) => `${n} ${reason.replace(/-/g, ' ')}`).join(', ')})` : '';
+  const proposed = run.outcome === 'nothing-found' && total === 0 ? 'nothing to propose' : `${run.proposed} proposed`;
+  return `Last run ${when}: ${proposed}${why}.`;
+}
+
+/** A failure's reason and when it is tried again (or that it waits for Retry); null when none. */
+export function harvestFailureText(status: HarvestStatus): string | null {
+  const f = status.failure;
+  if (!f) return null;
+  const tries = f.attempts === 1 ? 'once' : `${f.attempts} times`;
+  return f.retryAt ? `Failed (${tries}): ${f.message}. Retrying at ${clock(f.retryAt)} UTC.` : `Failed (${tries}): ${f.message}. Retry when it is fixed.`;
+}
+
+/** Every line of the status, as the CLI prints it. */
+export function harvestStatusText(status: HarvestStatus, now: number): string {
+  return [harvestHeadline(status), harvestLastRunText(status, now), harvestFailureText(status)].filter((l): l is string => l !== null).join('\n');
+}

@@ -1,0 +1,89 @@
+/**
+ * One transcript file harvested for a home (issue 19): read it, resolve its workspace from its cwd
+ * (as `cairn mcp --cwd` does), gather the memory lines a candidate must not repeat, and run
+ * harvestTranscript. What `cairn harvest --transcript` and the job worker both run.
+ */
+import { SCOPES } from '../../common/memory/constants';
+import type { HomeServices } from '../host/home-services';
+import type { MemorySession } from '../memory/session';
+import { resolveLocalSession } from '../workspaces/session';
+import type { JobRunner } from './harvest-jobs';
+import { harvestTranscript, type Extractor, type HarvestSummary } from './harvest-run';
+import { TARGET_FILES } from './inbox-store';
+import { readTranscriptFile } from './read-transcript';
+import type { Transcript } from './transcript';
+
+/** Lines of the files candidates would go to, in the session's scopes: a repeat of one is not proposed. */
+export async function memoryLines(services: HomeServices, session: MemorySession): Promise<string[]> {
+  const lines: string[] = [];
+  for (const scope of SCOPES) {
+    for (const file of Object.values(TARGET_FILES)) {
+      try {
+        lines.push(...(await services.service.read(`/memories/${scope}/${file}`, session)).content.split('\n'));
+      } catch {
+        // No such file, or the scope is unavailable: nothing to compare with.
+      }
+    }
+  }
+  return lines;
+}
+
+export interface HarvestFileOptions {
+  readonly extractor: Extractor;
+  /** The session's directory when the trigger knew it; else the transcript's own cwd. */
+  readonly cwd?: string | undefined;
+  /** The memory session it is checked against (default: the workspace of that directory). */
+  readonly session?: (transcript: Transcript) => Promise<MemorySession>;
+  readonly dryRun?: boolean;
+  readonly minConfidence?: number;
+  /** Called once the transcript is read: which session this is. */
+  readonly onTranscript?: (transcript: Transcript) => void;
+  readonly onChunk?: (index: number, count: number) => void;
+}
+
+export async function harvestFile(services: HomeServices, file: string, options: HarvestFileOptions): Promise<{ transcript: Transcript; summary: HarvestSummary }> {
+  const transcript = await readTranscriptFile(file);
+  options.onTranscript?.(transcript);
+  const cwd = options.cwd ?? transcript.cwd;
+  // A transcript with no cwd has no workspace: only the global scope is compared with.
+  const session = options.session
+    ? await options.session(transcript)
+    : cwd
+      ? await resolveLocalSession({ home: services.home, cwd }, services.runtime)
+      : await services.registry.session(null);
+  const summary = await harvestTranscript({
+    home: services.home,
+    transcript,
+    extractor: options.extractor,
+    inbox: services.inbox,
+    workspaceId: session.workspaceId,
+    projectId: session.projectId,
+    memoryLines: await memoryLines(services, session),
+    dryRun: options.dryRun === true,
+    ...(options.minConfidence !== undefined ? { minConfidence: options.minConfidence } : {}),
+    ...(options.onChunk ? { onChunk: options.onChunk } : {}),
+  });
+  return { transcript, summary };
+}
+
+/** The worker's runner: each job harvests its transcript with the extractor the settings name. */
+export function harvestJobRunner(services: HomeServices, extractor: () => Extractor): JobRunner {
+  return async (job, progress) => {
+    const settings = services.registry.settings();
+    const { transcript, summary } = await harvestFile(services, job.transcript, {
+      extractor: extractor(),
+      cwd: job.cwd ?? undefined,
+      minConfidence: settings.harvestMinConfidence,
+      onTranscript: (t) => progress.session(t.agent, t.sessionId),
+      onChunk: (index, count) => progress.chunk(index, count),
+    });
+    if (summary.status === 'busy') return { outcome: 'busy' };
+    return {
+      outcome: summary.proposed.length > 0 ? 'succeeded' : 'nothing-found',
+      agent: transcript.agent,
+      sessionId: transcript.sessionId,
+      proposed: summary.proposed.length,
+      skipped: Object.fromEntries(Object.entries(summary.rejected).filter(([, n]) => n > 0)),
+    };
+  };
+}

@@ -1,0 +1,299 @@
+/**
+ * The harvest's jobs (issue 19): sessions queued for a harvest, and the one worker that runs them.
+ *
+ * Under `<home>/harvest/`:
+ *   jobs/<digest of the transcript's path>.json  one per queued session (queued, running, failed),
+ *                                                written whole (temp file and rename, 0600)
+ *   worker.lock                                  the worker's lease (proper-lockfile: its mtime is
+ *                                                the heartbeat, refreshed every LEASE_UPDATE_MS; a
+ *                                                lease not refreshed for LEASE_STALE_MS is taken over)
+ *   status/<workspace id>.json                   the last run's outcome, per workspace
+ *
+ * Invariants: at most one worker runs jobs at a time, across processes (the hook's detached
+ * worker, the app, `cairn serve`); a job found `running` by a new lease holder was left by a worker
+ * that died, and is run again at once (its attempt counted, so a session that kills the worker
+ * every time stops after MAX_ATTEMPTS); a session queued again while it runs is kept queued once the run ends, so
+ * no trigger is lost; a failed job is retried with backoff, then waits for a person's Retry.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import lockfile from 'proper-lockfile';
+import type { HarvestStatus } from '../../common/api/contract';
+import type { TranscriptAgent } from './transcript';
+
+/** The harvest's state under `<home>`: jobs, the worker's lease, statuses, each session's last message. */
+export const HARVEST_DIR = 'harvest';
+export const LEASE_STALE_MS = 60_000;
+export const LEASE_UPDATE_MS = 10_000;
+/** Runs of one session before it waits for a person's Retry. */
+export const MAX_ATTEMPTS = 5;
+/** Wait before the next attempt, after the 1st, 2nd, ... failure. */
+export const RETRY_BACKOFF_MS: readonly number[] = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000];
+
+export interface HarvestJob {
+  readonly id: string;
+  /** The transcript's absolute path on this machine. */
+  readonly transcript: string;
+  /** The session's working directory (the workspace comes from it), when the trigger knew it. */
+  readonly cwd: string | null;
+  readonly workspaceId: string;
+  readonly state: 'queued' | 'running' | 'failed';
+  /** When a trigger last asked for it (a run that started before this leaves it queued). */
+  readonly queuedAt: string;
+  readonly attempts: number;
+  /** A failed job's next try; null once it waits for a person. */
+  readonly retryAt: string | null;
+  readonly error: string | null;
+  /** While running: the session, and the chunk being extracted. */
+  readonly agent?: TranscriptAgent | null;
+  readonly sessionId?: string | null;
+  readonly chunk?: { readonly index: number; readonly count: number } | null;
+}
+
+export type JobOutcome =
+  | { readonly outcome: 'succeeded' | 'nothing-found'; readonly agent: TranscriptAgent; readonly sessionId: string; readonly proposed: number; readonly skipped: Readonly<Record<string, number>> }
+  /** Another run holds the session (a `cairn harvest` in a terminal): try again shortly, not an attempt. */
+  | { readonly outcome: 'busy' };
+
+/** A workspace's last run, as its status line shows it. */
+export interface LastRun {
+  readonly at: string;
+  readonly agent: TranscriptAgent;
+  readonly sessionId: string;
+  readonly outcome: 'succeeded' | 'nothing-found' | 'failed';
+  readonly proposed: number;
+  readonly skipped: Readonly<Record<string, number>>;
+}
+
+/** What runs one job: reads its transcript, extracts, checks, fills the inbox. */
+export type JobRunner = (job: HarvestJob, progress: JobProgress) => Promise<JobOutcome>;
+
+export interface JobProgress {
+  /** The session the job turned out to be (known once its transcript is read). */
+  session(agent: TranscriptAgent, sessionId: string): void;
+  chunk(index: number, count: number): void;
+}
+
+export function jobId(transcript: string): string {
+  return createHash('sha256').update(transcript).digest('hex').slice(0, 24);
+}
+
+function writeWhole(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  fs.writeFileSync(temp, `${JSON.stringify(value)}\n`, { mode: 0o600 });
+  fs.renameSync(temp, file);
+}
+
+function readJson<T>(file: string): T | null {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+export class HarvestJobs {
+  readonly dir: string;
+  private readonly jobsDir: string;
+  private readonly statusDir: string;
+  private readonly leaseFile: string;
+
+  constructor(
+    home: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.dir = path.join(home, HARVEST_DIR);
+    this.jobsDir = path.join(this.dir, 'jobs');
+    this.statusDir = path.join(this.dir, 'status');
+    this.leaseFile = path.join(this.dir, 'worker');
+  }
+
+  /** Queues a session's transcript (again: a failed one is retried now, a running one once more after). */
+  enqueue(request: { transcript: string; cwd: string | null; workspaceId: string }): HarvestJob {
+    const id = jobId(request.transcript);
+    const existing = this.get(id);
+    const job: HarvestJob = {
+      id,
+      transcript: request.transcript,
+      cwd: request.cwd,
+      workspaceId: request.workspaceId,
+      state: existing?.state === 'running' ? 'running' : 'queued',
+      queuedAt: new Date(this.now()).toISOString(),
+      attempts: existing?.state === 'running' ? existing.attempts : 0,
+      retryAt: null,
+      error: null,
+      ...(existing?.state === 'running' ? { agent: existing.agent ?? null, sessionId: existing.sessionId ?? null, chunk: existing.chunk ?? null } : {}),
+    };
+    writeWhole(this.jobFile(id), job);
+    return job;
+  }
+
+  get(id: string): HarvestJob | null {
+    return /^[0-9a-f]{24}$/.test(id) ? readJson<HarvestJob>(this.jobFile(id)) : null;
+  }
+
+  list(workspaceId?: string): HarvestJob[] {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.jobsDir);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => /^[0-9a-f]{24}\.json$/.test(n))
+      .map((n) => readJson<HarvestJob>(path.join(this.jobsDir, n)))
+      .filter((j): j is HarvestJob => j !== null && typeof j.transcript === 'string' && (workspaceId === undefined || j.workspaceId === workspaceId))
+      .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt) || a.id.localeCompare(b.id));
+  }
+
+  /** A person's Retry: the workspace's failed jobs are due now, with their attempts counted afresh. */
+  retry(workspaceId: string): number {
+    let n = 0;
+    for (const job of this.list(workspaceId)) {
+      if (job.state !== 'failed') continue;
+      writeWhole(this.jobFile(job.id), { ...job, state: 'queued', attempts: 0, retryAt: null, error: null });
+      n++;
+    }
+    return n;
+  }
+
+  lastRun(workspaceId: string): LastRun | null {
+    return readJson<{ lastRun?: LastRun }>(this.statusFile(workspaceId))?.lastRun ?? null;
+  }
+
+  /** When the next failed job is due (for a host's timer), or null. */
+  nextRetryAt(): number | null {
+    const times = this.list()
+      .filter((j) => j.state === 'failed' && j.retryAt !== null)
+      .map((j) => Date.parse(j.retryAt!));
+    return times.length ? Math.min(...times) : null;
+  }
+
+  /**
+   * Runs every due job, one at a time, while holding the worker's lease. Answers 'busy' at once
+   * when another worker holds it (it runs what is queued), else how many jobs were run.
+   */
+  async work(run: JobRunner): Promise<{ status: 'busy' } | { status: 'done'; ran: number }> {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    let compromised = false;
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(this.leaseFile, {
+        realpath: false,
+        stale: LEASE_STALE_MS,
+        update: LEASE_UPDATE_MS,
+        // A lease lost to a takeover (this process stalled past LEASE_STALE_MS): the other worker
+        // now owns the jobs; this one stops at its next job instead of crashing the process.
+        onCompromised: () => {
+          compromised = true;
+        },
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') return { status: 'busy' };
+      throw err;
+    }
+    let ran = 0;
+    try {
+      // Holding the lease, a job still marked running was left by a worker that died.
+      for (const job of this.list()) {
+        if (job.state !== 'running') continue;
+        if (job.attempts >= MAX_ATTEMPTS) this.failed(job, 'the worker stopped while harvesting this session, each time');
+        else writeWhole(this.jobFile(job.id), { ...job, state: 'queued', chunk: null });
+      }
+      // Each job once per request: one queued again while it ran is run again, a failed one is not.
+      const tried = new Set<string>();
+      for (;;) {
+        if (compromised) break;
+        const job = this.list().find((j) => !tried.has(`${j.id} ${j.queuedAt}`) && this.due(j));
+        if (!job) break;
+        tried.add(`${job.id} ${job.queuedAt}`);
+        await this.runOne(job, run);
+        ran++;
+      }
+    } finally {
+      await release().catch(() => {});
+    }
+    return { status: 'done', ran };
+  }
+
+  private due(job: HarvestJob): boolean {
+    if (job.state === 'queued') return true;
+    return job.state === 'failed' && job.retryAt !== null && Date.parse(job.retryAt) <= this.now();
+  }
+
+  private async runOne(job: HarvestJob, run: JobRunner): Promise<void> {
+    let current: HarvestJob = { ...job, state: 'running', attempts: job.attempts + 1, chunk: null };
+    writeWhole(this.jobFile(job.id), current);
+    const update = (patch: Partial<HarvestJob>): void => {
+      current = { ...current, ...patch };
+      writeWhole(this.jobFile(job.id), current);
+    };
+    const progress: JobProgress = {
+      session: (agent, sessionId) => update({ agent, sessionId }),
+      chunk: (index, count) => update({ chunk: { index, count } }),
+    };
+    let outcome: JobOutcome;
+    try {
+      outcome = await run(current, progress);
+    } catch (err) {
+      this.failed(current, (err as Error)?.message ?? String(err));
+      return;
+    }
+    if (outcome.outcome === 'busy') {
+      writeWhole(this.jobFile(job.id), { ...current, state: 'failed', attempts: job.attempts, chunk: null, retryAt: new Date(this.now() + RETRY_BACKOFF_MS[0]!).toISOString(), error: 'another harvest of this session was running' });
+      return;
+    }
+    this.recordRun(job.workspaceId, { at: new Date(this.now()).toISOString(), agent: outcome.agent, sessionId: outcome.sessionId, outcome: outcome.outcome, proposed: outcome.proposed, skipped: outcome.skipped });
+    const latest = this.get(job.id);
+    if (latest && latest.queuedAt !== job.queuedAt) {
+      // Queued again while it ran (a later hook): run once more, from where this run stopped.
+      writeWhole(this.jobFile(job.id), { ...latest, state: 'queued', attempts: 0, retryAt: null, error: null, chunk: null });
+    } else {
+      fs.rmSync(this.jobFile(job.id), { force: true });
+    }
+  }
+
+  private failed(job: HarvestJob, error: string): void {
+    const attempts = Math.max(job.attempts, 1);
+    const wait = attempts < MAX_ATTEMPTS ? RETRY_BACKOFF_MS[Math.min(attempts, RETRY_BACKOFF_MS.length) - 1]! : null;
+    writeWhole(this.jobFile(job.id), { ...job, state: 'failed', attempts, chunk: null, error, retryAt: wait === null ? null : new Date(this.now() + wait).toISOString() });
+    if (job.agent && job.sessionId) {
+      this.recordRun(job.workspaceId, { at: new Date(this.now()).toISOString(), agent: job.agent, sessionId: job.sessionId, outcome: 'failed', proposed: 0, skipped: {} });
+    }
+  }
+
+  private recordRun(workspaceId: string, lastRun: LastRun): void {
+    writeWhole(this.statusFile(workspaceId), { lastRun });
+  }
+
+  private jobFile(id: string): string {
+    return path.join(this.jobsDir, `${id}.json`);
+  }
+
+  private statusFile(workspaceId: string): string {
+    return path.join(this.statusDir, `${createHash('sha256').update(workspaceId).digest('hex').slice(0, 24)}.json`);
+  }
+}
+
+/** A workspace's harvest as its status line shows it (the API's HarvestStatus). */
+export function harvestStatus(jobs: HarvestJobs, workspaceId: string, enabled: boolean): HarvestStatus {
+  const mine = jobs.list(workspaceId);
+  const running = mine.find((j) => j.state === 'running');
+  const failed = mine.filter((j) => j.state === 'failed').sort((a, b) => (a.retryAt ?? '~').localeCompare(b.retryAt ?? '~'))[0];
+  const waiting = mine.filter((j) => j.state === 'queued').length;
+  const state: HarvestStatus['state'] = running ? 'harvesting' : waiting > 0 ? 'waiting' : failed ? 'failed' : enabled ? 'idle' : 'off';
+  return {
+    workspaceId,
+    enabled,
+    state,
+    queued: mine.filter((j) => j.state !== 'failed').length,
+    current:
+      running && running.agent && running.sessionId
+        ? { agent: running.agent, sessionId: running.sessionId, chunk: running.chunk?.index ?? 0, chunks: running.chunk?.count ?? 0 }
+        : null,
+    lastRun: jobs.lastRun(workspaceId),
+    failure: failed ? { message: failed.error ?? 'the harvest failed', attempts: failed.attempts, retryAt: failed.retryAt } : null,
+  };
+}

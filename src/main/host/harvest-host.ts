@@ -1,0 +1,183 @@
+/**
+ * The harvest in a long-lived host (issue 19; the app and `cairn serve`): runs the queued jobs in
+ * this process, retries failed ones when due, picks up Codex sessions idle for CODEX_IDLE_MS in
+ * the workspaces where harvest is on, answers "Harvest now" and Retry, and tells subscribers when
+ * the inbox or a workspace's harvest changed — whichever process changed it (a hook's worker,
+ * `cairn inbox approve` in a terminal), since it watches `<home>/inbox` and `<home>/harvest`.
+ *
+ * Invariants: the jobs' lease (harvest-jobs.ts) keeps one worker across processes; this host runs
+ * at most one work() at a time and runs again when kicked meanwhile; `tick()` is what the timer
+ * calls, and what a test calls with its own clock; nothing here runs after close().
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { HarvestStatus } from '../../common/api/contract';
+import { harvestJobRunner } from '../harvest/harvest-file';
+import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
+import type { Extractor } from '../harvest/harvest-run';
+import { INBOX_DIR } from '../harvest/inbox-store';
+import type { SessionFile } from '../harvest/session-files';
+import type { HomeServices } from './home-services';
+
+/** A Codex session is harvested once its rollout has not changed for this long. */
+export const CODEX_IDLE_MS = 30 * 60_000;
+/** How often the host looks for due retries and idle Codex sessions. */
+export const HARVEST_TICK_MS = 60_000;
+
+export interface HarvestHostOptions {
+  /** The extractor the settings name (built per run: settings may change between runs). */
+  readonly extractor: () => Extractor;
+  /** The sessions of agents on this machine that ran in `dir` (for "Harvest now"). */
+  readonly sessionsIn: (dir: string) => Promise<SessionFile[]>;
+  /** Codex sessions changed since `sinceMs` (the idle pickup looks at them). */
+  readonly codexSessions: (sinceMs: number) => Promise<SessionFile[]>;
+  readonly now?: () => number;
+  /** Default HARVEST_TICK_MS; 0: no timer (tests call tick()). */
+  readonly tickMs?: number;
+}
+
+export class HarvestHost {
+  readonly jobs: HarvestJobs;
+  private readonly now: () => number;
+  private working: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+  private readonly timer: NodeJS.Timeout | null;
+  private watcher: FSWatcher | null = null;
+  private readonly inboxListeners = new Set<() => void>();
+  private readonly statusListeners = new Set<() => void>();
+  /** Codex rollouts already queued, by path, with the mtime they had then. */
+  private readonly pickedUp = new Map<string, number>();
+
+  constructor(
+    private readonly services: HomeServices,
+    private readonly options: HarvestHostOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.jobs = new HarvestJobs(services.home, this.now);
+    const tickMs = options.tickMs ?? HARVEST_TICK_MS;
+    this.timer = tickMs > 0 ? setInterval(() => void this.tick().catch(report), tickMs) : null;
+    this.timer?.unref();
+  }
+
+  status(workspaceId: string): HarvestStatus {
+    return harvestStatus(this.jobs, workspaceId, this.services.registry.settings().harvestWorkspaces.includes(workspaceId));
+  }
+
+  /** "Harvest now": queues every session of the workspace's agents found on this machine, then runs them. */
+  async harvestNow(workspaceId: string): Promise<number> {
+    const entry = this.services.registry.get(workspaceId);
+    if (!entry) throw new Error(`no workspace ${workspaceId}`);
+    if (entry.kind !== 'local') return 0;
+    const files = await this.options.sessionsIn(entry.path);
+    for (const file of files) this.jobs.enqueue({ transcript: file.transcript, cwd: file.cwd ?? entry.path, workspaceId });
+    this.kick();
+    return files.length;
+  }
+
+  /** A person's Retry of the workspace's failed harvests. */
+  retry(workspaceId: string): number {
+    const n = this.jobs.retry(workspaceId);
+    if (n > 0) this.kick();
+    return n;
+  }
+
+  /** Runs what is due; runs again after, if kicked meanwhile. Resolves when this host is idle. */
+  kick(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.working) {
+      this.again = true;
+      return this.working;
+    }
+    this.working = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.jobs.work(harvestJobRunner(this.services, this.options.extractor));
+        } while (this.again && !this.closed);
+      } finally {
+        this.working = null;
+      }
+    })();
+    return this.working;
+  }
+
+  /** What the timer runs: idle Codex sessions of workspaces with harvest on are queued; due jobs run. */
+  async tick(): Promise<void> {
+    if (this.closed) return;
+    const on = new Set(this.services.registry.settings().harvestWorkspaces);
+    if (on.size > 0) {
+      const now = this.now();
+      const byDir = new Map(this.services.registry.list().filter((w) => w.kind === 'local' && on.has(w.id)).map((w) => [w.path, w.id]));
+      for (const file of await this.options.codexSessions(now - 7 * 24 * 60 * 60_000)) {
+        if (file.cwd === null || now - file.mtimeMs < CODEX_IDLE_MS || this.pickedUp.get(file.transcript) === file.mtimeMs) continue;
+        const workspaceId = workspaceOf(byDir, file.cwd);
+        if (workspaceId === null) continue;
+        this.pickedUp.set(file.transcript, file.mtimeMs);
+        this.jobs.enqueue({ transcript: file.transcript, cwd: file.cwd, workspaceId });
+      }
+    }
+    await this.kick();
+  }
+
+  /** Calls `listener` after anything in the inbox changed (debounced). */
+  onInboxChange(listener: () => void): () => void {
+    this.watch();
+    this.inboxListeners.add(listener);
+    return () => this.inboxListeners.delete(listener);
+  }
+
+  /** Calls `listener` after any workspace's harvest changed (jobs, last runs; debounced). */
+  onStatusChange(listener: () => void): () => void {
+    this.watch();
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.watcher?.close();
+    this.watcher = null;
+    await this.working;
+  }
+
+  private watch(): void {
+    if (this.watcher || this.closed) return;
+    const inbox = path.join(this.services.home, INBOX_DIR);
+    const harvest = this.jobs.dir;
+    for (const dir of [inbox, harvest]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    let inboxTimer: NodeJS.Timeout | null = null;
+    let statusTimer: NodeJS.Timeout | null = null;
+    const later = (timer: NodeJS.Timeout | null, listeners: Set<() => void>): NodeJS.Timeout => {
+      if (timer) clearTimeout(timer);
+      return setTimeout(() => {
+        for (const l of [...listeners]) l();
+      }, 30);
+    };
+    this.watcher = watch([inbox, harvest], { ignoreInitial: true, depth: 2, ignored: (p) => p.endsWith('.tmp') || path.basename(p).startsWith('worker') || p.includes(`${path.sep}sessions`) });
+    this.watcher.on('all', (_event, file) => {
+      if (file.startsWith(inbox)) inboxTimer = later(inboxTimer, this.inboxListeners);
+      else statusTimer = later(statusTimer, this.statusListeners);
+    });
+    this.watcher.on('error', report);
+  }
+}
+
+/** The workspace whose checkout holds `cwd` (the deepest one), if any. */
+function workspaceOf(byDir: ReadonlyMap<string, string>, cwd: string): string | null {
+  let best: string | null = null;
+  let bestLength = -1;
+  for (const [dir, id] of byDir) {
+    if ((cwd === dir || cwd.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)) && dir.length > bestLength) {
+      best = id;
+      bestLength = dir.length;
+    }
+  }
+  return best;
+}
+
+function report(err: unknown): void {
+  process.stderr.write(`cairn: harvest: ${(err as Error)?.message ?? String(err)}\n`);
+}
