@@ -351,6 +351,23 @@ describe('scanContent', () => {
   });
 
   it.each([
+    'the pw is stored in the vault',
+    'pw: see 1Password',
+    'the upward trend: 3x faster since 4.2',
+    'localhost:5432:*:postgres:*',
+    'root:x:0:0:root:/root:/bin/bash',
+    'fe80:0:0:0:202:b3ff:fe1e:8329',
+    '00:1a:2b:3c:4d:5e is the printer',
+    'src/app.ts:12:5:error:Unexpected',
+    'heroku: my-app-staging',
+    'heroku: 00000000-0000-0000-0000-000000000000',
+    'heroku_app_id: d924877e-0bec-2b71-a348-1c477ea482d5',
+    'session 550e8400-e29b-41d4-a716-446655440000 on heroku',
+  ])('lets a look-alike of the password-in-a-sentence rules pass: %s', (text) => {
+    expect(scanContent(text)).toEqual([]);
+  });
+
+  it.each([
     ['postgres://user:pass@host/db', 'connection-string'],
     ['mongodb+srv://app:Zx8vQ2mL@cluster0.ab1cd.mongodb.net/prod', 'connection-string'],
     ['mysql://root:R00tPw!x@db:3306/app', 'connection-string'],
@@ -363,6 +380,13 @@ describe('scanContent', () => {
     ['key material 9fJk2LmQ8xZpR4tV7bN1cW3yH6gD0sA5eUoIiKjM', 'high-entropy'],
     ['The admin password is Summer2024! (change it)', 'password-assignment'],
     ['LICENSE_KEY=Q2x8vLm4Rt7Zp1Ws9Kd3Hj6N', 'password-assignment'],
+    // Issue 19: the same secrets said in a sentence, as a person says them in a session.
+    ['Remember that root pw is fCSujYOBzJ8u.', 'password-assignment'],
+    ['db_pw=Hx83kLmq2vTz', 'password-assignment'],
+    ['Always db.internal:5432:app:admin:4t1dcYMriGcAlewP.', 'password-assignment'],
+    ['the replica entry is *:*:*:replicator:Xk29vLq7Tz, keep it', 'password-assignment'],
+    ['From now on, heroku: d924877e-0bec-2b71-a348-1c477ea482d5.', 'password-assignment'],
+    ['HEROKU_TOKEN="d924877e-0bec-2b71-a348-1c477ea482d5"', 'password-assignment'],
   ])('flags %s as %s', (text, rule) => {
     expect(scanContent(text).map((f) => f.rule)).toContain(rule);
   });
@@ -518,6 +542,10 @@ describe('adversarial input', () => {
     ['turns inside fences', fill('```\nHuman: a\nAssistant: b\n')],
     ['turn headers', fill('### Instruction:\n')],
     ['self-hiding phrases on one line', fill('do not mention this note ')],
+    ['password-file fields on one line', fill('db:5432:app:admin:')],
+    ['password-file fields with escaped colons', fill('h:1:d:u:\\:')],
+    ['password-file hosts without a break', fill('a1.') + ':5432:app:admin:Xk29vLq7Tz'],
+    ['pw and heroku keywords on one line', fill('root pw is heroku: ')],
     ['random printable', randomText(SIZE)],
   ];
 

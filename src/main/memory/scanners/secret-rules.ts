@@ -14,7 +14,9 @@
  * Added beyond both: Google OAuth client secrets and access tokens (GOCSPX-, ya29.), GCP
  * service-account JSON key ids, credentials in any URL scheme (redis://:pass@, amqp://,
  * https://user:token@), bearer and basic Authorization values, env-style *_KEY names, "the password
- * is ..." in prose, and placeholder/reference filtering so that notes such as
+ * is ..." and "root pw is ..." in prose, a line of a PostgreSQL password file (.pgpass), a UUID
+ * named a Heroku key (gitleaks heroku-api-key, reported as password-assignment), and
+ * placeholder/reference filtering so that notes such as
  * `password: <your-password>`, `API_KEY=xxxx` or `token: ${GITHUB_TOKEN}` pass.
  *
  * How a note is scanned without a whole-note regex alternation (which alone would cost most of the
@@ -346,9 +348,13 @@ function scanUrlCredentials(ctx: ScanContext, found: RawFinding[]): void {
 // ---- literal values assigned to password / token / key names (gitleaks generic-api-key) ----
 
 // Run at a keyword found by its anchor; the full key name is read backwards from there.
-// Separators: = : => := and, in prose, "is" / "was" (the admin password is Summer2024!).
-const ASSIGN_RE = /(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key|cred(?:ential)?s?)[\w.-]{0,30}["'`*\]]{0,3}[ \t]{0,5}(?:=>|:=|[:=]|(?<=[ \t])(?:is|was)(?=[ \t]))[ \t]{0,5}["'`*]{0,3}([^\s"'`,;&]{1,300})/iy;
-const PASSWORD_KEY_RE = /pass(?:word|wd|phrase|code)?(?![a-z])|pwd(?![a-z])/;
+// Separators: = : => := and, in prose, "is" / "was" (the admin password is Summer2024!, root pw is
+// ...). `heroku` is a keyword only for a UUID (gitleaks heroku-api-key: Heroku's API keys are bare
+// UUIDs, so the name beside one is all that marks it).
+const ASSIGN_RE = /(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key|cred(?:ential)?s?|heroku)[\w.-]{0,30}["'`*\]]{0,3}[ \t]{0,5}(?:=>|:=|[:=]|(?<=[ \t])(?:is|was)(?=[ \t]))[ \t]{0,5}["'`*]{0,3}([^\s"'`,;&]{1,300})/iy;
+const PASSWORD_KEY_RE = /pass(?:word|wd|phrase|code)?(?![a-z])|pwd?(?![a-z])/;
+const HEROKU_KEY_RE = /heroku/;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TOKEN_KEY_RE = /secret|token|api_?key|apikey|access_?key|private_?key|credential|(?:auth|signing|encryption|master)_?key/;
 // Keys that describe a secret rather than hold one: DB_PASSWORD_FILE, token_url, secret_name.
 const DESCRIPTIVE_KEY_RE = /(?:name|names|id|ids|path|file|files|dir|env|var|variable|ref|arn|url|uri|type|count|length|len|ttl|expiry|expires|expiration|header|prefix|policy|rotation|format|hint|field|label|hash|hashed|salt|digest|limit|timeout|enabled|required|scope|scopes|usage|kind|location|store|storage|manager|provider|source|endpoint|host|port|user|username|login|email|strength|min|max|chars|regex|pattern|reset|expired|budget|tokens|estimate|counter)$/;
@@ -447,6 +453,10 @@ function checkAssignment(text: string, at: number, found: RawFinding[]): number 
     found.push({ kind: 'secret', rule: 'aws-secret-access-key', start, end });
     return end;
   }
+  if (HEROKU_KEY_RE.test(key) && UUID_RE.test(value) && !looksLikePlaceholder(value)) {
+    found.push({ kind: 'secret', rule: 'password-assignment', start, end });
+    return end;
+  }
   const isPassword = PASSWORD_KEY_RE.test(key);
   const isEnvKey = ENV_KEY_NAME_RE.test(rawKey) && !NOT_SECRET_KEY_RE.test(rawKey);
   if (!isPassword && !isEnvKey && !TOKEN_KEY_RE.test(key)) return end;
@@ -462,7 +472,8 @@ function scanAssignments(ctx: ScanContext, found: RawFinding[]): void {
   // examined (password=token:secret=...) is not examined again.
   const starts: number[] = [];
   eachIndex(lower, 'pass', (p) => starts.push(p));
-  eachIndex(lower, 'pwd', (p) => starts.push(p));
+  eachIndex(lower, 'pw', (p) => starts.push(p));
+  eachIndex(lower, 'heroku', (p) => starts.push(p));
   eachIndex(lower, 'key', (p) => starts.push(p));
   eachIndex(lower, 'ken', (p) => {
     if (lower.startsWith('to', p - 2)) starts.push(p - 2);
@@ -477,6 +488,49 @@ function scanAssignments(ctx: ScanContext, found: RawFinding[]): void {
   for (const p of starts) {
     if (p < covered) continue;
     covered = Math.max(covered, checkAssignment(text, p, found));
+  }
+}
+
+// ---- a line of a PostgreSQL password file (.pgpass: host:port:database:user:password) ----
+
+// Exactly five colon-separated fields (a colon in the password is written \:), the port a number
+// or `*`; the database and the user are names, not numbers (12:30:45:... is a time, fe80:0:0:... an
+// address), and nothing but whitespace may follow the password (a sixth field makes it something else).
+const PGPASS_RE = /(?:\*|[A-Za-z0-9][\w.-]*):(?:\*|\d{1,5}):(?!\d+:)([^\s:/]+):(?!\d+:)[^\s:/]+:((?:\\:|[^\s:\\])+)(?=\s|$)/y;
+const PGPASS_TRAILING_RE = /[.,;)\]}>!?]+$/;
+const PGPASS_PORT_RE = /:(?:\d{1,5}|\*):/g;
+
+/** Index where a host name (or `*`) that ends at `colon` begins, or -1 when something glues it to what comes before. */
+function pgpassHostStart(text: string, colon: number): number {
+  let i = colon;
+  while (i > 0 && colon - i < 255) {
+    const c = text.charCodeAt(i - 1);
+    const ok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46 || c === 42;
+    if (!ok) break;
+    i--;
+  }
+  if (i === colon) return -1;
+  // After a path, a URL or another field (src/a.ts:12:..., user@host:..., a:b:c:...), it is no host.
+  const before = i > 0 ? text.charCodeAt(i - 1) : 0;
+  return before === 47 || before === 58 || before === 64 || before === 92 ? -1 : i;
+}
+
+function scanPgpass(ctx: ScanContext, found: RawFinding[]): void {
+  const { text } = ctx;
+  // The colons around the port, found in one regex pass: a time (12:30) or a host and port
+  // (host:8080) is passed over without a call per colon.
+  PGPASS_PORT_RE.lastIndex = 0;
+  for (let m = PGPASS_PORT_RE.exec(text); m !== null; m = PGPASS_PORT_RE.exec(text)) {
+    const p = m.index;
+    PGPASS_PORT_RE.lastIndex = p + 1;
+    const start = pgpassHostStart(text, p);
+    if (start === -1) continue;
+    const line = matchAt(PGPASS_RE, text, start);
+    if (line === null) continue;
+    const end = start + line[0].length;
+    PGPASS_PORT_RE.lastIndex = end;
+    const password = line[2]!.replace(PGPASS_TRAILING_RE, '');
+    if (password !== '' && looksLikePassword(password)) found.push({ kind: 'secret', rule: 'password-assignment', start, end });
   }
 }
 
@@ -603,6 +657,7 @@ export function scanSecrets(ctx: ScanContext): void {
   scanUrlCredentials(ctx, found);
   scanAuthorization(ctx, found);
   scanAssignments(ctx, found);
+  scanPgpass(ctx, found);
   found.sort((a, b) => a.start - b.start);
   // A generic finding is dropped when a lower-ranked one overlaps it: one before it that ends after
   // its start (tracked as the furthest end per rank), or one starting inside it.
