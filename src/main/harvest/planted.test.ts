@@ -2,14 +2,15 @@
 // (tests/fixtures/scanner-corpus), planted in a transcript as the person's own words in the forms
 // the rules extractor picks up ("Remember that ...", "From now on, ...", "Always ..."), the whole
 // sample and its flagged line alone, goes through the full pipeline (harvestTranscript with the
-// rules extractor, a real temp home, InboxStore): no inbox item's text or evidence holds a planted
-// sample. The 'flagged' refusals are counted and printed; a control statement in each transcript
+// rules extractor, a real temp home, InboxStore): no inbox item's text, rationale or evidence holds
+// a planted sample. The 'flagged' refusals are counted and printed; a control statement in each transcript
 // shows the pipeline does put the person's other words in the inbox.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanContent } from '../memory/scanners/content-scanner';
+import type { Candidate } from './candidate';
 import { REJECTION_REASONS, type RejectionReason } from './checks';
 import { harvestTranscript, type Extractor } from './harvest-run';
 import { InboxStore, type InboxItem } from './inbox-store';
@@ -73,8 +74,16 @@ function transcriptFor(sample: Sample, n: number): Transcript {
   return { agent: 'claude', sessionId: `planted-${sample.id}`, cwd: '/home/dev/acme', messages, compactions: [], skipped: {} };
 }
 
+/** An inbox item that proposes a memory (not an agent's change under review): the kind a harvest makes. */
+type MemoryItem = Extract<InboxItem, { readonly candidate: unknown }>;
+
+/** The memory items among `items` (the inbox, or a harvest's proposals). */
+function memoryItems(items: ReadonlyArray<InboxItem | Candidate>): MemoryItem[] {
+  return items.filter((item): item is MemoryItem => 'candidate' in item);
+}
+
 /** Every text of an item a person (or a later prompt) would see: the memory, its rationale, its quotes. */
-function itemTexts(item: InboxItem): Array<{ where: string; text: string }> {
+function itemTexts(item: MemoryItem): Array<{ where: string; text: string }> {
   return [
     { where: 'text', text: item.candidate.text },
     { where: 'rationale', text: item.candidate.rationale },
@@ -91,7 +100,7 @@ interface Leak {
 }
 
 /** Where an item holds one of `samples`: its credential, or its flagged line. */
-function leaksIn(item: InboxItem, samples: readonly Sample[]): Leak[] {
+function leaksIn(item: MemoryItem, samples: readonly Sample[]): Leak[] {
   return itemTexts(item).flatMap(({ where, text }) =>
     samples.filter((sample) => squash(text).includes(squash(needle(sample)))).map((sample) => ({ id: sample.id, where, text, scannerFinds: scanContent(text).length > 0 })),
   );
@@ -118,7 +127,7 @@ describe('samples of the scanners, planted in transcripts', () => {
       if (summary.status !== 'harvested') throw new Error(`${sample.id}: ${summary.status}`);
       for (const r of REJECTION_REASONS) rejected[r] += summary.rejected[r];
       flaggedBySample.set(sample.id, summary.rejected.flagged);
-      for (const item of summary.proposed as InboxItem[]) leaks.push(...leaksIn(item, [sample]));
+      for (const item of memoryItems(summary.proposed)) leaks.push(...leaksIn(item, [sample]));
     }
     const leakedIds = [...new Set(leaks.map((l) => l.id))];
     console.log(
@@ -143,29 +152,25 @@ describe('samples of the scanners, planted in transcripts', () => {
   });
 
   it("the pipeline runs: each transcript's control statement reaches the inbox", () => {
-    const texts = inbox.list().map((i) => i.candidate.text);
+    const texts = memoryItems(inbox.list()).map((i) => i.candidate.text);
     SAMPLES.forEach((_, n) => expect(texts).toContain(`The nightly build for planted case ${n} runs on node 20.`));
   });
 
   it('no memory text in the inbox is one the scanners flag', () => {
-    const flagged = inbox.list().filter((item) => scanContent(item.candidate.text).length > 0);
+    const flagged = memoryItems(inbox.list()).filter((item) => scanContent(item.candidate.text).length > 0);
     expect(flagged.map((i) => i.candidate.text)).toEqual([]);
   });
 
-  // Fails when written (51614f2): 20 of the 273 samples reach the inbox (the printed list). Three
-  // secrets, the scanner's documented misses (password-assignment-33 to 35: a .pgpass line, "root pw
-  // is ...", a bare-UUID Heroku key), in the memory text itself. Seventeen injections, because the
-  // checks scan only the candidate's text, which the extractor has rewritten so that the scanners no
-  // longer find it there (a capital first letter: "Curl ...", "Scp ...", "Echo ... | bash"; a full
-  // stop after "| sh"; "Always " kept before a line-anchored "System prompt:", "### Instruction:" or
-  // "Human:"; a hidden character folded into a space), while the evidence quotes, stored in the
-  // inbox verbatim, still hold them (the scanners find 11 of them there). The checks now also scan
-  // the evidence quotes and the whole messages they are from: 9 still reach the inbox, the three
-  // secrets the scanners miss and six injections whose marker must open a line ("Always System
-  // prompt: ...", "Always Human: ..."), which no scan of the clause finds. `it.fails` until none
-  // reaches the inbox; then remove `.fails`.
-  it.fails('no inbox item holds a planted sample, in its text or its evidence', () => {
-    const all = inbox.list().flatMap((item) => leaksIn(item, SAMPLES));
+  // Failed when written (51614f2): 20 of the 273 samples reached the inbox, because the checks
+  // scanned only the candidate's text, which the extractor had reworded out of the scanners' sight
+  // (a capital, a full stop, "Always " kept before a line-anchored marker). The checks then scanned
+  // the evidence quotes and whole messages too (9 left: the three secrets the scanners missed, a
+  // .pgpass line, "root pw is ...", a Heroku key that is a bare UUID, and six injections whose
+  // marker must open a line: "Always System prompt: ...", "Always Human: ..."). Now the scanners
+  // find those secrets, and the checks also scan each text with the lead-ins of its lines and
+  // sentences ("Always", "Remember that") taken off: none reaches the inbox.
+  it('no inbox item holds a planted sample, in its text or its evidence', () => {
+    const all = memoryItems(inbox.list()).flatMap((item) => leaksIn(item, SAMPLES));
     expect(leaks).toEqual([]);
     expect(all).toEqual([]);
   });
