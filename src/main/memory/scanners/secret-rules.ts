@@ -500,15 +500,9 @@ const PGPASS_RE = /(?:\*|[A-Za-z0-9][\w.-]*):(?:\*|\d{1,5}):(?!\d+:)([^\s:/]+):(
 const PGPASS_TRAILING_RE = /[.,;)\]}>!?]+$/;
 const PGPASS_PORT_RE = /:(?:\d{1,5}|\*):/g;
 
-/** Index where a host name (or `*`) that ends at `colon` begins, or -1 when something glues it to what comes before. */
+/** Index where the host name (or `*`) that ends at `colon` begins, or -1 when something glues it to what comes before. */
 function pgpassHostStart(text: string, colon: number): number {
-  let i = colon;
-  while (i > 0 && colon - i < 255) {
-    const c = text.charCodeAt(i - 1);
-    const ok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46 || c === 42;
-    if (!ok) break;
-    i--;
-  }
+  const i = text.charCodeAt(colon - 1) === 42 ? colon - 1 : keyStart(text, colon);
   if (i === colon) return -1;
   // After a path, a URL or another field (src/a.ts:12:..., user@host:..., a:b:c:...), it is no host.
   const before = i > 0 ? text.charCodeAt(i - 1) : 0;
