@@ -2,7 +2,7 @@
 // does nothing while harvest is off for the workspace (the default), and when a person has turned
 // it on (`cairn harvest --enable`) queues a harvest that runs on its own, returning at once; the
 // proposals then arrive in the inbox. Real processes, real disk; the background harvest is waited
-// for by its outcome (the inbox, the queue mark gone), never by a fixed sleep.
+// for by its outcome (the inbox, the job gone), never by a fixed sleep.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 const hookInput = () => JSON.stringify({ session_id: 'abc', transcript_path: transcript, cwd: sb.checkout, hook_event_name: 'SessionEnd' });
-const queuedMarks = async () => (await fs.readdir(path.join(sb.home, 'harvest', 'queued')).catch(() => [])).length;
+const queuedJobs = async () => (await fs.readdir(path.join(sb.home, 'harvest', 'jobs')).catch(() => [])).filter((n) => n.endsWith('.json')).length;
 const pending = async () => (JSON.parse((await runCairn(['inbox', '--json', '--home', sb.home])).stdout) as { items: unknown[] }).items.length;
 
 async function until(what: string, done: () => Promise<boolean>): Promise<void> {
@@ -39,8 +39,8 @@ describe('cairn harvest --hook', () => {
     expect((await runCairn(['harvest', '--status', '--home', sb.home, '--cwd', sb.checkout])).stdout).toMatch(/^Harvest is off for workspace /);
     const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: hookInput() });
     expect(hook).toMatchObject({ status: 0, stdout: '' });
-    // Had it queued a harvest, the mark would be there now (it is written before the hook returns).
-    expect(await queuedMarks()).toBe(0);
+    // Had it queued a harvest, its job would be there now (it is written before the hook returns).
+    expect(await queuedJobs()).toBe(0);
   });
 
   it('queues a harvest once turned on, returns at once, and the proposals arrive in the inbox', async () => {
@@ -48,12 +48,22 @@ describe('cairn harvest --hook', () => {
     const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: hookInput() });
     expect(hook.status).toBe(0);
     await until('the proposals', async () => (await pending()) > 0);
-    await until('the queue mark to go', async () => (await queuedMarks()) === 0);
+    await until('the job to go', async () => (await queuedJobs()) === 0);
     expect(await pending()).toBe(2);
+    const status = await runCairn(['harvest', '--status', '--home', sb.home, '--cwd', sb.checkout]);
+    expect(status.stdout).toMatch(/^Harvest is on for workspace /);
+    expect(status.stdout).toMatch(/Last run (just now|1 min ago): 2 proposed/);
     // Turned off again, the next hook queues nothing.
     expect((await runCairn(['harvest', '--disable', '--home', sb.home, '--cwd', sb.checkout])).stdout).toMatch(/^Harvest is off/);
     await runCairn(['harvest', '--hook', '--home', sb.home], { input: hookInput() });
-    expect(await queuedMarks()).toBe(0);
+    expect(await queuedJobs()).toBe(0);
+  });
+
+  it('does nothing inside Cairn\'s own extraction run (the command backend\'s agent)', async () => {
+    await runCairn(['harvest', '--enable', '--home', sb.home, '--cwd', sb.checkout]);
+    const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: hookInput(), env: { CAIRN_HARVEST_CHILD: '1' } });
+    expect(hook).toMatchObject({ status: 0, stdout: '' });
+    expect(await queuedJobs()).toBe(0);
   });
 
   it('never fails the agent: bad input exits 0 with a note', async () => {

@@ -359,3 +359,15 @@ describe('helpers of the editor and the first-run state', () => {
     expect(none[1]!.files).toEqual([]);
   });
 });
+
+describe('settings routes', () => {
+  it('changes only the settings given: one toggle never resets the others', async () => {
+    await client.settings.set({ harvestWorkspaces: [wsA], theme: 'dark' });
+    const after = await client.settings.set({ previewByDefault: true });
+    expect(after).toMatchObject({ harvestWorkspaces: [wsA], theme: 'dark', previewByDefault: true });
+    expect(await client.settings.get()).toEqual(after);
+    // A setting out of range is refused, and nothing changes.
+    await expect(client.settings.set({ harvestMinConfidence: 2 })).rejects.toThrow();
+    expect(await client.settings.get()).toEqual(after);
+  });
+});

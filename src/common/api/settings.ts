@@ -4,6 +4,9 @@
  */
 import { z } from 'zod';
 
+/** The extractor backends a person can choose for the harvest's jobs (issue 19). */
+export const HARVEST_EXTRACTORS = ['rules', 'command', 'http'] as const;
+
 export const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   /** Show the rendered Markdown preview by default in the editor. */
@@ -18,7 +21,7 @@ export const settingsSchema = z.object({
    * "remember that...", "always...", "we use X, not Y"), `command` (harvestCommand) or `http`
    * (harvestHttp). The `agent` backend needs no setting: the running agent proposes through MCP.
    */
-  harvestExtractor: z.enum(['rules', 'command', 'http']).default('rules'),
+  harvestExtractor: z.enum(HARVEST_EXTRACTORS).default('rules'),
   /** The command the `command` backend runs (through /bin/sh): the prompt on its stdin, JSON on its stdout. */
   harvestCommand: z.string().max(2000).default(''),
   /** The model the `http` backend asks; the key is read from the environment variable `keyEnv`, never stored. */
@@ -40,3 +43,13 @@ export const settingsSchema = z.object({
    */
   reviewScopes: z.array(z.string().min(1).max(100)).max(1000).default([]),
 });
+
+type PatchShape<T> = { [K in keyof T]: T[K] extends z.ZodDefault<infer Inner> ? z.ZodOptional<Inner> : never };
+
+/**
+ * A change to some settings: the fields given, nothing else. Not `settingsSchema.partial()`: its
+ * fields keep their defaults, so a patch of one field would reset every other to its default.
+ */
+export const settingsPatchSchema = z.object(
+  Object.fromEntries(Object.entries(settingsSchema.shape).map(([key, field]) => [key, field.unwrap().optional()])) as PatchShape<typeof settingsSchema.shape>,
+);

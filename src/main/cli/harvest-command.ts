@@ -11,7 +11,8 @@ import type { Candidate } from '../harvest/candidate';
 import { REJECTION_REASONS } from '../harvest/checks';
 import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
 import { harvestFile, harvestJobRunner } from '../harvest/harvest-file';
-import { EXTRACTOR_NAMES, extractorFor } from '../harvest/extractor-for';
+import { extractorFor } from '../harvest/extractors';
+import { HARVEST_EXTRACTORS } from '../../common/api/settings';
 import { harvestStatusText } from '../../common/api/harvest-status-text';
 import { startWorker } from './harvest-hook';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
@@ -89,10 +90,11 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
 
 async function harvestTranscriptCommand(values: { transcript?: string | undefined; extractor?: string | undefined; 'dry-run'?: boolean | undefined; json?: boolean | undefined } & SessionFlags, io: CliIo): Promise<number> {
   if (values.transcript === undefined) throw new UsageError('cairn harvest needs --transcript FILE (a Claude Code transcript or a Codex rollout)');
-  if (values.extractor !== undefined && !EXTRACTOR_NAMES.includes(values.extractor)) throw new UsageError(`--extractor takes one of: ${EXTRACTOR_NAMES.join(', ')}`);
+  const chosen = HARVEST_EXTRACTORS.find((name) => name === values.extractor);
+  if (values.extractor !== undefined && chosen === undefined) throw new UsageError(`--extractor takes one of: ${HARVEST_EXTRACTORS.join(', ')}`);
   return withHome(values, async (services) => {
     const settings = services.registry.settings();
-    const extractor = extractorFor({ ...settings, harvestExtractor: (values.extractor as typeof settings.harvestExtractor | undefined) ?? settings.harvestExtractor });
+    const extractor = extractorFor({ ...settings, harvestExtractor: chosen ?? settings.harvestExtractor });
     let run;
     try {
       // The workspace is the transcript's own cwd, as `cairn mcp --cwd` resolves it.

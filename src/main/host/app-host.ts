@@ -14,7 +14,7 @@ import { createRouterContext } from '../api/router';
 import { startWebServer, type WebServer } from '../api/web-server';
 import { createMcpHttpEndpoint, MCP_HTTP_PATH, type McpHttpEndpoint } from '../mcp/http-endpoint';
 import { loadOrCreateMcpToken } from '../mcp/mcp-token';
-import { rulesExtractor } from '../harvest/rules-extractor';
+import { extractorFor } from '../harvest/extractors';
 import { codexSessionFiles, sessionFilesIn } from '../harvest/session-files';
 import { resolveHome } from '../workspaces/identity';
 import { HarvestHost, type HarvestHostOptions } from './harvest-host';
@@ -39,7 +39,7 @@ export function openAppHost(home: string, options: AppHostOptions = {}): AppHost
   const { harvest: harvestOptions, ...homeOptions } = options;
   const services = openHome(home, { ...homeOptions, feed: { lingerMs: WATCH_LINGER_MS } });
   const harvest = new HarvestHost(services, {
-    extractor: () => rulesExtractor,
+    extractor: () => extractorFor(services.registry.settings()),
     sessionsIn: async (dir) => sessionFilesIn(dir),
     codexSessions: async (sinceMs) => codexSessionFiles(sinceMs),
     ...harvestOptions,
