@@ -9,10 +9,12 @@
  * or not JSON-RPC gets an error answer and the session goes on; each such error, and any other
  * the protocol layer reports, is one line on stderr.
  */
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MODES, type Mode } from '../../common/memory/constants';
 import { openHome } from '../host/home-services';
 import { createMemoryMcpServer, type MemoryMcp } from '../mcp/memory-mcp-server';
+import { proposalHost } from '../mcp/memory-propose';
 import { mcpSession } from '../mcp/session-binding';
 import { CairnStdioTransport } from '../mcp/stdio-transport';
 import { homeFromFlags } from './session-flags';
@@ -34,8 +36,10 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   const services = openHome(homeFromFlags(values), { feed: true });
   let mcp: MemoryMcp;
   try {
-    const session = await mcpSession(services.registry, values.cwd ?? process.cwd(), values.workspace);
-    mcp = await createMemoryMcpServer({ service: services.service, builder: services.builder, session, mode, changes: services.changes });
+    const cwd = path.resolve(values.cwd ?? process.cwd());
+    const session = await mcpSession(services.registry, cwd, values.workspace);
+    const proposals = proposalHost(services.registry, services.inbox, cwd);
+    mcp = await createMemoryMcpServer({ service: services.service, builder: services.builder, session, mode, changes: services.changes, proposals });
   } catch (err) {
     await services.close();
     throw err;

@@ -35,12 +35,14 @@ import * as path from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { MODES, type Mode } from '../../common/memory/constants';
+import { InboxStore } from '../harvest/inbox-store';
 import type { ChangeSource } from '../journal/session-changes';
 import type { ContextBuilder } from '../memory/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
 import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
 import { createMemoryMcpServer, type MemoryMcp } from './memory-mcp-server';
+import { proposalHost } from './memory-propose';
 import { mcpSession } from './session-binding';
 
 export const MCP_HTTP_PATH = '/mcp';
@@ -59,6 +61,8 @@ export interface McpHttpEndpointOptions {
   /** Binds sessions to workspaces (and is the home of directories outside any workspace). */
   readonly registry: WorkspaceRegistry;
   readonly changes: ChangeSource;
+  /** Where `memory_propose` puts what passes the checks (default: the registry's home's inbox). */
+  readonly inbox?: InboxStore;
   readonly maxSessions?: number;
   /** Close a session after this long without a request, ms (default one day). */
   readonly idleMs?: number;
@@ -145,6 +149,7 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 
 export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpEndpoint {
   const { service, builder, registry, changes } = options;
+  const inbox = options.inbox ?? new InboxStore(registry.home);
   const live = new Map<string, LiveSession>();
   const maxSessions = options.maxSessions ?? 100;
   const idleMs = options.idleMs ?? 24 * 60 * 60 * 1000;
@@ -163,7 +168,8 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   const sweeper = setInterval(() => void sweep(), Math.min(idleMs, 60_000));
   sweeper.unref();
 
-  const bind = async (req: http.IncomingMessage, url: URL): Promise<{ session: MemorySession; mode: Mode }> => {
+  /** The session, its mode, and the directory the agent runs in (how its transcript is found), if known. */
+  const bind = async (req: http.IncomingMessage, url: URL): Promise<{ session: MemorySession; mode: Mode; cwd: string | null }> => {
     const header = req.headers[WORKSPACE_HEADER];
     const workspace = url.searchParams.get('workspace') ?? (typeof header === 'string' ? header : null);
     const cwd = url.searchParams.get('cwd');
@@ -172,9 +178,12 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     if (workspace !== null && cwd !== null) throw new BindingError(400, 'Give either workspace or cwd, not both.');
     if (cwd !== null && !path.isAbsolute(cwd)) throw new BindingError(400, 'cwd must be an absolute directory path.');
     try {
-      if (workspace !== null) return { session: await registry.session(workspace), mode };
-      if (cwd !== null) return { session: await mcpSession(registry, cwd), mode };
-      return { session: await registry.session(null), mode };
+      if (workspace !== null) {
+        const entry = registry.get(workspace);
+        return { session: await registry.session(workspace), mode, cwd: entry?.kind === 'local' ? entry.path : null };
+      }
+      if (cwd !== null) return { session: await mcpSession(registry, cwd), mode, cwd: path.resolve(cwd) };
+      return { session: await registry.session(null), mode, cwd: null };
     } catch (err) {
       if (err instanceof RegistryError) throw new BindingError(400, err.message);
       throw err;
@@ -209,8 +218,8 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     };
     try {
       await ended?.transport.close().catch(() => {});
-      const { session, mode } = await bind(req, url);
-      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes });
+      const { session, mode, cwd } = await bind(req, url);
+      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes, proposals: proposalHost(registry, inbox, cwd) });
       let entry: LiveSession | null = null;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

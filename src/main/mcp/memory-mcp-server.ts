@@ -1,7 +1,9 @@
 /**
  * The MCP server agents connect to: the `memory` tool (the six commands, the flat input schema of
  * src/common), `memory_search`, and the memory index and hot set in the server's instructions and
- * as resources; one resource per memory file visible to the session, with change notifications.
+ * as resources; one resource per memory file visible to the session, with change notifications;
+ * and the `agent` harvest backend (./memory-propose.ts: the prompt `harvest` and the tool
+ * `memory_propose`, in every mode, since it writes no memory).
  * The same server runs over stdio (`cairn mcp`) and Streamable HTTP (`/mcp`, ./http-endpoint.ts).
  *
  * Session stability: the instructions and the `cairn://index` / `cairn://hot-set` resources are
@@ -37,6 +39,7 @@ import type { ContextBuilder } from '../memory/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
 import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../memory/session-search';
+import { registerProposals, type ProposalHost } from './memory-propose';
 import { refuseInvalidParams } from './request-guard';
 import { MEMORY_URI_TEMPLATE, memoryUri, virtualPathOfUri } from './resource-uri';
 
@@ -52,6 +55,8 @@ export interface MemoryMcpOptions {
   readonly changes?: ChangeSource;
   /** How long notifications are gathered before they are sent, ms (default 20). */
   readonly notifyDelayMs?: number;
+  /** Where `memory_propose` puts what passes the checks; without it the tool proposes nothing. */
+  readonly proposals?: ProposalHost;
 }
 
 export interface MemoryMcp {
@@ -126,6 +131,8 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
       return { content: [{ type: 'text', text: await search.search(query, { scope: scope ?? undefined, limit: limit ?? undefined }) }] };
     },
   );
+
+  registerProposals(server, { host: options.proposals, service, session });
 
   server.registerResource('memory-index', 'cairn://index', { title: 'Memory index', description: 'Every memory file with its description (as of the start of this session).', mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: index }],
