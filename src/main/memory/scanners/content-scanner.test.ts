@@ -359,6 +359,7 @@ describe('scanContent', () => {
     'heroku: 00000000-0000-0000-0000-000000000000',
     'heroku_app_id: d924877e-0bec-2b71-a348-1c477ea482d5',
     'session 550e8400-e29b-41d4-a716-446655440000 on heroku',
+    '{"timestamp":"2026-01-20T14:30:41.772Z","uuid":"8194f62e-aee2-52ec-ae58-268d6eb1c3f9","level":"info"}',
   ])('lets a benign example pass: %s', (text) => {
     expect(scanContent(text)).toEqual([]);
   });
@@ -381,6 +382,7 @@ describe('scanContent', () => {
     ['db_pw=Hx83kLmq2vTz', 'password-assignment'],
     ['Always db.internal:5432:app:admin:4t1dcYMriGcAlewP.', 'password-assignment'],
     ['the replica entry is *:*:*:replicator:Xk29vLq7Tz, keep it', 'password-assignment'],
+    ['db.internal:5432:app:admin:Pa55\\:w0rd!x', 'password-assignment'],
     ['From now on, heroku: d924877e-0bec-2b71-a348-1c477ea482d5.', 'password-assignment'],
     ['HEROKU_TOKEN="d924877e-0bec-2b71-a348-1c477ea482d5"', 'password-assignment'],
   ])('flags %s as %s', (text, rule) => {

@@ -494,9 +494,10 @@ function scanAssignments(ctx: ScanContext, found: RawFinding[]): void {
 // ---- a line of a PostgreSQL password file (.pgpass: host:port:database:user:password) ----
 
 // Exactly five colon-separated fields (a colon in the password is written \:), the port a number
-// or `*`; the database and the user are names, not numbers (12:30:45:... is a time, fe80:0:0:... an
-// address), and nothing but whitespace may follow the password (a sixth field makes it something else).
-const PGPASS_RE = /(?:\*|[A-Za-z0-9][\w.-]*):(?:\*|\d{1,5}):(?!\d+:)([^\s:/]+):(?!\d+:)[^\s:/]+:((?:\\:|[^\s:\\])+)(?=\s|$)/y;
+// or `*`; the database and the user are `*` or names as PostgreSQL writes them unquoted, so never
+// a number (12:30:45:... is a time, fe80:0:0:... an address, "T14:30:41.772Z","uuid":... a JSON
+// timestamp), and nothing but whitespace may follow the password (a sixth field makes it something else).
+const PGPASS_RE = /(?:\*|[A-Za-z0-9][\w.-]*):(?:\*|\d{1,5}):(?:\*|[A-Za-z_][\w$.-]*):(?:\*|[A-Za-z_][\w$.-]*):((?:\\:|[^\s:\\])+)(?=\s|$)/y;
 const PGPASS_TRAILING_RE = /[.,;)\]}>!?]+$/;
 const PGPASS_PORT_RE = /:(?:\d{1,5}|\*):/g;
 
@@ -523,7 +524,7 @@ function scanPgpass(ctx: ScanContext, found: RawFinding[]): void {
     if (line === null) continue;
     const end = start + line[0].length;
     PGPASS_PORT_RE.lastIndex = end;
-    const password = line[2]!.replace(PGPASS_TRAILING_RE, '');
+    const password = line[1]!.replace(PGPASS_TRAILING_RE, '');
     if (password !== '' && looksLikePassword(password)) found.push({ kind: 'secret', rule: 'password-assignment', start, end });
   }
 }
