@@ -8,7 +8,7 @@ import { eventIterator, oc } from '@orpc/contract';
 import { z } from 'zod';
 import { ACTORS, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
-import { settingsSchema } from './settings';
+import { settingsPatchSchema, settingsSchema } from './settings';
 
 export { settingsSchema };
 
@@ -116,28 +116,72 @@ export const undoResultSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('error'), message: z.string() }),
 ]);
 
-/** A memory proposed from an agent's session, waiting for a person (issue 19). */
+/**
+ * What waits in the inbox for a person (issue 19). `kind` `memory`: a memory proposed from an
+ * agent's session. `kind` `change`: an agent's write to a scope under review (review mode), with
+ * the file's text before and after (null: no file then); its candidate fields are empty (`text` is
+ * a line saying what it does, `target` the file it writes, no category, confidence or evidence).
+ */
 export const inboxItemSchema = z.object({
   id: z.string(),
+  kind: z.enum(['memory', 'change']),
   createdAt: z.string(),
   status: z.enum(['pending', 'approved', 'rejected']),
-  category: z.enum(['preference', 'convention', 'fact', 'command', 'lesson']),
+  category: z.enum(['preference', 'convention', 'fact', 'command', 'lesson']).nullable(),
   text: z.string(),
   scope: z.enum(SCOPES),
-  confidence: z.number(),
+  confidence: z.number().nullable(),
   rationale: z.string(),
   /** Each quote, with who said it (null: not recorded) and when. */
   evidence: z.array(z.object({ messageId: z.string(), quote: z.string(), speaker: z.enum(['person', 'agent', 'tool']).nullable(), at: z.string().nullable() })),
-  /** The memory file it would be added to. */
+  /** The memory file it would be added to (a change: the file it writes, a rename's destination). */
   target: z.string(),
-  agent: z.enum(['claude', 'codex']),
+  /** The agent and its session (a change: not known, null and ''), and what proposed it (a change: 'review'). */
+  agent: z.enum(['claude', 'codex']).nullable(),
   sessionId: z.string(),
   extractor: z.string(),
   workspaceId: z.string().nullable(),
   decidedAt: z.string().nullable(),
   approvedTo: z.string().nullable(),
+  change: z
+    .object({
+      command: z.enum(['create', 'str_replace', 'insert', 'delete', 'rename']),
+      path: z.string(),
+      /** A rename's destination. */
+      newPath: z.string().nullable(),
+      before: z.string().nullable(),
+      after: z.string().nullable(),
+    })
+    .nullable(),
 });
 export type InboxItemView = z.infer<typeof inboxItemSchema>;
+
+/**
+ * Where one workspace's harvest stands (issue 19), as its status line shows it: off; idle; waiting
+ * (sessions queued); harvesting (a session, chunk i of n); the last run's outcome; a failure with
+ * its reason and when it is retried.
+ */
+export const harvestStatusSchema = z.object({
+  workspaceId: z.string(),
+  enabled: z.boolean(),
+  state: z.enum(['off', 'idle', 'waiting', 'harvesting', 'failed']),
+  /** Sessions queued for this workspace, the one running included. */
+  queued: z.number().int(),
+  current: z.object({ agent: z.enum(['claude', 'codex']), sessionId: z.string(), chunk: z.number().int(), chunks: z.number().int() }).nullable(),
+  lastRun: z
+    .object({
+      at: z.string(),
+      agent: z.enum(['claude', 'codex']),
+      sessionId: z.string(),
+      outcome: z.enum(['succeeded', 'nothing-found', 'failed']),
+      proposed: z.number().int(),
+      /** Candidates the checks refused, by reason (only reasons that refused some). */
+      skipped: z.record(z.string(), z.number().int()),
+    })
+    .nullable(),
+  failure: z.object({ message: z.string(), attempts: z.number().int(), retryAt: z.string().nullable() }).nullable(),
+});
+export type HarvestStatus = z.infer<typeof harvestStatusSchema>;
 
 /** How to connect one agent to Cairn: what `cairn setup <agent>` does, as lines a person can copy. */
 export const agentGuideSchema = z.object({
@@ -198,6 +242,19 @@ export const contract = {
       ])),
     /** Drops a proposal; its text is not proposed again for 90 days. */
     reject: oc.input(z.object({ id: z.string().min(1).max(64) })).output(changeResultSchema),
+    /** Drops every pending proposal from one agent session. */
+    rejectSession: oc.input(z.object({ sessionId: z.string().min(1).max(200) })).output(changeResultSchema),
+    /** Something in the inbox changed (by any process): the pending count, then one event per change. */
+    onChange: oc.output(eventIterator(z.object({ pending: z.number().int() }))),
+  },
+  harvest: {
+    status: oc.input(z.object({ workspaceId: workspaceRef })).output(harvestStatusSchema),
+    /** Queues the workspace's recent sessions (Claude Code and Codex) and harvests them now. */
+    now: oc.input(z.object({ workspaceId: workspaceRef })).output(changeResultSchema),
+    /** Retries a failed harvest now instead of at its retry time. */
+    retry: oc.input(z.object({ workspaceId: workspaceRef })).output(changeResultSchema),
+    /** The workspace's status, then again each time it changes. */
+    onStatus: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(harvestStatusSchema)),
   },
   workspaces: {
     list: oc.output(z.array(workspaceSchema)),
@@ -223,7 +280,7 @@ export const contract = {
   },
   settings: {
     get: oc.output(settingsSchema),
-    set: oc.input(settingsSchema.partial()).output(settingsSchema),
+    set: oc.input(settingsPatchSchema).output(settingsSchema),
   },
 };
 

@@ -72,6 +72,19 @@ export function renamedText(from: string, to: string): string {
   return `Successfully renamed ${from} to ${to}`;
 }
 
+/**
+ * The answer to an agent's write to a scope under review (issue 19, Cairn's own): nothing changed,
+ * a person decides, and views keep showing memory as it is, so the agent must not try again.
+ */
+export function reviewText(command: 'create' | 'str_replace' | 'insert' | 'delete' | 'rename', path: string, newPath: string | null, itemId: string): string {
+  const what =
+    command === 'create' ? `This new file ${path}` : command === 'delete' ? `This deletion of ${path}` : command === 'rename' ? `This rename of ${path} to ${newPath}` : `This change to ${path}`;
+  return (
+    `${what} awaits a person's review in Cairn's inbox (item ${itemId}); memory is unchanged until it is approved. ` +
+    `${path.split('/').slice(0, 3).join('/')} is in review mode: views show memory as it is, without this change. Do not repeat it; go on with your task.`
+  );
+}
+
 /** The longest old_str an error echoes whole, in characters (code points). */
 export const MAX_ECHOED_OLD_STR = 200;
 
@@ -156,6 +169,8 @@ export const errors = {
   contentRejected: (path: string, first: string, others: readonly string[]) =>
     `Nothing was written to ${path}: ${first}${others.length > 0 ? ` Also found: ${others.join(', ')}.` : ''}`,
   cannotPin: (path: string) => `${path} cannot be pinned here: pins are kept by Cairn's app and CLI.`,
+  reviewNotAFile: (path: string, command: 'create' | 'str_replace' | 'insert' | 'delete' | 'rename') =>
+    `Nothing was proposed: ${path} is not a plain file, and ${MEMORY_ROOT}/${path.split('/')[2] ?? ''} is in review mode, where each change is shown to a person as one file's diff. ${command === 'delete' ? 'Delete' : 'Rename'} the files inside it one at a time instead.`,
   busy: (scope: Scope) => `${MEMORY_ROOT}/${scope} is busy with other writers; try the command again.`,
   io: (command: string, path: string, code: string) => `Could not ${command} ${path}: ${describeErrno(code)}.`,
 } as const;

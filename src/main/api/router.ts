@@ -8,7 +8,7 @@
  * the server and unsubscribes when the client goes away.
  */
 import { implement, ORPCError } from '@orpc/server';
-import { contract, type InboxItemView, type Version } from '../../common/api/contract';
+import { contract, type HarvestStatus, type InboxItemView, type Version } from '../../common/api/contract';
 import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { subscribeSession, type ChangeSource } from '../journal/session-changes';
@@ -18,7 +18,7 @@ import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
 import type { VersionHistory, VersionRow } from '../memory/version-history';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
-import type { InboxItem, InboxStore } from '../harvest/inbox-store';
+import { changeSummary, type InboxItem, type InboxStore } from '../harvest/inbox-store';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
@@ -32,6 +32,19 @@ export interface RouterContext {
   readonly changes: ChangeSource;
   /** Cairn's home when it is not the default one (setup lines then name it); else undefined. */
   readonly setupHome?: string | undefined;
+  /** The harvest's jobs and the inbox's events, in a long-lived host (host/harvest-host.ts). */
+  readonly harvest?: HarvestControl | undefined;
+}
+
+/** What the router asks of a host's harvest (issue 19). */
+export interface HarvestControl {
+  status(workspaceId: string): HarvestStatus;
+  /** Queues the workspace's sessions on this machine and runs them; how many were queued. */
+  harvestNow(workspaceId: string): Promise<number>;
+  /** Failed harvests of the workspace due now; how many. */
+  retry(workspaceId: string): number;
+  onInboxChange(listener: () => void): () => void;
+  onStatusChange(listener: () => void): () => void;
 }
 
 const os = implement(contract).$context<RouterContext>();
@@ -224,6 +237,36 @@ export const router = os.router({
         return 'Rejected; the same text will not be proposed again for 90 days.';
       }),
     ),
+    rejectSession: os.inbox.rejectSession.handler(async ({ input, context }) =>
+      change(async () => {
+        const items = context.inbox.list('pending').filter((i) => i.kind === 'memory' && i.source.sessionId === input.sessionId);
+        for (const item of items) rejectItem(context.inbox, item.id);
+        return `Rejected ${items.length} proposal${items.length === 1 ? '' : 's'} from that session.`;
+      }),
+    ),
+    onChange: os.inbox.onChange.handler(async function* ({ context, signal }) {
+      yield* notified(signal, (wake) => context.harvest?.onInboxChange(wake) ?? (() => {}), () => ({ pending: context.inbox.list('pending').length }));
+    }),
+  },
+  harvest: {
+    status: os.harvest.status.handler(({ input, context }) => harvestOf(context).status(workspaceIdOf(input.workspaceId))),
+    now: os.harvest.now.handler(({ input, context }) =>
+      change(async () => {
+        const n = await harvestOf(context).harvestNow(workspaceIdOf(input.workspaceId));
+        return n === 0 ? 'No session of Claude Code or Codex was found for this workspace on this machine.' : `Harvesting ${n} session${n === 1 ? '' : 's'}; proposals arrive in the inbox.`;
+      }),
+    ),
+    retry: os.harvest.retry.handler(({ input, context }) =>
+      change(async () => {
+        const n = harvestOf(context).retry(workspaceIdOf(input.workspaceId));
+        return n === 0 ? 'No failed harvest to retry.' : `Retrying ${n} session${n === 1 ? '' : 's'} now.`;
+      }),
+    ),
+    onStatus: os.harvest.onStatus.handler(async function* ({ input, context, signal }) {
+      const harvest = harvestOf(context);
+      const workspaceId = workspaceIdOf(input.workspaceId);
+      yield* notified(signal, (wake) => harvest.onStatusChange(wake), () => harvest.status(workspaceId));
+    }),
   },
   workspaces: {
     list: os.workspaces.list.handler(({ context }) => context.registry.list().map(workspaceInfo)),
@@ -259,12 +302,34 @@ export const router = os.router({
 
 export type AppRouter = typeof router;
 
-/** The router's context from a host's services (one set per process: see src/main/host). */
-/** An inbox item as the API gives it. */
+/** An inbox item as the API gives it (a change's sha256 and checkout stay inside). */
 function inboxItemOut(item: InboxItem): InboxItemView {
+  const decided = { workspaceId: item.source.workspaceId, decidedAt: item.decidedAt ?? null, approvedTo: item.approvedTo ?? null };
+  if (item.kind === 'change') {
+    const c = item.change;
+    return {
+      id: item.id,
+      kind: 'change',
+      createdAt: item.createdAt,
+      status: item.status,
+      category: null,
+      text: changeSummary(c),
+      scope: c.scope,
+      confidence: null,
+      rationale: '',
+      evidence: [],
+      target: c.newPath ?? c.path,
+      agent: null,
+      sessionId: '',
+      extractor: 'review',
+      ...decided,
+      change: { command: c.command, path: c.path, newPath: c.newPath, before: c.before, after: c.after },
+    };
+  }
   const c = item.candidate;
   return {
     id: item.id,
+    kind: 'memory',
     createdAt: item.createdAt,
     status: item.status,
     category: c.category,
@@ -277,9 +342,8 @@ function inboxItemOut(item: InboxItem): InboxItemView {
     agent: item.source.agent,
     sessionId: item.source.sessionId,
     extractor: item.source.extractor,
-    workspaceId: item.source.workspaceId,
-    decidedAt: item.decidedAt ?? null,
-    approvedTo: item.approvedTo ?? null,
+    ...decided,
+    change: null,
   };
 }
 
@@ -288,6 +352,53 @@ function versionOut(v: VersionRow): Version {
   return { id: v.id, at: v.at, batch: v.batch, scope: v.scope, path: v.path, oldPath: v.oldPath ?? null, op: v.op, actor: v.actor, cause: v.cause, added: v.added, removed: v.removed };
 }
 
+/** The router's context from a host's services (one set per process: see src/main/host). */
 export function createRouterContext(options: RouterContext): RouterContext {
-  return { service: options.service, inbox: options.inbox, versions: options.versions, registry: options.registry, builder: options.builder, changes: options.changes, setupHome: options.setupHome };
+  return {
+    service: options.service,
+    inbox: options.inbox,
+    versions: options.versions,
+    registry: options.registry,
+    builder: options.builder,
+    changes: options.changes,
+    setupHome: options.setupHome,
+    harvest: options.harvest,
+  };
+}
+
+function harvestOf(context: RouterContext): HarvestControl {
+  if (!context.harvest) throw new ORPCError('NOT_IMPLEMENTED', { message: 'This host runs no harvest.' });
+  return context.harvest;
+}
+
+function workspaceIdOf(workspaceId: string | null): string {
+  if (workspaceId === null) throw new ORPCError('BAD_REQUEST', { message: 'Choose a workspace first: harvest works per workspace.' });
+  return workspaceId;
+}
+
+/**
+ * A stream of `snapshot()`: one now, then one after each notification (several notifications
+ * while the client reads one snapshot give one more, not several); ends when the client goes.
+ */
+async function* notified<T>(signal: AbortSignal | undefined, subscribe: (wake: () => void) => () => void, snapshot: () => T): AsyncGenerator<T> {
+  let dirty = true;
+  let wake: (() => void) | null = null;
+  const unsubscribe = subscribe(() => {
+    dirty = true;
+    wake?.();
+  });
+  const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    while (!signal?.aborted) {
+      if (!dirty) {
+        await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
+        wake = null;
+        continue;
+      }
+      dirty = false;
+      yield snapshot();
+    }
+  } finally {
+    unsubscribe();
+  }
 }

@@ -22,7 +22,8 @@ Commands:
   restore   write an earlier version of a memory file back: cairn restore PATH --to ID
   undo      undo a change (cairn undo ID, or --last) if its files are still as it left them
   harvest   propose memories from an agent's session: cairn harvest --transcript FILE
-  inbox     review proposed memories: list, show, approve (--to, --text), reject
+  inbox     review proposed memories and agents' changes held for review: list, show,
+            approve (--to, --text), reject, review (--scope S --on|--off)
   serve     serve Cairn's web UI on loopback
   setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print]
   workspace register checkouts, local or on a host over SSH: add, list, remove, trust
@@ -150,15 +151,26 @@ export const INBOX_HELP = `Usage: cairn inbox [list] [--all] [--json]
        cairn inbox show ID
        cairn inbox approve ID [--to PATH] [--text TEXT]
        cairn inbox reject ID
+       cairn inbox review [--scope global|project|workspace] [--on | --off]
 
 Memories proposed from the agents' sessions wait here for you. Approving adds one as a line to a
 memory file (the suggested one, or --to PATH), as you, with the cause harvest:ID in the history, so
 cairn undo --last takes it back; --text approves your edit of it. Rejecting keeps the same text from
 being proposed again for 90 days.
 
+Review mode (off by default) is set per scope of this checkout: while it is on, an agent's writes to
+that scope (create, str_replace, insert, delete, rename) change nothing and wait here instead, as a
+change (KIND change); \`show ID\` prints it as a diff. Approving applies it as you (cause review:ID,
+undoable), only if the file is still as the agent saw it; rejecting drops it. Your own edits are
+never held for review. \`review\` without --on or --off shows each scope's state.
+
 Options:
   --all            list decided items too
   --json           print JSON
+  --scope S        the scope review mode is set for: global, project or workspace
+  --on, --off      turn review mode on or off for --scope
+  --cwd DIR        the checkout (default: the current directory; approve: the item's own)
+  --workspace ID   workspace id (default: derived from the checkout's path)
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;
 

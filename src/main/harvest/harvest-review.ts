@@ -1,24 +1,27 @@
 /**
  * A person's review of the inbox (issue 19): approving a candidate adds it to a memory file (the
  * suggested one, or one the person chooses; the text as proposed, or as the person edited it), and
- * rejecting it keeps its text from being proposed again.
+ * rejecting it keeps its text from being proposed again. Approving an agent's change made under
+ * review mode applies it as it was proposed; rejecting it drops it.
  *
  * Invariants: an approval writes through MemoryService as the person, checked against the sha256
- * of the file it read (a change made meanwhile is a conflict, shown, never clobbered), with the
- * cause `harvest:<item id>` in the history, so it can be undone; only a pending item is decided.
+ * of the file it read (a candidate) or the file the agent's change started from (a change): a
+ * change made meanwhile is a conflict, shown, never clobbered. The history records the cause
+ * `harvest:<item id>` or `review:<item id>`, so it can be undone. Only a pending item is decided.
  */
+import { scopeOwner } from '../../common/memory/identity';
 import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
 import type { MemoryService } from '../memory/memory-service';
-import type { MemorySession } from '../memory/session';
-import type { InboxItem, InboxStore } from './inbox-store';
+import type { MemorySession, SaveOutcome } from '../memory/session';
+import type { ChangeItem, InboxItem, InboxStore, MemoryItem } from './inbox-store';
 
 export type ReviewOutcome =
   | { readonly status: 'approved'; readonly item: InboxItem; readonly path: string; readonly created: boolean }
   | { readonly status: 'conflict'; readonly message: string }
   | { readonly status: 'rejected'; readonly item: InboxItem };
 
-const HEADINGS: Record<InboxItem['candidate']['category'], string> = {
+const HEADINGS: Record<MemoryItem['candidate']['category'], string> = {
   preference: 'Preferences of the user, from agents\u2019 sessions, approved in Cairn',
   convention: 'Conventions of this codebase, from agents\u2019 sessions, approved in Cairn',
   fact: 'Facts worth knowing, from agents\u2019 sessions, approved in Cairn',
@@ -34,7 +37,7 @@ function pending(inbox: InboxStore, id: string): InboxItem {
 }
 
 /** The file with `text` added as a bullet (a new file gets a description naming where it came from). */
-function withBullet(current: string | null, text: string, category: InboxItem['candidate']['category']): string {
+function withBullet(current: string | null, text: string, category: MemoryItem['candidate']['category']): string {
   const bullet = `- ${text.replace(/\s*\n\s*/g, ' ').trim()}\n`;
   if (current === null) return `---\ndescription: ${HEADINGS[category]}\n---\n\n${bullet}`;
   return current.length === 0 || current.endsWith('\n') ? `${current}${bullet}` : `${current}\n${bullet}`;
@@ -48,6 +51,10 @@ export async function approveItem(
   options: { to?: string | undefined; text?: string | undefined } = {},
 ): Promise<ReviewOutcome> {
   const item = pending(inbox, id);
+  if (item.kind === 'change') {
+    if (options.to !== undefined || options.text !== undefined) throw new MemoryToolError(`Inbox item ${id} is an agent's change: it is approved as proposed, without --to or --text.`);
+    return applyChange(inbox, service, session, item);
+  }
   const to = (options.to ?? item.target).replace(/\/+$/, '');
   const parsed = parseMemoryPath(to);
   if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(`${to} is not a file; give the path of a memory file.`);
@@ -62,6 +69,54 @@ export async function approveItem(
   const outcome = await service.save(to, withBullet(current?.content ?? null, text, item.candidate.category), current?.sha256 ?? null, session, `harvest:${item.id}`);
   if (outcome.status === 'conflict') return { status: 'conflict', message: `${outcome.message} Nothing was added; approve it again to add it to the file as it is now.` };
   return { status: 'approved', item: inbox.decide(item.id, { status: 'approved', to, text }), path: to, created: outcome.created };
+}
+
+/** The conflict of an agent's change whose file moved on since it was proposed. */
+function staleText(item: ChangeItem, conflict: Extract<SaveOutcome, { status: 'conflict' }>): string {
+  const c = item.change;
+  const what =
+    conflict.kind === 'exists'
+      ? `${c.command === 'rename' ? c.newPath : c.path} was created`
+      : conflict.kind === 'deleted'
+        ? `${c.path} was deleted`
+        : `${c.path} was changed`;
+  return `${what} after the agent proposed this change, so it was not applied and nothing was overwritten. Reject it, or have the agent make it again on the file as it is now.`;
+}
+
+/**
+ * Applies an agent's change as the person: only to the scope it was proposed for (the same
+ * workspace's or project's memory), only while the file still holds what the change started from.
+ */
+async function applyChange(inbox: InboxStore, service: MemoryService, session: MemorySession, item: ChangeItem): Promise<ReviewOutcome> {
+  const c = item.change;
+  if (scopeOwner(c.scope, session) !== item.source.owner) {
+    const where = item.source.workspaceId ? ` --workspace ${item.source.workspaceId}` : '';
+    throw new MemoryToolError(
+      `This change is to ${c.path} of another ${c.scope === 'project' ? 'project' : 'workspace'} than the one open here; approve it from that workspace (cairn inbox approve ${item.id}${where}).`,
+    );
+  }
+  const cause = `review:${item.id}`;
+  let outcome: { readonly status: 'ok' } | Extract<SaveOutcome, { status: 'conflict' }>;
+  let created = false;
+  switch (c.command) {
+    case 'create':
+    case 'str_replace':
+    case 'insert': {
+      const saved = await service.save(c.path, c.after ?? '', c.beforeSha256, session, cause);
+      created = saved.status === 'ok' && saved.created;
+      outcome = saved;
+      break;
+    }
+    case 'delete':
+      outcome = await service.changeFile({ command: 'delete', path: c.path }, c.beforeSha256 ?? '', session, cause);
+      break;
+    case 'rename':
+      outcome = await service.changeFile({ command: 'rename', old_path: c.path, new_path: c.newPath ?? '' }, c.beforeSha256 ?? '', session, cause);
+      break;
+  }
+  if (outcome.status === 'conflict') return { status: 'conflict', message: staleText(item, outcome) };
+  const to = c.newPath ?? c.path;
+  return { status: 'approved', item: inbox.decide(item.id, { status: 'approved', to }), path: to, created };
 }
 
 export function rejectItem(inbox: InboxStore, id: string): ReviewOutcome {

@@ -18,7 +18,8 @@
  * - `usage` (pins and usage, <home>/memory-meta.json) and `journal` (<home>/journal/);
  * - `history` (<home>/history/): every change's bytes before and after (issue 18);
  * - `service`: the MemoryService, recording usage, each change's history, and appending every
- *   change to the journal;
+ *   change to the journal; an agent's writes to a scope under review (the setting `reviewScopes`,
+ *   read per write) go to the inbox instead (harvest/review-mode.ts);
  * - `registry`: the workspaces of <home>/config.json, reached through `runtime` (and SSH);
  * - `builder`: the ContextBuilder (index, hot set, relevance, the UI's listing);
  * - `changes`, with `feed`: a ChangeFeed (this process's writes, other processes' through the
@@ -32,6 +33,7 @@
  */
 import { HistoryStore } from '../history/history-store';
 import { InboxStore } from '../harvest/inbox-store';
+import { ReviewMode } from '../harvest/review-mode';
 import { OutsideEdits } from '../memory/outside-edits';
 import { IdleCollector, type IdleCollectorOptions } from './idle-collector';
 import { VersionHistory } from '../memory/version-history';
@@ -96,14 +98,15 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const usage = new UsageStore(home);
   const journal = new Journal(home);
   const history = new HistoryStore(home);
-  const service = new MemoryService({ usage, sink: journal, history });
-  const versions = new VersionHistory(history, service);
   const inbox = new InboxStore(home);
   const registry = new WorkspaceRegistry(home, {
     local: runtime,
     ...(options.ssh ? { ssh: options.ssh } : {}),
     ...(options.connection ? { connection: options.connection } : {}),
   });
+  const review = new ReviewMode(inbox, () => registry.settings().reviewScopes);
+  const service = new MemoryService({ usage, sink: journal, history, review });
+  const versions = new VersionHistory(history, service);
   const builder = new ContextBuilder(usage);
   const feedOptions = options.feed === true ? {} : options.feed || null;
   const outsideEdits = new OutsideEdits(history);

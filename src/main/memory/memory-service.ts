@@ -1,7 +1,8 @@
 /**
  * MemoryService: the memory layer as every host embeds it (the app, `cairn serve`, `cairn mcp`,
  * `cairn tool`). A thin facade over its parts, split by caller:
- * - memory-tool.ts: the agent's tool, its six commands (execute, run);
+ * - memory-tool.ts: the agent's tool, its six commands (execute, run); with a ReviewGate
+ *   (review-gate.ts), an agent's writes to a scope under review become proposals;
  * - person-edits.ts: a person's edits (read, save against a sha256, create a directory, pin);
  * - change-outbox.ts: the change event of every write, to this process's listeners (onChange) and
  *   then to a ChangeSink (the host passes its journal); with a HistorySink, each change's bytes
@@ -14,8 +15,9 @@ import type { MemoryCommand } from '../../common/memory/schema';
 import { ChangeOutbox, type ChangeSink } from './change-outbox';
 import type { HistorySink } from './history-capture';
 import { undoSteps, type UndoOutcome, type UndoStep } from './history-undo';
-import { MemoryTool } from './memory-tool';
+import { MemoryTool, StaleFileError } from './memory-tool';
 import { PersonEdits } from './person-edits';
+import type { ReviewGate } from './review-gate';
 import type { ExecuteOptions, MemorySession, SaveOutcome, ToolResult } from './session';
 import type { UsageStore } from './usage-store';
 
@@ -29,6 +31,8 @@ export interface MemoryServiceOptions {
   readonly sink?: ChangeSink;
   /** Where each change is recorded with its bytes (the version history); without it, nothing is. */
   readonly history?: HistorySink;
+  /** Review mode: which scopes turn an agent's writes into proposals, and where they go; without it, none do. */
+  readonly review?: ReviewGate;
 }
 
 export class MemoryService {
@@ -38,7 +42,7 @@ export class MemoryService {
 
   constructor(options: MemoryServiceOptions = {}) {
     this.outbox = new ChangeOutbox(options.sink, options.history);
-    this.tool = new MemoryTool(this.outbox, options.usage);
+    this.tool = new MemoryTool(this.outbox, options.usage, options.review);
     this.edits = new PersonEdits(this.outbox, options.usage);
   }
 
@@ -75,6 +79,26 @@ export class MemoryService {
   /** Saves a person's edit against the sha256 the editor loaded (null: a new file); `cause` as the history records it. */
   save(rawPath: string, content: string, expectedSha256: string | null, session: MemorySession, cause = 'ui'): Promise<SaveOutcome> {
     return this.edits.save(rawPath, content, expectedSha256, session, cause);
+  }
+
+  /**
+   * A person's delete or rename of one file, made only while the file still holds the bytes they
+   * saw (`expectedSha256`) and a rename's destination is free: otherwise a conflict, and nothing
+   * is changed. Recorded with `cause` (an approved proposal: `review:<id>`).
+   */
+  async changeFile(
+    command: Extract<MemoryCommand, { command: 'delete' | 'rename' }>,
+    expectedSha256: string,
+    session: MemorySession,
+    cause: string,
+  ): Promise<{ readonly status: 'ok' } | Extract<SaveOutcome, { status: 'conflict' }>> {
+    try {
+      await this.tool.run(command, session, { mode: 'exec', actor: 'user', cause, expectedSha256 });
+      return { status: 'ok' };
+    } catch (err) {
+      if (err instanceof StaleFileError) return { status: 'conflict', kind: err.kind, message: err.message };
+      throw err;
+    }
   }
 
   /** Creates an empty directory. */

@@ -7,6 +7,11 @@
  * checks, the atomic write, the usage record and the change event (change-outbox.ts), in that
  * order. Reads take no lock: writes are atomic renames, so a reader sees a whole old or a whole new
  * file. Errors a model sees name virtual paths only (error-mapper.ts).
+ *
+ * Review mode (issue 19): an agent's write to a scope under review (the ReviewGate says which) runs
+ * the same command over a RecordingRuntime (review-gate.ts), so it is validated exactly as a real
+ * one, and the write it would have made becomes a proposal; the answer says it awaits a person.
+ * A person's commands are never diverted.
  */
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, MEMORY_ROOT, SCOPES, VIEW_DEPTH, type Actor } from '../../common/memory/constants';
 import { MemoryToolError, errorText } from '../../common/memory/errors';
@@ -24,16 +29,64 @@ import {
   formatFileSize,
   insertedText,
   renamedText,
+  reviewText,
   withheldNames,
   type ViewRow,
 } from '../../common/memory/texts';
 import { RuntimeError, type Capture } from '../runtime/runtime';
-import type { ChangeOutbox } from './change-outbox';
+import { ChangeOutbox, sha256 } from './change-outbox';
 import { fileCases, mapRenameErrors, mapRuntimeErrors, toolError } from './error-mapper';
+import { NotAFileUnderReview, RecordingRuntime, type ProposedCommand, type ReviewGate } from './review-gate';
 import { scanPath } from './scanners/content-scanner';
 import type { AvailableScope, ExecuteOptions, MemorySession, ToolResult } from './session';
 import { availableScope, decodeText, encodeContent, place, readText, recordUse, type InScope } from './targets';
 import type { UsageStore } from './usage-store';
+
+/**
+ * A delete or rename by a person who saw the file at a sha256 that it no longer has (or whose
+ * destination is taken): nothing was changed. `kind` as a save's conflict (SaveOutcome).
+ */
+export class StaleFileError extends MemoryToolError {
+  constructor(
+    readonly kind: 'changed' | 'deleted' | 'exists',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a write command changes: its name, and the place of its path (a rename's source). */
+interface WrittenPlace extends InScope {
+  readonly command: ProposedCommand;
+}
+
+/** The place a write command changes, or null for a view or a path that does not parse (the command then fails as usual). */
+function writtenPlace(command: MemoryCommand): WrittenPlace | null {
+  if (command.command === 'view') return null;
+  const raw = command.command === 'rename' ? command.old_path : command.path;
+  try {
+    const parsed = parseMemoryPath(raw);
+    return parsed.kind === 'scope' ? { ...place(parsed, raw), command: command.command } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Under the scope's lock, for a person's delete or rename of a file they saw at `expected`: the
+ * file still holds those bytes (and a rename's destination is free), else StaleFileError.
+ */
+async function expectFile(b: AvailableScope, target: InScope, expected: string, dest?: InScope): Promise<void> {
+  let current: Uint8Array;
+  try {
+    current = (await b.runtime.readFile(b.root, target.segments, MAX_FILE_BYTES)).data;
+  } catch (err) {
+    if (err instanceof RuntimeError && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) throw new StaleFileError('deleted', `${target.path} no longer exists; nothing was changed.`);
+    throw err;
+  }
+  if (sha256(current) !== expected) throw new StaleFileError('changed', `${target.path} was changed meanwhile; nothing was changed.`);
+  if (dest && (await b.runtime.stat(b.root, dest.segments, false))) throw new StaleFileError('exists', `${dest.path} exists now; nothing was changed.`);
+}
 
 /** 1-based line of a character offset. */
 function lineOf(content: string, offset: number): number {
@@ -79,6 +132,8 @@ export class MemoryTool {
   constructor(
     private readonly outbox: ChangeOutbox,
     private readonly usage?: UsageStore,
+    /** Review mode: which scopes divert an agent's writes, and where proposals go. */
+    private readonly review?: ReviewGate,
   ) {}
 
   /** Runs one command given as the model sent it. Never throws for a failed command. */
@@ -96,6 +151,54 @@ export class MemoryTool {
 
   /** Runs one validated command; throws MemoryToolError with the model-facing text. */
   async run(command: MemoryCommand, session: MemorySession, options: ExecuteOptions): Promise<string> {
+    if (this.review && options.actor === 'agent') {
+      const written = writtenPlace(command);
+      if (written && this.review.underReview(written.scope, session)) return this.propose(command, written, session, options, this.review);
+    }
+    return this.dispatch(command, session, options);
+  }
+
+  /**
+   * An agent's write to a scope under review: the same command, run by a tool that records instead
+   * of writing (no usage, no change event, no history), becomes a proposal for a person.
+   */
+  private async propose(command: MemoryCommand, written: WrittenPlace, session: MemorySession, options: ExecuteOptions, review: ReviewGate): Promise<string> {
+    const { scope, command: name } = written;
+    const b = session.scopes[scope];
+    // An unavailable scope stays as it is: the command then fails as it always does.
+    const recorder = b.available ? new RecordingRuntime(b.runtime, MAX_FILE_BYTES) : null;
+    const dry: MemorySession = {
+      workspaceId: session.workspaceId,
+      projectId: session.projectId,
+      scopes: recorder && b.available ? { ...session.scopes, [scope]: { ...b, runtime: recorder } } : session.scopes,
+    };
+    try {
+      await new MemoryTool(new ChangeOutbox()).dispatch(command, dry, options);
+    } catch (err) {
+      if (err instanceof NotAFileUnderReview) throw new MemoryToolError(errors.reviewNotAFile(written.path, name));
+      throw err;
+    }
+    const write = recorder?.write;
+    if (!write) throw new Error(`a ${name} under review recorded no write`);
+    const newPath = write.newRel ? formatMemoryPath(scope, write.newRel) : null;
+    const filePath = formatMemoryPath(scope, write.rel);
+    const id = review.propose(
+      {
+        command: name,
+        scope,
+        path: filePath,
+        newPath,
+        before: write.before === null ? null : decodeText(write.before, filePath),
+        beforeSha256: write.before === null ? null : sha256(write.before),
+        after: write.after === null ? null : decodeText(write.after, newPath ?? filePath),
+      },
+      session,
+    );
+    return reviewText(name, filePath, newPath, id);
+  }
+
+  /** Runs one validated command as it is asked (no review). */
+  private async dispatch(command: MemoryCommand, session: MemorySession, options: ExecuteOptions): Promise<string> {
     switch (command.command) {
       case 'view': {
         const target = parseMemoryPath(command.path);
@@ -227,7 +330,7 @@ export class MemoryTool {
       target.path,
     );
     recordUse(this.usage, session, target, options.actor);
-    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'create' }, data, [{ rel: target.segments, before: null, after: data }]);
+    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'create' }, data, [{ rel: target.segments, before: null, after: data }], options.cause);
     return createdText(target.path);
   }
 
@@ -259,7 +362,7 @@ export class MemoryTool {
       fileCases(target.path),
     );
     recordUse(this.usage, session, target, options.actor);
-    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'update' }, data, [{ rel: target.segments, before: before ?? 'unknown', after: data }]);
+    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'update' }, data, [{ rel: target.segments, before: before ?? 'unknown', after: data }], options.cause);
     return result;
   }
 
@@ -297,7 +400,10 @@ export class MemoryTool {
     const removed = await mapRuntimeErrors(
       () =>
         // What the delete takes away, for the history: read by the remove itself, under the lock.
-        b.runtime.withLock(b.root, () => b.runtime.remove(b.root, target.segments, this.capture())),
+        b.runtime.withLock(b.root, async () => {
+          if (options.expectedSha256 !== undefined) await expectFile(b, target, options.expectedSha256);
+          return b.runtime.remove(b.root, target.segments, this.capture());
+        }),
       'delete',
       target.path,
       { ENOENT: missing, ENOTDIR: missing },
@@ -310,6 +416,7 @@ export class MemoryTool {
       { scope: target.scope, path: target.path, op: 'delete' },
       null,
       removed.map((f) => ({ rel: f.rel, before: f.data ?? 'unknown', after: null })),
+      options.cause,
     );
     return deletedText(target.path);
   }
@@ -318,7 +425,10 @@ export class MemoryTool {
     const b = availableScope(session, source.scope);
     checkNames(dest, options.actor);
     const moved = await mapRenameErrors(b, source, dest, () =>
-      b.runtime.withLock(b.root, () => b.runtime.rename(b.root, source.segments, dest.segments, this.capture())),
+      b.runtime.withLock(b.root, async () => {
+        if (options.expectedSha256 !== undefined) await expectFile(b, source, options.expectedSha256, dest);
+        return b.runtime.rename(b.root, source.segments, dest.segments, this.capture());
+      }),
     );
     const from = memoryIdentity(source.scope, session, source.segments);
     const to = memoryIdentity(dest.scope, session, dest.segments);
@@ -330,6 +440,7 @@ export class MemoryTool {
       null,
       // Each file where it is now, and where it was: the same bytes.
       moved.map((f) => ({ rel: [...dest.segments, ...f.rel.slice(source.segments.length)], oldRel: f.rel, before: f.data ?? 'unknown', after: f.data ?? 'unknown' })),
+      options.cause,
     );
     return renamedText(source.path, dest.path);
   }

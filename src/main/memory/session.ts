@@ -25,6 +25,14 @@ export interface MemorySession {
 export interface ExecuteOptions {
   readonly mode: Mode;
   readonly actor: Actor;
+  /** What the history records the change as (default 'tool'; 'review:<id>' for an approved proposal). */
+  readonly cause?: string;
+  /**
+   * For a delete or rename of a file: the sha256 the file must still have, checked under the scope
+   * lock (and, for a rename, no file at the destination); otherwise a StaleFileError and nothing
+   * is changed. A person applying a proposal they reviewed (harvest-review.ts) passes it.
+   */
+  readonly expectedSha256?: string;
 }
 
 export type SaveOutcome =

@@ -1,0 +1,163 @@
+/**
+ * `cairn inbox` (issue 19): a person's review of what waits in the inbox: memories proposed from
+ * the agents' sessions, and agents' changes to scopes under review (review mode).
+ *   cairn inbox list [--all] [--json] | show ID | approve ID [--to PATH] [--text T] | reject ID
+ *   cairn inbox review [--scope S] [--on | --off]
+ * The review itself is harvest/harvest-review.ts (approval writes as the person, cause
+ * harvest:<id> or review:<id>, undoable); the setting is harvest/review-mode.ts's.
+ */
+import { parseArgs } from 'node:util';
+import { createTwoFilesPatch } from 'diff';
+import { SCOPES, type Scope } from '../../common/memory/constants';
+import { MemoryToolError } from '../../common/memory/errors';
+import { approveItem, rejectItem } from '../harvest/harvest-review';
+import { changeSummary, type ChangeItem, type InboxItem, type MemoryItem } from '../harvest/inbox-store';
+import { reviewKey } from '../harvest/review-mode';
+import type { HomeServices } from '../host/home-services';
+import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
+import { minuteOf, writeTable } from './table';
+import { refusing, type CliIo } from './tool-command';
+import { INBOX_HELP, UsageError } from './usage';
+
+function describeCandidate(item: MemoryItem): string {
+  const c = item.candidate;
+  const lines = [
+    `${item.id}  ${item.status}  ${c.category}  confidence ${c.confidence}`,
+    c.text,
+    `to: ${item.approvedTo ?? item.target}`,
+    `from: ${item.source.agent} session ${item.source.sessionId} (${item.source.extractor}), ${item.createdAt}`,
+    `why: ${c.rationale}`,
+    ...c.evidence.map((e) => `evidence (${e.messageId}): "${e.quote}"`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** An agent's change under review: what it does, then a unified diff of the file (a rename: its two names). */
+function describeChange(item: ChangeItem): string {
+  const c = item.change;
+  const head = [`${item.id}  ${item.status}  change  ${c.command}`, `${changeSummary(c)}, proposed by an agent ${item.createdAt}`];
+  if (item.status === 'pending') head.push(`memory is unchanged until you approve it: cairn inbox approve ${item.id}`);
+  const diff = createTwoFilesPatch(c.before === null ? '/dev/null' : c.path, c.after === null ? '/dev/null' : (c.newPath ?? c.path), c.before ?? '', c.after ?? '', 'now', 'proposed');
+  return `${head.join('\n')}\n${diff}`;
+}
+
+function kindOf(item: InboxItem): string {
+  return item.kind === 'change' ? 'change' : item.candidate.category;
+}
+
+function textOf(item: InboxItem): string {
+  return item.kind === 'change' ? changeSummary(item.change) : item.candidate.text;
+}
+
+function targetOf(item: InboxItem): string {
+  return item.approvedTo ?? (item.kind === 'change' ? (item.change.newPath ?? item.change.path) : item.target);
+}
+
+/** The session an item is approved in: the flags', else the one it came from. */
+function approvalFlags(item: InboxItem | null, values: SessionFlags): SessionFlags {
+  if (item?.kind === 'change') return { ...values, workspace: values.workspace ?? item.source.workspaceId ?? undefined, cwd: values.cwd ?? item.source.cwd ?? undefined };
+  return { ...values, cwd: values.cwd ?? item?.source.cwd ?? undefined };
+}
+
+export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      ...SESSION_OPTIONS,
+      all: { type: 'boolean' },
+      json: { type: 'boolean' },
+      to: { type: 'string' },
+      text: { type: 'string' },
+      scope: { type: 'string' },
+      on: { type: 'boolean' },
+      off: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(INBOX_HELP);
+    return 0;
+  }
+  const [verb = 'list', id, ...extra] = positionals;
+  if (extra.length > 0 || (verb === 'review' && id !== undefined)) throw new UsageError('too many arguments; see cairn inbox --help');
+  if (verb !== 'list' && verb !== 'review' && id === undefined) throw new UsageError(`cairn inbox ${verb} takes one item id`);
+  if (verb === 'review') return reviewCommand(values, io);
+  return withHome(values, (services) =>
+    refusing(io, async () => {
+      const inbox = services.inbox;
+      switch (verb) {
+        case 'list': {
+          const items = values.all ? inbox.list() : inbox.list('pending');
+          if (values.json) {
+            io.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
+            return 0;
+          }
+          writeTable(io, [['ID', 'PROPOSED (UTC)', 'KIND', 'TO', 'TEXT'], ...items.map((i) => [i.id, minuteOf(i.createdAt), kindOf(i), targetOf(i), textOf(i)])]);
+          if (items.length === 0) io.stdout.write('(the inbox is empty)\n');
+          return 0;
+        }
+        case 'show': {
+          const item = inbox.get(id!);
+          if (!item) throw new MemoryToolError(`There is no inbox item ${JSON.stringify(id)}; list them with cairn inbox list.`);
+          io.stdout.write(values.json ? `${JSON.stringify(item, null, 2)}\n` : item.kind === 'change' ? describeChange(item) : describeCandidate(item));
+          return 0;
+        }
+        case 'approve': {
+          const session = await sessionFromFlags(services, approvalFlags(inbox.get(id!), values));
+          const outcome = await approveItem(inbox, services.service, session, id!, { to: values.to, text: values.text });
+          if (outcome.status === 'conflict') throw new MemoryToolError(outcome.message);
+          if (outcome.status !== 'approved') return 1;
+          if (outcome.item.kind === 'change') io.stdout.write(`Approved ${id}: ${changeSummary(outcome.item.change)}, applied as you. cairn undo --last takes it back.\n`);
+          else io.stdout.write(`Approved ${id}: added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}. cairn undo --last takes it back.\n`);
+          return 0;
+        }
+        case 'reject': {
+          const outcome = rejectItem(inbox, id!);
+          if (outcome.status === 'rejected' && outcome.item.kind === 'change') io.stdout.write(`Rejected ${id}: the agent's change is dropped (${changeSummary(outcome.item.change)}); memory is unchanged.\n`);
+          else io.stdout.write(`Rejected ${id}; the same text will not be proposed again for 90 days.\n`);
+          return 0;
+        }
+        default:
+          throw new UsageError(`unknown inbox command ${JSON.stringify(verb)}; see cairn inbox --help`);
+      }
+    }),
+  );
+}
+
+/**
+ * `cairn inbox review [--scope S] [--on | --off]`: review mode of a scope of this checkout's
+ * session (the setting `reviewScopes`); without --on or --off, whether each scope is under review.
+ */
+async function reviewCommand(values: SessionFlags & { scope?: string | undefined; on?: boolean | undefined; off?: boolean | undefined }, io: CliIo): Promise<number> {
+  if (values.on && values.off) throw new UsageError('give --on or --off, not both');
+  const change = values.on ? true : values.off ? false : null;
+  if (values.scope !== undefined && !(SCOPES as readonly string[]).includes(values.scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}`);
+  if (change !== null && values.scope === undefined) throw new UsageError(`--on and --off need --scope (${SCOPES.join(', ')})`);
+  return withHome(values, (services) =>
+    refusing(io, async () => {
+      const session = await sessionFromFlags(services, values);
+      const scopes = values.scope === undefined ? SCOPES : [values.scope as Scope];
+      const keys = scopes.map((scope) => ({ scope, key: reviewKey(scope, session) }));
+      if (change !== null) {
+        const key = keys[0]!.key;
+        if (key === null) throw new MemoryToolError(`There is no ${scopes[0]} memory here (${scopes[0] === 'project' ? 'not in a git checkout' : 'no workspace'}), so it cannot be put under review.`);
+        await setReview(services, key, change);
+      }
+      const on = new Set(services.registry.settings().reviewScopes);
+      for (const { scope, key } of keys) {
+        const state = key === null ? 'none here' : on.has(key) ? "on: agents' writes wait in the inbox for your review" : 'off';
+        io.stdout.write(`/memories/${scope}  review ${state}\n`);
+      }
+      return 0;
+    }),
+  );
+}
+
+async function setReview(services: HomeServices, key: string, on: boolean): Promise<void> {
+  const current = new Set(services.registry.settings().reviewScopes);
+  if (on) current.add(key);
+  else current.delete(key);
+  await services.registry.setSettings({ reviewScopes: [...current].sort() });
+}
