@@ -42,8 +42,28 @@ beforeEach(async () => {
   // The session ran in the checkout: the fixture's cwd moved there, under the folder Claude Code names by it.
   const folder = path.join(userHome, '.claude', 'projects', sb.checkout.replace(/[^a-zA-Z0-9]/g, '-'));
   fs.mkdirSync(folder, { recursive: true });
-  fs.writeFileSync(path.join(folder, `${SESSION_ID}.jsonl`), fs.readFileSync(FIXTURE, 'utf8').replaceAll(FIXTURE_CWD, sb.checkout));
+  fs.writeFileSync(path.join(folder, `${SESSION_ID}.jsonl`), fs.readFileSync(FIXTURE, 'utf8').replaceAll(FIXTURE_CWD, sb.checkout) + proposeCallLine(sb.checkout));
 });
+
+/**
+ * The agent's own call of memory_propose, as Claude Code writes it to the transcript before the
+ * tool runs: it holds every quote, invented ones too, and must not count as their evidence.
+ */
+function proposeCallLine(cwd: string): string {
+  const input = { candidates: [PNPM, WIDGET_TESTS, INVENTED, AGENTS_WORDS, UNSURE] };
+  return `${JSON.stringify({
+    parentUuid: '38b4d7a1-eb07-5538-aa94-0f6c8a91c713',
+    isSidechain: false,
+    userType: 'external',
+    cwd,
+    sessionId: SESSION_ID,
+    version: '2.0.37',
+    type: 'assistant',
+    message: { id: 'msg_01ProposeCall', type: 'message', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01Propose', name: 'mcp__cairn__memory_propose', input }] },
+    uuid: 'a7c0e1d2-0000-4000-8000-000000000001',
+    timestamp: '2025-11-12T09:40:00.000Z',
+  })}\n`;
+}
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close().catch(() => {});
   await sb.cleanup();
