@@ -4,7 +4,6 @@
  * The harvest runs in harvest/harvest-run.ts (segments, checks, the inbox); the review is
  * `cairn inbox` (inbox-command.ts).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Candidate } from '../harvest/candidate';
@@ -116,6 +115,10 @@ async function harvestTranscriptCommand(values: { transcript?: string | undefine
     const who = `${transcript.agent === 'claude' ? 'Claude Code' : 'Codex'} session ${transcript.sessionId}`;
     if (summary.status === 'busy') {
       io.stdout.write(`${who} is being harvested by another run; nothing was done.\n`);
+      return 0;
+    }
+    if (summary.status === 'own-run') {
+      io.stdout.write(`${who} is one Cairn's own harvest started (its prompt opens it); it is never harvested.\n`);
       return 0;
     }
     if (summary.status === 'nothing-new') {

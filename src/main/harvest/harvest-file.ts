@@ -4,17 +4,29 @@
  * harvestTranscript. What `cairn harvest --transcript` and the job worker both run.
  */
 import { SCOPES } from '../../common/memory/constants';
-import type { HomeServices } from '../host/home-services';
+import type { MemoryService } from '../memory/memory-service';
+import type { Runtime } from '../runtime/runtime';
+import type { WorkspaceRegistry } from '../workspaces/registry';
 import type { MemorySession } from '../memory/session';
 import { resolveLocalSession } from '../workspaces/session';
 import type { JobRunner } from './harvest-jobs';
+import type { InboxStore } from './inbox-store';
 import { harvestTranscript, type Extractor, type HarvestSummary } from './harvest-run';
 import { TARGET_FILES } from './inbox-store';
 import { readTranscriptFile } from './read-transcript';
 import type { Transcript } from './transcript';
 
+/** What a harvest uses of a home's services (host/home-services.ts opens them). */
+export interface HarvestServices {
+  readonly home: string;
+  readonly service: MemoryService;
+  readonly inbox: InboxStore;
+  readonly registry: WorkspaceRegistry;
+  readonly runtime: Runtime;
+}
+
 /** Lines of the files candidates would go to, in the session's scopes: a repeat of one is not proposed. */
-export async function memoryLines(services: HomeServices, session: MemorySession): Promise<string[]> {
+export async function memoryLines(services: HarvestServices, session: MemorySession): Promise<string[]> {
   const lines: string[] = [];
   for (const scope of SCOPES) {
     for (const file of Object.values(TARGET_FILES)) {
@@ -41,7 +53,7 @@ export interface HarvestFileOptions {
   readonly onChunk?: (index: number, count: number) => void;
 }
 
-export async function harvestFile(services: HomeServices, file: string, options: HarvestFileOptions): Promise<{ transcript: Transcript; summary: HarvestSummary }> {
+export async function harvestFile(services: HarvestServices, file: string, options: HarvestFileOptions): Promise<{ transcript: Transcript; summary: HarvestSummary }> {
   const transcript = await readTranscriptFile(file);
   options.onTranscript?.(transcript);
   const cwd = options.cwd ?? transcript.cwd;
@@ -67,7 +79,7 @@ export async function harvestFile(services: HomeServices, file: string, options:
 }
 
 /** The worker's runner: each job harvests its transcript with the extractor the settings name. */
-export function harvestJobRunner(services: HomeServices, extractor: () => Extractor): JobRunner {
+export function harvestJobRunner(services: HarvestServices, extractor: () => Extractor): JobRunner {
   return async (job, progress) => {
     const settings = services.registry.settings();
     const { transcript, summary } = await harvestFile(services, job.transcript, {

@@ -14,10 +14,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { Candidate } from './candidate';
+import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { HARVEST_DIR } from './harvest-jobs';
 import { checkCandidates, DEFAULT_MIN_CONFIDENCE, noRejections, type RejectionReason } from './checks';
 import type { InboxStore, ItemSource, MemoryItem } from './inbox-store';
-import type { Transcript, TranscriptMessage } from './transcript';
+import { speakerOf, type Transcript, type TranscriptMessage } from './transcript';
 
 
 /** What proposes candidates from a segment (rules, the agent, a command, an HTTP model). */
@@ -43,7 +44,8 @@ export interface HarvestRequest {
 }
 
 export interface HarvestSummary {
-  readonly status: 'harvested' | 'nothing-new' | 'busy';
+  /** `own-run`: a session Cairn's own extraction started (`claude -p`, `codex exec`), never harvested. */
+  readonly status: 'harvested' | 'nothing-new' | 'busy' | 'own-run';
   /** Messages in the segment (after the last one harvested). */
   readonly segmentMessages: number;
   /** Whether the segment started over (the last harvested message was gone). */
@@ -75,7 +77,13 @@ function readState(file: string): SessionState | null {
 }
 
 
+/** Whether a transcript is of a session Cairn's command backend started: its prompt opens it. */
+export function isOwnRun(transcript: Transcript): boolean {
+  return transcript.messages.some((m) => m.role === 'user' && m.text.trimStart().startsWith(HARVEST_PROMPT_MARKER));
+}
+
 export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSummary> {
+  if (isOwnRun(req.transcript)) return { status: 'own-run', segmentMessages: 0, restarted: false, extractorCalled: false, proposed: [], rejected: noRejections() };
   const file = statePath(req.home, req.transcript);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   let release: () => void;
@@ -114,7 +122,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
       ...c,
       evidence: c.evidence.map((e) => {
         const m = byId.get(e.messageId);
-        return { messageId: e.messageId, quote: e.quote, speaker: m?.fromPerson ? ('person' as const) : m?.kind === 'tool_result' ? ('tool' as const) : ('agent' as const), at: m?.at ?? null };
+        return { messageId: e.messageId, quote: e.quote, speaker: m ? speakerOf(m) : ('agent' as const), at: m?.at ?? null };
       }),
     }));
     const proposed = req.inbox.add(grounded, source);

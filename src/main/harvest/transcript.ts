@@ -57,3 +57,10 @@ export interface Transcript {
   /** Lines not taken, counted by why: an unknown kind ('unknown:<type>'), 'malformed' JSON, ... */
   readonly skipped: Readonly<Record<string, number>>;
 }
+
+/** Who wrote a message, as the inbox and the prompt show it: the person, the agent, or a tool's output. */
+export type Speaker = 'person' | 'agent' | 'tool';
+
+export function speakerOf(message: TranscriptMessage): Speaker {
+  return message.fromPerson ? 'person' : message.kind === 'tool_result' ? 'tool' : 'agent';
+}

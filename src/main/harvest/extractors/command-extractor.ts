@@ -16,12 +16,13 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { HARVEST_CHILD_ENV } from '../harvest-child';
 import type { Extractor } from '../harvest-run';
 import { excerpt } from './answer';
 import { duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
 
 /** Set to "1" in the command's environment; Cairn's hooks do nothing when they see it. */
-export const HARVEST_CHILD_ENV = 'CAIRN_HARVEST_CHILD';
+export { HARVEST_CHILD_ENV };
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10 * 60_000;
 /** The most a command may print on stdout (bytes). */
 export const MAX_COMMAND_OUTPUT = 4 * 1024 * 1024;

@@ -8,7 +8,7 @@
  */
 import type { settingsSchema } from '../../../common/api/settings';
 import type { Extractor } from '../harvest-run';
-import { extractByRules } from '../rules-extractor';
+import { rulesExtractor } from '../rules-extractor';
 import type { z } from 'zod';
 import { commandExtractor, type CommandOptions } from './command-extractor';
 import { httpExtractor, type HttpOptions } from './http-extractor';
@@ -23,8 +23,6 @@ export type ExtractorSettings = Pick<z.infer<typeof settingsSchema>, 'harvestExt
 /** What the backends may be given besides the settings: clocks and timeouts (tests), chunk budget, reports. */
 export type ExtractorOptions = Omit<CommandOptions, 'env'> & Omit<HttpOptions, 'env'> & ModelExtractorOptions;
 
-/** The offline `rules` extractor (rules-extractor.ts) behind the Extractor interface. */
-export const rulesExtractor: Extractor = { name: 'rules', extract: (segment) => Promise.resolve(extractByRules(segment)) };
 
 /**
  * The extractor the settings choose. `env` is the environment the command inherits and the http

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseAnswer } from './answer';
 import { agentMessage, message } from './fixtures/support';
-import { HARVEST_PROMPT_MARKER, harvestPrompt, renderMessage, speakerOf } from './prompt';
+import { speakerOf } from '../transcript';
+import { HARVEST_PROMPT_MARKER, harvestPrompt, renderMessage } from './prompt';
 
 /** The data block of a prompt, as a reader that trusts only the boundary lines would cut it. */
 function dataLines(prompt: string): string[] {

@@ -15,17 +15,11 @@
 import { createHash } from 'node:crypto';
 import { CANDIDATE_CATEGORIES } from '../candidate';
 import { MAX_PER_SEGMENT } from '../checks';
-import type { TranscriptMessage } from '../transcript';
+import { speakerOf, type TranscriptMessage } from '../transcript';
 
 /** The prompt's first line: how Cairn tells its own harvest sessions from a person's. */
 export const HARVEST_PROMPT_MARKER = '<!-- cairn-harvest-prompt v1 -->';
 
-export type Speaker = 'person' | 'agent' | 'tool';
-
-/** Who wrote a message, as the inbox shows it (the same rule harvest-run.ts grounds evidence with). */
-export function speakerOf(message: TranscriptMessage): Speaker {
-  return message.fromPerson ? 'person' : message.kind === 'tool_result' ? 'tool' : 'agent';
-}
 
 /**
  * One message as the prompt carries it: a single line of JSON. U+2028 and U+2029, which

@@ -1,0 +1,49 @@
+// harvestTranscript on a real temp home: a session Cairn's own extraction started (its prompt,
+// opened by HARVEST_PROMPT_MARKER, is the first user message: what `codex exec` or `claude -p`
+// leave behind) is never harvested, and no extractor is called for it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
+import { harvestTranscript, type Extractor } from './harvest-run';
+import { InboxStore } from './inbox-store';
+import { extractByRules } from './rules-extractor';
+import type { Transcript } from './transcript';
+
+let home: string;
+beforeEach(() => {
+  home = mkdtempSync(path.join(tmpdir(), 'cairn-run-'));
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+function transcript(firstUserText: string): Transcript {
+  return {
+    agent: 'codex',
+    sessionId: 'own-run-1',
+    cwd: '/home/dev/acme',
+    compactions: [],
+    skipped: {},
+    messages: [
+      { id: 'u1', role: 'user', kind: 'text', text: firstUserText, at: null, fromPerson: true, sidechain: false },
+      { id: 'a1', role: 'assistant', kind: 'text', text: '{"candidates":[]}', at: null, fromPerson: false, sidechain: false },
+      { id: 'u2', role: 'user', kind: 'text', text: 'Remember that the nightly build runs on node 20.', at: null, fromPerson: true, sidechain: false },
+    ],
+  };
+}
+
+describe('harvestTranscript', () => {
+  it("never harvests a session of Cairn's own extraction", async () => {
+    let calls = 0;
+    const extractor: Extractor = { name: 'rules', extract: async (segment) => (calls++, extractByRules(segment)) };
+    const inbox = new InboxStore(home);
+    const own = await harvestTranscript({ home, transcript: transcript(`${HARVEST_PROMPT_MARKER}\nPropose memories from this transcript...`), extractor, inbox, workspaceId: null, projectId: null, memoryLines: [] });
+    expect(own).toMatchObject({ status: 'own-run', extractorCalled: false, proposed: [] });
+    expect(calls).toBe(0);
+    // The same session opened by a person's words is harvested.
+    const person = await harvestTranscript({ home, transcript: { ...transcript('Hi, can you look at the build?'), sessionId: 'person-1' }, extractor, inbox, workspaceId: null, projectId: null, memoryLines: [] });
+    expect(person.status).toBe('harvested');
+    expect(person.proposed.length).toBe(1);
+    expect(calls).toBe(1);
+  });
+});
