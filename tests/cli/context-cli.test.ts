@@ -124,6 +124,13 @@ describe('cairn context', () => {
       input: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'the and of', cwd: sb.checkout }),
     });
     expect(nothing).toMatchObject({ status: 0, stdout: '' });
+
+    // Inside Cairn's own extraction run (the harvest's `claude -p`), the hooks add nothing.
+    const inside = await runCairn(['context', '--format', 'claude-hook', '--home', sb.home], {
+      input: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'how do I release?', cwd: sb.checkout }),
+      env: { CAIRN_HARVEST_CHILD: '1' },
+    });
+    expect(inside).toMatchObject({ status: 0, stdout: '' });
   });
 
   it.each([

@@ -3,6 +3,7 @@
  * and the context agents get without a tool call (for agent hooks such as Claude Code's). Each
  * opens the home's services (src/main/host) for the one command and closes them after.
  */
+import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { parseArgs } from 'node:util';
 import { cappedScopeNote } from '../../common/context/render';
 import { formatMemoryPath } from '../../common/memory/paths';
@@ -80,6 +81,9 @@ export async function contextCommand(args: string[], io: CliIo): Promise<number>
   if (!['text', 'json', 'claude-hook'].includes(format)) throw new UsageError('--format must be one of text, json, claude-hook');
   if (values.prompt !== undefined && values['prompt-stdin']) throw new UsageError('give --prompt or --prompt-stdin, not both');
 
+  // Inside Cairn's own extraction run (the harvest's command backend), the hook adds nothing: the
+  // model there reads a transcript as data, not memory.
+  if (format === 'claude-hook' && process.env[HARVEST_CHILD_ENV]) return 0;
   let prompt = values.prompt;
   let hook: ClaudeHookInput = {};
   if (values['prompt-stdin'] || (format === 'claude-hook' && !io.stdin.isTTY)) {
