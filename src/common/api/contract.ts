@@ -242,6 +242,13 @@ export const contract = {
       ])),
     /** Drops a proposal; its text is not proposed again for 90 days. */
     reject: oc.input(z.object({ id: z.string().min(1).max(64) })).output(changeResultSchema),
+    /**
+     * Review mode of the view's three scopes (issue 19): each one's key in the setting `reviewScopes`
+     * (null when the view has no such scope, e.g. no project) and whether it is on.
+     */
+    reviewScopes: oc
+      .input(z.object({ workspaceId: workspaceRef }))
+      .output(z.array(z.object({ scope: z.enum(SCOPES), key: z.string().nullable(), on: z.boolean() }))),
     /** Drops every pending proposal from one agent session. */
     rejectSession: oc.input(z.object({ sessionId: z.string().min(1).max(200) })).output(changeResultSchema),
     /** Something in the inbox changed (by any process): the pending count, then one event per change. */

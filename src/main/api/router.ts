@@ -9,6 +9,7 @@
  */
 import { implement, ORPCError } from '@orpc/server';
 import { contract, type HarvestStatus, type InboxItemView, type Version } from '../../common/api/contract';
+import { SCOPES } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { subscribeSession, type ChangeSource } from '../journal/session-changes';
@@ -19,6 +20,7 @@ import type { MemorySession } from '../memory/session';
 import type { VersionHistory, VersionRow } from '../memory/version-history';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
 import { changeSummary, type InboxItem, type InboxStore } from '../harvest/inbox-store';
+import { reviewKey } from '../harvest/review-mode';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
@@ -237,6 +239,14 @@ export const router = os.router({
         return 'Rejected; the same text will not be proposed again for 90 days.';
       }),
     ),
+    reviewScopes: os.inbox.reviewScopes.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      const on = new Set(context.registry.settings().reviewScopes);
+      return SCOPES.map((scope) => {
+        const key = reviewKey(scope, session);
+        return { scope, key, on: key !== null && on.has(key) };
+      });
+    }),
     rejectSession: os.inbox.rejectSession.handler(async ({ input, context }) =>
       change(async () => {
         const items = context.inbox.list('pending').filter((i) => i.kind === 'memory' && i.source.sessionId === input.sessionId);

@@ -3,11 +3,15 @@
  * proposal shows its text, category, the file it would be added to, how sure the extractor is, the
  * session it came from and when, why it was proposed, and the quotes it rests on. The person
  * approves it (added to that file), edits then approves (its text, and/or another file, chosen or
- * typed), rejects it, or rejects everything from one session.
+ * typed), rejects it, or rejects everything from one session. An agent's change held by review
+ * mode (a scope under review) shows as a diff of the file now against the agent's version, the
+ * same diff as the history's; Approve applies it (only if the file is still as the agent saw it),
+ * Reject drops it. The review switches are in the header.
  *
  * Invariants: nothing is added to memory without Approve; a conflict or an error is shown on the
  * proposal, which stays in the list; an approval says where the text went, opens that file on
- * request, and can be undone (history.undo of the version caused by `harvest:<id>`). Keyboard: the
+ * request, and can be undone (history.undo of the version caused by `harvest:<id>`, or `review:<id>`
+ * for a change). Keyboard: the
  * arrows move between proposals, `a` approves, `e` edits, `r` rejects the focused one (never while
  * typing in a field).
  */
@@ -20,20 +24,26 @@ import { LoadFailed, Loading } from '../../lib/QueryState';
 import { CopyButton } from '../../lib/CopyButton';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { exactTime, whenText } from '../history/history-words';
+import { LineDiff } from '../history/LineDiff';
 import {
   AGENT_NAMES,
   CATEGORY_LABELS,
+  CHANGE_SIDES,
+  changeApprovedText,
+  changeTitle,
   confidenceText,
   evidenceSpeaker,
   fileName,
   groupBySession,
   neighbourOf,
   shortSession,
+  splitKinds,
   targetProblem,
   type InboxItem,
   type SessionGroup,
 } from './inbox-model';
 import { HarvestSwitch } from './HarvestSwitch';
+import { ReviewSwitch } from './ReviewSwitch';
 import { useInbox } from './use-inbox';
 
 export const HARVEST_LINE = 'cairn harvest --transcript FILE';
@@ -46,7 +56,7 @@ export interface InboxPanelProps {
 }
 
 type Notice =
-  | { tone: 'ok'; key: number; text: string; path: string | null; itemId: string | null; versionId: string | null }
+  | { tone: 'ok'; key: number; text: string; path: string | null; itemId: string | null; versionId: string | null; undoText?: string; canOpen?: boolean }
   | { tone: 'alert'; key: number; text: string };
 
 interface Draft {
@@ -91,14 +101,16 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
     void refetch();
   }, [refetch]);
 
-  const groups = useMemo(() => groupBySession((viewItems ?? []).filter((i) => !gone.has(i.id))), [viewItems, gone]);
-  const ordered = useMemo(() => groups.flatMap((g) => g.items), [groups]);
+  const split = useMemo(() => splitKinds((viewItems ?? []).filter((i) => !gone.has(i.id))), [viewItems, gone]);
+  const groups = useMemo(() => groupBySession(split.proposals), [split]);
+  const heldChanges = split.changes;
+  const ordered = useMemo(() => [...heldChanges, ...groups.flatMap((g) => g.items)], [heldChanges, groups]);
   const byId = useMemo(() => new Map(ordered.map((i) => [i.id, i])), [ordered]);
   const knownPaths = useMemo(() => new Set((files.data?.files ?? []).map((f) => f.path)), [files.data]);
   const targets = useMemo(() => {
     const available = new Set((files.data?.scopes ?? []).filter((s) => s.available).map((s) => s.scope));
     const paths = new Set<string>();
-    for (const i of ordered) paths.add(i.target);
+    for (const i of ordered) if (i.kind === 'memory') paths.add(i.target);
     for (const f of files.data?.files ?? []) if (available.has(f.scope)) paths.add(f.path);
     return [...paths].sort();
   }, [files.data, ordered]);
@@ -168,11 +180,13 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
       }
       decided(item.id);
       void queryClient.invalidateQueries({ queryKey: orpc.memory.list.key({ input: { workspaceId } }) });
-      say({ tone: 'ok', text: result.message, path: result.path, itemId: item.id, versionId: null });
+      if (item.change) {
+        say({ tone: 'ok', text: changeApprovedText(item.change), path: result.path, itemId: item.id, versionId: null, undoText: `Took the agent\u2019s change back: ${changeTitle(item.change)} is undone.`, canOpen: item.change.command !== 'delete' });
+      } else say({ tone: 'ok', text: result.message, path: result.path, itemId: item.id, versionId: null });
       // The version it made, so that the confirmation can offer Undo.
       try {
         const { versions } = await client.history.list({ workspaceId, path: result.path, limit: 20 });
-        const version = versions.find((v) => v.cause === `harvest:${item.id}`);
+        const version = versions.find((v) => v.cause === `${item.kind === 'change' ? 'review' : 'harvest'}:${item.id}`);
         if (version) setNotice((n) => (n?.tone === 'ok' && n.itemId === item.id ? { ...n, versionId: version.id } : n));
       } catch {
         // Without the history, the confirmation simply offers no Undo.
@@ -195,7 +209,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
         return;
       }
       decided(item.id);
-      say({ tone: 'ok', text: `Rejected: ${sentence(item.text)} It will not be proposed again for 90 days.`, path: null, itemId: null, versionId: null });
+      if (item.change) say({ tone: 'ok', text: `Rejected the agent\u2019s change: ${changeTitle(item.change)}. Memory is unchanged.`, path: null, itemId: null, versionId: null });
+      else say({ tone: 'ok', text: `Rejected: ${sentence(item.text)} It will not be proposed again for 90 days.`, path: null, itemId: null, versionId: null });
     } catch (err) {
       setError(item.id, { kind: 'error', message: errorMessage(err) });
     } finally {
@@ -238,7 +253,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
     try {
       const result = await client.history.undo({ workspaceId, id: n.versionId });
       void queryClient.invalidateQueries({ queryKey: orpc.history.key() });
-      if (result.status === 'ok') say({ tone: 'ok', text: `Took the approved text back out of ${n.path}.`, path: n.path, itemId: null, versionId: null });
+      if (result.status === 'ok') say({ tone: 'ok', text: n.undoText ?? `Took the approved text back out of ${n.path}.`, path: n.undoText ? null : n.path, itemId: null, versionId: null });
       else say({ tone: 'alert', text: `Could not undo: ${result.message}` });
     } catch (err) {
       say({ tone: 'alert', text: `Could not undo: ${errorMessage(err)}` });
@@ -278,7 +293,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
         if (item) void reject(item);
         break;
       case 'e':
-        if (item) edit(item);
+        // A change is approved as the agent made it, or rejected.
+        if (item?.kind === 'memory') edit(item);
         break;
       default:
         return;
@@ -298,6 +314,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
             {count === null ? 'Memories proposed from your agents\u2019 sessions.' : count === 0 ? 'Nothing to review.' : `${count} ${count === 1 ? 'proposal' : 'proposals'} to review. Nothing is added to memory until you approve it.`}
           </div>
           {workspaceId !== null && <HarvestSwitch workspaceId={workspaceId} />}
+          <ReviewSwitch workspaceId={workspaceId} />
         </div>
         <div className="editor-tools">
           <button type="button" className="btn" onClick={refresh} disabled={query.isFetching}>
@@ -313,7 +330,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
           <div key={notice.key} className="notice ok inbox-notice" role="status">
             <Check size={14} aria-hidden />
             <span className="inbox-notice-text">{notice.text}</span>
-            {notice.path && (
+            {notice.path && notice.canOpen !== false && (
               <button type="button" className="btn" onClick={() => onOpenFile(notice.path!)}>
                 Open {fileName(notice.path)}
               </button>
@@ -348,6 +365,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
               When Cairn harvests an agent&apos;s session, the memories it proposes from what was said (your preferences, the codebase&apos;s conventions,
               commands, lessons) wait here. Nothing becomes memory until you approve it.
             </p>
+            <p>While review mode is on for a memory scope (above), an agent&apos;s changes to it wait here too, as a diff.</p>
             <p>For now, harvest a Claude Code transcript or a Codex rollout yourself:</p>
             <div className="code-line">
               <code>{HARVEST_LINE}</code>
@@ -356,6 +374,34 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
           </div>
         ) : (
           <div ref={listRef} className="inbox-list" onKeyDown={onListKey}>
+            {heldChanges.length > 0 && (
+              <section className="inbox-session" aria-label="Agents\u2019 changes held for your review">
+                <div className="session-head">
+                  <Bot size={15} aria-hidden />
+                  <span className="session-what">
+                    <strong>Agents&rsquo; changes</strong>
+                    <span className="muted">
+                      {' '}
+                      · {heldChanges.length} held by review mode · memory is unchanged until you approve
+                    </span>
+                  </span>
+                </div>
+                <ul className="proposals" aria-label="Agents\u2019 changes held for your review">
+                  {heldChanges.map((item) => (
+                    <ChangeProposal
+                      key={item.id}
+                      item={item}
+                      focusable={item.id === focusable}
+                      busy={busy === item.id}
+                      error={errors[item.id] ?? null}
+                      onFocus={() => setFocusedId(item.id)}
+                      onApprove={() => void approve(item)}
+                      onReject={() => void reject(item)}
+                    />
+                  ))}
+                </ul>
+              </section>
+            )}
             {groups.map((g) => (
               <SessionSection
                 key={g.key}
@@ -395,7 +441,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
       {ordered.length > 0 && (
         <p className="inbox-keys muted">
           <kbd>↑</kbd>
-          <kbd>↓</kbd> move · <kbd>A</kbd> approve · <kbd>E</kbd> edit · <kbd>R</kbd> reject
+          <kbd>↓</kbd> move · <kbd>A</kbd> approve · <kbd>E</kbd> edit (a proposed memory) · <kbd>R</kbd> reject
         </p>
       )}
       {confirmSession && (
@@ -462,7 +508,7 @@ interface ProposalProps {
 function Proposal({ item, focusable, busy, error, draft, targetExists, datalistId, onFocus, onApprove, onReject, onEdit, onDraft, onApproveDraft, onCancel }: ProposalProps) {
   const textId = useId();
   const toId = useId();
-  const category = CATEGORY_LABELS[item.category];
+  const category = item.category ? CATEGORY_LABELS[item.category] : 'Memory';
   const onDraftKey = (e: React.KeyboardEvent) => {
     if (!draft) return;
     if (e.key === 'Escape') {
@@ -590,6 +636,55 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
             </button>
           </>
         )}
+      </div>
+    </li>
+  );
+}
+
+interface ChangeProposalProps {
+  item: InboxItem;
+  focusable: boolean;
+  busy: boolean;
+  error: ItemError | null;
+  onFocus: () => void;
+  onApprove: () => void;
+  onReject: () => void;
+}
+
+/** An agent's change held by review mode: what it does, the diff of the file, Approve and Reject. */
+function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onReject }: ChangeProposalProps) {
+  const change = item.change!;
+  const title = changeTitle(change);
+  return (
+    <li className="proposal change" data-item={item.id} tabIndex={focusable ? 0 : -1} aria-label={`Agent\u2019s change: ${title}`} aria-busy={busy || undefined} onFocus={onFocus}>
+      <div className="p-meta">
+        <span className="badge">Agent&rsquo;s change</span>
+        <span className="p-when muted">
+          made{' '}
+          <time dateTime={item.createdAt} title={exactTime(item.createdAt)}>
+            {whenText(item.createdAt)}
+          </time>
+        </span>
+      </div>
+      <p className="p-text">{title}</p>
+      {change.command === 'rename' ? (
+        <p className="p-why muted">The file&rsquo;s content stays as it is; only its name changes.</p>
+      ) : (
+        <LineDiff oldText={change.before ?? ''} newText={change.after ?? ''} oldLabel={CHANGE_SIDES.old} newLabel={CHANGE_SIDES.new} />
+      )}
+      {error && (
+        <div className={error.kind === 'conflict' ? 'p-error warn' : 'p-error'} role="alert">
+          {error.kind === 'conflict' ? 'Conflict: ' : 'Not applied: '}
+          {error.message}
+        </div>
+      )}
+      <div className="p-actions">
+        <button type="button" className="btn primary" onClick={onApprove} disabled={busy} aria-keyshortcuts="a">
+          {busy ? <Loader2 size={14} className="spin" aria-hidden /> : <Check size={14} aria-hidden />} Approve
+        </button>
+        <button type="button" className="btn danger" onClick={onReject} disabled={busy} aria-keyshortcuts="r">
+          <X size={14} aria-hidden /> Reject
+        </button>
       </div>
     </li>
   );

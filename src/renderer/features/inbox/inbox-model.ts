@@ -1,7 +1,8 @@
 /**
  * How the inbox reads (issue 19): which proposals a view shows, grouped by the agent's session they
- * came from, and the words for an item's category, confidence, source and evidence. Pure, so the
- * grouping and wording are tested without a DOM.
+ * came from (agents' changes held by review mode apart), and the words for an item's category,
+ * confidence, source and evidence, and for a change. Pure, so the grouping and wording are tested
+ * without a DOM.
  */
 import type { InboxItemView } from '../../../common/api/contract';
 
@@ -16,10 +17,18 @@ export function itemsForView(items: readonly InboxItem[], workspaceId: string | 
   return items.filter((i) => i.status === 'pending' && (i.workspaceId === null || i.workspaceId === workspaceId));
 }
 
+type Agent = NonNullable<InboxItem['agent']>;
+type Category = NonNullable<InboxItem['category']>;
+
+/** The agents' changes held by review mode, and the proposals from sessions, each in the order given. */
+export function splitKinds(items: readonly InboxItem[]): { changes: InboxItem[]; proposals: InboxItem[] } {
+  return { changes: items.filter((i) => i.kind === 'change'), proposals: items.filter((i) => i.kind === 'memory') };
+}
+
 export interface SessionGroup {
   /** `agent:sessionId`. */
   readonly key: string;
-  readonly agent: InboxItem['agent'];
+  readonly agent: Agent;
   readonly sessionId: string;
   readonly extractor: string;
   readonly items: InboxItem[];
@@ -27,8 +36,10 @@ export interface SessionGroup {
 
 /** Proposals grouped by session, in the order given (newest first), each group where its first item is. */
 export function groupBySession(items: readonly InboxItem[]): SessionGroup[] {
-  const groups = new Map<string, { key: string; agent: InboxItem['agent']; sessionId: string; extractor: string; items: InboxItem[] }>();
+  const groups = new Map<string, { key: string; agent: Agent; sessionId: string; extractor: string; items: InboxItem[] }>();
   for (const item of items) {
+    // A change held by review mode comes from no harvested session: it is shown apart.
+    if (item.agent === null) continue;
     const key = `${item.agent}:${item.sessionId}`;
     const group = groups.get(key);
     if (group) group.items.push(item);
@@ -37,9 +48,9 @@ export function groupBySession(items: readonly InboxItem[]): SessionGroup[] {
   return [...groups.values()];
 }
 
-export const AGENT_NAMES: Record<InboxItem['agent'], string> = { claude: 'Claude Code', codex: 'Codex' };
+export const AGENT_NAMES: Record<Agent, string> = { claude: 'Claude Code', codex: 'Codex' };
 
-export const CATEGORY_LABELS: Record<InboxItem['category'], string> = {
+export const CATEGORY_LABELS: Record<Category, string> = {
   preference: 'Preference',
   convention: 'Convention',
   fact: 'Fact',
@@ -53,9 +64,42 @@ export function shortSession(sessionId: string): string {
 }
 
 /** "80% sure" from 0.8. */
-export function confidenceText(confidence: number): string {
-  return `${Math.round(Math.max(0, Math.min(1, confidence)) * 100)}% sure`;
+export function confidenceText(confidence: number | null): string {
+  return confidence === null ? '' : `${Math.round(Math.max(0, Math.min(1, confidence)) * 100)}% sure`;
 }
+
+type Change = NonNullable<InboxItem['change']>;
+
+/** What an agent's change held for review does, as the heading of its card. */
+export function changeTitle(change: Change): string {
+  switch (change.command) {
+    case 'create':
+      return `Create ${change.path}`;
+    case 'delete':
+      return `Delete ${change.path}`;
+    case 'rename':
+      return `Rename ${change.path} to ${change.newPath}`;
+    default:
+      return `Edit ${change.path}`;
+  }
+}
+
+/** The confirmation once a change is approved (it is in memory now). */
+export function changeApprovedText(change: Change): string {
+  switch (change.command) {
+    case 'create':
+      return `Approved: ${change.path} is created.`;
+    case 'delete':
+      return `Approved: ${change.path} is deleted.`;
+    case 'rename':
+      return `Approved: ${change.path} is renamed to ${change.newPath}.`;
+    default:
+      return `Approved: the agent\u2019s edit of ${change.path} is in memory.`;
+  }
+}
+
+/** The two sides of a change's diff, as LineDiff names them. */
+export const CHANGE_SIDES = { old: 'the file now', new: 'the agent\u2019s version' } as const;
 
 /**
  * Who said an evidence quote, as the transcript records it; for an item proposed before the host
