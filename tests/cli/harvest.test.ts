@@ -116,9 +116,27 @@ describe('cairn harvest and cairn inbox', () => {
   });
 
   it('says what is wrong with its arguments and with an item id', async () => {
-    expect((await runCairn(['harvest', ...home])).status).toBe(2);
+    expect((await runCairn(['harvest', '--dry-run', ...home])).stderr).toMatch(/--dry-run and --extractor go with --transcript FILE/);
     expect((await runCairn(['harvest', '--transcript', '/nonexistent.jsonl', ...home])).status).toBe(1);
     expect((await runCairn(['harvest', '--transcript', 'x', '--extractor', 'magic', ...home])).status).toBe(2);
     expect(await runCairn(['inbox', 'approve', 'nope', ...home])).toMatchObject({ status: 1, stdout: expect.stringMatching(/^Error: There is no inbox item "nope"/) });
+  });
+
+  it('harvests every session of this checkout when given no transcript, once', async () => {
+    // Where the agents keep them: Codex's dated folders and Claude Code's project folder.
+    const codexHome = path.join(sb.dir, 'codex');
+    const claudeDir = path.join(sb.dir, 'claude');
+    const day = path.join(codexHome, 'sessions', '2026', '11', '25');
+    await fs.mkdir(day, { recursive: true });
+    await fs.rename(await placed('codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl'), path.join(day, 'rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl'));
+    const env = { CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: claudeDir };
+    const none = await runCairn(['harvest', '--cwd', path.join(sb.dir, 'elsewhere'), ...home], { env });
+    expect(none.stdout).toBe('No session of Claude Code or Codex was found for this checkout on this machine.\n');
+    const first = await runCairn(['harvest', '--cwd', sb.checkout, ...home], { env });
+    expect(first).toMatchObject({ status: 0, stdout: 'Harvested 1 session: 2 new proposals in the inbox.\nReview them with: cairn inbox list\n' });
+    const again = await runCairn(['harvest', '--cwd', sb.checkout, ...home], { env });
+    expect(again.stdout).toBe('Harvested 1 session: 0 new proposals in the inbox.\n');
+    const status = JSON.parse((await runCairn(['harvest', '--status', '--json', '--cwd', sb.checkout, ...home])).stdout) as { lastRun: { outcome: string; agent: string } };
+    expect(status.lastRun).toMatchObject({ agent: 'codex', outcome: 'nothing-found' });
   });
 });

@@ -12,7 +12,9 @@ import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
 import { harvestFile, harvestJobRunner } from '../harvest/harvest-file';
 import { extractorFor } from '../harvest/extractors';
 import { HARVEST_EXTRACTORS } from '../../common/api/settings';
-import { harvestStatusText } from '../../common/api/harvest-status-text';
+import { harvestFailureText, harvestStatusText } from '../../common/api/harvest-status-text';
+import { sessionFilesIn } from '../harvest/session-files';
+import { findGitRoot } from '../workspaces/identity';
 import { startWorker } from './harvest-hook';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import type { CliIo } from './tool-command';
@@ -84,11 +86,47 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
       return 0;
     });
   }
-  return harvestTranscriptCommand(values, io);
+  if (values.transcript === undefined) return harvestWorkspaceCommand(values, io);
+  return harvestTranscriptCommand({ ...values, transcript: values.transcript }, io);
 }
 
-async function harvestTranscriptCommand(values: { transcript?: string | undefined; extractor?: string | undefined; 'dry-run'?: boolean | undefined; json?: boolean | undefined } & SessionFlags, io: CliIo): Promise<number> {
-  if (values.transcript === undefined) throw new UsageError('cairn harvest needs --transcript FILE (a Claude Code transcript or a Codex rollout)');
+/**
+ * `cairn harvest` with no transcript: every session of Claude Code and Codex that ran in this
+ * checkout (as "Harvest now" in the app), through the queue and its one worker, in the foreground.
+ */
+async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined; json?: boolean | undefined; extractor?: string | undefined } & SessionFlags, io: CliIo): Promise<number> {
+  if (values['dry-run'] || values.extractor !== undefined) throw new UsageError('--dry-run and --extractor go with --transcript FILE');
+  return withHome(values, async (services) => {
+    const { workspaceId } = await sessionFromFlags(services, values);
+    if (workspaceId === null) throw new UsageError('no workspace here; give --cwd DIR or --workspace ID');
+    const cwd = path.resolve(values.cwd ?? process.cwd());
+    const entry = services.registry.get(workspaceId);
+    const dir = entry?.kind === 'local' ? entry.path : ((await findGitRoot(cwd)) ?? cwd);
+    const files = sessionFilesIn(dir);
+    const jobs = new HarvestJobs(services.home);
+    for (const file of files) jobs.enqueue({ transcript: file.transcript, cwd: file.cwd ?? dir, workspaceId });
+    const before = services.inbox.list('pending').length;
+    const outcome = files.length === 0 ? null : await jobs.work(harvestJobRunner(services, () => extractorFor(services.registry.settings())));
+    const status = harvestStatus(jobs, workspaceId, services.registry.settings().harvestWorkspaces.includes(workspaceId));
+    const added = services.inbox.list('pending').length - before;
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ sessions: files.length, proposed: added, busy: outcome?.status === 'busy', status }, null, 2)}\n`);
+      return 0;
+    }
+    if (files.length === 0) {
+      io.stdout.write('No session of Claude Code or Codex was found for this checkout on this machine.\n');
+      return 0;
+    }
+    if (outcome?.status === 'busy') io.stdout.write(`Queued ${files.length} session${files.length === 1 ? '' : 's'}; another worker is running the queue and will harvest them.\n`);
+    else io.stdout.write(`Harvested ${files.length} session${files.length === 1 ? '' : 's'}: ${added} new proposal${added === 1 ? '' : 's'} in the inbox.\n`);
+    const failure = harvestFailureText(status);
+    if (failure) io.stdout.write(`${failure}\n`);
+    if (added > 0) io.stdout.write('Review them with: cairn inbox list\n');
+    return 0;
+  });
+}
+
+async function harvestTranscriptCommand(values: { transcript: string; extractor?: string | undefined; 'dry-run'?: boolean | undefined; json?: boolean | undefined } & SessionFlags, io: CliIo): Promise<number> {
   const chosen = HARVEST_EXTRACTORS.find((name) => name === values.extractor);
   if (values.extractor !== undefined && chosen === undefined) throw new UsageError(`--extractor takes one of: ${HARVEST_EXTRACTORS.join(', ')}`);
   return withHome(values, async (services) => {
@@ -97,7 +135,7 @@ async function harvestTranscriptCommand(values: { transcript?: string | undefine
     let run;
     try {
       // The workspace is the transcript's own cwd, as `cairn mcp --cwd` resolves it.
-      run = await harvestFile(services, path.resolve(values.transcript!), {
+      run = await harvestFile(services, path.resolve(values.transcript), {
         extractor,
         dryRun: values['dry-run'] === true,
         session: (transcript) => sessionFromFlags(services, { ...values, cwd: values.cwd ?? transcript.cwd ?? undefined }),
