@@ -33,15 +33,17 @@ Each candidate: category (preference: how the user likes things done; convention
 Cairn checks every candidate: each quote must be found word for word in this session's transcript; a preference or a convention needs the user's own words among its quotes; low confidence, secrets, instructions aimed at a model, repeats of the inbox, of rejected proposals or of memory are skipped; at most ${max} per call. The answer says what was proposed and why the rest was skipped.`;
 
 /**
- * The first line of the harvest prompt: the prompt's own words are never evidence (a client may
- * write the expanded prompt into the transcript), and this line marks them.
+ * The first line of the MCP prompt `harvest`: the prompt's own words are never evidence (a client
+ * may write the expanded prompt into the transcript), and this line marks them. Not the model
+ * backends' marker (harvest/extractors/prompt.ts), which marks a whole session as Cairn's own
+ * extraction run, never harvested: a session where a person asked for this prompt is theirs.
  */
-export const HARVEST_PROMPT_MARKER = "Cairn's harvest: look back over this session for what is worth remembering in later sessions.";
+export const MCP_HARVEST_PROMPT_MARKER = "Cairn's harvest: look back over this session for what is worth remembering in later sessions.";
 
 export const HARVEST_PROMPT_DESCRIPTION = "Look back over this session and propose what is worth remembering to Cairn's inbox, for a person's review.";
 
 /** The harvest prompt's message; `max` as for memoryProposeDescription. */
-export const harvestPromptText = (max: number): string => `${HARVEST_PROMPT_MARKER}
+export const harvestPromptText = (max: number): string => `${MCP_HARVEST_PROMPT_MARKER}
 
 Propose it by calling the \`${MEMORY_PROPOSE_TOOL}\` tool once, with every candidate. Nothing you propose becomes memory until a person approves it in Cairn.
 

@@ -219,8 +219,3 @@ export function messageOfQuote(transcript: Transcript, quote: string, sources: Q
   }
   return best;
 }
-
-/** Who said a message, as the inbox shows it: the person, the agent, or a tool's output. */
-export function speakerOf(message: TranscriptMessage): 'person' | 'agent' | 'tool' {
-  return message.fromPerson ? 'person' : message.kind === 'tool_result' ? 'tool' : 'agent';
-}

@@ -13,12 +13,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { SCOPES } from '../../common/memory/constants';
-import { HARVEST_PROMPT, HARVEST_PROMPT_DESCRIPTION, HARVEST_PROMPT_MARKER, harvestPromptText, MEMORY_PROPOSE_TOOL, memoryProposeDescription } from '../../common/memory/tool-description';
+import { HARVEST_PROMPT, HARVEST_PROMPT_DESCRIPTION, MCP_HARVEST_PROMPT_MARKER, harvestPromptText, MEMORY_PROPOSE_TOOL, memoryProposeDescription } from '../../common/memory/tool-description';
 import { CANDIDATE_CATEGORIES, type Candidate } from '../harvest/candidate';
 import { checkCandidates, MAX_PER_SEGMENT, REJECTION_REASONS, type RejectionReason } from '../harvest/checks';
 import { TARGET_FILES, type InboxStore } from '../harvest/inbox-store';
-import { findSessionTranscript, messageOfQuote, speakerOf, type TranscriptRoots } from '../harvest/session-transcript';
-import type { TranscriptAgent } from '../harvest/transcript';
+import { findSessionTranscript, messageOfQuote, type TranscriptRoots } from '../harvest/session-transcript';
+import { speakerOf, type TranscriptAgent } from '../harvest/transcript';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
 import type { WorkspaceRegistry } from '../workspaces/registry';
@@ -155,7 +155,7 @@ export async function proposeCandidates(
     scope: c.scope,
     confidence: c.confidence,
     rationale: c.rationale,
-    evidence: c.evidence.map((e) => ({ messageId: messageOfQuote(transcript, e.quote, { promptMarker: HARVEST_PROMPT_MARKER })?.id ?? '', quote: e.quote })),
+    evidence: c.evidence.map((e) => ({ messageId: messageOfQuote(transcript, e.quote, { promptMarker: MCP_HARVEST_PROMPT_MARKER })?.id ?? '', quote: e.quote })),
   }));
   const minConfidence = host.minConfidence();
   const outcome = checkCandidates(
