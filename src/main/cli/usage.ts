@@ -124,26 +124,31 @@ Options:
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;
 
-export const HARVEST_HELP = `Usage: cairn harvest --transcript FILE [options]
-       cairn harvest --enable | --disable | --status   [--cwd DIR]
+export const HARVEST_HELP = `Usage: cairn harvest [--cwd DIR]                    harvest this checkout's sessions now
+       cairn harvest --transcript FILE [options]       harvest one session
+       cairn harvest --enable | --disable | --status [--json] | --retry   [--cwd DIR]
        cairn harvest --hook [--home DIR]               (what Claude Code's hooks run)
 
-Proposes memories from an agent's session (a Claude Code transcript, ~/.claude/projects/*/*.jsonl, or
-a Codex rollout, ~/.codex/sessions/*/*/*/rollout-*.jsonl) into Cairn's inbox, for you to review with
-cairn inbox. Only the part of the session not harvested yet is read; every candidate is checked
+Proposes memories from the agents' sessions (Claude Code's transcripts, ~/.claude/projects/*/*.jsonl,
+and Codex's rollouts, ~/.codex/sessions/*/*/*/rollout-*.jsonl) into Cairn's inbox, for you to review
+with cairn inbox. Only the part of a session not harvested yet is read; every candidate is checked
 (evidence quoted from the session, your own words for a preference or convention, no secret, no
 repeat of the inbox, of what you rejected, or of memory) and what was skipped is counted.
 
 Options:
-  --transcript FILE   the session's transcript
-  --extractor NAME    rules (offline: what you said outright, such as "remember that ..."); default
+  --transcript FILE   one session's transcript (without it: every session of this checkout)
+  --extractor NAME    rules (offline: what you said outright, such as "remember that ..."), command
+                      or http (a model: the settings harvestCommand / harvestHttp); default: the
+                      setting harvestExtractor, else rules
   --dry-run           check and report, but propose nothing and leave the session unharvested
-  --enable, --disable turn harvest by the agents' hooks on or off for this checkout's workspace
-                      (off until you turn it on); --status says which
+  --enable, --disable turn harvest by the agents' hooks (and the app's pickup of Codex sessions idle
+                      for 30 minutes) on or off for this checkout's workspace; off until you turn it on
+  --status            whether it is on, what runs, the last run and any failure
+  --retry             run this workspace's failed harvests again now
   --hook              read a Claude Code hook's JSON on stdin and, when harvest is on for its
-                      workspace, harvest its transcript in the background; returns at once
+                      workspace, queue its transcript and start the queue's worker; returns at once
   --json              print JSON
-  --cwd DIR           the checkout (default: the transcript's own working directory)
+  --cwd DIR           the checkout (default: the transcript's own working directory, else here)
   --home DIR          Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;
 
