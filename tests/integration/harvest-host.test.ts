@@ -42,8 +42,8 @@ beforeEach(async () => {
     harvest: {
       now: () => clock,
       tickMs: 0,
-      sessionsIn: async (dir) => sessionFilesIn(dir, roots, clock),
-      codexSessions: async (since) => codexSessionFiles(since, roots),
+      sessionsIn: (dir) => sessionFilesIn(dir, roots, clock),
+      codexSessions: () => codexSessionFiles(codexHome, clock, 7),
     },
   });
   client = createRouterClient(router, { context: host });

@@ -102,9 +102,9 @@ async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined
     const cwd = path.resolve(values.cwd ?? process.cwd());
     const entry = services.registry.get(workspaceId);
     const dir = entry?.kind === 'local' ? entry.path : ((await findGitRoot(cwd)) ?? cwd);
-    const files = sessionFilesIn(dir);
+    const files = await sessionFilesIn(dir);
     const jobs = new HarvestJobs(services.home);
-    for (const file of files) jobs.enqueue({ transcript: file.transcript, cwd: file.cwd ?? dir, workspaceId });
+    for (const file of files) jobs.enqueue({ transcript: file.file, cwd: file.cwd, workspaceId });
     const before = services.inbox.list('pending').length;
     const outcome = files.length === 0 ? null : await jobs.work(harvestJobRunner(services, () => extractorFor(services.registry.settings())));
     const status = harvestStatus(jobs, workspaceId, services.registry.settings().harvestWorkspaces.includes(workspaceId));

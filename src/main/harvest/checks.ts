@@ -56,7 +56,8 @@ export function normalizedText(text: string): string {
     .trim();
 }
 
-const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
+/** Text with runs of whitespace as one space: how a quote is found in a message. */
+export const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /**
  * Words that open a standing order or a lasting statement ("Always ...", "Remember that ...", "From

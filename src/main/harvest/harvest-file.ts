@@ -26,12 +26,12 @@ export interface HarvestServices {
 }
 
 /** Lines of the files candidates would go to, in the session's scopes: a repeat of one is not proposed. */
-export async function memoryLines(services: HarvestServices, session: MemorySession): Promise<string[]> {
+export async function memoryLines(service: MemoryService, session: MemorySession): Promise<string[]> {
   const lines: string[] = [];
   for (const scope of SCOPES) {
     for (const file of Object.values(TARGET_FILES)) {
       try {
-        lines.push(...(await services.service.read(`/memories/${scope}/${file}`, session)).content.split('\n'));
+        lines.push(...(await service.read(`/memories/${scope}/${file}`, session)).content.split('\n'));
       } catch {
         // No such file, or the scope is unavailable: nothing to compare with.
       }
@@ -70,7 +70,7 @@ export async function harvestFile(services: HarvestServices, file: string, optio
     inbox: services.inbox,
     workspaceId: session.workspaceId,
     projectId: session.projectId,
-    memoryLines: await memoryLines(services, session),
+    memoryLines: await memoryLines(services.service, session),
     dryRun: options.dryRun === true,
     ...(options.minConfidence !== undefined ? { minConfidence: options.minConfidence } : {}),
     ...(options.onChunk ? { onChunk: options.onChunk } : {}),

@@ -1,99 +1,182 @@
 /**
- * The agents' session files on this machine (issue 19), for "Harvest now" and the idle pickup:
- * Claude Code's transcripts of a directory (`<config>/projects/<encoded cwd>/*.jsonl`) and Codex's
- * rollouts (`$CODEX_HOME/sessions/...`) with the cwd their meta line names. Reads only names,
- * stats and a rollout's first line; a missing directory lists nothing.
+ * The agents' session files on this machine (issue 19): Claude Code's transcripts of a directory
+ * (`<config>/projects/<encoded cwd>/*.jsonl`) and Codex's rollouts (`<codex home>/sessions/YYYY/MM/DD/
+ * rollout-*.jsonl`, by day folder), each with the directory its session ran in, read from the file
+ * itself. The encoding of Claude Code's folder is lossy (`/a/b-c` and `/a/b/c` share one), so the
+ * cwd inside a file decides, never a folder's name alone.
+ *
+ * Invariant: reads names, stats and file heads only; nothing read is followed or written.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { claudeConfigDir, claudeProjectDirName } from './claude-transcript';
-import { codexHome, listCodexRollouts } from './codex-rollout';
+import { CLAUDE_PROJECT_DIR_MAX, claudeConfigDir, claudeProjectDirName, readClaudeTranscript } from './claude-transcript';
+import { codexHome, readCodexRollout } from './codex-rollout';
+import type { TranscriptAgent } from './transcript';
 
-/** A session transcript on this machine, with the directory it ran in. */
+/** Where the agents keep their sessions. */
+export interface TranscriptRoots {
+  /** Claude Code's configuration directory ($CLAUDE_CONFIG_DIR, else ~/.claude). */
+  readonly claudeConfigDir: string;
+  /** Codex's home ($CODEX_HOME, else ~/.codex). */
+  readonly codexHome: string;
+}
+
+/** The agents' roots as this environment sets them (tests pass their own env and home). */
+export function transcriptRoots(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): TranscriptRoots {
+  return {
+    claudeConfigDir: claudeConfigDir(env, home),
+    codexHome: env.CODEX_HOME?.trim() ? codexHome(env) : path.join(home, '.codex'),
+  };
+}
+
+/** How much of a file is read to learn its cwd; the whole file only when its head does not say. */
+const HEAD_BYTES = 64 * 1024;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** One session's file. */
 export interface SessionFile {
-  readonly transcript: string;
-  readonly agent: 'claude' | 'codex';
-  /** The session's working directory (its workspace), when known. */
-  readonly cwd: string | null;
+  readonly agent: TranscriptAgent;
+  readonly file: string;
   readonly mtimeMs: number;
 }
 
-export interface SessionRoots {
-  /** Claude Code's configuration directory (default: $CLAUDE_CONFIG_DIR or ~/.claude). */
-  readonly claudeConfigDir?: string;
-  /** Codex's home (default: $CODEX_HOME or ~/.codex). */
-  readonly codexHome?: string;
+/** A directory as two spellings of it compare equal: resolved, real where it exists, in NFC. */
+export async function comparablePath(dir: string): Promise<string> {
+  const resolved = path.resolve(dir);
+  return (await fs.promises.realpath(resolved).catch(() => resolved)).normalize('NFC');
 }
 
-/** The most of a rollout read for its meta line (it holds the instructions, so it can be long). */
-const META_LINE_MAX = 1024 * 1024;
-
-/** The cwd a rollout's first line (session_meta) names, or null. */
-function rolloutCwd(file: string): string | null {
-  let fd: number;
+function statFile(agent: TranscriptAgent, file: string): SessionFile | null {
   try {
-    fd = fs.openSync(file, 'r');
+    const info = fs.statSync(file);
+    return info.isFile() && info.size > 0 ? { agent, file, mtimeMs: info.mtimeMs } : null;
   } catch {
     return null;
   }
+}
+
+function names(dir: string): string[] {
   try {
-    const buffer = Buffer.alloc(META_LINE_MAX);
-    const n = fs.readSync(fd, buffer, 0, META_LINE_MAX, 0);
-    const end = buffer.subarray(0, n).indexOf(10);
-    const line = buffer.subarray(0, end === -1 ? n : end).toString('utf8');
-    const meta = JSON.parse(line) as { type?: unknown; payload?: { cwd?: unknown } };
-    return meta.type === 'session_meta' && typeof meta.payload?.cwd === 'string' ? meta.payload.cwd : null;
+    return fs.readdirSync(dir);
   } catch {
-    return null;
-  } finally {
-    fs.closeSync(fd);
+    return [];
   }
 }
 
-/** Codex rollouts written since `sinceMs`, each with its session's cwd. */
-export function codexSessionFiles(sinceMs: number, roots: SessionRoots = {}): SessionFile[] {
-  return listCodexRollouts({ codexHome: roots.codexHome ?? codexHome(), modifiedSince: sinceMs }).map((f) => ({
-    transcript: f.path,
-    agent: 'codex' as const,
-    cwd: rolloutCwd(f.path),
-    mtimeMs: f.mtimeMs,
-  }));
-}
-
-/** Claude Code's transcripts of sessions that ran in `dir` itself. */
-export function claudeSessionFiles(dir: string, roots: SessionRoots = {}): SessionFile[] {
-  const projects = path.join(roots.claudeConfigDir ?? claudeConfigDir(), 'projects');
-  const dirs = new Set([dir]);
-  try {
-    dirs.add(fs.realpathSync(dir).normalize('NFC'));
-  } catch {
-    // A checkout that is gone: its name as given.
+/**
+ * The session files of Claude Code's project folders for `cwds` (the cwd as given and as its real
+ * path): the folder named by the encoding, and for a name past 200 characters every folder with the
+ * same cut prefix (the hash suffix depends on the runtime Claude Code ran under).
+ */
+export function claudeSessionFiles(configDir: string, cwds: readonly string[]): SessionFile[] {
+  const projects = path.join(configDir, 'projects');
+  const folders = new Set<string>();
+  let listed: string[] | null = null;
+  for (const cwd of cwds) {
+    const name = claudeProjectDirName(cwd);
+    folders.add(name);
+    if (name.length > CLAUDE_PROJECT_DIR_MAX) {
+      const prefix = `${name.slice(0, CLAUDE_PROJECT_DIR_MAX)}-`;
+      listed ??= names(projects);
+      for (const entry of listed) if (entry.startsWith(prefix)) folders.add(entry);
+    }
   }
   const files: SessionFile[] = [];
-  for (const cwd of dirs) {
-    const folder = path.join(projects, claudeProjectDirName(cwd));
-    let names: string[];
-    try {
-      names = fs.readdirSync(folder);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (!name.endsWith('.jsonl')) continue;
-      const file = path.join(folder, name);
-      try {
-        const stat = fs.statSync(file);
-        if (stat.isFile() && stat.size > 0) files.push({ transcript: file, agent: 'claude', cwd, mtimeMs: stat.mtimeMs });
-      } catch {
-        // Removed meanwhile.
-      }
+  for (const folder of folders) {
+    const dir = path.join(projects, folder);
+    for (const entry of names(dir)) {
+      if (!entry.endsWith('.jsonl')) continue;
+      const found = statFile('claude', path.join(dir, entry));
+      if (found) files.push(found);
     }
   }
   return files;
 }
 
-/** Every session of Claude Code and Codex (the last `codexDays`) that ran in `dir` or below it. */
-export function sessionFilesIn(dir: string, roots: SessionRoots = {}, now = Date.now(), codexDays = 30): SessionFile[] {
-  const inside = (cwd: string | null): boolean => cwd !== null && (cwd === dir || cwd.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep));
-  return [...claudeSessionFiles(dir, roots), ...codexSessionFiles(now - codexDays * 24 * 60 * 60_000, roots).filter((f) => inside(f.cwd))];
+/**
+ * Codex's rollouts in the day folders of the last `recentDays` days. Codex names the folder by
+ * the local date when a session starts; UTC dates are looked at too, so a clock or zone skew does
+ * not hide today's folder.
+ */
+export function codexSessionFiles(home: string, now: number, recentDays: number): SessionFile[] {
+  const sessions = path.join(home, 'sessions');
+  const days = new Set<string>();
+  const pad = (n: number) => String(n).padStart(2, '0');
+  for (let back = 0; back < recentDays; back++) {
+    const day = new Date(now - back * DAY_MS);
+    days.add(path.join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())));
+    days.add(path.join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())));
+  }
+  const files: SessionFile[] = [];
+  for (const day of days) {
+    const dir = path.join(sessions, day);
+    for (const entry of names(dir)) {
+      if (!entry.startsWith('rollout-') || !entry.endsWith('.jsonl')) continue;
+      const found = statFile('codex', path.join(dir, entry));
+      if (found) files.push(found);
+    }
+  }
+  return files;
+}
+
+/**
+ * The directory a session file says its session ran in: read by the agent's own reader from the
+ * file's head (whole lines only), and from the whole file when the head does not say.
+ */
+export async function fileCwd({ agent, file }: SessionFile): Promise<string | null> {
+  const read = (data: Buffer): string | null => (agent === 'claude' ? readClaudeTranscript(data) : readCodexRollout(data)).cwd;
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+    const whole = bytesRead < HEAD_BYTES;
+    const cut = whole ? bytesRead : head.lastIndexOf(0x0a, bytesRead - 1) + 1;
+    const fromHead = read(head.subarray(0, cut));
+    if (fromHead !== null || whole) return fromHead;
+    return read(await handle.readFile());
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A session file with the directory it ran in. */
+export interface PlacedSessionFile extends SessionFile {
+  readonly cwd: string;
+}
+
+/** Each file with its cwd, as the file says it (files that do not say are left out). */
+export async function withCwd(files: readonly SessionFile[]): Promise<PlacedSessionFile[]> {
+  const placed: PlacedSessionFile[] = [];
+  for (const file of files) {
+    const cwd = await fileCwd(file);
+    if (cwd !== null) placed.push({ ...file, cwd });
+  }
+  return placed;
+}
+
+/** Whether `dir` is `root` or below it (both as comparablePath gives them). */
+function within(root: string, dir: string): boolean {
+  return dir === root || dir.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+/**
+ * Every session of Claude Code and Codex (Codex: the last `codexDays` days' folders) that ran in
+ * `dir` or below it: what "Harvest now" and `cairn harvest` queue.
+ */
+export async function sessionFilesIn(dir: string, roots: TranscriptRoots = transcriptRoots(), now = Date.now(), codexDays = 30): Promise<PlacedSessionFile[]> {
+  const root = await comparablePath(dir);
+  const files = [...claudeSessionFiles(roots.claudeConfigDir, [dir, root]), ...codexSessionFiles(roots.codexHome, now, codexDays)];
+  const placed: PlacedSessionFile[] = [];
+  for (const file of await withCwd(files)) {
+    if (within(root, await comparablePath(file.cwd))) placed.push(file);
+  }
+  return placed;
 }

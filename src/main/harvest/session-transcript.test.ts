@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../tests/support/sandbox';
 import { readClaudeTranscript } from './claude-transcript';
-import { findSessionTranscript, messageOfQuote, transcriptRoots, type TranscriptRoots } from './session-transcript';
+import { transcriptRoots, type TranscriptRoots } from './session-files';
+import { findSessionTranscript, messageOfQuote } from './session-transcript';
 import { speakerOf } from './transcript';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');

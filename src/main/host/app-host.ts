@@ -15,9 +15,9 @@ import { startWebServer, type WebServer } from '../api/web-server';
 import { createMcpHttpEndpoint, MCP_HTTP_PATH, type McpHttpEndpoint } from '../mcp/http-endpoint';
 import { loadOrCreateMcpToken } from '../mcp/mcp-token';
 import { extractorFor } from '../harvest/extractors';
-import { codexSessionFiles, sessionFilesIn } from '../harvest/session-files';
+import { codexSessionFiles, sessionFilesIn, transcriptRoots } from '../harvest/session-files';
 import { resolveHome } from '../workspaces/identity';
-import { HarvestHost, type HarvestHostOptions } from './harvest-host';
+import { CODEX_PICKUP_DAYS, HarvestHost, type HarvestHostOptions } from './harvest-host';
 import { openHome, type LiveHomeServices, type OpenHomeOptions } from './home-services';
 
 /**
@@ -40,8 +40,8 @@ export function openAppHost(home: string, options: AppHostOptions = {}): AppHost
   const services = openHome(home, { ...homeOptions, feed: { lingerMs: WATCH_LINGER_MS } });
   const harvest = new HarvestHost(services, {
     extractor: () => extractorFor(services.registry.settings()),
-    sessionsIn: async (dir) => sessionFilesIn(dir),
-    codexSessions: async (sinceMs) => codexSessionFiles(sinceMs),
+    sessionsIn: (dir) => sessionFilesIn(dir),
+    codexSessions: () => codexSessionFiles(transcriptRoots().codexHome, Date.now(), CODEX_PICKUP_DAYS),
     ...harvestOptions,
   });
   // Setup lines name the home only when it is not the one Cairn finds by default.

@@ -17,21 +17,23 @@ import { harvestJobRunner } from '../harvest/harvest-file';
 import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
 import type { Extractor } from '../harvest/harvest-run';
 import { INBOX_DIR } from '../harvest/inbox-store';
-import type { SessionFile } from '../harvest/session-files';
+import { comparablePath, fileCwd, type PlacedSessionFile, type SessionFile } from '../harvest/session-files';
 import type { HomeServices } from './home-services';
 
 /** A Codex session is harvested once its rollout has not changed for this long. */
 export const CODEX_IDLE_MS = 30 * 60_000;
+/** The idle pickup looks at Codex's day folders of this many days (a session started earlier is harvested by its hooks or on request). */
+export const CODEX_PICKUP_DAYS = 7;
 /** How often the host looks for due retries and idle Codex sessions. */
 export const HARVEST_TICK_MS = 60_000;
 
 export interface HarvestHostOptions {
   /** The extractor the settings name (built per run: settings may change between runs). */
   readonly extractor: () => Extractor;
-  /** The sessions of agents on this machine that ran in `dir` (for "Harvest now"). */
-  readonly sessionsIn: (dir: string) => Promise<SessionFile[]>;
-  /** Codex sessions changed since `sinceMs` (the idle pickup looks at them). */
-  readonly codexSessions: (sinceMs: number) => Promise<SessionFile[]>;
+  /** The sessions of agents on this machine that ran in `dir` or below (for "Harvest now"). */
+  readonly sessionsIn: (dir: string) => Promise<PlacedSessionFile[]>;
+  /** Codex's recent session files (the idle pickup looks at them). */
+  readonly codexSessions: () => SessionFile[];
   readonly now?: () => number;
   /** Default HARVEST_TICK_MS; 0: no timer (tests call tick()). */
   readonly tickMs?: number;
@@ -71,7 +73,7 @@ export class HarvestHost {
     if (!entry) throw new Error(`no workspace ${workspaceId}`);
     if (entry.kind !== 'local') return 0;
     const files = await this.options.sessionsIn(entry.path);
-    for (const file of files) this.jobs.enqueue({ transcript: file.transcript, cwd: file.cwd ?? entry.path, workspaceId });
+    for (const file of files) this.jobs.enqueue({ transcript: file.file, cwd: file.cwd, workspaceId });
     this.kick();
     return files.length;
   }
@@ -109,13 +111,18 @@ export class HarvestHost {
     const on = new Set(this.services.registry.settings().harvestWorkspaces);
     if (on.size > 0) {
       const now = this.now();
-      const byDir = new Map(this.services.registry.list().filter((w) => w.kind === 'local' && on.has(w.id)).map((w) => [w.path, w.id]));
-      for (const file of await this.options.codexSessions(now - 7 * 24 * 60 * 60_000)) {
-        if (file.cwd === null || now - file.mtimeMs < CODEX_IDLE_MS || this.pickedUp.get(file.transcript) === file.mtimeMs) continue;
-        const workspaceId = workspaceOf(byDir, file.cwd);
-        if (workspaceId === null) continue;
-        this.pickedUp.set(file.transcript, file.mtimeMs);
-        this.jobs.enqueue({ transcript: file.transcript, cwd: file.cwd, workspaceId });
+      const workspaces = await Promise.all(
+        this.services.registry
+          .list()
+          .filter((w) => w.kind === 'local' && on.has(w.id))
+          .map(async (w) => ({ id: w.id, dir: await comparablePath(w.path) })),
+      );
+      for (const file of this.options.codexSessions()) {
+        if (now - file.mtimeMs < CODEX_IDLE_MS || this.pickedUp.get(file.file) === file.mtimeMs) continue;
+        this.pickedUp.set(file.file, file.mtimeMs);
+        const cwd = await fileCwd(file);
+        const workspaceId = cwd === null ? null : workspaceOf(workspaces, await comparablePath(cwd));
+        if (workspaceId !== null) this.jobs.enqueue({ transcript: file.file, cwd, workspaceId });
       }
     }
     await this.kick();
@@ -166,16 +173,13 @@ export class HarvestHost {
 }
 
 /** The workspace whose checkout holds `cwd` (the deepest one), if any. */
-function workspaceOf(byDir: ReadonlyMap<string, string>, cwd: string): string | null {
-  let best: string | null = null;
-  let bestLength = -1;
-  for (const [dir, id] of byDir) {
-    if ((cwd === dir || cwd.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)) && dir.length > bestLength) {
-      best = id;
-      bestLength = dir.length;
-    }
+function workspaceOf(workspaces: ReadonlyArray<{ id: string; dir: string }>, cwd: string): string | null {
+  let best: { id: string; dir: string } | null = null;
+  for (const w of workspaces) {
+    const inside = cwd === w.dir || cwd.startsWith(w.dir.endsWith(path.sep) ? w.dir : w.dir + path.sep);
+    if (inside && (best === null || w.dir.length > best.dir.length)) best = w;
   }
-  return best;
+  return best?.id ?? null;
 }
 
 function report(err: unknown): void {

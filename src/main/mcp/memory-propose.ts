@@ -16,8 +16,10 @@ import { SCOPES } from '../../common/memory/constants';
 import { HARVEST_PROMPT, HARVEST_PROMPT_DESCRIPTION, MCP_HARVEST_PROMPT_MARKER, harvestPromptText, MEMORY_PROPOSE_TOOL, memoryProposeDescription } from '../../common/memory/tool-description';
 import { CANDIDATE_CATEGORIES, type Candidate } from '../harvest/candidate';
 import { checkCandidates, MAX_PER_SEGMENT, REJECTION_REASONS, type RejectionReason } from '../harvest/checks';
-import { TARGET_FILES, type InboxStore } from '../harvest/inbox-store';
-import { findSessionTranscript, messageOfQuote, type TranscriptRoots } from '../harvest/session-transcript';
+import { memoryLines } from '../harvest/harvest-file';
+import type { InboxStore } from '../harvest/inbox-store';
+import type { TranscriptRoots } from '../harvest/session-files';
+import { findSessionTranscript, messageOfQuote } from '../harvest/session-transcript';
 import { speakerOf, type TranscriptAgent } from '../harvest/transcript';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
@@ -110,21 +112,6 @@ export function clientAgents(clientName: string | undefined): TranscriptAgent[] 
   if (/claude/i.test(clientName)) return ['claude'];
   if (/codex/i.test(clientName)) return ['codex'];
   return undefined;
-}
-
-/** Lines of the files candidates would go to, in the session's scopes: a repeat of one is not proposed. */
-async function memoryLines(service: MemoryService, session: MemorySession): Promise<string[]> {
-  const lines: string[] = [];
-  for (const scope of SCOPES) {
-    for (const file of Object.values(TARGET_FILES)) {
-      try {
-        lines.push(...(await service.read(`/memories/${scope}/${file}`, session)).content.split('\n'));
-      } catch {
-        // No such file, or the scope is unavailable: nothing to compare with.
-      }
-    }
-  }
-  return lines;
 }
 
 export interface ProposeResult {
