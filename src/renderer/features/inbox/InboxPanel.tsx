@@ -47,6 +47,8 @@ import { ReviewSwitch } from './ReviewSwitch';
 import { useInbox } from './use-inbox';
 
 export const HARVEST_LINE = 'cairn harvest --transcript FILE';
+/** The accessible name of the section (and list) of agents' changes held by review mode. */
+const HELD_LABEL = 'Agents\u2019 changes held for your review';
 
 export interface InboxPanelProps {
   workspaceId: string | null;
@@ -375,7 +377,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
         ) : (
           <div ref={listRef} className="inbox-list" onKeyDown={onListKey}>
             {heldChanges.length > 0 && (
-              <section className="inbox-session" aria-label="Agents\u2019 changes held for your review">
+              <section className="inbox-session" aria-label={HELD_LABEL}>
                 <div className="session-head">
                   <Bot size={15} aria-hidden />
                   <span className="session-what">
@@ -386,7 +388,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
                     </span>
                   </span>
                 </div>
-                <ul className="proposals" aria-label="Agents\u2019 changes held for your review">
+                <ul className="proposals" aria-label={HELD_LABEL}>
                   {heldChanges.map((item) => (
                     <ChangeProposal
                       key={item.id}

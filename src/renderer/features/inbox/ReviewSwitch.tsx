@@ -29,6 +29,8 @@ export function ReviewSwitch({ workspaceId }: { workspaceId: string | null }) {
     save.mutate({ reviewScopes: [...current].sort() });
   };
   const ready = scopes.data !== undefined && settings.data !== undefined && !save.isPending;
+  // While a change is being saved, the switch shows what was asked for (it is not undone on screen).
+  const held = save.isPending ? (save.variables.reviewScopes ?? []) : (settings.data?.reviewScopes ?? null);
   return (
     <fieldset className="inbox-review" title="While on, an agent's create, edit, delete or rename in that memory changes nothing: it waits here as a diff until you approve it. Your own edits are never held.">
       <legend>Hold agents&rsquo; changes for my review:</legend>
@@ -36,7 +38,7 @@ export function ReviewSwitch({ workspaceId }: { workspaceId: string | null }) {
         <label key={s.scope} className="check inbox-switch">
           <input
             type="checkbox"
-            checked={s.key !== null && (settings.data?.reviewScopes.includes(s.key) ?? s.on)}
+            checked={s.key !== null && (held?.includes(s.key) ?? s.on)}
             disabled={!ready || s.key === null}
             onChange={(e) => s.key !== null && toggle(s.key, e.target.checked)}
           />{' '}

@@ -1,0 +1,122 @@
+// Review mode in real Chromium against `cairn serve` with a temp home (issue 19): the person turns
+// review on for the project memory with the Inbox's switch; an agent's edit and delete (cairn tool,
+// its own process) then wait in the Inbox as diffs of the file now against the agent's version;
+// Approve writes the edit to disk, Reject leaves the file as it was. Screenshots land under
+// test-results/ (review-*.png) so a person can look at what the UI showed.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser';
+import { runCairn, stopProcess } from '../support/cli';
+import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+const SHOTS = path.resolve('test-results');
+
+interface Served {
+  server: ChildProcessWithoutNullStreams;
+  address: string;
+  origin: string;
+  token: string;
+}
+
+async function serve(home: string): Promise<Served> {
+  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home]);
+  const address = await new Promise<string>((resolve, reject) => {
+    server.stdout.on('data', (d: Buffer) => {
+      const m = /running at (\S+)/.exec(d.toString());
+      if (m) resolve(m[1]!);
+    });
+    server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  const url = new URL(address);
+  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
+}
+
+let sb: Sandbox;
+let served: Served;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+
+const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
+const inbox = (page: Page): Locator => page.getByRole('region', { name: 'Inbox' });
+const agent = async (command: unknown) => {
+  const r = await runCairn(['tool', JSON.stringify(command), '--home', sb.home, '--cwd', sb.checkout]);
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout;
+};
+
+beforeAll(async () => {
+  await requireBuiltCli();
+  await fs.mkdir(SHOTS, { recursive: true });
+  sb = await makeSandbox();
+  await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nBuild with make.\nTest with make test.\nRelease with make release.\n' });
+  await sb.run({ command: 'create', path: '/memories/project/old.md', file_text: 'An old note.\n' });
+  served = await serve(sb.home);
+  const res = await fetch(`${served.origin}/api/rpc/workspaces/add`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ json: { name: 'widgets', path: sb.checkout } }),
+  });
+  expect(res.status).toBe(200);
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  if (served) await stopProcess(served.server);
+  await sb?.cleanup();
+});
+
+describe('review mode in Chromium', () => {
+  it("turns review on from the Inbox, shows an agent's held changes as diffs, approves one onto disk and rejects the other", async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(served.address);
+    await page.getByTitle("Agents' edits show up here as they happen").waitFor();
+    await page.getByRole('button', { name: /^Inbox/ }).click();
+    await inbox(page).waitFor();
+
+    const project = inbox(page).getByRole('group', { name: 'Hold agents’ changes for my review:' }).getByRole('checkbox', { name: 'project memory' });
+    await expect(project.isChecked()).resolves.toBe(false);
+    await project.click();
+    await expect.poll(() => project.isChecked()).toBe(true);
+    await expect.poll(async () => (await runCairn(['inbox', 'review', '--scope', 'project', '--home', sb.home, '--cwd', sb.checkout])).stdout).toContain('review on');
+
+    expect(await agent({ command: 'str_replace', path: '/memories/project/build.md', old_str: 'make test', new_str: 'pnpm test' })).toMatch(/awaits a person's review/);
+    expect(await agent({ command: 'delete', path: '/memories/project/old.md' })).toMatch(/^This deletion of \/memories\/project\/old\.md awaits/);
+    expect(await onDisk('build.md')).toContain('Test with make test.');
+
+    await inbox(page).getByRole('button', { name: 'Refresh' }).click();
+    const held = inbox(page).getByRole('region', { name: 'Agents’ changes held for your review' });
+    const edit = held.getByRole('listitem', { name: 'Agent’s change: Edit /memories/project/build.md' });
+    const del = held.getByRole('listitem', { name: 'Agent’s change: Delete /memories/project/old.md' });
+    const diff = edit.getByRole('group', { name: 'Differences between the file now and the agent’s version' });
+    await diff.getByText('1 line only in the file now').waitFor();
+    await diff.getByText('Removed: Test with make test.').waitFor();
+    await diff.getByText('Added: Test with pnpm test.').waitFor();
+    await del.getByRole('group', { name: 'Differences between the file now and the agent’s version' }).getByText('Removed: An old note.').waitFor();
+    await shot(page, 'review-diff');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'review-diff-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    await edit.getByRole('button', { name: 'Approve' }).click();
+    const status = inbox(page).getByRole('status');
+    await status.getByText('Approved: the agent’s edit of /memories/project/build.md is in memory.').waitFor();
+    await edit.waitFor({ state: 'detached' });
+    await status.getByRole('button', { name: 'Undo' }).waitFor();
+    expect(await onDisk('build.md')).toContain('Test with pnpm test.');
+
+    await del.getByRole('button', { name: 'Reject' }).click();
+    await status.getByText('Rejected the agent’s change: Delete /memories/project/old.md. Memory is unchanged.').waitFor();
+    await del.waitFor({ state: 'detached' });
+    expect(await onDisk('old.md')).toBe('An old note.\n');
+    await inbox(page).getByRole('heading', { name: 'Nothing to review' }).waitFor();
+    await shot(page, 'review-done');
+    await page.close();
+  });
+});
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
