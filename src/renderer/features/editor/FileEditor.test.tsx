@@ -2,13 +2,15 @@
 // The editor against the real backend: it loads the file, marks unsaved edits, saves with the
 // button and Ctrl+S; an agent's write between open and save is a conflict the person settles
 // (Reload, Overwrite after a confirmation, Compare) with nothing lost until then; what the
-// scanners flag is shown before saving, and the person may still save.
+// scanners flag is shown before saving, and the person may still save. A file deleted under unsaved
+// edits keeps the text, says who deleted it, and offers to keep the text as a new file or close.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { editorText, editorView, makeBackend, renderPane, typeInEditor, type UiBackend } from '../../../../tests/support/ui-backend';
+import { editorText, editorView, makeBackend, renderPane, renderWithBackend, typeInEditor, type UiBackend } from '../../../../tests/support/ui-backend';
+import { FileEditor } from './FileEditor';
 
 afterEach(cleanup);
 
@@ -169,20 +171,111 @@ describe('a conflict', () => {
     await waitFor(() => expect(editorText()).toBe(MINE));
     expect(await onDisk(b)).toBe(THEIRS);
   });
+});
 
-  it('a file deleted by an agent while edited says so, and Overwrite saves it again', async () => {
-    const { b, user } = await opened();
+describe('a file deleted under unsaved edits', () => {
+  const MINE = '---\ndescription: Build notes\n---\nRun make, then make test.\n';
+  const gone = async (b: UiBackend) => fs.access(path.join(b.sb.roots.project, 'notes.md')).then(() => false, () => true);
+
+  /** Opened, edited by the person, then deleted by an agent: the banner is up at once, before any save. */
+  async function deletedUnderEdits() {
+    const o = await opened();
+    typeInEditor(MINE);
+    await o.b.agent({ command: 'delete', path: FILE });
+    const banner = await within(editor()).findByRole('alert');
+    await waitFor(() => expect(banner.textContent).toMatch(/This file was deleted by an agent since you opened it\. Your text is still here, not saved\./));
+    // Never "changed" for a file that is gone, never a read error; the text and its unsaved dot stay.
+    expect(editor().textContent).not.toMatch(/Changed by an agent|Could not open|valid path/);
+    expect(editorText()).toBe(MINE);
+    expect(dirtyMarker()).toBeTruthy();
+    expect(within(banner).queryByRole('button', { name: /Reload|Overwrite/ })).toBeNull();
+    return { ...o, banner };
+  }
+
+  it('"Keep my text as a new file" creates it again at its path, as the person', async () => {
+    const { b, user, banner } = await deletedUnderEdits();
+    await user.click(within(banner).getByRole('button', { name: 'Keep my text as a new file' }));
+    await within(editor()).findByText('Kept your text: the file exists again.');
+    expect(await onDisk(b)).toBe(MINE);
+    expect(within(editor()).queryByRole('alert')).toBeNull();
+    expect(dirtyMarker()).toBeNull();
+    const [latest] = (await b.client.history.list({ workspaceId: b.workspaceId, path: FILE, limit: 1 })).versions;
+    expect(latest).toMatchObject({ op: 'create', actor: 'user' });
+    // Saving again is an ordinary save of the new file.
+    typeInEditor(`${MINE}More.\n`);
+    await user.click(saveButton());
+    await within(editor()).findByText('Saved.');
+    expect(await onDisk(b)).toBe(`${MINE}More.\n`);
+  });
+
+  it('"Close" discards the text without asking again, and the file stays deleted', async () => {
+    const { b, user, banner, dirtyRef } = await deletedUnderEdits();
+    await user.click(within(banner).getByRole('button', { name: /^Close/ }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: `Editor: ${FILE}` })).toBeNull());
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(dirtyRef.current).toBe(false);
+    expect(await gone(b)).toBe(true);
+  });
+
+  it('when the page did not hear the delete: Reload after a conflict keeps the text and says "deleted by an agent", never a read error', async () => {
+    // The editor alone, without the tree's change stream: the deletes below reach it only when it reads or saves.
+    const b = await makeBackend();
+    await b.agent({ command: 'create', path: FILE, file_text: ORIGINAL });
+    const user = userEvent.setup();
+    let closed = 0;
+    await renderWithBackend(
+      <FileEditor workspaceId={b.workspaceId} path={FILE} file={undefined} dark={false} previewByDefault={false} onClose={() => closed++} onDirtyChange={() => {}} onPin={() => {}} />,
+      b,
+    );
+    await waitFor(() => expect(editorText()).toBe(ORIGINAL));
+    typeInEditor(MINE);
+    await b.agent({ command: 'str_replace', path: FILE, old_str: 'Run make.', new_str: 'Run ninja.' });
+    await user.click(saveButton());
+    let banner = await within(editor()).findByRole('alert');
+    expect(banner.textContent).toMatch(/changed by someone else|changed by an agent/);
+    await b.agent({ command: 'delete', path: FILE });
+    await user.click(within(banner).getByRole('button', { name: /Reload/ }));
+    await waitFor(() => expect(within(editor()).getByRole('alert').textContent).toMatch(/This file was deleted by an agent since you opened it/));
+    banner = within(editor()).getByRole('alert');
+    expect(editor().textContent).not.toMatch(/Could not open|valid path/);
+    expect(editorText()).toBe(MINE);
+    expect(dirtyMarker()).toBeTruthy();
+    await user.click(within(banner).getByRole('button', { name: /^Close/ }));
+    expect(closed).toBe(1);
+  });
+
+  it('a save after an unheard delete says "deleted", with the two choices', async () => {
+    const b = await makeBackend();
+    await b.agent({ command: 'create', path: FILE, file_text: ORIGINAL });
+    const user = userEvent.setup();
+    await renderWithBackend(
+      <FileEditor workspaceId={b.workspaceId} path={FILE} file={undefined} dark={false} previewByDefault={false} onClose={() => {}} onDirtyChange={() => {}} onPin={() => {}} />,
+      b,
+    );
+    await waitFor(() => expect(editorText()).toBe(ORIGINAL));
     typeInEditor(MINE);
     await b.agent({ command: 'delete', path: FILE });
-    await within(editor()).findByText(/Changed by an agent while you edit/);
     await user.click(saveButton());
     const banner = await within(editor()).findByRole('alert');
-    expect(banner.textContent).toMatch(/deleted since you opened it/);
-    expect(editorText()).toBe(MINE);
-    await user.click(within(banner).getByRole('button', { name: /Overwrite/ }));
-    await user.click(within(await screen.findByRole('dialog', { name: 'Overwrite notes.md?' })).getByRole('button', { name: 'Overwrite' }));
-    await within(editor()).findByText('Saved.');
-    expect(await onDisk(b)).toBe(MINE);
+    await waitFor(() => expect(banner.textContent).toMatch(/deleted by an agent since you opened it/));
+    expect(banner.textContent).not.toMatch(/changed/);
+    expect(within(banner).getByRole('button', { name: 'Keep my text as a new file' })).toBeTruthy();
+    expect(await gone(b)).toBe(true);
+  });
+
+  it('opened when already deleted (no unsaved text): says it was deleted and by whom, with Close, not a read error', async () => {
+    const b = await makeBackend();
+    await b.agent({ command: 'create', path: FILE, file_text: ORIGINAL });
+    await b.agent({ command: 'delete', path: FILE });
+    let closed = 0;
+    await renderWithBackend(
+      <FileEditor workspaceId={b.workspaceId} path={FILE} file={undefined} dark={false} previewByDefault={false} onClose={() => closed++} onDirtyChange={() => {}} onPin={() => {}} />,
+      b,
+    );
+    await within(editor()).findByText(`${FILE} was deleted by an agent. Recently deleted, under its scope in the tree, can bring it back.`);
+    expect(editor().textContent).not.toMatch(/Could not open|valid path/);
+    await userEvent.setup().click(within(editor()).getByRole('button', { name: 'Close' }));
+    expect(closed).toBe(1);
   });
 });
 

@@ -9,14 +9,19 @@
  * What the scanners flag is shown before saving, and the person may still save. History shows the
  * file's versions (features/history): a restore is confirmed first, says so when it discards
  * unsaved edits, and the editor then shows the restored content.
+ * A file deleted under unsaved edits (seen live, at save, or when it is read again) keeps the
+ * draft: the banner says who deleted it and offers "Keep my text as a new file" (the API's create,
+ * as the person, never over a file made since) or "Close" (discard). Opened when already gone, the
+ * editor says so instead of a read error.
  */
 import { markdown } from '@codemirror/lang-markdown';
 import { EditorView } from '@codemirror/view';
 import CodeMirror from '@uiw/react-codemirror';
-import { AlertTriangle, Eye, GitCompare, History as HistoryIcon, Loader2, Pencil, Pin, PinOff, RefreshCw, Save, X } from 'lucide-react';
+import { AlertTriangle, Eye, FilePlus, GitCompare, History as HistoryIcon, Loader2, Pencil, Pin, PinOff, RefreshCw, Save, X } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { z } from 'zod';
 import type { scanWarningSchema } from '../../../common/api/contract';
+import { errors } from '../../../common/memory/texts';
 import { errorMessage, useApi } from '../../api/api-context';
 import { relativeTime } from '../../lib/relative-time';
 import { badgeKey, badgeStore } from '../changes/badge-store';
@@ -26,9 +31,11 @@ import { HistoryPanel } from '../history/HistoryPanel';
 import type { MemoryFile } from '../tree/tree-model';
 import { DiffView } from './DiffView';
 import { Preview } from './Preview';
+import { useDraft } from './use-draft';
 
 type ScanWarning = z.infer<typeof scanWarningSchema>;
 type ConflictKind = 'changed' | 'deleted' | 'exists';
+type Actor = keyof typeof ACTOR_WORDS;
 
 interface Loaded {
   /** The content the draft is based on, and its sha256 (null: the file is gone, saving creates it). */
@@ -55,7 +62,7 @@ export function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | 
     case 'changed':
       return `This file was changed ${by ? ACTOR_WORDS[by] : 'by someone else'} since you opened it. Your edits are not saved yet.`;
     case 'deleted':
-      return 'This file was deleted since you opened it. Your edits are not saved yet.';
+      return `This file was deleted ${by ? ACTOR_WORDS[by] : ''}${by ? ' ' : ''}since you opened it. Your text is still here, not saved.`;
     case 'exists':
       return 'A file with this name already exists. Your edits are not saved yet.';
   }
@@ -75,32 +82,59 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   const [theirs, setTheirs] = useState<string | null>(null);
   const [confirmOverwrite, setConfirmOverwrite] = useState(false);
   const [warnings, setWarnings] = useState<ScanWarning[] | null>(null);
+  /** Who deleted the file, when it is known to be gone (from the change event, or the history). */
+  const [deletedBy, setDeletedBy] = useState<Actor | null>(null);
+  /** Opened (or read again) when the file was already gone, with no unsaved text to keep. */
+  const [gone, setGone] = useState(false);
   const dirty = loaded !== null && draft !== loaded.base;
   const key = file ? badgeKey(workspaceId, file.scope, path) : badgeKey(workspaceId, (path.split('/')[2] ?? 'global') as MemoryFile['scope'], path);
 
   const state = useRef({ dirty, loaded });
   state.current = { dirty, loaded };
 
-  const load = useCallback(async () => {
+  /** Who deleted the file last, as its history says (null: not recorded). */
+  const whoDeleted = useCallback(async (): Promise<Actor | null> => {
+    try {
+      return (await client.history.deleted({ workspaceId, path, limit: 1 })).versions[0]?.actor ?? null;
+    } catch {
+      return null;
+    }
+  }, [client, workspaceId, path]);
+
+  const kept = useDraft(workspaceId, path, loaded, draft, setLoaded, setDraft);
+
+  /** Reads the file; when opening it, unsaved text kept from before comes back (use-draft.ts). */
+  const load = useCallback(async (opening = false) => {
     setLoadError(null);
     try {
       const doc = await client.memory.read({ workspaceId, path });
-      setLoaded({ base: doc.content, sha256: doc.sha256 });
-      setDraft(doc.content);
+      const shown = opening ? kept.offer(doc) : { base: doc.content, sha256: doc.sha256, draft: doc.content };
+      setLoaded({ base: shown.base, sha256: shown.sha256 });
+      setDraft(shown.draft);
       setConflict(null);
       setTheirs(null);
+      setGone(false);
       badgeStore.clear(key);
     } catch (err) {
-      setLoadError(errorMessage(err));
+      const message = errorMessage(err);
+      if (message !== errors.notFound(path)) {
+        setLoadError(message);
+        return;
+      }
+      // Gone: unsaved text stays with the choice of keeping it; without any, the editor says so.
+      setTheirs(null);
+      setDeletedBy(await whoDeleted());
+      if (state.current.dirty) setConflict('deleted');
+      else setGone(true);
     }
-  }, [client, workspaceId, path, key]);
+  }, [client, workspaceId, path, key, whoDeleted, kept.offer]);
 
   useEffect(() => {
     setLoaded(null);
     setPreview(previewByDefault);
     setStatus(null);
     setSaveError(null);
-    void load();
+    void load(true);
     // previewByDefault applies when a file is opened, not when the setting changes under it.
   }, [load]);
 
@@ -111,11 +145,16 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     () =>
       onChangeEvent((event, view) => {
         if (view !== workspaceId || event.path !== path || event.actor === 'user') return;
+        if (state.current.dirty && event.op === 'delete') {
+          setDeletedBy(event.actor);
+          setConflict('deleted');
+          return;
+        }
         if (state.current.dirty) {
           setStatus(`Changed ${ACTOR_WORDS[event.actor]} while you edit; saving will ask what to keep.`);
           return;
         }
-        if (event.op === 'delete') setStatus('This file was deleted.');
+        if (event.op === 'delete') setStatus(`This file was deleted ${ACTOR_WORDS[event.actor]}.`);
         else void load().then(() => setStatus(`Updated ${ACTOR_WORDS[event.actor]}.`));
       }),
     [workspaceId, path, load],
@@ -135,6 +174,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           setStatus('Saved.');
           badgeStore.clear(key);
         } else if (result.status === 'conflict') {
+          if (result.kind === 'deleted') setDeletedBy(badgeStore.lastActor(key) ?? (await whoDeleted()));
           setConflict(result.kind);
           setStatus(null);
         } else setSaveError(result.message);
@@ -144,8 +184,33 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
         setSaving(false);
       }
     },
-    [client, draft, workspaceId, path, key],
+    [client, draft, workspaceId, path, key, whoDeleted],
   );
+
+  /** "Keep my text as a new file": created again at its path, as the person; never over a file made since. */
+  const keepAsNew = async () => {
+    setSaving(true);
+    setSaveError(null);
+    try {
+      const result = await client.memory.create({ workspaceId, path, kind: 'file', content: draft });
+      if (result.status === 'error') {
+        setSaveError(result.message);
+        return;
+      }
+      await load();
+      setStatus('Kept your text: the file exists again.');
+    } catch (err) {
+      setSaveError(errorMessage(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  /** "Close": the person chose to discard the text, so closing does not ask again. */
+  const discardAndClose = () => {
+    onDirtyChange(false);
+    onClose();
+  };
 
   const save = useCallback(async () => {
     if (!loaded || saving) return;
@@ -256,7 +321,22 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           <AlertTriangle size={14} aria-hidden /> The scanners flag this file: {[...new Set(file.flags.map((f) => `${f.rule} (line ${f.line})`))].join(', ')}.
         </div>
       )}
-      {conflict && (
+      {conflict === 'deleted' && (
+        <div className="conflict" role="alert">
+          <p>
+            <AlertTriangle size={16} aria-hidden /> {conflictText('deleted', deletedBy)}
+          </p>
+          <div className="conflict-actions">
+            <button type="button" className="btn primary" onClick={() => void keepAsNew()} disabled={saving}>
+              {saving ? <Loader2 size={14} className="spin" aria-hidden /> : <FilePlus size={14} aria-hidden />} Keep my text as a new file
+            </button>
+            <button type="button" className="btn danger" onClick={discardAndClose}>
+              <X size={14} aria-hidden /> Close (discard my text)
+            </button>
+          </div>
+        </div>
+      )}
+      {conflict && conflict !== 'deleted' && (
         <div className="conflict" role="alert">
           <p>
             <AlertTriangle size={16} aria-hidden /> {conflictText(conflict, lastActor)}
@@ -279,6 +359,12 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           {saveError}
         </div>
       )}
+      {kept.notice && !conflict && (
+        <div className="notice warn" role="status">
+          {kept.notice}
+          <button type="button" className="link" onClick={kept.discard}>Discard my text</button>
+        </div>
+      )}
       {status && !conflict && (
         <div className="notice" role="status">
           {status}
@@ -292,12 +378,21 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
               <RefreshCw size={14} aria-hidden /> Retry
             </button>
           </div>
+        ) : gone && !dirty ? (
+          <div className="state" role="status">
+            <p>
+              {path} was deleted{deletedBy ? ` ${ACTOR_WORDS[deletedBy]}` : ''}. Recently deleted, under its scope in the tree, can bring it back.
+            </p>
+            <button type="button" className="btn" onClick={onClose}>
+              <X size={14} aria-hidden /> Close
+            </button>
+          </div>
         ) : !loaded ? (
           <div className="state" role="status">
             <Loader2 size={16} className="spin" aria-hidden /> Opening…
           </div>
         ) : theirs !== null ? (
-          <DiffView mine={draft} theirs={theirs} />
+          <DiffView mine={draft} theirs={theirs} dark={dark} />
         ) : showHistory ? (
           <HistoryPanel
             workspaceId={workspaceId}
