@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
 import { router, type AppRouter } from '../../src/main/api/router';
+import { reviewKey } from '../../src/main/harvest/review-mode';
 import { runCairn } from '../support/cli';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 
@@ -369,5 +370,18 @@ describe('settings routes', () => {
     // A setting out of range is refused, and nothing changes.
     await expect(client.settings.set({ harvestMinConfidence: 2 })).rejects.toThrow();
     expect(await client.settings.get()).toEqual(after);
+  });
+});
+
+describe('inbox routes for review mode', () => {
+  it("says what approving an agent's held change did: applied, not 'added'", async () => {
+    const session = await host.registry.session(wsA);
+    await client.settings.set({ reviewScopes: [reviewKey('project', session)!] });
+    const held = await host.service.execute({ command: 'create', path: '/memories/project/held.md', file_text: 'held\n' }, session, { mode: 'exec', actor: 'agent' });
+    expect(held).toMatchObject({ ok: true, output: expect.stringMatching(/awaits a person.s review/) });
+    const [item] = (await client.inbox.list({})).items;
+    expect(item).toMatchObject({ kind: 'change', change: { command: 'create', path: '/memories/project/held.md', before: null, after: 'held\n' } });
+    expect(await client.inbox.approve({ workspaceId: wsA, id: item!.id })).toMatchObject({ status: 'ok', message: 'Applied: Create /memories/project/held.md.' });
+    expect((await client.memory.read({ workspaceId: wsA, path: '/memories/project/held.md' })).content).toBe('held\n');
   });
 });

@@ -230,7 +230,8 @@ export const router = os.router({
         const outcome = await approveItem(context.inbox, context.service, session, input.id, { to: input.to ?? undefined, text: input.text ?? undefined });
         if (outcome.status === 'conflict') return { status: 'conflict' as const, message: outcome.message };
         if (outcome.status !== 'approved') return { status: 'error' as const, message: 'Nothing was approved.' };
-        return { status: 'ok' as const, message: `Added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}.`, path: outcome.path };
+        const message = outcome.item.kind === 'change' ? `Applied: ${changeSummary(outcome.item.change)}.` : `Added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}.`;
+        return { status: 'ok' as const, message, path: outcome.path };
       });
     }),
     reject: os.inbox.reject.handler(async ({ input, context }) =>

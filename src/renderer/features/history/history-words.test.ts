@@ -36,6 +36,7 @@ describe('what a version says', () => {
     [{ actor: 'external', cause: 'external' }, 'Outside Cairn (another editor, git, ...)'],
     [{ actor: 'user', cause: 'undo:abc' }, 'You, with Undo'],
     [{ actor: 'user', cause: 'harvest:0abc12345-deadbeef' }, 'You, approving a proposal from the Inbox'],
+    [{ actor: 'user', cause: 'review:0abc12345-deadbeef' }, "You, approving an agent's change from the Inbox"],
     [{ actor: 'user', cause: 'restore:abc' }, 'You, restoring an earlier version'],
   ] as const)('says who and how: %o reads %s', (over, text) => expect(byWords(v(over), null, now)).toBe(text));
 

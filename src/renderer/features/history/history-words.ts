@@ -55,6 +55,7 @@ export function byWords(v: Pick<Version, 'actor' | 'cause'>, restoredAt?: string
   if (v.cause === 'external') return v.actor === 'external' ? 'Outside Cairn (another editor, git, ...)' : `${who}, outside Cairn`;
   if (v.cause.startsWith('undo:')) return `${who}, with Undo`;
   if (v.cause.startsWith('harvest:')) return `${who}, approving a proposal from the Inbox`;
+  if (v.cause.startsWith('review:')) return `${who}, approving an agent's change from the Inbox`;
   if (v.cause.startsWith('restore:')) return restoredAt ? `${who}, restoring the version of ${whenText(restoredAt, now)}` : `${who}, restoring an earlier version`;
   return v.actor === 'external' ? who : `${who} (${v.cause})`;
 }
