@@ -68,11 +68,17 @@ Web mode: serves Cairn's UI and API on loopback and prints its address, with the
 the address's fragment (#token=...). The address and token are also written to <home>/server.json
 (mode 0600) for tools that connect by themselves.
 
+The token is kept in <home>/web-token (mode 0600) and stays the same from one start to the next:
+a page keeps it after its first visit, reconnects by itself when Cairn runs again, and a bookmark
+of the plain address works in that browser.
+
 Options:
-  --port N       port (default: 4873; 0 picks a free one)
-  --host ADDR    address to bind (default: 127.0.0.1; anything else is reachable by others)
-  --home DIR     Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
-  -h, --help     show this help
+  --port N         port (default: 4873; 0 picks a free one)
+  --host ADDR      address to bind (default: 127.0.0.1; anything else is reachable by others)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+  --rotate-token   replace the token first: every page opened with the old one is refused and
+                   must open the new address (stop a running server of this home first)
+  -h, --help       show this help
 `;
 
 export const PIN_HELP = `Usage: cairn pin PATH [options]
@@ -230,8 +236,9 @@ export const MCP_HELP = `Usage: cairn mcp [options]
 
 Runs Cairn's MCP server on stdio for one agent session: the \`memory\` tool, \`memory_search\`, and the
 memory index and hot set in its instructions, and resources: cairn://index, cairn://hot-set and
-one per memory file (cairn://memory/<scope>/<path>, subscribable). Agents start it themselves (see
-\`cairn setup\`).
+one per memory file (cairn://memory/<scope>/<path>, subscribable). The prompt \`harvest\` asks the
+agent to propose memories from its session with the tool \`memory_propose\`, for your review in the
+inbox. Agents start it themselves (see \`cairn setup\`).
 
 Options:
   --cwd DIR        the directory the agent works in (default: the current directory)
