@@ -1065,7 +1065,8 @@ async function main(): Promise<number> {
       ...ssh.targets,
       ...ui.targets,
       ...harvest.targets,
-      target('harvest_hook_p95', "Claude Code's harvest hook (cairn harvest --hook) spawn to exit, p95 <= 150 ms", cli.harvestHookMs.p95, 150, 'ms'),
+      target('harvest_hook_p95', "Claude Code's harvest hook (cairn harvest --hook) spawn to exit, harvest off, p95 <= 150 ms", cli.harvestHookMs.p95, 150, 'ms'),
+      target('harvest_hook_on_p95', "Claude Code's harvest hook with harvest on (queues the session, starts the worker) spawn to exit, p95 <= 150 ms", cli.harvestHookOnMs.p95, 150, 'ms'),
     ];
     const targetsOf = (op: Op): Target[] =>
       targets.filter((t) => t.id.startsWith(`${op}_`) || (op === 'view_file' && t.id.startsWith('view_file')) || (op === 'view_dir' && t.id.startsWith('view_dir')));

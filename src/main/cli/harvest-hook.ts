@@ -14,7 +14,6 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { HarvestJobs } from '../harvest/harvest-jobs';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { resolveHome } from '../workspaces/identity';
 import { localWorkspaceId } from '../workspaces/session';
@@ -54,6 +53,8 @@ export async function harvestHook(args: string[], io: CliIo): Promise<number> {
     if (process.env[HARVEST_CHILD_ENV]) return 0;
     const workspaceId = await localWorkspaceId(cwd);
     if (!harvestEnabled(home, workspaceId)) return 0;
+    // Loaded only when harvest is on: the hook of a workspace with harvest off loads nothing more.
+    const { HarvestJobs } = await import('../harvest/harvest-jobs');
     new HarvestJobs(home).enqueue({ transcript, cwd, workspaceId });
     startWorker(home);
     return 0;
