@@ -6,12 +6,16 @@
  * wires src/main/mcp/http-endpoint.ts), so this module knows nothing of MCP but its token.
  *
  * Security (docs/architecture.md, "Security envelope"): binds loopback unless told otherwise;
- * every route but /healthz and the static shell needs the per-launch token (`Authorization:
- * Bearer` for HTTP, a WebSocket subprotocol for /api/ws, never a query string); a Host or Origin
- * header that is not this server's own is refused, against DNS rebinding and cross-site requests.
+ * every route but /healthz and the static shell needs the API token (`Authorization: Bearer` for
+ * HTTP, a WebSocket subprotocol for /api/ws, never a query string); a Host or Origin header that is
+ * not this server's own is refused, against DNS rebinding and cross-site requests. The API token is
+ * the one the host gives (the hosts give the persistent web token of <home>/web-token, so a page
+ * survives a restart) or else a random one for this server's life. `GET /api/rpc` itself answers
+ * 204 with the token and 401 without: a page that lost its WebSocket asks it whether the server is
+ * back and still takes its token (a browser never learns a refused upgrade's status).
  * The `mcp` path takes `Authorization: Bearer` with its own token (the persistent MCP token, which
- * agents' configs hold) or the per-launch token; the same Host and Origin checks apply to it,
- * before the handler sees the request.
+ * agents' configs hold) or the API token; the same Host and Origin checks apply to it, before the
+ * handler sees the request.
  *
  * Input from a client is never a server error: a request target that is no URL or has a malformed
  * percent-encoding is a 400, and a WebSocket that sends frames that are not WebSocket frames is
@@ -44,7 +48,7 @@ export interface WebServerOptions {
 export interface McpRoute {
   /** The path, e.g. /mcp. */
   readonly path: string;
-  /** The bearer token it takes, besides the per-launch one. */
+  /** The bearer token it takes, besides the API token. */
   readonly token: string;
   /** Answers one request (already checked). The host closes whatever is behind it. */
   handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void>;
@@ -154,7 +158,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (url.pathname === API_HTTP_PATH || url.pathname.startsWith(`${API_HTTP_PATH}/`)) {
         const auth = req.headers.authorization ?? '';
         if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7), token)) {
-          res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('Unauthorized: open the address `cairn serve` printed.\n');
+          res
+            .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' })
+            .end('Unauthorized: open the address `cairn serve` printed, or run `cairn serve` again to see it.\n');
+          return;
+        }
+        if (url.pathname === API_HTTP_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+          res.writeHead(204, { 'cache-control': 'no-store' }).end();
           return;
         }
         const { matched } = await httpRpc.handle(req, res, { prefix: API_HTTP_PATH, context: options.context });

@@ -2,6 +2,9 @@
  * `cairn serve`: web mode. Serves the renderer and the oRPC API on loopback (src/main/api), prints
  * `Cairn is running at http://127.0.0.1:PORT/#token=TOKEN`, and records the address and token in
  * <home>/server.json (0600, removed on a clean exit; one left by a dead process is replaced).
+ * The token is the persistent web token of <home>/web-token (src/main/mcp/mcp-token.ts), so a page
+ * opened before a restart reconnects by itself. `--rotate-token` replaces it before serving; it is
+ * refused while another server of the home runs, since that one would go on taking the old token.
  * Also serves MCP over Streamable HTTP at /mcp (src/main/mcp/http-endpoint.ts) with the persistent
  * token of <home>/mcp-token, and says so on a second line. The services and the server are
  * src/main/host/app-host.ts's, as the app's.
@@ -12,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isLoopback } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
+import { loadOrCreateWebToken, rotateWebToken } from '../mcp/mcp-token';
 import { resolveHome } from '../workspaces/identity';
 import type { CliIo } from './tool-command';
 import { SERVE_HELP, UsageError } from './usage';
@@ -58,7 +62,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
-    options: { port: { type: 'string' }, host: { type: 'string' }, home: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { port: { type: 'string' }, host: { type: 'string' }, home: { type: 'string' }, 'rotate-token': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
     io.stdout.write(SERVE_HELP);
@@ -73,8 +77,16 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       `\n*** WARNING: serving on ${host}, not loopback. Anyone who can reach this address and learns the token can read and change your agents' memory. ***\n\n`,
     );
   }
+  let token: string;
+  if (values['rotate-token']) {
+    const running = runningServer(home);
+    if (running && running.pid !== process.pid) {
+      throw new UsageError(`Cairn is running at ${running.url} (pid ${running.pid}) and keeps the token it started with: stop it first, then run \`cairn serve --rotate-token\``);
+    }
+    token = rotateWebToken(home);
+  } else token = loadOrCreateWebToken(home);
   const context = openAppHost(home);
-  const server = await startWebHost(context, { port, host, staticDir: rendererDir() }).catch(async (err: NodeJS.ErrnoException) => {
+  const server = await startWebHost(context, { port, host, staticDir: rendererDir(), token }).catch(async (err: NodeJS.ErrnoException) => {
     await context.close();
     if (err.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use; pass --port 0 for a free one`);
     throw err;
@@ -93,6 +105,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     wroteInfo = true;
   }
   io.stdout.write(`Cairn is running at ${server.url}/#token=${server.token}\n`);
+  if (values['rotate-token']) io.stdout.write('The access token is new: pages opened with the old one must open the address above.\n');
   if (server.mcp) io.stdout.write(`MCP (Streamable HTTP) at ${server.mcp.url}, bearer token in ${path.join(home, 'mcp-token')}\n`);
 
   await new Promise<void>((resolve) => {

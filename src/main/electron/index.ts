@@ -14,6 +14,7 @@ import { router } from '../api/router';
 import { apiJsonSerializers } from '../../common/api/wire';
 import type { WebServer } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
+import { loadOrCreateWebToken } from '../mcp/mcp-token';
 import { resolveHome } from '../workspaces/identity';
 import { loadWindowState, saveWindowState } from './window-state';
 
@@ -97,7 +98,8 @@ if (!app.requestSingleInstanceLock()) {
     session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
     Menu.setApplicationMenu(menu());
     try {
-      const web0 = { host: '127.0.0.1', staticDir: path.join(here, '../renderer') };
+      // The persistent web token, as `cairn serve` uses: a browser page on this server survives a restart of the app.
+      const web0 = { host: '127.0.0.1', staticDir: path.join(here, '../renderer'), token: loadOrCreateWebToken(home) };
       web = await startWebHost(context, { ...web0, port: 4873 }).catch(() => startWebHost(context, { ...web0, port: 0 }));
       fs.mkdirSync(home, { recursive: true, mode: 0o700 });
       fs.writeFileSync(path.join(home, 'server.json'), `${JSON.stringify({ url: web.url, port: web.port, token: web.token, pid: process.pid, mcpUrl: web.mcp?.url })}\n`, { mode: 0o600 });

@@ -1,12 +1,15 @@
 /**
  * The window: the sidebar (workspaces, Settings) and the selected view. Owns the theme (the
- * system's unless Settings say otherwise) and the guard against leaving unsaved edits.
+ * system's unless Settings say otherwise), the guard against leaving unsaved edits (only when the
+ * browser could not keep them: features/editor/use-draft.ts), and web mode's connection banner.
  */
 import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { startTransition, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { type Api, useApi } from '../api/api-context';
+import { ConnectionBanner } from '../api/ConnectionBanner';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { SettingsView } from '../features/settings/SettingsView';
+import { unsavedTextIsKept } from '../features/editor/use-draft';
 import { AddWorkspaceDialog } from '../features/workspaces/AddWorkspaceDialog';
 import { MemoryPane } from './MemoryPane';
 import { Sidebar } from './Sidebar';
@@ -54,7 +57,7 @@ export function App() {
 
   useEffect(() => {
     const onBeforeUnload = (e: BeforeUnloadEvent) => {
-      if (dirtyRef.current) e.preventDefault();
+      if (dirtyRef.current && !unsavedTextIsKept()) e.preventDefault();
     };
     window.addEventListener('beforeunload', onBeforeUnload);
     return () => window.removeEventListener('beforeunload', onBeforeUnload);
@@ -95,6 +98,7 @@ export function App() {
   const workspace = current?.kind === 'workspace' ? list?.find((w) => w.id === current.workspaceId) : undefined;
   return (
     <div className="app">
+      <ConnectionBanner />
       <Sidebar view={current ?? { kind: 'settings' }} onView={show} onAdd={() => setAdding(true)} />
       <main className="main">
         {!current ? null : current.kind === 'settings' ? (
