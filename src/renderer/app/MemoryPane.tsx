@@ -2,10 +2,11 @@
  * One view's memory: the browser (tree) on the left, the open file (or the first-run guide, or the
  * Inbox of proposed memories) on the right; on a narrow window the open file or the Inbox replaces
  * the tree. Switching files (or opening the Inbox) with unsaved edits asks first. `/` focuses the
- * filter.
+ * filter. The split between the two can be dragged or moved from the keyboard (PaneSplitter);
+ * Collapse all / Expand all act on the tree.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { FileText, Inbox, Plus } from 'lucide-react';
+import { ChevronsDownUp, ChevronsUpDown, FileText, Inbox, Plus } from 'lucide-react';
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { Scope } from '../../common/memory/constants';
 import { useApi } from '../api/api-context';
@@ -16,6 +17,7 @@ import { FirstRun } from '../features/onboarding/FirstRun';
 import { MemoryBrowser, type MemoryBrowserHandle } from '../features/tree/MemoryBrowser';
 import { NewMemoryDialog } from '../features/tree/NewMemoryDialog';
 import { usePin } from '../features/tree/use-pin';
+import { PaneSplitter, useTreeWidth } from './PaneSplitter';
 
 // The editor (CodeMirror and its diff) loads when a file is first opened, not with the tree.
 const FileEditor = lazy(() => import('../features/editor/FileEditor').then((m) => ({ default: m.FileEditor })));
@@ -41,6 +43,8 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const inboxCount = inbox.items?.length ?? 0;
   const [creating, setCreating] = useState(false);
   const browser = useRef<MemoryBrowserHandle>(null);
+  const treeColumn = useRef<HTMLDivElement>(null);
+  const [treeWidth, setTreeWidth] = useTreeWidth();
   const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
   // The browser loads the list; this only reads what it holds.
   const list = useQuery({ ...listOptions, enabled: false });
@@ -95,11 +99,17 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const availableScopes = (list.data?.scopes ?? []).filter((s) => s.available && (!scopes || scopes.includes(s.scope))).map((s) => s.scope);
 
   return (
-    <div className={openPath || inboxOpen ? 'pane has-file' : 'pane'}>
-      <div className="pane-left">
+    <div className={openPath || inboxOpen ? 'pane has-file' : 'pane'} style={treeWidth === null ? undefined : ({ '--tree-width': `${treeWidth}px` } as React.CSSProperties)}>
+      <div className="pane-left" ref={treeColumn}>
         <header className="pane-head">
           <h1>{title}</h1>
           <div className="pane-tools">
+            <button type="button" className="icon-btn" aria-label="Collapse all" title="Collapse all directories" onClick={() => browser.current?.setAllOpen(false)}>
+              <ChevronsDownUp size={16} aria-hidden />
+            </button>
+            <button type="button" className="icon-btn" aria-label="Expand all" title="Expand every scope and directory" onClick={() => browser.current?.setAllOpen(true)}>
+              <ChevronsUpDown size={16} aria-hidden />
+            </button>
             <button
               type="button"
               className="btn"
@@ -140,6 +150,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           }}
           label={`${title}: memory`}
         />
+        <PaneSplitter tree={treeColumn} width={treeWidth} onWidth={setTreeWidth} />
       </div>
       <div className="pane-right">
         {inboxOpen ? (

@@ -1,7 +1,9 @@
 /**
  * The memory browser of one view (a workspace's three scopes, or the global scope alone in
- * Settings): the filter box, the scope tree, and the row actions (pin, delete with confirmation, then
- * an Undo toast), and each scope's recently deleted files (restorable).
+ * Settings): the filter box (ArrowDown enters the results), the scope tree (its handle closes or
+ * opens every directory: the pane's Collapse all / Expand all), and the row actions (pin, delete with confirmation, then an Undo toast; the focus then goes
+ * to the next row, or the one above), and each scope's recently deleted files (restorable).
+ * A large tree starts with its directories closed (tree-model's initialOpenState).
  * Loads the list at once, and again when the change stream says the server is listening (`ready`),
  * so nothing that changed in between is missed; the live indicator shows which state it is in.
  */
@@ -16,10 +18,10 @@ import { useAction } from '../../lib/use-action';
 import { onChangeEvent, useChangeStream } from '../changes/use-change-stream';
 import { useDeleteUndo } from '../history/DeleteUndo';
 import { deletedQueryInput, RecentlyDeletedDialog } from '../history/RecentlyDeletedDialog';
-import { MemoryTree } from './MemoryTree';
+import { MemoryTree, type MemoryTreeHandle } from './MemoryTree';
 import { usePin } from './use-pin';
 import { RenameDialog } from './RenameDialog';
-import { buildForest, filesUnder, flattenTree, type MemoryFile, type Row } from './tree-model';
+import { allOpenState, buildForest, filesUnder, flattenTree, focusAfterDelete, initialOpenState, withOpen, type MemoryFile, type OpenState, type Row } from './tree-model';
 
 export interface MemoryBrowserProps {
   workspaceId: string | null;
@@ -39,6 +41,8 @@ export interface MemoryBrowserProps {
 
 export interface MemoryBrowserHandle {
   focusFilter(): void;
+  /** Closes every directory (scopes stay open), or opens every scope and directory. */
+  setAllOpen(open: boolean): void;
 }
 
 type Deleting = Extract<Row, { kind: 'dir' | 'file' }>;
@@ -51,7 +55,11 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
   const list = useQuery(listOptions);
   const [filter, setFilter] = useState('');
-  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  // Set once the list first arrives (how a tree starts depends on its size), then by the person.
+  const [open, setOpen] = useState<OpenState | null>(null);
+  /** After a delete: the deleted row's path and where the focus may go, nearest first (tree-model's focusAfterDelete). */
+  const [refocus, setRefocus] = useState<{ path: string; candidates: string[] } | null>(null);
+  const treeRef = useRef<MemoryTreeHandle>(null);
   const [activeId, setActiveId] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Deleting | null>(null);
   const [renaming, setRenaming] = useState<Deleting | null>(null);
@@ -62,7 +70,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const deletedOptions = orpc.history.deleted.queryOptions({ input: deletedQueryInput(workspaceId) });
   const deleted = useQuery(deletedOptions);
   const filterRef = useRef<HTMLInputElement>(null);
-  useImperativeHandle(ref, () => ({ focusFilter: () => filterRef.current?.focus() }), []);
+  useImperativeHandle(ref, () => ({ focusFilter: () => filterRef.current?.focus(), setAllOpen: (all) => setOpen(allOpenState(all)) }), []);
 
   // A change (a delete, a file written again, a restore) may change what is recently deleted:
   // asked again once per burst.
@@ -82,6 +90,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   }, [orpc, queryClient, workspaceId]);
 
   const files = list.data?.files;
+  if (open === null && files) setOpen(initialOpenState(files.length));
   const forest = useMemo(() => buildForest(files ?? []), [files]);
   const deletedCounts = useMemo(() => {
     const counts: Partial<Record<Scope, number>> = {};
@@ -89,19 +98,20 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     return counts;
   }, [deleted.data]);
   const rows = useMemo(
-    () => flattenTree(forest, list.data?.scopes ?? [], { collapsed, filter, deleted: deletedCounts, ...(props.scopes ? { scopes: props.scopes } : {}) }),
-    [forest, list.data?.scopes, collapsed, filter, deletedCounts, props.scopes],
+    () => flattenTree(forest, list.data?.scopes ?? [], { ...(open ?? allOpenState(true)), filter, deleted: deletedCounts, ...(props.scopes ? { scopes: props.scopes } : {}) }),
+    [forest, list.data?.scopes, open, filter, deletedCounts, props.scopes],
   );
 
   const onToggle = useCallback((id: string, expand?: boolean) => {
-    setCollapsed((prev) => {
-      const next = new Set(prev);
-      const open = expand ?? next.has(id);
-      if (open) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+    setOpen((prev) => withOpen(prev ?? allOpenState(true), id, id.startsWith('scope:') ? 'scope' : 'dir', expand));
   }, []);
+
+  // Once the deleted row is gone from the list read again, focus the nearest row still there.
+  useEffect(() => {
+    if (!refocus || rows.some((r) => r.id === refocus.path)) return;
+    setRefocus(null);
+    for (const id of refocus.candidates) if (treeRef.current?.focusRow(id)) return;
+  }, [refocus, rows]);
 
   const onPin = usePin(workspaceId);
 
@@ -109,8 +119,10 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     removal.run(async () => {
       if (!deleting) return;
       const askedAt = Date.now();
+      const candidates = focusAfterDelete(rows, deleting.id);
       const result = await client.memory.delete({ workspaceId, path: deleting.path });
       if (result.status === 'error') return result.message;
+      setRefocus({ path: deleting.path, candidates });
       props.onDeleted(deleting.path);
       setDeleting(null);
       void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
@@ -126,7 +138,21 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     <section className="browser" aria-label={props.label}>
       <div className="filter">
         <Search size={14} aria-hidden />
-        <input ref={filterRef} type="search" placeholder="Filter by path or description" aria-label="Filter memories" value={filter} onChange={(e) => setFilter(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setFilter('')} />
+        <input
+          ref={filterRef}
+          type="search"
+          placeholder="Filter by path or description"
+          aria-label="Filter memories"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') setFilter('');
+            else if (e.key === 'ArrowDown') {
+              e.preventDefault();
+              treeRef.current?.focusFirstResult();
+            }
+          }}
+        />
         <kbd title="Press / to filter">/</kbd>
         <span className={`live-indicator ${stream}`} title={stream === 'live' ? 'Agents\' edits show up here as they happen' : 'Connecting to the change stream…'}>
           {stream === 'live' ? 'Live' : stream === 'lost' ? 'Reconnecting' : 'Connecting'}
@@ -138,6 +164,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
         <Loading what="memory" />
       ) : (
         <MemoryTree
+          ref={treeRef}
           rows={rows}
           workspaceId={workspaceId}
           activeId={activeId}
@@ -165,6 +192,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
         <RenameDialog
           workspaceId={workspaceId}
           target={renaming}
+          exists={(p) => filesUnder(files ?? [], p) > 0}
           blocked={(() => {
             const unsaved = props.unsavedPath?.() ?? null;
             return unsaved && (unsaved === renaming.path || unsaved.startsWith(`${renaming.path}/`)) ? `Save or discard your edits to ${unsaved} first.` : null;

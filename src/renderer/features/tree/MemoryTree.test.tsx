@@ -1,6 +1,8 @@
 // @vitest-environment happy-dom
 // The scope tree against the real backend: order, chevrons, expand and collapse, recursive counts,
-// the roles and names assistive technology reads, the keyboard, the filter and virtualization.
+// the roles and names assistive technology reads, the keyboard, the filter and virtualization; and
+// issue 20's small ones: the focus after a delete, ArrowDown from the filter, Collapse all / Expand
+// all, and a 1000-file tree that does not start fully open.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
@@ -237,6 +239,10 @@ describe('the scope tree', () => {
     await Promise.all(Array.from({ length: 300 }, (_, i) => fs.writeFile(path.join(dir, `f${String(i).padStart(4, '0')}.md`), `file ${i}`)));
     await renderPane(b);
     await screen.findByRole('tree', { name: 'Memory files (300)' }, { timeout: 10_000 });
+    // Over 200 files, directories start closed.
+    const bulk = await screen.findByRole('treeitem', { name: '/memories/global/bulk' });
+    expect(bulk.getAttribute('aria-expanded')).toBe('false');
+    await user.click(bulk);
     const first = await screen.findByRole('treeitem', { name: '/memories/global/bulk/f0000.md' });
     expect(countOf(item('/memories/global/bulk'))).toBe('300');
     const rendered = screen.getAllByRole('treeitem').length;
@@ -258,3 +264,97 @@ describe('the scope tree', () => {
     await focused('/memories/global/bulk/f0000.md');
   });
 });
+
+describe('the tree, day to day (issue 20)', () => {
+  /** Deletes the focused row from the keyboard, confirming, and waits for its row to go. */
+  async function deleteFocused(user: ReturnType<typeof userEvent.setup>, name: string): Promise<void> {
+    item(name).focus();
+    await user.keyboard('{Delete}');
+    await user.click(within(await screen.findByRole('dialog', { name: `Delete ${name}?` })).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(screen.queryByRole('treeitem', { name })).toBeNull());
+  }
+
+  it('after a delete, the focus goes to the next row, else the one above (a directory left empty goes too)', async () => {
+    const user = userEvent.setup();
+    await renderPane(await seeded());
+    await screen.findByRole('treeitem', { name: `${P}/zeta.md` });
+    await deleteFocused(user, `${P}/Alpha.md`);
+    await focused(`${P}/zeta.md`);
+    await deleteFocused(user, `${P}/zeta.md`);
+    await focused(`${P}/notes/build.md`);
+    // ci.md is alone in deep/: deep/ disappears with it, and notes/ (above it) takes the focus.
+    await deleteFocused(user, `${P}/notes/deep/ci.md`);
+    await waitFor(() => expect(screen.queryByRole('treeitem', { name: `${P}/notes/deep` })).toBeNull());
+    await focused(`${P}/notes`);
+    // The keyboard goes on from there.
+    await user.keyboard('{ArrowDown}');
+    await focused(`${P}/notes/build.md`);
+  });
+
+  it('ArrowDown in the filter moves into the results, and Enter opens the first', async () => {
+    const user = userEvent.setup();
+    await renderPane(await seeded());
+    await screen.findByRole('treeitem', { name: `${P}/zeta.md` });
+    await user.click(screen.getByRole('searchbox', { name: 'Filter memories' }));
+    await user.keyboard('{ArrowDown}');
+    await focused('/memories/global/prefs.md');
+    await user.click(screen.getByRole('searchbox', { name: 'Filter memories' }));
+    await user.keyboard('build{ArrowDown}');
+    await focused(`${P}/notes/build.md`);
+    await user.keyboard('{Enter}');
+    await screen.findByRole('region', { name: `Editor: ${P}/notes/build.md` });
+  });
+
+  it('Collapse all closes every directory (scopes stay open); Expand all opens everything, a closed scope too', async () => {
+    const user = userEvent.setup();
+    await renderPane(await seeded());
+    await screen.findByRole('treeitem', { name: `${P}/notes/deep/ci.md` });
+    await user.click(screen.getByRole('button', { name: 'Collapse all' }));
+    expect(rowNames()).toEqual([
+      'GLOBAL memory, 1 file',
+      '/memories/global/prefs.md',
+      'PROJECT memory, 5 files',
+      `${P}/api`,
+      `${P}/notes`,
+      `${P}/Alpha.md`,
+      `${P}/zeta.md`,
+      'WORKSPACE memory, 0 files',
+      'No memories yet.',
+    ]);
+    // Opening one directory opens just that one.
+    await user.click(item(`${P}/notes`));
+    expect(item(`${P}/notes/deep`).getAttribute('aria-expanded')).toBe('false');
+    expect(item(`${P}/notes/build.md`)).toBeTruthy();
+    await user.click(item('GLOBAL memory, 1 file'));
+    expect(screen.queryByRole('treeitem', { name: '/memories/global/prefs.md' })).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Expand all' }));
+    expect(rowNames()).toContain('/memories/global/prefs.md');
+    expect(rowNames()).toContain(`${P}/notes/deep/ci.md`);
+    expect(rowNames()).toContain(`${P}/api/auth.md`);
+  });
+
+  it('a tree of 1000 files starts with its scopes open and its directories closed', async () => {
+    const b = await makeBackend();
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, d) => {
+        const dir = path.join(b.sb.roots.global, `topic-${d}`, 'sub');
+        await fs.mkdir(dir, { recursive: true });
+        await Promise.all(Array.from({ length: 100 }, (_, i) => fs.writeFile(path.join(dir, `f${i}.md`), `file ${i}`)));
+      }),
+    );
+    await b.write(`${P}/build.md`, 'make');
+    await renderPane(b);
+    await screen.findByRole('tree', { name: 'Memory files (1001)' }, { timeout: 10_000 });
+    expect(rowNames()).toEqual([
+      'GLOBAL memory, 1000 files',
+      ...Array.from({ length: 10 }, (_, d) => `/memories/global/topic-${d}`),
+      'PROJECT memory, 1 file',
+      `${P}/build.md`,
+      'WORKSPACE memory, 0 files',
+      'No memories yet.',
+    ]);
+    expect(item('/memories/global/topic-0').getAttribute('aria-expanded')).toBe('false');
+    expect(countOf(item('/memories/global/topic-0'))).toBe('100');
+  });
+});
+

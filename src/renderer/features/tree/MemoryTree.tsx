@@ -3,9 +3,11 @@
  * files render and scroll smoothly. Keyboard: Up/Down move, Right expands (or steps in), Left
  * collapses (or steps out), Home/End, Enter opens a file, toggles a directory or shows a scope's
  * recently deleted files, F2 renames, Delete asks to delete. The active row holds the focus (roving tabindex).
+ * Its handle moves the focus from outside: to a row (after a delete), or to the first result (ArrowDown
+ * in the filter).
  */
 import { observeElementRect, useVirtualizer, type Rect, type Virtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useRef } from 'react';
+import { forwardRef, useCallback, useEffect, useImperativeHandle, useRef } from 'react';
 import type { MemoryFile, Row } from './tree-model';
 import { ROW_HEIGHT, TreeRow, type RowActions } from './TreeRow';
 
@@ -24,6 +26,13 @@ export interface MemoryTreeProps {
   onShowDeleted: (scope: Row['scope']) => void;
 }
 
+export interface MemoryTreeHandle {
+  /** Focuses the row with this id, scrolling it into view; false when no such row is shown. */
+  focusRow(id: string): boolean;
+  /** Focuses the first file row (the first row when no file is shown). */
+  focusFirstResult(): void;
+}
+
 /**
  * The tree's last measured size. A tree drawn again (another workspace, the same window) starts
  * from it, so its first frame already holds the rows in view and needs no second pass once the
@@ -36,7 +45,7 @@ const observeRect = (instance: Virtualizer<HTMLDivElement, Element>, cb: (rect: 
     cb(rect);
   });
 
-export function MemoryTree(props: MemoryTreeProps) {
+export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function MemoryTree(props, ref) {
   const { rows, activeId } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   /** The row a keyboard move went to, focused once it is rendered. */
@@ -81,6 +90,19 @@ export function MemoryTree(props: MemoryTreeProps) {
       virtualizer.scrollToIndex(rows.indexOf(row), { align: 'auto' });
     },
     [rows, props, virtualizer],
+  );
+
+  useImperativeHandle(
+    ref,
+    () => ({
+      focusRow: (id) => {
+        const index = rows.findIndex((r) => r.id === id);
+        if (index >= 0) moveTo(index);
+        return index >= 0;
+      },
+      focusFirstResult: () => moveTo(Math.max(0, rows.findIndex((r) => r.kind === 'file'))),
+    }),
+    [rows, moveTo],
   );
 
   // After a keyboard move, focus the row it went to once it is rendered. By its id, not the active
@@ -164,4 +186,4 @@ export function MemoryTree(props: MemoryTreeProps) {
       </div>
     </div>
   );
-}
+});

@@ -4,6 +4,8 @@
  * Row actions (Pin, Rename, Delete) exist only on the row under the pointer and the active row
  * (the one keyboard focus is on): a tree of thousands of files then draws a few dozen buttons, not
  * hundreds. Their slot has a fixed width, so nothing shifts when they appear.
+ * A name or description cut with an ellipsis gets its full text as a tooltip when the row is
+ * hovered (measured then: only a hovered row pays for the layout read).
  */
 import { AlertTriangle, ArchiveRestore, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
 import { memo, useState } from 'react';
@@ -69,6 +71,14 @@ function FileBadges({ file, workspaceId }: { file: MemoryFile; workspaceId: stri
   );
 }
 
+/** Gives each cut text of a row (marked `data-full`) its full text as a tooltip, and takes it from one that fits. */
+function titleWhereCut(row: HTMLElement): void {
+  for (const el of row.querySelectorAll<HTMLElement>('[data-full]')) {
+    if (el.scrollWidth > el.clientWidth) el.title = el.dataset.full ?? '';
+    else el.removeAttribute('title');
+  }
+}
+
 function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeRowProps) {
   const [hovered, setHovered] = useState(false);
   const withActions = active || hovered;
@@ -77,7 +87,10 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
     'data-row-id': row.id,
     tabIndex: active ? 0 : -1,
     onFocus: () => actions.onActivate(row.id),
-    onMouseEnter: () => setHovered(true),
+    onMouseEnter: (e: React.MouseEvent<HTMLElement>) => {
+      titleWhereCut(e.currentTarget);
+      setHovered(true);
+    },
     // Leaving for no element (out of the window; some synthetic moves report the window) keeps
     // them; they stay hidden by CSS until the row is hovered or focused again.
     onMouseLeave: (e: React.MouseEvent) => e.relatedTarget instanceof Node && setHovered(false),
@@ -122,7 +135,9 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
           <Indent level={row.level} />
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           {row.expanded ? <FolderOpen size={14} aria-hidden className="dir-icon" /> : <Folder size={14} aria-hidden className="dir-icon" />}
-          <span className="name">{row.name}</span>
+          <span className="name" data-full={row.path}>
+            {row.name}
+          </span>
           <span className="count">{row.count}</span>
           <span className="actions dir-actions">
             {withActions && (
@@ -155,12 +170,16 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
           <FileText size={14} aria-hidden className="file-icon" />
           <span className="file-text">
             <span className="line1">
-              <span className="name">{row.name}</span>
+              <span className="name" data-full={row.path}>
+                {row.name}
+              </span>
               {f.pinned && <Pin size={12} className="pinned" aria-label="Pinned" fill="currentColor" />}
               <FileBadges file={f} workspaceId={workspaceId} />
             </span>
             <span className="line2">
-              <span className="desc">{f.description ?? ''}</span>
+              <span className="desc" data-full={f.description ?? ''}>
+                {f.description ?? ''}
+              </span>
               {usage && <span className="usage">{usage}</span>}
             </span>
           </span>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildForest, filesUnder, flattenTree, type MemoryFile, type ScopeStatus } from './tree-model';
+import { allOpenState, buildForest, filesUnder, flattenTree, focusAfterDelete, initialOpenState, OPEN_TREE_MAX_FILES, withOpen, type MemoryFile, type ScopeStatus } from './tree-model';
 
 function file(path: string, description: string | null = null): MemoryFile {
   const scope = path.split('/')[2] as MemoryFile['scope'];
@@ -75,3 +75,68 @@ describe('the scope tree', () => {
     expect(filesUnder(files, '/memories/project/not')).toBe(0);
   });
 });
+
+describe('how the tree starts, and Collapse all / Expand all', () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => file(`/memories/global/topic-${i % 4}/sub/f${String(i).padStart(4, '0')}.md`));
+
+  it('a small tree starts fully open; over OPEN_TREE_MAX_FILES files, scopes open and directories closed', () => {
+    const small = many(OPEN_TREE_MAX_FILES);
+    expect(flattenTree(buildForest(small), all, initialOpenState(small.length)).filter((r) => r.kind === 'file')).toHaveLength(OPEN_TREE_MAX_FILES);
+    const large = many(1000);
+    expect(show(flattenTree(buildForest(large), all, initialOpenState(large.length)))).toEqual([
+      'global (1000)',
+      '  topic-0/ (250)',
+      '  topic-1/ (250)',
+      '  topic-2/ (250)',
+      '  topic-3/ (250)',
+      'project (0)',
+      '  - No memories yet.',
+      'workspace (0)',
+      '  - No memories yet.',
+    ]);
+  });
+
+  it('a directory the person opens stays open while others are closed by default; Collapse all closes it again', () => {
+    let state = initialOpenState(1000);
+    state = withOpen(state, '/memories/global/topic-1', 'dir');
+    const rows = flattenTree(buildForest(many(1000)), all, state);
+    expect(show(rows).slice(0, 5)).toEqual(['global (1000)', '  topic-0/ (250)', '  topic-1/ (250)', '    sub/ (250)', '  topic-2/ (250)']);
+    expect(show(flattenTree(buildForest(many(1000)), all, allOpenState(false))).slice(0, 3)).toEqual(['global (1000)', '  topic-0/ (250)', '  topic-1/ (250)']);
+  });
+
+  it('Collapse all keeps scopes open and closes directories; Expand all opens every scope and directory', () => {
+    let state = withOpen(allOpenState(true), 'scope:global', 'scope', false);
+    expect(show(flattenTree(buildForest(files), all, state))[0]).toBe('global (1)');
+    expect(show(flattenTree(buildForest(files), all, state))[1]).toBe('project (5)');
+    state = allOpenState(false);
+    expect(show(flattenTree(buildForest(files), all, state))).toEqual([
+      'global (1)',
+      '  prefs.md',
+      'project (5)',
+      '  api/ (1)',
+      '  notes/ (2)',
+      '  Alpha.md',
+      '  zeta.md',
+      'workspace (0)',
+      '  - No memories yet.',
+    ]);
+    expect(flattenTree(buildForest(files), all, allOpenState(true)).filter((r) => r.kind === 'file')).toHaveLength(6);
+  });
+});
+
+describe('the focus after a delete', () => {
+  const rows = flattenTree(buildForest(files), all, { collapsed: new Set() });
+  const ids = (id: string) => focusAfterDelete(rows, id).slice(0, 3);
+
+  it('goes to the next sibling, else the rows above, nearest first', () => {
+    expect(ids('/memories/project/Alpha.md')[0]).toBe('/memories/project/zeta.md');
+    // The last of its directory: the row above.
+    expect(ids('/memories/project/zeta.md')).toEqual(['/memories/project/Alpha.md', '/memories/project/notes/b.md', '/memories/project/notes/deep/c.md']);
+    // A directory's own rows go with it: its next sibling is after them.
+    expect(ids('/memories/project/notes')[0]).toBe('/memories/project/Alpha.md');
+    // Alone in its directory (which disappears with it): the directory, then what is above it.
+    expect(ids('/memories/project/notes/deep/c.md')).toEqual(['/memories/project/notes/deep', '/memories/project/notes', '/memories/project/api/a.md']);
+    expect(focusAfterDelete(rows, 'scope:project')).toEqual([]);
+  });
+});
+

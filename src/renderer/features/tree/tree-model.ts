@@ -113,8 +113,56 @@ function matchCount(dir: DirNode, terms: readonly string[]): number {
   return n;
 }
 
-export interface FlattenOptions {
-  /** Ids of collapsed scopes and directories (everything else is expanded). */
+/**
+ * A tree of more files than this starts with its directories closed (scopes open, their top-level
+ * files and directories in view); a smaller one starts fully open. 1000 files fully open are
+ * thousands of rows to scroll through to reach the next scope.
+ */
+export const OPEN_TREE_MAX_FILES = 200;
+
+/** Which scopes and directories are open: the person's own choices, else the default. */
+export interface OpenState {
+  /** Ids the person closed (scopes and directories). */
+  readonly collapsed: ReadonlySet<string>;
+  /** Ids of directories the person opened (they stay open when directories are closed by default). */
+  readonly expanded: ReadonlySet<string>;
+  /** Whether directories are open unless closed (scopes always are). */
+  readonly dirsOpen: boolean;
+}
+
+/** How a tree of `fileCount` files starts: scopes open; directories too unless it is large. */
+export function initialOpenState(fileCount: number): OpenState {
+  return { collapsed: new Set(), expanded: new Set(), dirsOpen: fileCount <= OPEN_TREE_MAX_FILES };
+}
+
+/** Every directory closed ("Collapse all"; scopes stay open) or every directory and scope open ("Expand all"). */
+export function allOpenState(open: boolean): OpenState {
+  return { collapsed: new Set(), expanded: new Set(), dirsOpen: open };
+}
+
+function isOpen(id: string, kind: 'scope' | 'dir', state: Partial<OpenState>): boolean {
+  if (kind === 'dir' && state.expanded?.has(id)) return true;
+  if (state.collapsed?.has(id)) return false;
+  return kind === 'scope' || state.dirsOpen !== false;
+}
+
+/** `state` with one scope or directory opened, closed, or (without `open`) toggled. */
+export function withOpen(state: OpenState, id: string, kind: 'scope' | 'dir', open?: boolean): OpenState {
+  const next = open ?? !isOpen(id, kind, state);
+  const collapsed = new Set(state.collapsed);
+  const expanded = new Set(state.expanded);
+  if (next) {
+    collapsed.delete(id);
+    if (kind === 'dir') expanded.add(id);
+  } else {
+    collapsed.add(id);
+    expanded.delete(id);
+  }
+  return { ...state, collapsed, expanded };
+}
+
+export interface FlattenOptions extends Partial<Pick<OpenState, 'expanded' | 'dirsOpen'>> {
+  /** Ids of collapsed scopes and directories (everything else is expanded, unless `dirsOpen` is false). */
   readonly collapsed: ReadonlySet<string>;
   readonly filter?: string;
   /** Which scopes to show (default all three), in this order. */
@@ -132,7 +180,7 @@ export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], op
     const root = forest[scope];
     const id = scopeRowId(scope);
     const count = matchCount(root, terms);
-    const expanded = !options.collapsed.has(id);
+    const expanded = isOpen(id, 'scope', options);
     rows.push({ kind: 'scope', id, level: 1, scope, count, available: status.available, reason: status.reason, expanded });
     if (!expanded) continue;
     if (!status.available) {
@@ -140,22 +188,22 @@ export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], op
       continue;
     }
     if (count === 0) rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: terms.length > 0 ? 'Nothing matches the filter.' : 'No memories yet.', parentId: id });
-    else pushDir(rows, root, scope, id, 2, terms, options.collapsed);
+    else pushDir(rows, root, scope, id, 2, terms, options);
     const deleted = options.deleted?.[scope] ?? 0;
     if (deleted > 0 && terms.length === 0) rows.push({ kind: 'deleted', id: `${id}:deleted`, level: 2, scope, count: deleted, parentId: id });
   }
   return rows;
 }
 
-function pushDir(rows: Row[], dir: DirNode, scope: Scope, parentId: string, level: number, terms: readonly string[], collapsed: ReadonlySet<string>): void {
+function pushDir(rows: Row[], dir: DirNode, scope: Scope, parentId: string, level: number, terms: readonly string[], open: FlattenOptions): void {
   for (const d of dir.dirs) {
     const count = matchCount(d, terms);
     if (count === 0) continue;
     const id = d.path;
     // A filter shows every match: directories open while it is on.
-    const expanded = terms.length > 0 || !collapsed.has(id);
+    const expanded = terms.length > 0 || isOpen(id, 'dir', open);
     rows.push({ kind: 'dir', id, level, scope, path: d.path, name: d.name, count, expanded, parentId });
-    if (expanded) pushDir(rows, d, scope, id, level + 1, terms, collapsed);
+    if (expanded) pushDir(rows, d, scope, id, level + 1, terms, open);
   }
   for (const f of dir.files) {
     if (!fileMatches(f, terms)) continue;
@@ -168,4 +216,23 @@ export function filesUnder(files: readonly MemoryFile[], path: string): number {
   let n = 0;
   for (const f of files) if (f.path === path || f.path.startsWith(`${path}/`)) n++;
   return n;
+}
+
+/**
+ * Where the focus goes when a row is deleted: its next sibling, else the rows above it, nearest
+ * first. A list of ids, because which survive is known only once the list is read again (a
+ * directory left without files disappears with its last one): the first one still there wins.
+ */
+export function focusAfterDelete(rows: readonly Row[], id: string): string[] {
+  const i = rows.findIndex((r) => r.id === id);
+  const row = rows[i];
+  if (!row || row.kind === 'scope') return [];
+  let j = i + 1;
+  // A directory's rows go with it.
+  if (row.kind === 'dir') while (j < rows.length && rows[j]!.level > row.level) j++;
+  const next = rows[j];
+  const candidates: string[] = [];
+  if (next && (next.kind === 'file' || next.kind === 'dir') && next.parentId === row.parentId) candidates.push(next.id);
+  for (let k = i - 1; k >= 0; k--) candidates.push(rows[k]!.id);
+  return candidates;
 }
