@@ -1,15 +1,28 @@
 /**
  * A workspace's harvest status in words (issue 19): what the app's status line and
- * `cairn harvest --status` say, from one HarvestStatus. Pure; times are relative to `now`.
+ * `cairn harvest --status` say, from one HarvestStatus, and the agents' names and short session ids
+ * every view of the harvest and the inbox uses. Pure; times are relative to `now`.
+ *
+ * Invariant: one sentence per fact, the same in the CLI and the app; only how a clock time is
+ * written differs (the CLI says UTC, the app gives its reader's local time: `TimeFormatter`).
  */
 import type { HarvestStatus } from './contract';
 
-const AGENT_NAMES: Record<'claude' | 'codex', string> = { claude: 'Claude Code', codex: 'Codex' };
+export type HarvestAgent = 'claude' | 'codex';
+
+/** The agents' names as people know them. */
+export const AGENT_NAMES: Readonly<Record<HarvestAgent, string>> = { claude: 'Claude Code', codex: 'Codex' };
 
 /** A short session id, as a person can match it with the agent's own. */
 export function shortSession(sessionId: string): string {
   return sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
 }
+
+/** Writes an ISO time as a clock time for the reader, e.g. "14:05 UTC" or, in the app, "14:05". */
+export type TimeFormatter = (iso: string) => string;
+
+/** The CLI's clock: UTC, since a terminal's reader may be anywhere and the log lines say UTC too. */
+export const utcClock: TimeFormatter = (iso) => `${new Date(iso).toISOString().slice(11, 16)} UTC`;
 
 function ago(at: string, now: number): string {
   const minutes = Math.round((now - Date.parse(at)) / 60_000);
@@ -21,8 +34,9 @@ function ago(at: string, now: number): string {
   return `${Math.round(hours / 24)} days ago`;
 }
 
-function clock(at: string): string {
-  return new Date(at).toISOString().slice(11, 16);
+/** A message as the start of a sentence that the caller ends: without its own final full stop. */
+function clause(message: string): string {
+  return message.trim().replace(/\.+$/, '');
 }
 
 /** The state now: off, on and idle, waiting, harvesting (session, chunk), failed. */
@@ -59,15 +73,18 @@ export function harvestLastRunText(status: HarvestStatus, now: number): string |
   return `Last run ${when}: ${proposed}${why}.`;
 }
 
-/** A failure's reason and when it is tried again (or that it waits for Retry); null when none. */
-export function harvestFailureText(status: HarvestStatus): string | null {
+/**
+ * A failure's reason and when it is tried again (or that it waits for Retry); null when none. The
+ * reason is the extractor's own sentence, which may end in a full stop: it is not doubled.
+ */
+export function harvestFailureText(status: HarvestStatus, clock: TimeFormatter = utcClock): string | null {
   const f = status.failure;
   if (!f) return null;
   const tries = f.attempts === 1 ? 'once' : `${f.attempts} times`;
-  return f.retryAt ? `Failed (${tries}): ${f.message}. Retrying at ${clock(f.retryAt)} UTC.` : `Failed (${tries}): ${f.message}. Retry when it is fixed.`;
+  return f.retryAt ? `Failed (${tries}): ${clause(f.message)}. Retrying at ${clock(f.retryAt)}.` : `Failed (${tries}): ${clause(f.message)}. Retry when it is fixed.`;
 }
 
 /** Every line of the status, as the CLI prints it. */
-export function harvestStatusText(status: HarvestStatus, now: number): string {
-  return [harvestHeadline(status), harvestLastRunText(status, now), harvestFailureText(status)].filter((l): l is string => l !== null).join('\n');
+export function harvestStatusText(status: HarvestStatus, now: number, clock: TimeFormatter = utcClock): string {
+  return [harvestHeadline(status), harvestLastRunText(status, now), harvestFailureText(status, clock)].filter((l): l is string => l !== null).join('\n');
 }

@@ -18,6 +18,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ArrowRight, Bot, Check, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { AGENT_NAMES, shortSession } from '../../../common/api/harvest-status-text';
 import { errorMessage, useApi } from '../../api/api-context';
 import { listKeyIndex } from '../../lib/list-keys';
 import { LoadFailed, Loading } from '../../lib/QueryState';
@@ -26,7 +27,6 @@ import { ConfirmDialog } from '../dialogs/Dialog';
 import { exactTime, whenText } from '../history/history-words';
 import { LineDiff } from '../history/LineDiff';
 import {
-  AGENT_NAMES,
   CATEGORY_LABELS,
   CHANGE_SIDES,
   changeApprovedText,
@@ -36,12 +36,12 @@ import {
   fileName,
   groupBySession,
   neighbourOf,
-  shortSession,
   splitKinds,
   targetProblem,
   type InboxItem,
   type SessionGroup,
 } from './inbox-model';
+import { HarvestStatusLine } from './HarvestStatusLine';
 import { HarvestSwitch } from './HarvestSwitch';
 import { ReviewSwitch } from './ReviewSwitch';
 import { useInbox } from './use-inbox';
@@ -90,7 +90,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
   const [errors, setErrors] = useState<Record<string, ItemError>>({});
   const [busy, setBusy] = useState<string | null>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
-  const [confirmSession, setConfirmSession] = useState<SessionGroup | null>(null);
+  // The session whose "Reject all" waits for confirmation, by key: the dialog counts what is there now.
+  const [confirmKey, setConfirmKey] = useState<string | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
   const panelRef = useRef<HTMLElement>(null);
   const focusPending = useRef<string | null>(null);
@@ -105,6 +106,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
 
   const split = useMemo(() => splitKinds((viewItems ?? []).filter((i) => !gone.has(i.id))), [viewItems, gone]);
   const groups = useMemo(() => groupBySession(split.proposals), [split]);
+  const confirmSession = confirmKey === null ? null : (groups.find((g) => g.key === confirmKey) ?? null);
   const heldChanges = split.changes;
   const ordered = useMemo(() => [...heldChanges, ...groups.flatMap((g) => g.items)], [heldChanges, groups]);
   const byId = useMemo(() => new Map(ordered.map((i) => [i.id, i])), [ordered]);
@@ -220,32 +222,28 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
     }
   };
 
+  /** One request (inbox.rejectSession): every pending proposal of the session goes, or none. */
   const rejectSession = async (group: SessionGroup) => {
     setBusy(`session:${group.key}`);
-    const failed: string[] = [];
-    let done = 0;
     const left = group.items.filter((i) => !gone.has(i.id));
-    for (const item of left) {
-      try {
-        const result = await client.inbox.reject({ id: item.id });
-        if (result.status === 'ok') {
-          done++;
-          setGone((g) => new Set(g).add(item.id));
-        } else {
-          failed.push(result.message);
-          setError(item.id, { kind: 'error', message: result.message });
-        }
-      } catch (err) {
-        failed.push(errorMessage(err));
-        setError(item.id, { kind: 'error', message: errorMessage(err) });
-      }
+    const what = `${AGENT_NAMES[group.agent]} session ${shortSession(group.sessionId)}`;
+    let failure: string | null = null;
+    try {
+      const result = await client.inbox.rejectSession({ sessionId: group.sessionId });
+      if (result.status !== 'ok') failure = result.message;
+    } catch (err) {
+      failure = errorMessage(err);
     }
     setBusy(null);
-    setConfirmSession(null);
+    setConfirmKey(null);
     refresh();
-    const what = `${AGENT_NAMES[group.agent]} session ${shortSession(group.sessionId)}`;
-    if (failed.length > 0) say({ tone: 'alert', text: `Rejected ${done} of ${left.length} proposals from ${what}; ${failed.length} could not be rejected: ${failed[0]}` });
-    else say({ tone: 'ok', text: `Rejected ${done} ${done === 1 ? 'proposal' : 'proposals'} from ${what}. They will not be proposed again for 90 days.`, path: null, itemId: null, versionId: null });
+    if (failure !== null) {
+      say({ tone: 'alert', text: `Could not reject the proposals from ${what}: ${failure}` });
+      return;
+    }
+    setGone((g) => new Set([...g, ...left.map((i) => i.id)]));
+    const done = left.length;
+    say({ tone: 'ok', text: `Rejected ${done} ${done === 1 ? 'proposal' : 'proposals'} from ${what}. They will not be proposed again for 90 days.`, path: null, itemId: null, versionId: null });
     const next = ordered.find((i) => !left.some((l) => l.id === i.id));
     focusItem(next?.id ?? null);
   };
@@ -316,6 +314,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
             {count === null ? 'Memories proposed from your agents\u2019 sessions.' : count === 0 ? 'Nothing to review.' : `${count} ${count === 1 ? 'proposal' : 'proposals'} to review. Nothing is added to memory until you approve it.`}
           </div>
           {workspaceId !== null && <HarvestSwitch workspaceId={workspaceId} />}
+          {workspaceId !== null && <HarvestStatusLine workspaceId={workspaceId} />}
           <ReviewSwitch workspaceId={workspaceId} />
         </div>
         <div className="editor-tools">
@@ -409,7 +408,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
                 key={g.key}
                 group={g}
                 busy={busy === `session:${g.key}`}
-                onRejectAll={() => setConfirmSession(g)}
+                onRejectAll={() => setConfirmKey(g.key)}
               >
                 {g.items.map((item) => (
                   <Proposal
@@ -452,7 +451,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
           confirmLabel={confirmSession.items.length === 1 ? 'Reject it' : `Reject all ${confirmSession.items.length}`}
           danger
           busy={busy !== null}
-          onCancel={() => setConfirmSession(null)}
+          onCancel={() => setConfirmKey(null)}
           onConfirm={() => void rejectSession(confirmSession)}
         >
           <p>

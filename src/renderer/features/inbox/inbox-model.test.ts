@@ -1,7 +1,7 @@
 // How the inbox reads: which proposals a view reviews, grouped by session in the list's order, the
 // words for confidence and evidence, a typed target checked, and where the focus goes next.
 import { describe, expect, it } from 'vitest';
-import { changeApprovedText, changeTitle, confidenceText, evidenceSpeaker, groupBySession, itemsForView, neighbourOf, shortSession, splitKinds, targetProblem, type InboxItem } from './inbox-model';
+import { changeApprovedText, changeTitle, confidenceText, evidenceSpeaker, groupBySession, itemsForView, neighbourOf, splitKinds, targetProblem, type InboxItem } from './inbox-model';
 
 const item = (id: string, over: Partial<InboxItem> = {}): InboxItem => ({
   id,
@@ -45,10 +45,9 @@ describe('inbox model', () => {
     ]);
   });
 
-  it('words confidence, sessions and evidence', () => {
+  it('words confidence and evidence', () => {
     expect(confidenceText(0.834)).toBe('83% sure');
     expect(confidenceText(2)).toBe('100% sure');
-    expect(shortSession('0199d5e2-7a41-7c30')).toBe('0199d5e2');
     expect(evidenceSpeaker('preference')).toBe('You said');
     expect(evidenceSpeaker('lesson')).toBe('In the session');
     // Who said it, as the transcript recorded it, wins over what the category implies.

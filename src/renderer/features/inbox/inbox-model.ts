@@ -2,7 +2,8 @@
  * How the inbox reads (issue 19): which proposals a view shows, grouped by the agent's session they
  * came from (agents' changes held by review mode apart), and the words for an item's category,
  * confidence, source and evidence, and for a change. Pure, so the grouping and wording are tested
- * without a DOM.
+ * without a DOM. The agents' names and short session ids are the harvest's own
+ * (common/api/harvest-status-text.ts), as the status line and the CLI write them.
  */
 import type { InboxItemView } from '../../../common/api/contract';
 
@@ -48,8 +49,6 @@ export function groupBySession(items: readonly InboxItem[]): SessionGroup[] {
   return [...groups.values()];
 }
 
-export const AGENT_NAMES: Record<Agent, string> = { claude: 'Claude Code', codex: 'Codex' };
-
 export const CATEGORY_LABELS: Record<Category, string> = {
   preference: 'Preference',
   convention: 'Convention',
@@ -57,11 +56,6 @@ export const CATEGORY_LABELS: Record<Category, string> = {
   command: 'Command',
   lesson: 'Lesson',
 };
-
-/** The first characters of a session id: enough to tell sessions apart. */
-export function shortSession(sessionId: string): string {
-  return sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
-}
 
 /** "80% sure" from 0.8. */
 export function confidenceText(confidence: number | null): string {
