@@ -10,7 +10,7 @@
 import { useCallback, useState } from 'react';
 
 const KEY = 'cairn.treeWidth';
-export const MIN_TREE_PX = 240;
+export const MIN_TREE_PX = 300;
 export const MIN_FILE_PX = 320;
 
 function loadWidth(): number | null {

@@ -88,6 +88,12 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
       focusPending.current = row.id;
       props.onActiveChange(row.id);
       virtualizer.scrollToIndex(rows.indexOf(row), { align: 'auto' });
+      // A row already in view (and already active: no render follows) takes the focus now.
+      const el = scrollRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(row.id)}"]`);
+      if (el) {
+        focusPending.current = null;
+        el.focus();
+      }
     },
     [rows, props, virtualizer],
   );
