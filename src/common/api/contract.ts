@@ -6,6 +6,7 @@
  */
 import { eventIterator, oc } from '@orpc/contract';
 import { z } from 'zod';
+import { badgeSchema } from '../memory/badges';
 import { ACTORS, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
 import { settingsPatchSchema, settingsSchema } from './settings';
@@ -80,6 +81,20 @@ export const changeStreamEventSchema = z.discriminatedUnion('type', [
   memoryChangeEventSchema.extend({ type: z.literal('change') }),
 ]);
 export type ChangeStreamEvent = z.infer<typeof changeStreamEventSchema>;
+
+/**
+ * What `memory.onMetaChange` streams: `ready` once the server is listening, then `usage` when pins
+ * or uses changed (by any process: `cairn pin`, agents' views) and `seen` when the person opened a
+ * file (in any window): the list, or the badges, are then asked for again.
+ */
+export const metaChangeEventSchema = z.object({ type: z.enum(['ready', 'usage', 'seen']) });
+export type MetaChangeEvent = z.infer<typeof metaChangeEventSchema>;
+
+/**
+ * A file with a change the person has not seen (issue 20): the newest change to it by an agent or
+ * outside Cairn since they last opened it in this view, from the version history; `at` its time.
+ */
+export const fileBadgeSchema = z.object({ scope: z.enum(SCOPES), path: z.string(), badge: badgeSchema, at: z.string() });
 
 /** One version of a memory file in the history (issue 18). */
 export const versionSchema = z.object({
@@ -200,7 +215,10 @@ export const contract = {
     list: oc
       .input(z.object({ workspaceId: workspaceRef }))
       .output(z.object({ files: z.array(memoryFileSchema), scopes: z.array(scopeStatusSchema) })),
+    /** A file's content, for the editor: the person opens it, so its badge is cleared (not a use). */
     read: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath })).output(z.object({ content: z.string(), sha256 })),
+    /** The view's files with changes by agents or outside Cairn since the person last opened them. */
+    badges: oc.input(z.object({ workspaceId: workspaceRef })).output(z.object({ badges: z.array(fileBadgeSchema) })),
     save: oc
       .input(z.object({ workspaceId: workspaceRef, path: memoryPath, content: z.string(), expectedSha256: sha256.nullable() }))
       .output(saveResultSchema),
@@ -213,6 +231,7 @@ export const contract = {
     /** What the content scanners say about text a person is about to save (nothing is stored). */
     scan: oc.input(z.object({ content: z.string().max(4 * 1024 * 1024) })).output(z.array(scanWarningSchema)),
     onChange: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(changeStreamEventSchema)),
+    onMetaChange: oc.output(eventIterator(metaChangeEventSchema)),
   },
   history: {
     /** Versions newest first: of a file (following its renames), of everything below a directory or scope, or of all. */

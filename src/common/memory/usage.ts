@@ -7,7 +7,7 @@ import { ACTORS } from './constants';
 
 export const usageStatsSchema = z.object({
   pinned: z.boolean(),
-  /** Agent views, writes and pins, each counted once. */
+  /** Agent views and writes, each counted once (a pin or an unpin is not a use). */
   accessCount: z.number().int().nonnegative(),
   lastAccessedAt: z.string().nullable(),
   lastWriteAt: z.string().nullable(),

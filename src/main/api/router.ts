@@ -2,7 +2,8 @@
  * The oRPC router: the main process's side of src/common/api/contract.ts, over real services.
  * Hosts (Electron's MessagePort, `cairn serve`'s HTTP and WebSocket) serve this one router.
  *
- * Invariants: a person's actions run with actor `user`; reads in the UI are not uses; errors
+ * Invariants: a person's actions run with actor `user`; reads in the UI are not uses, but a read
+ * (or a save) marks the file seen, clearing its badge in every window and after restarts; errors
  * carry a message a person can act on and never a stack or a host path of a memory root (a
  * workspace's own folder, which the person typed, may appear); the change stream is filtered on
  * the server and unsubscribes when the client goes away.
@@ -11,11 +12,13 @@ import { implement, ORPCError } from '@orpc/server';
 import { contract, type HarvestStatus, type InboxItemView, type Version } from '../../common/api/contract';
 import { SCOPES } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
+import { formatMemoryPath, parseMemoryPath } from '../../common/memory/paths';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { subscribeSession, type ChangeSource } from '../journal/session-changes';
 import type { ContextBuilder } from '../memory/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
+import type { SeenStore } from '../memory/seen-store';
 import type { MemorySession } from '../memory/session';
 import type { VersionHistory, VersionRow } from '../memory/version-history';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
@@ -29,6 +32,8 @@ export interface RouterContext {
   readonly service: MemoryService;
   readonly inbox: InboxStore;
   readonly versions: VersionHistory;
+  /** When the person last opened each file: the badges (issue 20). */
+  readonly seen: SeenStore;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
   readonly changes: ChangeSource;
@@ -83,6 +88,20 @@ async function orRefusal<T>(run: () => Promise<T>): Promise<T | { status: 'error
   }
 }
 
+/**
+ * Marks a file the person was shown as seen at `at` (taken before it was read). A mark that cannot
+ * be written is reported on the log and costs only the badge: the read or save itself stands.
+ */
+async function markSeen(context: RouterContext, session: MemorySession, rawPath: string, at: string): Promise<void> {
+  const parsed = parseMemoryPath(rawPath);
+  if (parsed.kind !== 'scope') return;
+  try {
+    await context.seen.markSeen(session.workspaceId, parsed.scope, formatMemoryPath(parsed.scope, parsed.segments), at);
+  } catch (err) {
+    process.stderr.write(`cairn: could not record that a file was opened (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); its badge may show again\n`);
+  }
+}
+
 /** Runs a change a person asked for, as a typed result. */
 function change(run: () => Promise<string>): Promise<{ status: 'ok' | 'error'; message: string }> {
   return orRefusal(async () => ({ status: 'ok' as const, message: await run() }));
@@ -112,8 +131,20 @@ export const router = os.router({
     }),
     read: os.memory.read.handler(async ({ input, context }) => {
       const session = await sessionOf(context, input.workspaceId);
+      const at = context.seen.stamp();
+      let doc: { content: string; sha256: string };
       try {
-        return await context.service.read(input.path, session);
+        doc = await context.service.read(input.path, session);
+      } catch (err) {
+        fail(err);
+      }
+      await markSeen(context, session, input.path, at);
+      return doc;
+    }),
+    badges: os.memory.badges.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        return { badges: context.seen.badges(session, context.versions.store) };
       } catch (err) {
         fail(err);
       }
@@ -121,8 +152,11 @@ export const router = os.router({
     save: os.memory.save.handler(async ({ input, context }) => {
       const session = await sessionOf(context, input.workspaceId);
       return orRefusal(async () => {
+        const at = context.seen.stamp();
         const outcome = await context.service.save(input.path, input.content, input.expectedSha256, session);
         if (outcome.status === 'conflict') return outcome;
+        // The person chose this content: what was there before counts as seen.
+        await markSeen(context, session, input.path, at);
         return { status: 'ok' as const, sha256: outcome.sha256, warnings: scanContent(input.content) };
       });
     }),
@@ -174,6 +208,31 @@ export const router = os.router({
       } finally {
         unwatch?.();
         unsubscribe();
+      }
+    }),
+    onMetaChange: os.memory.onMetaChange.handler(async function* ({ context, signal }) {
+      // A burst of changes is one event per side file: the client asks for the whole list again.
+      const pending = new Set<'usage' | 'seen'>();
+      let wake: (() => void) | null = null;
+      const unsubscribe = context.changes.onMeta?.((what) => {
+        pending.add(what);
+        wake?.();
+      });
+      const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+      try {
+        if (!signal?.aborted) yield { type: 'ready' as const };
+        while (!signal?.aborted) {
+          const next = pending.values().next();
+          if (next.done) {
+            await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
+            wake = null;
+            continue;
+          }
+          pending.delete(next.value);
+          yield { type: next.value };
+        }
+      } finally {
+        unsubscribe?.();
       }
     }),
   },
@@ -369,6 +428,7 @@ export function createRouterContext(options: RouterContext): RouterContext {
     service: options.service,
     inbox: options.inbox,
     versions: options.versions,
+    seen: options.seen,
     registry: options.registry,
     builder: options.builder,
     changes: options.changes,

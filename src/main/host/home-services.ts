@@ -17,6 +17,7 @@
  *   nothing can differ between two views of the same root.
  * - `usage` (pins and usage, <home>/memory-meta.json) and `journal` (<home>/journal/);
  * - `history` (<home>/history/): every change's bytes before and after (issue 18);
+ * - `seen` (<home>/seen.json): when the person last opened each file, for its badges (issue 20);
  * - `service`: the MemoryService, recording usage, each change's history, and appending every
  *   change to the journal; an agent's writes to a scope under review (the setting `reviewScopes`,
  *   read per write) go to the inbox instead (harvest/review-mode.ts);
@@ -41,6 +42,7 @@ import { ChangeFeed, type ChangeFeedOptions } from '../journal/change-feed';
 import { Journal } from '../journal/journal';
 import { ContextBuilder } from '../memory/context-builder';
 import { MemoryService } from '../memory/memory-service';
+import { SeenStore } from '../memory/seen-store';
 import { UsageStore } from '../memory/usage-store';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { WorkspaceRegistry, type RegistryOptions } from '../workspaces/registry';
@@ -73,6 +75,8 @@ export interface HomeServices {
   readonly usage: UsageStore;
   readonly journal: Journal;
   readonly history: HistoryStore;
+  /** When the person last opened each file (the badges of what agents changed since). */
+  readonly seen: SeenStore;
   readonly service: MemoryService;
   /** What a person does with the history: list, read, restore, undo (the CLI's and the API's). */
   readonly versions: VersionHistory;
@@ -98,6 +102,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const usage = new UsageStore(home);
   const journal = new Journal(home);
   const history = new HistoryStore(home);
+  const seen = new SeenStore(home);
   const inbox = new InboxStore(home);
   const registry = new WorkspaceRegistry(home, {
     local: runtime,
@@ -121,6 +126,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     usage,
     journal,
     history,
+    seen,
     service,
     versions,
     inbox,

@@ -28,12 +28,14 @@
  * a root shared by several sessions (the global scope) is watched once, and its outside edits carry
  * the workspaceId/projectId of the first session that registered it. Filtering by workspace or
  * project is the subscriber's job. Events are MemoryChangeEvents (the journal's pid is dropped).
+ * `onMeta` reports, apart, when pins and usage or the person's seen marks change (MetaWatcher).
  */
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { Scope } from '../../common/memory/constants';
 import { SCOPES } from '../../common/memory/constants';
 import type { MemorySession } from '../memory/session';
 import { ExternalWatcher } from './external-watcher';
+import { MetaWatcher, type MetaChange } from './meta-watcher';
 import { SshPoller } from './ssh-poller';
 import { Journal } from './journal';
 import type { JournalTail } from './tail';
@@ -114,10 +116,17 @@ export class ChangeFeed {
   /** Cancels the end of the sources' linger, while they linger with no subscriber. */
   private stopTimer: (() => void) | null = null;
   private readonly schedule: (fn: () => void, ms: number) => () => void;
+  private readonly meta: MetaWatcher;
 
   constructor(private readonly options: ChangeFeedOptions) {
     this.journal = options.journal ?? new Journal(options.home);
     this.schedule = options.schedule ?? scheduleTimer;
+    this.meta = new MetaWatcher(options.home);
+  }
+
+  /** Hears when pins and usage, or the person's seen marks, change (any process); returns the unsubscribe function. */
+  onMeta(listener: (what: MetaChange) => void): () => void {
+    return this.meta.subscribe(listener);
   }
 
   /** Delivers every change from now on; returns the unsubscribe function (idempotent). */
@@ -194,6 +203,7 @@ export class ChangeFeed {
   /** Unsubscribes everyone, forgets every watched session, and waits until all is closed. */
   async close(): Promise<void> {
     this.listeners.clear();
+    this.meta.close();
     this.stopTimer?.();
     this.stopTimer = null;
     this.stop();

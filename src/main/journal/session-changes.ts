@@ -7,6 +7,7 @@
  */
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { MemorySession } from '../memory/session';
+import type { MetaChange } from './meta-watcher';
 
 /** Where change events come from: this process's writes, other processes', outside edits. */
 export interface ChangeSource {
@@ -15,6 +16,8 @@ export interface ChangeSource {
   watch?(session: MemorySession): () => void;
   /** Resolves when every source (journal tail, root watchers) is listening. */
   ready?(): Promise<void>;
+  /** Hears when pins and usage, or the person's seen marks, change (any process). */
+  onMeta?(listener: (what: MetaChange) => void): () => void;
 }
 
 /**

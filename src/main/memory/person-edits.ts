@@ -5,8 +5,8 @@
  * Invariants: no agent mode applies (a person may edit every available scope) but the path rules
  * and the caps do; a save is checked under the scope lock against the sha256 the editor loaded, so
  * a change made meanwhile is reported as a conflict, never clobbered; a person's content is not
- * refused by the scanners (the UI warns instead); reading in the UI is not a use, a save and a pin
- * are. Writes report their change through the outbox, as the tool's do.
+ * refused by the scanners (the UI warns instead); reading in the UI is not a use, nor is a pin or
+ * an unpin; a save is. Writes report their change through the outbox, as the tool's do.
  */
 import { MAX_FILES_PER_SCOPE } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
@@ -130,7 +130,7 @@ export class PersonEdits {
   }
 
   /**
-   * Pins or unpins a file (files only; a pin counts as a use). A person's action on the sidecar,
+   * Pins or unpins a file (files only; not a use: issue 20). A person's action on the sidecar,
    * not a write to memory, so no mode applies; the path rules do, and the file must exist.
    */
   async setPinned(rawPath: string, pinned: boolean, session: MemorySession): Promise<string> {

@@ -1,4 +1,4 @@
-// The pins and usage sidecar on the real filesystem: what counts as a use, renames and deletes,
+// The pins and usage sidecar on the real filesystem: what counts as a use (a pin does not), renames and deletes,
 // repair of damaged files, and failures that never fail a memory command.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 describe('what counts as a use', () => {
-  it('agent views, every write and pins count; a person viewing does not', async () => {
+  it('agent views and every write count; a person viewing does not, nor does a pin', async () => {
     await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
     await run({ command: 'view', path: '/memories/global/a.md' });
     await run({ command: 'view', path: '/memories/global/a.md' }, 'user');
@@ -33,8 +33,26 @@ describe('what counts as a use', () => {
     await service.setPinned('/memories/global/a.md', true, sb.session);
     await usage.flush();
     const entry = (await stored())['global:a.md']!;
-    expect(entry).toMatchObject({ pinned: true, accessCount: 5 });
+    expect(entry).toMatchObject({ pinned: true, accessCount: 4 });
     expect(Date.parse(entry.lastWriteAt!)).toBeLessThanOrEqual(Date.parse(entry.lastAccessedAt!));
+  });
+
+  it('a pin and an unpin are not uses: they leave the use count and the last use as they were (issue 20)', async () => {
+    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
+    await run({ command: 'view', path: '/memories/global/a.md' });
+    await usage.flush();
+    const before = (await stored())['global:a.md']!;
+    expect(before).toMatchObject({ pinned: false, accessCount: 2 });
+    await service.setPinned('/memories/global/a.md', true, sb.session);
+    expect((await stored())['global:a.md']).toEqual({ ...before, pinned: true });
+    await service.setPinned('/memories/global/a.md', false, sb.session);
+    expect((await stored())['global:a.md']).toEqual(before);
+    // A file only pinned and unpinned, never used, has no uses at all (and no entry left).
+    await fs.writeFile(path.join(sb.roots.global, 'b.md'), 'b\n');
+    await service.setPinned('/memories/global/b.md', true, sb.session);
+    await service.setPinned('/memories/global/b.md', false, sb.session);
+    expect((await stored())['global:b.md']).toBeUndefined();
+    expect((await usage.read()).get('global:b.md') ?? null).toMatchObject({ pinned: false, accessCount: 0, lastAccessedAt: null });
   });
 
   it('remembers who made the latest write, not who viewed or pinned', async () => {
@@ -94,7 +112,7 @@ describe('pins', () => {
     await expect(service.setPinned('/memories/global', true, sb.session)).rejects.toThrow('is not a file');
     await service.setPinned('/memories/global/notes/a.md', true, sb.session);
     await service.setPinned('/memories/global/notes/a.md', false, sb.session);
-    expect((await stored())['global:notes/a.md']).toMatchObject({ pinned: false, accessCount: 3 });
+    expect((await stored())['global:notes/a.md']).toMatchObject({ pinned: false, accessCount: 1 });
   });
 });
 
@@ -123,12 +141,12 @@ describe('a damaged sidecar', () => {
     const text = await fs.readFile(file, 'utf8');
     await fs.writeFile(file, text.slice(0, text.indexOf('"global:b.md"') + 20)); // cut inside b's entry
     const map = await new UsageStore(sb.home).read();
-    expect(map.get('global:a.md')).toMatchObject({ pinned: true, accessCount: 2 });
+    expect(map.get('global:a.md')).toMatchObject({ pinned: true, accessCount: 1 });
     // The next write rewrites a whole, valid file, keeping what was salvaged.
     await run({ command: 'view', path: '/memories/global/b.md' });
     await usage.flush();
     const files = await stored();
-    expect(files['global:a.md']).toMatchObject({ pinned: true, accessCount: 2 });
+    expect(files['global:a.md']).toMatchObject({ pinned: true, accessCount: 1 });
     expect(files['global:b.md']).toMatchObject({ accessCount: 1 });
   });
 
@@ -163,7 +181,7 @@ describe('a damaged sidecar', () => {
     expect(await count(a, 'global:x.md')).toBe(3);
     a.record({ type: 'pin', id: 'global:y.md', pinned: true, at: at(4) }, { type: 'move', from: 'global:x.md', to: 'global:z.md' });
     const seen = await a.read();
-    expect(seen.get('global:y.md')).toMatchObject({ pinned: true, accessCount: 1 });
+    expect(seen.get('global:y.md')).toMatchObject({ pinned: true, accessCount: 0 });
     expect(seen.has('global:x.md')).toBe(false);
     expect(seen.get('global:z.md')).toMatchObject({ accessCount: 3, lastWriteBy: 'agent' });
     // A fresh reader of the file (nothing queued) sees only what was flushed.

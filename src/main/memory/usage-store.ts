@@ -9,7 +9,11 @@
  *   and by hosts before they exit; the file is written atomically but not fsynced (losing the last
  *   uses in a power cut is acceptable, a torn file is not);
  * - a malformed or truncated file is repaired field by field, never fatal, and a stats failure
- *   never fails a memory command (it is reported on stderr).
+ *   never fails a memory command (it is reported on stderr);
+ * - a use is an agent's view or a write; a pin or an unpin changes only `pinned` (counting it
+ *   would push the file up in what agents receive: issue 20).
+ * The file is only ever replaced whole, so long-lived hosts learn of other processes' pins and uses
+ * by watching it (journal/meta-watcher.ts).
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -20,8 +24,9 @@ import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { withLocalLock } from '../runtime/local-lock';
 
 export type UsageOp =
-  /** A use: an agent view, a write (also sets lastWriteAt) or a pin. */
+  /** A use: an agent view or a write (also sets lastWriteAt). */
   | { readonly type: 'use'; readonly id: string; readonly at: string; readonly write: boolean; readonly by?: Actor }
+  /** A pin or an unpin: not a use (it must not move the file up in what agents receive). */
   | { readonly type: 'pin'; readonly id: string; readonly pinned: boolean; readonly at: string }
   /** A file or a directory (its whole subtree) moved. */
   | { readonly type: 'move'; readonly from: string; readonly to: string }
@@ -30,7 +35,7 @@ export type UsageOp =
 
 export type UsageMap = Map<string, UsageStats>;
 
-const FILE_NAME = 'memory-meta.json';
+export const USAGE_FILE = 'memory-meta.json';
 const FLUSH_DELAY_MS = 100;
 
 function isIsoDate(value: unknown): value is string {
@@ -107,7 +112,7 @@ export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[]): UsageMap 
       }
       case 'pin': {
         const s = map.get(op.id) ?? EMPTY_USAGE;
-        map.set(op.id, { ...s, pinned: op.pinned, accessCount: s.accessCount + 1, lastAccessedAt: later(s.lastAccessedAt, op.at) });
+        map.set(op.id, { ...s, pinned: op.pinned });
         break;
       }
       case 'move': {
@@ -154,7 +159,7 @@ export class UsageStore {
   private view: { source: UsageMap; pending: UsageOp[]; applied: number; map: UsageMap } | null = null;
 
   constructor(readonly home: string) {
-    this.file = path.join(home, FILE_NAME);
+    this.file = path.join(home, USAGE_FILE);
   }
 
   /** Queues ops; they reach the file within FLUSH_DELAY_MS, or at the next flush(). */
@@ -225,7 +230,7 @@ export class UsageStore {
     await withLocalLock(this.file, async () => {
       // Temp files of a writer killed mid-merge (every merger holds this lock).
       for (const name of fs.readdirSync(this.home)) {
-        if (name.startsWith(`${FILE_NAME}.`) && name.endsWith('.tmp')) fs.rmSync(path.join(this.home, name), { force: true });
+        if (name.startsWith(`${USAGE_FILE}.`) && name.endsWith('.tmp')) fs.rmSync(path.join(this.home, name), { force: true });
       }
       const map = applyUsageOps(new Map(this.readFile()), ops);
       const temp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;

@@ -1,9 +1,13 @@
 /**
  * Keeps one view (a workspace, or the global scope alone) live: subscribes to `memory.onChange`,
- * loads the list when the server says it is listening (`ready`, also after a reconnect, so nothing
- * falls in between), badges the files agents and outside edits touch, and refreshes the list once
- * per burst of changes. TanStack Query's structural sharing keeps every unchanged file object, so
- * memoized rows of untouched files do not re-render. Reconnects with backoff when the stream drops.
+ * loads the list and the badges (`memory.badges`, the server's truth) when the server says it is
+ * listening (`ready`, also after a reconnect, so nothing falls in between), badges the files agents
+ * and outside edits touch as their changes arrive, and refreshes the list once per burst of
+ * changes. `memory.onMetaChange` says when pins and uses changed in any process (the list is
+ * refreshed: the pin icon, "Used 12x") or the person opened a file in another window (the badges
+ * are asked for again). TanStack Query's structural sharing keeps every unchanged file object, so
+ * memoized rows of untouched files do not re-render. Each stream reconnects with backoff when it
+ * drops.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -44,7 +48,13 @@ export function useChangeStream(workspaceId: string | null): StreamState {
     const controller = new AbortController();
     let refresh: ReturnType<typeof setTimeout> | null = null;
     let retry: ReturnType<typeof setTimeout> | null = null;
+    let metaRetry: ReturnType<typeof setTimeout> | null = null;
     let attempt = 0;
+    let metaAttempt = 0;
+    /** Whether the change stream is listening (its `ready` came, and it has not dropped since). */
+    let live = false;
+    /** The latest badges request: an older answer arriving after it is dropped. */
+    let badgesAsked = 0;
     const listKey = orpc.memory.list.queryKey({ input: { workspaceId } });
     const invalidate = () => void queryClient.invalidateQueries({ queryKey: listKey });
     // On `ready`: a list already on its way is let through and shown (cancelling it would make
@@ -55,6 +65,24 @@ export function useChangeStream(workspaceId: string | null): StreamState {
       if (!controller.signal.aborted) invalidate();
     };
 
+    const refreshSoon = () => {
+      if (refresh) return;
+      refresh = setTimeout(() => {
+        refresh = null;
+        invalidate();
+      }, REFRESH_DELAY_MS);
+    };
+    const loadBadges = async () => {
+      const asked = ++badgesAsked;
+      const since = badgeStore.mark();
+      try {
+        const { badges } = await client.memory.badges({ workspaceId }, { signal: controller.signal });
+        if (asked === badgesAsked && !controller.signal.aborted) badgeStore.fromServer(workspaceId, badges, since);
+      } catch {
+        // Not reachable now: the next `ready` asks again.
+      }
+    };
+
     const run = async () => {
       setState('connecting');
       try {
@@ -62,31 +90,53 @@ export function useChangeStream(workspaceId: string | null): StreamState {
         for await (const item of stream) {
           if (item.type === 'ready') {
             attempt = 0;
+            live = true;
             setState('live');
             void reload();
+            void loadBadges();
             continue;
           }
           applyBadges(badgeStore, workspaceId, item);
           for (const l of listeners) l(item, workspaceId);
-          if (!refresh) {
-            refresh = setTimeout(() => {
-              refresh = null;
-              invalidate();
-            }, REFRESH_DELAY_MS);
-          }
+          refreshSoon();
         }
       } catch {
         // Dropped (server restarted, socket closed): try again below.
       }
+      live = false;
       if (controller.signal.aborted) return;
       setState('lost');
       retry = setTimeout(run, Math.min(10_000, 500 * 2 ** attempt++));
     };
+
+    const runMeta = async () => {
+      try {
+        const stream = await client.memory.onMetaChange(undefined, { signal: controller.signal });
+        for await (const item of stream) {
+          metaAttempt = 0;
+          // Listening from here on: what changed before is in what the change stream's `ready`
+          // loads, unless that came first, then it is loaded again.
+          if (item.type === 'ready') {
+            if (live) {
+              invalidate();
+              void loadBadges();
+            }
+          } else if (item.type === 'usage') refreshSoon();
+          else void loadBadges();
+        }
+      } catch {
+        // Dropped: try again below.
+      }
+      if (controller.signal.aborted) return;
+      metaRetry = setTimeout(runMeta, Math.min(10_000, 500 * 2 ** metaAttempt++));
+    };
     void run();
+    void runMeta();
     return () => {
       controller.abort();
       if (refresh) clearTimeout(refresh);
       if (retry) clearTimeout(retry);
+      if (metaRetry) clearTimeout(metaRetry);
     };
   }, [client, orpc, queryClient, workspaceId]);
 
