@@ -9,6 +9,7 @@ import { seededRandom } from '../../../tests/support/random';
 import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
 import { scopeOwner } from '../../common/memory/identity';
 import { HistoryStore, type HistoryVersion } from '../history/history-store';
+import { RuntimeError } from '../runtime/runtime';
 import type { UndoStep } from './history-undo';
 import { MemoryService } from './memory-service';
 
@@ -122,5 +123,44 @@ describe.each(RUNTIME_KINDS)('undo over the %s runtime', (kind) => {
     expect(undo![0]).toMatchObject({ actor: 'user', cause: `undo:${edit![0]!.batch}`, op: 'update' });
     await service.undo(stepsOf(undo!), `undo:${undo![0]!.batch}`, sb.session);
     expect(tree()).toEqual({ 'a.md': 'two\n' });
+  });
+});
+
+describe('undo that fails midway', () => {
+  beforeEach(async () => {
+    sb = await makeSandbox();
+    history = new HistoryStore(sb.home);
+    service = new MemoryService({ history });
+  });
+  afterEach(async () => {
+    await sb.cleanup();
+  });
+
+  // A full disk cannot be produced on demand here: the runtime's writeFile is wrapped to fail
+  // with ENOSPC on its second call (a fault only a stand-in can make); everything else is real.
+  it('takes back what it had put back, records nothing, and says why', async () => {
+    await run({ command: 'create', path: '/memories/global/d/a.md', file_text: 'A\n' });
+    await run({ command: 'create', path: '/memories/global/d/b.md', file_text: 'B\n' });
+    await run({ command: 'create', path: '/memories/global/d/c.md', file_text: 'C\n' });
+    await run({ command: 'delete', path: '/memories/global/d' });
+    const [removal] = batches();
+    expect(removal).toHaveLength(3);
+    const before = batches().length;
+    const binding = sb.session.scopes.global;
+    if (!binding.available) throw new Error('global scope unavailable');
+    const real = binding.runtime;
+    let writes = 0;
+    const failing = Object.create(real) as typeof real;
+    failing.writeFile = async (...args: Parameters<typeof real.writeFile>) => {
+      if (++writes === 2) throw new RuntimeError('IO', 'ENOSPC');
+      return real.writeFile(...args);
+    };
+    const session = { ...sb.session, scopes: { ...sb.session.scopes, global: { ...binding, runtime: failing } } };
+    await expect(service.undo(stepsOf(removal!), `undo:${removal![0]!.batch}`, session)).rejects.toThrow();
+    expect(tree()).toEqual({});
+    expect(batches().length).toBe(before);
+    // The disk has room again: the same undo brings all three back.
+    expect(await service.undo(stepsOf(removal!), `undo:${removal![0]!.batch}`, sb.session)).toMatchObject({ status: 'ok' });
+    expect(tree()).toEqual({ 'd/a.md': 'A\n', 'd/b.md': 'B\n', 'd/c.md': 'C\n' });
   });
 });

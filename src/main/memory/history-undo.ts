@@ -52,6 +52,14 @@ async function current(b: AvailableScope, segments: readonly string[]): Promise<
 
 const same = (a: Uint8Array | null, b: Uint8Array | null) => (a === null || b === null ? a === b : Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
 
+/** Takes back one applied step of an undo: the file as the change had left it. */
+async function putBack(b: AvailableScope, step: UndoStep): Promise<void> {
+  const at = segmentsOf(step.path).segments;
+  if (step.op === 'rename' && step.oldPath !== undefined) await b.runtime.rename(b.root, segmentsOf(step.oldPath).segments, at);
+  else if (step.after === null) await b.runtime.remove(b.root, at);
+  else await b.runtime.writeFile(b.root, at, step.after, { exclusive: false });
+}
+
 /**
  * Undoes `steps` (one change, or a batch; all in one scope) as the person's change with `cause`.
  */
@@ -79,19 +87,36 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
               return { status: 'conflict', kind: 'exists', path: step.oldPath, message: `${step.oldPath} exists again since that change; nothing was undone.` };
             }
           }
-          for (const step of steps) {
-            const at = segmentsOf(step.path).segments;
-            if (step.op === 'rename' && step.oldPath !== undefined) {
-              const back = segmentsOf(step.oldPath).segments;
-              await b.runtime.rename(b.root, at, back);
-              done.push({ change: { scope, path: step.oldPath, oldPath: step.path, op: 'rename' }, content: null, files: [{ rel: back, oldRel: at, before: step.after, after: step.after }] });
-            } else if (step.before === null) {
-              await b.runtime.remove(b.root, at);
-              done.push({ change: { scope, path: step.path, op: 'delete' }, content: null, files: [{ rel: at, before: step.after, after: null }] });
-            } else {
-              await b.runtime.writeFile(b.root, at, step.before, { exclusive: false });
-              done.push({ change: { scope, path: step.path, op: step.after === null ? 'create' : 'update' }, content: step.before, files: [{ rel: at, before: step.after, after: step.before }] });
+          const applied: UndoStep[] = [];
+          try {
+            for (const step of steps) {
+              const at = segmentsOf(step.path).segments;
+              if (step.op === 'rename' && step.oldPath !== undefined) {
+                const back = segmentsOf(step.oldPath).segments;
+                await b.runtime.rename(b.root, at, back);
+                done.push({ change: { scope, path: step.oldPath, oldPath: step.path, op: 'rename' }, content: null, files: [{ rel: back, oldRel: at, before: step.after, after: step.after }] });
+              } else if (step.before === null) {
+                await b.runtime.remove(b.root, at);
+                done.push({ change: { scope, path: step.path, op: 'delete' }, content: null, files: [{ rel: at, before: step.after, after: null }] });
+              } else {
+                await b.runtime.writeFile(b.root, at, step.before, { exclusive: false });
+                done.push({ change: { scope, path: step.path, op: step.after === null ? 'create' : 'update' }, content: step.before, files: [{ rel: at, before: step.after, after: step.before }] });
+              }
+              applied.push(step);
             }
+          } catch (err) {
+            // All or nothing: a write that failed midway (a full disk, a permission) takes back
+            // the steps already made, newest first; what cannot be taken back stays recorded.
+            while (applied.length > 0) {
+              try {
+                await putBack(b, applied[applied.length - 1]!);
+              } catch {
+                break;
+              }
+              applied.pop();
+              done.pop();
+            }
+            throw err;
           }
           return { status: 'ok', paths: steps.map((s) => (s.op === 'rename' && s.oldPath !== undefined ? s.oldPath : s.path)) };
         }),
@@ -99,8 +124,8 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
       steps[0]!.path,
     );
   } finally {
-    // What was put back is a change, recorded and announced, also when a write failed midway
-    // (a full disk): the history then shows exactly the part that was undone.
+    // What was put back and stays is a change, recorded and announced: after a failure midway,
+    // only what could not be taken back again (the history then shows exactly that part).
     if (done.length > 0) outbox.emitBatch(session, 'user', done, cause);
   }
   return outcome;
