@@ -41,6 +41,11 @@ export interface HarvestAnswer {
   readonly text: string;
 }
 
+/** What a run changes when it ends: the last run, or the failure. */
+function outcomeOf(status: HarvestStatus | null): string {
+  return JSON.stringify([status?.lastRun?.at ?? null, status?.failure?.attempts ?? null, status?.failure?.retryAt ?? null]);
+}
+
 export interface HarvestStatusViewProps {
   readonly status: HarvestStatus | null;
   readonly connection: LiveState;
@@ -63,32 +68,23 @@ const STATE_ICONS: Record<HarvestStatus['state'], React.ReactNode> = {
 };
 
 export function HarvestStatusView({ status, connection, error, now, clock, asking, answer, onHarvestNow, onRetry }: HarvestStatusViewProps) {
-  const lastRun = status && harvestLastRunText(status, now);
+  // A failed last run is said by the failure's own line, with its reason.
+  const lastRun = status && !(status.failure && status.lastRun?.outcome === 'failed') ? harvestLastRunText(status, now) : null;
   const failure = status && harvestFailureText(status, clock);
   const harvesting = status?.state === 'harvesting';
   return (
     <div className="harvest-status" role="group" aria-label="Harvest status">
-      <div className="hs-lines" aria-live="polite">
+      <div className="hs-top">
         {status ? (
-          <p className={`hs-head hs-${status.state}`}>
+          <p className={`hs-head hs-${status.state}`} aria-live="polite">
             {STATE_ICONS[status.state]}
             <span>{harvestHeadline(status)}</span>
           </p>
         ) : (
-          <p className="hs-head muted">{connection === 'lost' ? `The harvest\u2019s status is not available${error ? `: ${error}` : '.'}` : 'Asking for the harvest\u2019s status\u2026'}</p>
-        )}
-        {lastRun && <p className="hs-last">{lastRun}</p>}
-        {failure && (
-          <p className="hs-failure">
-            <span>{failure}</span>
-            <button type="button" className="btn small" onClick={onRetry} disabled={asking !== null} title="Harvest the failed sessions again now">
-              {asking === 'retry' ? <Loader2 size={13} className="spin" aria-hidden /> : <RotateCw size={13} aria-hidden />} Retry
-            </button>
+          <p className="hs-head muted" aria-live="polite">
+            {connection === 'lost' ? `The harvest\u2019s status is not available${error ? `: ${error}` : '.'}` : 'Asking for the harvest\u2019s status\u2026'}
           </p>
         )}
-        {status && connection === 'lost' && <p className="hs-last">Not live: reconnecting{error ? ` (${error})` : ''}.</p>}
-      </div>
-      <div className="hs-actions">
         <button
           type="button"
           className="btn small"
@@ -99,6 +95,18 @@ export function HarvestStatusView({ status, connection, error, now, clock, askin
           {asking === 'now' ? <Loader2 size={13} className="spin" aria-hidden /> : <Sparkles size={13} aria-hidden />} Harvest now
         </button>
         {answer && <span className={answer.tone === 'error' ? 'hs-answer error-text' : 'hs-answer'}>{answer.text}</span>}
+      </div>
+      <div className="hs-lines" aria-live="polite">
+        {lastRun && <p className="hs-last">{lastRun}</p>}
+        {failure && (
+          <p className="hs-failure">
+            <span>{failure}</span>
+            <button type="button" className="btn small" onClick={onRetry} disabled={asking !== null} title="Harvest the failed sessions again now">
+              {asking === 'retry' ? <Loader2 size={13} className="spin" aria-hidden /> : <RotateCw size={13} aria-hidden />} Retry
+            </button>
+          </p>
+        )}
+        {status && connection === 'lost' && <p className="hs-last">Not live: reconnecting{error ? ` (${error})` : ''}.</p>}
       </div>
     </div>
   );
@@ -119,17 +127,22 @@ export function HarvestStatusLine({ workspaceId }: { workspaceId: string }) {
   useTick(NOW_TICK_MS);
   const now = Date.now();
   const [asking, setAsking] = useState<'now' | 'retry' | null>(null);
-  const [answer, setAnswer] = useState<HarvestAnswer | null>(null);
+  // With the outcome the status had when it was asked: "Harvesting 1 session" is said until that
+  // run has ended (its last run or failure shows then); what went wrong stays until the next request.
+  const [answer, setAnswer] = useState<(HarvestAnswer & { before: string }) | null>(null);
+  const shown = answer && (answer.tone === 'error' || outcomeOf(live.status) === answer.before) ? answer : null;
 
   useEffect(() => setAnswer(null), [workspaceId]);
 
   const ask = async (what: 'now' | 'retry') => {
+    const before = outcomeOf(live.status);
     setAsking(what);
+    setAnswer(null);
     try {
       const result = what === 'now' ? await client.harvest.now({ workspaceId }) : await client.harvest.retry({ workspaceId });
-      setAnswer({ tone: result.status === 'ok' ? 'ok' : 'error', text: result.message });
+      setAnswer({ tone: result.status === 'ok' ? 'ok' : 'error', text: result.message, before });
     } catch (err) {
-      setAnswer({ tone: 'error', text: `${what === 'now' ? 'Harvest now' : 'Retry'} failed: ${errorMessage(err)}` });
+      setAnswer({ tone: 'error', text: `${what === 'now' ? 'Harvest now' : 'Retry'} failed: ${errorMessage(err)}`, before });
     } finally {
       setAsking(null);
     }
@@ -143,7 +156,7 @@ export function HarvestStatusLine({ workspaceId }: { workspaceId: string }) {
       now={now}
       clock={localClock(now)}
       asking={asking}
-      answer={answer}
+      answer={shown}
       onHarvestNow={() => void ask('now')}
       onRetry={() => void ask('retry')}
     />

@@ -1,0 +1,237 @@
+// The harvest's status line and the live inbox in real Chromium against `cairn serve` (issue 19).
+// The served process finds agents' sessions where this test puts them (CLAUDE_CONFIG_DIR and
+// CODEX_HOME point at temp folders): a Claude Code transcript of the sandbox's checkout, long
+// enough for four chunks. The `command` extractor runs a small script standing in for a model CLI
+// (no model runs here): it answers chunk 1 with no candidates and holds chunk 2 until the test opens
+// a gate, then fails with exit status 3 — so the line is seen harvesting "chunk 2 of 4", then
+// failing with its reason, local retry time (the page runs in Asia/Kolkata, +05:30, so a local time
+// cannot pass for UTC) and Retry; switched to the `rules` extractor, Retry shows the run and the
+// count beside the tree goes up without a reload. Then the count follows another process (a
+// `cairn harvest --transcript` run) while the page is open, and the keyboard approves and rejects.
+// Screenshots of each state at 1400 and 800 px, light and dark, land under test-results/harvest-*.png.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser';
+import { runCairn, stopProcess } from '../support/cli';
+import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+const SHOTS = path.resolve('test-results');
+const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
+const FIXTURE_CWD = '/home/dev/projects/widgets';
+const CODEX = 'codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl';
+const SESSION = 'c0ffee00-0000-4000-8000-000000000001';
+const ZONE = { locale: 'en-GB', timeZone: 'Asia/Kolkata' };
+/** Each padding message renders past the chunk budget (60 000 characters): a chunk of its own. */
+const PAD_CHARS = 61_000;
+
+interface Served {
+  server: ChildProcessWithoutNullStreams;
+  address: string;
+  origin: string;
+  token: string;
+}
+
+async function serve(home: string, env: NodeJS.ProcessEnv): Promise<Served> {
+  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home], { env: { ...process.env, ...env } });
+  const address = await new Promise<string>((resolve, reject) => {
+    server.stdout.on('data', (d: Buffer) => {
+      const m = /running at (\S+)/.exec(d.toString());
+      if (m) resolve(m[1]!);
+    });
+    server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  const url = new URL(address);
+  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
+}
+
+async function rpc<T>(s: Served, route: string, json: unknown): Promise<T> {
+  const res = await fetch(`${s.origin}/api/rpc/${route}`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ json }) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { json: T }).json;
+}
+
+/**
+ * Stands in for a model CLI: counts its calls; chunk 1 gets no candidates; chunk 2 waits for the
+ * gate file, then fails as an overloaded model's CLI does (exit 3, a line on stderr).
+ */
+const MODEL_STAND_IN = `
+const fs = require('node:fs');
+const dir = process.argv[2];
+process.stdin.resume();
+const calls = fs.existsSync(dir + '/calls') ? Number(fs.readFileSync(dir + '/calls', 'utf8')) + 1 : 1;
+fs.writeFileSync(dir + '/calls', String(calls));
+const fail = () => { process.stderr.write('the model is overloaded, try again later'); process.exit(3); };
+if (calls === 1) { process.stdout.write('{"candidates":[]}'); process.exit(0); }
+const gate = setInterval(() => { if (fs.existsSync(dir + '/gate')) { clearInterval(gate); fail(); } }, 20);
+`;
+
+/** The Claude Code fixture in this checkout, then three long answers of the agent (chunks 2 to 4). */
+async function longTranscript(checkout: string): Promise<string> {
+  const lines = (await fs.readFile(path.join(FIXTURES, 'claude', 'compaction-resume.jsonl'), 'utf8')).replaceAll(FIXTURE_CWD, checkout).trimEnd().split('\n');
+  const last = JSON.parse(lines.findLast((l) => l.includes('"type":"assistant"'))!) as Record<string, unknown> & { uuid: string; message: Record<string, unknown> };
+  let parent = last.uuid;
+  for (let i = 1; i <= 3; i++) {
+    const uuid = `0000000${i}-pad0-4000-8000-000000000000`;
+    const text = `Part ${i} of the walkthrough of the v2 handlers. `.padEnd(PAD_CHARS, 'The handler reads the request, checks it and answers. ');
+    lines.push(JSON.stringify({ ...last, parentUuid: parent, uuid, timestamp: `2026-01-20T15:0${i}:00.000Z`, message: { ...last.message, id: `msg_pad${i}`, content: [{ type: 'text', text }] } }));
+    parent = uuid;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+let sb: Sandbox;
+let served: Served;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let workspaceId: string;
+let standIn: string;
+
+const inbox = (page: Page): Locator => page.getByRole('region', { name: 'Inbox' });
+const statusLine = (page: Page): Locator => inbox(page).getByRole('group', { name: 'Harvest status' });
+
+async function openPage(): Promise<Page> {
+  const page = await browser.context.newPage();
+  // The person's zone and locale: the retry time is theirs.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setTimezoneOverride', { timezoneId: ZONE.timeZone });
+  await cdp.send('Emulation.setLocaleOverride', { locale: ZONE.locale });
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto(served.address);
+  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
+  return page;
+}
+
+async function openInbox(page: Page): Promise<void> {
+  await page.getByRole('button', { name: /^Inbox/ }).click();
+  await statusLine(page).waitFor();
+}
+
+/** The Inbox's header in each width and theme, then back to 1400 px, light. */
+async function shots(page: Page, name: string): Promise<void> {
+  for (const width of [1400, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await inbox(page).locator('header').first().screenshot({ path: path.join(SHOTS, `harvest-${name}-${width}-${colorScheme}.png`) });
+    }
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.screenshot({ path: path.join(SHOTS, `harvest-${name}-page.png`) });
+}
+
+beforeAll(async () => {
+  await requireBuiltCli();
+  await fs.mkdir(SHOTS, { recursive: true });
+  sb = await makeSandbox();
+  const claudeDir = path.join(sb.dir, 'claude-config');
+  const project = path.join(claudeDir, 'projects', sb.checkout.replace(/[^a-zA-Z0-9]/g, '-'));
+  await fs.mkdir(project, { recursive: true });
+  await fs.writeFile(path.join(project, `${SESSION}.jsonl`), await longTranscript(sb.checkout));
+  standIn = path.join(sb.dir, 'model');
+  await fs.mkdir(standIn);
+  await fs.writeFile(path.join(standIn, 'model.cjs'), MODEL_STAND_IN);
+  served = await serve(sb.home, { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: path.join(sb.dir, 'codex-home') });
+  workspaceId = (await rpc<{ id: string }>(served, 'workspaces/add', { name: 'widgets', path: sb.checkout })).id;
+  await rpc(served, 'settings/set', { harvestExtractor: 'command', harvestCommand: `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(standIn, 'model.cjs'))} ${JSON.stringify(standIn)}` });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  if (served) await stopProcess(served.server);
+  await sb?.cleanup();
+});
+
+describe('the harvest status line in Chromium', () => {
+  it('harvests chunk 2 of 4, fails with the reason, the local retry time and Retry; fixed, Retry brings the proposals, the count goes up', async () => {
+    const page = await openPage();
+    await openInbox(page);
+    const line = statusLine(page);
+    await line.getByText('Harvest is off for this workspace.').waitFor();
+    await page.getByRole('button', { name: 'Inbox', exact: true }).waitFor();
+    await shots(page, 'off');
+
+    await line.getByRole('button', { name: 'Harvest now' }).click();
+    await line.getByText('Harvesting 1 session; proposals arrive in the inbox.').waitFor();
+    await line.getByText('Harvesting Claude Code session c0ffee00, chunk 2 of 4.').waitFor();
+    await expect(line.getByRole('button', { name: 'Harvest now' }).isDisabled()).resolves.toBe(true);
+    await shots(page, 'harvesting');
+
+    await fs.writeFile(path.join(standIn, 'gate'), '');
+    const failure = line.getByText(/^Failed \(once\): /);
+    await failure.waitFor();
+    const status = await rpc<{ failure: { retryAt: string } }>(served, 'harvest/status', { workspaceId });
+    const local = new Intl.DateTimeFormat(ZONE.locale, { timeZone: ZONE.timeZone, hour: 'numeric', minute: '2-digit' }).format(Date.parse(status.failure.retryAt));
+    // The weekday comes first only when the retry falls on another day than today (the component test pins that).
+    expect(await failure.textContent()).toMatch(
+      new RegExp(`^Failed \\(once\\): Chunk 2 of 4: The harvest command failed with exit status 3\\. Its stderr began: the model is overloaded, try again later\\. Retrying at (\\w{3} )?${local}\\.$`),
+    );
+    expect(await failure.textContent()).not.toContain('UTC');
+    await line.getByText('The last harvest failed.').waitFor();
+    await expect(line.getByRole('button', { name: 'Harvest now' }).isEnabled()).resolves.toBe(true);
+    // That run has ended: Harvest now's answer is not said any more, nor the failed run twice.
+    await expect(line.getByText(/^Harvesting 1 session/).count()).resolves.toBe(0);
+    await expect(line.getByText(/^Last run/).count()).resolves.toBe(0);
+    await shots(page, 'failed');
+
+    // The person fixes it (another extractor) and retries.
+    await rpc(served, 'settings/set', { harvestExtractor: 'rules' });
+    // (The host's own timer retries a minute after the failure; whichever comes first, it runs once.)
+    await line.getByRole('button', { name: 'Retry' }).click();
+    await line.getByText(/^Last run (just now|\d+ min ago): 2 proposed/).waitFor();
+    await failure.waitFor({ state: 'detached' });
+    await expect(line.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+    // The count beside the tree and the list, without a reload.
+    await page.getByRole('button', { name: 'Inbox, 2 to review' }).waitFor();
+    await inbox(page).getByRole('region', { name: 'From Claude Code session c0ffee00' }).waitFor();
+    await shots(page, 'last-run');
+    await page.close();
+  });
+
+  it('follows another process: a terminal harvest raises the count and fills the open list, without a reload', async () => {
+    const page = await openPage();
+    await page.getByRole('button', { name: 'Inbox, 2 to review' }).waitFor();
+    await openInbox(page);
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+
+    const file = path.join(sb.dir, path.basename(CODEX));
+    await fs.writeFile(file, (await fs.readFile(path.join(FIXTURES, CODEX), 'utf8')).replaceAll(FIXTURE_CWD, sb.checkout));
+    const run = await runCairn(['harvest', '--transcript', file, '--home', sb.home]);
+    expect(run.status, run.stderr).toBe(0);
+
+    await page.getByRole('button', { name: 'Inbox, 4 to review' }).waitFor();
+    await inbox(page).getByRole('region', { name: /^From Codex session / }).waitFor();
+    await inbox(page).getByText('4 proposals to review. Nothing is added to memory until you approve it.').waitFor();
+    await expect(page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).resolves.toBe(true);
+    await page.close();
+  });
+
+  it('approves with a and rejects with r, the count following each', async () => {
+    const page = await openPage();
+    await openInbox(page);
+    const codex = inbox(page).getByRole('region', { name: /^From Codex session / });
+    const items = codex.getByRole('listitem');
+    await expect.poll(() => items.count()).toBe(2);
+    const [first, second] = await items.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')!));
+    const text = first!.slice(first!.indexOf(': ') + 2);
+
+    await codex.getByRole('listitem', { name: first!, exact: true }).focus();
+    await page.keyboard.press('a');
+    const notice = inbox(page).getByRole('status');
+    await notice.getByText(/^Added to \/memories\/.+\.$/).waitFor();
+    await page.getByRole('button', { name: 'Inbox, 3 to review' }).waitFor();
+    const approved = (await notice.getByText(/^Added to /).textContent())!.match(/^Added to (\S+?)( \(a new file\))?\.$/)![1]!;
+    const scope = approved.split('/')[2] as 'global' | 'project' | 'workspace';
+    expect(await fs.readFile(path.join(sb.roots[scope], approved.split('/').slice(3).join('/')), 'utf8')).toContain(`- ${text}`);
+
+    // The focus went on to the next proposal: r rejects it.
+    await expect(codex.getByRole('listitem', { name: second!, exact: true }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('r');
+    await notice.getByText(/^Rejected: .+ It will not be proposed again for 90 days\.$/).waitFor();
+    await page.getByRole('button', { name: 'Inbox, 2 to review' }).waitFor();
+    await codex.waitFor({ state: 'detached' });
+    await page.close();
+  });
+});
