@@ -33,6 +33,17 @@ async function open(server = served, first = `${P}/build.md`): Promise<Page> {
   return page;
 }
 
+/** Opens `file` from its row and types `text` at its end, as a person would; the editor, with unsaved edits. */
+async function typeAtEnd(page: Page, file: string, text: string) {
+  await row(page, file).click();
+  const editor = page.getByRole('region', { name: `Editor: ${file}` });
+  await editor.getByRole('textbox', { name: `Content of ${file}` }).click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(text);
+  await editor.getByLabel('Unsaved changes').waitFor();
+  return editor;
+}
+
 /** Sets the page's colour scheme (the app follows the system's by default) and waits for the app to apply it. */
 async function theme(page: Page, scheme: 'light' | 'dark'): Promise<void> {
   await page.emulateMedia({ colorScheme: scheme });
@@ -119,12 +130,7 @@ describe('the tree and the editor in Chromium (issue 20)', () => {
   it('a file an agent deletes under unsaved edits: "deleted by an agent", the text kept, then kept as a new file', async () => {
     await agent({ command: 'create', path: `${P}/doomed.md`, file_text: 'line one\n' });
     const page = await open();
-    await row(page, `${P}/doomed.md`).click();
-    const editor = page.getByRole('region', { name: `Editor: ${P}/doomed.md` });
-    await editor.getByRole('textbox', { name: `Content of ${P}/doomed.md` }).click();
-    await page.keyboard.press('Control+End');
-    await page.keyboard.type('my unsaved line');
-    await editor.getByLabel('Unsaved changes').waitFor();
+    const editor = await typeAtEnd(page, `${P}/doomed.md`, 'my unsaved line');
     await agent({ command: 'delete', path: `${P}/doomed.md` });
     const banner = editor.getByRole('alert');
     await banner.getByText('This file was deleted by an agent since you opened it. Your text is still here, not saved.').waitFor({ timeout: 15_000 });
@@ -139,11 +145,7 @@ describe('the tree and the editor in Chromium (issue 20)', () => {
   it('compare in dark mode: the gutters and change marks are the dark ones', async () => {
     await agent({ command: 'create', path: `${P}/compare.md`, file_text: 'line one\nline two\n' });
     const page = await open();
-    await row(page, `${P}/compare.md`).click();
-    const editor = page.getByRole('region', { name: `Editor: ${P}/compare.md` });
-    await editor.getByRole('textbox', { name: `Content of ${P}/compare.md` }).click();
-    await page.keyboard.press('Control+End');
-    await page.keyboard.type('mine');
+    const editor = await typeAtEnd(page, `${P}/compare.md`, 'mine');
     await agent({ command: 'str_replace', path: `${P}/compare.md`, old_str: 'line one', new_str: 'agent line' });
     await editor.getByText(/Changed by an agent while you edit/).waitFor({ timeout: 15_000 });
     await page.keyboard.press('Control+s');
