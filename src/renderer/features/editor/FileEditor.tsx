@@ -124,10 +124,16 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       // Gone: unsaved text stays with the choice of keeping it; without any, the editor says so.
       setTheirs(null);
       setDeletedBy(await whoDeleted());
-      if (state.current.dirty) setConflict('deleted');
+      // Text kept from before the page was reloaded counts as unsaved text here.
+      const keptText = opening ? kept.offerGone() : null;
+      if (keptText !== null) {
+        setLoaded({ base: '', sha256: null });
+        setDraft(keptText);
+      }
+      if (state.current.dirty || keptText !== null) setConflict('deleted');
       else setGone(true);
     }
-  }, [client, workspaceId, path, key, whoDeleted, kept.offer]);
+  }, [client, workspaceId, path, key, whoDeleted, kept.offer, kept.offerGone]);
 
   useEffect(() => {
     setLoaded(null);

@@ -3,7 +3,8 @@
 // typing keeps it with the sha256 it was based on and saving drops it; text a page left behind
 // (what a reload or a closed tab leaves: planted here as the page stored it, since a component test
 // cannot reload) comes back when the file is opened, and "Discard my text" drops it; leaving the
-// file with the pane's "Discard" drops it too. The Chromium suite tests/e2e/web-restart.test.ts
+// file with the pane's "Discard" drops it too; text kept for a file an agent deleted meanwhile
+// comes back in the editor's deleted-file flow (issue 20, defect 4) instead of being lost. The Chromium suite tests/e2e/web-restart.test.ts
 // reloads a real page.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
@@ -11,7 +12,8 @@ import * as path from 'node:path';
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { editorText, makeBackend, renderPane, typeInEditor, type UiBackend } from '../../../../tests/support/ui-backend';
+import { editorText, makeBackend, renderPane, renderWithBackend, typeInEditor, type UiBackend } from '../../../../tests/support/ui-backend';
+import { FileEditor } from './FileEditor';
 import { draftKey, unsavedTextIsKept } from './use-draft';
 
 afterEach(cleanup);
@@ -73,6 +75,30 @@ describe('unsaved text kept in the browser', () => {
     expect(within(editor()).queryByLabelText('Unsaved changes')).toBeNull();
     expect(kept(key)).toBeNull();
     expect(await fs.readFile(path.join(b.sb.roots.project, 'notes.md'), 'utf8')).toBe(ORIGINAL);
+  });
+
+  it('of a file an agent deleted meanwhile comes back in the deleted-file flow, and can be kept as a new file', async () => {
+    const first = await opened();
+    typeInEditor('Run make test.\n');
+    const left = localStorage.getItem(first.key)!;
+    cleanup();
+    await new Promise((r) => setTimeout(r, 0));
+    localStorage.setItem(first.key, left);
+    await first.b.agent({ command: 'delete', path: FILE });
+
+    // The tree no longer lists it; the editor is opened on its path as the app opens one (by path).
+    const user = userEvent.setup();
+    await renderWithBackend(
+      <FileEditor workspaceId={first.b.workspaceId} path={FILE} file={undefined} dark={false} previewByDefault={false} onClose={() => {}} onDirtyChange={() => {}} onPin={() => {}} />,
+      first.b,
+    );
+    const banner = await within(await screen.findByRole('region', { name: `Editor: ${FILE}` })).findByRole('alert');
+    await within(banner).findByText(/This file was deleted by an agent since you opened it/);
+    await waitFor(() => expect(editorText()).toBe('Run make test.\n'));
+    await user.click(within(banner).getByRole('button', { name: /Keep my text as a new file/ }));
+    await within(editor()).findByText('Kept your text: the file exists again.');
+    expect(await fs.readFile(path.join(first.b.sb.roots.project, 'notes.md'), 'utf8')).toBe('Run make test.\n');
+    await waitFor(() => expect(kept(first.key)).toBeNull());
   });
 
   it('is dropped when the person leaves the file with "Discard"', async () => {

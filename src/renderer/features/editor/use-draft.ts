@@ -80,6 +80,8 @@ export interface UseDraft {
    * based on, if there is one that differs from the file; else the file.
    */
   offer(doc: { content: string; sha256: string | null }): DraftBase & { draft: string };
+  /** The kept text of a file that is gone when it is opened (the editor's deleted-file flow takes it), else null. */
+  offerGone(): string | null;
   /** A sentence while a draft that came back is unsaved, else null. */
   notice: string | null;
   /** Drops the draft that came back: the editor shows the file as it is now. */
@@ -129,6 +131,13 @@ export function useDraft(workspaceId: string | null, path: string, loaded: Draft
     [key],
   );
 
+  const offerGone = useCallback(() => {
+    const kept = draftStore.get(key);
+    if (!kept) return null;
+    keptAt.current = kept.keptAt;
+    return kept.text;
+  }, [key]);
+
   const discard = useCallback(() => {
     if (!restored) return;
     setRestored(null);
@@ -142,5 +151,5 @@ export function useDraft(workspaceId: string | null, path: string, loaded: Draft
     const kept = `Your unsaved text (kept ${relativeTime(restored.keptAt) ?? 'earlier'}) is back`;
     notice = restored.changed ? `${kept}, but the file has changed since: saving will ask what to keep.` : `${kept}. It is not saved yet.`;
   }
-  return { offer, notice, discard };
+  return { offer, offerGone, notice, discard };
 }
