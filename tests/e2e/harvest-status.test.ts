@@ -9,14 +9,14 @@
 // count beside the tree goes up without a reload. Then the count follows another process (a
 // `cairn harvest --transcript` run) while the page is open, and the keyboard approves and rejects.
 // Screenshots of each state at 1400 and 800 px, light and dark, land under test-results/harvest-*.png.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
-import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { rpc, serve, type Served } from '../support/serve';
 
 const SHOTS = path.resolve('test-results');
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
@@ -27,30 +27,18 @@ const ZONE = { locale: 'en-GB', timeZone: 'Asia/Kolkata' };
 /** Each padding message renders past the chunk budget (60 000 characters): a chunk of its own. */
 const PAD_CHARS = 61_000;
 
-interface Served {
-  server: ChildProcessWithoutNullStreams;
-  address: string;
-  origin: string;
-  token: string;
-}
-
-async function serve(home: string, env: NodeJS.ProcessEnv): Promise<Served> {
-  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home], { env: { ...process.env, ...env } });
-  const address = await new Promise<string>((resolve, reject) => {
-    server.stdout.on('data', (d: Buffer) => {
-      const m = /running at (\S+)/.exec(d.toString());
-      if (m) resolve(m[1]!);
-    });
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
-  const url = new URL(address);
-  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
-}
-
-async function rpc<T>(s: Served, route: string, json: unknown): Promise<T> {
-  const res = await fetch(`${s.origin}/api/rpc/${route}`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ json }) });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { json: T }).json;
+/** `cairn serve` finding the agents' sessions in `env`'s folders (it inherits this process's environment). */
+async function serveWith(home: string, env: Record<string, string>): Promise<Served> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return await serve(home);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
 
 /**
@@ -133,8 +121,8 @@ beforeAll(async () => {
   standIn = path.join(sb.dir, 'model');
   await fs.mkdir(standIn);
   await fs.writeFile(path.join(standIn, 'model.cjs'), MODEL_STAND_IN);
-  served = await serve(sb.home, { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: path.join(sb.dir, 'codex-home') });
-  workspaceId = (await rpc<{ id: string }>(served, 'workspaces/add', { name: 'widgets', path: sb.checkout })).id;
+  served = await serveWith(sb.home, { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: path.join(sb.dir, 'codex-home') });
+  workspaceId = ((await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout })) as { id: string }).id;
   await rpc(served, 'settings/set', { harvestExtractor: 'command', harvestCommand: `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(standIn, 'model.cjs'))} ${JSON.stringify(standIn)}` });
   browser = await launchBrowser();
 });
@@ -162,7 +150,7 @@ describe('the harvest status line in Chromium', () => {
     await fs.writeFile(path.join(standIn, 'gate'), '');
     const failure = line.getByText(/^Failed \(once\): /);
     await failure.waitFor();
-    const status = await rpc<{ failure: { retryAt: string } }>(served, 'harvest/status', { workspaceId });
+    const status = (await rpc(served, 'harvest/status', { workspaceId })) as { failure: { retryAt: string } };
     const local = new Intl.DateTimeFormat(ZONE.locale, { timeZone: ZONE.timeZone, hour: 'numeric', minute: '2-digit' }).format(Date.parse(status.failure.retryAt));
     // The weekday comes first only when the retry falls on another day than today (the component test pins that).
     expect(await failure.textContent()).toMatch(
