@@ -6,7 +6,9 @@
  * typed), rejects it, or rejects everything from one session. An agent's change held by review
  * mode (a scope under review) shows as a diff of the file now against the agent's version, the
  * same diff as the history's; Approve applies it (only if the file is still as the agent saw it),
- * Reject drops it. The review switches are in the header.
+ * Reject drops it. The header holds the harvest switch, the harvest's status line with Harvest now
+ * and Retry (HarvestStatusLine), and the review switches. The list follows every change to the inbox,
+ * by any process (use-inbox.ts).
  *
  * Invariants: nothing is added to memory without Approve; a conflict or an error is shown on the
  * proposal, which stays in the list; an approval says where the text went, opens that file on
@@ -367,7 +369,11 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
               commands, lessons) wait here. Nothing becomes memory until you approve it.
             </p>
             <p>While review mode is on for a memory scope (above), an agent&apos;s changes to it wait here too, as a diff.</p>
-            <p>For now, harvest a Claude Code transcript or a Codex rollout yourself:</p>
+            <p>
+              {workspaceId !== null
+                ? 'Harvest now (above) reads this workspace\u2019s Claude Code and Codex sessions on this machine. To harvest one transcript or rollout yourself:'
+                : 'Harvest a Claude Code transcript or a Codex rollout yourself:'}
+            </p>
             <div className="code-line">
               <code>{HARVEST_LINE}</code>
               <CopyButton text={HARVEST_LINE} label="Copy the harvest command" />
