@@ -14,9 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
 import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { rpc } from '../support/serve';
 
 const SHOTS = path.resolve('test-results');
 
+/** As tests/support/serve.ts's, on a given port (a restart keeps it) with more flags, and what it printed. */
 interface Served {
   server: ChildProcessWithoutNullStreams;
   address: string;
@@ -88,12 +90,7 @@ beforeAll(async () => {
   await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: '/memories/project/notes.md', file_text: 'first line\n' }]);
   served = await serve(sb.home, 0);
   port = Number(new URL(served.origin).port);
-  const res = await fetch(`${served.origin}/api/rpc/workspaces/add`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ json: { name: 'widgets', path: sb.checkout } }),
-  });
-  expect(res.status).toBe(200);
+  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
 afterAll(async () => {
