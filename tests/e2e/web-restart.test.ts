@@ -79,8 +79,17 @@ async function typeInto(page: Page, name: string, text: string): Promise<void> {
   await editorOf(page, p).getByLabel('Unsaved changes').waitFor();
 }
 
+/** The page as it is now at 1400 and 800 px, light and dark (then back to 1280 px, light). */
 async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  for (const width of [1400, 800]) {
+    await page.setViewportSize({ width, height: 760 });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}-${colorScheme}.png`) });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 760 });
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 beforeAll(async () => {
@@ -117,12 +126,6 @@ describe('web mode across restarts of cairn serve', () => {
     const banner = page.getByRole('status').filter({ hasText: 'Reconnecting to Cairn…' });
     await banner.waitFor();
     await shot(page, 'web-restart-reconnecting');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await shot(page, 'web-restart-reconnecting-dark');
-    await page.setViewportSize({ width: 800, height: 700 });
-    await shot(page, 'web-restart-reconnecting-800');
-    await page.setViewportSize({ width: 1280, height: 760 });
-    await page.emulateMedia({ colorScheme: 'light' });
 
     await page.keyboard.press('Control+s');
     const editor = editorOf(page, '/memories/project/notes.md');
