@@ -149,7 +149,7 @@ describe('cairn serve', () => {
     expect(viaHttp.files).toHaveLength(301);
     const pinned = viaHttp.files.find((f) => f.path === '/memories/project/topic-1/n6.md')!;
     expect(pinned).toEqual(expect.objectContaining({ scope: 'project', description: 'note 6 about the build', pinned: true, lastWriteBy: null, flags: [] }));
-    expect(pinned.accessCount).toBeGreaterThan(0);
+    expect(pinned.accessCount).toBe(0); // a pin is not a use
     const plain = viaHttp.files.find((f) => f.path === '/memories/project/topic-2/n7.md')!;
     expect(plain).toEqual({ scope: 'project', path: '/memories/project/topic-2/n7.md', description: 'note 7 about the build', size: plain.size, pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null, flags: [] });
     expect(plain.size).toBeGreaterThan(0);

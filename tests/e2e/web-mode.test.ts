@@ -240,7 +240,10 @@ describe('the curation UI in Chromium', () => {
 
   it('without the token, says how to get in', async () => {
     const page = await browser.context.newPage();
+    // This browser kept the token from the tests above (as a person's does); a new one has none.
     await page.goto(served.origin);
+    await page.evaluate(() => localStorage.removeItem('cairn.token'));
+    await page.reload();
     await page.getByText('Open the address `cairn serve` printed').waitFor();
     await page.close();
   });
