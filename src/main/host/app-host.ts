@@ -62,7 +62,7 @@ export interface WebHostOptions {
   readonly host: string;
   /** The built renderer, or null to serve no UI. */
   readonly staticDir: string | null;
-  /** The per-launch token of the API (default: a new random one). */
+  /** The token of the API (default: a new random one; the app and `cairn serve` pass <home>/web-token). */
   readonly token?: string;
   /** The MCP endpoint at /mcp: its token (default: <home>/mcp-token, made on first use) and limits. */
   readonly mcp?: { readonly token?: string; readonly maxSessions?: number; readonly idleMs?: number; readonly now?: () => number };
