@@ -70,6 +70,9 @@ describe('cairn harvest and cairn inbox', () => {
     expect(JSON.stringify(first)).not.toMatch(/ignore all previous/i);
     const listed = await inbox('list');
     expect(listed.items.map((i) => i.candidate.text).sort()).toEqual([...texts].sort());
+    // The workspace's status shows this run, what it proposed and what it skipped.
+    const status = JSON.parse((await runCairn(['harvest', '--status', '--json', '--cwd', sb.checkout, ...home])).stdout) as { lastRun: { proposed: number; skipped: Record<string, number> } };
+    expect(status.lastRun).toMatchObject({ proposed: first.proposed.length, skipped: { flagged: first.rejected.flagged } });
 
     // Nothing new: no extractor call, nothing added.
     const second = await harvest(file);

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import type { Candidate } from '../harvest/candidate';
 import { REJECTION_REASONS } from '../harvest/checks';
 import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
-import { harvestFile, harvestJobRunner } from '../harvest/harvest-file';
+import { harvestFile, harvestJobRunner, runOutcome } from '../harvest/harvest-file';
 import { extractorFor } from '../harvest/extractors';
 import { HARVEST_EXTRACTORS } from '../../common/api/settings';
 import { harvestFailureText, harvestStatusText } from '../../common/api/harvest-status-text';
@@ -146,6 +146,10 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
       return 1;
     }
     const { transcript, summary } = run;
+    // A run from a terminal is the workspace's last run too (its status line shows it).
+    if (!values['dry-run'] && run.workspaceId !== null && (summary.status === 'harvested' || summary.status === 'nothing-new')) {
+      new HarvestJobs(services.home).recordRun(run.workspaceId, { at: new Date().toISOString(), ...runOutcome(transcript, summary) });
+    }
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ agent: transcript.agent, sessionId: transcript.sessionId, skippedLines: transcript.skipped, ...summary }, null, 2)}\n`);
       return 0;

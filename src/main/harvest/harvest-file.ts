@@ -9,7 +9,7 @@ import type { Runtime } from '../runtime/runtime';
 import type { WorkspaceRegistry } from '../workspaces/registry';
 import type { MemorySession } from '../memory/session';
 import { resolveLocalSession } from '../workspaces/session';
-import type { JobRunner } from './harvest-jobs';
+import type { JobOutcome, JobRunner } from './harvest-jobs';
 import type { InboxStore } from './inbox-store';
 import { harvestTranscript, type Extractor, type HarvestSummary } from './harvest-run';
 import { TARGET_FILES } from './inbox-store';
@@ -53,7 +53,7 @@ export interface HarvestFileOptions {
   readonly onChunk?: (index: number, count: number) => void;
 }
 
-export async function harvestFile(services: HarvestServices, file: string, options: HarvestFileOptions): Promise<{ transcript: Transcript; summary: HarvestSummary }> {
+export async function harvestFile(services: HarvestServices, file: string, options: HarvestFileOptions): Promise<{ transcript: Transcript; summary: HarvestSummary; workspaceId: string | null }> {
   const transcript = await readTranscriptFile(file);
   options.onTranscript?.(transcript);
   const cwd = options.cwd ?? transcript.cwd;
@@ -75,7 +75,7 @@ export async function harvestFile(services: HarvestServices, file: string, optio
     ...(options.minConfidence !== undefined ? { minConfidence: options.minConfidence } : {}),
     ...(options.onChunk ? { onChunk: options.onChunk } : {}),
   });
-  return { transcript, summary };
+  return { transcript, summary, workspaceId: session.workspaceId };
 }
 
 /** The worker's runner: each job harvests its transcript with the extractor the settings name. */
@@ -90,12 +90,17 @@ export function harvestJobRunner(services: HarvestServices, extractor: () => Ext
       onChunk: (index, count) => progress.chunk(index, count),
     });
     if (summary.status === 'busy') return { outcome: 'busy' };
-    return {
-      outcome: summary.proposed.length > 0 ? 'succeeded' : 'nothing-found',
-      agent: transcript.agent,
-      sessionId: transcript.sessionId,
-      proposed: summary.proposed.length,
-      skipped: Object.fromEntries(Object.entries(summary.rejected).filter(([, n]) => n > 0)),
-    };
+    return runOutcome(transcript, summary);
+  };
+}
+
+/** A finished harvest as the workspace's status records it. */
+export function runOutcome(transcript: Transcript, summary: HarvestSummary): Exclude<JobOutcome, { outcome: 'busy' }> {
+  return {
+    outcome: summary.proposed.length > 0 ? 'succeeded' : 'nothing-found',
+    agent: transcript.agent,
+    sessionId: transcript.sessionId,
+    proposed: summary.proposed.length,
+    skipped: Object.fromEntries(Object.entries(summary.rejected).filter(([, n]) => n > 0)),
   };
 }

@@ -264,7 +264,8 @@ export class HarvestJobs {
     }
   }
 
-  private recordRun(workspaceId: string, lastRun: LastRun): void {
+  /** Records a workspace's last run (the worker's, or a harvest run in a terminal). */
+  recordRun(workspaceId: string, lastRun: LastRun): void {
     writeWhole(this.statusFile(workspaceId), { lastRun });
   }
 
