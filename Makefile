@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export ELECTRON_SKIP_BINARY_DOWNLOAD := 1
 NPM_STAMP := node_modules/.cairn-installed
 
-.PHONY: run test build lint typecheck unit bench deps sysdeps clean
+.PHONY: run test build lint typecheck unit bench screenshots deps sysdeps clean
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -46,6 +46,10 @@ test: sysdeps build typecheck lint
 
 bench: build
 	npx tsx bench/run.ts
+
+# The README's pictures of the app (docs/*.png), from a sample memory in real Chromium.
+screenshots: sysdeps build
+	npx tsx scripts/screenshots.ts
 
 run: build
 	bash scripts/run.sh
