@@ -7,7 +7,9 @@
 // failing with its reason, local retry time (the page runs in Asia/Kolkata, +05:30, so a local time
 // cannot pass for UTC) and Retry; switched to the `rules` extractor, Retry shows the run and the
 // count beside the tree goes up without a reload. Then the count follows another process (a
-// `cairn harvest --transcript` run) while the page is open, and the keyboard approves and rejects.
+// `cairn harvest --transcript` run) while the page is open, and the keyboard approves and rejects;
+// last, the line waits ("Waiting: 1 session queued.") while a terminal's `cairn harvest` of another
+// workspace holds the one worker, and says what the run found once that worker took it.
 // Screenshots of each state at 1400 and 800 px, light and dark, land under test-results/harvest-*.png.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -15,7 +17,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
-import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { makeCheckout, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
 
 const SHOTS = path.resolve('test-results');
@@ -71,10 +73,29 @@ async function longTranscript(checkout: string): Promise<string> {
 }
 
 let sb: Sandbox;
+/** Where the agents keep their sessions, for the served process and the CLI. */
+let agentsEnv: Record<string, string>;
 let served: Served;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let workspaceId: string;
 let standIn: string;
+
+/** A long Claude Code session of `checkout`, where Claude Code keeps it. */
+async function placeTranscript(checkout: string, session: string): Promise<void> {
+  const project = path.join(agentsEnv.CLAUDE_CONFIG_DIR!, 'projects', checkout.replace(/[^a-zA-Z0-9]/g, '-'));
+  await fs.mkdir(project, { recursive: true });
+  await fs.writeFile(path.join(project, `${session}.jsonl`), await longTranscript(checkout));
+}
+
+/** A folder with the stand-in model (its own count of calls and its own gate). */
+async function makeStandIn(name: string): Promise<string> {
+  const dir = path.join(sb.dir, name);
+  await fs.mkdir(dir);
+  await fs.writeFile(path.join(dir, 'model.cjs'), MODEL_STAND_IN);
+  return dir;
+}
+
+const standInCommand = (dir: string) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(dir, 'model.cjs'))} ${JSON.stringify(dir)}`;
 
 const inbox = (page: Page): Locator => page.getByRole('region', { name: 'Inbox' });
 const statusLine = (page: Page): Locator => inbox(page).getByRole('group', { name: 'Harvest status' });
@@ -114,16 +135,12 @@ beforeAll(async () => {
   await requireBuiltCli();
   await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
-  const claudeDir = path.join(sb.dir, 'claude-config');
-  const project = path.join(claudeDir, 'projects', sb.checkout.replace(/[^a-zA-Z0-9]/g, '-'));
-  await fs.mkdir(project, { recursive: true });
-  await fs.writeFile(path.join(project, `${SESSION}.jsonl`), await longTranscript(sb.checkout));
-  standIn = path.join(sb.dir, 'model');
-  await fs.mkdir(standIn);
-  await fs.writeFile(path.join(standIn, 'model.cjs'), MODEL_STAND_IN);
-  served = await serveWith(sb.home, { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: path.join(sb.dir, 'codex-home') });
+  agentsEnv = { CLAUDE_CONFIG_DIR: path.join(sb.dir, 'claude-config'), CODEX_HOME: path.join(sb.dir, 'codex-home') };
+  await placeTranscript(sb.checkout, SESSION);
+  standIn = await makeStandIn('model');
+  served = await serveWith(sb.home, agentsEnv);
   workspaceId = ((await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout })) as { id: string }).id;
-  await rpc(served, 'settings/set', { harvestExtractor: 'command', harvestCommand: `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(standIn, 'model.cjs'))} ${JSON.stringify(standIn)}` });
+  await rpc(served, 'settings/set', { harvestExtractor: 'command', harvestCommand: standInCommand(standIn) });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -220,6 +237,38 @@ describe('the harvest status line in Chromium', () => {
     await notice.getByText(/^Rejected: .+ It will not be proposed again for 90 days\.$/).waitFor();
     await page.getByRole('button', { name: 'Inbox, 2 to review' }).waitFor();
     await codex.waitFor({ state: 'detached' });
+    await page.close();
+  });
+
+  it('waits while another process holds the one worker, and says what that run found once it ends', async () => {
+    // Another workspace's session, harvested in a terminal (`cairn harvest`, the foreground worker),
+    // is held at chunk 2 by a second stand-in: that process has the lease.
+    const other = await makeCheckout(path.join(sb.dir, 'other'), 'git@example.com:acme/gadgets.git');
+    await rpc(served, 'workspaces/add', { name: 'gadgets', path: other });
+    await placeTranscript(other, 'd00dfeed-0000-4000-8000-000000000002');
+    const held = await makeStandIn('model-2');
+    await rpc(served, 'settings/set', { harvestExtractor: 'command', harvestCommand: standInCommand(held) });
+    const terminal = runCairn(['harvest', '--home', sb.home, '--cwd', other], { env: agentsEnv });
+    const page = await openPage();
+    await openInbox(page);
+    const line = statusLine(page);
+    await expect.poll(async () => fs.readFile(path.join(held, 'calls'), 'utf8').catch(() => '')).toBe('2');
+
+    // This workspace's session is queued behind it.
+    await line.getByRole('button', { name: 'Harvest now' }).click();
+    await line.getByText('Waiting: 1 session queued.').waitFor();
+    await line.getByText('Harvesting 1 session; proposals arrive in the inbox.').waitFor();
+    await shots(page, 'waiting');
+
+    // The held run fails; the same worker then takes this workspace's session, read before (by
+    // the rules, in the first test): nothing new, and no extractor is asked.
+    await fs.writeFile(path.join(held, 'gate'), '');
+    const run = await terminal;
+    expect(run.status, run.stderr).toBe(0);
+    await line.getByText(/^Last run (just now|\d+ min ago): nothing to propose\.$/).waitFor();
+    await line.getByText('Harvest is off for this workspace.').waitFor();
+    expect(await fs.readFile(path.join(held, 'calls'), 'utf8')).toBe('2');
+    await page.getByRole('button', { name: 'Inbox, 2 to review' }).waitFor();
     await page.close();
   });
 });

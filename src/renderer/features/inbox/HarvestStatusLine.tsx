@@ -94,9 +94,9 @@ export function HarvestStatusView({ status, connection, error, now, clock, askin
         >
           {asking === 'now' ? <Loader2 size={13} className="spin" aria-hidden /> : <Sparkles size={13} aria-hidden />} Harvest now
         </button>
-        {answer && <span className={answer.tone === 'error' ? 'hs-answer error-text' : 'hs-answer'}>{answer.text}</span>}
       </div>
       <div className="hs-lines" aria-live="polite">
+        {answer && <p className={answer.tone === 'error' ? 'hs-answer error-text' : 'hs-answer'}>{answer.text}</p>}
         {lastRun && <p className="hs-last">{lastRun}</p>}
         {failure && (
           <p className="hs-failure">
