@@ -1,20 +1,18 @@
 /**
  * Pins and usage of one memory file, as the sidecar keeps them (docs/architecture.md: never inside a memory
- * root, so a cloned repository cannot pin itself into an agent's context).
+ * root, so a cloned repository cannot pin itself into an agent's context). Plain types, no zod: the
+ * prompt hook loads this module (the schema is ./usage-schema.ts).
  */
-import { z } from 'zod';
-import { ACTORS } from './constants';
+import type { Actor } from './constants';
 
-export const usageStatsSchema = z.object({
-  pinned: z.boolean(),
+export interface UsageStats {
+  readonly pinned: boolean;
   /** Agent views and writes, each counted once (a pin or an unpin is not a use). */
-  accessCount: z.number().int().nonnegative(),
-  lastAccessedAt: z.string().nullable(),
-  lastWriteAt: z.string().nullable(),
+  readonly accessCount: number;
+  readonly lastAccessedAt: string | null;
+  readonly lastWriteAt: string | null;
   /** Who made the latest write (null when unknown: recorded before Cairn kept it, or never written). */
-  lastWriteBy: z.enum(ACTORS).nullable(),
-});
-
-export type UsageStats = z.infer<typeof usageStatsSchema>;
+  readonly lastWriteBy: Actor | null;
+}
 
 export const EMPTY_USAGE: UsageStats = Object.freeze({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null });

@@ -51,7 +51,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'mcp':
         return await (await import('./mcp-command')).mcpCommand(rest, io);
       case 'context':
-        return await (await import('./memory-commands')).contextCommand(rest, io);
+        return await (await import('./context-command')).contextCommand(rest, io);
       case 'pin':
         return await (await import('./memory-commands')).pinCommand(rest, io, true);
       case 'unpin':

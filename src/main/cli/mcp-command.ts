@@ -13,6 +13,8 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MODES, type Mode } from '../../common/memory/constants';
 import { openHome } from '../host/home-services';
+import { ContextBuilder } from '../memory/context-builder';
+import { ContextFactsCache } from '../memory/context-facts-cache';
 import { createMemoryMcpServer, type MemoryMcp } from '../mcp/memory-mcp-server';
 import { proposalHost } from '../mcp/memory-propose';
 import { mcpSession } from '../mcp/session-binding';
@@ -39,7 +41,10 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     const cwd = path.resolve(values.cwd ?? process.cwd());
     const session = await mcpSession(services.registry, cwd, values.workspace);
     const proposals = proposalHost(services.registry, services.inbox, cwd);
-    mcp = await createMemoryMcpServer({ service: services.service, builder: services.builder, session, mode, changes: services.changes, proposals });
+    // The home's facts cache: the instructions' index then reads only the files changed since any
+    // process last looked (memory/context-facts-cache.ts).
+    const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
+    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals });
   } catch (err) {
     await services.close();
     throw err;

@@ -3,10 +3,13 @@
  * session: the memory index, the hot set, and the memories relevant to a prompt.
  *
  * Each snapshot lists the scopes afresh (one past the file cap, to know whether a scope holds
- * more). The index reads at most INDEX_HEAD_BYTES of each file and keeps what it found under the
- * file's version (ListedEntry.version: device, inode, size, mtime, ctime), so building it again
- * over an unchanged tree costs the listings and no reads; a file whose version is null (changed
- * too recently to tell a later change apart) is read every time and never kept. Pinned files count
+ * more). Of each file it reads at most INDEX_HEAD_BYTES and learns its facts (FileFacts: the
+ * description, the scanners' verdicts on its names and head, its words for ranking), kept under the
+ * file's version (ListedEntry.version: device, inode, size, mtime, ctime) in this process and, with
+ * a facts cache (./context-facts-cache.ts), for every process of the home: building again over an
+ * unchanged tree costs the listings and no reads, after one change one read. A file whose version
+ * is null (changed too recently to tell a later change apart) is read every time and never kept.
+ * The facts are the same whether computed now or kept, so the output is too. Pinned files count
  * whatever the cap cuts: a capped scope's pinned files past the cut are looked up one by one.
  * Rendering is pure (src/common/context), so the same state gives the same bytes.
  *
@@ -15,8 +18,8 @@
  * relevant memories (and memory_search), a file flagged anywhere stays out of the hot set, and a
  * file whose path has a flagged name (scanPath) is left out of all three, its name being the
  * injection: the index only counts it. The scanners judge the text as agents would be shown it
- * (render.ts: shownText, descriptionText). The index asks for a head's verdict only for the files
- * it shows (it stops at INDEX_MAX_BYTES), and the verdict is kept like the head.
+ * (render.ts: shownText, descriptionText). Each file's verdicts are part of its facts, so a
+ * kept file is not scanned again.
  */
 import { extractDescription } from './frontmatter';
 import { rankHot } from '../../common/context/ranking';
@@ -27,8 +30,9 @@ import { formatMemoryPath, isListedName } from '../../common/memory/paths';
 import { withheldNames } from '../../common/memory/texts';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { RuntimeError, type ListedEntry } from '../runtime/runtime';
+import type { ContextFactsCache, FileFacts } from './context-facts-cache';
 import type { ContextFile } from './context-file';
-import { promptTerms, rankRelevant, tokenize, wordMatches } from './relevance-index';
+import { promptTerms, rankByWords, tokenize, wordMatches, wordsOf } from './relevance-index';
 import { scanContent, scanPath, type ScanFinding } from './scanners/content-scanner';
 import type { AvailableScope, MemorySession } from './session';
 import type { UsageStore } from './usage-store';
@@ -49,45 +53,46 @@ export interface ContextSnapshot {
   readonly capped: readonly Scope[];
 }
 
-/** What the index read of one version of a file. */
-interface Head {
-  readonly description: string | null;
-  readonly head: string;
-}
-
-/** A head with the version it was read at (null: not kept, read again next time). */
-interface KeptHead extends Head {
-  readonly version: string | null;
-}
-
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** How many files' scanner verdicts are kept (then they are computed again as asked). */
+/** How many verdicts on files without facts (made elsewhere) are kept, then computed again as asked. */
 const FLAGS_KEPT = 10_000;
+
+export interface ContextBuilderOptions {
+  /**
+   * Replaces the content scanners; tests pass one that flags nothing to check that rendering alone
+   * still holds against hostile content the scanners might miss.
+   */
+  readonly scan?: (text: string) => readonly ScanFinding[];
+  /** Keeps the facts between processes (the home's cache); without it, in this process only. */
+  readonly factsCache?: ContextFactsCache;
+  /** Told when the facts cache could not be written (the next process then reads the files). */
+  readonly onCacheError?: (err: Error) => void;
+}
 
 export class ContextBuilder {
   /**
-   * Per scope root: the heads of the files its last listing held, by relative path, each with the
-   * version it was read at. Replaced by every snapshot, so files gone from the root are forgotten.
+   * Per scope root: the facts of the files its last listing held, by relative path, each under the
+   * version it was learnt at. Replaced by every snapshot, so files gone from the root are forgotten.
    */
-  private readonly heads = new Map<string, Map<string, KeptHead>>();
-  /** The scanners' verdict on each file's head, with the head it was given for. */
+  private readonly facts = new Map<string, Map<string, FileFacts>>();
+  /** The facts each file of a snapshot was made from (files made elsewhere have none). */
+  private readonly factsOf = new WeakMap<ContextFile, FileFacts>();
+  /** Verdicts on files without facts: by path, with the head they were given for. */
   private readonly flagCache = new Map<string, { readonly head: string; readonly flags: readonly ScanFlag[] }>();
-  /** The scanners' verdict on each path's names (a path's names never change). */
   private readonly nameFlagCache = new Map<string, readonly ScanFlag[]>();
 
   private readonly scan: (text: string) => readonly ScanFinding[];
+  private readonly cache: ContextFactsCache | undefined;
 
-  /**
-   * `options.scan` replaces the content scanners; tests pass one that flags nothing to check that
-   * rendering alone still holds against hostile content the scanners might miss.
-   */
   constructor(
     private readonly usage?: UsageStore,
-    options: { scan?: (text: string) => readonly ScanFinding[] } = {},
+    private readonly options: ContextBuilderOptions = {},
   ) {
     this.scan = options.scan ?? scanContent;
+    // Facts judged by another scanner must not mix with the real ones.
+    this.cache = options.scan ? undefined : options.factsCache;
   }
 
   /** Every memory file visible to the session, with its description and usage. */
@@ -96,6 +101,7 @@ export class ContextBuilder {
     const files: ContextFile[] = [];
     const unavailable: Array<{ scope: Scope; reason: string }> = [];
     const capped: Scope[] = [];
+    const saves: Array<Promise<void>> = [];
     for (const scope of SCOPES) {
       const b = session.scopes[scope];
       if (!b.available) {
@@ -103,7 +109,7 @@ export class ContextBuilder {
         continue;
       }
       try {
-        const found = await this.scopeFiles(b, session, usage);
+        const found = await this.scopeFiles(b, session, usage, saves);
         files.push(...found.files);
         if (found.capped) capped.push(scope);
       } catch (err) {
@@ -111,44 +117,56 @@ export class ContextBuilder {
         unavailable.push({ scope, reason: detail ?? 'it could not be read right now.' });
       }
     }
+    await Promise.all(saves);
     return { files, unavailable, capped };
   }
 
-  private async scopeFiles(b: AvailableScope, session: MemorySession, usage: ReadonlyMap<string, UsageStats>): Promise<{ files: ContextFile[]; capped: boolean }> {
+  private async scopeFiles(b: AvailableScope, session: MemorySession, usage: ReadonlyMap<string, UsageStats>, saves: Array<Promise<void>>): Promise<{ files: ContextFile[]; capped: boolean }> {
     // One past the cap, to tell a scope at the cap from one holding more.
     const listed = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE + 1, filesOnly: true })) ?? [];
     const capped = listed.length > MAX_FILES_PER_SCOPE;
     const first = capped ? listed.slice(0, MAX_FILES_PER_SCOPE) : listed;
     const entries = capped ? [...first, ...(await pinnedPastCut(b, session, usage, first))] : first;
-    const heads = await this.readHeads(b, entries);
+    const facts = await this.readFacts(b, entries, saves);
     const files: ContextFile[] = [];
     entries.forEach((entry, i) => {
-      const head = heads[i];
-      if (!head) return; // unreadable
+      const fact = facts[i];
+      if (!fact) return; // unreadable
       const id = memoryIdentity(b.scope, session, entry.rel);
-      files.push({
+      let head: string | undefined;
+      const file: ContextFile = {
         scope: b.scope,
         segments: entry.rel,
         path: formatMemoryPath(b.scope, entry.rel),
         size: entry.size,
         mtimeMs: entry.mtimeMs,
         version: entry.version ?? null,
-        description: head.description,
-        head: head.head,
+        description: fact.description,
+        // Decoded when first asked (an excerpt, a search): most files of a call never are.
+        get head() {
+          return (head ??= lenient.decode(fact.head()));
+        },
         stats: (id !== null && usage.get(id)) || EMPTY_USAGE,
-      });
+      };
+      this.factsOf.set(file, fact);
+      files.push(file);
     });
     return { files, capped };
   }
 
-  /** The heads of listed files: kept ones where the version is the same, read from disk otherwise. */
-  private async readHeads(b: AvailableScope, entries: readonly ListedEntry[]): Promise<Array<Head | null>> {
+  /**
+   * The facts of listed files: kept ones where the version is the same (this process's, else the
+   * facts cache's), learnt from their heads otherwise. The cache is written again when what it
+   * should hold changed (a file learnt, changed or gone).
+   */
+  private async readFacts(b: AvailableScope, entries: readonly ListedEntry[], saves: Array<Promise<void>>): Promise<Array<FileFacts | null>> {
     const rootKey = `${b.runtime.label}\0${b.root.path}`;
-    const before = this.heads.get(rootKey);
-    const after = new Map<string, KeptHead>();
+    let before = this.facts.get(rootKey);
+    if (before === undefined && this.cache) before = this.cache.load(b.runtime.label, b.root.path);
+    const after = new Map<string, FileFacts>();
     const rels = entries.map((e) => e.rel.join('/'));
     const stale: number[] = [];
-    const heads: Array<Head | null> = entries.map((e, i) => {
+    const facts: Array<FileFacts | null> = entries.map((e, i) => {
       const kept = e.version === null ? undefined : before?.get(rels[i]!);
       if (kept !== undefined && kept.version === e.version) {
         after.set(rels[i]!, kept);
@@ -158,17 +176,42 @@ export class ContextBuilder {
       return null;
     });
     const read = stale.length > 0 ? await b.runtime.readHeads(b.root, stale.map((i) => entries[i]!.rel), INDEX_HEAD_BYTES) : [];
+    let learnt = false;
     stale.forEach((i, n) => {
       const data = read[n];
       if (!data) return;
-      const head = lenient.decode(data.data);
-      const version = entries[i]!.version;
-      const fresh: KeptHead = { description: describe(head, this.scan), head, version };
-      heads[i] = fresh;
-      if (version !== null) after.set(rels[i]!, fresh);
+      const fact = this.learn(b.scope, entries[i]!, data.data);
+      facts[i] = fact;
+      if (fact.version !== '') {
+        after.set(rels[i]!, fact);
+        learnt = true;
+      }
     });
-    this.heads.set(rootKey, after);
-    return heads;
+    this.facts.set(rootKey, after);
+    if (this.cache && (learnt || after.size !== (before?.size ?? 0))) {
+      const cache = this.cache;
+      saves.push(
+        cache.save(b.runtime.label, b.root.path, after).then((err) => {
+          if (err) this.options.onCacheError?.(err);
+        }),
+      );
+    }
+    return facts;
+  }
+
+  /** What one version of a file tells the context (version '' when it is not to be kept). */
+  private learn(scope: Scope, entry: ListedEntry, data: Uint8Array): FileFacts {
+    const text = lenient.decode(data);
+    const path = formatMemoryPath(scope, entry.rel);
+    const description = describe(text, this.scan);
+    return {
+      version: entry.version ?? '',
+      description,
+      nameFlags: this.scanNames(entry.rel),
+      headFlags: this.scanHead(text),
+      words: wordsOf({ path, description, head: text }),
+      head: () => data,
+    };
   }
 
   /**
@@ -177,7 +220,7 @@ export class ContextBuilder {
    */
   index(snapshot: ContextSnapshot): string {
     const entries: IndexEntry[] = [];
-    const flagged = (file: ContextFile): boolean => this.headFlags(file.path, file.head).length > 0;
+    const flagged = (file: ContextFile): boolean => this.headFlags(file).length > 0;
     for (const file of snapshot.files) if (this.nameFlags(file).length === 0) entries.push(new IndexLine(file, flagged));
     const withheld = snapshot.files.length - entries.length;
     const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);
@@ -204,11 +247,15 @@ export class ContextBuilder {
     return renderHotSet(hot);
   }
 
-  /** The memories that best match `prompt`, by BM25 over path, description and the file's head. */
+  /**
+   * The memories that best match `prompt`, by BM25 over path, description and the file's head
+   * (from each file's words: rankByWords; a file made elsewhere has its words counted now).
+   */
   relevant(snapshot: ContextSnapshot, prompt: string, now: number): string {
     const terms = promptTerms(prompt);
+    const docs = snapshot.files.map((file) => ({ file, words: this.factsOf.get(file)?.words ?? wordsOf(file) }));
     const clean: RelevantFile[] = [];
-    for (const file of rankRelevant(snapshot.files, terms, now)) {
+    for (const file of rankByWords(docs, terms, now)) {
       if (clean.length >= RELEVANT_MAX_FILES) break;
       if (this.flags(file).length === 0) clean.push({ path: file.path, excerpt: excerptFor(file, terms) });
     }
@@ -216,35 +263,46 @@ export class ContextBuilder {
   }
 
   /**
-   * What the scanners flag in a file's path (line 0) and head (computed when first asked, then
-   * kept): the UI's warning badges, and what keeps a file out of the relevant memories and search.
+   * What the scanners flag in a file's path (line 0) and head: the UI's warning badges, and what
+   * keeps a file out of the relevant memories and search.
    */
   flags(file: ContextFile): readonly ScanFlag[] {
     const names = this.nameFlags(file);
-    const head = this.headFlags(file.path, file.head);
+    const head = this.headFlags(file);
     return names.length === 0 ? head : head.length === 0 ? names : [...names, ...head];
   }
 
   /** What the scanners flag in a path's names (scanPath), as flags on line 0. */
   private nameFlags(file: ContextFile): readonly ScanFlag[] {
+    const fact = this.factsOf.get(file);
+    if (fact) return fact.nameFlags;
     const kept = this.nameFlagCache.get(file.path);
     if (kept) return kept;
-    const flags = scanPath(file.segments).map(({ kind, rule }): ScanFlag => ({ kind, rule, line: 0 }));
+    const flags = this.scanNames(file.segments);
     if (this.nameFlagCache.size >= FLAGS_KEPT) this.nameFlagCache.clear();
     this.nameFlagCache.set(file.path, flags);
     return flags;
   }
 
   /** What the scanners flag in a file's head, as agents would be shown it. */
-  private headFlags(path: string, head: string): readonly ScanFlag[] {
-    // Kept by the head's text itself (the verdict depends on nothing else): sound for a file whose
-    // version is not known yet, which is read again every time until it settles.
-    const kept = this.flagCache.get(path);
-    if (kept && kept.head === head) return kept.flags;
-    const flags = this.scan(shownText(head)).map(({ kind, rule, line }) => ({ kind, rule, line }));
+  private headFlags(file: ContextFile): readonly ScanFlag[] {
+    const fact = this.factsOf.get(file);
+    if (fact) return fact.headFlags;
+    // Kept by the head's text itself (the verdict depends on nothing else).
+    const kept = this.flagCache.get(file.path);
+    if (kept && kept.head === file.head) return kept.flags;
+    const flags = this.scanHead(file.head);
     if (this.flagCache.size >= FLAGS_KEPT) this.flagCache.clear();
-    this.flagCache.set(path, { head, flags });
+    this.flagCache.set(file.path, { head: file.head, flags });
     return flags;
+  }
+
+  private scanNames(segments: readonly string[]): ScanFlag[] {
+    return scanPath(segments).map(({ kind, rule }): ScanFlag => ({ kind, rule, line: 0 }));
+  }
+
+  private scanHead(head: string): ScanFlag[] {
+    return this.scan(shownText(head)).map(({ kind, rule, line }) => ({ kind, rule, line }));
   }
 }
 

@@ -8,7 +8,7 @@ import { seededRandom } from '../../../tests/support/random';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
 import { EMPTY_USAGE } from '../../common/memory/usage';
 import type { ContextFile } from './context-file';
-import { promptTerms, rankRelevant, RelevanceIndex, tokenize } from './relevance-index';
+import { promptTerms, rankByWords, rankRelevant, RelevanceIndex, tokenize, wordsOf } from './relevance-index';
 
 const WORDS = ['build', 'release', 'electron', 'vite', 'vitest', 'deploy', 'database', 'migration', 'token', 'cache', 'review', 'lint', 'docker', 'staging', 'flaky'];
 
@@ -54,6 +54,8 @@ describe('rankRelevant', () => {
         const terms = [pick(), pick(), pick().slice(0, 4 + Math.floor(random() * 3)), 'the', pick()].slice(0, 1 + Math.floor(random() * 5));
         const expected = pathsOf(oracleRank(files, terms, now));
         expect(pathsOf(rankRelevant(files, terms, now))).toEqual(expected);
+        // The ranking from words kept between processes (the facts cache) is the same ranking.
+        expect(pathsOf(rankByWords(files.map((f) => ({ file: f, words: wordsOf(f) })), terms, now))).toEqual(expected);
         if (expected.length > 0) queries++;
       }
     }
@@ -72,6 +74,18 @@ describe('rankRelevant', () => {
     }
     expect(pathsOf(rankRelevant(files, promptTerms('migrations before deploy'), now))[0]).toBe('/memories/project/db/migrations.md');
     expect(rankRelevant(files, promptTerms('of the and'), now)).toEqual([]);
+  });
+});
+
+describe('wordsOf', () => {
+  it('keeps each field\'s distinct words with their counts, and nothing a query word could match by accident', () => {
+    const words = wordsOf({ path: '/memories/project/db_tools/run-book.md', description: 'Database: migrations', head: 'migrate migrate database; the migrations' });
+    expect(words.text).toEqual([' memories:1 project:1 db:1 tools:1 run:1 book:1 md:1', ' database:1 migrations:1', ' migrate:2 database:1 migrations:1']);
+    expect(words.lengths).toEqual([7, 2, 3]);
+    const files = [file('/memories/project/a.md', 'databases and data', null, 0), file('/memories/project/b.md', 'metadata', null, 0)];
+    // `data` begins `databases` (a prefix match) but lies inside `metadata` (no match).
+    expect(pathsOf(rankByWords(files.map((f) => ({ file: f, words: wordsOf(f) })), ['data'], 0))).toEqual(['/memories/project/a.md']);
+    expect(rankByWords([], ['data'], 0)).toEqual([]);
   });
 });
 

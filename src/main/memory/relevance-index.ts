@@ -10,6 +10,11 @@
  * its radix tree once per word occurrence and tokenizes a document again to remove it, about
  * 0.5 ms for a 2 KiB note, more than the rest of a search. Here a document's words are counted
  * once, its postings touched once per distinct word, and its counts kept for its removal.
+ *
+ * A one-shot ranking (the prompt hook, an MCP session's start) goes through each file's words
+ * counted once (wordsOf, FieldWords) and kept between processes with the rest of the file's facts
+ * (./context-facts-cache.ts): rankByWords scores the same formula over them, looking only at the
+ * words that match the query, so a call over 3000 unchanged files tokenizes nothing.
  */
 import { eng as englishStopwords } from 'stopword';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
@@ -58,7 +63,7 @@ interface IndexedDoc {
 /** Per word: for each field, the documents holding it and how often. */
 type Postings = Array<Map<number, number> | undefined>;
 
-function fieldsOf(file: ContextFile): string[] {
+function fieldsOf(file: Pick<ContextFile, 'path' | 'description' | 'head'>): string[] {
   return [file.path.replace(/[/_.-]+/g, ' '), file.description ?? '', file.head];
 }
 
@@ -218,4 +223,125 @@ function withRecency(scores: ReadonlyMap<number, number>, now: number, fileOf: (
 export function rankRelevant(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
   if (terms.length === 0 || files.length === 0) return [];
   return new RelevanceIndex().rank(files, terms, now);
+}
+
+/**
+ * A file's words, per field (path, description, head): each field's text is ` word:count` per
+ * distinct word, in the order first seen (a word holds no space or colon: tokenize splits at
+ * both); `lengths` are the fields' distinct-word counts (their BM25 lengths, as RelevanceIndex
+ * counts them). What rankByWords ranks by, and what the facts cache keeps of a file for ranking.
+ */
+export interface FieldWords {
+  readonly text: readonly string[];
+  readonly lengths: readonly number[];
+}
+
+/** The words of a file's fields (see FieldWords). */
+export function wordsOf(file: Pick<ContextFile, 'path' | 'description' | 'head'>): FieldWords {
+  const counts = fieldsOf(file).map(countWords);
+  return {
+    text: counts.map((words) => {
+      let text = '';
+      for (const [word, count] of words) text += ` ${word}:${count}`;
+      return text;
+    }),
+    lengths: counts.map((words) => words.size),
+  };
+}
+
+/** A file with its words, for rankByWords. */
+export interface WordsOfFile {
+  readonly file: ContextFile;
+  readonly words: FieldWords;
+}
+
+/**
+ * Files that match any of `terms`, best first: the same BM25+ as RelevanceIndex (fields, boosts,
+ * prefix matches, the matched-words factor, the recency bonus), computed from each file's words
+ * (wordsOf) by looking up the query words alone. The words a query word begins are scored in
+ * sorted order, so the result depends on nothing but the files and the terms.
+ */
+export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string[], now: number): ContextFile[] {
+  if (terms.length === 0 || docs.length === 0) return [];
+  const count = docs.length;
+  const totals = new Array<number>(FIELDS).fill(0);
+  // Per field, every file's words in one text (files apart by a newline), and where each begins:
+  // one search per query word and field finds it in all files.
+  const texts: string[] = [];
+  const starts: Int32Array[] = [];
+  for (let field = 0; field < FIELDS; field++) {
+    const begin = new Int32Array(count);
+    const parts: string[] = new Array<string>(count);
+    let at = 0;
+    for (let id = 0; id < count; id++) {
+      const { words } = docs[id]!;
+      totals[field]! += words.lengths[field]!;
+      begin[id] = at;
+      parts[id] = words.text[field]!;
+      at += parts[id]!.length + 1;
+    }
+    texts.push(parts.join('\n'));
+    starts.push(begin);
+  }
+  const averages = totals.map((total) => total / count);
+  const sums = new Float64Array(count);
+  /** Per file, the distinct query words it matched (a query word given twice counts once). */
+  const matched: Array<Set<string> | undefined> = new Array<Set<string> | undefined>(count);
+  const queries = tokenize(terms.join(' '));
+  for (const query of queries) {
+    // Per word found (the query word itself, or one it begins), per field: the files and counts.
+    const found = new Map<string, Array<Array<[number, number]>>>();
+    const needle = ` ${query}`;
+    const prefixes = query.length >= PREFIX_MIN_LENGTH;
+    for (let field = 0; field < FIELDS; field++) {
+      const text = texts[field]!;
+      const begin = starts[field]!;
+      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+        const colon = text.indexOf(':', at + needle.length);
+        const word = text.slice(at + 1, colon);
+        if (word !== query && !prefixes) continue;
+        let end = colon + 1;
+        while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+        let perField = found.get(word);
+        if (!perField) found.set(word, (perField = Array.from({ length: FIELDS }, () => [])));
+        perField[field]!.push([fileAt(begin, at), Number(text.slice(colon + 1, end))]);
+      }
+    }
+    const score = (word: string, weight: number) => {
+      const perField = found.get(word);
+      if (!perField) return;
+      for (let field = 0; field < FIELDS; field++) {
+        const hits = perField[field]!;
+        if (hits.length === 0) continue;
+        const idf = Math.log(1 + (count - hits.length + 0.5) / (hits.length + 0.5));
+        const boost = weight * BOOSTS[field]!;
+        const average = averages[field]!;
+        for (const [id, tf] of hits) {
+          const length = docs[id]!.words.lengths[field]!;
+          sums[id]! += boost * idf * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * length) / average)));
+          (matched[id] ??= new Set()).add(query);
+        }
+      }
+    };
+    score(query, 1);
+    for (const word of [...found.keys()].sort()) {
+      if (word === query) continue;
+      score(word, (PREFIX_WEIGHT * word.length) / (word.length + 0.3 * (word.length - query.length)));
+    }
+  }
+  const scores = new Map<number, number>();
+  matched.forEach((words, id) => scores.set(id, sums[id]! * words!.size));
+  return withRecency(scores, now, (id) => docs[id]?.file);
+}
+
+/** The file whose words begin at or before `at` (the last of `begin`, ascending, not past it). */
+function fileAt(begin: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = begin.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (begin[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
