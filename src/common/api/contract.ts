@@ -296,7 +296,11 @@ export const contract = {
         }),
       )
       .output(workspaceSchema),
+    /** Unregisters a workspace; its checkout and the project memory in it are untouched. */
     remove: oc.input(z.object({ id: z.string() })).output(changeResultSchema),
+    /** Gives a workspace another display name; its id, folder and memory stay. */
+    rename: oc.input(z.object({ id: z.string(), name: z.string().max(1000) })).output(changeResultSchema),
+    /** Whether it can be used now; `reason` says why not (for a local workspace, a sentence for a person). */
     status: oc.input(z.object({ id: z.string() })).output(workspaceStatusSchema),
     /** Records the host key of an SSH workspace's host, only if it presents exactly `fingerprint`. */
     trust: oc.input(z.object({ id: z.string(), fingerprint: z.string().min(1).max(200) })).output(changeResultSchema),

@@ -122,10 +122,12 @@ export const router = os.router({
           flags: [...context.builder.flags(f)],
         })),
         // A scope the snapshot could not read (its root not Cairn's, its host unreachable) is
-        // shown unavailable, with the reason the index gives agents.
+        // shown unavailable, with the reason the index gives agents; but a workspace whose folder
+        // is gone is said in a person's words (agents are told there is no git repository).
         scopes: (['global', 'project', 'workspace'] as const).map((scope) => {
           const out = snapshot.unavailable.find((u) => u.scope === scope);
-          return { scope, available: !out, reason: out ? out.reason : null };
+          const folderProblem = out && scope === 'project' && input.workspaceId !== null ? context.registry.folderProblem(input.workspaceId) : null;
+          return { scope, available: !out, reason: out ? (folderProblem ?? out.reason) : null };
         }),
       };
     }),
@@ -354,6 +356,7 @@ export const router = os.router({
         return 'Removed the workspace (its checkout and project memory are untouched).';
       }),
     ),
+    rename: os.workspaces.rename.handler(({ input, context }) => change(async () => `Renamed to ${await context.registry.rename(input.id, input.name)}.`)),
     status: os.workspaces.status.handler(({ input, context }) => context.registry.status(input.id)),
     trust: os.workspaces.trust.handler(({ input, context }) => change(() => context.registry.trust(input.id, input.fingerprint))),
   },

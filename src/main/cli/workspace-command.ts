@@ -3,6 +3,7 @@
  * from the command line. Trusting a host key always shows its fingerprint first and records it
  * only when the person confirms (or passes --yes); nothing is ever trusted silently.
  */
+import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { scanHostKey } from '../runtime/ssh/ssh-connection';
@@ -74,7 +75,8 @@ export async function workspaceCommand(args: string[], io: CliIo): Promise<numbe
           return 0;
         }
         if (values.identity !== undefined || values['known-hosts'] !== undefined) throw new UsageError('--identity and --known-hosts go with --ssh');
-        const entry = await registry.add(values.name ?? '', values.path!, values.id);
+        // A terminal's relative --path means the shell's directory (the registry takes absolute paths only).
+        const entry = await registry.add(values.name ?? '', path.resolve(values.path!), values.id);
         io.stdout.write(`${entry.id}\n`);
         return 0;
       }

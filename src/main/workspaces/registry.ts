@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { settingsSchema } from '../../common/api/settings';
 import type { Scope } from '../../common/memory/constants';
+import { relativeFolderProblem } from '../../common/workspaces/folder-path';
 import type { MemorySession, ScopeBinding } from '../memory/session';
 import { recordHostKey, type HostKeyState } from '../runtime/ssh/known-hosts';
 import { withLocalLock } from '../runtime/local-lock';
@@ -82,6 +83,7 @@ export interface AddSshRequest {
 export interface WorkspaceStatus {
   readonly id: string;
   readonly reachable: boolean;
+  /** Local: a sentence for a person (folderProblem). SSH: the clause agents are told too (unreachableReason). */
   readonly reason: string | null;
   readonly hostKey: { host: string; fingerprint: string; state: HostKeyState } | null;
 }
@@ -155,9 +157,15 @@ export class WorkspaceRegistry {
     return this.list().find((w) => w.id === id) ?? null;
   }
 
-  /** Registers a local checkout (idempotent); `id` overrides the id derived from its path. */
+  /**
+   * Registers a local checkout (idempotent); `id` overrides the id derived from its path. `dir`
+   * must be absolute: this may be a server, whose working directory means nothing to the person
+   * (a command line resolves its argument against the shell's directory first).
+   */
   async add(name: string, dir: string, id?: string): Promise<WorkspaceEntry> {
     if (id !== undefined && !isValidWorkspaceId(id)) throw new RegistryError('A workspace id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.');
+    const relative = relativeFolderProblem(dir, 'local');
+    if (relative !== null) throw new RegistryError(relative);
     const absolute = path.resolve(dir);
     let st: fs.Stats;
     try {
@@ -187,6 +195,42 @@ export class WorkspaceRegistry {
     });
     if (removed && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) fs.rmSync(path.join(this.home, 'workspaces', id), { recursive: true, force: true });
     return removed;
+  }
+
+  /**
+   * Gives a workspace another display name (its id, folder and memory stay). Returns the name as
+   * stored: trimmed, with line breaks and other control characters taken out.
+   */
+  async rename(id: string, name: string): Promise<string> {
+    const clean = name.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+    if (clean === '') throw new RegistryError('A workspace needs a name; type one, or press Escape to keep the current one.');
+    if (clean.length > 100) throw new RegistryError(`A workspace name is at most 100 characters; this one has ${clean.length}.`);
+    return this.update((config) => {
+      const entry = config.workspaces.find((w) => w.id === id);
+      if (!entry) throw new RegistryError(`No workspace ${id} is registered.`);
+      entry.name = clean;
+      return clean;
+    });
+  }
+
+  /**
+   * What is wrong with a local workspace's folder, in a person's words (the sidebar, the tree's
+   * note), or null when it is there (and for SSH workspaces, whose status says it). Agents are told
+   * the protocol's own text instead (session.ts): this sentence names a host path and an action in
+   * the UI.
+   */
+  folderProblem(id: string): string | null {
+    const entry = this.get(id);
+    if (!entry || entry.kind !== 'local') return null;
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(entry.path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return `The folder ${entry.path} no longer exists. Remove this workspace, or restore the folder.`;
+      return `Cairn cannot open the folder ${entry.path} (${code ?? 'unknown error'}). Check its permissions, or remove this workspace.`;
+    }
+    return st.isDirectory() ? null : `${entry.path} is now a file, not a folder. Remove this workspace, or restore the folder.`;
   }
 
   settings(): Settings {
@@ -297,12 +341,8 @@ export class WorkspaceRegistry {
     const entry = this.get(id);
     if (!entry) return { id, reachable: false, reason: 'it is not registered.', hostKey: null };
     if (entry.kind === 'local') {
-      try {
-        if (!fs.statSync(entry.path).isDirectory()) throw new Error('not a folder');
-        return { id, reachable: true, reason: null, hostKey: null };
-      } catch {
-        return { id, reachable: false, reason: 'its folder cannot be found.', hostKey: null };
-      }
+      const problem = this.folderProblem(id);
+      return { id, reachable: problem === null, reason: problem, hostKey: null };
     }
     const runtime = await this.runtimeOf(entry);
     const connection = runtime.connection;
