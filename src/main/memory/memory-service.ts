@@ -4,6 +4,7 @@
  * - memory-tool.ts: the agent's tool, its six commands (execute, run); with a ReviewGate
  *   (review-gate.ts), an agent's writes to a scope under review become proposals;
  * - person-edits.ts: a person's edits (read, save against a sha256, create a directory, pin);
+ *   person-batch.ts: a person's change of several files as one history batch (a consolidation);
  * - change-outbox.ts: the change event of every write, to this process's listeners (onChange) and
  *   then to a ChangeSink (the host passes its journal); with a HistorySink, each change's bytes
  *   before and after go to the version history first (history-capture.ts);
@@ -16,6 +17,7 @@ import { ChangeOutbox, type ChangeSink } from './change-outbox';
 import type { HistorySink } from './history-capture';
 import { undoSteps, type UndoOutcome, type UndoStep } from './history-undo';
 import { MemoryTool, StaleFileError } from './memory-tool';
+import { writeBatch, type BatchGroup, type BatchOutcome } from './person-batch';
 import { PersonEdits } from './person-edits';
 import type { ReviewGate } from './review-gate';
 import type { ExecuteOptions, MemorySession, SaveOutcome, ToolResult } from './session';
@@ -69,6 +71,15 @@ export class MemoryService {
   /** Undoes recorded changes (one, or a batch) if their files are still what they left (history-undo.ts). */
   undo(steps: readonly UndoStep[], cause: string, session: MemorySession): Promise<UndoOutcome> {
     return undoSteps(this.outbox, steps, cause, session);
+  }
+
+  /**
+   * A person's change of several files of one scope, recorded as ONE history batch with `cause`
+   * (a consolidation: `sweep:<id>`): each group is made only while its files hold the bytes the
+   * person saw, else skipped and reported (person-batch.ts).
+   */
+  writeBatch(groups: readonly BatchGroup[], cause: string, session: MemorySession): Promise<BatchOutcome> {
+    return writeBatch(this.outbox, groups, cause, session);
   }
 
   /** Writes an earlier version's content back to its file, as the person's change with `cause`. */
