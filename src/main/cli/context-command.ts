@@ -54,7 +54,8 @@ export async function contextCommand(args: string[], io: CliIo): Promise<number>
   try {
     return await context(args, io);
   } catch (err) {
-    logHookError(homeForLog(args), CONTEXT_HOOK_LOG, err);
+    // stderr only when even the log cannot be written (a hook's stderr is not the prompt's).
+    if (!logHookError(homeForLog(args), CONTEXT_HOOK_LOG, err)) io.stderr.write(`cairn context: ${err instanceof Error ? err.message : String(err)}\n`);
     return 0;
   }
 }

@@ -1,0 +1,235 @@
+// The facts cache (context-facts-cache.ts) with the ContextBuilder, on the real disk: a builder
+// made afresh over a kept cache (what a new `cairn context` process is) reads no memory file when
+// nothing changed and only the changed file after a change, never serves what a file held before
+// (an outside edit, a same-size edit with its mtime put back, a rename, a delete, a new file), and a
+// missing, truncated, corrupt, foreign or misplaced cache gives exactly what a fresh build gives.
+//
+// The runtime's clock is injected, a minute ahead of the disk's, so every file written here counts
+// as settled (ListedEntry.version); the unsettled case sets it just past the file's ctime instead.
+// Which files a build reads is seen through a recording wrapper around the real LocalRuntime's
+// readHeads (nothing else shows it); every byte still comes from the disk.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { LocalRuntime } from '../runtime/local/local-runtime';
+import type { Runtime } from '../runtime/runtime';
+import { ContextBuilder } from './context-builder';
+import { ContextFactsCache } from './context-facts-cache';
+import type { MemorySession } from './session';
+import { UsageStore } from './usage-store';
+
+const PROMPT = 'how do we run the database migration before the release';
+
+let sb: Sandbox;
+let clockMs: number;
+/** The memory files (rel paths inside their root) each build read, in order. */
+let reads: string[];
+let session: MemorySession;
+
+/** The real LocalRuntime with an injected clock, its readHeads recorded. */
+function recordingRuntime(): Runtime {
+  const local = new LocalRuntime({ now: () => clockMs });
+  return new Proxy(local, {
+    get(target, key, receiver) {
+      if (key === 'readHeads') {
+        return (root: Parameters<Runtime['readHeads']>[0], rels: Parameters<Runtime['readHeads']>[1], bytes: number) => {
+          reads.push(...rels.map((r) => r.join('/')));
+          return target.readHeads(root, rels, bytes);
+        };
+      }
+      const value = Reflect.get(target, key, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** What a new process prints: the index and the relevant memories, from a builder made now. */
+async function context(options: { cache: boolean } = { cache: true }): Promise<string> {
+  const builder = new ContextBuilder(new UsageStore(sb.home), options.cache ? { factsCache: new ContextFactsCache(sb.home) } : {});
+  const snapshot = await builder.snapshot(session);
+  return `${builder.index(snapshot)}\n\n${builder.relevant(snapshot, PROMPT, clockMs)}`;
+}
+
+/** What a build from nothing gives (no cache), without counting its reads. */
+async function fresh(): Promise<string> {
+  const before = reads.length;
+  const text = await context({ cache: false });
+  reads.length = before;
+  return text;
+}
+
+function note(topic: string, i: number): string {
+  return `---\ndescription: How the ${topic} work is done (${i})\n---\n# ${topic} ${i}\n\n${`- run the ${topic} step ${i} before the release.\n`.repeat(8)}`;
+}
+
+async function write(rel: string, text: string): Promise<void> {
+  const file = path.join(sb.roots.project, rel);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, text);
+}
+
+beforeEach(async () => {
+  reads = [];
+  sb = await makeSandbox({ runtime: recordingRuntime() });
+  session = sb.session;
+  const topics = ['database', 'release', 'migration', 'deploy'];
+  for (let i = 0; i < 12; i++) await write(`${topics[i % 4]}/note-${i}.md`, note(topics[i % 4]!, i));
+  await fs.mkdir(sb.roots.global, { recursive: true });
+  await fs.writeFile(path.join(sb.roots.global, 'style.md'), note('database', 99));
+  clockMs = Date.now() + 60_000;
+});
+
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+describe('the facts cache, across builders (processes)', () => {
+  it('reads no memory file when nothing changed, and gives what a fresh build gives', async () => {
+    const first = await context();
+    expect(reads).toHaveLength(13);
+    expect(first).toContain('/memories/project/database/note-0.md');
+    expect(first).toContain('<relevant_memories>');
+    reads = [];
+    expect(await context()).toBe(first);
+    expect(reads).toEqual([]);
+    expect(await fresh()).toBe(first);
+  });
+
+  it('keeps the cache for the person alone: 0600 files in a 0700 directory under the home', async () => {
+    await context();
+    const dir = path.join(sb.home, 'cache', 'context-facts');
+    expect((await fs.stat(dir)).mode & 0o777).toBe(0o700);
+    const files = await fs.readdir(dir);
+    expect(files).toHaveLength(2); // the project's root and the global one (the workspace's is empty)
+    for (const f of files) expect((await fs.stat(path.join(dir, f))).mode & 0o777).toBe(0o600);
+  });
+
+  it('an outside edit shows in the next build, which reads that file alone', async () => {
+    await context();
+    await write('database/note-0.md', note('database', 0).replace('How the database work is done (0)', 'Backups of the database, nightly'));
+    reads = [];
+    const after = await context();
+    expect(reads).toEqual(['database/note-0.md']);
+    expect(after).toContain('Backups of the database, nightly');
+    expect(after).toBe(await fresh());
+  });
+
+  it('a same-size edit with its mtime put back still shows (the ctime moved)', async () => {
+    const file = path.join(sb.roots.project, 'release', 'note-1.md');
+    // A whole second, so that putting it back restores it exactly (utimes takes seconds).
+    const second = Math.floor(Date.now() / 1000) - 3600;
+    await fs.utimes(file, second, second);
+    await context();
+    const before = await fs.stat(file);
+    const text = note('release', 1);
+    const edited = text.replace('How the release work', 'How the rollout work');
+    expect(Buffer.byteLength(edited)).toBe(before.size);
+    // In place (same inode), then the times put back as an editor or a restore can.
+    const handle = await fs.open(file, 'r+');
+    await handle.write(edited, 0);
+    await handle.close();
+    await fs.utimes(file, second, second);
+    const now = await fs.stat(file);
+    expect([now.ino, now.size, now.mtimeMs]).toEqual([before.ino, before.size, before.mtimeMs]);
+    expect(now.ctimeMs).not.toBe(before.ctimeMs);
+    reads = [];
+    const after = await context();
+    expect(reads).toEqual(['release/note-1.md']);
+    expect(after).toBe(await fresh());
+    expect(after).toContain('/memories/project/release/note-1.md: How the rollout work is done (1)');
+  });
+
+  it('a rename, a delete and a new file show in the next build', async () => {
+    const first = await context();
+    await fs.rename(path.join(sb.roots.project, 'deploy', 'note-3.md'), path.join(sb.roots.project, 'deploy', 'renamed.md'));
+    await fs.rm(path.join(sb.roots.project, 'migration', 'note-2.md'));
+    await write('database/new-note.md', note('database', 42));
+    reads = [];
+    const after = await context();
+    expect(after).not.toBe(first);
+    expect(after).toContain('/memories/project/deploy/renamed.md');
+    expect(after).not.toContain('/memories/project/deploy/note-3.md');
+    expect(after).not.toContain('/memories/project/migration/note-2.md');
+    expect(after).toContain('How the database work is done (42)');
+    // The renamed file is another path: read once; the new one too; nothing else.
+    expect(reads.sort()).toEqual(['database/new-note.md', 'deploy/renamed.md']);
+    expect(after).toBe(await fresh());
+    reads = [];
+    expect(await context()).toBe(after);
+    expect(reads).toEqual([]);
+  });
+
+  it('never keeps a file changed too recently to be told apart from its next change', async () => {
+    await context();
+    const file = path.join(sb.roots.project, 'database', 'note-4.md');
+    await fs.writeFile(file, note('database', 4).replace('(4)', '(four)'));
+    // The clock just after that write: the file has no version yet, so it is read every time and
+    // the cache keeps nothing of it (nor of the others written as recently).
+    const changedAt = (await fs.stat(file)).ctimeMs;
+    clockMs = changedAt + 1_000;
+    for (let call = 0; call < 2; call++) {
+      reads = [];
+      expect(await context()).toContain('How the database work is done (four)');
+      expect(reads).toContain('database/note-4.md');
+    }
+    expect(new ContextFactsCache(sb.home).load('local', sb.roots.project).has('database/note-4.md')).toBe(false);
+    // Once settled it is read once more, kept, and then not read again.
+    clockMs = changedAt + 60_000;
+    reads = [];
+    await context();
+    expect(reads).toContain('database/note-4.md');
+    expect(new ContextFactsCache(sb.home).load('local', sb.roots.project).has('database/note-4.md')).toBe(true);
+    reads = [];
+    expect(await context()).toBe(await fresh());
+    expect(reads).toEqual([]);
+  });
+});
+
+describe('a damaged cache', () => {
+  async function cacheFile(): Promise<string> {
+    return new ContextFactsCache(sb.home).fileOf('local', sb.roots.project);
+  }
+
+  const damages: Array<[string, (data: Buffer) => Buffer]> = [
+    ['empty', () => Buffer.alloc(0)],
+    ['truncated in the header', (d) => d.subarray(0, 200)],
+    ['truncated in the heads', (d) => d.subarray(0, d.length - 100)],
+    ['longer than it says', (d) => Buffer.concat([d, Buffer.from('more')])],
+    ['garbage', (d) => Buffer.from(d.map((_, i) => (i * 7919) % 251))],
+    ['of another format version', (d) => Buffer.from(d.toString('latin1').replace('cairn-context-facts 1 ', 'cairn-context-facts 9 '), 'latin1')],
+    ['of another build', (d) => Buffer.from(d.toString('latin1').replace(/"fingerprint":"[0-9a-f]+"/, `"fingerprint":"${'0'.repeat(32)}"`), 'latin1')],
+    ['with a header entry of the wrong shape', (d) => Buffer.from(d.toString('latin1').replace(/\[\],\[\],(\d+),/, '[],"x",$1,'), 'latin1')],
+  ];
+
+  it.each(damages)('%s: rebuilt, with the output of a fresh build', async (_, damage) => {
+    const expected = await context();
+    const file = await cacheFile();
+    await fs.writeFile(file, damage(await fs.readFile(file)));
+    reads = [];
+    expect(await context()).toBe(expected);
+    expect(reads).toHaveLength(12); // every file of the project's root, read again
+    reads = [];
+    expect(await context()).toBe(expected);
+    expect(reads).toEqual([]); // and written whole again
+  });
+
+  it("another root's cache put in its place is not used", async () => {
+    const expected = await context();
+    await fs.copyFile(new ContextFactsCache(sb.home).fileOf('local', sb.roots.global), await cacheFile());
+    reads = [];
+    expect(await context()).toBe(expected);
+    expect(reads).toHaveLength(12);
+  });
+
+  it('a cache that cannot be written costs reads, never the answer', async () => {
+    const dir = path.join(sb.home, 'cache', 'context-facts');
+    await fs.mkdir(path.dirname(dir), { recursive: true });
+    await fs.writeFile(dir, 'not a directory');
+    const errors: Error[] = [];
+    const builder = new ContextBuilder(new UsageStore(sb.home), { factsCache: new ContextFactsCache(sb.home), onCacheError: (e) => errors.push(e) });
+    const snapshot = await builder.snapshot(session);
+    expect(`${builder.index(snapshot)}\n\n${builder.relevant(snapshot, PROMPT, clockMs)}`).toBe(await fresh());
+    expect(errors.length).toBeGreaterThan(0);
+  });
+});
