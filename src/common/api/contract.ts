@@ -210,6 +210,18 @@ export const agentGuideSchema = z.object({
   nextSteps: z.string(),
 });
 
+/** One content-search hit: the file, a line of it, and where the matching words are in that line. */
+export const searchHitSchema = z.object({
+  scope: z.enum(SCOPES),
+  path: z.string(),
+  line: z.string(),
+  matches: z.array(z.tuple([z.number().int(), z.number().int()])),
+});
+export type SearchHit = z.infer<typeof searchHitSchema>;
+
+/** One part of what agents receive: its text as rendered, its size and its budget, in UTF-8 bytes. */
+export const contextPartSchema = z.object({ text: z.string(), bytes: z.number().int(), budget: z.number().int() });
+
 export const contract = {
   memory: {
     list: oc
@@ -232,6 +244,20 @@ export const contract = {
     scan: oc.input(z.object({ content: z.string().max(4 * 1024 * 1024) })).output(z.array(scanWarningSchema)),
     onChange: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(changeStreamEventSchema)),
     onMetaChange: oc.output(eventIterator(metaChangeEventSchema)),
+    /**
+     * Memory content searched as agents' memory_search ranks it (issue 20): the files best first,
+     * each with the line shown for it and the matching words' [start, end) in that line.
+     */
+    search: oc
+      .input(z.object({ workspaceId: workspaceRef, query: z.string().max(500), limit: z.number().int().min(1).max(100).default(50) }))
+      .output(z.object({ hits: z.array(searchHitSchema) })),
+  },
+  context: {
+    /**
+     * What agents receive without asking (issue 20): the memory index and the hot set exactly as
+     * `cairn context` renders them, each with its size and its budget in bytes.
+     */
+    preview: oc.input(z.object({ workspaceId: workspaceRef })).output(z.object({ index: contextPartSchema, hot: contextPartSchema })),
   },
   history: {
     /** Versions newest first: of a file (following its renames), of everything below a directory or scope, or of all. */

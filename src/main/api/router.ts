@@ -10,12 +10,15 @@
  */
 import { implement, ORPCError } from '@orpc/server';
 import { contract, type HarvestStatus, type InboxItemView, type Version } from '../../common/api/contract';
-import { SCOPES } from '../../common/memory/constants';
+import { HOT_TOTAL_BYTES, INDEX_MAX_BYTES, SCOPES } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { formatMemoryPath, parseMemoryPath } from '../../common/memory/paths';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { subscribeSession, type ChangeSource } from '../journal/session-changes';
+import { utf8Length } from '../../common/context/render';
 import type { ContextBuilder } from '../memory/context-builder';
+import { promptTerms } from '../memory/relevance-index';
+import { hitLine, searchFiles } from '../memory/session-search';
 import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { SeenStore } from '../memory/seen-store';
@@ -212,6 +215,22 @@ export const router = os.router({
         unsubscribe();
       }
     }),
+    search: os.memory.search.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        const snapshot = await context.builder.snapshot(session);
+        const terms = promptTerms(input.query);
+        return {
+          hits: searchFiles(context.builder, snapshot.files, terms, Date.now(), { limit: input.limit }).map((file) => ({
+            scope: file.scope,
+            path: file.path,
+            ...hitLine(file, terms),
+          })),
+        };
+      } catch (err) {
+        fail(err);
+      }
+    }),
     onMetaChange: os.memory.onMetaChange.handler(async function* ({ context, signal }) {
       // A burst of changes is one event per side file: the client asks for the whole list again.
       const pending = new Set<'usage' | 'seen'>();
@@ -235,6 +254,20 @@ export const router = os.router({
         }
       } finally {
         unsubscribe?.();
+      }
+    }),
+  },
+  context: {
+    preview: os.context.preview.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        // The same builder and render functions as `cairn context`: the same bytes.
+        const snapshot = await context.builder.snapshot(session);
+        const index = context.builder.index(snapshot);
+        const hot = await context.builder.hotSet(snapshot, session);
+        return { index: { text: index, bytes: utf8Length(index), budget: INDEX_MAX_BYTES }, hot: { text: hot, bytes: utf8Length(hot), budget: HOT_TOTAL_BYTES } };
+      } catch (err) {
+        fail(err);
       }
     }),
   },

@@ -3,13 +3,15 @@
  * Inbox of proposed memories) on the right; on a narrow window the open file or the Inbox replaces
  * the tree. Switching files (or opening the Inbox) with unsaved edits asks first. `/` focuses the
  * filter. The split between the two can be dragged or moved from the keyboard (PaneSplitter);
- * Collapse all / Expand all act on the tree.
+ * Collapse all / Expand all act on the tree; "What agents receive" shows the index and hot set
+ * agents get (ContextPreview).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ChevronsDownUp, ChevronsUpDown, FileText, Inbox, Plus } from 'lucide-react';
+import { ChevronsDownUp, ChevronsUpDown, Eye, FileText, Inbox, Plus } from 'lucide-react';
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { Scope } from '../../common/memory/constants';
 import { useApi } from '../api/api-context';
+import { ContextPreview } from '../features/context-preview/ContextPreview';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { InboxPanel } from '../features/inbox/InboxPanel';
 import { useInbox } from '../features/inbox/use-inbox';
@@ -42,6 +44,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const inbox = useInbox(workspaceId);
   const inboxCount = inbox.items?.length ?? 0;
   const [creating, setCreating] = useState(false);
+  const [previewing, setPreviewing] = useState(false);
   const browser = useRef<MemoryBrowserHandle>(null);
   const treeColumn = useRef<HTMLDivElement>(null);
   const [treeWidth, setTreeWidth] = useTreeWidth();
@@ -109,6 +112,9 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             </button>
             <button type="button" className="icon-btn" aria-label="Expand all" title="Expand every scope and directory" onClick={() => browser.current?.setAllOpen(true)}>
               <ChevronsUpDown size={16} aria-hidden />
+            </button>
+            <button type="button" className="icon-btn" aria-label="What agents receive" title="What agents receive: the memory index and the hot set, with their budgets" onClick={() => setPreviewing(true)}>
+              <Eye size={16} aria-hidden />
             </button>
             <button
               type="button"
@@ -188,6 +194,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           </div>
         )}
       </div>
+      {previewing && <ContextPreview workspaceId={workspaceId} listVersion={list.dataUpdatedAt} onClose={() => setPreviewing(false)} />}
       {creating && (
         <NewMemoryDialog
           workspaceId={workspaceId}

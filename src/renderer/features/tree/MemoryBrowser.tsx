@@ -4,24 +4,69 @@
  * opens every directory: the pane's Collapse all / Expand all), and the row actions (pin, delete with confirmation, then an Undo toast; the focus then goes
  * to the next row, or the one above), and each scope's recently deleted files (restorable).
  * A large tree starts with its directories closed (tree-model's initialOpenState).
+ * Issue 20's explorer: the filter box's second mode searches inside memory content (ContentResults,
+ * ranked by the server as memory_search ranks); the sort control orders files within each
+ * directory (remembered in localStorage); the row menu (RowMenu); the multi-selection (Ctrl/Cmd+click,
+ * Shift+click, Shift+arrows) with bulk pin, unpin and delete (one confirmation listing the files;
+ * each delete is its own change in the history, restorable from Recently deleted); and drag and
+ * drop onto a directory or scope, a move through memory.rename, refused before sending with
+ * rename-target.ts's words (another scope, an existing name) as the rename dialog refuses it.
  * Loads the list at once, and again when the change stream says the server is listening (`ready`),
  * so nothing that changed in between is missed; the live indicator shows which state it is in.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Search } from 'lucide-react';
+import { FileSearch, Search } from 'lucide-react';
 import { forwardRef, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import { HISTORY_KEEP_DAYS, type Scope } from '../../../common/memory/constants';
-import { useApi } from '../../api/api-context';
+import { errorMessage, useApi } from '../../api/api-context';
 import { LoadFailed, Loading } from '../../lib/QueryState';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { useAction } from '../../lib/use-action';
 import { onChangeEvent, useChangeStream } from '../changes/use-change-stream';
 import { useDeleteUndo } from '../history/DeleteUndo';
 import { deletedQueryInput, RecentlyDeletedDialog } from '../history/RecentlyDeletedDialog';
+import { Toast } from '../history/Toast';
+import { ContentResults, type ContentResultsHandle } from './ContentResults';
 import { MemoryTree, type MemoryTreeHandle } from './MemoryTree';
 import { usePin } from './use-pin';
 import { RenameDialog } from './RenameDialog';
-import { allOpenState, buildForest, filesUnder, flattenTree, focusAfterDelete, initialOpenState, withOpen, type MemoryFile, type OpenState, type Row } from './tree-model';
+import { renameTarget } from './rename-target';
+import { RowMenu, type MenuItem } from './RowMenu';
+import {
+  allOpenState,
+  baseName,
+  buildForest,
+  filesUnder,
+  flattenTree,
+  focusAfterDelete,
+  initialOpenState,
+  scopeRoot,
+  TREE_SORT_LABELS,
+  TREE_SORTS,
+  withOpen,
+  type MemoryFile,
+  type OpenState,
+  type Row,
+  type TreeSort,
+} from './tree-model';
+
+/** Where the tree's sort is remembered (per browser, for every view). */
+export const TREE_SORT_KEY = 'cairn.treeSort';
+
+function storedSort(): TreeSort {
+  try {
+    const v = localStorage.getItem(TREE_SORT_KEY);
+    return (TREE_SORTS as readonly string[]).includes(v ?? '') ? (v as TreeSort) : 'name';
+  } catch {
+    return 'name';
+  }
+}
+
+type Movable = Extract<Row, { kind: 'dir' | 'file' }>;
+type DropTarget = Extract<Row, { kind: 'dir' | 'scope' }>;
+
+/** The virtual path of a drop target (a directory, or a scope's root). */
+const dropPath = (row: DropTarget) => (row.kind === 'scope' ? scopeRoot(row.scope) : row.path);
 
 export interface MemoryBrowserProps {
   workspaceId: string | null;
@@ -71,6 +116,27 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const deleted = useQuery(deletedOptions);
   const filterRef = useRef<HTMLInputElement>(null);
   useImperativeHandle(ref, () => ({ focusFilter: () => filterRef.current?.focus(), setAllOpen: (all) => setOpen(allOpenState(all)) }), []);
+  const [contentMode, setContentMode] = useState(false);
+  const [sort, setSortState] = useState<TreeSort>(storedSort);
+  const setSort = (next: TreeSort) => {
+    setSortState(next);
+    try {
+      localStorage.setItem(TREE_SORT_KEY, next);
+    } catch {
+      // Storage refused (a private window): the sort holds for this page.
+    }
+  };
+  const resultsRef = useRef<ContentResultsHandle>(null);
+  /** The multi-selection (file paths) and where a range starts. */
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const anchor = useRef<string | null>(null);
+  const [menu, setMenu] = useState<{ row: Row; x: number; y: number } | null>(null);
+  const [bulkDeleting, setBulkDeleting] = useState<string[] | null>(null);
+  const bulk = useAction();
+  /** A short message after a bulk action or a refused move. */
+  const [notice, setNotice] = useState<{ key: number; text: string; tone: 'status' | 'alert' } | null>(null);
+  const say = (text: string, tone: 'status' | 'alert' = 'status') => setNotice({ key: Date.now(), text, tone });
+  const dragging = useRef<Movable | null>(null);
 
   // A change (a delete, a file written again, a restore) may change what is recently deleted:
   // asked again once per burst.
@@ -91,7 +157,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
 
   const files = list.data?.files;
   if (open === null && files) setOpen(initialOpenState(files.length));
-  const forest = useMemo(() => buildForest(files ?? []), [files]);
+  const forest = useMemo(() => buildForest(files ?? [], sort), [files, sort]);
   const deletedCounts = useMemo(() => {
     const counts: Partial<Record<Scope, number>> = {};
     for (const v of deleted.data?.versions ?? []) counts[v.scope] = (counts[v.scope] ?? 0) + 1;
@@ -115,6 +181,146 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
 
   const onPin = usePin(workspaceId);
 
+  // Content search: the server ranks (memory.search); asked again when the list changes.
+  const searchQuery = filter.trim();
+  const search = useQuery({
+    ...orpc.memory.search.queryOptions({ input: { workspaceId, query: searchQuery, limit: 50 } }),
+    enabled: contentMode && searchQuery !== '',
+    placeholderData: (previous) => previous,
+  });
+  useEffect(() => {
+    if (contentMode) void queryClient.invalidateQueries({ queryKey: orpc.memory.search.key() });
+  }, [contentMode, list.dataUpdatedAt, orpc, queryClient]);
+  const openPath = (path: string) => {
+    const file = files?.find((f) => f.path === path);
+    if (file) props.onOpen(file);
+    else props.onOpenPath?.(path);
+  };
+
+  // The multi-selection keeps only files still listed.
+  const pickedFiles = useMemo(() => (files ?? []).filter((f) => picked.has(f.path)), [files, picked]);
+  const onPick = (row: Extract<Row, { kind: 'file' }>, how: 'toggle' | 'range', activeId: string | null) => {
+    if (how === 'toggle') {
+      const next = new Set(picked);
+      // The first Ctrl+click keeps the open file in the selection, as the explorer does.
+      if (next.size === 0 && props.selectedPath && props.selectedPath !== row.path) next.add(props.selectedPath);
+      if (next.has(row.path)) next.delete(row.path);
+      else next.add(row.path);
+      anchor.current = row.path;
+      setPicked(next);
+    } else {
+      const from = anchor.current ?? (picked.size === 0 && props.selectedPath ? props.selectedPath : activeId) ?? row.id;
+      anchor.current = from;
+      const a = rows.findIndex((r) => r.id === from);
+      const b = rows.findIndex((r) => r.id === row.id);
+      const [lo, hi] = a < 0 ? [b, b] : a < b ? [a, b] : [b, a];
+      setPicked(new Set(rows.slice(lo, hi + 1).flatMap((r) => (r.kind === 'file' ? [r.path] : []))));
+    }
+    setActiveId(row.id);
+  };
+  const clearPicks = () => {
+    anchor.current = null;
+    setPicked(new Set());
+  };
+
+  const pinMany = (targets: readonly MemoryFile[], pinned: boolean) => {
+    const changing = targets.filter((f) => f.pinned !== pinned);
+    void Promise.all(changing.map((f) => onPin(f, pinned))).then(
+      () => say(`${pinned ? 'Pinned' : 'Unpinned'} ${changing.length === 1 ? '1 file' : `${changing.length} files`}.`),
+      () => say('Some pins could not be changed; the list shows where each file stands.', 'alert'),
+    );
+  };
+
+  const confirmBulkDelete = () =>
+    bulk.run(async () => {
+      if (!bulkDeleting) return;
+      const failed: string[] = [];
+      let done = 0;
+      // One at a time: each delete is its own change in the history (restorable on its own).
+      for (const path of bulkDeleting) {
+        const result = await client.memory.delete({ workspaceId, path });
+        if (result.status === 'error') failed.push(`${path}: ${result.message}`);
+        else {
+          done++;
+          props.onDeleted(path);
+        }
+      }
+      void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+      void queryClient.invalidateQueries({ queryKey: orpc.history.deleted.key() });
+      if (failed.length > 0) return `Deleted ${done} of ${bulkDeleting.length}. Not deleted: ${failed.join('; ')}`;
+      setBulkDeleting(null);
+      clearPicks();
+      say(`Deleted ${done === 1 ? '1 file' : `${done} files`}. Restore any of them from Recently deleted under its scope.`);
+      treeRef.current?.focusFirstResult();
+    });
+
+  // Drag and drop: a move within the scope, refused before sending as the rename dialog refuses it.
+  const exists = (p: string) => filesUnder(files ?? [], p) > 0;
+  const moveVerdict = (source: Movable, target: DropTarget) => renameTarget(`${dropPath(target)}/${baseName(source.path)}`, source, exists);
+  const canDrop = (target: DropTarget) => {
+    const source = dragging.current;
+    if (!source) return false;
+    const parent = source.path.slice(0, source.path.lastIndexOf('/'));
+    return parent !== dropPath(target) && moveVerdict(source, target).ok;
+  };
+  const onDrop = (target: DropTarget) => {
+    const source = dragging.current;
+    dragging.current = null;
+    if (!source) return;
+    if (source.path.slice(0, source.path.lastIndexOf('/')) === dropPath(target)) return;
+    const verdict = moveVerdict(source, target);
+    if (!verdict.ok) {
+      say(verdict.problem, 'alert');
+      return;
+    }
+    const unsaved = props.unsavedPath?.() ?? null;
+    if (unsaved && (unsaved === source.path || unsaved.startsWith(`${source.path}/`))) {
+      say(`Save or discard your edits to ${unsaved} first.`, 'alert');
+      return;
+    }
+    void (async () => {
+      const result = await client.memory.rename({ workspaceId, fromPath: source.path, toPath: verdict.path });
+      if (result.status === 'error') {
+        say(result.message, 'alert');
+        return;
+      }
+      setActiveId(verdict.path);
+      props.onRenamed?.(source.path, verdict.path);
+      void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+      say(`Moved ${source.path} to ${verdict.path}.`);
+    })();
+  };
+
+  const menuItems = (row: Row): MenuItem[] => {
+    if (row.kind !== 'file' && row.kind !== 'dir') return [];
+    const many = row.kind === 'file' && picked.has(row.path) && pickedFiles.length > 1;
+    if (many) {
+      const n = pickedFiles.length;
+      return [
+        ...(pickedFiles.some((f) => !f.pinned) ? [{ label: `Pin ${n} files`, run: () => pinMany(pickedFiles, true) }] : []),
+        ...(pickedFiles.some((f) => f.pinned) ? [{ label: `Unpin ${n} files`, run: () => pinMany(pickedFiles, false) }] : []),
+        { label: 'Copy virtual paths', run: () => copy(pickedFiles.map((f) => f.path).join('\n'), `${n} paths`) },
+        { label: `Delete ${n} files…`, danger: true, shortcut: 'Del', run: () => (bulk.reset(), setBulkDeleting(pickedFiles.map((f) => f.path))) },
+      ];
+    }
+    const items: MenuItem[] = [];
+    if (row.kind === 'file') items.push({ label: 'Open', shortcut: 'Enter', run: () => props.onOpen(row.file) });
+    items.push({ label: 'Rename or move…', shortcut: 'F2', run: () => setRenaming(row) });
+    if (row.kind === 'file') items.push({ label: row.file.pinned ? 'Unpin' : 'Pin', run: () => void onPin(row.file, !row.file.pinned) });
+    items.push({ label: 'Copy virtual path', run: () => copy(row.path, row.path) });
+    items.push({ label: 'Delete…', danger: true, shortcut: 'Del', run: () => (removal.reset(), setDeleting(row)) });
+    return items;
+  };
+  const copy = (text: string, what: string) => {
+    // Not every page may write the clipboard (an insecure origin has no navigator.clipboard).
+    const clipboard = navigator.clipboard as Clipboard | undefined;
+    if (!clipboard) return say('The browser did not allow copying here.', 'alert');
+    void clipboard.writeText(text).then(
+      () => say(`Copied ${what}.`),
+      () => say('The browser did not allow copying here.', 'alert'),
+    );
+  };
+
   const confirmDelete = () =>
     removal.run(async () => {
       if (!deleting) return;
@@ -136,20 +342,68 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const total = files?.length ?? 0;
   return (
     <section className="browser" aria-label={props.label}>
+      {/* Before the filter in the tab order: Tab from the filter goes straight into the results. */}
+      <div className="tree-tools">
+        {pickedFiles.length > 1 ? (
+          <div className="bulk-bar" role="toolbar" aria-label="Selected files">
+            <span className="bulk-count">{pickedFiles.length} selected</span>
+            {pickedFiles.some((f) => !f.pinned) && (
+              <button type="button" className="btn small" onClick={() => pinMany(pickedFiles, true)}>
+                Pin
+              </button>
+            )}
+            {pickedFiles.some((f) => f.pinned) && (
+              <button type="button" className="btn small" onClick={() => pinMany(pickedFiles, false)}>
+                Unpin
+              </button>
+            )}
+            <button type="button" className="btn small danger" onClick={() => (bulk.reset(), setBulkDeleting(pickedFiles.map((f) => f.path)))}>
+              Delete…
+            </button>
+            <button type="button" className="btn small" onClick={clearPicks}>
+              Clear
+            </button>
+          </div>
+        ) : (
+          <label className="sort-control">
+            Sort
+            <select aria-label="Sort files by" value={sort} onChange={(e) => setSort(e.target.value as TreeSort)}>
+              {TREE_SORTS.map((k) => (
+                <option key={k} value={k}>
+                  {TREE_SORT_LABELS[k]}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </div>
       <div className="filter">
-        <Search size={14} aria-hidden />
+        <button
+          type="button"
+          className={`icon-btn mode-toggle${contentMode ? ' on' : ''}`}
+          aria-pressed={contentMode}
+          aria-label="Search content"
+          title={contentMode ? 'Searching inside memory content, ranked as agents\' memory_search ranks: click to filter by path or description' : 'Search inside memory content instead of paths and descriptions'}
+          onClick={() => {
+            setContentMode((on) => !on);
+            filterRef.current?.focus();
+          }}
+        >
+          {contentMode ? <FileSearch size={14} aria-hidden /> : <Search size={14} aria-hidden />}
+        </button>
         <input
           ref={filterRef}
           type="search"
-          placeholder="Filter by path or description"
-          aria-label="Filter memories"
+          placeholder={contentMode ? 'Search inside memory content' : 'Filter by path or description'}
+          aria-label={contentMode ? 'Search memory content' : 'Filter memories'}
           value={filter}
           onChange={(e) => setFilter(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === 'Escape') setFilter('');
-            else if (e.key === 'ArrowDown') {
+            else if (e.key === 'ArrowDown' || (e.key === 'Enter' && contentMode)) {
               e.preventDefault();
-              treeRef.current?.focusFirstResult();
+              if (contentMode) resultsRef.current?.focusFirst();
+              else treeRef.current?.focusFirstResult();
             }
           }}
         />
@@ -158,7 +412,17 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
           {stream === 'live' ? 'Live' : stream === 'lost' ? 'Reconnecting' : 'Connecting'}
         </span>
       </div>
-      {list.isError ? (
+      {contentMode ? (
+        <ContentResults
+          ref={resultsRef}
+          query={filter}
+          hits={searchQuery === '' ? [] : search.data?.hits}
+          error={search.isError ? errorMessage(search.error) : null}
+          selectedPath={props.selectedPath}
+          onOpen={openPath}
+          onLeave={() => filterRef.current?.focus()}
+        />
+      ) : list.isError ? (
         <LoadFailed what="memory" error={list.error} onRetry={() => void list.refetch()} />
       ) : !list.data ? (
         <Loading what="memory" />
@@ -171,16 +435,73 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
           selectedPath={props.selectedPath}
           label={`Memory files (${total})`}
           onActiveChange={setActiveId}
-          onOpen={props.onOpen}
+          onOpen={(f) => {
+            clearPicks();
+            props.onOpen(f);
+          }}
           onToggle={onToggle}
           onPin={onPin}
           onDelete={(row) => {
+            if (row.kind === 'file' && picked.has(row.path) && pickedFiles.length > 1) {
+              bulk.reset();
+              setBulkDeleting(pickedFiles.map((f) => f.path));
+              return;
+            }
             removal.reset();
             setDeleting(row);
           }}
           onRename={setRenaming}
           onShowDeleted={setShowDeleted}
+          picked={picked}
+          onPick={onPick}
+          onClearPicks={clearPicks}
+          onMenu={(row, x, y) => {
+            if (row.kind === 'file' || row.kind === 'dir') setMenu({ row, x, y });
+          }}
+          onDragStart={(row) => (dragging.current = row)}
+          onDragEnd={() => (dragging.current = null)}
+          canDrop={canDrop}
+          onDrop={onDrop}
         />
+      )}
+      {menu && (
+        <RowMenu
+          x={menu.x}
+          y={menu.y}
+          label={`Actions for ${menu.row.kind === 'file' || menu.row.kind === 'dir' ? menu.row.path : ''}`}
+          items={menuItems(menu.row)}
+          onClose={(refocus) => {
+            const id = menu.row.id;
+            setMenu(null);
+            if (refocus) treeRef.current?.focusRow(id);
+          }}
+        />
+      )}
+      {notice && <Toast key={notice.key} message={notice.text} tone={notice.tone} durationMs={notice.tone === 'alert' ? null : 6000} onDismiss={() => setNotice(null)} />}
+      {bulkDeleting && (
+        <ConfirmDialog
+          title={`Delete ${bulkDeleting.length} files?`}
+          confirmLabel={`Delete ${bulkDeleting.length} files`}
+          danger
+          busy={bulk.busy}
+          onConfirm={() => void confirmBulkDelete()}
+          onCancel={() => setBulkDeleting(null)}
+        >
+          <p>These files are removed for every agent:</p>
+          <ul className="bulk-list">
+            {bulkDeleting.map((p) => (
+              <li key={p}>
+                <code>{p}</code>
+              </li>
+            ))}
+          </ul>
+          <p>Each stays in the history for {HISTORY_KEEP_DAYS} days: restore it from Recently deleted under its scope.</p>
+          {bulk.error && (
+            <p className="error-text" role="alert">
+              {bulk.error}
+            </p>
+          )}
+        </ConfirmDialog>
       )}
       {undo.toast}
       {stream === 'lost' && list.data && (

@@ -2,7 +2,9 @@
  * The virtualized scope tree (role `tree`): only the rows in view are in the DOM, so thousands of
  * files render and scroll smoothly. Keyboard: Up/Down move, Right expands (or steps in), Left
  * collapses (or steps out), Home/End, Enter opens a file, toggles a directory or shows a scope's
- * recently deleted files, F2 renames, Delete asks to delete. The active row holds the focus (roving tabindex).
+ * recently deleted files, F2 renames, Delete asks to delete (the selected files, when several are),
+ * Shift+Up/Down extend the multi-selection, Escape clears it, Shift+F10 or the ContextMenu key opens
+ * the row menu. The active row holds the focus (roving tabindex).
  * Its handle moves the focus from outside: to a row (after a delete), or to the first result (ArrowDown
  * in the filter).
  */
@@ -24,6 +26,16 @@ export interface MemoryTreeProps {
   onDelete: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
   onRename: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
   onShowDeleted: (scope: Row['scope']) => void;
+  /** The multi-selection: paths of the files picked (empty: none). */
+  picked: ReadonlySet<string>;
+  /** A file picked (toggle) or a range picked up to it, from `anchor` (the active row, when no pick was made yet). */
+  onPick: (row: Extract<Row, { kind: 'file' }>, how: 'toggle' | 'range', anchor: string | null) => void;
+  onClearPicks: () => void;
+  onMenu: (row: Row, x: number, y: number) => void;
+  onDragStart: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
+  onDragEnd: () => void;
+  canDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => boolean;
+  onDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => void;
 }
 
 export interface MemoryTreeHandle {
@@ -79,6 +91,12 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
     onDelete: (r) => latest.current.onDelete(r),
     onRename: (r) => latest.current.onRename(r),
     onShowDeleted: (scope) => latest.current.onShowDeleted(scope),
+    onPick: (row, how) => latest.current.onPick(row, how, latest.current.activeId),
+    onMenu: (row, x, y) => latest.current.onMenu(row, x, y),
+    onDragStart: (row) => latest.current.onDragStart(row),
+    onDragEnd: () => latest.current.onDragEnd(),
+    canDrop: (row) => latest.current.canDrop(row),
+    onDrop: (row) => latest.current.onDrop(row),
   });
 
   const moveTo = useCallback(
@@ -129,12 +147,25 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
       if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
     }
     if (!active) return;
+    if ((e.key === 'F10' && e.shiftKey) || e.key === 'ContextMenu') {
+      e.preventDefault();
+      const el = scrollRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(active.id)}"]`);
+      const box = el?.getBoundingClientRect();
+      props.onMenu(active, (box?.left ?? 0) + 24, box?.bottom ?? 0);
+      return;
+    }
     switch (e.key) {
       case 'ArrowDown':
-        moveTo(activeIndex + 1);
+      case 'ArrowUp': {
+        const next = rows[Math.max(0, Math.min(rows.length - 1, activeIndex + (e.key === 'ArrowDown' ? 1 : -1)))];
+        // Shift extends the multi-selection from where it started (the active row, the first time).
+        if (e.shiftKey && next?.kind === 'file') props.onPick(next, 'range', active.id);
+        moveTo(activeIndex + (e.key === 'ArrowDown' ? 1 : -1));
         break;
-      case 'ArrowUp':
-        moveTo(activeIndex - 1);
+      }
+      case 'Escape':
+        if (props.picked.size === 0) return;
+        props.onClearPicks();
         break;
       case 'Home':
         moveTo(0);
@@ -173,7 +204,7 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
   };
 
   return (
-    <div ref={scrollRef} className="tree-scroll" role="tree" aria-label={props.label} onKeyDown={onKeyDown}>
+    <div ref={scrollRef} className="tree-scroll" role="tree" aria-multiselectable aria-label={props.label} onKeyDown={onKeyDown}>
       <div className="tree-inner" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((item) => {
           const row = rows[item.index]!;
@@ -183,7 +214,8 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
               row={row}
               workspaceId={props.workspaceId}
               active={item.index === activeIndex}
-              selected={row.kind === 'file' && row.path === props.selectedPath}
+              selected={row.kind === 'file' && row.path === props.selectedPath && props.picked.size === 0}
+              picked={row.kind === 'file' && props.picked.has(row.path)}
               top={item.start}
               actions={actionsRef.current}
             />

@@ -6,6 +6,9 @@
  * hundreds. Their slot has a fixed width, so nothing shifts when they appear.
  * A name or description cut with an ellipsis gets its full text as a tooltip when the row is
  * hovered (measured then: only a hovered row pays for the layout read).
+ * A click opens a file; with Ctrl/Cmd it adds the file to the multi-selection (or takes it out),
+ * with Shift it selects the files from the last one picked. A right click opens the row menu.
+ * File and directory rows can be dragged; directory and scope rows take a drop (a move: MemoryBrowser).
  */
 import { AlertTriangle, ArchiveRestore, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
 import { memo, useState } from 'react';
@@ -24,13 +27,27 @@ export interface RowActions {
   onRename: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
   /** Shows a scope's recently deleted files. */
   onShowDeleted: (scope: Row['scope']) => void;
+  /** Ctrl/Cmd+click (`toggle`) or Shift+click (`range`) on a file. */
+  onPick: (row: Extract<Row, { kind: 'file' }>, how: 'toggle' | 'range') => void;
+  /** Opens the row menu at a point of the window. */
+  onMenu: (row: Row, x: number, y: number) => void;
+  onDragStart: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
+  onDragEnd: () => void;
+  /** Whether what is being dragged may be dropped on this row (a directory or scope). */
+  canDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => boolean;
+  onDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => void;
 }
+
+/** The drag's type: a row of this tree (a file from elsewhere is not a memory move). */
+const DRAG_TYPE = 'application/x-cairn-memory-path';
 
 interface TreeRowProps {
   row: Row;
   workspaceId: string | null;
   active: boolean;
   selected: boolean;
+  /** In the multi-selection. */
+  picked: boolean;
   top: number;
   actions: RowActions;
 }
@@ -79,13 +96,52 @@ function titleWhereCut(row: HTMLElement): void {
   }
 }
 
-function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeRowProps) {
+/** A drop target's handlers: it takes a drop of a tree row when `canDrop` says so, and shows it while dragged over. */
+function dropProps(row: Extract<Row, { kind: 'dir' | 'scope' }>, actions: RowActions, setOver: (over: boolean) => void) {
+  const accepts = (e: React.DragEvent) => e.dataTransfer.types.includes(DRAG_TYPE);
+  return {
+    onDragOver: (e: React.DragEvent) => {
+      if (!accepts(e)) return;
+      // Every drop is taken (a refused one is explained); the cursor says which would move.
+      e.preventDefault();
+      e.dataTransfer.dropEffect = actions.canDrop(row) ? 'move' : 'none';
+      setOver(true);
+    },
+    onDragLeave: () => setOver(false),
+    onDrop: (e: React.DragEvent) => {
+      if (!accepts(e)) return;
+      e.preventDefault();
+      setOver(false);
+      actions.onDrop(row);
+    },
+  };
+}
+
+function dragProps(row: Extract<Row, { kind: 'dir' | 'file' }>, actions: RowActions) {
+  return {
+    draggable: true,
+    onDragStart: (e: React.DragEvent) => {
+      e.dataTransfer.setData(DRAG_TYPE, row.path);
+      e.dataTransfer.setData('text/plain', row.path);
+      e.dataTransfer.effectAllowed = 'move';
+      actions.onDragStart(row);
+    },
+    onDragEnd: () => actions.onDragEnd(),
+  };
+}
+
+function TreeRowView({ row, workspaceId, active, selected, picked, top, actions }: TreeRowProps) {
   const [hovered, setHovered] = useState(false);
+  const [over, setOver] = useState(false);
   const withActions = active || hovered;
   const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT[row.kind] };
   const common = {
     'data-row-id': row.id,
     tabIndex: active ? 0 : -1,
+    onContextMenu: (e: React.MouseEvent) => {
+      e.preventDefault();
+      actions.onMenu(row, e.clientX, e.clientY);
+    },
     onFocus: () => actions.onActivate(row.id),
     onMouseEnter: (e: React.MouseEvent<HTMLElement>) => {
       titleWhereCut(e.currentTarget);
@@ -99,7 +155,7 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
   switch (row.kind) {
     case 'scope':
       return (
-        <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count === 1 ? '1 file' : `${row.count} files`}`} className={`row scope-row${active ? ' active' : ''}`} onClick={() => actions.onToggle(row.id)} {...common}>
+        <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count === 1 ? '1 file' : `${row.count} files`}`} className={`row scope-row${active ? ' active' : ''}${over ? ' drop-over' : ''}`} onClick={() => actions.onToggle(row.id)} {...common} {...dropProps(row, actions, setOver)}>
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           <span className="scope-label">{SCOPE_LABELS[row.scope]}</span>
           <span className="count">{row.available ? row.count : '—'}</span>
@@ -131,7 +187,7 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
       );
     case 'dir':
       return (
-        <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.path} className={`row dir-row${active ? ' active' : ''}`} onClick={() => actions.onToggle(row.id)} {...common}>
+        <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.path} className={`row dir-row${active ? ' active' : ''}${over ? ' drop-over' : ''}`} onClick={() => actions.onToggle(row.id)} {...common} {...dragProps(row, actions)} {...dropProps(row, actions, setOver)}>
           <Indent level={row.level} />
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           {row.expanded ? <FolderOpen size={14} aria-hidden className="dir-icon" /> : <Folder size={14} aria-hidden className="dir-icon" />}
@@ -160,11 +216,16 @@ function TreeRowView({ row, workspaceId, active, selected, top, actions }: TreeR
         <div
           role="treeitem"
           aria-level={row.level}
-          aria-selected={selected}
+          aria-selected={selected || picked}
           aria-label={row.path}
-          className={`row file-row${active ? ' active' : ''}${selected ? ' selected' : ''}`}
-          onClick={() => actions.onOpen(f)}
+          className={`row file-row${active ? ' active' : ''}${selected ? ' selected' : ''}${picked ? ' picked' : ''}`}
+          onClick={(e) => {
+            if (e.ctrlKey || e.metaKey) actions.onPick(row, 'toggle');
+            else if (e.shiftKey) actions.onPick(row, 'range');
+            else actions.onOpen(f);
+          }}
           {...common}
+          {...dragProps(row, actions)}
         >
           <Indent level={row.level} />
           <FileText size={14} aria-hidden className="file-icon" />
@@ -215,5 +276,5 @@ function sameRow(a: Row, b: Row): boolean {
 export const TreeRow = memo(
   TreeRowView,
   (prev, next) =>
-    prev.workspaceId === next.workspaceId && prev.active === next.active && prev.selected === next.selected && prev.top === next.top && prev.actions === next.actions && sameRow(prev.row, next.row),
+    prev.workspaceId === next.workspaceId && prev.active === next.active && prev.selected === next.selected && prev.picked === next.picked && prev.top === next.top && prev.actions === next.actions && sameRow(prev.row, next.row),
 );

@@ -4,7 +4,9 @@
  * counts and filtering are tested without a DOM.
  *
  * Order: scopes GLOBAL, PROJECT, WORKSPACE; inside each, directories first, then files, each
- * alphabetical (case-insensitive, then by code point so the order is total). Directories exist only
+ * alphabetical (case-insensitive, then by code point so the order is total). Another sort (last
+ * used, uses, last written: TreeSort) orders the files within each directory, newest or most first,
+ * ties and never-used files by name; directories keep their alphabetical place. Directories exist only
  * as the parents of files (the list holds files). Every directory carries its recursive file count.
  */
 import type { z } from 'zod';
@@ -59,8 +61,29 @@ function emptyDir(name: string, path: string): DirNode {
   return { name, path, dirs: [], files: [], count: 0 };
 }
 
-/** Folds the list into one directory tree per scope. */
-export function buildForest(files: readonly MemoryFile[]): Forest {
+/** How the tree orders files within each directory. */
+export const TREE_SORTS = ['name', 'used', 'uses', 'written'] as const;
+export type TreeSort = (typeof TREE_SORTS)[number];
+export const TREE_SORT_LABELS: Record<TreeSort, string> = { name: 'Name', used: 'Last used', uses: 'Uses', written: 'Last written' };
+
+/** A file's sort value (higher first) for a sort other than by name; -1 when it has none (never used, not known). */
+function sortValue(file: MemoryFile, sort: Exclude<TreeSort, 'name'>): number {
+  if (sort === 'uses') return file.accessCount;
+  const at = sort === 'used' ? file.lastAccessedAt : file.lastWriteAt;
+  const t = at === null ? NaN : Date.parse(at);
+  return Number.isNaN(t) ? -1 : t;
+}
+
+/** Orders files (already by name) by `sort`, highest first; a stable sort keeps the name order among ties. */
+function sortFiles(files: MemoryFile[], sort: TreeSort): void {
+  if (sort === 'name' || files.length < 2) return;
+  const keyed = files.map((file) => ({ file, value: sortValue(file, sort) }));
+  keyed.sort((a, b) => b.value - a.value);
+  for (let i = 0; i < keyed.length; i++) files[i] = keyed[i]!.file;
+}
+
+/** Folds the list into one directory tree per scope, files within each directory in `sort` order. */
+export function buildForest(files: readonly MemoryFile[], sort: TreeSort = 'name'): Forest {
   const forest = Object.fromEntries(SCOPES.map((s) => [s, emptyDir(SCOPE_LABELS[s], scopeRoot(s))])) as Forest;
   const dirIndex = new Map<string, DirNode>();
   for (const s of SCOPES) dirIndex.set(forest[s].path, forest[s]);
@@ -85,6 +108,7 @@ export function buildForest(files: readonly MemoryFile[]): Forest {
   for (const dir of dirIndex.values()) {
     sortByName(dir.dirs, (d) => d.name);
     sortByName(dir.files, (f) => baseName(f.path));
+    sortFiles(dir.files, sort);
   }
   return forest;
 }
