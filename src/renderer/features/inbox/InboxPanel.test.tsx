@@ -7,11 +7,14 @@
 // keyboard, and the empty state.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { runCairn } from '../../../../tests/support/cli';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeBackend, renderPane, type UiBackend } from '../../../../tests/support/ui-backend';
+import { ApiProvider, makeApi, makeQueryClient } from '../../api/api-context';
+import { MemoryPane } from '../../app/MemoryPane';
 
 afterEach(cleanup);
 
@@ -293,6 +296,39 @@ describe('the Inbox', () => {
     await within(inbox()).findByText('Nothing to review');
   });
 
+  it('acts on the next key at once after an approval, while its Undo is still being looked up', async () => {
+    const b = await makeBackend();
+    propose(b, [candidate('Second.', 'fact')], 'sess-b');
+    propose(b, [candidate('First.', 'fact')], 'sess-a');
+    // The history's answer (which only adds Undo to the confirmation) is held until the test lets it
+    // go: a slow host, which a real one gives only under load. Everything else is the real backend.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const client = new Proxy(b.client, {
+      get: (target, key) =>
+        key === 'history'
+          ? new Proxy(target.history, { get: (h, k) => (k === 'list' ? async (...args: Parameters<typeof h.list>) => (await held, h.list(...args)) : h[k as keyof typeof h]) })
+          : target[key as keyof typeof target],
+    });
+    render(
+      <QueryClientProvider client={makeQueryClient()}>
+        <ApiProvider api={makeApi(client)}>
+          <MemoryPane workspaceId={b.workspaceId} title="Widgets" dark={false} previewByDefault={false} dirtyRef={{ current: false }} />
+        </ApiProvider>
+      </QueryClientProvider>,
+    );
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Inbox, 2 to review' }));
+    (await within(inbox()).findByRole('listitem', { name: 'Fact: First.' })).focus();
+    await user.keyboard('a');
+    await within(inbox()).findByText('Added to /memories/project/facts.md (a new file).');
+    await waitFor(() => expect(document.activeElement).toBe(proposal('Fact: Second.')));
+    await user.keyboard('r');
+    await within(inbox()).findByText(/^Rejected: Second\. /);
+    expect(proposalNames()).toEqual([]);
+    release();
+  });
+
   it('says there is nothing to review and how proposals arrive', async () => {
     const b = await makeBackend();
     const user = await openInbox(b);
@@ -300,11 +336,12 @@ describe('the Inbox', () => {
     await within(inbox()).findByText('Nothing to review');
     expect(within(inbox()).getByText('cairn harvest --transcript FILE')).toBeTruthy();
     expect(within(inbox()).getByRole('button', { name: 'Copy the harvest command' })).toBeTruthy();
-    // Proposals made later show up on Refresh.
+    // Proposals made later show up by themselves (the inbox's change stream), in the list and the count.
     propose(b, [candidate('Arrived later.', 'lesson')]);
-    await user.click(within(inbox()).getByRole('button', { name: 'Refresh' }));
     await within(inbox()).findByRole('listitem', { name: 'Lesson: Arrived later.' });
     await screen.findByRole('button', { name: 'Inbox, 1 to review' });
+    await user.click(within(inbox()).getByRole('button', { name: 'Refresh' }));
+    expect(within(inbox()).getByRole('listitem', { name: 'Lesson: Arrived later.' })).toBeTruthy();
     // Close goes back to the placeholder.
     await user.click(within(inbox()).getByRole('button', { name: 'Close the inbox' }));
     expect(screen.queryByRole('region', { name: 'Inbox' })).toBeNull();

@@ -189,6 +189,9 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
       if (item.change) {
         say({ tone: 'ok', text: changeApprovedText(item.change), path: result.path, itemId: item.id, versionId: null, undoText: `Took the agent\u2019s change back: ${changeTitle(item.change)} is undone.`, canOpen: item.change.command !== 'delete' });
       } else say({ tone: 'ok', text: result.message, path: result.path, itemId: item.id, versionId: null });
+      // The next decision need not wait for the Undo below: a key pressed now (r on the proposal the
+      // focus moved to) is acted on, not dropped.
+      setBusy(null);
       // The version it made, so that the confirmation can offer Undo.
       try {
         const { versions } = await client.history.list({ workspaceId, path: result.path, limit: 20 });
@@ -200,7 +203,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
     } catch (err) {
       setError(item.id, { kind: 'error', message: errorMessage(err) });
     } finally {
-      setBusy(null);
+      // Not another decision's: one may have started while the Undo was looked up.
+      setBusy((b) => (b === item.id ? null : b));
     }
   };
 
