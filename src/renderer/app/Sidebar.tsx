@@ -1,15 +1,22 @@
 /**
  * The left column: the registered workspaces (name, where the checkout is, reachable or not and
- * why, with a retry), "Add workspace", and the Settings entry.
+ * why, with a retry), each with its menu (Connect an agent…, Rename…, Remove…; the "⋯" button or a
+ * right click), "Add workspace", and the Settings entry. A local workspace's reason is the
+ * server's sentence for a person (its folder gone: remove it or restore the folder); an SSH one's
+ * is the clause agents get, after "Unreachable:".
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { CircleAlert, FolderGit2, Loader2, Plus, RefreshCw, Server, Settings } from 'lucide-react';
+import { CircleAlert, Ellipsis, FolderGit2, Loader2, Plus, RefreshCw, Server, Settings } from 'lucide-react';
 import type { z } from 'zod';
 import type { hostKeySchema, workspaceSchema } from '../../common/api/contract';
 import { errorMessage, useApi } from '../api/api-context';
 import { useAction } from '../lib/use-action';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
+import { ConnectAgentDialog } from '../features/onboarding/ConnectAgentDialog';
+import { RemoveWorkspaceDialog } from '../features/workspaces/RemoveWorkspaceDialog';
+import { RenameWorkspaceDialog } from '../features/workspaces/RenameWorkspaceDialog';
+import { WorkspaceMenu } from '../features/workspaces/WorkspaceMenu';
 import type { View } from './view';
 
 type Workspace = z.infer<typeof workspaceSchema>;
@@ -56,7 +63,7 @@ function TrustDialog({ workspace, hostKey, onClose }: { workspace: Workspace; ho
   );
 }
 
-function WorkspaceStatus({ workspace }: { workspace: Workspace }) {
+function WorkspaceStatus({ workspace, onRemove }: { workspace: Workspace; onRemove: () => void }) {
   const { orpc } = useApi();
   const status = useQuery({ ...orpc.workspaces.status.queryOptions({ input: { id: workspace.id } }), staleTime: 30_000 });
   const [trusting, setTrusting] = useState(false);
@@ -70,7 +77,13 @@ function WorkspaceStatus({ workspace }: { workspace: Workspace }) {
     const hostKey = status.data?.hostKey;
     return (
       <span className="ws-status bad">
-        <CircleAlert size={12} aria-hidden /> {status.isError ? errorMessage(status.error) : `Unreachable: ${status.data.reason ?? 'unknown reason'}`}
+        <CircleAlert size={12} aria-hidden />{' '}
+        {status.isError ? errorMessage(status.error) : workspace.kind === 'local' && status.data.reason ? status.data.reason : `Unreachable: ${status.data.reason ?? 'unknown reason'}`}
+        {workspace.kind === 'local' && !status.isError && (
+          <button type="button" className="link" onClick={onRemove}>
+            Remove…
+          </button>
+        )}
         {hostKey && hostKey.state !== 'trusted' ? (
           <button type="button" className="link" onClick={() => setTrusting(true)}>
             Review host key…
@@ -87,9 +100,19 @@ function WorkspaceStatus({ workspace }: { workspace: Workspace }) {
   return null;
 }
 
+/** What the person opened from a workspace's menu. */
+type WorkspaceTask = { kind: 'connect' | 'rename' | 'remove'; workspace: Workspace };
+
 export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: View) => void; onAdd: () => void }) {
   const { orpc } = useApi();
   const workspaces = useQuery(orpc.workspaces.list.queryOptions());
+  const [menu, setMenu] = useState<{ workspace: Workspace; x: number; y: number; opener: HTMLElement | null } | null>(null);
+  const [task, setTask] = useState<WorkspaceTask | null>(null);
+  const openMenu = (workspace: Workspace, x: number, y: number, opener: HTMLElement | null) => setMenu({ workspace, x, y, opener });
+  const openMenuBelow = (workspace: Workspace, button: HTMLElement) => {
+    const r = button.getBoundingClientRect();
+    openMenu(workspace, r.left, r.bottom + 2, button);
+  };
   return (
     <nav className="sidebar" aria-label="Workspaces">
       <div className="brand">
@@ -119,16 +142,45 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
           const host = w.host;
           return (
             <li key={w.id}>
-              <button type="button" className={current ? 'ws current' : 'ws'} aria-current={current ? 'page' : undefined} onClick={() => onView({ kind: 'workspace', workspaceId: w.id })}>
-                {w.kind === 'local' ? <FolderGit2 size={15} aria-hidden /> : <Server size={15} aria-hidden />}
-                <span className="ws-text">
-                  <span className="ws-name">{w.name}</span>
-                  <span className="ws-where" title={w.path}>
-                    {host ? `${host}:${shortPath(w.path)}` : shortPath(w.path)}
+              <div className="ws-row">
+                <button
+                  type="button"
+                  className={current ? 'ws current' : 'ws'}
+                  aria-current={current ? 'page' : undefined}
+                  onClick={() => onView({ kind: 'workspace', workspaceId: w.id })}
+                  onContextMenu={(e) => {
+                    e.preventDefault();
+                    openMenu(w, e.clientX, e.clientY, e.currentTarget.parentElement?.querySelector<HTMLElement>('.ws-menu-btn') ?? null);
+                  }}
+                >
+                  {w.kind === 'local' ? <FolderGit2 size={15} aria-hidden /> : <Server size={15} aria-hidden />}
+                  <span className="ws-text">
+                    <span className="ws-name" title={w.name}>
+                      {w.name}
+                    </span>
+                    <span className="ws-where" title={w.path}>
+                      {host ? `${host}:${shortPath(w.path)}` : shortPath(w.path)}
+                    </span>
                   </span>
-                </span>
-              </button>
-              <WorkspaceStatus workspace={w} />
+                </button>
+                <button
+                  type="button"
+                  className="icon-btn ws-menu-btn"
+                  aria-label={`${w.name}: actions`}
+                  title="Connect an agent, rename, remove"
+                  aria-haspopup="menu"
+                  aria-expanded={menu?.workspace.id === w.id}
+                  onClick={(e) => openMenuBelow(w, e.currentTarget)}
+                  onKeyDown={(e) => {
+                    if (e.key !== 'ArrowDown') return;
+                    e.preventDefault();
+                    openMenuBelow(w, e.currentTarget);
+                  }}
+                >
+                  <Ellipsis size={15} aria-hidden />
+                </button>
+              </div>
+              <WorkspaceStatus workspace={w} onRemove={() => setTask({ kind: 'remove', workspace: w })} />
             </li>
           );
         })}
@@ -136,6 +188,27 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
       <button type="button" className="btn side-btn" onClick={onAdd}>
         <Plus size={14} aria-hidden /> Add workspace
       </button>
+      {menu && (
+        <WorkspaceMenu
+          x={menu.x}
+          y={menu.y}
+          label={`${menu.workspace.name}: actions`}
+          items={[
+            { label: 'Connect an agent…', run: () => setTask({ kind: 'connect', workspace: menu.workspace }) },
+            { label: 'Rename…', run: () => setTask({ kind: 'rename', workspace: menu.workspace }) },
+            { label: 'Remove…', run: () => setTask({ kind: 'remove', workspace: menu.workspace }), danger: true },
+          ]}
+          onClose={() => {
+            // Back to the "⋯" button, also under a dialog an item opens: the dialog gives the focus
+            // back to what had it when it opened.
+            menu.opener?.focus();
+            setMenu(null);
+          }}
+        />
+      )}
+      {task?.kind === 'connect' && <ConnectAgentDialog workspaceId={task.workspace.id} name={task.workspace.name} onClose={() => setTask(null)} />}
+      {task?.kind === 'rename' && <RenameWorkspaceDialog workspace={task.workspace} onClose={() => setTask(null)} />}
+      {task?.kind === 'remove' && <RemoveWorkspaceDialog workspace={task.workspace} onClose={() => setTask(null)} />}
       <div className="side-foot">
         <button type="button" className={view.kind === 'settings' ? 'ws current' : 'ws'} aria-current={view.kind === 'settings' ? 'page' : undefined} onClick={() => onView({ kind: 'settings' })}>
           <Settings size={15} aria-hidden /> Settings

@@ -1,10 +1,12 @@
 /**
  * "Add workspace": a local checkout by its folder, or a checkout on another machine over SSH
  * (`[user@]host[:port]` and the absolute path there). A new SSH host's key is shown for trust in
- * the workspace list once it is added.
+ * the workspace list once it is added. The folder must be absolute (common/workspaces/folder-path.ts):
+ * a relative one is refused here, with the reason, before anything is sent (the server refuses it too).
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { relativeFolderProblem } from '../../../common/workspaces/folder-path';
 import { useApi } from '../../api/api-context';
 import { useAction } from '../../lib/use-action';
 import { Dialog, FormActions } from '../dialogs/Dialog';
@@ -21,6 +23,8 @@ export function AddWorkspaceDialog({ onClose, onAdded }: { onClose: () => void; 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
+      const relative = relativeFolderProblem(path, kind);
+      if (relative !== null) return relative;
       const derived = name.trim() || path.trim().replace(/\/+$/, '').split('/').pop() || 'workspace';
       const input = kind === 'ssh' ? { name: derived, path: path.trim(), ssh: host.trim() } : { name: derived, path: path.trim() };
       const added = await client.workspaces.add(input);
@@ -28,7 +32,6 @@ export function AddWorkspaceDialog({ onClose, onAdded }: { onClose: () => void; 
       onAdded(added.id);
     });
   };
-
 
   return (
     <Dialog title="Add workspace" onClose={onClose}>
