@@ -14,7 +14,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
 import { makeCheckout, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
@@ -79,6 +79,8 @@ let served: Served;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let workspaceId: string;
 let standIn: string;
+/** Every stand-in made; each gate is opened at the end, so that none is left waiting. */
+const standIns: string[] = [];
 
 /** A long Claude Code session of `checkout`, where Claude Code keeps it. */
 async function placeTranscript(checkout: string, session: string): Promise<void> {
@@ -91,6 +93,7 @@ async function placeTranscript(checkout: string, session: string): Promise<void>
 async function makeStandIn(name: string): Promise<string> {
   const dir = path.join(sb.dir, name);
   await fs.mkdir(dir);
+  standIns.push(dir);
   await fs.writeFile(path.join(dir, 'model.cjs'), MODEL_STAND_IN);
   return dir;
 }
@@ -144,6 +147,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 afterAll(async () => {
+  for (const dir of standIns) await fs.writeFile(path.join(dir, 'gate'), '').catch(() => {});
   await browser?.close();
   if (served) await stopProcess(served.server);
   await sb?.cleanup();
@@ -218,7 +222,7 @@ describe('the harvest status line in Chromium', () => {
     await openInbox(page);
     const codex = inbox(page).getByRole('region', { name: /^From Codex session / });
     const items = codex.getByRole('listitem');
-    await expect.poll(() => items.count()).toBe(2);
+    await expect.poll(() => items.count(), { timeout: 30_000 }).toBe(2);
     const [first, second] = await items.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')!));
     const text = first!.slice(first!.indexOf(': ') + 2);
 
@@ -249,10 +253,16 @@ describe('the harvest status line in Chromium', () => {
     const held = await makeStandIn('model-2');
     await rpc(served, 'settings/set', { harvestExtractor: 'command', harvestCommand: standInCommand(held) });
     const terminal = runCairn(['harvest', '--home', sb.home, '--cwd', other], { env: agentsEnv });
+    onTestFinished(async () => {
+      // Whatever happened, the held stand-in is let go and the terminal's process has ended.
+      await fs.writeFile(path.join(held, 'gate'), '').catch(() => {});
+      await terminal;
+    });
     const page = await openPage();
     await openInbox(page);
     const line = statusLine(page);
-    await expect.poll(async () => fs.readFile(path.join(held, 'calls'), 'utf8').catch(() => '')).toBe('2');
+    // (A bound on a failure only: the terminal's worker reaches chunk 2 when it does.)
+    await expect.poll(async () => fs.readFile(path.join(held, 'calls'), 'utf8').catch(() => ''), { timeout: 30_000 }).toBe('2');
 
     // This workspace's session is queued behind it.
     await line.getByRole('button', { name: 'Harvest now' }).click();
