@@ -77,8 +77,10 @@ function WorkspaceStatus({ workspace, onRemove }: { workspace: Workspace; onRemo
     const hostKey = status.data?.hostKey;
     return (
       <span className="ws-status bad">
-        <CircleAlert size={12} aria-hidden />{' '}
-        {status.isError ? errorMessage(status.error) : workspace.kind === 'local' && status.data.reason ? status.data.reason : `Unreachable: ${status.data.reason ?? 'unknown reason'}`}
+        <span className="ws-reason">
+          <CircleAlert size={12} aria-hidden />{' '}
+          {status.isError ? errorMessage(status.error) : workspace.kind === 'local' && status.data.reason ? status.data.reason : `Unreachable: ${status.data.reason ?? 'unknown reason'}`}
+        </span>
         {workspace.kind === 'local' && !status.isError && (
           <button type="button" className="link" onClick={onRemove}>
             Remove…
