@@ -198,8 +198,13 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   };
 
   // The multi-selection keeps only files still listed.
-  const pickedFiles = useMemo(() => (files ?? []).filter((f) => picked.has(f.path)), [files, picked]);
-  const onPick = (row: Extract<Row, { kind: 'file' }>, how: 'toggle' | 'range', activeId: string | null) => {
+  const pickedFiles = useMemo(() => {
+    // In the tree's order (as the person sees them), those out of view last.
+    const at = new Map(rows.map((r, i) => [r.id, i]));
+    const order = (f: MemoryFile) => at.get(f.path) ?? Number.MAX_SAFE_INTEGER;
+    return (files ?? []).filter((f) => picked.has(f.path)).sort((a, b) => order(a) - order(b));
+  }, [files, picked, rows]);
+  const onPick = (row: Extract<Row, { kind: 'file' }>, how: 'toggle' | 'range', from: string | null) => {
     if (how === 'toggle') {
       const next = new Set(picked);
       // The first Ctrl+click keeps the open file in the selection, as the explorer does.
@@ -209,9 +214,10 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
       anchor.current = row.path;
       setPicked(next);
     } else {
-      const from = anchor.current ?? (picked.size === 0 && props.selectedPath ? props.selectedPath : activeId) ?? row.id;
-      anchor.current = from;
-      const a = rows.findIndex((r) => r.id === from);
+      // A range starts at the last file picked, else (Shift+arrows) the row the focus leaves, else the open file.
+      const start = (picked.size > 0 ? anchor.current : null) ?? from ?? props.selectedPath ?? activeId ?? row.id;
+      anchor.current = start;
+      const a = rows.findIndex((r) => r.id === start);
       const b = rows.findIndex((r) => r.id === row.id);
       const [lo, hi] = a < 0 ? [b, b] : a < b ? [a, b] : [b, a];
       setPicked(new Set(rows.slice(lo, hi + 1).flatMap((r) => (r.kind === 'file' ? [r.path] : []))));

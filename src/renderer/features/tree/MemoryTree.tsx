@@ -28,8 +28,8 @@ export interface MemoryTreeProps {
   onShowDeleted: (scope: Row['scope']) => void;
   /** The multi-selection: paths of the files picked (empty: none). */
   picked: ReadonlySet<string>;
-  /** A file picked (toggle) or a range picked up to it, from `anchor` (the active row, when no pick was made yet). */
-  onPick: (row: Extract<Row, { kind: 'file' }>, how: 'toggle' | 'range', anchor: string | null) => void;
+  /** A file picked (toggle) or a range picked up to it; `from`: where a keyboard range starts when none was picked yet (the active row). */
+  onPick: (row: Extract<Row, { kind: 'file' }>, how: 'toggle' | 'range', from: string | null) => void;
   onClearPicks: () => void;
   onMenu: (row: Row, x: number, y: number) => void;
   onDragStart: (row: Extract<Row, { kind: 'dir' | 'file' }>) => void;
@@ -91,7 +91,7 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
     onDelete: (r) => latest.current.onDelete(r),
     onRename: (r) => latest.current.onRename(r),
     onShowDeleted: (scope) => latest.current.onShowDeleted(scope),
-    onPick: (row, how) => latest.current.onPick(row, how, latest.current.activeId),
+    onPick: (row, how) => latest.current.onPick(row, how, null),
     onMenu: (row, x, y) => latest.current.onMenu(row, x, y),
     onDragStart: (row) => latest.current.onDragStart(row),
     onDragEnd: () => latest.current.onDragEnd(),
