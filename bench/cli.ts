@@ -5,15 +5,22 @@
  * them, in the same run: `node -e 0`, the floor any Node.js CLI pays, so the table shows what is
  * Cairn's own. Spawns alternate between the commands so a change in the machine's load hits all.
  *
- * BENCH_CLI_RUNS (default 15) sets the spawns per command.
+ * Then the prompt hook and the MCP start at scale (issue 21): memory of 100, 1000 and 3000 files
+ * (a third in each scope, 1-4 KiB each), `cairn context --format claude-hook` for a UserPromptSubmit
+ * with nothing changed since the last call, right after one file changed, and as the first call on a
+ * fresh home (no facts cache), and `cairn mcp` from spawn to its answer to `initialize` (with the
+ * instructions); each beside `node -e 0` in the same alternation, reported as ratios of medians.
+ *
+ * BENCH_CLI_RUNS (default 15) sets the spawns per command; BENCH_CONTEXT_SIZES (default
+ * 100,1000,3000) the memory sizes of the scale section.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { localWorkspaceId } from '../src/main/workspaces/session';
 import { makeSandbox, requireBuiltCli, BUILT_CLI, REPO_ROOT } from '../tests/support/sandbox';
-import { envInt, sampleStats, table } from './common';
+import { envInt, sampleStats, settleWrites, table } from './common';
 
 const NOTES = 100;
 const CODEX_FIXTURE = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts', 'codex', 'rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl');
@@ -111,5 +118,112 @@ export function formatCliBench(r: CliBenchResult): string {
       row('cairn harvest --hook (harvest on: queues, starts the worker)', r.harvestHookOnMs),
     ],
     new Set([1, 2, 3, 4]),
+  )}\n`;
+}
+
+// ---- the prompt hook and the MCP start at scale (issue 21) ----
+
+const SCALE_TOPICS = ['build', 'testing', 'release', 'database', 'auth', 'frontend', 'deploy', 'logging', 'caching', 'api'] as const;
+const HOOK_PROMPT = 'how do we run the database migration before the release';
+
+export interface ContextScaleRow {
+  files: number;
+  nodeFloorMs: CliStats;
+  /** The prompt hook, nothing changed since the last call (the facts cache holds every file). */
+  unchangedMs: CliStats;
+  /** The prompt hook right after one file changed (that file read, the cache rewritten). */
+  oneChangedMs: CliStats;
+  /** The prompt hook as the first call on a fresh home (no facts cache: every file read). */
+  freshHomeMs: CliStats;
+  /** `cairn mcp` from spawn to its initialize answer (cache held). */
+  mcpStartMs: CliStats;
+}
+
+/** A 1-4 KiB note with a description, different for every file. */
+function scaleNote(scope: string, i: number, edit = 0): string {
+  const topic = SCALE_TOPICS[i % SCALE_TOPICS.length]!;
+  const lines = ['---', `description: How ${scope} ${topic} work is done, note ${i}${edit ? ` (edit ${edit})` : ''}`, '---', `# ${topic} notes ${i}`, ''];
+  const size = 1024 + ((i * 397) % 3072);
+  for (let k = 1; lines.join('\n').length < size; k++) lines.push(`- ${topic} rule ${k}: run \`make ${topic}\` before pushing, and read docs/${topic}.md when it fails (${i}).`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Spawn to the first answer line of `cairn mcp` to an initialize request, ms. */
+function timedMcpStart(args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!out.includes('\n')) return;
+      const ms = performance.now() - t0;
+      const answer = JSON.parse(out.slice(0, out.indexOf('\n'))) as { result?: { instructions?: string } };
+      child.stdin.end();
+      child.once('close', () => (answer.result?.instructions?.includes('<memory_index>') ? resolve(ms) : reject(new Error(`cairn mcp answered without the index: ${out.slice(0, 300)}`))));
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (!out.includes('\n')) reject(new Error(`cairn mcp exited ${code} before answering: ${err.slice(0, 300)}`));
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
+  });
+}
+
+/** `cli`: the built CLI to run (another build's, to compare). */
+export async function runContextScaleBench(cli = BUILT_CLI): Promise<ContextScaleRow[]> {
+  if (cli === BUILT_CLI) await requireBuiltCli();
+  const runs = Math.max(1, envInt('BENCH_CLI_RUNS', 15));
+  const sizes = (process.env.BENCH_CONTEXT_SIZES ?? '100,1000,3000').split(',').map(Number).filter((n) => n > 0);
+  const rows: ContextScaleRow[] = [];
+  for (const files of sizes) {
+    const box = await makeSandbox();
+    try {
+      const per = Math.ceil(files / 3);
+      for (const [scope, root] of Object.entries(box.roots)) {
+        for (let i = 0; i < per; i++) {
+          const dir = path.join(root, `topic-${String(i % 20).padStart(2, '0')}`);
+          await fs.mkdir(dir, { recursive: true });
+          await fs.writeFile(path.join(dir, `note-${String(i).padStart(4, '0')}.md`), scaleNote(scope, i));
+        }
+      }
+      await settleWrites();
+      const changed = path.join(box.roots.project, 'topic-03', 'note-0003.md');
+      const cache = path.join(box.home, 'cache');
+      const hookArgs = [cli, 'context', '--format', 'claude-hook', '--home', box.home];
+      const hookInput = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: HOOK_PROMPT, cwd: box.checkout });
+      const mcpArgs = [cli, 'mcp', '--home', box.home, '--cwd', box.checkout];
+      const samples = { node: [] as number[], unchanged: [] as number[], oneChanged: [] as number[], fresh: [] as number[], mcp: [] as number[] };
+      let edit = 0;
+      // One unmeasured round: the page cache holds the code and the notes, and the facts cache is made.
+      await timedRun(hookArgs, hookInput);
+      await timedMcpStart(mcpArgs);
+      for (let r = 0; r < runs; r++) {
+        samples.node.push(await timedRun(['-e', '0']));
+        samples.unchanged.push(await timedRun(hookArgs, hookInput));
+        await fs.writeFile(changed, scaleNote('project', 3, ++edit));
+        samples.oneChanged.push(await timedRun(hookArgs, hookInput));
+        samples.mcp.push(await timedMcpStart(mcpArgs));
+        await fs.rm(cache, { recursive: true, force: true });
+        samples.fresh.push(await timedRun(hookArgs, hookInput));
+      }
+      rows.push({ files: per * 3, nodeFloorMs: statsOf(samples.node), unchangedMs: statsOf(samples.unchanged), oneChangedMs: statsOf(samples.oneChanged), freshHomeMs: statsOf(samples.fresh), mcpStartMs: statsOf(samples.mcp) });
+    } finally {
+      await box.cleanup();
+    }
+  }
+  return rows;
+}
+
+export function formatContextScaleBench(rows: readonly ContextScaleRow[], runs: number): string {
+  const ratio = (s: CliStats, r: ContextScaleRow) => `${s.median.toFixed(0)} (${(s.median / r.nodeFloorMs.median).toFixed(2)}x)`;
+  return `\nThe prompt hook and the MCP start at scale (${runs} spawns each, alternating; median ms and x node -e 0 of the same run)\n${table(
+    [
+      ['files', 'node -e 0', 'hook, nothing changed', 'hook, one file changed', 'hook, fresh home', 'mcp to initialize'],
+      ...rows.map((r) => [String(r.files), r.nodeFloorMs.median.toFixed(0), ratio(r.unchangedMs, r), ratio(r.oneChangedMs, r), ratio(r.freshHomeMs, r), ratio(r.mcpStartMs, r)]),
+    ],
+    new Set([0, 1, 2, 3, 4, 5]),
   )}\n`;
 }

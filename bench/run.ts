@@ -11,7 +11,8 @@
  * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each; the SSH
  * section (bench/ssh.ts); the harvest section (bench/harvest.ts: a 10 MB transcript of each agent
  * to the inbox); the CLI section (bench/cli.ts): spawn to exit of `cairn context --prompt`
- * and `cairn tool` beside `node -e 0`; then the UI section (bench/ui.ts): first render of 3 x 1000
+ * and `cairn tool` beside `node -e 0`, and the prompt hook and `cairn mcp`'s start at 100, 1000
+ * and 3000 memory files (nothing changed, one file changed, a fresh home); then the UI section (bench/ui.ts): first render of 3 x 1000
  * files in Chromium, and an agent's write in
  * another process to the "agent edited" badge painted in the page. Prints
  * tables and writes bench/results/latest.json.
@@ -51,7 +52,7 @@ import { UsageStore } from '../src/main/memory/usage-store';
 import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
 import { formatSshBench, runSshBench } from './ssh';
-import { formatCliBench, runCliBench } from './cli';
+import { formatCliBench, formatContextScaleBench, runCliBench, runContextScaleBench, type ContextScaleRow } from './cli';
 import { formatHarvestBench, runHarvestBench } from './harvest';
 import { formatUiBench, runUiBench } from './ui';
 import { envInt, sampleStats, table, type SampleStats, settleWrites } from './common';
@@ -943,6 +944,19 @@ function target(id: string, description: string, value: number, limit: number, u
   return { id, description, value: round(value), limit, met: value <= limit, ...(unit ? { unit } : {}) };
 }
 
+/** Issue 21's targets, at the largest memory measured (3000 files in a full run). */
+function contextScaleTargets(rows: readonly ContextScaleRow[]): Target[] {
+  const r = rows.at(-1);
+  if (!r) return [];
+  const x = (s: { median: number }) => s.median / r.nodeFloorMs.median;
+  return [
+    target('context_hook_unchanged_vs_node', `The prompt hook (cairn context --format claude-hook) at ${r.files} files, nothing changed: median <= 2.5x node -e 0`, x(r.unchangedMs), 2.5),
+    target('context_hook_one_change_vs_node', `The prompt hook at ${r.files} files, one file changed since the last call: median <= 3x node -e 0`, x(r.oneChangedMs), 3),
+    target('context_hook_fresh_home', `The prompt hook at ${r.files} files, first call on a fresh home (no facts cache): median <= 1500 ms`, r.freshHomeMs.median, 1500, 'ms'),
+    target('mcp_start_vs_node', `cairn mcp at ${r.files} files, spawn to the initialize answer with its instructions: median <= 2.5x node -e 0`, x(r.mcpStartMs), 2.5),
+  ];
+}
+
 /** Stats as the results file reports them (p95 only where a section adds it). */
 type ReportedStats = Omit<Stats, 'p95'>;
 
@@ -1027,6 +1041,8 @@ async function main(): Promise<number> {
     const ssh = await runSshBench();
     process.stderr.write('cli: cairn context --prompt and cairn tool, spawn to exit, next to node -e 0\n');
     const cli = await runCliBench();
+    process.stderr.write('cli: the prompt hook (nothing changed, one file changed, fresh home) and cairn mcp to initialize, at 100, 1000 and 3000 files, next to node -e 0\n');
+    const ctxScale = await runContextScaleBench();
     process.stderr.write('harvest: a 10 MB Claude Code transcript and a 10 MB Codex rollout, rules extractor, file to inbox\n');
     const harvest = await runHarvestBench();
     process.stderr.write('ui: first render of 3 x 1000 files in Chromium, then agent writes in another process -> "agent edited" painted\n');
@@ -1065,6 +1081,7 @@ async function main(): Promise<number> {
       ...ssh.targets,
       ...ui.targets,
       ...harvest.targets,
+      ...contextScaleTargets(ctxScale),
       target('harvest_hook_p95', "Claude Code's harvest hook (cairn harvest --hook) spawn to exit, harvest off, p95 <= 150 ms", cli.harvestHookMs.p95, 150, 'ms'),
       target('harvest_hook_on_p95', "Claude Code's harvest hook with harvest on (queues the session, starts the worker) spawn to exit, p95 <= 150 ms", cli.harvestHookOnMs.p95, 150, 'ms'),
     ];
@@ -1193,6 +1210,7 @@ async function main(): Promise<number> {
     process.stdout.write(formatMcpBench(mcp));
     process.stdout.write(formatSshBench(ssh));
     process.stdout.write(formatCliBench(cli));
+    process.stdout.write(formatContextScaleBench(ctxScale, envInt('BENCH_CLI_RUNS', 15)));
     process.stdout.write(formatHarvestBench(harvest));
     process.stdout.write(formatUiBench(ui));
 
@@ -1298,6 +1316,7 @@ async function main(): Promise<number> {
       ui: (({ targets: _targets, ...rest }) => rest)(ui),
       ssh,
       cli,
+      contextScale: ctxScale,
       harvest: (({ targets: _targets, ...rest }) => rest)(harvest),
       targets,
       warnings,
