@@ -163,7 +163,7 @@ describe('the harvest status line in Chromium', () => {
     await shots(page, 'off');
 
     await line.getByRole('button', { name: 'Harvest now' }).click();
-    await line.getByText('Harvesting 1 session; proposals arrive in the inbox.').waitFor();
+    await line.getByText('Queued 1 session for harvest; proposals arrive in the inbox.').waitFor();
     await line.getByText('Harvesting Claude Code session c0ffee00, chunk 2 of 4.').waitFor();
     await expect(line.getByRole('button', { name: 'Harvest now' }).isDisabled()).resolves.toBe(true);
     await shots(page, 'harvesting');
@@ -181,7 +181,7 @@ describe('the harvest status line in Chromium', () => {
     await line.getByText('The last harvest failed.').waitFor();
     await expect(line.getByRole('button', { name: 'Harvest now' }).isEnabled()).resolves.toBe(true);
     // That run has ended: Harvest now's answer is not said any more, nor the failed run twice.
-    await expect(line.getByText(/^Harvesting 1 session/).count()).resolves.toBe(0);
+    await expect(line.getByText(/^Queued 1 session/).count()).resolves.toBe(0);
     await expect(line.getByText(/^Last run/).count()).resolves.toBe(0);
     await shots(page, 'failed');
 
@@ -267,7 +267,7 @@ describe('the harvest status line in Chromium', () => {
     // This workspace's session is queued behind it.
     await line.getByRole('button', { name: 'Harvest now' }).click();
     await line.getByText('Waiting: 1 session queued.').waitFor();
-    await line.getByText('Harvesting 1 session; proposals arrive in the inbox.').waitFor();
+    await line.getByText('Queued 1 session for harvest; proposals arrive in the inbox.').waitFor();
     await shots(page, 'waiting');
 
     // The held run fails; the same worker then takes this workspace's session, read before (by

@@ -90,7 +90,7 @@ describe('the harvest in the app and serve', () => {
     await fs.mkdir(project, { recursive: true });
     await fs.writeFile(path.join(project, 'c0ffee00-0000-4000-8000-000000000001.jsonl'), text.replaceAll(cwd, sb.checkout));
 
-    expect(await client.harvest.now({ workspaceId: ws })).toMatchObject({ status: 'ok', message: 'Harvesting 2 sessions; proposals arrive in the inbox.' });
+    expect(await client.harvest.now({ workspaceId: ws })).toMatchObject({ status: 'ok', message: 'Queued 2 sessions for harvest; proposals arrive in the inbox.' });
     await host.harvest.kick();
     const items = (await client.inbox.list({})).items;
     const agents = new Set(items.map((i) => (i.kind === 'memory' ? i.agent : null)));
@@ -153,6 +153,8 @@ describe('the harvest in the app and serve', () => {
     // The hook's path (another process: the hook queues, its detached worker runs): the status
     // stream sees the run end. The session was harvested above, so this run finds nothing new.
     await client.settings.set({ harvestWorkspaces: [ws] });
+    // The switch is a setting: the status stream says so without waiting for a run.
+    await until('the status to say on', () => statuses.at(-1)?.enabled === true);
     const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: JSON.stringify({ session_id: 's', transcript_path: rollout, cwd: sb.checkout }) });
     expect(hook.status).toBe(0);
     await until('the run to show in the status', () => statuses.at(-1)?.lastRun?.outcome === 'nothing-found');

@@ -135,7 +135,7 @@ export class HarvestHost {
     return () => this.inboxListeners.delete(listener);
   }
 
-  /** Calls `listener` after any workspace's harvest changed (jobs, last runs; debounced). */
+  /** Calls `listener` after any workspace's harvest changed (jobs, last runs, the switch; debounced). */
   onStatusChange(listener: () => void): () => void {
     this.watch();
     this.statusListeners.add(listener);
@@ -163,9 +163,11 @@ export class HarvestHost {
         for (const l of [...listeners]) l();
       }, 30);
     };
-    this.watcher = watch([inbox, harvest], { ignoreInitial: true, depth: 2, ignored: (p) => p.endsWith('.tmp') || path.basename(p).startsWith('worker') || p.includes(`${path.sep}sessions`) });
+    // config.json: the harvest switch lives in the settings, and a status says whether it is on.
+    const config = path.join(this.services.home, 'config.json');
+    this.watcher = watch([inbox, harvest, config], { ignoreInitial: true, depth: 2, ignored: (p) => p.endsWith('.tmp') || path.basename(p).startsWith('worker') || p.includes(`${path.sep}sessions`) });
     this.watcher.on('all', (_event, file) => {
-      if (file.startsWith(inbox)) inboxTimer = later(inboxTimer, this.inboxListeners);
+      if (file.startsWith(inbox + path.sep)) inboxTimer = later(inboxTimer, this.inboxListeners);
       else statusTimer = later(statusTimer, this.statusListeners);
     });
     this.watcher.on('error', report);

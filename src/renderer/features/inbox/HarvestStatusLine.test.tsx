@@ -123,9 +123,9 @@ describe('the harvest status line, live', () => {
       // The reader's clock, not UTC (the CLI's).
       expect(failure.textContent).toBe(`Failed (once): The harvest command failed with exit status 3. Its stderr began: the model is overloaded, try again later. Retrying at ${localClock(Date.now())(status.failure!.retryAt!)}.`);
       expect(within(line).getByText('The last harvest failed.')).toBeTruthy();
-      // The run Harvest now started has ended: its answer ("Harvesting 1 session; ...") is not said any more,
+      // The run Harvest now started has ended: its answer ("Queued 1 session for harvest; ...") is not said any more,
       // nor the failed run twice (the failure's line says it).
-      expect(within(line).queryByText(/^Harvesting 1 session/)).toBeNull();
+      expect(within(line).queryByText(/^Queued 1 session/)).toBeNull();
       expect(within(line).queryByText(/^Last run/)).toBeNull();
       expect(screen.getByRole('button', { name: 'Inbox' })).toBeTruthy();
 

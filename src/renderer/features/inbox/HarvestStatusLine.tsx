@@ -127,7 +127,7 @@ export function HarvestStatusLine({ workspaceId }: { workspaceId: string }) {
   useTick(NOW_TICK_MS);
   const now = Date.now();
   const [asking, setAsking] = useState<'now' | 'retry' | null>(null);
-  // With the outcome the status had when it was asked: "Harvesting 1 session" is said until that
+  // With the outcome the status had when it was asked: "Queued 1 session ..." is said until that
   // run has ended (its last run or failure shows then); what went wrong stays until the next request.
   const [answer, setAnswer] = useState<(HarvestAnswer & { before: string }) | null>(null);
   const shown = answer && (answer.tone === 'error' || outcomeOf(live.status) === answer.before) ? answer : null;
