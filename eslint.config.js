@@ -78,12 +78,18 @@ export default tseslint.config(
   {
     // Memory hands its change events to whatever sink it is given; it never reaches its callers.
     files: ['src/main/memory/**'],
-    rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'harvest', 'renderer', 'preload'], 'src/main/memory imports none of journal, api, mcp, cli, harvest (it is what they are built on).'),
+    rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'harvest', 'sweep', 'renderer', 'preload'], 'src/main/memory imports none of journal, api, mcp, cli, harvest, sweep (it is what they are built on).'),
   },
   {
     // The harvest reads agents' transcripts and proposes; memory is changed only through MemoryService.
     files: ['src/main/harvest/**'],
     rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/harvest imports none of journal, api, mcp, cli, electron, host (they are built on it).'),
+  },
+  {
+    // Consolidation proposes from memory, usage and the history, and writes only through
+    // MemoryService; the hosts (cli, api) are built on it. It may use the harvest's extractors.
+    files: ['src/main/sweep/**'],
+    rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/sweep imports none of journal, api, mcp, cli, electron, host (they are built on it).'),
   },
   {
     files: ['src/main/api/**'],

@@ -36,6 +36,10 @@ describe('import boundaries', () => {
     ['src/main/memory/x.ts', importing('../harvest/transcript'), /memory imports none of journal, api, mcp, cli, harvest/],
     ['src/main/harvest/x.ts', importing('../journal/journal'), /harvest imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/harvest/x.ts', importing('../host/home-services'), /harvest imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/sweep/x.ts', importing('../journal/journal'), /sweep imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/sweep/x.ts', importing('../cli/usage'), /sweep imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/sweep/x.ts', importing('../api/router'), /sweep imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/memory/x.ts', importing('../sweep/sweeps'), /memory imports none of journal, api, mcp, cli, harvest, sweep/],
   ])('%s may not import this', async (file, code, message) => {
     const errors = await boundaryErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -56,6 +60,11 @@ describe('import boundaries', () => {
     ['src/main/api/x.ts', importing('../journal/change-feed')],
     ['src/main/mcp/x.ts', importing('../journal/change-feed')],
     ['src/main/harvest/x.ts', importing('../memory/scanners/content-scanner')],
+    ['src/main/sweep/x.ts', importing('../memory/memory-service')],
+    ['src/main/sweep/x.ts', importing('../history/history-store')],
+    ['src/main/sweep/x.ts', importing('../harvest/checks')],
+    ['src/main/sweep/x.ts', importing('../workspaces/registry')],
+    ['src/main/cli/x.ts', importing('../sweep/sweeps')],
   ])('%s may import this', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });

@@ -1,0 +1,108 @@
+/**
+ * A consolidation proposal (issue 22, `cairn sweep`), as it is stored under `<home>/sweeps/` and
+ * sent over the API: the changes to one scope root, each with its reason, the files it touches,
+ * the sha256 each file had when proposed and its usage, and what changed in the scope since the
+ * last applied consolidation. Pure: schemas and the summary text, shared by main and renderer.
+ *
+ * Invariant: a change is applied only while each of its files still has the sha256 recorded here;
+ * a file's `content` is what it becomes (null: deleted; absent: left as it is).
+ */
+import { z } from 'zod';
+import { SCOPES } from '../memory/constants';
+
+export const SWEEP_CHANGE_KINDS = ['delete', 'merge', 'rewrite'] as const;
+export type SweepChangeKind = (typeof SWEEP_CHANGE_KINDS)[number];
+export const SWEEP_STATES = ['open', 'applied', 'discarded', 'replaced', 'expired'] as const;
+export type SweepState = (typeof SWEEP_STATES)[number];
+
+/** Default days without use (and without a write) after which a file is proposed for deletion. */
+export const SWEEP_DEFAULT_DAYS = 60;
+/** The most changes one proposal holds. */
+export const SWEEP_MAX_CHANGES = 50;
+/** A proposal not applied within this is expired. */
+export const SWEEP_EXPIRY_MS = 7 * 24 * 60 * 60 * 1000;
+/** A proposal's id: also the history cause's tail (`sweep:<id>`), so [A-Za-z0-9_-] only. */
+export const SWEEP_ID_RE = /^[0-9a-z]{8,12}-[0-9a-f]{8}$/;
+
+const isoTime = z.string().max(40);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const sweepUsageSchema = z.object({
+  pinned: z.boolean(),
+  accessCount: z.number().int().nonnegative(),
+  lastAccessedAt: isoTime.nullable(),
+  lastWriteAt: isoTime.nullable(),
+});
+export type SweepUsage = z.infer<typeof sweepUsageSchema>;
+
+export const sweepFileSchema = z.object({
+  path: z.string(),
+  /** The file's sha256 at proposal time. */
+  sha256,
+  usage: sweepUsageSchema,
+  /** What it becomes: new text, null (deleted), or absent (left as it is: a merge's kept file with nothing to add). */
+  content: z.string().nullable().optional(),
+});
+export type SweepFile = z.infer<typeof sweepFileSchema>;
+
+export const sweepChangeSchema = z.object({
+  kind: z.enum(SWEEP_CHANGE_KINDS),
+  /** The file the change is about: the deleted one, a merge's kept one, the rewritten one. */
+  path: z.string(),
+  reason: z.string(),
+  files: z.array(sweepFileSchema),
+});
+export type SweepChange = z.infer<typeof sweepChangeSchema>;
+
+/** One file changed in the scope since the last applied consolidation (its latest version). */
+export const sweepSinceSchema = z.object({
+  /** The last applied consolidation: its id and when; null when there has been none. */
+  last: z.object({ id: z.string(), at: isoTime }).nullable(),
+  changed: z.array(z.object({ path: z.string(), op: z.string(), actor: z.string(), at: isoTime })),
+  /** How many files changed in all (`changed` holds at most the newest 50). */
+  total: z.number().int().nonnegative(),
+});
+export type SweepSince = z.infer<typeof sweepSinceSchema>;
+
+export const sweepResultSchema = z.object({
+  at: isoTime,
+  /** The history batch of the applied changes (`cairn undo <batch>`), null when nothing was written. */
+  batch: z.string().nullable(),
+  applied: z.array(z.string()),
+  skipped: z.array(z.object({ path: z.string(), file: z.string(), kind: z.enum(['changed', 'deleted', 'exists']), message: z.string() })),
+});
+export type SweepResult = z.infer<typeof sweepResultSchema>;
+
+export const sweepProposalSchema = z.object({
+  v: z.literal(1),
+  id: z.string().regex(SWEEP_ID_RE),
+  scope: z.enum(SCOPES),
+  /** The scope root's identity (`global`, `project:<id>`, `workspace:<id>`). */
+  owner: z.string(),
+  workspaceId: z.string().nullable(),
+  extractor: z.string(),
+  days: z.number().int().positive(),
+  createdAt: isoTime,
+  expiresAt: isoTime,
+  state: z.enum(SWEEP_STATES),
+  /** The proposal that replaced this one. */
+  replacedBy: z.string().nullable(),
+  changes: z.array(sweepChangeSchema).max(SWEEP_MAX_CHANGES),
+  since: sweepSinceSchema,
+  result: sweepResultSchema.nullable(),
+});
+export type SweepProposal = z.infer<typeof sweepProposalSchema>;
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** "4 deletions, 1 merge, 2 rewrites" (kinds with none left out); "nothing to consolidate". */
+export function sweepSummary(changes: ReadonlyArray<Pick<SweepChange, 'kind'>>): string {
+  const count = (kind: SweepChangeKind) => changes.filter((c) => c.kind === kind).length;
+  const parts = [
+    [count('delete'), 'deletion', 'deletions'],
+    [count('merge'), 'merge', 'merges'],
+    [count('rewrite'), 'rewrite', 'rewrites'],
+  ] as const;
+  const said = parts.filter(([n]) => n > 0).map(([n, one, many]) => plural(n, one, many));
+  return said.length === 0 ? 'nothing to consolidate' : said.join(', ');
+}

@@ -1,0 +1,101 @@
+/**
+ * One consolidation per scope root at a time (issue 22), across processes: a lease taken with
+ * proper-lockfile under `<home>/sweeps/leases/<digest of the owner>`, its mtime the heartbeat
+ * (refreshed every LEASE_UPDATE_MS; one not refreshed for LEASE_STALE_MS was left by a process that
+ * died, and is taken over), as the harvest's worker lease (harvest/harvest-jobs.ts). Beside it, a
+ * holder file says who holds it and since when, so a second one is told exactly that.
+ *
+ * Invariant: the holder file is written only by the lease's holder, after taking it, and removed
+ * before releasing it; a holder file without a lease is never believed (the refusal comes from the
+ * lock alone, the file only words it).
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { MemoryToolError } from '../../common/memory/errors';
+
+export const LEASE_STALE_MS = 60_000;
+export const LEASE_UPDATE_MS = 10_000;
+
+/** Who holds a scope's lease. */
+export interface LeaseHolder {
+  readonly pid: number;
+  readonly host: string;
+  /** What it is doing: 'propose', 'apply'. */
+  readonly doing: string;
+  /** When it took the lease (ISO, on its clock). */
+  readonly since: string;
+}
+
+/** Another consolidation of the same scope holds the lease. */
+export class SweepBusyError extends MemoryToolError {
+  constructor(
+    readonly scopePath: string,
+    readonly holder: LeaseHolder | null,
+  ) {
+    super(
+      holder
+        ? `A consolidation of ${scopePath} is already running (${holder.doing}, process ${holder.pid} on ${holder.host}, since ${holder.since}); try again when it has finished.`
+        : `A consolidation of ${scopePath} is already running; try again when it has finished.`,
+    );
+  }
+}
+
+export class SweepLeases {
+  private readonly dir: string;
+
+  constructor(
+    sweepsDir: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.dir = path.join(sweepsDir, 'leases');
+  }
+
+  private fileOf(owner: string): string {
+    return path.join(this.dir, createHash('sha256').update(owner).digest('hex').slice(0, 24));
+  }
+
+  /** Who holds `owner`'s lease now, or null when nobody does. */
+  holder(owner: string): LeaseHolder | null {
+    const file = this.fileOf(owner);
+    if (!lockfile.checkSync(file, { realpath: false, stale: LEASE_STALE_MS })) return null;
+    try {
+      return JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as LeaseHolder;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Runs `fn` holding `owner`'s lease; a SweepBusyError naming the holder when another has it.
+   * `scopePath` (`/memories/project`) is how the refusal names the scope.
+   */
+  async with<T>(owner: string, scopePath: string, doing: string, fn: () => Promise<T>): Promise<T> {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const file = this.fileOf(owner);
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(file, {
+        realpath: false,
+        stale: LEASE_STALE_MS,
+        update: LEASE_UPDATE_MS,
+        // Lost to a takeover (this process stalled past LEASE_STALE_MS): the apply itself is still
+        // safe, since every write is checked against its sha256 under the scope's write lock.
+        onCompromised: () => {},
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw new SweepBusyError(scopePath, this.holder(owner));
+      throw err;
+    }
+    const holder: LeaseHolder = { pid: process.pid, host: os.hostname(), doing, since: new Date(this.now()).toISOString() };
+    try {
+      fs.writeFileSync(`${file}.json`, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+      return await fn();
+    } finally {
+      fs.rmSync(`${file}.json`, { force: true });
+      await release().catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,310 @@
+// Consolidation (issue 22) on the real disk and over the real sshd, on a fake clock: usage-driven
+// deletion (pinned and fresh files never proposed), near-duplicate merge, an agent's write between
+// proposal and apply gives exactly one conflict, apply then undo gives back a byte-identical tree
+// (100 of 100 seeded runs), the lease, expiry and replacement, "nothing to consolidate".
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../tests/support/random';
+import { makeSandbox, type Sandbox, type SandboxOptions } from '../../../tests/support/sandbox';
+import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
+import { memoryIdentity } from '../../common/memory/identity';
+import { HistoryStore } from '../history/history-store';
+import { MemoryService } from '../memory/memory-service';
+import { UsageStore } from '../memory/usage-store';
+import { VersionHistory } from '../memory/version-history';
+import type { SweepExtractor } from './extractor';
+import { rulesExtractor } from './rules-sweep';
+import { SweepBusyError, SweepLeases } from './sweep-lease';
+import { Sweeps } from './sweeps';
+
+const DAY = 24 * 60 * 60 * 1000;
+let clock: number;
+let sb: Sandbox;
+let history: HistoryStore;
+let usage: UsageStore;
+let service: MemoryService;
+let sweeps: Sweeps;
+/** How often the counting extractor (the rules, counted) was asked. */
+let asked: number;
+const countingRules: SweepExtractor = { name: 'counted', offline: true, propose: (input) => (asked++, rulesExtractor.propose(input)) };
+
+const G = (name: string) => `/memories/global/${name}`;
+const host = (name: string) => path.join(sb.roots.global, name);
+
+interface Use {
+  uses?: number;
+  lastUseDaysAgo?: number;
+  lastWriteDaysAgo?: number;
+  pinned?: boolean;
+}
+
+/** A file written directly to the disk, `ageDays` old by its mtime, with the usage given. */
+async function put(name: string, text: string, ageDays: number, use: Use = {}): Promise<void> {
+  fs.mkdirSync(path.dirname(host(name)), { recursive: true });
+  fs.writeFileSync(host(name), text);
+  const t = (clock - ageDays * DAY) / 1000;
+  fs.utimesSync(host(name), t, t);
+  const id = memoryIdentity('global', sb.session, name.split('/'))!;
+  for (let i = 0; i < (use.uses ?? 0); i++) usage.record({ type: 'use', id, at: new Date(clock - (use.lastUseDaysAgo ?? 0) * DAY).toISOString(), write: false });
+  if (use.lastWriteDaysAgo !== undefined) usage.record({ type: 'use', id, at: new Date(clock - use.lastWriteDaysAgo * DAY).toISOString(), write: true, by: 'agent' });
+  if (use.pinned) usage.record({ type: 'pin', id, pinned: true, at: new Date(clock).toISOString() });
+  await usage.flush();
+}
+
+/** Every file under the global root with its bytes. */
+function tree(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string, prefix: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(dir, e.name), `${prefix}${e.name}/`);
+      else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(dir, e.name), 'latin1');
+    }
+  };
+  walk(sb.roots.global, '');
+  return out;
+}
+
+async function setup(runtime: SandboxOptions['runtime']): Promise<void> {
+  clock = Date.parse('2027-03-01T12:00:00Z');
+  asked = 0;
+  sb = await makeSandbox({ runtime });
+  history = new HistoryStore(sb.home, { now: () => clock });
+  usage = new UsageStore(sb.home);
+  service = new MemoryService({ history, usage });
+  sweeps = new Sweeps({ home: sb.home, service, history, usage, now: () => clock, extractors: { counted: countingRules } });
+  fs.mkdirSync(sb.roots.global, { recursive: true });
+}
+
+const words = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `word${from + i}`).join(' ');
+
+describe.each(RUNTIME_KINDS)('cairn sweep over the %s runtime', (kind) => {
+  const runtime = suiteRuntime(kind);
+  beforeEach(async () => setup(runtime()));
+  afterEach(async () => {
+    await usage.flush();
+    await sb.cleanup();
+  });
+
+  it('proposes deleting only files unused for the days given: never a pinned, fresh, recently used or written one', async () => {
+    await put('old.md', 'An old note nobody reads.\n', 200, { uses: 3, lastUseDaysAgo: 90 });
+    await put('never.md', 'Never used at all.\n', 120);
+    await put('pinned.md', 'Pinned long ago.\n', 300, { pinned: true });
+    await put('fresh.md', 'Created last week.\n', 7);
+    await put('used.md', 'Read by an agent yesterday.\n', 300, { uses: 1, lastUseDaysAgo: 1 });
+    await put('written.md', 'Written by an agent 10 days ago, mtime kept old.\n', 300, { lastWriteDaysAgo: 10 });
+    // Created through Cairn 5 days ago (the history says so), its mtime then made old.
+    clock -= 5 * DAY;
+    await service.execute({ command: 'create', path: G('recorded.md'), file_text: 'Created 5 days ago through Cairn.\n' }, sb.session, { mode: 'exec', actor: 'agent' });
+    clock += 5 * DAY;
+    fs.utimesSync(host('recorded.md'), (clock - 400 * DAY) / 1000, (clock - 400 * DAY) / 1000);
+    await usage.flush();
+    const usageFile = fs.readFileSync(usage.file, 'utf8');
+
+    const outcome = await sweeps.propose(sb.session, { scope: 'global' });
+    expect(outcome.status).toBe('proposed');
+    if (outcome.status !== 'proposed') return;
+    const p = outcome.proposal;
+    // Longest unused first: never used, then by the last use.
+    expect(p.changes.map((c) => [c.kind, c.path])).toEqual([
+      ['delete', G('never.md')],
+      ['delete', G('old.md')],
+    ]);
+    expect(outcome.summary).toBe('2 deletions');
+    expect(p.changes[1]!.reason).toBe('not used for 90 days (last use 2026-12-01, 3 uses in all); unchanged for 200 days; not pinned (threshold: 60 days)');
+    expect(p.changes[0]!.reason).toMatch(/^never used by an agent; unchanged for 120 days/);
+    expect(p.changes[1]!.files[0]).toMatchObject({ path: G('old.md'), content: null, usage: { pinned: false, accessCount: 3 } });
+    expect(p.since).toMatchObject({ last: null, total: 1, changed: [{ path: G('recorded.md'), op: 'create', actor: 'agent' }] });
+    // Proposing wrote nothing: not memory, not usage, not the history.
+    expect(fs.readFileSync(usage.file, 'utf8')).toBe(usageFile);
+    expect(history.list({})).toHaveLength(1);
+    expect(fs.statSync(path.join(sweeps.store.dir, `${p.id}.json`)).mode & 0o777).toBe(0o600);
+
+    // With 100 days, the note last used 90 days ago is kept.
+    const longer = await sweeps.propose(sb.session, { scope: 'global', days: 100 });
+    expect(longer.status === 'proposed' && longer.proposal.changes.map((c) => c.path)).toEqual([G('never.md')]);
+  });
+
+  it('merges near-duplicates into the most used file, with the lines it lacks; apply is one batch and undo takes it all back', async () => {
+    const shared = `Run the tests with make test before pushing.\n${words(20)}\n`;
+    await put('build.md', shared, 10, { uses: 9, lastUseDaysAgo: 1 });
+    await put('notes/testing.md', `---\ndescription: tests\n---\n${shared}Use the fake clock in tests.\n`, 10, { uses: 2, lastUseDaysAgo: 2 });
+    await put('other.md', `Something else entirely: ${words(20, 100)}\n`, 10, { uses: 1, lastUseDaysAgo: 1 });
+    const before = tree();
+    const outcome = await sweeps.propose(sb.session, { scope: 'global' });
+    expect(outcome.status).toBe('proposed');
+    if (outcome.status !== 'proposed') return;
+    expect(outcome.summary).toBe('1 merge');
+    const [merge] = outcome.proposal.changes;
+    expect(merge).toMatchObject({ kind: 'merge', path: G('build.md') });
+    expect(merge!.reason).toMatch(/^testing\.md says the same as build\.md \(\d+% of words shared\); keeps build\.md, the most used \(9 uses\), with the lines it lacks$/);
+    expect(merge!.files.map((f) => [f.path, f.content])).toEqual([
+      [G('build.md'), `${shared}Use the fake clock in tests.\n`],
+      [G('notes/testing.md'), null],
+    ]);
+
+    const applied = await sweeps.apply(outcome.proposal.id, sb.session);
+    expect(applied.result).toMatchObject({ applied: [G('build.md')], skipped: [] });
+    expect(tree()).toEqual({ 'build.md': `${shared}Use the fake clock in tests.\n`, 'other.md': before['other.md'] });
+    const batch = history.list({ batch: applied.result!.batch! });
+    expect(batch.map((v) => [v.op, v.path, v.cause]).sort()).toEqual([
+      ['delete', G('notes/testing.md'), `sweep:${outcome.proposal.id}`],
+      ['update', G('build.md'), `sweep:${outcome.proposal.id}`],
+    ]);
+    expect(await new VersionHistory(history, service).undo(applied.result!.batch!, sb.session)).toMatchObject({ status: 'ok', files: 2 });
+    expect(tree()).toEqual(before);
+  });
+
+  it("an agent's write between proposal and apply is exactly one conflict; nothing else of it changes", async () => {
+    await put('a.md', 'Old note a.\n', 100);
+    await put('b.md', 'Old note b.\n', 100);
+    await put('c.md', 'Old note c.\n', 100);
+    const outcome = await sweeps.propose(sb.session, { scope: 'global' });
+    if (outcome.status !== 'proposed') throw new Error('expected a proposal');
+    expect(outcome.summary).toBe('3 deletions');
+    const agent = await service.execute({ command: 'str_replace', path: G('b.md'), old_str: 'Old', new_str: 'Still needed' }, sb.session, { mode: 'exec', actor: 'agent' });
+    expect(agent.ok).toBe(true);
+    const applied = await sweeps.apply(outcome.proposal.id, sb.session);
+    expect(applied.result!.applied).toEqual([G('a.md'), G('c.md')]);
+    expect(applied.result!.skipped).toEqual([{ path: G('b.md'), file: G('b.md'), kind: 'changed', message: '/memories/global/b.md was changed since the proposal; this change was skipped.' }]);
+    expect(tree()).toEqual({ 'b.md': 'Still needed note b.\n' });
+    expect(sweeps.get(outcome.proposal.id, sb.session).state).toBe('applied');
+    await expect(sweeps.apply(outcome.proposal.id, sb.session)).rejects.toThrow(`Proposal ${outcome.proposal.id} was applied at `);
+  });
+
+  it('applies only the changes asked for, and a discard leaves nothing but the record', async () => {
+    await put('a.md', 'Old note a.\n', 100);
+    await put('b.md', 'Old note b.\n', 100);
+    const first = await sweeps.propose(sb.session, { scope: 'global' });
+    if (first.status !== 'proposed') throw new Error('expected a proposal');
+    await expect(sweeps.apply(first.proposal.id, sb.session, { only: ['zzz.md'] })).rejects.toThrow('/memories/global/zzz.md is not in proposal');
+    const applied = await sweeps.apply(first.proposal.id, sb.session, { only: ['b.md'] });
+    expect(applied.result!.applied).toEqual([G('b.md')]);
+    expect(tree()).toEqual({ 'a.md': 'Old note a.\n' });
+
+    clock += 1000;
+    const second = await sweeps.propose(sb.session, { scope: 'global' });
+    if (second.status !== 'proposed') throw new Error('expected a proposal');
+    const versions = history.list({}).length;
+    expect(sweeps.discard(second.proposal.id, sb.session).state).toBe('discarded');
+    expect(tree()).toEqual({ 'a.md': 'Old note a.\n' });
+    expect(history.list({})).toHaveLength(versions);
+    expect(sweeps.list(sb.session).map((p) => [p.id, p.state])).toEqual([
+      [second.proposal.id, 'discarded'],
+      [first.proposal.id, 'applied'],
+    ]);
+  });
+});
+
+describe('cairn sweep on the local disk', () => {
+  beforeEach(async () => setup(undefined));
+  afterEach(async () => {
+    await usage.flush();
+    await sb.cleanup();
+  });
+
+  it('answers "nothing to consolidate" without asking the extractor when nothing changed since the last sweep and nothing is unused', async () => {
+    await put('a.md', 'Old note a.\n', 100);
+    await put('keep.md', 'Used daily.\n', 100, { uses: 5, lastUseDaysAgo: 0 });
+    const first = await sweeps.propose(sb.session, { scope: 'global', extractor: 'counted' });
+    if (first.status !== 'proposed') throw new Error('expected a proposal');
+    expect(asked).toBe(1);
+    await sweeps.apply(first.proposal.id, sb.session);
+    clock += DAY;
+    expect(await sweeps.propose(sb.session, { scope: 'global', extractor: 'counted' })).toMatchObject({ status: 'nothing', extractorCalled: false, summary: 'nothing to consolidate', since: { last: { id: first.proposal.id }, total: 0 } });
+    expect(asked).toBe(1);
+    // An agent's write since: the extractor is asked (and finds nothing to do).
+    await service.execute({ command: 'create', path: G('new.md'), file_text: 'A new note.\n' }, sb.session, { mode: 'exec', actor: 'agent' });
+    expect(await sweeps.propose(sb.session, { scope: 'global', extractor: 'counted' })).toMatchObject({ status: 'nothing', extractorCalled: true, since: { total: 1, changed: [{ path: G('new.md') }] } });
+    expect(asked).toBe(2);
+  });
+
+  it('one consolidation per scope: a second is told who holds the lease and since when', async () => {
+    await put('a.md', 'Old note a.\n', 100);
+    const leases = new SweepLeases(sweeps.store.dir, () => clock);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const holding = leases.with('global', '/memories/global', 'applying', async () => {
+      entered();
+      await held;
+    });
+    await inside;
+    const refused = await sweeps.propose(sb.session, { scope: 'global' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(SweepBusyError);
+    expect((refused as Error).message).toBe(`A consolidation of /memories/global is already running (applying, process ${process.pid} on ${(refused as SweepBusyError).holder!.host}, since 2027-03-01T12:00:00.000Z); try again when it has finished.`);
+    // Another scope root is not held.
+    expect((await sweeps.propose(sb.session, { scope: 'workspace' })).status).toBe('nothing');
+    release();
+    await holding;
+    expect((await sweeps.propose(sb.session, { scope: 'global' })).status).toBe('proposed');
+  });
+
+  it('a newer proposal replaces the older one; an unapplied one expires after 7 days', async () => {
+    await put('a.md', 'Old note a.\n', 100);
+    const first = await sweeps.propose(sb.session, { scope: 'global' });
+    clock += DAY;
+    const second = await sweeps.propose(sb.session, { scope: 'global' });
+    if (first.status !== 'proposed' || second.status !== 'proposed') throw new Error('expected proposals');
+    expect(sweeps.get(first.proposal.id, sb.session)).toMatchObject({ state: 'replaced', replacedBy: second.proposal.id });
+    await expect(sweeps.apply(first.proposal.id, sb.session)).rejects.toThrow(`was replaced by a newer one, ${second.proposal.id}`);
+    clock += 7 * DAY - 1;
+    expect(sweeps.get(second.proposal.id, sb.session).state).toBe('open');
+    clock += 1;
+    expect(sweeps.get(second.proposal.id, sb.session).state).toBe('expired');
+    await expect(sweeps.apply(second.proposal.id, sb.session)).rejects.toThrow(/expired at 2027-03-09T12:00:00.000Z/);
+    expect(tree()).toEqual({ 'a.md': 'Old note a.\n' });
+    await expect(sweeps.apply('nope', sb.session)).rejects.toThrow('There is no proposal "nope"');
+  });
+
+  it('apply then undo gives back a byte-identical tree in 100 of 100 seeded runs', async () => {
+    const vocabulary = ['build', 'test', 'deploy', 'cache', 'lint', 'docs', 'api', 'schema', 'retry', 'token', 'clock', 'queue'];
+    let identical = 0;
+    let changedFiles = 0;
+    let appliedRuns = 0;
+    for (let run = 0; run < 100; run++) {
+      const random = seededRandom(2200 + run);
+      // Past the last run's undo: files it brought back count as written then (fresh for 60 days).
+      clock += 100 * DAY;
+      fs.rmSync(sb.roots.global, { recursive: true, force: true });
+      fs.rmSync(usage.file, { force: true });
+      fs.mkdirSync(sb.roots.global, { recursive: true });
+      const count = 3 + Math.floor(random() * 10);
+      const bases = Array.from({ length: 3 }, () => Array.from({ length: 8 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' '));
+      for (let i = 0; i < count; i++) {
+        const name = `${random() < 0.3 ? 'd/' : ''}f${i}.md`;
+        const base = bases[Math.floor(random() * bases.length)]!;
+        const text = random() < 0.5 ? `${base}\n` : `${base}\nextra ${vocabulary[Math.floor(random() * vocabulary.length)]} ${i}\n${random() < 0.3 ? 'no newline at end' : ''}`;
+        await put(name, text, 30 + Math.floor(random() * 200), { uses: Math.floor(random() * 4), lastUseDaysAgo: Math.floor(random() * 120), pinned: random() < 0.15 });
+      }
+      const outcome = await sweeps.propose(sb.session, { scope: 'global' });
+      if (outcome.status !== 'proposed') {
+        identical++;
+        continue;
+      }
+      // Sometimes an agent writes one of the proposal's files meanwhile.
+      const touched = outcome.proposal.changes.flatMap((c) => c.files.map((f) => f.path));
+      if (random() < 0.3) {
+        const victim = touched[Math.floor(random() * touched.length)]!;
+        await service.execute({ command: 'insert', path: victim, insert_line: 0, insert_text: `agent ${run}` }, sb.session, { mode: 'exec', actor: 'agent' });
+      }
+      const before = tree();
+      const only = random() < 0.3 ? [outcome.proposal.changes[0]!.path] : undefined;
+      const applied = await sweeps.apply(outcome.proposal.id, sb.session, only ? { only } : {});
+      if (applied.result!.batch !== null) {
+        changedFiles += history.list({ batch: applied.result!.batch }).length;
+        appliedRuns++;
+        expect(tree()).not.toEqual(before);
+        const undone = await new VersionHistory(history, service).undo(applied.result!.batch, sb.session);
+        expect(undone.status).toBe('ok');
+      }
+      if (JSON.stringify(tree()) === JSON.stringify(before)) identical++;
+    }
+    expect(identical).toBe(100);
+    // The runs exercise real sweeps: most apply something, over hundreds of files in all.
+    expect(appliedRuns).toBeGreaterThan(60);
+    expect(changedFiles).toBeGreaterThan(200);
+  });
+});
