@@ -11,6 +11,7 @@
  * existed (no `kind`) is a `memory` item; nothing here writes memory (approval goes through
  * MemoryService as the person: harvest-review.ts).
  */
+import { changeTitle } from '../../common/api/inbox-text';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -76,16 +77,7 @@ export type InboxItem = MemoryItem | ChangeItem;
 
 /** One line saying what an agent's change does, for lists ("Edit /memories/project/notes.md (str_replace)"). */
 export function changeSummary(change: ProposedChange): string {
-  switch (change.command) {
-    case 'create':
-      return `Create ${change.path}`;
-    case 'delete':
-      return `Delete ${change.path}`;
-    case 'rename':
-      return `Rename ${change.path} to ${change.newPath}`;
-    default:
-      return `Edit ${change.path} (${change.command})`;
-  }
+  return changeTitle(change, true);
 }
 
 /** The file each category of candidate goes to, in the scope it suits. */

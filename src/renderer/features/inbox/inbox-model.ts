@@ -5,6 +5,7 @@
  * without a DOM. The agents' names and short session ids are the harvest's own
  * (common/api/harvest-status-text.ts), as the status line and the CLI write them.
  */
+import { changeTitle } from '../../../common/api/inbox-text';
 import type { InboxItemView } from '../../../common/api/contract';
 
 export type InboxItem = InboxItemView;
@@ -65,18 +66,7 @@ export function confidenceText(confidence: number | null): string {
 type Change = NonNullable<InboxItem['change']>;
 
 /** What an agent's change held for review does, as the heading of its card. */
-export function changeTitle(change: Change): string {
-  switch (change.command) {
-    case 'create':
-      return `Create ${change.path}`;
-    case 'delete':
-      return `Delete ${change.path}`;
-    case 'rename':
-      return `Rename ${change.path} to ${change.newPath}`;
-    default:
-      return `Edit ${change.path}`;
-  }
-}
+export { changeTitle };
 
 /** The confirmation once a change is approved (it is in memory now). */
 export function changeApprovedText(change: Change): string {
