@@ -70,6 +70,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./history-command')).undoCommand(rest, io);
       case 'restore':
         return await (await import('./history-command')).restoreCommand(rest, io);
+      case 'sweep':
+        return await (await import('./sweep-command')).sweepCommand(rest, io);
       case 'setup':
         return await (await import('./setup-command')).setupCommand(rest, io);
       case 'workspace':

@@ -21,6 +21,8 @@ Commands:
   history   the versions of memory files: list, show (--diff), gc
   restore   write an earlier version of a memory file back: cairn restore PATH --to ID
   undo      undo a change (cairn undo ID, or --last) if its files are still as it left them
+  sweep     consolidate a scope: propose deleting unused files and merging duplicates,
+            then show (--diff), apply (--only PATH...) as one undoable change, or discard
   harvest   propose memories from an agent's session: cairn harvest --transcript FILE
   inbox     review proposed memories and agents' changes held for review: list, show,
             approve (--to, --text), reject, review (--scope S --on|--off)
@@ -297,4 +299,36 @@ Then: cairn tool --workspace ID '{"command":"view","path":"/memories/project"}'
 Options:
   --home DIR   Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
   -h, --help   show this help
+`;
+
+export const SWEEP_HELP = `Usage: cairn sweep [--scope S] [--days N] [--json]
+       cairn sweep list [--json]
+       cairn sweep show ID [--diff] [--json]
+       cairn sweep apply ID [--only PATH...]
+       cairn sweep discard ID
+
+Consolidates one scope's memory. \`cairn sweep\` proposes, and writes nothing to memory:
+  - delete: a file no agent has used for N days (default 60) that nobody wrote or created in them;
+    never a pinned file;
+  - merge: files saying the same thing (most of their words shared); the most used one is kept,
+    with the others' lines it lacks added, and the others are deleted.
+The proposal also lists what changed in the scope since the last consolidation; when nothing
+did and no file is unused, the answer is "nothing to consolidate". A newer proposal for a scope
+replaces the older one; a proposal expires after 7 days.
+
+  cairn sweep show ID      the changes with their reasons and each file's usage;
+                           --diff: each change as a diff against the file as it is now
+  cairn sweep apply ID     applies the changes (all, or only those about each PATH given with
+                           --only) as ONE change: cairn undo takes back the whole sweep. A change
+                           whose file was changed since the proposal is skipped and reported.
+  cairn sweep discard ID   drops the proposal; nothing is written
+
+Options:
+  --scope S        global, project (default) or workspace
+  --days N         days without use before a file is proposed for deletion (default 60)
+  --json           print JSON
+  --cwd DIR        the checkout (default: the current directory)
+  --workspace ID   workspace id (default: derived from the checkout's path); a workspace
+                   registered with \`cairn workspace add\` (local or SSH) brings its checkout
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;

@@ -18,6 +18,7 @@
  * - `usage` (pins and usage, <home>/memory-meta.json) and `journal` (<home>/journal/);
  * - `history` (<home>/history/): every change's bytes before and after (issue 18);
  * - `seen` (<home>/seen.json): when the person last opened each file, for its badges (issue 20);
+ * - `sweeps` (<home>/sweeps/): consolidation proposals, applied through `service` (issue 22);
  * - `service`: the MemoryService, recording usage, each change's history, and appending every
  *   change to the journal; an agent's writes to a scope under review (the setting `reviewScopes`,
  *   read per write) go to the inbox instead (harvest/review-mode.ts);
@@ -45,6 +46,7 @@ import { MemoryService } from '../memory/memory-service';
 import { SeenStore } from '../memory/seen-store';
 import { UsageStore } from '../memory/usage-store';
 import { LocalRuntime } from '../runtime/local/local-runtime';
+import { Sweeps } from '../sweep/sweeps';
 import { WorkspaceRegistry, type RegistryOptions } from '../workspaces/registry';
 
 let processRuntime: LocalRuntime | null = null;
@@ -82,6 +84,8 @@ export interface HomeServices {
   readonly versions: VersionHistory;
   /** Memories proposed from the agents' sessions, waiting for a person (<home>/inbox). */
   readonly inbox: InboxStore;
+  /** Consolidation proposals per scope root (<home>/sweeps, issue 22): propose, apply, discard. */
+  readonly sweeps: Sweeps;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
   /** The live change feed, when asked for (OpenHomeOptions.feed). */
@@ -112,6 +116,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const review = new ReviewMode(inbox, () => registry.settings().reviewScopes);
   const service = new MemoryService({ usage, sink: journal, history, review });
   const versions = new VersionHistory(history, service);
+  const sweeps = new Sweeps({ home, service, history, usage });
   const builder = new ContextBuilder(usage);
   const feedOptions = options.feed === true ? {} : options.feed || null;
   const outsideEdits = new OutsideEdits(history);
@@ -130,6 +135,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     service,
     versions,
     inbox,
+    sweeps,
     registry,
     builder,
     changes,

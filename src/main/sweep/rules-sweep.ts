@@ -146,7 +146,7 @@ export function rulesProposals(input: SweepInput): ProposedChange[] {
       keep: keep.path,
       others: others.map((f) => f.path),
       ...(content === null ? {} : { content }),
-      reason: `${others.map((f) => nameOf(f.path)).join(', ')} ${others.length === 1 ? 'says' : 'say'} the same as ${nameOf(keep.path)} (${same ? 'identical' : `${percent(overlap)} of words shared`}); keeps ${nameOf(keep.path)}, ${keep.usage.pinned ? 'pinned' : `the most used (${uses} ${uses === 1 ? 'use' : 'uses'})`}${content === null ? '' : ', with the lines it lacks'}`,
+      reason: `${others.map((f) => nameOf(f.path)).join(', ')} ${others.length === 1 ? 'says' : 'say'} the same as ${nameOf(keep.path)} (${same ? 'identical' : `${percent(overlap)} of words shared`}); keeps ${nameOf(keep.path)}, ${keep.usage.pinned ? 'pinned' : uses === 0 ? 'none of them used (the first by name)' : `the most used (${uses} ${uses === 1 ? 'use' : 'uses'})`}${content === null ? '' : ', with the lines it lacks'}`,
     });
     merged.add(keep.path);
     for (const f of others) merged.add(f.path);

@@ -1,0 +1,180 @@
+/**
+ * `cairn sweep`: consolidation of one scope root (issue 22).
+ *   cairn sweep [--scope S] [--days N] [--json]   propose (nothing is written to memory)
+ *   cairn sweep list [--json]                     the proposals of the scopes this checkout sees
+ *   cairn sweep show ID [--diff] [--json]         one proposal: its changes, or each as a diff
+ *   cairn sweep apply ID [--only PATH...]         apply all, or only the changes about PATH
+ *   cairn sweep discard ID                        discard (only the record stays)
+ * The work is Sweeps' (sweep/sweeps.ts), shared with the app's API; this module parses flags and prints.
+ */
+import { parseArgs } from 'node:util';
+import { createTwoFilesPatch } from 'diff';
+import { SCOPES, type Scope } from '../../common/memory/constants';
+import { MemoryToolError } from '../../common/memory/errors';
+import { formatMemoryPath } from '../../common/memory/paths';
+import { sweepSummary, type SweepChange, type SweepProposal, type SweepSince } from '../../common/sweep/proposal';
+import type { HomeServices } from '../host/home-services';
+import type { MemorySession } from '../memory/session';
+import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
+import { minuteOf, writeTable } from './table';
+import { refusing, type CliIo } from './tool-command';
+import { SWEEP_HELP, UsageError } from './usage';
+
+export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      ...SESSION_OPTIONS,
+      scope: { type: 'string' },
+      days: { type: 'string' },
+      json: { type: 'boolean' },
+      diff: { type: 'boolean' },
+      only: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(SWEEP_HELP);
+    return 0;
+  }
+  const [verb, id, ...rest] = positionals;
+  const json = values.json === true;
+  const needsId = (what: string): string => {
+    if (id === undefined) throw new UsageError(`cairn sweep ${what} takes a proposal id (see cairn sweep list)`);
+    return id;
+  };
+  const noMore = (what: string) => {
+    if (rest.length > 0) throw new UsageError(`cairn sweep ${what} takes one proposal id`);
+  };
+  const run = (fn: (services: HomeServices, session: MemorySession) => Promise<number>) =>
+    withHome(values, (services) => refusing(io, async () => fn(services, await sessionFromFlags(services, values))));
+  switch (verb) {
+    case undefined: {
+      const scope = values.scope ?? 'project';
+      if (!(SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope takes one of ${SCOPES.join(', ')}`);
+      const days = values.days === undefined ? undefined : Number(values.days);
+      if (days !== undefined && (!Number.isInteger(days) || days < 1)) throw new UsageError('--days must be a positive whole number');
+      return run(async ({ sweeps }, session) => {
+        const outcome = await sweeps.propose(session, { scope: scope as Scope, ...(days !== undefined ? { days } : {}) });
+        if (json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+        else if (outcome.status === 'nothing') {
+          const where = formatMemoryPath(scope as Scope);
+          io.stdout.write(
+            outcome.extractorCalled
+              ? `Nothing to consolidate in ${where}: no file unused for ${days ?? 60} days, no files saying the same thing.\n`
+              : `Nothing to consolidate in ${where}: nothing changed since the last consolidation (${minuteOf(outcome.since.last?.at ?? null)} UTC) and no file is unused for ${days ?? 60} days.\n`,
+          );
+          writeSince(io, outcome.since);
+        } else {
+          writeProposal(io, outcome.proposal);
+          const pid = outcome.proposal.id;
+          io.stdout.write(`\nNothing is written until you apply it:\n  cairn sweep show ${pid} --diff\n  cairn sweep apply ${pid} [--only PATH...]\n  cairn sweep discard ${pid}\n`);
+        }
+        return 0;
+      });
+    }
+    case 'list':
+      if (id !== undefined) throw new UsageError('cairn sweep list takes no argument');
+      return run(async ({ sweeps }, session) => {
+        const all = sweeps.list(session);
+        if (json) {
+          io.stdout.write(`${JSON.stringify({ proposals: all }, null, 2)}\n`);
+          return 0;
+        }
+        writeTable(io, [['ID', 'CREATED (UTC)', 'STATE', 'SUMMARY', 'SCOPE'], ...all.map((p) => [p.id, minuteOf(p.createdAt), p.state, sweepSummary(p.changes), formatMemoryPath(p.scope)])]);
+        if (all.length === 0) io.stdout.write('(no proposals: run cairn sweep)\n');
+        return 0;
+      });
+    case 'show': {
+      const pid = needsId('show');
+      noMore('show');
+      return run(async ({ sweeps, service }, session) => {
+        const p = sweeps.get(pid, session);
+        if (json) {
+          io.stdout.write(`${JSON.stringify(p, null, 2)}\n`);
+          return 0;
+        }
+        writeProposal(io, p);
+        if (values.diff) {
+          for (const change of p.changes) {
+            for (const f of change.files) {
+              if (f.content === undefined) continue;
+              let now: { content: string; sha256: string } | null = null;
+              try {
+                now = await service.read(f.path, session);
+              } catch (err) {
+                if (!(err instanceof MemoryToolError)) throw err;
+              }
+              io.stdout.write('\n');
+              if (now === null || now.sha256 !== f.sha256) io.stdout.write(`(${f.path} ${now === null ? 'is gone' : 'was changed'} since the proposal: applying skips this change)\n`);
+              if (now !== null) io.stdout.write(createTwoFilesPatch(f.path, f.path, now.content, f.content ?? '', 'now', f.content === null ? 'deleted' : 'proposed'));
+            }
+          }
+        }
+        return 0;
+      });
+    }
+    case 'apply': {
+      const pid = needsId('apply');
+      // `--only a.md b.md`: paths after the id belong to --only.
+      if (rest.length > 0 && values.only === undefined) throw new UsageError('cairn sweep apply takes one proposal id; choose changes with --only PATH...');
+      const only = [...(values.only ?? []), ...rest];
+      return run(async ({ sweeps }, session) => {
+        const p = await sweeps.apply(pid, session, only.length > 0 ? { only } : {});
+        const r = p.result!;
+        if (json) {
+          io.stdout.write(`${JSON.stringify(p, null, 2)}\n`);
+          return 0;
+        }
+        const chosen = r.applied.length + r.skipped.length;
+        io.stdout.write(
+          r.applied.length === 0
+            ? `Applied nothing of proposal ${p.id}: every change chosen moved on since.\n`
+            : `Applied ${r.applied.length} of ${chosen} ${chosen === 1 ? 'change' : 'changes'} of proposal ${p.id} to ${formatMemoryPath(p.scope)} as one change${r.batch ? `; undo it all with: cairn undo ${r.batch}` : ''}\n`,
+        );
+        for (const path of r.applied) io.stdout.write(`  applied  ${path}\n`);
+        for (const s of r.skipped) io.stdout.write(`  skipped  ${s.message}\n`);
+        return 0;
+      });
+    }
+    case 'discard': {
+      const pid = needsId('discard');
+      noMore('discard');
+      return run(async ({ sweeps }, session) => {
+        const p = sweeps.discard(pid, session);
+        io.stdout.write(`Discarded proposal ${p.id}; nothing was written.\n`);
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError(`unknown sweep command ${JSON.stringify(verb)}: use list, show, apply or discard (or none, to propose)`);
+  }
+}
+
+const KIND_WIDTH = 7;
+
+function writeChange(io: CliIo, n: number, c: SweepChange): void {
+  const others = c.files.filter((f) => f.path !== c.path).map((f) => f.path);
+  io.stdout.write(`  ${`${n}.`.padEnd(4)}${c.kind.padEnd(KIND_WIDTH)}  ${c.path}${others.length > 0 ? `  (deletes ${others.join(', ')})` : ''}\n`);
+  io.stdout.write(`${' '.repeat(4 + KIND_WIDTH + 4)}${c.reason}\n`);
+}
+
+function writeProposal(io: CliIo, p: SweepProposal): void {
+  io.stdout.write(`Proposal ${p.id} for ${formatMemoryPath(p.scope)}: ${sweepSummary(p.changes)} (${p.state}; made ${minuteOf(p.createdAt)} UTC, ${p.state === 'open' ? 'expires' : 'expiry'} ${minuteOf(p.expiresAt)} UTC)\n`);
+  p.changes.forEach((c, i) => writeChange(io, i + 1, c));
+  if (p.state === 'replaced' && p.replacedBy) io.stdout.write(`Replaced by ${p.replacedBy}.\n`);
+  if (p.result) {
+    io.stdout.write(`Applied ${minuteOf(p.result.at)} UTC: ${p.result.applied.length} applied, ${p.result.skipped.length} skipped${p.result.batch ? `; undo with: cairn undo ${p.result.batch}` : ''}\n`);
+    for (const s of p.result.skipped) io.stdout.write(`  skipped  ${s.message}\n`);
+  }
+  writeSince(io, p.since);
+}
+
+function writeSince(io: CliIo, since: SweepSince): void {
+  const head = since.last ? `Changed since the last consolidation (${since.last.id}, ${minuteOf(since.last.at)} UTC)` : 'Changed in the recorded history (no consolidation yet)';
+  io.stdout.write(`${head}: ${since.total} ${since.total === 1 ? 'file' : 'files'}\n`);
+  for (const c of since.changed.slice(0, 10)) io.stdout.write(`  ${c.op.padEnd(KIND_WIDTH)}  ${c.path}  (${c.actor}, ${minuteOf(c.at)} UTC)\n`);
+  if (since.total > 10) io.stdout.write(`  ... and ${since.total - 10} more (--json lists ${since.changed.length})\n`);
+}

@@ -1,0 +1,112 @@
+// `cairn sweep` as a person runs it (issue 22): real processes on a real disk. The files' ages are
+// set on the disk (mtimes 100+ days back) rather than waited for, so no clock is raced: the CLI's
+// own clock only has to be later than those times.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCairn, runJsonl } from '../support/cli';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+let sb: Sandbox;
+let flags: string[];
+const DAY = 24 * 60 * 60 * 1000;
+const P = (name: string) => `/memories/project/${name}`;
+
+function put(name: string, text: string, ageDays: number): void {
+  const file = path.join(sb.roots.project, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  const t = (Date.now() - ageDays * DAY) / 1000;
+  fs.utimesSync(file, t, t);
+}
+
+function tree(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of fs.readdirSync(sb.roots.project, { recursive: true }) as string[]) {
+    const file = path.join(sb.roots.project, name);
+    if (fs.statSync(file).isFile()) out[name] = fs.readFileSync(file, 'utf8');
+  }
+  return out;
+}
+
+beforeAll(requireBuiltCli);
+beforeEach(async () => {
+  sb = await makeSandbox();
+  flags = ['--home', sb.home, '--cwd', sb.checkout];
+  const shared = 'Run the whole test suite with make test before you push any branch to the remote; the linter and the type checker run first, then unit tests, then integration.\n';
+  put('old.md', 'A note about a build system we replaced long ago.\n', 200);
+  put('stale.md', 'Another note nobody has read in months.\n', 150);
+  put('build.md', shared, 100);
+  put('ci/testing.md', `${shared}Integration suites need the sshd.\n`, 100);
+});
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+describe('cairn sweep', () => {
+  it('proposes, shows a diff, applies with exactly one conflict after an agent write, and cairn undo takes the sweep back', async () => {
+    const first = JSON.parse((await runCairn(['sweep', '--json', ...flags])).stdout) as { status: string; summary: string; proposal: { id: string } };
+    expect(first).toMatchObject({ status: 'proposed', summary: '2 deletions, 1 merge' });
+
+    // A newer proposal replaces it; the text lists each change with its reason.
+    const proposed = await runCairn(['sweep', ...flags]);
+    expect(proposed.status).toBe(0);
+    const id = /^Proposal (\S+) for \/memories\/project: 2 deletions, 1 merge \(open;/.exec(proposed.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(proposed.stdout).toContain(`  1.  merge    ${P('build.md')}  (deletes ${P('ci/testing.md')})\n               testing.md says the same as build.md (`);
+    expect(proposed.stdout).toMatch(/ {2}2\. {2}delete {3}\/memories\/project\/old\.md\n {15}never used by an agent; unchanged for 200 days; not pinned \(threshold: 60 days\)\n/);
+    expect(proposed.stdout).toContain(`cairn sweep apply ${id} [--only PATH...]`);
+    const list = await runCairn(['sweep', 'list', ...flags]);
+    expect(list.stdout.split('\n').slice(1, 3).map((l) => l.split(/\s{2,}/))).toEqual([
+      [id, expect.any(String), 'open', '2 deletions, 1 merge', '/memories/project'],
+      [first.proposal.id, expect.any(String), 'replaced', '2 deletions, 1 merge', '/memories/project'],
+    ]);
+    const diff = await runCairn(['sweep', 'show', id!, '--diff', ...flags]);
+    expect(diff.stdout).toContain(`--- ${P('build.md')}\tnow\n+++ ${P('build.md')}\tproposed\n`);
+    expect(diff.stdout).toContain('+Integration suites need the sshd.\n');
+    expect(diff.stdout).toContain('-A note about a build system we replaced long ago.\n');
+
+    // An agent edits stale.md meanwhile: that change alone is skipped.
+    const agent = await runJsonl(flags, [{ command: 'str_replace', path: P('stale.md'), old_str: 'nobody', new_str: 'somebody' }]);
+    expect(agent[0]!.ok).toBe(true);
+    const before = tree();
+    const applied = await runCairn(['sweep', 'apply', id!, ...flags]);
+    expect(applied.status).toBe(0);
+    const batch = /undo it all with: cairn undo (\S+)\n/.exec(applied.stdout)?.[1];
+    expect(applied.stdout).toContain(`Applied 2 of 3 changes of proposal ${id} to /memories/project as one change`);
+    expect(applied.stdout).toContain(`  skipped  ${P('stale.md')} was changed since the proposal; this change was skipped.\n`);
+    expect(tree()).toEqual({ 'build.md': `${before['build.md']}Integration suites need the sshd.\n`, 'stale.md': 'Another note somebody has read in months.\n' });
+    expect(await runCairn(['sweep', 'apply', id!, ...flags])).toMatchObject({ status: 1, stdout: expect.stringContaining(`was applied at`) });
+
+    const undo = await runCairn(['undo', batch!, ...flags]);
+    expect(undo.status).toBe(0);
+    expect(tree()).toEqual(before);
+  });
+
+  it('applies only the changes named, discards, and refuses bad input clearly', async () => {
+    const id = (JSON.parse((await runCairn(['sweep', '--json', ...flags])).stdout) as { proposal: { id: string } }).proposal.id;
+    const only = await runCairn(['sweep', 'apply', id, '--only', 'old.md', P('stale.md'), ...flags]);
+    expect(only.stdout).toContain(`Applied 2 of 2 changes`);
+    expect(Object.keys(tree()).sort()).toEqual(['build.md', 'ci/testing.md']);
+
+    const next = (JSON.parse((await runCairn(['sweep', '--json', ...flags])).stdout) as { proposal: { id: string } }).proposal.id;
+    expect(await runCairn(['sweep', 'discard', next, ...flags])).toMatchObject({ status: 0, stdout: `Discarded proposal ${next}; nothing was written.\n` });
+    expect(Object.keys(tree()).sort()).toEqual(['build.md', 'ci/testing.md']);
+
+    const unknown = await runCairn(['sweep', 'show', 'nope', ...flags]);
+    expect(unknown).toMatchObject({ status: 1 });
+    expect(unknown.stdout).toContain('There is no proposal "nope"');
+    expect(unknown.stdout).not.toContain(sb.dir);
+    expect(await runCairn(['sweep', '--scope', 'nowhere', ...flags])).toMatchObject({ status: 2, stderr: 'cairn: --scope takes one of global, project, workspace\n' });
+    expect(await runCairn(['sweep', 'apply', ...flags])).toMatchObject({ status: 2 });
+    expect((await runCairn(['sweep', '--help'])).stdout).toContain('Usage: cairn sweep [--scope S]');
+    expect((await runCairn(['--help'])).stdout).toContain('  sweep     consolidate a scope');
+  });
+
+  it('says "nothing to consolidate" for a scope where nothing changed since the last sweep and nothing is unused', async () => {
+    const id = (JSON.parse((await runCairn(['sweep', '--json', ...flags])).stdout) as { proposal: { id: string } }).proposal.id;
+    await runCairn(['sweep', 'apply', id, ...flags]);
+    const again = await runCairn(['sweep', ...flags]);
+    expect(again.stdout).toMatch(/^Nothing to consolidate in \/memories\/project: nothing changed since the last consolidation \(.+ UTC\) and no file is unused for 60 days\.\n/);
+  });
+});
