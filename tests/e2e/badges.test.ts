@@ -6,41 +6,17 @@
 // an unpin and an agent's use made in other processes show in the open page without a reload, and
 // the unpin is not counted as a use. The waits below are for what the page shows (a passing wait
 // ends at once); nothing depends on timing. Screenshots go to test-results/ (badges-*.png).
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
-import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { type Served, serve } from '../support/serve';
 
 const SHOTS = path.resolve('test-results');
 const P = '/memories/project';
-
-interface Served {
-  server: ChildProcessWithoutNullStreams;
-  address: string;
-  origin: string;
-  token: string;
-}
-
-async function serve(home: string, port = 0): Promise<Served> {
-  const server = spawn(CAIRN_BIN, ['serve', '--port', String(port), '--home', home]);
-  let stdout = '';
-  let stderr = '';
-  server.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const address = await new Promise<string>((resolve, reject) => {
-    server.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /running at (\S+)/.exec(stdout);
-      if (m) resolve(m[1]!);
-    });
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  const url = new URL(address);
-  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
-}
 
 let sb: Sandbox;
 let served: Served;
@@ -123,7 +99,7 @@ describe('"agent edited" badges the server knows', () => {
     // A restart of the server (same home, same port): the same.
     const port = new URL(served.origin).port;
     await stopProcess(served.server);
-    served = await serve(sb.home, Number(port));
+    served = await serve(sb.home, { port: Number(port) });
     await page.reload();
     await agentEdited(page, `${P}/learned.md`).waitFor();
     expect(await agentEdited(page, `${P}/build.md`).count()).toBe(0);

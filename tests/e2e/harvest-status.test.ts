@@ -29,19 +29,6 @@ const ZONE = { locale: 'en-GB', timeZone: 'Asia/Kolkata' };
 /** Each padding message renders past the chunk budget (60 000 characters): a chunk of its own. */
 const PAD_CHARS = 61_000;
 
-/** `cairn serve` finding the agents' sessions in `env`'s folders (it inherits this process's environment). */
-async function serveWith(home: string, env: Record<string, string>): Promise<Served> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return await serve(home);
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 /**
  * Stands in for a model CLI: counts its calls; chunk 1 gets no candidates; chunk 2 waits for the
@@ -141,7 +128,7 @@ beforeAll(async () => {
   agentsEnv = { CLAUDE_CONFIG_DIR: path.join(sb.dir, 'claude-config'), CODEX_HOME: path.join(sb.dir, 'codex-home') };
   await placeTranscript(sb.checkout, SESSION);
   standIn = await makeStandIn('model');
-  served = await serveWith(sb.home, agentsEnv);
+  served = await serve(sb.home, { env: agentsEnv });
   workspaceId = ((await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout })) as { id: string }).id;
   await rpc(served, 'settings/set', { harvestExtractor: 'command', harvestCommand: standInCommand(standIn) });
   browser = await launchBrowser();

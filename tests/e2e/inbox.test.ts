@@ -4,14 +4,14 @@
 // confirmation opening the file), edit then approve (another text, another file), reject (from the
 // keyboard, and all from one session), down to the empty state. Screenshots land under
 // test-results/ (inbox-*.png, light and dark) so a person can look at what the UI showed.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
-import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { type Served, rpc, serve } from '../support/serve';
 
 const SHOTS = path.resolve('test-results');
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
@@ -22,32 +22,6 @@ const PLAIN = 'claude/plain-session.jsonl';
 // A Claude Code transcript is named after its session (<session>.jsonl); the Inbox shows 8 characters.
 const COMPACTION_SESSION = 'compacti';
 const PLAIN_SESSION = 'plain-se';
-
-interface Served {
-  server: ChildProcessWithoutNullStreams;
-  address: string;
-  origin: string;
-  token: string;
-}
-
-async function serve(home: string): Promise<Served> {
-  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home]);
-  const address = await new Promise<string>((resolve, reject) => {
-    server.stdout.on('data', (d: Buffer) => {
-      const m = /running at (\S+)/.exec(d.toString());
-      if (m) resolve(m[1]!);
-    });
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
-  const url = new URL(address);
-  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
-}
-
-async function rpc(s: Served, route: string, json: unknown): Promise<unknown> {
-  const res = await fetch(`${s.origin}/api/rpc/${route}`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ json }) });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { json: unknown }).json;
-}
 
 let sb: Sandbox;
 let served: Served;

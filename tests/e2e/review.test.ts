@@ -3,36 +3,16 @@
 // its own process) then wait in the Inbox as diffs of the file now against the agent's version;
 // Approve writes the edit to disk, Reject leaves the file as it was. Screenshots land under
 // test-results/ (review-*.png) so a person can look at what the UI showed.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
-import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { type Served, serve } from '../support/serve';
 
 const SHOTS = path.resolve('test-results');
-
-interface Served {
-  server: ChildProcessWithoutNullStreams;
-  address: string;
-  origin: string;
-  token: string;
-}
-
-async function serve(home: string): Promise<Served> {
-  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home]);
-  const address = await new Promise<string>((resolve, reject) => {
-    server.stdout.on('data', (d: Buffer) => {
-      const m = /running at (\S+)/.exec(d.toString());
-      if (m) resolve(m[1]!);
-    });
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
-  const url = new URL(address);
-  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
-}
 
 let sb: Sandbox;
 let served: Served;

@@ -3,42 +3,16 @@
 // processes and outside edits live as badges, catches a conflicting save without losing anything,
 // keeps pins across reloads, asks before deleting, and shows global memory with no workspace.
 // Every test saves a screenshot under test-results/ so a person can look at what the UI showed.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
-import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { type Served, rpc, serve } from '../support/serve';
 
 const SHOTS = path.resolve('test-results');
-
-interface Served {
-  server: ChildProcessWithoutNullStreams;
-  address: string;
-  origin: string;
-  token: string;
-}
-
-async function serve(home: string): Promise<Served> {
-  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home]);
-  const address = await new Promise<string>((resolve, reject) => {
-    server.stdout.on('data', (d: Buffer) => {
-      const m = /running at (\S+)/.exec(d.toString());
-      if (m) resolve(m[1]!);
-    });
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
-  const url = new URL(address);
-  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
-}
-
-async function rpc(s: Served, route: string, json: unknown): Promise<unknown> {
-  const res = await fetch(`${s.origin}/api/rpc/${route}`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ json }) });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { json: unknown }).json;
-}
 
 let sb: Sandbox;
 let served: Served;

@@ -6,44 +6,16 @@
 // how to get in. The waits below are for events on the page (a passing wait ends at once); the
 // connection's retries are its own (250 ms doubling), nothing here depends on them being quick.
 // Screenshots go to test-results/ so a person can look at the reconnecting and refused states.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
-import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc } from '../support/serve';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { type Served, rpc, serve } from '../support/serve';
 
 const SHOTS = path.resolve('test-results');
-
-/** As tests/support/serve.ts's, on a given port (a restart keeps it) with more flags, and what it printed. */
-interface Served {
-  server: ChildProcessWithoutNullStreams;
-  address: string;
-  origin: string;
-  token: string;
-  stdout: string;
-}
-
-async function serve(home: string, port: number, ...extra: string[]): Promise<Served> {
-  const server = spawn(CAIRN_BIN, ['serve', '--port', String(port), '--home', home, ...extra]);
-  let stdout = '';
-  const address = await new Promise<string>((resolve, reject) => {
-    server.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      // The MCP line comes last: by then a rotation's notice has been printed too.
-      const m = /running at (\S+)/.exec(stdout);
-      if (m && stdout.includes('MCP (Streamable HTTP)')) resolve(m[1]!);
-    });
-    let stderr = '';
-    server.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  const url = new URL(address);
-  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length), stdout };
-}
 
 let sb: Sandbox;
 let served: Served;
@@ -57,7 +29,7 @@ const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 
 
 async function restart(...extra: string[]): Promise<void> {
   await stopProcess(served.server);
-  served = await serve(sb.home, port, ...extra);
+  served = await serve(sb.home, { port, args: extra });
 }
 
 async function open(address = served.address): Promise<Page> {
@@ -97,7 +69,7 @@ beforeAll(async () => {
   await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: '/memories/project/notes.md', file_text: 'first line\n' }]);
-  served = await serve(sb.home, 0);
+  served = await serve(sb.home);
   port = Number(new URL(served.origin).port);
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
@@ -136,7 +108,7 @@ describe('web mode across restarts of cairn serve', () => {
     await expect(contentOf(page, '/memories/project/notes.md').textContent()).resolves.toContain('typed while it runs');
     expect(await onDisk('notes.md')).toBe('first line\n');
 
-    served = await serve(sb.home, port);
+    served = await serve(sb.home, { port });
     await banner.waitFor({ state: 'detached', timeout: 30_000 });
     await page.getByTitle("Agents' edits show up here as they happen").waitFor({ timeout: 30_000 });
     await page.keyboard.press('Control+s');

@@ -1,7 +1,7 @@
 /**
- * `cairn serve` for browser tests: the built CLI on a free loopback port with a temp home, its
- * address (with the token the page reads from it), and oRPC calls over HTTP with the token, as a
- * second client would make them.
+ * `cairn serve` for browser tests: the built CLI on a loopback port (a free one unless given: a
+ * restart keeps its port) with a temp home, its address (with the token the page reads from it),
+ * what it printed, and oRPC calls over HTTP with the token, as a second client would make them.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { CAIRN_BIN } from './sandbox';
@@ -12,23 +12,39 @@ export interface Served {
   address: string;
   origin: string;
   token: string;
+  /** Its standard output up to the MCP line (the last one it prints on start). */
+  stdout: string;
 }
 
-export async function serve(home: string): Promise<Served> {
-  const server = spawn(CAIRN_BIN, ['serve', '--port', '0', '--home', home]);
+export interface ServeOptions {
+  /** Default 0: a free port. */
+  readonly port?: number;
+  /** More flags (`--rotate-token`). */
+  readonly args?: readonly string[];
+  /** Added to this process's environment for the server (where the agents' sessions are, say). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export async function serve(home: string, options: ServeOptions = {}): Promise<Served> {
+  const server = spawn(CAIRN_BIN, ['serve', '--port', String(options.port ?? 0), '--home', home, ...(options.args ?? [])], { env: { ...process.env, ...options.env } });
+  let stdout = '';
+  let stderr = '';
+  server.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const address = await new Promise<string>((resolve, reject) => {
     server.stdout.on('data', (d: Buffer) => {
-      const m = /running at (\S+)/.exec(d.toString());
-      if (m) resolve(m[1]!);
+      stdout += d.toString();
+      // The MCP line comes last: by then a rotation's notice has been printed too.
+      const m = /running at (\S+)/.exec(stdout);
+      if (m && stdout.includes('MCP (Streamable HTTP)')) resolve(m[1]!);
     });
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+    server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
   const url = new URL(address);
-  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length) };
+  return { server, address, origin: url.origin, token: url.hash.slice('#token='.length), stdout };
 }
 
 /** One oRPC call (`route` like `workspaces/add`); throws unless it answers 200. */
-export async function rpc(s: Served, route: string, json: unknown): Promise<unknown> {
+export async function rpc(s: Pick<Served, 'origin' | 'token'>, route: string, json: unknown): Promise<unknown> {
   const res = await fetch(`${s.origin}/api/rpc/${route}`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ json }) });
   if (res.status !== 200) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { json: unknown }).json;
