@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { badgeSchema } from '../memory/badges';
 import { ACTORS, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
+import { sweepProposalSchema, sweepSinceSchema } from '../sweep/proposal';
 import { settingsPatchSchema, settingsSchema } from './settings';
 
 export { settingsSchema };
@@ -307,6 +308,27 @@ export const contract = {
     retry: oc.input(z.object({ workspaceId: workspaceRef })).output(changeResultSchema),
     /** The workspace's status, then again each time it changes. */
     onStatus: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(harvestStatusSchema)),
+  },
+  /** Consolidation of one scope root (issue 22, `cairn sweep`): nothing is written until apply. */
+  sweep: {
+    /** Proposes (replacing the scope's older proposal), or says there is nothing to consolidate. */
+    propose: oc
+      .input(z.object({ workspaceId: workspaceRef, scope: z.enum(SCOPES), days: z.number().int().min(1).max(3650).optional() }))
+      .output(
+        z.discriminatedUnion('status', [
+          z.object({ status: z.literal('proposed'), proposal: sweepProposalSchema, summary: z.string() }),
+          z.object({ status: z.literal('nothing'), since: sweepSinceSchema, extractorCalled: z.boolean(), summary: z.string() }),
+          z.object({ status: z.literal('error'), message: z.string() }),
+        ]),
+      ),
+    /** The proposals of the workspace's scope roots, newest first (every state). */
+    list: oc.input(z.object({ workspaceId: workspaceRef })).output(z.object({ proposals: z.array(sweepProposalSchema) })),
+    get: oc.input(z.object({ workspaceId: workspaceRef, id: z.string().min(1).max(64) })).output(sweepProposalSchema),
+    /** Applies all its changes, or those about `only`, as one undoable change; moved-on files are skipped (result.skipped). */
+    apply: oc
+      .input(z.object({ workspaceId: workspaceRef, id: z.string().min(1).max(64), only: z.array(memoryPath).max(200).optional() }))
+      .output(z.discriminatedUnion('status', [z.object({ status: z.literal('ok'), proposal: sweepProposalSchema }), z.object({ status: z.literal('error'), message: z.string() })])),
+    discard: oc.input(z.object({ workspaceId: workspaceRef, id: z.string().min(1).max(64) })).output(changeResultSchema),
   },
   workspaces: {
     list: oc.output(z.array(workspaceSchema)),

@@ -29,6 +29,7 @@ import { changeSummary, type InboxItem, type InboxStore } from '../harvest/inbox
 import { reviewKey } from '../harvest/review-mode';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
+import type { Sweeps } from '../sweep/sweeps';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
 
 export interface RouterContext {
@@ -44,6 +45,8 @@ export interface RouterContext {
   readonly setupHome?: string | undefined;
   /** The harvest's jobs and the inbox's events, in a long-lived host (host/harvest-host.ts). */
   readonly harvest?: HarvestControl | undefined;
+  /** Consolidation proposals (issue 22); a host without them answers NOT_IMPLEMENTED. */
+  readonly sweeps?: Sweeps | undefined;
 }
 
 /** What the router asks of a host's harvest (issue 19). */
@@ -373,6 +376,32 @@ export const router = os.router({
       yield* notified(signal, (wake) => harvest.onStatusChange(wake), () => harvest.status(workspaceId));
     }),
   },
+  sweep: {
+    propose: os.sweep.propose.handler(async ({ input, context }) => {
+      const sweeps = sweepsOf(context);
+      const session = await sessionOf(context, input.workspaceId);
+      return orRefusal(() => sweeps.propose(session, { scope: input.scope, ...(input.days !== undefined ? { days: input.days } : {}) }));
+    }),
+    list: os.sweep.list.handler(async ({ input, context }) => ({ proposals: sweepsOf(context).list(await sessionOf(context, input.workspaceId)) })),
+    get: os.sweep.get.handler(async ({ input, context }) => {
+      const session = await sessionOf(context, input.workspaceId);
+      try {
+        return sweepsOf(context).get(input.id, session);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    apply: os.sweep.apply.handler(async ({ input, context }) => {
+      const sweeps = sweepsOf(context);
+      const session = await sessionOf(context, input.workspaceId);
+      return orRefusal(async () => ({ status: 'ok' as const, proposal: await sweeps.apply(input.id, session, input.only ? { only: input.only } : {}) }));
+    }),
+    discard: os.sweep.discard.handler(async ({ input, context }) => {
+      const sweeps = sweepsOf(context);
+      const session = await sessionOf(context, input.workspaceId);
+      return change(async () => `Discarded proposal ${sweeps.discard(input.id, session).id}; nothing was written.`);
+    }),
+  },
   workspaces: {
     list: os.workspaces.list.handler(({ context }) => context.registry.list().map(workspaceInfo)),
     add: os.workspaces.add.handler(async ({ input, context }) => {
@@ -470,7 +499,13 @@ export function createRouterContext(options: RouterContext): RouterContext {
     changes: options.changes,
     setupHome: options.setupHome,
     harvest: options.harvest,
+    sweeps: options.sweeps,
   };
+}
+
+function sweepsOf(context: RouterContext): Sweeps {
+  if (!context.sweeps) throw new ORPCError('NOT_IMPLEMENTED', { message: 'This host runs no consolidation.' });
+  return context.sweeps;
 }
 
 function harvestOf(context: RouterContext): HarvestControl {

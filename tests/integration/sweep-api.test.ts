@@ -1,0 +1,68 @@
+// The sweep routes (issue 22) as the UI will call them: the built `cairn serve` on a loopback port,
+// oRPC over HTTP with the token. Propose, list, get, apply a part, discard; refusals come back as
+// typed errors a person can act on, naming no host path. Files are aged on the disk (mtimes), so
+// no clock is raced.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { SweepProposal } from '../../src/common/sweep/proposal';
+import { stopProcess } from '../support/cli';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { rpc, serve, type Served } from '../support/serve';
+
+let sb: Sandbox;
+let served: Served;
+let workspaceId: string;
+const DAY = 24 * 60 * 60 * 1000;
+
+function put(name: string, text: string, ageDays: number): void {
+  const file = path.join(sb.roots.project, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  const t = (Date.now() - ageDays * DAY) / 1000;
+  fs.utimesSync(file, t, t);
+}
+
+beforeAll(requireBuiltCli);
+beforeEach(async () => {
+  sb = await makeSandbox();
+  served = await serve(sb.home);
+  workspaceId = ((await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout })) as { id: string }).id;
+});
+afterEach(async () => {
+  await stopProcess(served.server);
+  await sb.cleanup();
+});
+
+describe('sweep routes', () => {
+  it('propose, list, get, apply a part, then nothing is left to apply; discard leaves the files', async () => {
+    put('a.md', 'Old note a.\n', 100);
+    put('b.md', 'Old note b.\n', 100);
+    const proposed = (await rpc(served, 'sweep/propose', { workspaceId, scope: 'project' })) as { status: string; summary: string; proposal: SweepProposal };
+    expect(proposed).toMatchObject({ status: 'proposed', summary: '2 deletions' });
+    const id = proposed.proposal.id;
+    expect(((await rpc(served, 'sweep/list', { workspaceId })) as { proposals: SweepProposal[] }).proposals.map((p) => [p.id, p.state])).toEqual([[id, 'open']]);
+    expect(await rpc(served, 'sweep/get', { workspaceId, id })).toMatchObject({ id, scope: 'project', changes: [{ kind: 'delete', path: '/memories/project/a.md' }, { kind: 'delete', path: '/memories/project/b.md' }] });
+
+    const applied = (await rpc(served, 'sweep/apply', { workspaceId, id, only: ['/memories/project/b.md'] })) as { status: string; proposal: SweepProposal };
+    expect(applied).toMatchObject({ status: 'ok', proposal: { state: 'applied', result: { applied: ['/memories/project/b.md'], skipped: [] } } });
+    expect(fs.readdirSync(sb.roots.project)).toEqual(['a.md']);
+    // The sweep is one change in the history, undone by the history's route.
+    expect(await rpc(served, 'history/undo', { workspaceId, id: applied.proposal.result!.batch })).toMatchObject({ status: 'ok' });
+    expect(fs.readdirSync(sb.roots.project).sort()).toEqual(['a.md', 'b.md']);
+    expect(await rpc(served, 'sweep/apply', { workspaceId, id })).toMatchObject({ status: 'error', message: expect.stringContaining(`Proposal ${id} was applied at`) });
+
+    const next = ((await rpc(served, 'sweep/propose', { workspaceId, scope: 'project', days: 30 })) as { proposal: SweepProposal }).proposal.id;
+    expect(await rpc(served, 'sweep/discard', { workspaceId, id: next })).toEqual({ status: 'ok', message: `Discarded proposal ${next}; nothing was written.` });
+    expect(fs.readdirSync(sb.roots.project).sort()).toEqual(['a.md', 'b.md']);
+  });
+
+  it('answers "nothing" for an empty scope, and refuses unknown ids without a host path', async () => {
+    expect(await rpc(served, 'sweep/propose', { workspaceId, scope: 'workspace' })).toMatchObject({ status: 'nothing', summary: 'nothing to consolidate' });
+    const refused = (await rpc(served, 'sweep/apply', { workspaceId, id: 'nope' })) as { status: string; message: string };
+    expect(refused).toEqual({ status: 'error', message: 'There is no proposal "nope" for the scopes this session sees; list them with `cairn sweep list`.' });
+    await expect(rpc(served, 'sweep/get', { workspaceId, id: 'nope' })).rejects.toThrow(/answered 400/);
+    await expect(rpc(served, 'sweep/propose', { workspaceId, scope: 'project', days: 0 })).rejects.toThrow(/answered 400/);
+    expect(JSON.stringify(refused)).not.toContain(sb.dir);
+  });
+});
