@@ -128,11 +128,11 @@ export class ContextBuilder {
     const first = capped ? listed.slice(0, MAX_FILES_PER_SCOPE) : listed;
     const entries = capped ? [...first, ...(await pinnedPastCut(b, session, usage, first))] : first;
     const facts = await this.readFacts(b, entries, saves);
+    const stats = usageByRel(b, session, usage);
     const files: ContextFile[] = [];
     entries.forEach((entry, i) => {
       const fact = facts[i];
       if (!fact) return; // unreadable
-      const id = memoryIdentity(b.scope, session, entry.rel);
       let head: string | undefined;
       const file: ContextFile = {
         scope: b.scope,
@@ -146,7 +146,7 @@ export class ContextBuilder {
         get head() {
           return (head ??= lenient.decode(fact.head()));
         },
-        stats: (id !== null && usage.get(id)) || EMPTY_USAGE,
+        stats: (stats.size > 0 && stats.get(entry.rel.join('/'))) || EMPTY_USAGE,
       };
       this.factsOf.set(file, fact);
       files.push(file);
@@ -349,6 +349,21 @@ async function pinnedPastCut(b: AvailableScope, session: MemorySession, usage: R
     }),
   );
   return found.filter((e): e is ListedEntry => e !== null).sort((x, y) => compareRels(x.rel, y.rel));
+}
+
+/**
+ * The usage of a scope's files by their path inside the root (segments joined by '/'): the usage
+ * entries under the scope's identity prefix, turned back into paths, so a snapshot costs one
+ * lookup per file used rather than an identity built for every file listed.
+ */
+function usageByRel(b: AvailableScope, session: MemorySession, usage: ReadonlyMap<string, UsageStats>): Map<string, UsageStats> {
+  const byRel = new Map<string, UsageStats>();
+  const prefix = memoryIdentity(b.scope, session, []);
+  if (prefix === null) return byRel;
+  for (const [id, stats] of usage) {
+    if (id.startsWith(prefix)) byRel.set(id.slice(prefix.length).split('/').map(unescapeIdentityComponent).join('/'), stats);
+  }
+  return byRel;
 }
 
 /** Undoes memoryIdentity's escaping of one path component (`%25` is `%`, `%3A` is `:`). */

@@ -196,7 +196,7 @@ function parse(fd: number, root: string): Map<string, FileFacts> | null {
     const text = wordChars.map((n) => wordText.slice(wordAt, (wordAt += n)));
     const at = headAt;
     headAt += length;
-    out.set(rel, { version, description, nameFlags: nameFlags.map(fromTuple), headFlags: headFlags.map(fromTuple), words: { text, lengths }, head: () => heads.read(at, length) });
+    out.set(rel, { version, description, nameFlags: flagsOf(nameFlags), headFlags: flagsOf(headFlags), words: { text, lengths }, head: () => heads.read(at, length) });
   }
   if (headAt !== size || wordAt !== wordText.length) return null;
   openFiles.register(heads, fd);
@@ -221,6 +221,13 @@ class HeadReader {
 
 function fromTuple([kind, rule, line]: FlagTuple): ScanFlag {
   return { kind, rule, line };
+}
+
+/** No flags (most files): one shared array, not one per file. */
+const NO_FLAGS: readonly ScanFlag[] = Object.freeze([]);
+
+function flagsOf(tuples: readonly FlagTuple[]): readonly ScanFlag[] {
+  return tuples.length === 0 ? NO_FLAGS : tuples.map(fromTuple);
 }
 
 function isCount(x: unknown): x is number {

@@ -87,6 +87,18 @@ describe('wordsOf', () => {
     expect(pathsOf(rankByWords(files.map((f) => ({ file: f, words: wordsOf(f) })), ['data'], 0))).toEqual(['/memories/project/a.md']);
     expect(rankByWords([], ['data'], 0)).toEqual([]);
   });
+
+  it('ranks a prompt of many distinct words (past one bit each) as rankRelevant does', () => {
+    const random = seededRandom(11);
+    const vocabulary = Array.from({ length: 60 }, (_, i) => `word${i}x`);
+    const pick = () => vocabulary[Math.floor(random() * vocabulary.length)]!;
+    const files = Array.from({ length: 40 }, (_, i) => file(`/memories/project/n${i}.md`, Array.from({ length: 30 }, pick).join(' '), null, 0));
+    const terms = promptTerms(vocabulary.slice(0, 45).join(' '));
+    expect(terms).toHaveLength(45);
+    const expected = pathsOf(rankRelevant(files, terms, 0));
+    expect(expected.length).toBeGreaterThan(30);
+    expect(pathsOf(rankByWords(files.map((f) => ({ file: f, words: wordsOf(f) })), terms, 0))).toEqual(expected);
+  });
 });
 
 describe('RelevanceIndex', () => {

@@ -285,10 +285,14 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
   }
   const averages = totals.map((total) => total / count);
   const sums = new Float64Array(count);
-  /** Per file, the distinct query words it matched (a query word given twice counts once). */
-  const matched: Array<Set<string> | undefined> = new Array<Set<string> | undefined>(count);
+  // Per file, the distinct query words it matched (a query word given twice counts once): a bit
+  // per distinct query word while they fit in one, else a set.
   const queries = tokenize(terms.join(' '));
+  const distinct = [...new Set(queries)];
+  const bits = distinct.length <= 30 ? new Int32Array(count) : null;
+  const sets: Array<Set<string> | undefined> = bits ? [] : new Array<Set<string> | undefined>(count);
   for (const query of queries) {
+    const bit = 1 << distinct.indexOf(query);
     // Per word found (the query word itself, or one it begins), per field: the files and counts.
     const found = new Map<string, Array<Array<[number, number]>>>();
     const needle = ` ${query}`;
@@ -319,7 +323,8 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
         for (const [id, tf] of hits) {
           const length = docs[id]!.words.lengths[field]!;
           sums[id]! += boost * idf * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * length) / average)));
-          (matched[id] ??= new Set()).add(query);
+          if (bits) bits[id]! |= bit;
+          else (sets[id] ??= new Set()).add(query);
         }
       }
     };
@@ -330,8 +335,18 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
     }
   }
   const scores = new Map<number, number>();
-  matched.forEach((words, id) => scores.set(id, sums[id]! * words!.size));
+  for (let id = 0; id < count; id++) {
+    const words = bits ? popCount(bits[id]!) : (sets[id]?.size ?? 0);
+    if (words > 0) scores.set(id, sums[id]! * words);
+  }
   return withRecency(scores, now, (id) => docs[id]?.file);
+}
+
+/** The number of bits set in `n`. */
+function popCount(n: number): number {
+  let count = 0;
+  for (let x = n; x !== 0; x &= x - 1) count++;
+  return count;
 }
 
 /** The file whose words begin at or before `at` (the last of `begin`, ascending, not past it). */
