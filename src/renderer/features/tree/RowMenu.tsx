@@ -5,7 +5,8 @@
  * ContextMenu key: MemoryTree). Up/Down/Home/End move, Enter or Space choose, Escape or Tab or a
  * click elsewhere close it, and the focus goes back to the row it was opened on.
  *
- * Invariant: it is drawn inside the window (moved left or up when the point is near an edge).
+ * Invariant: it is drawn inside the window (moved left or up when the point is near an edge, when
+ * it opens).
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 
@@ -22,7 +23,7 @@ export interface RowMenuProps {
   readonly y: number;
   readonly label: string;
   readonly items: readonly MenuItem[];
-  /** Closes it; `refocus`: give the focus back to where it was opened (not when an item opens a dialog or the editor). */
+  /** Closes it; `refocus`: give the focus back to the row it was opened on (not after a click elsewhere). */
   readonly onClose: (refocus: boolean) => void;
 }
 
@@ -47,11 +48,9 @@ export function RowMenu({ x, y, label, items, onClose }: RowMenuProps) {
     const onBlur = () => close.current(false);
     document.addEventListener('mousedown', away, true);
     window.addEventListener('blur', onBlur);
-    window.addEventListener('resize', onBlur);
     return () => {
       document.removeEventListener('mousedown', away, true);
       window.removeEventListener('blur', onBlur);
-      window.removeEventListener('resize', onBlur);
     };
   }, []);
 
@@ -93,7 +92,8 @@ export function RowMenu({ x, y, label, items, onClose }: RowMenuProps) {
           tabIndex={-1}
           className={item.danger ? 'danger' : undefined}
           onClick={() => {
-            close.current(false);
+            // The row takes the focus back first: a dialog the item opens returns it there when it closes.
+            close.current(true);
             item.run();
           }}
         >

@@ -97,25 +97,30 @@ function titleWhereCut(row: HTMLElement): void {
 }
 
 /** A drop target's handlers: it takes a drop of a tree row when `canDrop` says so, and shows it while dragged over. */
-function dropProps(row: Extract<Row, { kind: 'dir' | 'scope' }>, actions: RowActions, setOver: (over: boolean) => void) {
+function dropProps(row: Extract<Row, { kind: 'dir' | 'scope' }>, actions: RowActions, setOver: (over: DropState) => void) {
   const accepts = (e: React.DragEvent) => e.dataTransfer.types.includes(DRAG_TYPE);
   return {
     onDragOver: (e: React.DragEvent) => {
       if (!accepts(e)) return;
-      // Every drop is taken (a refused one is explained); the cursor says which would move.
+      // Every drop is taken, a refused one too: the browser fires no drop for dropEffect 'none', and
+      // the person is owed the reason (MemoryBrowser says it). The row shows which it would be.
       e.preventDefault();
-      e.dataTransfer.dropEffect = actions.canDrop(row) ? 'move' : 'none';
-      setOver(true);
+      e.dataTransfer.dropEffect = 'move';
+      setOver(actions.canDrop(row) ? 'ok' : 'refused');
     },
-    onDragLeave: () => setOver(false),
+    onDragLeave: () => setOver(null),
     onDrop: (e: React.DragEvent) => {
       if (!accepts(e)) return;
       e.preventDefault();
-      setOver(false);
+      setOver(null);
       actions.onDrop(row);
     },
   };
 }
+
+/** How a drop target shows a drag over it: a move it would take, or one it refuses. */
+type DropState = 'ok' | 'refused' | null;
+const dropClass = (over: DropState) => (over === 'ok' ? ' drop-over' : over === 'refused' ? ' drop-refused' : '');
 
 function dragProps(row: Extract<Row, { kind: 'dir' | 'file' }>, actions: RowActions) {
   return {
@@ -132,7 +137,7 @@ function dragProps(row: Extract<Row, { kind: 'dir' | 'file' }>, actions: RowActi
 
 function TreeRowView({ row, workspaceId, active, selected, picked, top, actions }: TreeRowProps) {
   const [hovered, setHovered] = useState(false);
-  const [over, setOver] = useState(false);
+  const [over, setOver] = useState<DropState>(null);
   const withActions = active || hovered;
   const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT[row.kind] };
   const common = {
@@ -155,7 +160,7 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
   switch (row.kind) {
     case 'scope':
       return (
-        <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count === 1 ? '1 file' : `${row.count} files`}`} className={`row scope-row${active ? ' active' : ''}${over ? ' drop-over' : ''}`} onClick={() => actions.onToggle(row.id)} {...common} {...dropProps(row, actions, setOver)}>
+        <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count === 1 ? '1 file' : `${row.count} files`}`} className={`row scope-row${active ? ' active' : ''}${dropClass(over)}`} onClick={() => actions.onToggle(row.id)} {...common} {...dropProps(row, actions, setOver)}>
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           <span className="scope-label">{SCOPE_LABELS[row.scope]}</span>
           <span className="count">{row.available ? row.count : '—'}</span>
@@ -187,7 +192,7 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
       );
     case 'dir':
       return (
-        <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.path} className={`row dir-row${active ? ' active' : ''}${over ? ' drop-over' : ''}`} onClick={() => actions.onToggle(row.id)} {...common} {...dragProps(row, actions)} {...dropProps(row, actions, setOver)}>
+        <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.path} className={`row dir-row${active ? ' active' : ''}${dropClass(over)}`} onClick={() => actions.onToggle(row.id)} {...common} {...dragProps(row, actions)} {...dropProps(row, actions, setOver)}>
           <Indent level={row.level} />
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           {row.expanded ? <FolderOpen size={14} aria-hidden className="dir-icon" /> : <Folder size={14} aria-hidden className="dir-icon" />}
