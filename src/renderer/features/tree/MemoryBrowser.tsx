@@ -370,6 +370,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
               Clear
             </button>
           </div>
+        ) : contentMode ? (
+          <span className="tree-tools-note">Ranked as agents' memory_search ranks</span>
         ) : (
           <label className="sort-control">
             Sort
