@@ -318,7 +318,7 @@ export class Sweeps {
   private ownerOf(session: MemorySession, scope: Scope): string {
     if (!(SCOPES as readonly string[]).includes(scope)) throw new MemoryToolError(`Choose a scope: one of ${SCOPES.join(', ')}.`);
     const owner = scopeOwner(scope, session);
-    if (owner === null) throw new MemoryToolError(`This session has no ${scope} scope to consolidate.`);
+    if (owner === null) throw new MemoryToolError(`This session has no ${scope} scope to consolidate; choose another scope (global, project or workspace).`);
     return owner;
   }
 
