@@ -32,7 +32,7 @@ import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { RuntimeError, type ListedEntry } from '../runtime/runtime';
 import type { ContextFactsCache, FileFacts } from './context-facts-cache';
 import type { ContextFile } from './context-file';
-import { promptTerms, rankByWords, tokenize, wordMatches, wordsOf } from './relevance-index';
+import { promptTerms, rankByWords, tokenize, wordMatches, wordsOf, type FieldWords } from './relevance-index';
 import { scanContent, scanPath, type ScanFinding } from './scanners/content-scanner';
 import type { AvailableScope, MemorySession } from './session';
 import type { UsageStore } from './usage-store';
@@ -199,17 +199,29 @@ export class ContextBuilder {
     return facts;
   }
 
-  /** What one version of a file tells the context (version '' when it is not to be kept). */
+  /**
+   * What one version of a file tells the context (version '' when it is not to be kept). The head's
+   * verdict and words are worked out when first asked: by the index for the lines it shows, by a
+   * ranking, or by the facts cache when it saves them (so a builder without one, the app's, pays
+   * for them only as it needs them, as before the cache).
+   */
   private learn(scope: Scope, entry: ListedEntry, data: Uint8Array): FileFacts {
     const text = lenient.decode(data);
     const path = formatMemoryPath(scope, entry.rel);
     const description = describe(text, this.scan);
+    const scanHead = (head: string) => this.scanHead(head);
+    let headFlags: readonly ScanFlag[] | undefined;
+    let words: FieldWords | undefined;
     return {
       version: entry.version ?? '',
       description,
       nameFlags: this.scanNames(entry.rel),
-      headFlags: this.scanHead(text),
-      words: wordsOf({ path, description, head: text }),
+      get headFlags() {
+        return (headFlags ??= scanHead(text));
+      },
+      get words() {
+        return (words ??= wordsOf({ path, description, head: text }));
+      },
       head: () => data,
     };
   }

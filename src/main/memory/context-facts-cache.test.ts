@@ -105,6 +105,22 @@ describe('the facts cache, across builders (processes)', () => {
     for (const f of files) expect((await fs.stat(path.join(dir, f))).mode & 0o777).toBe(0o600);
   });
 
+  it("removes a killed process's temp file once it is a minute old, and only then", async () => {
+    await context();
+    const dir = path.join(sb.home, 'cache', 'context-facts');
+    const old = path.join(dir, 'abc.123.deadbeef.tmp');
+    const recent = path.join(dir, 'abc.456.deadbeef.tmp');
+    await fs.writeFile(old, 'half a cache');
+    await fs.writeFile(recent, 'a save in progress');
+    const past = (Date.now() - 120_000) / 1000;
+    await fs.utimes(old, past, past);
+    await write('database/note-0.md', note('database', 0).replace('(0)', '(zero)'));
+    await context(); // a change: the root's cache is saved again
+    const names = await fs.readdir(dir);
+    expect(names).not.toContain('abc.123.deadbeef.tmp');
+    expect(names).toContain('abc.456.deadbeef.tmp');
+  });
+
   it('an outside edit shows in the next build, which reads that file alone', async () => {
     await context();
     await write('database/note-0.md', note('database', 0).replace('How the database work is done (0)', 'Backups of the database, nightly'));

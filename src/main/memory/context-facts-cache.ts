@@ -15,6 +15,7 @@
  *   version; a file without a version is never kept.
  * - Written whole (a temp file in the same directory, then a rename): a reader sees an old cache or
  *   a new one, never a mix. Two processes saving at once each rename a complete file; the last wins.
+ *   A temp file left by a killed process is removed by a later save once it is a minute old.
  * - Whatever is read is checked (the magic line with the format number, the build's fingerprint,
  *   the root it belongs to, every entry's shape, the lengths adding up to the bytes there, UTF-8):
  *   a missing, truncated, corrupt or foreign cache reads as empty, so the builder reads the files
@@ -107,6 +108,17 @@ export class ContextFactsCache {
     return path.join(this.dir, createHash('sha256').update(rootKey(label, rootPath)).digest('hex').slice(0, 40));
   }
 
+  /** Removes temp files of saves that never finished (their process was killed). */
+  private async removeLeftovers(): Promise<void> {
+    const now = Date.now();
+    for (const name of await fs.promises.readdir(this.dir)) {
+      if (!name.endsWith('.tmp')) continue;
+      const temp = path.join(this.dir, name);
+      const st = await fs.promises.lstat(temp).catch(() => null);
+      if (st && now - st.mtimeMs > LEFTOVER_MS) await fs.promises.rm(temp, { force: true });
+    }
+  }
+
   /** The kept facts of a root; empty when there is no usable cache (missing, damaged, foreign). */
   load(label: string, rootPath: string): Map<string, FileFacts> {
     let fd: number;
@@ -136,6 +148,7 @@ export class ContextFactsCache {
       await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
       await fs.promises.writeFile(temp, serialize(facts, rootKey(label, rootPath)), { mode: 0o600, flag: 'wx' });
       await fs.promises.rename(temp, file);
+      await this.removeLeftovers();
       return null;
     } catch (err) {
       await fs.promises.rm(temp, { force: true }).catch(() => {});
@@ -143,6 +156,9 @@ export class ContextFactsCache {
     }
   }
 }
+
+/** A temp file this old was left by a process that died before its rename: removed. */
+const LEFTOVER_MS = 60_000;
 
 function rootKey(label: string, rootPath: string): string {
   return `${label}\0${rootPath}`;
