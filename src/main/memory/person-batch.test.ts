@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
 import { HistoryStore } from '../history/history-store';
+import { LocalRuntime } from '../runtime/local/local-runtime';
+import { RuntimeError, type Runtime } from '../runtime/runtime';
 import { sha256 } from './change-outbox';
 import { MemoryService } from './memory-service';
 import { VersionHistory } from './version-history';
@@ -78,5 +80,42 @@ describe.each(RUNTIME_KINDS)('writeBatch over the %s runtime', (kind) => {
     ).rejects.toThrow('one scope');
     await expect(service.writeBatch([{ key: 'x', files: [{ path: '/memories/global/a.md', expectedSha256: sha('alpha\n'), content: 'bad\0' }] }], 'sweep:x', sb.session)).rejects.toThrow(/text/);
     expect(fs.readFileSync(file('a.md'), 'utf8')).toBe('alpha\n');
+  });
+});
+
+describe('writeBatch when a write fails midway', () => {
+  afterEach(async () => {
+    await sb.cleanup();
+  });
+
+  it('takes back what it had written: the tree and the history are as before', async () => {
+    // A fault no real disk gives on demand: the runtime's second remove fails (a mock, for that alone).
+    const local = new LocalRuntime();
+    let removes = 0;
+    const faulty: Runtime = Object.assign(Object.create(local) as Runtime, {
+      remove: async (...args: Parameters<Runtime['remove']>) => {
+        if (++removes === 2) throw new RuntimeError('EIO');
+        return local.remove(...args);
+      },
+    });
+    sb = await makeSandbox({ runtime: faulty });
+    history = new HistoryStore(sb.home);
+    service = new MemoryService({ history });
+    fs.mkdirSync(sb.roots.global, { recursive: true });
+    for (const [n, t] of Object.entries({ 'a.md': 'alpha\n', 'b.md': 'beta\n', 'c.md': 'gamma\n' })) fs.writeFileSync(file(n), t);
+    const start = tree();
+    await expect(
+      service.writeBatch(
+        [
+          { key: 'merge', files: [{ path: '/memories/global/a.md', expectedSha256: sha('alpha\n'), content: 'alpha\nbeta\n' }, { path: '/memories/global/b.md', expectedSha256: sha('beta\n'), content: null }] },
+          { key: 'stale', files: [{ path: '/memories/global/c.md', expectedSha256: sha('gamma\n'), content: null }] },
+        ],
+        'sweep:fault',
+        sb.session,
+      ),
+    ).rejects.toThrow();
+    expect(removes).toBe(2);
+    expect(tree()).toEqual(start);
+    expect(history.list({})).toEqual([]);
   });
 });
