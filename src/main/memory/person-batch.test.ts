@@ -79,6 +79,9 @@ describe.each(RUNTIME_KINDS)('writeBatch over the %s runtime', (kind) => {
       service.writeBatch([{ key: 'x', files: [{ path: '/memories/global/a.md', expectedSha256: sha('alpha\n'), content: null }, { path: '/memories/workspace/a.md', expectedSha256: null, content: 'x' }] }], 'sweep:x', sb.session),
     ).rejects.toThrow('one scope');
     await expect(service.writeBatch([{ key: 'x', files: [{ path: '/memories/global/a.md', expectedSha256: sha('alpha\n'), content: 'bad\0' }] }], 'sweep:x', sb.session)).rejects.toThrow(/text/);
+    await expect(
+      service.writeBatch([{ key: 'x', files: [{ path: '/memories/global/a.md', expectedSha256: sha('alpha\n'), content: null }] }, { key: 'y', files: [{ path: '/memories/global/a.md', expectedSha256: sha('alpha\n'), content: 'x' }] }], 'sweep:x', sb.session),
+    ).rejects.toThrow('/memories/global/a.md appears twice in one batch');
     expect(fs.readFileSync(file('a.md'), 'utf8')).toBe('alpha\n');
   });
 });
@@ -94,7 +97,7 @@ describe('writeBatch when a write fails midway', () => {
     let removes = 0;
     const faulty: Runtime = Object.assign(Object.create(local) as Runtime, {
       remove: async (...args: Parameters<Runtime['remove']>) => {
-        if (++removes === 2) throw new RuntimeError('EIO');
+        if (++removes === 2) throw new RuntimeError('IO');
         return local.remove(...args);
       },
     });

@@ -80,6 +80,10 @@ export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGro
   if (files.length === 0) return { applied: [], conflicts: [] };
   const scopes = new Set(files.map((f) => fileOf(f.path).scope));
   if (scopes.size !== 1) throw new MemoryToolError('The files of one batch must lie in one scope.');
+  // Every file is checked before any is written: a file in two groups would be checked against bytes it no longer has.
+  const paths = files.map((f) => f.path);
+  const twice = paths.find((p, i) => paths.indexOf(p) !== i);
+  if (twice !== undefined) throw new MemoryToolError(`${twice} appears twice in one batch; each file may change once.`);
   const scope = [...scopes][0]!;
   const b = availableScope(session, scope);
   // Encoded before the lock: bad content refuses the whole batch before anything is looked at.
@@ -121,7 +125,10 @@ export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGro
                   done.push({ change: { scope, path: f.path, op: 'delete' }, content: null, files: [{ rel: at, before: was, after: null }] });
                 } else {
                   await b.runtime.writeFile(b.root, at, data, { exclusive: was === null });
-                  undo.push(() => (was === null ? b.runtime.remove(b.root, at) : b.runtime.writeFile(b.root, at, was, { exclusive: false })));
+                  undo.push(async () => {
+                    if (was === null) await b.runtime.remove(b.root, at);
+                    else await b.runtime.writeFile(b.root, at, was, { exclusive: false });
+                  });
                   done.push({ change: { scope, path: f.path, op: was === null ? 'create' : 'update' }, content: data, files: [{ rel: at, before: was, after: data }] });
                 }
               }
