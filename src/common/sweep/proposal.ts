@@ -88,6 +88,8 @@ export const sweepProposalSchema = z.object({
   /** The proposal that replaced this one. */
   replacedBy: z.string().nullable(),
   changes: z.array(sweepChangeSchema).max(SWEEP_MAX_CHANGES),
+  /** Changes that qualified past the SWEEP_MAX_CHANGES cap (a next sweep proposes them). */
+  more: z.number().int().nonnegative().default(0),
   since: sweepSinceSchema,
   result: sweepResultSchema.nullable(),
 });

@@ -12,7 +12,7 @@ import { createTwoFilesPatch } from 'diff';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { formatMemoryPath } from '../../common/memory/paths';
-import { sweepSummary, type SweepChange, type SweepProposal, type SweepSince } from '../../common/sweep/proposal';
+import { sweepSummary, type SweepChange, type SweepFile, type SweepProposal, type SweepSince } from '../../common/sweep/proposal';
 import type { HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
@@ -97,6 +97,8 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
           return 0;
         }
         writeProposal(io, p);
+        io.stdout.write('\nUsage of each file (when proposed):\n');
+        for (const c of p.changes) for (const f of c.files) io.stdout.write(`  ${f.path}  ${usageText(f.usage)}\n`);
         if (values.diff) {
           for (const change of p.changes) {
             for (const f of change.files) {
@@ -155,6 +157,11 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
 
 const KIND_WIDTH = 7;
 
+/** "9 uses, last used 2026-11-20 10:00, last written -, pinned". */
+function usageText(u: SweepFile['usage']): string {
+  return `${u.accessCount} ${u.accessCount === 1 ? 'use' : 'uses'}, last used ${minuteOf(u.lastAccessedAt)}, last written ${minuteOf(u.lastWriteAt)}${u.pinned ? ', pinned' : ''}`;
+}
+
 function writeChange(io: CliIo, n: number, c: SweepChange): void {
   const others = c.files.filter((f) => f.path !== c.path).map((f) => f.path);
   io.stdout.write(`  ${`${n}.`.padEnd(4)}${c.kind.padEnd(KIND_WIDTH)}  ${c.path}${others.length > 0 ? `  (deletes ${others.join(', ')})` : ''}\n`);
@@ -164,6 +171,7 @@ function writeChange(io: CliIo, n: number, c: SweepChange): void {
 function writeProposal(io: CliIo, p: SweepProposal): void {
   io.stdout.write(`Proposal ${p.id} for ${formatMemoryPath(p.scope)}: ${sweepSummary(p.changes)} (${p.state}; made ${minuteOf(p.createdAt)} UTC, ${p.state === 'open' ? 'expires' : 'expiry'} ${minuteOf(p.expiresAt)} UTC)\n`);
   p.changes.forEach((c, i) => writeChange(io, i + 1, c));
+  if (p.more > 0) io.stdout.write(`(${p.more} more ${p.more === 1 ? 'change qualifies' : 'changes qualify'} past the ${p.changes.length} a proposal holds: the next cairn sweep proposes them)\n`);
   if (p.state === 'replaced' && p.replacedBy) io.stdout.write(`Replaced by ${p.replacedBy}.\n`);
   if (p.result) {
     io.stdout.write(`Applied ${minuteOf(p.result.at)} UTC: ${p.result.applied.length} applied, ${p.result.skipped.length} skipped${p.result.batch ? `; undo with: cairn undo ${p.result.batch}` : ''}\n`);

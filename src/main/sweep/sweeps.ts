@@ -147,7 +147,7 @@ export class Sweeps {
           .map((e) => e.path),
         since,
       };
-      const changes = this.checked(await extractor.propose(input), input, extractor);
+      const { changes, more } = this.checked(await extractor.propose(input), input, extractor);
       if (changes.length === 0) return { status: 'nothing', since, extractorCalled: true, summary: sweepSummary([]) };
       const id = newSweepId(now);
       const proposal: SweepProposal = {
@@ -163,6 +163,7 @@ export class Sweeps {
         state: 'open',
         replacedBy: null,
         changes,
+        more,
         since,
         result: null,
       };
@@ -254,21 +255,23 @@ export class Sweeps {
 
   /**
    * An extractor's answer as the proposal's changes, each checked: its files among those given,
-   * none in two changes, none pinned or fresh deleted or merged away, at most SWEEP_MAX_CHANGES;
-   * a model's content within the cap and free of secrets and injected instructions. A change
-   * failing a check is dropped, never repaired.
+   * none in two changes; a file deleted only when the host found it unused (SweepInput.stale: not
+   * pinned, not used, created or written within `days`), never a pinned file merged away (a fresh one may be: its lines stay in the kept
+   * file); a model's content within the cap and free of secrets and injected instructions; at most
+   * SWEEP_MAX_CHANGES (`more`: how many passed past it). A change failing a check is dropped,
+   * never repaired.
    */
-  private checked(proposed: readonly ProposedChange[], input: SweepInput, extractor: SweepExtractor): SweepChange[] {
+  private checked(proposed: readonly ProposedChange[], input: SweepInput, extractor: SweepExtractor): { changes: SweepChange[]; more: number } {
     const byPath = new Map(input.files.map((f) => [f.path, f]));
+    const stale = new Set(input.stale);
     const taken = new Set<string>();
     const fileOf = (f: SweepFileInput, content: string | null | undefined): SweepFile => ({ path: f.path, sha256: f.sha256, usage: f.usage, ...(content !== undefined ? { content } : {}) });
     const textOk = (text: string) => text.isWellFormed() && !text.includes('\0') && new TextEncoder().encode(text).length <= MAX_FILE_BYTES && (extractor.offline || scanContent(text).length === 0);
     const out: SweepChange[] = [];
     for (const c of proposed) {
-      if (out.length >= SWEEP_MAX_CHANGES) break;
       if (c.kind === 'delete') {
         const f = byPath.get(c.path);
-        if (!f || f.protected || taken.has(f.path)) continue;
+        if (!f || !stale.has(f.path) || taken.has(f.path)) continue;
         taken.add(f.path);
         out.push({ kind: 'delete', path: f.path, reason: c.reason, files: [fileOf(f, null)] });
       } else if (c.kind === 'merge') {
@@ -287,7 +290,7 @@ export class Sweeps {
         out.push({ kind: 'rewrite', path: f.path, reason: c.reason, files: [fileOf(f, c.content)] });
       }
     }
-    return out;
+    return { changes: out.slice(0, SWEEP_MAX_CHANGES), more: Math.max(0, out.length - SWEEP_MAX_CHANGES) };
   }
 
   /** What changed in `owner`'s root since its last applied consolidation (the history is the baseline). */
