@@ -31,6 +31,8 @@ const D = 0.5;
 const PREFIX_WEIGHT = 0.375;
 /** Query words at least this long also match longer words they begin. */
 const PREFIX_MIN_LENGTH = 4;
+/** ':' (between a word and its count in FieldWords). */
+const COLON = 58;
 /** Relevance bonus for a file written recently (fades with the usage half-life). */
 const RECENCY_BONUS = 0.2;
 
@@ -293,34 +295,46 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
   const sets: Array<Set<string> | undefined> = bits ? [] : new Array<Set<string> | undefined>(count);
   for (const query of queries) {
     const bit = 1 << distinct.indexOf(query);
-    // Per word found (the query word itself, or one it begins), per field: the files and counts.
-    const found = new Map<string, Array<Array<[number, number]>>>();
+    // Per word found (the query word itself, or one it begins), per field: the files and their
+    // counts, side by side (numbers only: a common word is found in thousands of files).
+    const found = new Map<string, Array<{ ids: number[]; counts: number[] }>>();
     const needle = ` ${query}`;
     const prefixes = query.length >= PREFIX_MIN_LENGTH;
     for (let field = 0; field < FIELDS; field++) {
       const text = texts[field]!;
       const begin = starts[field]!;
       for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
-        const colon = text.indexOf(':', at + needle.length);
-        const word = text.slice(at + 1, colon);
-        if (word !== query && !prefixes) continue;
-        let end = colon + 1;
-        while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+        const after = at + needle.length;
+        // The query word itself (a colon right after it) needs no slicing; a longer word only
+        // counts when the query word may begin others.
+        const exact = text.charCodeAt(after) === COLON;
+        if (!exact && !prefixes) continue;
+        const colon = exact ? after : text.indexOf(':', after);
+        const word = exact ? query : text.slice(at + 1, colon);
+        let tf = 0;
+        for (let i = colon + 1; i < text.length; i++) {
+          const digit = text.charCodeAt(i) - 48;
+          if (digit < 0 || digit > 9) break;
+          tf = tf * 10 + digit;
+        }
         let perField = found.get(word);
-        if (!perField) found.set(word, (perField = Array.from({ length: FIELDS }, () => [])));
-        perField[field]!.push([fileAt(begin, at), Number(text.slice(colon + 1, end))]);
+        if (!perField) found.set(word, (perField = Array.from({ length: FIELDS }, () => ({ ids: [], counts: [] }))));
+        perField[field]!.ids.push(fileAt(begin, at));
+        perField[field]!.counts.push(tf);
       }
     }
     const score = (word: string, weight: number) => {
       const perField = found.get(word);
       if (!perField) return;
       for (let field = 0; field < FIELDS; field++) {
-        const hits = perField[field]!;
-        if (hits.length === 0) continue;
-        const idf = Math.log(1 + (count - hits.length + 0.5) / (hits.length + 0.5));
+        const { ids, counts } = perField[field]!;
+        if (ids.length === 0) continue;
+        const idf = Math.log(1 + (count - ids.length + 0.5) / (ids.length + 0.5));
         const boost = weight * BOOSTS[field]!;
         const average = averages[field]!;
-        for (const [id, tf] of hits) {
+        for (let h = 0; h < ids.length; h++) {
+          const id = ids[h]!;
+          const tf = counts[h]!;
           const length = docs[id]!.words.lengths[field]!;
           sums[id]! += boost * idf * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * length) / average)));
           if (bits) bits[id]! |= bit;
