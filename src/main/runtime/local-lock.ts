@@ -14,8 +14,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Mutex } from 'async-mutex';
-import lockfile from 'proper-lockfile';
+import type { Mutex } from 'async-mutex';
 import { RuntimeError, unsafeRoot } from './runtime';
 
 export const LOCK_STALE_MS = 5_000;
@@ -87,10 +86,21 @@ const syncLockFs = {
   realpath: (p: string, cb: Callback<string>) => viaSync(() => fs.realpathSync(p), cb),
 };
 
-function mutexFor(lockPath: string): Mutex {
+/**
+ * The lock's libraries, loaded on the first lock: a process that only reads (the prompt hook,
+ * `cairn context`, on every prompt) never pays for loading them (about 20 ms of a hook's start).
+ */
+let libraries: Promise<{ Mutex: typeof Mutex; lockfile: typeof import('proper-lockfile') }> | null = null;
+function lockLibraries(): Promise<{ Mutex: typeof Mutex; lockfile: typeof import('proper-lockfile') }> {
+  libraries ??= Promise.all([import('async-mutex'), import('proper-lockfile')]).then(([mutex, lockfile]) => ({ Mutex: mutex.Mutex, lockfile: lockfile.default }));
+  return libraries;
+}
+
+async function mutexFor(lockPath: string): Promise<Mutex> {
   let m = mutexes.get(lockPath);
   if (!m) {
-    m = new Mutex();
+    const { Mutex } = await lockLibraries();
+    m = mutexes.get(lockPath) ?? new Mutex();
     mutexes.set(lockPath, m);
   }
   return m;
@@ -106,7 +116,7 @@ export function lockPathFor(rootPath: string): string {
  */
 export async function withLocalLock<T>(rootPath: string, fn: () => Promise<T>, shownAs = path.basename(lockPathFor(rootPath))): Promise<T> {
   const lockPath = lockPathFor(rootPath);
-  return mutexFor(lockPath).runExclusive(async () => {
+  return (await mutexFor(lockPath)).runExclusive(async () => {
     const release = await acquire(rootPath, lockPath, shownAs);
     try {
       return await fn();
@@ -125,6 +135,7 @@ async function acquire(rootPath: string, lockPath: string, shownAs: string): Pro
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     try {
+      const { lockfile } = await lockLibraries();
       return await lockfile.lock(rootPath, {
         lockfilePath: lockPath,
         realpath: false,
