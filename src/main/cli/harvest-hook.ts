@@ -17,16 +17,9 @@ import { parseArgs } from 'node:util';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { resolveHome } from '../workspaces/identity';
 import { localWorkspaceId } from '../workspaces/session';
+import { readAll } from './read-all';
 import type { CliIo } from './tool-command';
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) {
-    text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
-    if (text.length > 1024 * 1024) break;
-  }
-  return text;
-}
 
 /** Whether harvest is on for `workspaceId` in the home's settings (config.json, read without zod). */
 export function harvestEnabled(home: string, workspaceId: string): boolean {
@@ -43,7 +36,7 @@ export async function harvestHook(args: string[], io: CliIo): Promise<number> {
   try {
     const { values } = parseArgs({ args, strict: false, options: { home: { type: 'string' }, hook: { type: 'boolean' } } });
     const home = resolveHome(typeof values.home === 'string' ? values.home : undefined);
-    const input = JSON.parse(await readAll(io.stdin)) as { transcript_path?: unknown; cwd?: unknown };
+    const input = JSON.parse(await readAll(io.stdin, 1024 * 1024)) as { transcript_path?: unknown; cwd?: unknown };
     const transcript = input.transcript_path;
     const cwd = input.cwd;
     if (typeof transcript !== 'string' || typeof cwd !== 'string' || !path.isAbsolute(transcript) || !path.isAbsolute(cwd)) {

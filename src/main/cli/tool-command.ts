@@ -3,6 +3,7 @@
  * (`--jsonl`), executed by the MemoryService of the home's services (src/main/host) for the
  * session of --cwd / --workspace. Every change is in the journal before the process exits.
  */
+import { readAll } from './read-all';
 import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/constants';
@@ -17,13 +18,6 @@ export interface CliIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
-}
-
-/** All of a stream as UTF-8 text (a command given on stdin). */
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string, fallback: T): T {
