@@ -36,6 +36,8 @@ export interface SweepInput {
   readonly stale: readonly string[];
   /** What changed since the last applied consolidation. */
   readonly since: SweepSince;
+  /** The person's Cancel: a model backend stops its request when it fires. */
+  readonly signal?: AbortSignal;
 }
 
 export type ProposedChange =

@@ -2,6 +2,7 @@
 // deletion (pinned and fresh files never proposed), near-duplicate merge, an agent's write between
 // proposal and apply gives exactly one conflict, apply then undo gives back a byte-identical tree
 // (100 of 100 seeded runs), the lease, expiry and replacement, "nothing to consolidate".
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -239,6 +240,35 @@ describe('cairn sweep on the local disk', () => {
     expect((await sweeps.propose(sb.session, { scope: 'workspace' })).status).toBe('nothing');
     release();
     await holding;
+    expect((await sweeps.propose(sb.session, { scope: 'global' })).status).toBe('proposed');
+  });
+
+  it('takes over a lease left by a process that died (its heartbeat older than a minute)', async () => {
+    await put('a.md', 'Old note a.\n', 100);
+    // What a killed holder leaves: the lock directory proper-lockfile made, and the holder file.
+    const leasesDir = path.join(sweeps.store.dir, 'leases');
+    fs.mkdirSync(leasesDir, { recursive: true });
+    const digest = createHash('sha256').update('global').digest('hex').slice(0, 24);
+    fs.mkdirSync(path.join(leasesDir, `${digest}.lock`));
+    fs.writeFileSync(path.join(leasesDir, `${digest}.json`), JSON.stringify({ pid: 999999, host: 'gone', doing: 'applying', since: '2027-03-01T11:00:00.000Z' }));
+    const fresh = await sweeps.propose(sb.session, { scope: 'global' }).catch((e: unknown) => e);
+    expect(fresh).toBeInstanceOf(SweepBusyError);
+    expect((fresh as Error).message).toContain('(applying, process 999999 on gone, since 2027-03-01T11:00:00.000Z)');
+    // proper-lockfile judges a heartbeat on the real clock: the lock's mtime is set twice the
+    // staleness threshold back, so no timing decides the outcome.
+    const old = (Date.now() - 2 * 60_000) / 1000;
+    fs.utimesSync(path.join(leasesDir, `${digest}.lock`), old, old);
+    expect((await sweeps.propose(sb.session, { scope: 'global' })).status).toBe('proposed');
+    expect(fs.readdirSync(leasesDir)).toEqual([]);
+  });
+
+  it("a Cancel while the extractor works stores nothing and frees the lease", async () => {
+    await put('a.md', 'Old note a.\n', 100);
+    const cancel = new AbortController();
+    const slow: SweepExtractor = { name: 'slow', offline: true, propose: async (input) => (cancel.abort(), rulesExtractor.propose(input)) };
+    sweeps = new Sweeps({ home: sb.home, service, history, usage, now: () => clock, extractors: { slow } });
+    await expect(sweeps.propose(sb.session, { scope: 'global', extractor: 'slow', signal: cancel.signal })).rejects.toThrow(/abort/i);
+    expect(sweeps.list(sb.session)).toEqual([]);
     expect((await sweeps.propose(sb.session, { scope: 'global' })).status).toBe('proposed');
   });
 

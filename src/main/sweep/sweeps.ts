@@ -68,6 +68,8 @@ export interface ProposeOptions {
   readonly scope: Scope;
   readonly days?: number;
   readonly extractor?: string;
+  /** Cancels the proposal (the UI's Cancel): checked before the files are read, and before and after the extractor is asked. */
+  readonly signal?: AbortSignal;
 }
 
 export type ProposeOutcome =
@@ -120,6 +122,7 @@ export class Sweeps {
       // Nothing changed since the last consolidation and nothing unused: no extractor is asked.
       if (since.last !== null && since.total === 0 && stale.length === 0) return { status: 'nothing', since, extractorCalled: false, summary: sweepSummary([]) };
 
+      options.signal?.throwIfAborted();
       const readable = entries.filter((e) => e.entry.size <= MAX_FILE_BYTES);
       const heads = await b.runtime.readHeads(b.root, readable.map((e) => e.entry.rel), MAX_FILE_BYTES);
       const files: SweepFileInput[] = [];
@@ -146,8 +149,12 @@ export class Sweeps {
           .sort((x, y) => (x.usage.lastAccessedAt ?? '').localeCompare(y.usage.lastAccessedAt ?? '') || x.entry.mtimeMs - y.entry.mtimeMs)
           .map((e) => e.path),
         since,
+        ...(options.signal ? { signal: options.signal } : {}),
       };
-      const { changes, more } = this.checked(await extractor.propose(input), input, extractor);
+      options.signal?.throwIfAborted();
+      const answer = await extractor.propose(input);
+      options.signal?.throwIfAborted();
+      const { changes, more } = this.checked(answer, input, extractor);
       if (changes.length === 0) return { status: 'nothing', since, extractorCalled: true, summary: sweepSummary([]) };
       const id = newSweepId(now);
       const proposal: SweepProposal = {
