@@ -49,9 +49,15 @@ async function open(): Promise<Page> {
 
 /** Opens a workspace's menu from the keyboard (focus its "⋯" button, Enter). */
 async function openMenu(page: Page, name: string) {
-  await sidebar(page).getByRole('button', { name: `${name}: actions` }).focus();
-  await page.keyboard.press('Enter');
   const menu = page.getByRole('menu', { name: `${name}: actions` });
+  // A resize just made (setViewportSize) closes an open menu when the page handles its event: let
+  // the page render two frames first, so that close cannot land after this open.
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  // Enter on the button of an open menu closes it: open it only when it is not open already.
+  if (!(await menu.isVisible())) {
+    await sidebar(page).getByRole('button', { name: `${name}: actions` }).focus();
+    await page.keyboard.press('Enter');
+  }
   await menu.waitFor();
   return menu;
 }
