@@ -12,10 +12,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
+import { openPage, row, shot } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { type Served, serve } from '../support/serve';
+import { rpc, type Served, serve } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 const P = '/memories/project';
 
 let sb: Sandbox;
@@ -23,7 +23,6 @@ let served: Served;
 let first: Awaited<ReturnType<typeof launchBrowser>>;
 let second: Awaited<ReturnType<typeof launchBrowser>>;
 
-const row = (page: Page, p: string) => page.getByRole('treeitem', { name: p, exact: true });
 const agentEdited = (page: Page, p: string) => row(page, p).getByText('agent edited');
 const cairn = async (...args: string[]) => {
   const r = await runCairn([...args, '--home', sb.home, '--cwd', sb.checkout]);
@@ -33,30 +32,17 @@ const cairn = async (...args: string[]) => {
 const agent = (command: unknown) => cairn('tool', JSON.stringify(command));
 const stats = async (p: string) => (JSON.parse(await cairn('stats', '--json')) as { files: Array<{ path: string; pinned: boolean; accessCount: number }> }).files.find((f) => f.path === p)!;
 
-async function open(browser: typeof first, address = served.address): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1400, height: 800 });
-  await page.goto(address);
-  await row(page, `${P}/notes.md`).waitFor();
-  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-  return page;
-}
+const open = (browser: typeof first, address = served.address) => openPage(browser.context, address, { row: `${P}/notes.md` });
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   // Files left by an earlier session, straight on disk: no history, so no badge.
   await fs.mkdir(sb.roots.project, { recursive: true });
   await fs.writeFile(path.join(sb.roots.project, 'build.md'), '---\ndescription: How to build\n---\nBuild with make.\n');
   await fs.writeFile(path.join(sb.roots.project, 'notes.md'), '---\ndescription: Loose notes\n---\nNothing yet.\n');
   served = await serve(sb.home);
-  const res = await fetch(`${served.origin}/api/rpc/workspaces/add`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ json: { name: 'widgets', path: sb.checkout } }),
-  });
-  expect(res.status).toBe(200);
+  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   [first, second] = await Promise.all([launchBrowser(), launchBrowser()]);
 });
 afterAll(async () => {
@@ -140,7 +126,3 @@ describe('pins and uses made in other processes', () => {
     await page.close();
   });
 });
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}

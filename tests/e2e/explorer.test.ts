@@ -6,14 +6,13 @@
 // test-results/ (explorer-*.png) for a person to look at.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
+import { openPage, row, shots } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 const P = '/memories/project';
 
 let sb: Sandbox;
@@ -21,44 +20,16 @@ let served: Served;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
-const row = (page: Page, p: string) => page.getByRole('treeitem', { name: p, exact: true });
 const exists = (p: string) =>
   fs.stat(path.join(sb.roots.project, p)).then(
     () => true,
     () => false,
   );
 
-async function open(first = `${P}/build.md`): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1400, height: 800 });
-  await page.goto(served.address);
-  await row(page, first).waitFor();
-  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-  return page;
-}
-
-async function theme(page: Page, scheme: 'light' | 'dark'): Promise<void> {
-  await page.emulateMedia({ colorScheme: scheme });
-  await page.locator(`html[data-theme="${scheme}"]`).waitFor({ state: 'attached' });
-}
-
-/** Saves the page as it is at 1400 and 800 px, light and dark; `ready` waits for what must be on screen at each. */
-async function shots(page: Page, name: string, ready?: () => Promise<unknown>): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await theme(page, scheme);
-    for (const width of [1400, 800]) {
-      await page.setViewportSize({ width, height: 800 });
-      await ready?.();
-      await page.screenshot({ path: path.join(SHOTS, `explorer-${name}-${width}-${scheme}.png`) });
-    }
-  }
-  await theme(page, 'light');
-  await page.setViewportSize({ width: 1400, height: 800 });
-}
+const open = (first = `${P}/build.md`) => openPage(browser.context, served.address, { row: first });
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await agent(
     { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test; the webpack step is flaky\n' },
@@ -86,7 +57,7 @@ describe('the explorer in Chromium (issue 20)', () => {
     const menu = page.getByRole('menu', { name: `Actions for ${P}/deploy.md` });
     await menu.waitFor();
     await expect(menu.getByRole('menuitem').allTextContents()).resolves.toEqual(['OpenEnter', 'Rename or move…F2', 'Pin', 'Copy virtual path', 'Delete…Del']);
-    await shots(page, 'row-menu', () => menu.waitFor());
+    await shots(page, 'explorer-row-menu', { ready: () => menu.waitFor() });
     await menu.getByRole('menuitem', { name: 'Pin' }).click();
     await row(page, `${P}/deploy.md`).getByLabel('Pinned').waitFor();
     // Kept by the server: a new page shows it pinned.
@@ -117,13 +88,13 @@ describe('the explorer in Chromium (issue 20)', () => {
     await bar.getByText('2 selected').waitFor();
     await row(page, `${P}/scratch-2.md`).click({ modifiers: ['Control'] });
     await bar.getByText('3 selected').waitFor();
-    await shots(page, 'multi-select', () => bar.waitFor());
+    await shots(page, 'explorer-multi-select', { ready: () => bar.waitFor() });
     await row(page, `${P}/scratch-2.md`).click({ button: 'right' });
     await page.getByRole('menuitem', { name: 'Delete 3 files…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete 3 files?' });
     await dialog.waitFor();
     await expect(dialog.locator('li').allTextContents()).resolves.toEqual([`${P}/scratch-1.md`, `${P}/scratch-2.md`, `${P}/scratch-3.md`]);
-    await shots(page, 'bulk-delete-confirm', () => dialog.waitFor());
+    await shots(page, 'explorer-bulk-delete-confirm', { ready: () => dialog.waitFor() });
     await dialog.getByRole('button', { name: 'Delete 3 files' }).click();
     await page.getByText('Deleted 3 files.', { exact: false }).waitFor();
     for (const n of [1, 2, 3]) {
@@ -141,14 +112,14 @@ describe('the explorer in Chromium (issue 20)', () => {
     await row(page, `${P}/notes/deploy.md`).waitFor();
     await expect(exists('notes/deploy.md')).resolves.toBe(true);
     await expect(exists('deploy.md')).resolves.toBe(false);
-    await shots(page, 'dropped', () => row(page, `${P}/notes/deploy.md`).waitFor());
+    await shots(page, 'explorer-dropped', { ready: () => row(page, `${P}/notes/deploy.md`).waitFor() });
 
     await row(page, `${P}/build.md`).dragTo(page.getByRole('treeitem', { name: /^GLOBAL memory/ }));
     const refusal = page.getByRole('alert').filter({ hasText: 'A memory moves within its scope' });
     await refusal.waitFor();
     await expect(refusal.textContent()).resolves.toContain(`${P}/build.md stays in project memory. To move it to global memory, create it there`);
     await expect(exists('build.md')).resolves.toBe(true);
-    await shots(page, 'drop-refused', () => refusal.waitFor());
+    await shots(page, 'explorer-drop-refused', { ready: () => refusal.waitFor() });
     await page.close();
   });
 
@@ -159,14 +130,14 @@ describe('the explorer in Chromium (issue 20)', () => {
     const results = page.getByRole('listbox', { name: /Content matches/ });
     await results.waitFor();
     await expect(results.locator('mark').first().textContent()).resolves.toBe('webpack');
-    await shots(page, 'content-search', () => results.waitFor());
+    await shots(page, 'explorer-content-search', { ready: () => results.waitFor() });
     await page.getByRole('button', { name: 'Search content' }).click();
     await page.getByRole('searchbox', { name: 'Filter memories' }).fill('');
     await page.getByRole('combobox', { name: 'Sort files by' }).selectOption('written');
     await page.getByRole('button', { name: 'What agents receive' }).click();
     const dialog = page.getByRole('dialog', { name: 'What agents receive' });
     await dialog.getByText(/^index: .* of 24 KiB$/).waitFor();
-    await shots(page, 'agents-receive', () => dialog.getByText(/^hot set: /).waitFor());
+    await shots(page, 'explorer-agents-receive', { ready: () => dialog.getByText(/^hot set: /).waitFor() });
     await page.close();
   });
 });

@@ -17,10 +17,10 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
+import { inbox, openPage, shot, showInbox, shots as pageShots } from '../support/page';
 import { makeCheckout, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
 const FIXTURE_CWD = '/home/dev/projects/widgets';
 const CODEX = 'codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl';
@@ -87,43 +87,32 @@ async function makeStandIn(name: string): Promise<string> {
 
 const standInCommand = (dir: string) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(dir, 'model.cjs'))} ${JSON.stringify(dir)}`;
 
-const inbox = (page: Page): Locator => page.getByRole('region', { name: 'Inbox' });
 const statusLine = (page: Page): Locator => inbox(page).getByRole('group', { name: 'Harvest status' });
 
-async function openPage(): Promise<Page> {
-  const page = await browser.context.newPage();
-  // The person's zone and locale: the retry time is theirs.
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Emulation.setTimezoneOverride', { timezoneId: ZONE.timeZone });
-  await cdp.send('Emulation.setLocaleOverride', { locale: ZONE.locale });
-  await page.setViewportSize({ width: 1400, height: 900 });
-  await page.goto(served.address);
-  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-  return page;
-}
+const open = () =>
+  openPage(browser.context, served.address, {
+    height: 900,
+    // The person's zone and locale: the retry time is theirs.
+    before: async (page) => {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setTimezoneOverride', { timezoneId: ZONE.timeZone });
+      await cdp.send('Emulation.setLocaleOverride', { locale: ZONE.locale });
+    },
+  });
 
 async function openInbox(page: Page): Promise<void> {
-  await page.getByRole('button', { name: /^Inbox/ }).click();
+  await showInbox(page);
   await statusLine(page).waitFor();
 }
 
-/** The Inbox's header in each width and theme, then back to 1400 px, light. */
+/** The Inbox's header in each width and theme, then the whole page at 1400 px, light. */
 async function shots(page: Page, name: string): Promise<void> {
-  for (const width of [1400, 800]) {
-    await page.setViewportSize({ width, height: 900 });
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      await inbox(page).locator('header').first().screenshot({ path: path.join(SHOTS, `harvest-${name}-${width}-${colorScheme}.png`) });
-    }
-  }
-  await page.setViewportSize({ width: 1400, height: 900 });
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: path.join(SHOTS, `harvest-${name}-page.png`) });
+  await pageShots(page, `harvest-${name}`, { of: inbox(page).locator('header').first() });
+  await shot(page, `harvest-${name}-page`);
 }
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   agentsEnv = { CLAUDE_CONFIG_DIR: path.join(sb.dir, 'claude-config'), CODEX_HOME: path.join(sb.dir, 'codex-home') };
   await placeTranscript(sb.checkout, SESSION);
@@ -142,7 +131,7 @@ afterAll(async () => {
 
 describe('the harvest status line in Chromium', () => {
   it('harvests chunk 2 of 4, fails with the reason, the local retry time and Retry; fixed, Retry brings the proposals, the count goes up', async () => {
-    const page = await openPage();
+    const page = await open();
     await openInbox(page);
     const line = statusLine(page);
     await line.getByText('Harvest is off for this workspace.').waitFor();
@@ -187,7 +176,7 @@ describe('the harvest status line in Chromium', () => {
   });
 
   it('follows another process: a terminal harvest raises the count and fills the open list, without a reload', async () => {
-    const page = await openPage();
+    const page = await open();
     await page.getByRole('button', { name: 'Inbox, 2 to review' }).waitFor();
     await openInbox(page);
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
@@ -205,7 +194,7 @@ describe('the harvest status line in Chromium', () => {
   });
 
   it('approves with a and rejects with r, the count following each', async () => {
-    const page = await openPage();
+    const page = await open();
     await openInbox(page);
     const codex = inbox(page).getByRole('region', { name: /^From Codex session / });
     const items = codex.getByRole('listitem');
@@ -245,7 +234,7 @@ describe('the harvest status line in Chromium', () => {
       await fs.writeFile(path.join(held, 'gate'), '').catch(() => {});
       await terminal;
     });
-    const page = await openPage();
+    const page = await open();
     await openInbox(page);
     const line = statusLine(page);
     // (A bound on a failure only: the terminal's worker reaches chunk 2 when it does.)

@@ -9,10 +9,10 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
+import { openPage, row, shot, shotLightAndDark } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 const P = '/memories/project';
 
 let sb: Sandbox;
@@ -21,23 +21,10 @@ let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
 /** Commands run as an agent in another process (`cairn tool --jsonl`). */
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
-const row = (page: Page, p: string) => page.getByRole('treeitem', { name: p, exact: true });
 const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
 const gone = async (name: string) => expect(fs.access(path.join(sb.roots.project, name))).rejects.toThrow();
 
-async function open(setup?: (page: Page) => Promise<void>): Promise<Page> {
-  const page = await browser.context.newPage();
-  await setup?.(page);
-  await page.setViewportSize({ width: 1280, height: 760 });
-  await page.goto(served.address);
-  await row(page, `${P}/build.md`).waitFor();
-  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-  return page;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}
+const open = (before?: (page: Page) => Promise<void>) => openPage(browser.context, served.address, { width: 1280, height: 760, before, row: `${P}/build.md` });
 
 /** Deletes a file from its row's Delete button, confirming the dialog. */
 async function deleteRow(page: Page, p: string): Promise<void> {
@@ -52,7 +39,6 @@ const toast = (page: Page): Locator => page.locator('.toast');
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await agent({ command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test\n' });
   served = await serve(sb.home);
@@ -162,10 +148,7 @@ describe('version history in Chromium', () => {
     // Screen readers hear which lines are added; the eye sees the colour and the sign.
     await expect(diff.locator('.dl.del .dl-text').allTextContents()).resolves.toEqual(['Removed: 2. push']);
     await expect(diff.locator('.dl.add .dl-text').allTextContents()).resolves.toEqual(['Added: 2. push to main', 'Added: 3. tag the release', 'Added: 4. announce it']);
-    await shot(page, 'history-view');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await shot(page, 'history-view-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
+    await shotLightAndDark(page, 'history-view');
 
     await history.getByRole('button', { name: 'Restore this version' }).click();
     const confirm = page.getByRole('dialog', { name: 'Restore deploy.md to this version?' });

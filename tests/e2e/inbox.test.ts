@@ -10,10 +10,10 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
+import { inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
 const FIXTURE_CWD = '/home/dev/projects/widgets';
 const CODEX = 'codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl';
@@ -37,26 +37,16 @@ async function harvest(relative: string): Promise<void> {
 }
 
 const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
-const inbox = (page: Page): Locator => page.getByRole('region', { name: 'Inbox' });
 const proposal = (page: Page, name: string): Locator => inbox(page).getByRole('listitem', { name, exact: true });
 
 async function openInbox(): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(served.address);
-  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-  await page.getByRole('button', { name: /^Inbox/ }).click();
-  await inbox(page).waitFor();
+  const page = await openPage(browser.context, served.address, { width: 1280 });
+  await showInbox(page);
   return page;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 }
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' });
   served = await serve(sb.home);
@@ -81,10 +71,7 @@ describe('the Inbox in Chromium', () => {
     const pnpm = proposal(page, 'Convention: We use pnpm here, not npm.');
     await pnpm.getByText('/memories/project/conventions.md').waitFor();
     await pnpm.getByRole('group', { name: 'Evidence' }).getByText('You said').waitFor();
-    await shot(page, 'inbox-list');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await shot(page, 'inbox-list-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
+    await shotLightAndDark(page, 'inbox-list');
 
     await pnpm.getByRole('button', { name: 'Approve' }).click();
     const status = inbox(page).getByRole('status');
@@ -110,10 +97,7 @@ describe('the Inbox in Chromium', () => {
     await text.fill('Run pnpm lint before saying a change is done.');
     const to = lint.getByRole('combobox', { name: 'Add to file' });
     await to.fill('/memories/project/workflow.md');
-    await shot(page, 'inbox-edit');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await shot(page, 'inbox-edit-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
+    await shotLightAndDark(page, 'inbox-edit');
     await lint.getByRole('button', { name: 'Approve' }).click();
     await inbox(page).getByRole('status').getByText('Added to /memories/project/workflow.md (a new file).').waitFor();
     await lint.waitFor({ state: 'detached' });
@@ -160,9 +144,7 @@ describe('the Inbox in Chromium', () => {
     await inbox(page).getByRole('heading', { name: 'Nothing to review' }).waitFor();
     await inbox(page).getByText('cairn harvest --transcript FILE').waitFor();
     await page.getByRole('button', { name: 'Inbox', exact: true }).waitFor();
-    await shot(page, 'inbox-empty');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await shot(page, 'inbox-empty-dark');
+    await shotLightAndDark(page, 'inbox-empty');
     const listed = JSON.parse((await runCairn(['inbox', 'list', '--all', '--json', '--home', sb.home])).stdout) as { items: Array<{ status: string }> };
     expect(listed.items.filter((i) => i.status === 'approved')).toHaveLength(2);
     expect(listed.items.filter((i) => i.status === 'rejected')).toHaveLength(total);

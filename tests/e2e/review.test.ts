@@ -5,21 +5,19 @@
 // test-results/ (review-*.png) so a person can look at what the UI showed.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
+import { inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { type Served, serve } from '../support/serve';
+import { rpc, type Served, serve } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 
 let sb: Sandbox;
 let served: Served;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
 const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
-const inbox = (page: Page): Locator => page.getByRole('region', { name: 'Inbox' });
 const agent = async (command: unknown) => {
   const r = await runCairn(['tool', JSON.stringify(command), '--home', sb.home, '--cwd', sb.checkout]);
   expect(r.status, r.stderr).toBe(0);
@@ -28,17 +26,11 @@ const agent = async (command: unknown) => {
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nBuild with make.\nTest with make test.\nRelease with make release.\n' });
   await sb.run({ command: 'create', path: '/memories/project/old.md', file_text: 'An old note.\n' });
   served = await serve(sb.home);
-  const res = await fetch(`${served.origin}/api/rpc/workspaces/add`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ json: { name: 'widgets', path: sb.checkout } }),
-  });
-  expect(res.status).toBe(200);
+  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -49,12 +41,8 @@ afterAll(async () => {
 
 describe('review mode in Chromium', () => {
   it("turns review on from the Inbox, shows an agent's held changes as diffs, approves one onto disk and rejects the other", async () => {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width: 1280, height: 860 });
-    await page.goto(served.address);
-    await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-    await page.getByRole('button', { name: /^Inbox/ }).click();
-    await inbox(page).waitFor();
+    const page = await openPage(browser.context, served.address, { width: 1280, height: 860 });
+    await showInbox(page);
 
     const project = inbox(page).getByRole('group', { name: 'Hold agents’ changes for my review:' }).getByRole('checkbox', { name: 'project memory' });
     await expect(project.isChecked()).resolves.toBe(false);
@@ -75,10 +63,7 @@ describe('review mode in Chromium', () => {
     await diff.getByText('Removed: Test with make test.').waitFor();
     await diff.getByText('Added: Test with pnpm test.').waitFor();
     await del.getByRole('group', { name: 'Differences between the file now and the agent’s version' }).getByText('Removed: An old note.').waitFor();
-    await shot(page, 'review-diff');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await shot(page, 'review-diff-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
+    await shotLightAndDark(page, 'review-diff');
 
     await edit.getByRole('button', { name: 'Approve' }).click();
     const status = inbox(page).getByRole('status');
@@ -96,7 +81,3 @@ describe('review mode in Chromium', () => {
     await page.close();
   });
 });
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}

@@ -9,10 +9,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
+import { openPage, row, shots, theme } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 const P = '/memories/project';
 const LONG_NAME = `${P}/decisions-about-the-storage-layer-and-why-sqlite-won-over-postgres-for-local-use.md`;
 const LONG_DESC = 'Why the local store is SQLite: one file, no server, WAL for concurrent readers, and what would make us reconsider';
@@ -22,16 +22,7 @@ let served: Served;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
-const row = (page: Page, p: string) => page.getByRole('treeitem', { name: p, exact: true });
-
-async function open(server = served, first = `${P}/build.md`): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1400, height: 800 });
-  await page.goto(server.address);
-  await row(page, first).waitFor();
-  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-  return page;
-}
+const open = (server = served, first = `${P}/build.md`) => openPage(browser.context, server.address, { row: first });
 
 /** Opens `file` from its row and types `text` at its end, as a person would; the editor, with unsaved edits. */
 async function typeAtEnd(page: Page, file: string, text: string) {
@@ -44,32 +35,11 @@ async function typeAtEnd(page: Page, file: string, text: string) {
   return editor;
 }
 
-/** Sets the page's colour scheme (the app follows the system's by default) and waits for the app to apply it. */
-async function theme(page: Page, scheme: 'light' | 'dark'): Promise<void> {
-  await page.emulateMedia({ colorScheme: scheme });
-  await page.locator(`html[data-theme="${scheme}"]`).waitFor({ state: 'attached' });
-}
-
-/** Saves the page as it is at 1400 and 800 px, light and dark; `ready` waits for what must be on screen at each. */
-async function shots(page: Page, name: string, ready?: () => Promise<unknown>): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await theme(page, scheme);
-    for (const width of [1400, 800]) {
-      await page.setViewportSize({ width, height: 800 });
-      await ready?.();
-      await page.screenshot({ path: path.join(SHOTS, `tree-editor-${name}-${width}-${scheme}.png`) });
-    }
-  }
-  await theme(page, 'light');
-  await page.setViewportSize({ width: 1400, height: 800 });
-}
-
 /** The background colour an element has, as `rgb(r, g, b)`. */
 const background = (page: Page, selector: string) => page.locator(selector).first().evaluate((el) => getComputedStyle(el).backgroundColor);
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await agent(
     { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
@@ -114,12 +84,12 @@ describe('the tree and the editor in Chromium (issue 20)', () => {
     await expect(field.evaluate((el: HTMLInputElement) => el.value.slice(el.selectionStart!, el.selectionEnd!))).resolves.toBe('rust');
     await page.keyboard.type('go');
     await dialog.getByText('Will be: /memories/global/languages/go.md').waitFor();
-    await shots(page, 'rename-will-be', () => dialog.getByText('Will be:').waitFor());
+    await shots(page, 'tree-editor-rename-will-be', { ready: () => dialog.getByText('Will be:').waitFor() });
     await field.fill('/memories/project/shell.md');
     const refusal = dialog.getByText(/^A memory moves within its scope/);
     await refusal.waitFor();
     await expect(dialog.getByRole('button', { name: 'Rename' }).isDisabled()).resolves.toBe(true);
-    await shots(page, 'rename-other-scope', () => refusal.waitFor());
+    await shots(page, 'tree-editor-rename-other-scope', { ready: () => refusal.waitFor() });
     await field.fill('/memories/global/languages/go.md');
     await dialog.getByRole('button', { name: 'Rename' }).click();
     await row(page, '/memories/global/languages/go.md').waitFor();
@@ -135,7 +105,7 @@ describe('the tree and the editor in Chromium (issue 20)', () => {
     const banner = editor.getByRole('alert');
     await banner.getByText('This file was deleted by an agent since you opened it. Your text is still here, not saved.').waitFor({ timeout: 15_000 });
     await expect(editor.getByText(/Could not open|Changed by an agent/).count()).resolves.toBe(0);
-    await shots(page, 'deleted-under-edits', () => banner.waitFor());
+    await shots(page, 'tree-editor-deleted-under-edits', { ready: () => banner.waitFor() });
     await banner.getByRole('button', { name: 'Keep my text as a new file' }).click();
     await editor.getByText('Kept your text: the file exists again.').waitFor();
     expect(await fs.readFile(path.join(sb.roots.project, 'doomed.md'), 'utf8')).toBe('line one\nmy unsaved line');
@@ -158,7 +128,7 @@ describe('the tree and the editor in Chromium (issue 20)', () => {
     await theme(page, 'light');
     await expect(background(page, '.diff-body .cm-gutters')).resolves.toBe('rgb(247, 248, 250)');
     await expect(background(page, '.diff-body .cm-merge-a .cm-changedLineGutter')).resolves.toBe('rgb(238, 68, 51)');
-    await shots(page, 'compare', () => editor.getByText('On disk now').waitFor());
+    await shots(page, 'tree-editor-compare', { ready: () => editor.getByText('On disk now').waitFor() });
     await page.close();
   });
 
@@ -184,7 +154,7 @@ describe('the tree and the editor in Chromium (issue 20)', () => {
     await row(page, `${P}/aaa-first.md`).waitFor({ state: 'detached' });
     const focusedRow = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null);
     await expect.poll(focusedRow).toBe(`${P}/aab-second.md`);
-    await shots(page, 'after-delete', () => row(page, `${P}/aab-second.md`).waitFor());
+    await shots(page, 'tree-editor-after-delete', { ready: () => row(page, `${P}/aab-second.md`).waitFor() });
     // The keyboard goes on from the focused row.
     await page.keyboard.press('ArrowDown');
     await expect.poll(focusedRow).toBe(`${P}/build.md`);
@@ -222,7 +192,7 @@ describe('the tree and the editor in Chromium (issue 20)', () => {
     await row(page, `${P}/build.md`).waitFor();
     expect(await width()).toBe(332);
     await grip.hover();
-    await shots(page, 'split', () => row(page, `${P}/build.md`).waitFor());
+    await shots(page, 'tree-editor-split', { ready: () => row(page, `${P}/build.md`).waitFor() });
     // Below 900 px the tree and the file take turns: no split to drag.
     await page.setViewportSize({ width: 800, height: 800 });
     await expect(grip.isVisible()).resolves.toBe(false);
@@ -247,10 +217,10 @@ describe('the tree and the editor in Chromium (issue 20)', () => {
       await expect(row(page, '/memories/global/session-0').getAttribute('aria-expanded')).resolves.toBe('false');
       await expect(row(page, '/memories/global/session-0/note-0.md').count()).resolves.toBe(0);
       await expect(page.getByRole('treeitem', { name: 'WORKSPACE memory, 0 files' }).isVisible()).resolves.toBe(true);
-      await shots(page, 'large-tree-start', () => row(page, '/memories/global/session-9').waitFor());
+      await shots(page, 'tree-editor-large-tree-start', { ready: () => row(page, '/memories/global/session-9').waitFor() });
       await page.getByRole('button', { name: 'Expand all' }).click();
       await row(page, '/memories/global/session-0/note-0.md').waitFor();
-      await shots(page, 'large-tree-expanded', () => row(page, '/memories/global/session-0/note-0.md').waitFor());
+      await shots(page, 'tree-editor-large-tree-expanded', { ready: () => row(page, '/memories/global/session-0/note-0.md').waitFor() });
       await page.getByRole('button', { name: 'Collapse all' }).click();
       await row(page, '/memories/global/session-0/note-0.md').waitFor({ state: 'detached' });
       await page.close();

@@ -5,39 +5,24 @@
 // Every test saves a screenshot under test-results/ so a person can look at what the UI showed.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
+import { openPage, row, shot } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 
 let sb: Sandbox;
 let served: Served;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
-const row = (page: Page, p: string) => page.getByRole('treeitem', { name: p, exact: true });
-
-async function open(): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1280, height: 760 });
-  await page.goto(served.address);
-  await row(page, '/memories/project/build.md').waitFor();
-  // Agents' and outside edits show up once the change stream is live.
-  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-  return page;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}
+/** A tab with the tree loaded and the change stream live (agents' and outside edits show up from then on). */
+const open = () => openPage(browser.context, served.address, { width: 1280, height: 760, row: '/memories/project/build.md' });
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await agent(
     { command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' },

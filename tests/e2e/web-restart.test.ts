@@ -12,17 +12,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
+import { openPage, row, shots } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 
 let sb: Sandbox;
 let served: Served;
 let port: number;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
-const row = (page: Page, p: string) => page.getByRole('treeitem', { name: p, exact: true });
 const editorOf = (page: Page, p: string) => page.getByRole('region', { name: `Editor: ${p}` });
 const contentOf = (page: Page, p: string) => editorOf(page, p).getByRole('textbox', { name: `Content of ${p}` });
 const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
@@ -32,14 +31,7 @@ async function restart(...extra: string[]): Promise<void> {
   served = await serve(sb.home, { port, args: extra });
 }
 
-async function open(address = served.address): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1280, height: 760 });
-  await page.goto(address);
-  await row(page, '/memories/project/notes.md').waitFor();
-  await page.getByTitle("Agents' edits show up here as they happen").waitFor();
-  return page;
-}
+const open = (address = served.address) => openPage(browser.context, address, { width: 1280, height: 760, row: '/memories/project/notes.md' });
 
 /** Opens `name` in the project scope and types `text` at its end; the editor then shows it unsaved. */
 async function typeInto(page: Page, name: string, text: string): Promise<void> {
@@ -51,22 +43,8 @@ async function typeInto(page: Page, name: string, text: string): Promise<void> {
   await editorOf(page, p).getByLabel('Unsaved changes').waitFor();
 }
 
-/** The page as it is now at 1400 and 800 px, light and dark (then back to 1280 px, light). */
-async function shot(page: Page, name: string): Promise<void> {
-  for (const width of [1400, 800]) {
-    await page.setViewportSize({ width, height: 760 });
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}-${colorScheme}.png`) });
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 760 });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: '/memories/project/notes.md', file_text: 'first line\n' }]);
   served = await serve(sb.home);
@@ -97,14 +75,14 @@ describe('web mode across restarts of cairn serve', () => {
 
     const banner = page.getByRole('status').filter({ hasText: 'Reconnecting to Cairn…' });
     await banner.waitFor();
-    await shot(page, 'web-restart-reconnecting');
+    await shots(page, 'web-restart-reconnecting');
 
     await page.keyboard.press('Control+s');
     const editor = editorOf(page, '/memories/project/notes.md');
     const error = editor.getByRole('alert');
     await error.getByText('Cairn is not reachable right now, so this was not done. Nothing you typed is lost').waitFor();
     expect(await error.textContent()).not.toContain('WebSocket');
-    await shot(page, 'web-restart-save-while-down');
+    await shots(page, 'web-restart-save-while-down');
     await expect(contentOf(page, '/memories/project/notes.md').textContent()).resolves.toContain('typed while it runs');
     expect(await onDisk('notes.md')).toBe('first line\n');
 
@@ -134,7 +112,7 @@ describe('web mode across restarts of cairn serve', () => {
     await notice.getByText('is back. It is not saved yet.').waitFor();
     await expect(contentOf(page, p).textContent()).resolves.toContain('typed while it runs and a draft');
     await editorOf(page, p).getByLabel('Unsaved changes').waitFor();
-    await shot(page, 'web-restart-draft-restored');
+    await shots(page, 'web-restart-draft-restored');
     await editorOf(page, p).getByRole('button', { name: 'Save' }).click();
     await editorOf(page, p).getByRole('status').getByText('Saved.').waitFor();
     expect(await onDisk('notes.md')).toBe('first line\ntyped while it runs and a draft');
@@ -158,7 +136,7 @@ describe('web mode across restarts of cairn serve', () => {
     await row(again, p).click();
     await editorOf(again, p).getByText('but the file has changed since: saving will ask what to keep.').waitFor();
     await expect(contentOf(again, p).textContent()).resolves.toContain('mine');
-    await shot(again, 'web-restart-draft-changed-since');
+    await shots(again, 'web-restart-draft-changed-since');
     await editorOf(again, p).getByRole('button', { name: 'Save' }).click();
     // This tab never saw the agent's write, so the banner cannot say who: only that it changed.
     await editorOf(again, p).getByRole('alert').getByText(/This file was changed .*since you opened it/).waitFor();
@@ -188,7 +166,7 @@ describe('web mode across restarts of cairn serve', () => {
     const alert = page.locator('.connection-banner[role="alert"]');
     await alert.getByText("Cairn no longer accepts this page's access token").waitFor({ timeout: 30_000 });
     await alert.getByText('Open the address `cairn serve` printed, or run `cairn serve` again to see it.').waitFor({ timeout: 30_000 });
-    await shot(page, 'web-restart-token-rotated');
+    await shots(page, 'web-restart-token-rotated');
     await page.keyboard.press('Control+s');
     await editorOf(page, '/memories/project/notes.md').getByRole('alert').getByText("Cairn no longer accepts this page's access token").waitFor();
     await expect(contentOf(page, '/memories/project/notes.md').textContent()).resolves.toContain('kept through a rotation');
@@ -216,14 +194,13 @@ describe('web mode across restarts of cairn serve', () => {
   it('tells a browser that never had the token, and one holding a stale token, what to do', async () => {
     const other = await launchBrowser();
     try {
-      const page = await other.context.newPage();
-      await page.goto(`${served.origin}/`);
+      const page = await openPage(other.context, `${served.origin}/`, { width: 1280, height: 760, live: false });
       await page.getByText('This page has no access token. Open the address `cairn serve` printed').waitFor();
       await page.evaluate(() => localStorage.setItem('cairn.token', 'stale-token-from-before-a-rotation'));
       await page.reload();
       await page.getByText("Cairn no longer accepts this page's access token").waitFor();
       await page.getByText('Open the address `cairn serve` printed, or run `cairn serve` again to see it.').waitFor();
-      await shot(page, 'web-restart-stale-token-boot');
+      await shots(page, 'web-restart-stale-token-boot');
       await page.close();
     } finally {
       await other.close();

@@ -10,10 +10,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
+import { openPage, row, shots } from '../support/page';
 import { makeCheckout, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
 
-const SHOTS = path.resolve('test-results');
 const P = '/memories/project';
 const MATRIX = [
   '---',
@@ -36,13 +36,10 @@ let served: Served;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let gadgets: string;
 
-const row = (page: Page, p: string) => page.getByRole('treeitem', { name: p, exact: true });
 const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Workspaces' });
 
 async function open(): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1400, height: 800 });
-  await page.goto(served.address);
+  const page = await openPage(browser.context, served.address, { live: false });
   await sidebar(page).getByRole('button', { name: 'widgets: actions' }).waitFor();
   return page;
 }
@@ -62,25 +59,6 @@ async function openMenu(page: Page, name: string) {
   return menu;
 }
 
-async function theme(page: Page, scheme: 'light' | 'dark'): Promise<void> {
-  await page.emulateMedia({ colorScheme: scheme });
-  await page.locator(`html[data-theme="${scheme}"]`).waitFor({ state: 'attached' });
-}
-
-/** Saves the page at 1400 and 800 px, light and dark; `ready` brings back what must be on screen at each (a resize closes a menu). */
-async function shots(page: Page, name: string, ready?: () => Promise<unknown>): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await theme(page, scheme);
-    for (const width of [1400, 800]) {
-      await page.setViewportSize({ width, height: 800 });
-      await ready?.();
-      await page.screenshot({ path: path.join(SHOTS, `workspaces-${name}-${width}-${scheme}.png`) });
-    }
-  }
-  await theme(page, 'light');
-  await page.setViewportSize({ width: 1400, height: 800 });
-}
-
 /** Whether all of an element's box is inside the viewport. */
 const onScreen = (page: Page, locator: ReturnType<Page['locator']>) =>
   locator.evaluate((el) => {
@@ -90,7 +68,6 @@ const onScreen = (page: Page, locator: ReturnType<Page['locator']>) =>
 
 beforeAll(async () => {
   await requireBuiltCli();
-  await fs.mkdir(SHOTS, { recursive: true });
   sb = await makeSandbox();
   await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: `${P}/build-matrix.md`, file_text: MATRIX }]);
   gadgets = await makeCheckout(path.join(sb.dir, 'gadgets'), 'git@example.com:acme/gadgets.git');
@@ -118,14 +95,14 @@ describe('workspaces, setup help and the preview in Chromium (issue 20)', () => 
     expect(await preview.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).checked))).toEqual([true, false]);
     expect(await preview.locator('del').textContent()).toBe('ninja');
     await preview.getByRole('link', { name: 'https://example.com/mac' }).waitFor();
-    await shots(page, 'preview-gfm', () => table.waitFor());
+    await shots(page, 'workspaces-preview-gfm', { ready: () => table.waitFor() });
     await page.close();
   });
 
   it('"Connect an agent…" is in every workspace\'s menu, at 800 px, with memory there and for a second project', async () => {
     const page = await open();
     await row(page, `${P}/build-matrix.md`).waitFor();
-    await shots(page, 'menu-open', () => openMenu(page, 'widgets'));
+    await shots(page, 'workspaces-menu-open', { ready: () => openMenu(page, 'widgets') });
     await page.keyboard.press('Escape');
     for (const [name, checkout] of [['widgets', sb.checkout], ['gadgets', gadgets]] as const) {
       for (const width of [1400, 800]) {
@@ -140,7 +117,7 @@ describe('workspaces, setup help and the preview in Chromium (issue 20)', () => 
         expect(await command.textContent()).toMatch(/setup/);
         expect(await onScreen(page, command)).toBe(true);
         await dialog.getByText(new RegExp(`Or merge it yourself into ${checkout.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`)).first().waitFor();
-        if (width === 800 && name === 'widgets') await shots(page, 'connect-agent', () => command.waitFor());
+        if (width === 800 && name === 'widgets') await shots(page, 'workspaces-connect-agent', { ready: () => command.waitFor() });
         await page.keyboard.press('Escape');
         await dialog.waitFor({ state: 'detached' });
       }
@@ -152,7 +129,7 @@ describe('workspaces, setup help and the preview in Chromium (issue 20)', () => 
     const page = await open();
     await (await openMenu(page, 'gadgets')).getByRole('menuitem', { name: 'Rename…' }).press('Enter');
     const rename = page.getByRole('dialog', { name: 'Rename gadgets' });
-    await shots(page, 'rename', () => rename.waitFor());
+    await shots(page, 'workspaces-rename', { ready: () => rename.waitFor() });
     await page.keyboard.type('Gadgets (main)');
     await page.keyboard.press('Enter');
     await sidebar(page).getByText('Gadgets (main)', { exact: true }).waitFor();
@@ -162,7 +139,7 @@ describe('workspaces, setup help and the preview in Chromium (issue 20)', () => 
     await menu.getByRole('menuitem', { name: 'Remove…' }).press('Enter');
     const remove = page.getByRole('dialog', { name: 'Remove Gadgets (main)?' });
     await remove.getByText(`The checkout at ${gadgets} and its project memory`, { exact: false }).waitFor();
-    await shots(page, 'remove', () => remove.waitFor());
+    await shots(page, 'workspaces-remove', { ready: () => remove.waitFor() });
     await remove.getByRole('button', { name: 'Remove workspace' }).click();
     await sidebar(page).getByText('Gadgets (main)', { exact: true }).waitFor({ state: 'detached' });
     await fs.access(gadgets);
@@ -180,7 +157,7 @@ describe('workspaces, setup help and the preview in Chromium (issue 20)', () => 
     await sidebar(page).getByText(said).waitFor();
     await page.getByRole('treeitem', { name: said }).waitFor();
     expect(await page.locator('body').textContent()).not.toMatch(/git repository/);
-    await shots(page, 'folder-gone', () => sidebar(page).getByText(said).waitFor());
+    await shots(page, 'workspaces-folder-gone', { ready: () => sidebar(page).getByText(said).waitFor() });
     await sidebar(page).getByRole('button', { name: 'Remove…' }).click();
     await page.getByRole('dialog', { name: 'Remove old-project?' }).getByRole('button', { name: 'Remove workspace' }).click();
     await sidebar(page).getByText(said).waitFor({ state: 'detached' });
@@ -197,7 +174,7 @@ describe('workspaces, setup help and the preview in Chromium (issue 20)', () => 
     const alert = dialog.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe('The folder must be an absolute path that starts with /, such as /home/you/src/project; "src/widgets" is relative. Cairn does not guess what it is relative to.');
-    await shots(page, 'add-relative', () => alert.waitFor());
+    await shots(page, 'workspaces-add-relative', { ready: () => alert.waitFor() });
     // The server refuses it too, without resolving it against its own directory.
     await expect(rpc(served, 'workspaces/add', { name: 'x', path: 'src/widgets' })).rejects.toThrow(/is relative/);
     await page.close();
