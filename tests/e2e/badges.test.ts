@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
-import { openPage, row, shot } from '../support/page';
+import { editorOf, openPage, row, shot } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, type Served, serve } from '../support/serve';
 
@@ -71,7 +71,7 @@ describe('"agent edited" badges the server knows', () => {
 
     // Opening build.md in the first browser clears its badge there, and in the other one live.
     await row(page, `${P}/build.md`).click();
-    await page.getByRole('region', { name: `Editor: ${P}/build.md` }).getByText('Build with make -j8.').first().waitFor();
+    await editorOf(page, `${P}/build.md`).getByText('Build with make -j8.').first().waitFor();
     await agentEdited(page, `${P}/build.md`).waitFor({ state: 'detached' });
     await agentEdited(other, `${P}/build.md`).waitFor({ state: 'detached' });
     expect(await agentEdited(other, `${P}/learned.md`).count()).toBe(1);

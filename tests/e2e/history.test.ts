@@ -9,7 +9,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
-import { openPage, row, shot, shotLightAndDark } from '../support/page';
+import { contentOf, editorOf, openPage, row, shot, shotLightAndDark } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
@@ -122,8 +122,8 @@ describe('version history in Chromium', () => {
     await agent({ command: 'str_replace', path: `${P}/deploy.md`, old_str: '2. push', new_str: '2. push to main\n3. tag the release' });
     const page = await open();
     await row(page, `${P}/deploy.md`).click();
-    const editor = page.getByRole('region', { name: `Editor: ${P}/deploy.md` });
-    const content = editor.getByRole('textbox', { name: `Content of ${P}/deploy.md` });
+    const editor = editorOf(page, `${P}/deploy.md`);
+    const content = contentOf(page, `${P}/deploy.md`);
     await content.getByText('3. tag the release').waitFor();
     // The person edits and saves in Cairn: a third version.
     await content.click();
@@ -173,8 +173,8 @@ describe('version history in Chromium', () => {
     try {
       const page = await open();
       await row(page, `${P}/draft.md`).click();
-      const editor = page.getByRole('region', { name: `Editor: ${P}/draft.md` });
-      const content = editor.getByRole('textbox', { name: `Content of ${P}/draft.md` });
+      const editor = editorOf(page, `${P}/draft.md`);
+      const content = contentOf(page, `${P}/draft.md`);
       await content.getByText('second').waitFor();
       await content.click();
       await page.keyboard.press('Control+End');
@@ -219,7 +219,7 @@ describe('version history in Chromium', () => {
     await item.waitFor({ state: 'detached' });
     expect(await onDisk('notes/retro.md')).toBe('---\ndescription: What went well\n---\nshipping\n');
     await dialog.getByRole('button', { name: 'Open it' }).click();
-    await page.getByRole('region', { name: `Editor: ${P}/notes/retro.md` }).getByText('shipping').waitFor();
+    await editorOf(page, `${P}/notes/retro.md`).getByText('shipping').waitFor();
     await page.close();
   });
 });

@@ -10,7 +10,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
-import { inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
+import { editorOf, inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
@@ -84,7 +84,7 @@ describe('the Inbox in Chromium', () => {
     expect(await onDisk('conventions.md')).toContain('- We use pnpm here, not npm.\n');
 
     await status.getByRole('button', { name: 'Open conventions.md' }).click();
-    await page.getByRole('region', { name: 'Editor: /memories/project/conventions.md' }).getByText('- We use pnpm here, not npm.').waitFor();
+    await editorOf(page, '/memories/project/conventions.md').getByText('- We use pnpm here, not npm.').waitFor();
     await page.close();
   });
 

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
-import { openPage, row, shots, theme } from '../support/page';
+import { openPage, row, shots, theme, typeAtEnd } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
 
@@ -23,17 +23,6 @@ let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
 const open = (server = served, first = `${P}/build.md`) => openPage(browser.context, server.address, { row: first });
-
-/** Opens `file` from its row and types `text` at its end, as a person would; the editor, with unsaved edits. */
-async function typeAtEnd(page: Page, file: string, text: string) {
-  await row(page, file).click();
-  const editor = page.getByRole('region', { name: `Editor: ${file}` });
-  await editor.getByRole('textbox', { name: `Content of ${file}` }).click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type(text);
-  await editor.getByLabel('Unsaved changes').waitFor();
-  return editor;
-}
 
 /** The background colour an element has, as `rgb(r, g, b)`. */
 const background = (page: Page, selector: string) => page.locator(selector).first().evaluate((el) => getComputedStyle(el).backgroundColor);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
-import { openPage, row, shot } from '../support/page';
+import { contentOf, editorOf, openPage, row, shot, typeAtEnd } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
@@ -68,7 +68,7 @@ describe('the curation UI in Chromium', () => {
     await r.getByText('agent edited').waitFor({ timeout: 15_000 }); // a passing wait ends at once; this is for a loaded machine
     await shot(page, 'agent-edited-badge');
     await r.click();
-    await page.getByRole('region', { name: 'Editor: /memories/project/from-agent.md' }).getByText('hello').waitFor();
+    await editorOf(page, '/memories/project/from-agent.md').getByText('hello').waitFor();
     await r.getByText('agent edited').waitFor({ state: 'detached' }); // opening it clears the badge, once the page has handled it
     await page.close();
   });
@@ -84,13 +84,8 @@ describe('the curation UI in Chromium', () => {
   it('catches an agent edit between open and save: the banner says so, nothing is lost, and the person chooses', async () => {
     await agent({ command: 'create', path: '/memories/project/conflict.md', file_text: 'line one\n' });
     const page = await open();
-    await row(page, '/memories/project/conflict.md').click();
-    const editor = page.getByRole('region', { name: 'Editor: /memories/project/conflict.md' });
-    const content = editor.getByRole('textbox', { name: 'Content of /memories/project/conflict.md' });
-    await content.click();
-    await page.keyboard.press('Control+End');
-    await page.keyboard.type('my draft line');
-    await editor.getByLabel('Unsaved changes').waitFor();
+    const editor = await typeAtEnd(page, '/memories/project/conflict.md', 'my draft line');
+    const content = contentOf(page, '/memories/project/conflict.md');
     // The agent writes while the person edits.
     await agent({ command: 'str_replace', path: '/memories/project/conflict.md', old_str: 'line one', new_str: 'agent line' });
     await page.keyboard.press('Control+s');
@@ -150,14 +145,14 @@ describe('the curation UI in Chromium', () => {
     await agent({ command: 'create', path: '/memories/project/old-name.md', file_text: 'keep me\n' });
     const page = await open();
     await row(page, '/memories/project/old-name.md').click();
-    await page.getByRole('region', { name: 'Editor: /memories/project/old-name.md' }).getByText('keep me').waitFor();
+    await editorOf(page, '/memories/project/old-name.md').getByText('keep me').waitFor();
     await row(page, '/memories/project/old-name.md').focus();
     await page.keyboard.press('F2');
     const dialog = page.getByRole('dialog', { name: 'Rename /memories/project/old-name.md' });
     await dialog.getByLabel(/New path/).fill('archive/new-name.md');
     await dialog.getByRole('button', { name: 'Rename' }).click();
     await row(page, '/memories/project/archive/new-name.md').waitFor();
-    await page.getByRole('region', { name: 'Editor: /memories/project/archive/new-name.md' }).getByText('keep me').waitFor();
+    await editorOf(page, '/memories/project/archive/new-name.md').getByText('keep me').waitFor();
     expect(await fs.readFile(path.join(sb.roots.project, 'archive', 'new-name.md'), 'utf8')).toBe('keep me\n');
     await expect(fs.access(path.join(sb.roots.project, 'old-name.md'))).rejects.toThrow();
     await page.close();
@@ -178,8 +173,8 @@ describe('the curation UI in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: 'New memory' });
     await dialog.getByLabel('Name').fill('ops/deploy');
     await dialog.getByRole('button', { name: 'Create' }).click();
-    const editor = page.getByRole('region', { name: 'Editor: /memories/project/ops/deploy.md' });
-    const content = editor.getByRole('textbox', { name: 'Content of /memories/project/ops/deploy.md' });
+    const editor = editorOf(page, '/memories/project/ops/deploy.md');
+    const content = contentOf(page, '/memories/project/ops/deploy.md');
     await content.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('token ghp_m0xVQzJXtw3XVBOsrT5mH3DaWvTrmFLHBMUA');

@@ -8,11 +8,10 @@
 // Screenshots go to test-results/ so a person can look at the reconnecting and refused states.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
-import { openPage, row, shots } from '../support/page';
+import { contentOf, editorOf, openPage, row, shots, typeAtEnd } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
@@ -22,8 +21,6 @@ let served: Served;
 let port: number;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
-const editorOf = (page: Page, p: string) => page.getByRole('region', { name: `Editor: ${p}` });
-const contentOf = (page: Page, p: string) => editorOf(page, p).getByRole('textbox', { name: `Content of ${p}` });
 const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
 
 async function restart(...extra: string[]): Promise<void> {
@@ -32,16 +29,6 @@ async function restart(...extra: string[]): Promise<void> {
 }
 
 const open = (address = served.address) => openPage(browser.context, address, { width: 1280, height: 760, row: '/memories/project/notes.md' });
-
-/** Opens `name` in the project scope and types `text` at its end; the editor then shows it unsaved. */
-async function typeInto(page: Page, name: string, text: string): Promise<void> {
-  const p = `/memories/project/${name}`;
-  await row(page, p).click();
-  await contentOf(page, p).click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type(text);
-  await editorOf(page, p).getByLabel('Unsaved changes').waitFor();
-}
 
 beforeAll(async () => {
   await requireBuiltCli();
@@ -70,7 +57,7 @@ describe('web mode across restarts of cairn serve', () => {
 
   it('reconnects by itself after a restart; a save while the server is down says so and loses nothing; the save then works', async () => {
     const page = await open();
-    await typeInto(page, 'notes.md', 'typed while it runs');
+    await typeAtEnd(page, '/memories/project/notes.md', 'typed while it runs');
     await stopProcess(served.server);
 
     const banner = page.getByRole('status').filter({ hasText: 'Reconnecting to Cairn…' });
@@ -102,7 +89,7 @@ describe('web mode across restarts of cairn serve', () => {
 
   it('keeps unsaved text across a reload, offers it back, and drops it once saved', async () => {
     const page = await open();
-    await typeInto(page, 'notes.md', ' and a draft');
+    await typeAtEnd(page, '/memories/project/notes.md', ' and a draft');
     await page.reload();
     const p = '/memories/project/notes.md';
     // The editor opens again where it was, with the text and the notice.
@@ -128,7 +115,7 @@ describe('web mode across restarts of cairn serve', () => {
   it('brings a kept draft back on the version it was based on: a file changed meanwhile is a conflict, never clobbered', async () => {
     await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: '/memories/project/shared.md', file_text: 'base\n' }]);
     const page = await open();
-    await typeInto(page, 'shared.md', 'mine');
+    await typeAtEnd(page, '/memories/project/shared.md', 'mine');
     await page.close(); // the tab is closed with the text unsaved
     await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'str_replace', path: '/memories/project/shared.md', old_str: 'base', new_str: 'agent' }]);
     const again = await open();
@@ -156,7 +143,7 @@ describe('web mode across restarts of cairn serve', () => {
   it('after `cairn serve --rotate-token`, the old page says what to do, and the old token opens nothing', async () => {
     const page = await open();
     const old = served.token;
-    await typeInto(page, 'notes.md', ' kept through a rotation');
+    await typeAtEnd(page, '/memories/project/notes.md', ' kept through a rotation');
     await restart('--rotate-token');
     expect(served.token).not.toBe(old);
     expect(served.stdout).toContain('The access token is new');

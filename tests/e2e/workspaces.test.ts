@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
-import { openPage, row, shots } from '../support/page';
+import { editorOf, openPage, row, shots } from '../support/page';
 import { makeCheckout, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
 
@@ -86,7 +86,7 @@ describe('workspaces, setup help and the preview in Chromium (issue 20)', () => 
   it('the preview renders a table and a task list as GitHub does', async () => {
     const page = await open();
     await row(page, `${P}/build-matrix.md`).click();
-    const editor = page.getByRole('region', { name: `Editor: ${P}/build-matrix.md` });
+    const editor = editorOf(page, `${P}/build-matrix.md`);
     await editor.getByRole('button', { name: /Preview/ }).click();
     const preview = editor.getByLabel('Rendered preview');
     const table = preview.getByRole('table');

@@ -14,6 +14,9 @@ export const SHOTS = path.resolve('test-results');
 export const row = (page: Page, p: string): Locator => page.getByRole('treeitem', { name: p, exact: true });
 /** The tree's live indicator, once the change stream is live (agents' and outside edits show from then on). */
 export const live = (page: Page): Locator => page.getByTitle("Agents' edits show up here as they happen");
+/** The editor of a file (its virtual path), and the text in it. */
+export const editorOf = (page: Page, p: string): Locator => page.getByRole('region', { name: `Editor: ${p}` });
+export const contentOf = (page: Page, p: string): Locator => editorOf(page, p).getByRole('textbox', { name: `Content of ${p}` });
 /** The Inbox in the memory pane. */
 export const inbox = (page: Page): Locator => page.getByRole('region', { name: 'Inbox' });
 
@@ -38,6 +41,17 @@ export async function openPage(context: BrowserContext, address: string, options
   if (options.row !== undefined) await row(page, options.row).waitFor();
   if (options.live ?? true) await live(page).waitFor();
   return page;
+}
+
+/** Opens `file` from its row and types `text` at its end, as a person would; the editor, with unsaved edits. */
+export async function typeAtEnd(page: Page, file: string, text: string): Promise<Locator> {
+  await row(page, file).click();
+  await contentOf(page, file).click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(text);
+  const editor = editorOf(page, file);
+  await editor.getByLabel('Unsaved changes').waitFor();
+  return editor;
 }
 
 /** Opens the Inbox from its button beside the tree. */
