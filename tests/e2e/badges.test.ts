@@ -10,7 +10,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
 import { editorOf, openPage, row, shot } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
@@ -20,8 +20,8 @@ const P = '/memories/project';
 
 let sb: Sandbox;
 let served: Served;
-let first: Awaited<ReturnType<typeof launchBrowser>>;
-let second: Awaited<ReturnType<typeof launchBrowser>>;
+let first: Browser;
+let second: Browser;
 
 const agentEdited = (page: Page, p: string) => row(page, p).getByText('agent edited');
 const cairn = async (...args: string[]) => {
@@ -45,12 +45,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   [first, second] = await Promise.all([launchBrowser(), launchBrowser()]);
 });
-afterAll(async () => {
-  await first?.close();
-  await second?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [first, second], served, sb }));
 
 describe('"agent edited" badges the server knows', () => {
   it('shows a change made while no page was open, in every browser; opening clears it for good (reload, restart)', async () => {

@@ -7,8 +7,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
-import { runJsonl, stopProcess } from '../support/cli';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { runJsonl } from '../support/cli';
 import { openPage, row, shots } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
@@ -17,7 +17,7 @@ const P = '/memories/project';
 
 let sb: Sandbox;
 let served: Served;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
 const exists = (p: string) =>
@@ -44,11 +44,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('the explorer in Chromium (issue 20)', () => {
   it('right-click menu: its actions on a row, and Shift+F10 opens it from the keyboard', async () => {

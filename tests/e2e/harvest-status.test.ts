@@ -15,8 +15,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { launchBrowser } from '../support/browser';
-import { runCairn, stopProcess } from '../support/cli';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { runCairn } from '../support/cli';
 import { inbox, openPage, shot, showInbox, shots as pageShots } from '../support/page';
 import { makeCheckout, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
@@ -63,7 +63,7 @@ let sb: Sandbox;
 /** Where the agents keep their sessions, for the served process and the CLI. */
 let agentsEnv: Record<string, string>;
 let served: Served;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 let workspaceId: string;
 let standIn: string;
 /** Every stand-in made; each gate is opened at the end, so that none is left waiting. */
@@ -124,9 +124,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const dir of standIns) await fs.writeFile(path.join(dir, 'gate'), '').catch(() => {});
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
+  await endSuite({ browsers: [browser], served, sb });
 });
 
 describe('the harvest status line in Chromium', () => {

@@ -7,8 +7,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
-import { runJsonl, stopProcess } from '../support/cli';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { runJsonl } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shot, shotLightAndDark } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
@@ -17,7 +17,7 @@ const P = '/memories/project';
 
 let sb: Sandbox;
 let served: Served;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 
 /** Commands run as an agent in another process (`cairn tool --jsonl`). */
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
@@ -45,11 +45,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('version history in Chromium', () => {
   it('deletes a file, and Undo in the toast brings it back as it was', async () => {

@@ -8,8 +8,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
-import { runCairn, stopProcess } from '../support/cli';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { runCairn } from '../support/cli';
 import { editorOf, inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
@@ -25,7 +25,7 @@ const PLAIN_SESSION = 'plain-se';
 
 let sb: Sandbox;
 let served: Served;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 
 /** Harvests a fixture transcript, its working directory moved into the sandbox's checkout. */
 async function harvest(relative: string): Promise<void> {
@@ -55,11 +55,7 @@ beforeAll(async () => {
   await harvest(CLAUDE);
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('the Inbox in Chromium', () => {
   it('shows the proposals of two sessions with the count beside the tree, and approves one into its file', async () => {

@@ -6,8 +6,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
-import { runCairn, stopProcess } from '../support/cli';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { runCairn } from '../support/cli';
 import { inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, type Served, serve } from '../support/serve';
@@ -15,7 +15,7 @@ import { rpc, type Served, serve } from '../support/serve';
 
 let sb: Sandbox;
 let served: Served;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 
 const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
 const agent = async (command: unknown) => {
@@ -33,11 +33,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('review mode in Chromium', () => {
   it("turns review on from the Inbox, shows an agent's held changes as diffs, approves one onto disk and rejects the other", async () => {

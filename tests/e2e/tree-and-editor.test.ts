@@ -7,7 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
 import { openPage, row, shots, theme, typeAtEnd } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
@@ -19,7 +19,7 @@ const LONG_DESC = 'Why the local store is SQLite: one file, no server, WAL for c
 
 let sb: Sandbox;
 let served: Served;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
 const open = (server = served, first = `${P}/build.md`) => openPage(browser.context, server.address, { row: first });
@@ -39,11 +39,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('the tree and the editor in Chromium (issue 20)', () => {
   it('has a favicon, and no request of the page fails', async () => {

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shot, typeAtEnd } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
@@ -15,7 +15,7 @@ import { type Served, rpc, serve } from '../support/serve';
 
 let sb: Sandbox;
 let served: Served;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 
 const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', sb.checkout], commands);
 /** A tab with the tree loaded and the change stream live (agents' and outside edits show up from then on). */
@@ -35,11 +35,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('the curation UI in Chromium', () => {
   it('shows the scope tree written by agents, descriptions as text, and drops the token from the address', async () => {

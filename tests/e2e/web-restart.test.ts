@@ -9,7 +9,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shots, typeAtEnd } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
@@ -19,7 +19,7 @@ import { type Served, rpc, serve } from '../support/serve';
 let sb: Sandbox;
 let served: Served;
 let port: number;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 
 const onDisk = (name: string) => fs.readFile(path.join(sb.roots.project, name), 'utf8');
 
@@ -39,11 +39,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('web mode across restarts of cairn serve', () => {
   it('keeps the token in <home>/web-token (0600) and serves the same one after a restart', async () => {

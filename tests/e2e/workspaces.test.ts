@@ -8,8 +8,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
-import { runJsonl, stopProcess } from '../support/cli';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { runJsonl } from '../support/cli';
 import { editorOf, openPage, row, shots } from '../support/page';
 import { makeCheckout, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
@@ -33,7 +33,7 @@ const MATRIX = [
 
 let sb: Sandbox;
 let served: Served;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let browser: Browser;
 let gadgets: string;
 
 const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Workspaces' });
@@ -76,11 +76,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'gadgets', path: gadgets });
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (served) await stopProcess(served.server);
-  await sb?.cleanup();
-});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('workspaces, setup help and the preview in Chromium (issue 20)', () => {
   it('the preview renders a table and a task list as GitHub does', async () => {

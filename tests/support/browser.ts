@@ -1,15 +1,24 @@
 /**
  * Real Chromium for end-to-end tests, driven by playwright-core (Debian's chromium; `make test`
- * installs it). A missing browser fails the suite with the reason; it never skips.
+ * installs it). A missing browser fails the suite with the reason; it never skips. Also the end of
+ * a browser suite: its browsers, its `cairn serve` and its sandbox, in that order.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { stopProcess } from './cli';
+import type { Sandbox } from './sandbox';
+import type { Served } from './serve';
 
 export const CHROMIUM = process.env.CAIRN_CHROMIUM ?? '/usr/bin/chromium';
 
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export interface Browser {
+  readonly context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`make test\` (it installs it) or \`apt-get install chromium\`.`);
   }
@@ -26,4 +35,14 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
       fs.rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Ends what a browser suite started, whichever parts it got to (a failed beforeAll leaves some
+ * undefined): the browsers, then the server, then the sandbox, never removed under a running server.
+ */
+export async function endSuite(parts: { readonly browsers: ReadonlyArray<Browser | undefined>; readonly served: Served | undefined; readonly sb: Sandbox | undefined }): Promise<void> {
+  for (const browser of parts.browsers) await browser?.close();
+  if (parts.served) await stopProcess(parts.served.server);
+  await parts.sb?.cleanup();
 }
