@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { launchBrowser } from '../tests/support/browser';
 import { runCairn } from '../tests/support/cli';
 import { makeSandbox, REPO_ROOT, requireBuiltCli } from '../tests/support/sandbox';
+import { openPage, theme } from '../tests/support/page';
 import { rpc, serve } from '../tests/support/serve';
 
 const DOCS = path.join(REPO_ROOT, 'docs');
@@ -49,21 +50,20 @@ async function main(): Promise<void> {
     await runCairn(['harvest', '--enable', ...flags]);
     await runCairn(['harvest', '--transcript', transcript, ...flags]);
 
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width: 1400, height: 900 });
-    for (const theme of ['light', 'dark'] as const) {
-      await rpc(served, 'settings/set', { theme });
-      await page.goto(served.address);
+    // The app follows the system's scheme (the default theme): the picture's scheme is emulated.
+    const page = await openPage(browser.context, served.address, { width: 1400, height: 900, row: '/memories/project/build.md' });
+    for (const scheme of ['light', 'dark'] as const) {
+      await theme(page, scheme);
       await page.getByRole('treeitem', { name: /build\.md/ }).first().click();
-      await page.getByRole('button', { name: /^Save/ }).waitFor();
-      await page.waitForTimeout(300); // fonts and the preview settle; a picture, not a test
-      await page.screenshot({ path: path.join(DOCS, theme === 'light' ? 'main-window.png' : 'main-window-dark.png') });
+      await page.getByRole('button', { name: /^Preview/ }).click();
+      await page.getByRole('table').waitFor();
+      await page.screenshot({ path: path.join(DOCS, scheme === 'light' ? 'main-window.png' : 'main-window-dark.png') });
+      await page.getByRole('button', { name: /^Close/ }).first().click();
     }
-    await rpc(served, 'settings/set', { theme: 'light' });
-    await page.goto(served.address);
+    await theme(page, 'light');
     await page.getByRole('button', { name: /^Inbox/ }).click();
     await page.getByText(/proposals? to review/).waitFor();
-    await page.waitForTimeout(300);
+    await page.getByText(/^Last run/).waitFor();
     await page.screenshot({ path: path.join(DOCS, 'inbox.png') });
     process.stdout.write(`Wrote docs/main-window.png, docs/main-window-dark.png and docs/inbox.png\n`);
   } finally {
