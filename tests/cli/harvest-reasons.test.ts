@@ -1,4 +1,5 @@
-// Every reason the host's checks refuse a candidate for, counted exactly, through the real CLI
+// Every reason a candidate is refused for (the host's checks, and an item of the model's answer in
+// no candidate's shape), counted exactly, through the real CLI
 // (issue 19): `cairn harvest --extractor command` runs a real child process (a small node script
 // standing in for `claude -p`; no model runs here) that answers a fixed set of candidates, each
 // made to meet one reason, on the Codex fixture moved into a sandbox checkout. The counts, the
@@ -56,7 +57,7 @@ process.stdin.on('data', (d) => (input += d));
 process.stdin.on('end', () => {
   const messages = input.split('\\n').flatMap((line) => { try { const m = JSON.parse(line); return m && typeof m.id === 'string' && typeof m.text === 'string' ? [m] : []; } catch { return []; } });
   const answer = JSON.parse(require('fs').readFileSync(${JSON.stringify(answer)}, 'utf8'));
-  for (const c of answer.candidates) for (const e of c.evidence) e.messageId = (messages.find((m) => m.text.includes(e.quote)) || { id: 'm-invented' }).id;
+  for (const c of answer.candidates) for (const e of c.evidence ?? []) e.messageId = (messages.find((m) => m.text.includes(e.quote)) || { id: 'm-invented' }).id;
   process.stdout.write(JSON.stringify(answer));
 });
 `,
@@ -102,6 +103,7 @@ describe('the checks, through the CLI', () => {
       candidate('Prefer small pull requests.', PERSON),
       candidate('Prefer small pull requests.', PERSON), // duplicate-in-batch
       ...valid, // with the one above, 11 that pass: 10 proposed, the 11th over-limit
+      { category: 'mood', text: 'Not a candidate at all.', scope: 'project', evidence: [], confidence: 2 }, // malformed
     ]);
     const second = await harvest(await session(2));
     expect(second.rejected).toEqual({
@@ -114,6 +116,7 @@ describe('the checks, through the CLI', () => {
       'rejected-before': 1,
       'already-in-memory': 1,
       'over-limit': 1,
+      malformed: 1,
     });
     expect(second.proposed).toHaveLength(10);
     expect(JSON.stringify(second)).not.toContain('ghp_');

@@ -30,6 +30,8 @@ export const REJECTION_REASONS = [
   'rejected-before',
   'already-in-memory',
   'over-limit',
+  /** A model's answer held it in a shape that is no candidate (counted by the extractor, not checked here). */
+  'malformed',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

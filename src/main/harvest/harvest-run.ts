@@ -24,8 +24,17 @@ import { speakerOf, type Transcript, type TranscriptMessage } from './transcript
 /** What proposes candidates from a segment (rules, the agent, a command, an HTTP model). */
 export interface Extractor {
   readonly name: string;
-  /** `onChunk`: a model backend that splits a long segment says which chunk it is on. */
-  extract(segment: readonly TranscriptMessage[], options?: { onChunk?: (index: number, count: number) => void }): Promise<Candidate[]>;
+  extract(segment: readonly TranscriptMessage[], options?: ExtractOptions): Promise<Candidate[]>;
+}
+
+export interface ExtractOptions {
+  /** A model backend that splits a long segment says which chunk it is on (1-based). */
+  readonly onChunk?: (index: number, count: number) => void;
+  /**
+   * A model backend says what it set aside of an answer: items in no candidate's shape (counted as
+   * `malformed`) and items past the most an answer may hold (counted as `over-limit`).
+   */
+  readonly onDiscarded?: (counts: { readonly malformed: number; readonly overLimit: number }) => void;
 }
 
 export interface HarvestRequest {
@@ -100,13 +109,22 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     const restarted = state !== null && at === -1;
     const segment = messages.slice(at + 1);
     if (segment.length === 0) return { status: 'nothing-new', segmentMessages: 0, restarted, extractorCalled: false, proposed: [], rejected: noRejections() };
-    const candidates = await req.extractor.extract(segment, req.onChunk ? { onChunk: req.onChunk } : {});
+    const discarded = { malformed: 0, overLimit: 0 };
+    const candidates = await req.extractor.extract(segment, {
+      ...(req.onChunk ? { onChunk: req.onChunk } : {}),
+      onDiscarded: (counts) => {
+        discarded.malformed += counts.malformed;
+        discarded.overLimit += counts.overLimit;
+      },
+    });
     const outcome = checkCandidates(
       candidates,
       segment,
       { inbox: req.inbox.pendingTexts(), rejected: req.inbox.rejectedTexts(), memoryLines: req.memoryLines },
       req.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
     );
+    outcome.rejected.malformed += discarded.malformed;
+    outcome.rejected['over-limit'] += discarded.overLimit;
     if (req.dryRun) return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: true, proposed: outcome.accepted, rejected: outcome.rejected };
     const source: ItemSource = {
       agent: req.transcript.agent,

@@ -83,6 +83,7 @@ const REASON_TEXTS: Readonly<Record<RejectionReason, string>> = {
   'rejected-before': 'a person rejected it recently',
   'already-in-memory': 'already in memory',
   'over-limit': `over the ${MAX_PER_SEGMENT} one call may propose`,
+  malformed: 'not in the shape of a candidate',
 };
 
 export const proposalTexts = {

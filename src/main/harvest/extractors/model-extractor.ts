@@ -10,7 +10,7 @@
  * and an answer cut short by the model's output limit says so when it cannot be read.
  */
 import type { Candidate } from '../candidate';
-import type { Extractor } from '../harvest-run';
+import type { ExtractOptions, Extractor } from '../harvest-run';
 import type { TranscriptMessage } from '../transcript';
 import { AnswerError, parseAnswer } from './answer';
 import { chunkSegment, DEFAULT_CHUNK_CHARS } from './chunk';
@@ -54,7 +54,7 @@ export interface ModelExtractorOptions {
 export function modelExtractor(name: string, ask: Ask, options: ModelExtractorOptions = {}): Extractor {
   return {
     name,
-    async extract(segment: readonly TranscriptMessage[], run?: { onChunk?: (index: number, count: number) => void }): Promise<Candidate[]> {
+    async extract(segment: readonly TranscriptMessage[], run?: ExtractOptions): Promise<Candidate[]> {
       const chunks = chunkSegment(redactMessages(segment), options.chunkChars ?? DEFAULT_CHUNK_CHARS);
       const out: Candidate[] = [];
       for (const [i, chunk] of chunks.entries()) {
@@ -74,6 +74,7 @@ export function modelExtractor(name: string, ask: Ask, options: ModelExtractorOp
           throw err;
         }
         options.onAnswer?.({ chunk: i + 1, candidates: parsed.candidates.length, dropped: parsed.dropped, ignored: parsed.ignored });
+        if (parsed.dropped + parsed.ignored > 0) run?.onDiscarded?.({ malformed: parsed.dropped, overLimit: parsed.ignored });
         out.push(...parsed.candidates);
       }
       return out;
