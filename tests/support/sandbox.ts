@@ -75,7 +75,9 @@ export async function makeSandbox(options: SandboxOptions = {}): Promise<Sandbox
     service,
     roots,
     run: (input, o = {}) => service.execute(input, session, { mode: o.mode ?? 'exec', actor: o.actor ?? 'agent' }),
-    cleanup: () => fs.rm(dir, { recursive: true, force: true }),
+    // A request the UI left in flight when its test ended may still write into the home while it
+    // is removed (ENOTEMPTY): rm tries again, as it does for such races.
+    cleanup: () => fs.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 }),
   };
 }
 
