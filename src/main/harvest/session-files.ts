@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLAUDE_PROJECT_DIR_MAX, claudeConfigDir, claudeProjectDirName, readClaudeTranscript } from './claude-transcript';
+import { isInside } from '../runtime/local/containment';
 import { codexHome, readCodexRollout } from './codex-rollout';
 import type { TranscriptAgent } from './transcript';
 
@@ -162,11 +163,6 @@ export async function withCwd(files: readonly SessionFile[]): Promise<PlacedSess
   return placed;
 }
 
-/** Whether `dir` is `root` or below it (both as comparablePath gives them). */
-function within(root: string, dir: string): boolean {
-  return dir === root || dir.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
-}
-
 /**
  * Every session of Claude Code and Codex (Codex: the last `codexDays` days' folders) that ran in
  * `dir` or below it: what "Harvest now" and `cairn harvest` queue.
@@ -176,7 +172,7 @@ export async function sessionFilesIn(dir: string, roots: TranscriptRoots = trans
   const files = [...claudeSessionFiles(roots.claudeConfigDir, [dir, root]), ...codexSessionFiles(roots.codexHome, now, codexDays)];
   const placed: PlacedSessionFile[] = [];
   for (const file of await withCwd(files)) {
-    if (within(root, await comparablePath(file.cwd))) placed.push(file);
+    if (isInside(await comparablePath(file.cwd), root)) placed.push(file);
   }
   return placed;
 }

@@ -18,6 +18,7 @@ import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
 import type { Extractor } from '../harvest/harvest-run';
 import { INBOX_DIR } from '../harvest/inbox-store';
 import { comparablePath, fileCwd, type PlacedSessionFile, type SessionFile } from '../harvest/session-files';
+import { isInside } from '../runtime/local/containment';
 import type { HomeServices } from './home-services';
 
 /** A Codex session is harvested once its rollout has not changed for this long. */
@@ -178,8 +179,7 @@ export class HarvestHost {
 function workspaceOf(workspaces: ReadonlyArray<{ id: string; dir: string }>, cwd: string): string | null {
   let best: { id: string; dir: string } | null = null;
   for (const w of workspaces) {
-    const inside = cwd === w.dir || cwd.startsWith(w.dir.endsWith(path.sep) ? w.dir : w.dir + path.sep);
-    if (inside && (best === null || w.dir.length > best.dir.length)) best = w;
+    if (isInside(cwd, w.dir) && (best === null || w.dir.length > best.dir.length)) best = w;
   }
   return best?.id ?? null;
 }
