@@ -30,6 +30,7 @@ import { reviewKey } from '../harvest/review-mode';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
 import type { Sweeps } from '../sweep/sweeps';
+import { AgentFilesError, type AgentFiles } from '../agent-files/agent-files';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
 
 export interface RouterContext {
@@ -47,6 +48,8 @@ export interface RouterContext {
   readonly harvest?: HarvestControl | undefined;
   /** Consolidation proposals (issue 22); a host without them answers NOT_IMPLEMENTED. */
   readonly sweeps?: Sweeps | undefined;
+  /** Other agents' files (issue 23); a host without them answers NOT_IMPLEMENTED. */
+  readonly agentFiles?: AgentFiles | undefined;
 }
 
 /** What the router asks of a host's harvest (issue 19). */
@@ -64,7 +67,7 @@ const os = implement(contract).$context<RouterContext>();
 
 /** The message of an error a person caused and can fix; anything else stays inside. */
 function personError(err: unknown): string | null {
-  if (err instanceof MemoryToolError || err instanceof RegistryError) return err.message;
+  if (err instanceof MemoryToolError || err instanceof RegistryError || err instanceof AgentFilesError) return err.message;
   return null;
 }
 
@@ -377,10 +380,19 @@ export const router = os.router({
     }),
   },
   sweep: {
-    propose: os.sweep.propose.handler(async ({ input, context }) => {
+    propose: os.sweep.propose.handler(async ({ input, context, signal }) => {
       const sweeps = sweepsOf(context);
       const session = await sessionOf(context, input.workspaceId);
-      return orRefusal(() => sweeps.propose(session, { scope: input.scope, ...(input.days !== undefined ? { days: input.days } : {}) }));
+      // The client's Cancel aborts `signal` (oRPC passes it over HTTP, WebSocket and MessagePort):
+      // the proposal stops, nothing is stored, the lease is freed; a cancel is no server error.
+      return orRefusal(async () => {
+        try {
+          return await sweeps.propose(session, { scope: input.scope, ...(input.days !== undefined ? { days: input.days } : {}), ...(signal ? { signal } : {}) });
+        } catch (err) {
+          if (signal?.aborted) return { status: 'error' as const, message: 'Cancelled: nothing was proposed and nothing was written.' };
+          throw err;
+        }
+      });
     }),
     list: os.sweep.list.handler(async ({ input, context }) => ({ proposals: sweepsOf(context).list(await sessionOf(context, input.workspaceId)) })),
     get: os.sweep.get.handler(async ({ input, context }) => {
@@ -400,6 +412,52 @@ export const router = os.router({
       const sweeps = sweepsOf(context);
       const session = await sessionOf(context, input.workspaceId);
       return change(async () => `Discarded proposal ${sweeps.discard(input.id, session).id}; nothing was written.`);
+    }),
+  },
+  agentFiles: {
+    list: os.agentFiles.list.handler(async ({ input, context }) => {
+      try {
+        return await agentFilesOf(context).list(input.workspaceId);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    read: os.agentFiles.read.handler(async ({ input, context }) => {
+      try {
+        return await agentFilesOf(context).read(input.workspaceId, input.id);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    write: os.agentFiles.write.handler(({ input, context }) =>
+      orRefusal(async () => {
+        const outcome = await agentFilesOf(context).write(input.workspaceId, input.id, input.content, input.expectedSha256);
+        return outcome.status === 'ok' ? { ...outcome, warnings: [...outcome.warnings] } : outcome;
+      }),
+    ),
+    search: os.agentFiles.search.handler(async ({ input, context }) => {
+      try {
+        return { hits: await agentFilesOf(context).search(input.workspaceId, input.query, input.limit) };
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    adopt: os.agentFiles.adopt.handler(({ input, context }) =>
+      orRefusal(() => agentFilesOf(context).adopt(input.workspaceId, { id: input.id, scope: input.scope, lines: input.lines, text: input.text })),
+    ),
+    compare: os.agentFiles.compare.handler(async ({ input, context }) => {
+      try {
+        return await agentFilesOf(context).compare(input.workspaceId, input.ids);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    history: os.agentFiles.history.handler(async ({ input, context }) => {
+      try {
+        return { versions: await agentFilesOf(context).history(input.workspaceId, input.id, input.limit) };
+      } catch (err) {
+        fail(err);
+      }
     }),
   },
   workspaces: {
@@ -500,7 +558,13 @@ export function createRouterContext(options: RouterContext): RouterContext {
     setupHome: options.setupHome,
     harvest: options.harvest,
     sweeps: options.sweeps,
+    agentFiles: options.agentFiles,
   };
+}
+
+function agentFilesOf(context: RouterContext): AgentFiles {
+  if (!context.agentFiles) throw new ORPCError('NOT_IMPLEMENTED', { message: "This host does not show other agents' files." });
+  return context.agentFiles;
 }
 
 function sweepsOf(context: RouterContext): Sweeps {
