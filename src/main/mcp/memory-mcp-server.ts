@@ -41,10 +41,9 @@ import type { MemorySession } from '../memory/session';
 import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../memory/session-search';
 import { registerProposals, type ProposalHost } from './memory-propose';
 import { refuseInvalidParams } from './request-guard';
+import { SERVER_NAME, SERVER_VERSION, sessionContext, type SessionContext } from './session-context';
 import { MEMORY_URI_TEMPLATE, memoryUri, virtualPathOfUri } from './resource-uri';
 
-export const SERVER_NAME = 'cairn';
-export const SERVER_VERSION = '0.1.0';
 
 export interface MemoryMcpOptions {
   readonly service: MemoryService;
@@ -57,6 +56,8 @@ export interface MemoryMcpOptions {
   readonly notifyDelayMs?: number;
   /** Where `memory_propose` puts what passes the checks; without it the tool proposes nothing. */
   readonly proposals?: ProposalHost;
+  /** The session's context, when it was computed before the server (`cairn mcp` answers `initialize` early with it). */
+  readonly context?: SessionContext;
 }
 
 export interface MemoryMcp {
@@ -80,17 +81,7 @@ function under(p: string, base: string): boolean {
 
 export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<MemoryMcp> {
   const { service, builder, session, mode } = options;
-  const snapshot = await builder.snapshot(session);
-  const index = builder.index(snapshot);
-  const hotSet = await builder.hotSet(snapshot, session);
-  const instructions = [
-    'Cairn keeps your persistent memory. Use the `memory` tool to read and write it (see its description), and `memory_search` to find files by keywords.',
-    mode === 'exec' ? null : `This session is in ${mode} mode: ${mode === 'plan' ? '/memories/project is read-only.' : 'memory is read-only.'}`,
-    index,
-    hotSet,
-  ]
-    .filter(Boolean)
-    .join('\n\n');
+  const { index, hotSet, instructions } = options.context ?? (await sessionContext(builder, session, mode));
 
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { resources: { subscribe: true, listChanged: true } } });
 

@@ -1,0 +1,35 @@
+/**
+ * What an MCP session is told once, at its start: the server's name, and the instructions that
+ * carry the memory index and the hot set. Light on purpose (no MCP SDK, no home services), so that
+ * `cairn mcp` can compute it, and answer `initialize` with it, before the rest of the server has
+ * loaded (./early-initialize.ts); memory-mcp-server.ts uses the same function, so both say the
+ * same bytes.
+ */
+import type { Mode } from '../../common/memory/constants';
+import type { ContextBuilder } from '../memory/context-builder';
+import type { MemorySession } from '../memory/session';
+
+export const SERVER_NAME = 'cairn';
+export const SERVER_VERSION = '0.1.0';
+
+/** A session's frozen context: computed once, so its bytes stay the same for the whole session. */
+export interface SessionContext {
+  readonly index: string;
+  readonly hotSet: string;
+  readonly instructions: string;
+}
+
+export async function sessionContext(builder: ContextBuilder, session: MemorySession, mode: Mode): Promise<SessionContext> {
+  const snapshot = await builder.snapshot(session);
+  const index = builder.index(snapshot);
+  const hotSet = await builder.hotSet(snapshot, session);
+  const instructions = [
+    'Cairn keeps your persistent memory. Use the `memory` tool to read and write it (see its description), and `memory_search` to find files by keywords.',
+    mode === 'exec' ? null : `This session is in ${mode} mode: ${mode === 'plan' ? '/memories/project is read-only.' : 'memory is read-only.'}`,
+    index,
+    hotSet,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  return { index, hotSet, instructions };
+}
