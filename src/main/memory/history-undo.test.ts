@@ -21,13 +21,16 @@ const run = (input: Record<string, unknown>) => service.execute(input, sb.sessio
 // Over SSH the bytes a delete or a rename takes come back from the remote helper in the same
 // request (Runtime.remove/rename with capture); the undo must give back the same tree.
 
-/** Every file under the global root, with its bytes. */
+/** Every file under the global root, with its bytes, and every empty directory (as `dir/`: ''). */
 function tree(): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (dir: string, prefix: string) => {
     if (!fs.existsSync(dir)) return;
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(path.join(dir, e.name), `${prefix}${e.name}/`);
+      if (e.isDirectory()) {
+        if (fs.readdirSync(path.join(dir, e.name)).length === 0) out[`${prefix}${e.name}/`] = '';
+        walk(path.join(dir, e.name), `${prefix}${e.name}/`);
+      }
       else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(dir, e.name), 'utf8');
     }
   };
@@ -82,6 +85,20 @@ describe.each(RUNTIME_KINDS)('undo over the %s runtime', (kind) => {
       const outcome = await service.undo(stepsOf(batch), `undo:${batch[0]!.batch}`, sb.session);
       expect(outcome).toMatchObject({ status: 'ok' });
     }
+    expect(tree()).toEqual(start);
+  });
+
+  it('takes away the directories a create or a rename made, and only those left empty', async () => {
+    await run({ command: 'create', path: '/memories/global/start.md', file_text: 'the start\n' });
+    fs.mkdirSync(path.join(sb.roots.global, 'kept'));
+    fs.writeFileSync(path.join(sb.roots.global, 'kept', '.hidden'), 'a person put this here\n');
+    const start = tree();
+    await run({ command: 'create', path: '/memories/global/a/b/c.md', file_text: 'deep\n' });
+    await run({ command: 'create', path: '/memories/global/kept/x.md', file_text: 'beside a hidden file\n' });
+    await run({ command: 'rename', old_path: '/memories/global/start.md', new_path: '/memories/global/moved/here/start.md' });
+    expect(Object.keys(tree())).toEqual(expect.arrayContaining(['a/b/c.md', 'moved/here/start.md']));
+    for (const batch of batches().slice(0, 3)) expect((await service.undo(stepsOf(batch), 'undo:test', sb.session)).status).toBe('ok');
+    // a/, a/b/, moved/ and moved/here/ are gone; kept/ keeps the file listings never show.
     expect(tree()).toEqual(start);
   });
 

@@ -56,8 +56,10 @@ const same = (a: Uint8Array | null, b: Uint8Array | null) => (a === null || b ==
 async function putBack(b: AvailableScope, step: UndoStep): Promise<void> {
   const at = segmentsOf(step.path).segments;
   if (step.op === 'rename' && step.oldPath !== undefined) await b.runtime.rename(b.root, segmentsOf(step.oldPath).segments, at);
-  else if (step.after === null) await b.runtime.remove(b.root, at);
-  else await b.runtime.writeFile(b.root, at, step.after, { exclusive: false });
+  else if (step.after === null) {
+    await b.runtime.remove(b.root, at);
+    if (at.length > 1) await b.runtime.removeEmptyDirs(b.root, at.slice(0, -1)).catch(() => undefined);
+  } else await b.runtime.writeFile(b.root, at, step.after, { exclusive: false });
 }
 
 /**
@@ -117,6 +119,13 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
               done.pop();
             }
             throw err;
+          }
+          // A create or a rename may have made directories that are now empty: take those away too,
+          // so the tree is as it was (rmdir only: a directory holding anything stays).
+          for (const step of steps) {
+            const vacated = step.op === 'rename' && step.oldPath !== undefined ? step.path : step.before === null ? step.path : null;
+            const parent = vacated === null ? [] : segmentsOf(vacated).segments.slice(0, -1);
+            if (parent.length > 0) await b.runtime.removeEmptyDirs(b.root, parent).catch(() => undefined);
           }
           return { status: 'ok', paths: steps.map((s) => (s.op === 'rename' && s.oldPath !== undefined ? s.oldPath : s.path)) };
         }),

@@ -143,6 +143,10 @@ export class RecordingRuntime implements Runtime {
     return Promise.reject(new Error('RecordingRuntime: the memory tool never calls mkdir'));
   }
 
+  removeEmptyDirs(): Promise<void> {
+    return Promise.reject(new Error('RecordingRuntime: the memory tool never calls removeEmptyDirs'));
+  }
+
   /** A regular file's bytes (ENOENT when missing; NotAFileUnderReview for a directory or a link). */
   private async fileBytes(root: ScopeRoot, rel: readonly string[]): Promise<Uint8Array> {
     const st = await this.inner.stat(root, rel, false);

@@ -197,6 +197,13 @@ export interface Runtime {
   /** Creates a directory and its missing parents inside the root. */
   mkdir(root: ScopeRoot, rel: readonly string[]): Promise<void>;
   /**
+   * Removes the directory at `rel` and then each of its ancestors, as long as each is empty (an
+   * rmdir, which the kernel refuses for a directory holding anything, hidden names included, so
+   * nothing is ever lost); stops at the first that is not, is missing, or is no directory. Never
+   * removes the root. Used when an undo takes back a create whose directories are left empty.
+   */
+  removeEmptyDirs(root: ScopeRoot, rel: readonly string[]): Promise<void>;
+  /**
    * Runs `fn` holding the scope's write lock: an in-process mutex plus a cross-process lock beside
    * the root. Creates the root if it is missing.
    */

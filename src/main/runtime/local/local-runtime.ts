@@ -246,6 +246,22 @@ export class LocalRuntime implements Runtime {
     }
   }
 
+  async removeEmptyDirs(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+    const rootReal = resolveRoot(root, false);
+    if (!rootReal) return;
+    for (let n = rel.length; n >= 1; n--) {
+      const removed = await this.pinned(rootReal, rel.slice(0, n - 1), false, async (dir) => {
+        try {
+          fs.rmdirSync(path.join(dir, rel[n - 1]!));
+          return true;
+        } catch {
+          return false; // not empty, missing, a file or a link: stop here
+        }
+      }).catch(() => false);
+      if (!removed) return;
+    }
+  }
+
   async withLock<T>(root: ScopeRoot, fn: () => Promise<T>): Promise<T> {
     try {
       // The lock lives beside the root: its parent must exist (and the root stay in its anchor).

@@ -26,7 +26,7 @@
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '6';
+export const HELPER_VERSION = '7';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -458,6 +458,20 @@ $ops{remove} = sub {
 $ops{mkdir} = sub {
   my ($root, $anchor, $rel) = @_;
   ensure_dir(root_real($root, $anchor, 1), split(m{/}, $rel));
+  return ();
+};
+# LocalRuntime.removeEmptyDirs: rmdir the directory, then its ancestors, while each is empty
+# (rmdir refuses anything else); never the root.
+$ops{rmdirs} = sub {
+  my ($root, $anchor, $rel) = @_;
+  my $rr = root_real($root, $anchor, 0);
+  return () unless defined $rr && $rel ne '';
+  my @rel = split m{/}, $rel;
+  while (@rel) {
+    my $name = pop @rel;
+    my ($ok) = eval { with_dir($rr, [@rel], 0, sub { my ($d) = @_; return rmdir("$d/$name") ? (1) : (0) }) };
+    last unless $ok;
+  }
   return ();
 };
 # The cross-process lock beside the root, the same lock file LocalRuntime takes (<root>.lock,

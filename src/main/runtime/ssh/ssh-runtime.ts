@@ -347,6 +347,11 @@ export class SshRuntime implements Runtime {
     await this.call(['mkdir', root.path, root.anchor, rel.join('/')]);
   }
 
+  async removeEmptyDirs(root: ScopeRoot, rel: readonly string[]): Promise<void> {
+    if (rel.length === 0) return;
+    await this.call(['rmdirs', root.path, root.anchor, rel.join('/')]);
+  }
+
   /**
    * Runs `fn` holding the root's lock. The lock is not asked for on its own: the first request
    * `fn` makes for this root carries it ('locked' in the helper), so a write costs no extra round
