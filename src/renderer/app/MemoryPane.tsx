@@ -11,6 +11,8 @@ import { ChevronsDownUp, ChevronsUpDown, Eye, FileText, Inbox, Plus } from 'luci
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { Scope } from '../../common/memory/constants';
 import { useApi } from '../api/api-context';
+import { agentIdOf, agentOpenKey, openKeyText } from '../features/agent-files/agent-files-model';
+import { AgentFilesSection } from '../features/agent-files/AgentFilesSection';
 import { ContextPreview } from '../features/context-preview/ContextPreview';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { InboxPanel } from '../features/inbox/InboxPanel';
@@ -23,6 +25,8 @@ import { PaneSplitter, useTreeWidth } from './PaneSplitter';
 
 // The editor (CodeMirror and its diff) loads when a file is first opened, not with the tree.
 const FileEditor = lazy(() => import('../features/editor/FileEditor').then((m) => ({ default: m.FileEditor })));
+// Another agent's file (issue 23) opens in the same editor, with that file as its source.
+const AgentFileEditor = lazy(() => import('../features/agent-files/AgentFileEditor').then((m) => ({ default: m.AgentFileEditor })));
 
 export interface MemoryPaneProps {
   workspaceId: string | null;
@@ -51,6 +55,10 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
   // The browser loads the list; this only reads what it holds.
   const list = useQuery({ ...listOptions, enabled: false });
+  // The filter box's text and mode: other agents' files below the tree follow it.
+  const [query, setQuery] = useState({ text: '', content: false });
+  const onQuery = useCallback((text: string, content: boolean) => setQuery({ text, content }), []);
+  const openAgentId = agentIdOf(openPath);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -155,7 +163,9 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             else if (openPath?.startsWith(`${from}/`)) setOpenPath(to + openPath.slice(from.length));
           }}
           label={`${title}: memory`}
+          onQuery={onQuery}
         />
+        {workspaceId !== null && <AgentFilesSection workspaceId={workspaceId} query={query.text} contentMode={query.content} selectedId={openAgentId} onOpen={(id) => go(agentOpenKey(id))} />}
         <PaneSplitter tree={treeColumn} width={treeWidth} onWidth={setTreeWidth} />
       </div>
       <div className="pane-right">
@@ -169,6 +179,18 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
               </div>
             }
           >
+          {openAgentId !== null && workspaceId !== null ? (
+            <AgentFileEditor
+              key={`${workspaceId}:${openPath}`}
+              workspaceId={workspaceId}
+              id={openAgentId}
+              dark={dark}
+              previewByDefault={previewByDefault}
+              onClose={() => go(null)}
+              onDirtyChange={onDirtyChange}
+              onOpenInbox={openInbox}
+            />
+          ) : (
           <FileEditor
             key={`${workspaceId}:${openPath}`}
             workspaceId={workspaceId}
@@ -180,6 +202,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             onDirtyChange={onDirtyChange}
             onPin={(f, p) => void onPin(f, p)}
           />
+          )}
           </Suspense>
         ) : empty ? (
           <FirstRun workspaceId={workspaceId} />
@@ -225,7 +248,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             setPending(undefined);
           }}
         >
-          <p>Your edits to {openPath} are not saved. They are lost if you go on.</p>
+          <p>Your edits to {openPath ? openKeyText(openPath) : ''} are not saved. They are lost if you go on.</p>
         </ConfirmDialog>
       )}
     </div>

@@ -13,16 +13,19 @@
  * draft: the banner says who deleted it and offers "Keep my text as a new file" (the API's create,
  * as the person, never over a file made since) or "Close" (discard). Opened when already gone, the
  * editor says so instead of a read error.
+ * The text comes from an EditorSource: memory by default (memorySource); other agents' files
+ * (features/agent-files) give their own read, save, create and history, with the same conflict flow.
  */
 import { markdown } from '@codemirror/lang-markdown';
 import { EditorView } from '@codemirror/view';
 import CodeMirror from '@uiw/react-codemirror';
 import { AlertTriangle, Eye, FilePlus, GitCompare, History as HistoryIcon, Loader2, Pencil, Pin, PinOff, RefreshCw, Save, X } from 'lucide-react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { z } from 'zod';
-import type { scanWarningSchema } from '../../../common/api/contract';
+import type { saveResultSchema, scanWarningSchema } from '../../../common/api/contract';
 import { errors } from '../../../common/memory/texts';
 import { errorMessage, useApi } from '../../api/api-context';
+import type { ApiClient } from '../../api/client';
 import { relativeTime } from '../../lib/relative-time';
 import { badgeKey, badgeStore } from '../changes/badge-store';
 import { onChangeEvent } from '../changes/use-change-stream';
@@ -34,6 +37,37 @@ import { Preview } from './Preview';
 import { useDraft } from './use-draft';
 
 type ScanWarning = z.infer<typeof scanWarningSchema>;
+type SaveResult = z.infer<typeof saveResultSchema>;
+
+/**
+ * Where the open file's text comes from and goes to. Every save carries the sha256 its text was
+ * based on (null: create a file that is absent), and a changed file answers a conflict.
+ */
+export interface EditorSource {
+  read(): Promise<{ content: string; sha256: string | null }>;
+  save(content: string, expectedSha256: string | null): Promise<SaveResult>;
+  /** Whether a read's error message means the file is gone (the deleted-file flow, not an error). */
+  isGone(message: string): boolean;
+  /** "Keep my text as a new file": creates it again, never over a file made since; an error message, or null. */
+  create(content: string): Promise<string | null>;
+  /** What the editor says of a file that is gone (memory: Recently deleted can bring it back). */
+  goneHint?: string;
+  /** The file's history (History), in place of memory's version history. */
+  history?: (props: { dirty: boolean; onRestored: (message: string) => void }) => ReactNode;
+}
+
+/** A memory file as the editor reads and saves it (memory.read, memory.save, memory.create). */
+export function memorySource(client: ApiClient, workspaceId: string | null, path: string): EditorSource {
+  return {
+    read: () => client.memory.read({ workspaceId, path }),
+    save: (content, expectedSha256) => client.memory.save({ workspaceId, path, content, expectedSha256 }),
+    isGone: (message) => message === errors.notFound(path),
+    create: async (content) => {
+      const result = await client.memory.create({ workspaceId, path, kind: 'file', content });
+      return result.status === 'error' ? result.message : null;
+    },
+  };
+}
 type ConflictKind = 'changed' | 'deleted' | 'exists';
 type Actor = keyof typeof ACTOR_WORDS;
 
@@ -53,6 +87,14 @@ export interface FileEditorProps {
   onClose: () => void;
   onDirtyChange: (dirty: boolean) => void;
   onPin: (file: MemoryFile, pinned: boolean) => void;
+  /** Another kind of file than memory (memorySource when absent); keep it stable across renders. */
+  source?: EditorSource;
+  /** Shown under the head (another file's facts, where memory shows its stats). */
+  info?: ReactNode;
+  /** More buttons, first in the head's tools. */
+  tools?: ReactNode;
+  /** The lines selected in the editor (1-based, inclusive), as the selection changes. */
+  onSelectedLines?: (ranges: Array<[number, number]>) => void;
 }
 
 const ACTOR_WORDS = { agent: 'by an agent', external: 'outside Cairn', user: 'in another Cairn window' } as const;
@@ -68,8 +110,11 @@ export function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | 
   }
 }
 
-export function FileEditor({ workspaceId, path, file, dark, previewByDefault, onClose, onDirtyChange, onPin }: FileEditorProps) {
+export function FileEditor({ workspaceId, path, file, dark, previewByDefault, onClose, onDirtyChange, onPin, source, info, tools, onSelectedLines }: FileEditorProps) {
   const { client } = useApi();
+  const src = useMemo(() => source ?? memorySource(client, workspaceId, path), [source, client, workspaceId, path]);
+  const selectedLines = useRef(onSelectedLines);
+  selectedLines.current = onSelectedLines;
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [draft, setDraft] = useState('');
@@ -94,12 +139,13 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
 
   /** Who deleted the file last, as its history says (null: not recorded). */
   const whoDeleted = useCallback(async (): Promise<Actor | null> => {
+    if (source) return null; // memory's history only
     try {
       return (await client.history.deleted({ workspaceId, path, limit: 1 })).versions[0]?.actor ?? null;
     } catch {
       return null;
     }
-  }, [client, workspaceId, path]);
+  }, [client, workspaceId, path, source]);
 
   const kept = useDraft(workspaceId, path, loaded, draft, setLoaded, setDraft);
 
@@ -107,7 +153,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   const load = useCallback(async (opening = false) => {
     setLoadError(null);
     try {
-      const doc = await client.memory.read({ workspaceId, path });
+      const doc = await src.read();
       const shown = opening ? kept.offer(doc) : { base: doc.content, sha256: doc.sha256, draft: doc.content };
       setLoaded({ base: shown.base, sha256: shown.sha256 });
       setDraft(shown.draft);
@@ -117,7 +163,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       badgeStore.clear(key);
     } catch (err) {
       const message = errorMessage(err);
-      if (message !== errors.notFound(path)) {
+      if (!src.isGone(message)) {
         setLoadError(message);
         return;
       }
@@ -133,7 +179,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       if (state.current.dirty || keptText !== null) setConflict('deleted');
       else setGone(true);
     }
-  }, [client, workspaceId, path, key, whoDeleted, kept.offer, kept.offerGone]);
+  }, [src, key, whoDeleted, kept.offer, kept.offerGone]);
 
   useEffect(() => {
     setLoaded(null);
@@ -172,7 +218,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       setSaveError(null);
       try {
         const content = draft;
-        const result = await client.memory.save({ workspaceId, path, content, expectedSha256: expected });
+        const result = await src.save(content, expected);
         if (result.status === 'ok') {
           setLoaded({ base: content, sha256: result.sha256 });
           setConflict(null);
@@ -190,7 +236,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
         setSaving(false);
       }
     },
-    [client, draft, workspaceId, path, key, whoDeleted],
+    [src, draft, key, whoDeleted],
   );
 
   /** "Keep my text as a new file": created again at its path, as the person; never over a file made since. */
@@ -198,9 +244,9 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     setSaving(true);
     setSaveError(null);
     try {
-      const result = await client.memory.create({ workspaceId, path, kind: 'file', content: draft });
-      if (result.status === 'error') {
-        setSaveError(result.message);
+      const failure = await src.create(draft);
+      if (failure) {
+        setSaveError(failure);
         return;
       }
       await load();
@@ -230,7 +276,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
 
   const showTheirs = async () => {
     try {
-      setTheirs((await client.memory.read({ workspaceId, path })).content);
+      setTheirs((await src.read()).content);
     } catch {
       setTheirs(''); // deleted: nothing on disk
     }
@@ -240,7 +286,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     setConfirmOverwrite(false);
     let current: string | null;
     try {
-      current = (await client.memory.read({ workspaceId, path })).sha256;
+      current = (await src.read()).sha256;
     } catch {
       current = null; // gone: saving creates it again
     }
@@ -255,7 +301,20 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   };
 
   // No setext headings: a frontmatter's closing `---` would turn the line above it into a heading.
-  const extensions = useMemo(() => [markdown({ extensions: { remove: ['SetextHeading'] } }), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': `Content of ${path}` })], [path]);
+  const extensions = useMemo(
+    () => [
+      markdown({ extensions: { remove: ['SetextHeading'] } }),
+      EditorView.lineWrapping,
+      EditorView.contentAttributes.of({ 'aria-label': `Content of ${path}` }),
+      EditorView.updateListener.of((u) => {
+        if (!selectedLines.current || !(u.selectionSet || u.docChanged)) return;
+        const doc = u.state.doc;
+        const ranges = u.state.selection.ranges.filter((r) => !r.empty).map((r): [number, number] => [doc.lineAt(r.from).number, doc.lineAt(r.to > r.from && doc.lineAt(r.to).from === r.to ? r.to - 1 : r.to).number]);
+        selectedLines.current(ranges);
+      }),
+    ],
+    [path],
+  );
   const name = path.slice(path.lastIndexOf('/') + 1);
   const lastActor = badgeStore.lastActor(key);
 
@@ -274,6 +333,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           <div className="editor-path">{path}</div>
         </div>
         <div className="editor-tools">
+          {tools}
           {file && (
             <button type="button" className="btn" onClick={() => onPin(file, !file.pinned)} aria-pressed={file.pinned}>
               {file.pinned ? <PinOff size={14} aria-hidden /> : <Pin size={14} aria-hidden />} {file.pinned ? 'Unpin' : 'Pin'}
@@ -322,6 +382,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           </div>
         </dl>
       )}
+      {info}
       {file && file.flags.length > 0 && (
         <div className="notice warn">
           <AlertTriangle size={14} aria-hidden /> The scanners flag this file: {[...new Set(file.flags.map((f) => `${f.rule} (line ${f.line})`))].join(', ')}.
@@ -387,7 +448,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
         ) : gone && !dirty ? (
           <div className="state" role="status">
             <p>
-              {path} was deleted{deletedBy ? ` ${ACTOR_WORDS[deletedBy]}` : ''}. Recently deleted, under its scope in the tree, can bring it back.
+              {path} was deleted{deletedBy ? ` ${ACTOR_WORDS[deletedBy]}` : ''}. {src.goneHint ?? 'Recently deleted, under its scope in the tree, can bring it back.'}
             </p>
             <button type="button" className="btn" onClick={onClose}>
               <X size={14} aria-hidden /> Close
@@ -399,6 +460,15 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           </div>
         ) : theirs !== null ? (
           <DiffView mine={draft} theirs={theirs} dark={dark} />
+        ) : showHistory && src.history ? (
+          src.history({
+            dirty,
+            onRestored: (message) => {
+              setShowHistory(false);
+              setSaveError(null);
+              void load().then(() => setStatus(message));
+            },
+          })
         ) : showHistory ? (
           <HistoryPanel
             workspaceId={workspaceId}

@@ -21,8 +21,8 @@ export interface ContentResultsHandle {
   focusFirst(): void;
 }
 
-/** `line` cut at the matches' spans: the text between, and the matches (marked). */
-function Highlighted({ line, matches }: Pick<SearchHit, 'line' | 'matches'>) {
+/** `line` cut at the matches' spans: the text between, and the matches (marked). Also other agents' files' hits (features/agent-files). */
+export function Highlighted({ line, matches }: Pick<SearchHit, 'line' | 'matches'>) {
   const parts: React.ReactNode[] = [];
   let at = 0;
   for (const [start, end] of matches) {

@@ -81,6 +81,8 @@ export interface MemoryBrowserProps {
   unsavedPath?: () => string | null;
   /** Opens a file by path (one just restored, perhaps not in the list yet). */
   onOpenPath?: (path: string) => void;
+  /** What the filter box holds and whether it searches content (other agents' files follow it: features/agent-files). */
+  onQuery?: (text: string, content: boolean) => void;
   label: string;
 }
 
@@ -127,6 +129,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     }
   };
   const resultsRef = useRef<ContentResultsHandle>(null);
+  const { onQuery } = props;
+  useEffect(() => onQuery?.(filter, contentMode), [onQuery, filter, contentMode]);
   /** The multi-selection (file paths) and where a range starts. */
   const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
   const anchor = useRef<string | null>(null);

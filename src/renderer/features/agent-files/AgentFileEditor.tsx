@@ -1,0 +1,147 @@
+/**
+ * Another agent's file open in the memory editor (features/editor's FileEditor with this file as
+ * its source): the same conflict-safe save (every write carries the sha256 the text was based on;
+ * a file changed on disk meanwhile brings the banner with Reload, Overwrite and Compare), unsaved
+ * text kept across reloads, the scanners' warning before saving. Above the text: which agent reads
+ * it, where it is, its size and last change, and that Cairn does not inject it. History shows the
+ * recorded edits (AgentFileHistory); "Adopt…" proposes the file or the selected lines to the Inbox;
+ * "Compare…" sets it beside other files.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Columns3, Info, Sprout } from 'lucide-react';
+import { useCallback, useMemo, useState } from 'react';
+import { AGENT_NAMES } from '../../../common/agent-files/schema';
+import { useApi } from '../../api/api-context';
+import { relativeTime } from '../../lib/relative-time';
+import { FileEditor, type EditorSource } from '../editor/FileEditor';
+import { AdoptDialog } from './AdoptDialog';
+import { AgentFileHistory } from './AgentFileHistory';
+import { placeText, readByText, sizeText } from './agent-files-model';
+import { CompareDialog } from './CompareDialog';
+
+export interface AgentFileEditorProps {
+  workspaceId: string;
+  id: string;
+  dark: boolean;
+  previewByDefault: boolean;
+  onClose: () => void;
+  onDirtyChange: (dirty: boolean) => void;
+  /** Shows the Inbox (after an adopt). */
+  onOpenInbox: () => void;
+}
+
+/** Whether a read's message says the file is not there (any more). */
+export function isGoneMessage(message: string): boolean {
+  return /\b(not found|no such file|does not exist|no longer exists|is gone|not an? (known|existing))\b/i.test(message);
+}
+
+export function AgentFileEditor({ workspaceId, id, dark, previewByDefault, onClose, onDirtyChange, onOpenInbox }: AgentFileEditorProps) {
+  const { client, orpc } = useApi();
+  const queryClient = useQueryClient();
+  const list = useQuery(orpc.agentFiles.list.queryOptions({ input: { workspaceId } }));
+  const file = list.data?.files.find((f) => f.id === id);
+  const [dirty, setDirty] = useState(false);
+  const [selected, setSelected] = useState<Array<[number, number]>>([]);
+  const [adopting, setAdopting] = useState(false);
+  const [comparing, setComparing] = useState(false);
+
+  const source = useMemo<EditorSource>(
+    () => ({
+      read: async () => {
+        const doc = await client.agentFiles.read({ workspaceId, id });
+        return { content: doc.content, sha256: doc.sha256 };
+      },
+      save: async (content, expectedSha256) => {
+        const result = await client.agentFiles.write({ workspaceId, id, content, expectedSha256 });
+        // Its size and last change, and its history, are new.
+        if (result.status === 'ok') void queryClient.invalidateQueries({ queryKey: orpc.agentFiles.key() });
+        return result;
+      },
+      isGone: isGoneMessage,
+      create: async (content) => {
+        const result = await client.agentFiles.write({ workspaceId, id, content, expectedSha256: null });
+        void queryClient.invalidateQueries({ queryKey: orpc.agentFiles.key() });
+        return result.status === 'ok' ? null : result.message;
+      },
+      goneHint: 'It is no longer where its agent reads it.',
+      history: ({ dirty: unsaved }) => <AgentFileHistory workspaceId={workspaceId} id={id} dirty={unsaved} />,
+    }),
+    [client, orpc, queryClient, workspaceId, id],
+  );
+
+  const onDirty = useCallback(
+    (d: boolean) => {
+      setDirty(d);
+      onDirtyChange(d);
+    },
+    [onDirtyChange],
+  );
+
+  const info = file && (
+    <>
+      <dl className="stats af-stats">
+        <div>
+          <dt>Agent</dt>
+          <dd>{AGENT_NAMES[file.agent]}</dd>
+        </div>
+        <div>
+          <dt>Read by</dt>
+          <dd>{readByText(file.readBy).replace(/^read by /, '')}</dd>
+        </div>
+        <div>
+          <dt>Where</dt>
+          <dd>{placeText(file)}</dd>
+        </div>
+        <div>
+          <dt>Size</dt>
+          <dd>{sizeText(file.size)}</dd>
+        </div>
+        <div>
+          <dt>Last change</dt>
+          <dd>{relativeTime(file.mtime) ?? 'unknown'}</dd>
+        </div>
+      </dl>
+      <div className="notice af-not-memory" role="note">
+        <Info size={14} aria-hidden /> Not Cairn memory: {AGENT_NAMES[file.agent]} reads this file itself. Cairn does not inject it; Adopt copies what you choose into memory.
+      </div>
+    </>
+  );
+
+  const tools = (
+    <>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => setAdopting(true)}
+        disabled={dirty}
+        title={dirty ? 'Save your edits first: Adopt copies the file as it is saved' : 'Propose the file, or the selected lines, to the Inbox as memories'}
+      >
+        <Sprout size={14} aria-hidden /> Adopt…
+      </button>
+      <button type="button" className="btn" onClick={() => setComparing(true)} disabled={!list.data} title="Set this file beside other agents' files and memory">
+        <Columns3 size={14} aria-hidden /> Compare…
+      </button>
+    </>
+  );
+
+  return (
+    <>
+      <FileEditor
+        workspaceId={workspaceId}
+        path={id}
+        file={undefined}
+        dark={dark}
+        previewByDefault={previewByDefault}
+        onClose={onClose}
+        onDirtyChange={onDirty}
+        onPin={() => undefined}
+        source={source}
+        info={info}
+        tools={tools}
+        onSelectedLines={setSelected}
+      />
+      {adopting && <AdoptDialog workspaceId={workspaceId} id={id} selected={selected} onClose={() => setAdopting(false)} onOpenInbox={onOpenInbox} />}
+      {comparing && list.data && <CompareDialog workspaceId={workspaceId} agentFiles={list.data.files} initial={[id]} onClose={() => setComparing(false)} />}
+    </>
+  );
+}
