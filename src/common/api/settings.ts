@@ -3,6 +3,25 @@
  * contract so the registry (loaded by every `cairn` command) does not load oRPC with it.
  */
 import { z } from 'zod';
+import { DEFAULT_INJECTION, INJECTION_LIMITS, RELEVANT_MODES } from '../context/injection';
+
+/** Injection settings (issue 23; common/context/injection.ts, whose injectionFor reads them without zod). */
+const injectionFields = {
+  relevant: z.enum(RELEVANT_MODES),
+  relevantMaxBytes: z.number().int().min(INJECTION_LIMITS.relevantMaxBytes.min).max(INJECTION_LIMITS.relevantMaxBytes.max),
+  relevantMaxFiles: z.number().int().min(INJECTION_LIMITS.relevantMaxFiles.min).max(INJECTION_LIMITS.relevantMaxFiles.max),
+  hotSetMaxBytes: z.number().int().min(INJECTION_LIMITS.hotSetMaxBytes.min).max(INJECTION_LIMITS.hotSetMaxBytes.max),
+  recentWhenNoMatch: z.boolean(),
+};
+export const injectionSettingsSchema = z.object({
+  relevant: injectionFields.relevant.default(DEFAULT_INJECTION.relevant),
+  relevantMaxBytes: injectionFields.relevantMaxBytes.default(DEFAULT_INJECTION.relevantMaxBytes),
+  relevantMaxFiles: injectionFields.relevantMaxFiles.default(DEFAULT_INJECTION.relevantMaxFiles),
+  hotSetMaxBytes: injectionFields.hotSetMaxBytes.default(DEFAULT_INJECTION.hotSetMaxBytes),
+  recentWhenNoMatch: injectionFields.recentWhenNoMatch.default(DEFAULT_INJECTION.recentWhenNoMatch),
+});
+/** A workspace's override: the fields it sets; the others are the global ones. */
+export const injectionOverrideSchema = z.object(injectionFields).partial();
 
 /** The extractor backends a person can choose for the harvest's jobs (issue 19). */
 export const HARVEST_EXTRACTORS = ['rules', 'command', 'http'] as const;
@@ -42,6 +61,13 @@ export const settingsSchema = z.object({
    * instead of changing memory. Keys: `global`, `project:<projectId>`, `workspace:<workspaceId>`.
    */
   reviewScopes: z.array(z.string().min(1).max(100)).max(1000).default([]),
+  /** What agents are given without a tool call (issue 23): the hot set's budget, what each prompt gets. */
+  injection: injectionSettingsSchema.default({ ...DEFAULT_INJECTION }),
+  /** Per workspace id, the injection settings it overrides (a workspace not here uses the global ones). */
+  injectionByWorkspace: z
+    .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/), injectionOverrideSchema)
+    .refine((m) => Object.keys(m).length <= 1000, 'at most 1000 workspaces')
+    .default({}),
 });
 
 type PatchShape<T> = { [K in keyof T]: T[K] extends z.ZodDefault<infer Inner> ? z.ZodOptional<Inner> : never };

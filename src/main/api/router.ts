@@ -10,7 +10,8 @@
  */
 import { implement, ORPCError } from '@orpc/server';
 import { contract, type HarvestStatus, type InboxItemView, type Version } from '../../common/api/contract';
-import { HOT_TOTAL_BYTES, INDEX_MAX_BYTES, SCOPES } from '../../common/memory/constants';
+import { INDEX_MAX_BYTES, SCOPES } from '../../common/memory/constants';
+import { injectionFor } from '../../common/context/injection';
 import { MemoryToolError } from '../../common/memory/errors';
 import { formatMemoryPath, parseMemoryPath } from '../../common/memory/paths';
 import type { MemoryChangeEvent } from '../../common/memory/events';
@@ -270,8 +271,10 @@ export const router = os.router({
         // The same builder and render functions as `cairn context`: the same bytes.
         const snapshot = await context.builder.snapshot(session);
         const index = context.builder.index(snapshot);
-        const hot = await context.builder.hotSet(snapshot, session);
-        return { index: { text: index, bytes: utf8Length(index), budget: INDEX_MAX_BYTES }, hot: { text: hot, bytes: utf8Length(hot), budget: HOT_TOTAL_BYTES } };
+        // Within the view's injection settings (issue 23), as agents of this workspace get it.
+        const { hotSetMaxBytes } = injectionFor(context.registry.settings(), session.workspaceId);
+        const hot = await context.builder.hotSet(snapshot, session, hotSetMaxBytes);
+        return { index: { text: index, bytes: utf8Length(index), budget: INDEX_MAX_BYTES }, hot: { text: hot, bytes: utf8Length(hot), budget: hotSetMaxBytes } };
       } catch (err) {
         fail(err);
       }

@@ -7,7 +7,9 @@
  * (history, journal, inbox, change feed: src/main/host/home-services.ts), and its files' facts come
  * from the home's facts cache (memory/context-facts-cache.ts), so a call reads only the memory
  * files that changed. A --workspace goes through the registry (a named or SSH workspace), which
- * opens the home's services.
+ * opens the home's services. How much it gives (the hot set's budget, what a prompt gets) follows
+ * the injection settings of the session's workspace, read without the registry
+ * (workspaces/injection-config.ts).
  *
  * With --format claude-hook it never fails a person's prompt: whatever goes wrong (a bad flag, bad
  * hook input, a broken disk, a bug) prints nothing on stdout, exits 0, and is logged in
@@ -15,6 +17,7 @@
  * to the person, and exit status 2 would even block the prompt.
  */
 import { parseArgs } from 'node:util';
+import type { InjectionSettings } from '../../common/context/injection';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { ContextBuilder, type ContextFile } from '../memory/context-builder';
 import { ContextFactsCache } from '../memory/context-facts-cache';
@@ -22,6 +25,7 @@ import type { MemorySession } from '../memory/session';
 import { UsageStore } from '../memory/usage-store';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/identity';
+import { readInjection } from '../workspaces/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import { logHookError } from './hook-log';
 import { readAll } from './read-all';
@@ -106,12 +110,12 @@ async function context(args: string[], io: CliIo): Promise<number> {
     } else prompt = input;
   }
   const fallbackCwd = typeof hook.cwd === 'string' ? hook.cwd : process.cwd();
-  const print = (builder: ContextBuilder, session: MemorySession) => printContext(builder, session, prompt, format, hook, io);
+  const print = (builder: ContextBuilder, session: MemorySession, home: string) => printContext(builder, session, readInjection(home, session.workspaceId), prompt, format, hook, io);
 
   if (values.workspace !== undefined) {
     // A registered workspace (local or SSH) is the registry's to resolve.
     const { sessionFromFlags, withHome } = await import('./session-flags');
-    return withHome(values, async (services) => print(builderFor(services.home, services.usage), await sessionFromFlags(services, values, fallbackCwd)));
+    return withHome(values, async (services) => print(builderFor(services.home, services.usage), await sessionFromFlags(services, values, fallbackCwd), services.home));
   }
   // The checkout's own session, as sessionFromFlags gives it without --workspace. This process
   // opens no other services of the home, so this runtime is its one LocalRuntime.
@@ -119,7 +123,7 @@ async function context(args: string[], io: CliIo): Promise<number> {
   const usage = new UsageStore(home);
   try {
     const session = await resolveLocalSession({ home, cwd: values.cwd ?? fallbackCwd }, new LocalRuntime());
-    return await print(builderFor(home, usage), session);
+    return await print(builderFor(home, usage), session, home);
   } finally {
     await usage.flush();
   }
@@ -130,22 +134,30 @@ function builderFor(home: string, usage: UsageStore): ContextBuilder {
   return new ContextBuilder(usage, { factsCache: new ContextFactsCache(home), onCacheError: (err) => logHookError(home, CONTEXT_HOOK_LOG, err) });
 }
 
-/** What `cairn context` prints for `session` (see CONTEXT_HELP). */
-async function printContext(builder: ContextBuilder, session: MemorySession, prompt: string | undefined, format: string, hook: ClaudeHookInput, io: CliIo): Promise<number> {
+/** What `cairn context` prints for `session` (see CONTEXT_HELP), by the workspace's injection settings. */
+async function printContext(
+  builder: ContextBuilder,
+  session: MemorySession,
+  injection: InjectionSettings,
+  prompt: string | undefined,
+  format: string,
+  hook: ClaudeHookInput,
+  io: CliIo,
+): Promise<number> {
   const snapshot = await builder.snapshot(session);
-  const relevant = prompt !== undefined ? builder.relevant(snapshot, prompt, Date.now()) : '';
+  const relevant = prompt !== undefined ? builder.relevant(snapshot, prompt, Date.now(), injection) : '';
 
   if (format === 'claude-hook') {
     // On each prompt only the relevant memories; at session start (and after a compaction) the
     // index and the hot set, computed once so they stay the same for the whole session.
     const event = hook.hook_event_name === 'UserPromptSubmit' ? 'UserPromptSubmit' : 'SessionStart';
-    const context = event === 'UserPromptSubmit' ? relevant : [builder.index(snapshot), await builder.hotSet(snapshot, session), relevant].filter(Boolean).join('\n\n');
+    const context = event === 'UserPromptSubmit' ? relevant : [builder.index(snapshot), await builder.hotSet(snapshot, session, injection.hotSetMaxBytes), relevant].filter(Boolean).join('\n\n');
     if (context === '') return 0;
     io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`);
     return 0;
   }
   const index = builder.index(snapshot);
-  const hotSet = await builder.hotSet(snapshot, session);
+  const hotSet = await builder.hotSet(snapshot, session, injection.hotSetMaxBytes);
   if (format === 'json') {
     const files = snapshot.files.map((f: ContextFile) => ({ path: f.path, description: f.description, pinned: f.stats.pinned, accessCount: f.stats.accessCount }));
     io.stdout.write(`${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, index, hotSet, relevant: relevant || null, files }, null, 2)}\n`);

@@ -18,7 +18,9 @@ import { ContextFactsCache } from '../memory/context-facts-cache';
 import { createMemoryMcpServer, type MemoryMcp } from '../mcp/memory-mcp-server';
 import { proposalHost } from '../mcp/memory-propose';
 import { mcpSession } from '../mcp/session-binding';
+import { sessionContext } from '../mcp/session-context';
 import { CairnStdioTransport } from '../mcp/stdio-transport';
+import { readInjection } from '../workspaces/injection-config';
 import { homeFromFlags } from './session-flags';
 import type { CliIo } from './tool-command';
 import { MCP_HELP, UsageError } from './usage';
@@ -44,7 +46,9 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     // The home's facts cache: the instructions' index then reads only the files changed since any
     // process last looked (memory/context-facts-cache.ts).
     const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
-    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals });
+    // The instructions' hot set within the workspace's injection settings (issue 23).
+    const context = await sessionContext(builder, session, mode, { injection: readInjection(services.home, session.workspaceId) });
+    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, context });
   } catch (err) {
     await services.close();
     throw err;

@@ -5,6 +5,7 @@
  * loaded (./early-initialize.ts); memory-mcp-server.ts uses the same function, so both say the
  * same bytes.
  */
+import type { InjectionSettings } from '../../common/context/injection';
 import type { Mode } from '../../common/memory/constants';
 import type { ContextBuilder } from '../memory/context-builder';
 import type { MemorySession } from '../memory/session';
@@ -19,10 +20,15 @@ export interface SessionContext {
   readonly instructions: string;
 }
 
-export async function sessionContext(builder: ContextBuilder, session: MemorySession, mode: Mode): Promise<SessionContext> {
+export interface SessionContextOptions {
+  /** The workspace's injection settings (workspaces/injection-config.ts): the hot set's budget. Default: the defaults. */
+  readonly injection?: InjectionSettings;
+}
+
+export async function sessionContext(builder: ContextBuilder, session: MemorySession, mode: Mode, options: SessionContextOptions = {}): Promise<SessionContext> {
   const snapshot = await builder.snapshot(session);
   const index = builder.index(snapshot);
-  const hotSet = await builder.hotSet(snapshot, session);
+  const hotSet = await builder.hotSet(snapshot, session, options.injection?.hotSetMaxBytes);
   const instructions = [
     'Cairn keeps your persistent memory. Use the `memory` tool to read and write it (see its description), and `memory_search` to find files by keywords.',
     mode === 'exec' ? null : `This session is in ${mode} mode: ${mode === 'plan' ? '/memories/project is read-only.' : 'memory is read-only.'}`,

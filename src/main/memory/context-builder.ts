@@ -20,11 +20,29 @@
  * injection: the index only counts it. The scanners judge the text as agents would be shown it
  * (render.ts: shownText, descriptionText). Each file's verdicts are part of its facts, so a
  * kept file is not scanned again.
+ *
+ * The injection settings (common/context/injection.ts, issue 23) are the callers' to resolve and
+ * pass: the hot set's budget, and what a prompt gets (its best matches, the most recent files, or
+ * nothing; the most recent when nothing matches). Their defaults are the constants, so a caller
+ * that passes none gives the bytes it always did. Recent files are the clean ones only, as matches.
  */
 import { extractDescription } from './frontmatter';
-import { rankHot } from '../../common/context/ranking';
-import { cleanDescription, descriptionText, renderHotSet, renderIndex, renderRelevant, shownText, type HotFile, type IndexEntry, type RelevantFile } from '../../common/context/render';
-import { INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_FILES, SCOPES, type Scope } from '../../common/memory/constants';
+import { DEFAULT_INJECTION, type InjectionSettings } from '../../common/context/injection';
+import { rankHot, rankRecent } from '../../common/context/ranking';
+import {
+  NO_MATCH_HEADER,
+  RECENT_HEADER,
+  cleanDescription,
+  descriptionText,
+  renderHotSet,
+  renderIndex,
+  renderRelevant,
+  shownText,
+  type HotFile,
+  type IndexEntry,
+  type RelevantFile,
+} from '../../common/context/render';
+import { HOT_TOTAL_BYTES, INDEX_HEAD_BYTES, MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, SCOPES, type Scope } from '../../common/memory/constants';
 import { memoryIdentity } from '../../common/memory/identity';
 import { formatMemoryPath, isListedName } from '../../common/memory/paths';
 import { withheldNames } from '../../common/memory/texts';
@@ -240,8 +258,12 @@ export class ContextBuilder {
     return renderIndex(entries, notes, snapshot.capped.map((scope) => formatMemoryPath(scope)));
   }
 
-  /** The hot set of a snapshot: pinned, then most used, read whole (files over the cap are skipped). */
-  async hotSet(snapshot: ContextSnapshot, session: MemorySession): Promise<string> {
+  /**
+   * The hot set of a snapshot: pinned, then most used, read whole (files over the cap are skipped),
+   * within `maxBytes` (the injection settings' hotSetMaxBytes; 0: no hot set, nothing is read).
+   */
+  async hotSet(snapshot: ContextSnapshot, session: MemorySession, maxBytes: number = HOT_TOTAL_BYTES): Promise<string> {
+    if (maxBytes <= 0) return '';
     const hot: HotFile[] = [];
     for (const file of rankHot(snapshot.files)) {
       if (file.size > MAX_FILE_BYTES || this.nameFlags(file).length > 0) continue;
@@ -256,22 +278,39 @@ export class ContextBuilder {
         continue;
       }
     }
-    return renderHotSet(hot);
+    return renderHotSet(hot, maxBytes);
   }
 
   /**
-   * The memories that best match `prompt`, by BM25 over path, description and the file's head
-   * (from each file's words: rankByWords; a file made elsewhere has its words counted now).
+   * What a prompt gets, by the injection settings: with `relevant`, the memories that best match
+   * `prompt`, by BM25 over path, description and the file's head (from each file's words:
+   * rankByWords; a file made elsewhere has its words counted now), and when none does, the most
+   * recent ones if `recentWhenNoMatch`; with `recent_only`, the most recent whatever the prompt;
+   * with `off`, nothing. Only clean files (nothing flagged: ScanFlag), within the budget.
    */
-  relevant(snapshot: ContextSnapshot, prompt: string, now: number): string {
+  relevant(snapshot: ContextSnapshot, prompt: string, now: number, injection: InjectionSettings = DEFAULT_INJECTION): string {
+    if (injection.relevant === 'off') return '';
+    const budget = { maxFiles: injection.relevantMaxFiles, maxBytes: injection.relevantMaxBytes };
+    if (injection.relevant === 'recent_only') return renderRelevant(this.recentClean(snapshot, budget.maxFiles), budget, RECENT_HEADER);
     const terms = promptTerms(prompt);
     const docs = snapshot.files.map((file) => ({ file, words: this.factsOf.get(file)?.words ?? wordsOf(file) }));
     const clean: RelevantFile[] = [];
     for (const file of rankByWords(docs, terms, now)) {
-      if (clean.length >= RELEVANT_MAX_FILES) break;
+      if (clean.length >= budget.maxFiles) break;
       if (this.flags(file).length === 0) clean.push({ path: file.path, excerpt: excerptFor(file, terms) });
     }
-    return renderRelevant(clean);
+    if (clean.length === 0 && injection.recentWhenNoMatch) return renderRelevant(this.recentClean(snapshot, budget.maxFiles), budget, NO_MATCH_HEADER);
+    return renderRelevant(clean, budget);
+  }
+
+  /** The `max` most recently used or changed files that nothing flags, each with its start. */
+  private recentClean(snapshot: ContextSnapshot, max: number): RelevantFile[] {
+    const recent: RelevantFile[] = [];
+    for (const file of rankRecent(snapshot.files)) {
+      if (recent.length >= max) break;
+      if (this.flags(file).length === 0) recent.push({ path: file.path, excerpt: excerptFor(file, []) });
+    }
+    return recent;
   }
 
   /**
