@@ -1,0 +1,153 @@
+/**
+ * Imported entries into the inbox (issue 23, `cairn import --from FORMAT`): each entry a source
+ * file holds becomes a memory candidate, with the file and line as its evidence and the headings
+ * above it in its rationale, and passes the harvest's own checks (harvest/checks.ts): the content
+ * scanners on its text, its rationale and the source text it stands on; no repeat of another entry
+ * of this import, of a pending proposal, of one rejected in the last 90 days, or of a line of any
+ * memory file the session sees. What passes waits in the inbox, pending, for a person.
+ *
+ * Each entry is its own "message" of the import's segment (id `<shown file>:<line>`, the person's
+ * own words: they wrote the file), so the evidence check holds by construction and every other
+ * check runs exactly as for a harvest.
+ *
+ * Invariants: nothing here writes memory; a refused entry is reported by its line and the rule
+ * (never its text: it may hold a secret); an entry's category and scope are decided here (the
+ * source's own, else a guess from its words; the scope from sources.ts), and shown to the person,
+ * who may file it elsewhere when approving.
+ */
+import type { Scope } from '../../common/memory/constants';
+import { scanContent } from '../memory/scanners/content-scanner';
+import type { Candidate, CandidateCategory } from '../harvest/candidate';
+import { checkCandidates, normalizedText, type RejectionReason } from '../harvest/checks';
+import type { InboxStore, ItemSource, MemoryItem } from '../harvest/inbox-store';
+import type { TranscriptAgent, TranscriptMessage } from '../harvest/transcript';
+import type { MemorySession } from '../memory/session';
+import type { ImportEntry } from './entries';
+import type { ImportFormat, SourceFile } from './sources';
+
+/** How sure an import is that an entry is worth keeping: the person wrote it down, but for another agent. */
+export const IMPORT_CONFIDENCE = 0.9;
+
+/** Why an entry was not proposed (the checks' reasons an import can meet). */
+export type RefusalReason = Extract<RejectionReason, 'flagged' | 'duplicate-in-batch' | 'already-in-inbox' | 'rejected-before' | 'already-in-memory'>;
+
+export interface EntryOutcome {
+  readonly shown: string;
+  readonly line: number;
+  readonly status: 'proposed' | 'present' | 'refused';
+  /** For `present` and `refused`: which check. */
+  readonly reason?: RefusalReason;
+  /** For a flagged entry: what the scanners found, by rule (never the text). */
+  readonly detail?: string;
+  readonly item?: MemoryItem;
+}
+
+/** A category from the entry's words and headings, when its source gives none. */
+export function guessCategory(text: string, context: string | null): CandidateCategory {
+  const about = context ?? '';
+  if (/`[^`]+`/.test(text) && (/\b(commands?|build|test(s|ing)?|run(ning)?|scripts?|setup|develop(ment)?|workflow|deploy)/i.test(about) || /^(run|use|call|execute|start|invoke)\b/i.test(text))) return 'command';
+  if (/\b(prefers?|preferences?|i like|i want|i'd rather|my)\b/i.test(text) || /\b(preferences?|user profile|about me|personal)\b/i.test(about)) return 'preference';
+  if (/\b(lessons?|learned|gotchas?|pitfalls?|beware|turns out|caveats?)\b/i.test(`${text} ${about}`)) return 'lesson';
+  if (/\b(always|never|must|should|don'?t|do not|avoid|instead of|rather than|prefer)\b/i.test(text) || /\b(conventions?|rules?|guidelines?|style|standards?)\b/i.test(about)) return 'convention';
+  return 'fact';
+}
+
+/** The entry as a memory: a short one ("pnpm") keeps its innermost heading ("Package manager: pnpm"). */
+function memoryText(entry: ImportEntry): string {
+  const words = entry.text.split(/\s+/).length;
+  const heading = entry.context?.split(' > ').pop()?.trim();
+  if (words <= 3 && heading && !/^tags: /.test(heading) && heading !== 'user profile') return `${heading.replace(/:$/, '')}: ${entry.text}`;
+  return entry.text;
+}
+
+/** What the scanners found in a text, by rule ("a secret (github-token)"), without any of it. */
+function findingText(...texts: string[]): string {
+  for (const text of texts) {
+    const f = scanContent(text)[0];
+    if (f) return `${f.kind === 'secret' ? 'a secret' : 'an injected instruction'} (${f.rule})`;
+  }
+  return 'a secret or an injected instruction';
+}
+
+/** The agent an inbox item names (the inbox knows Claude Code's and Codex's; other sources name none). */
+function sourceAgent(format: ImportFormat): TranscriptAgent {
+  return (format === 'claude' || format === 'codex' ? format : null) as TranscriptAgent;
+}
+
+export interface ProposeOptions {
+  readonly format: ImportFormat;
+  readonly inbox: InboxStore;
+  readonly session: MemorySession;
+  /** Lines of every memory file the session sees (allMemoryLines). */
+  readonly memoryLines: readonly string[];
+  /** --scope: every entry goes there, whatever its source says. */
+  readonly scope?: Scope | undefined;
+  /** The checkout of the session (the inbox's approval finds the same session by it). */
+  readonly cwd: string | null;
+  /** Check and report, but add nothing to the inbox. */
+  readonly dryRun?: boolean;
+}
+
+/** The scope an entry goes to: --scope, else what its source says, else the file's default. */
+export function entryScope(entry: ImportEntry, source: SourceFile, scope: Scope | undefined): Scope {
+  return scope ?? entry.scope ?? source.scope;
+}
+
+/**
+ * Checks every entry of one source file in order and puts those that pass in the inbox; returns
+ * one outcome per entry. `seen`: the entries of this import so far (shared across its files).
+ */
+export function proposeEntries(source: SourceFile, entries: readonly ImportEntry[], options: ProposeOptions, seen: Set<string>): EntryOutcome[] {
+  const memory = new Set(options.memoryLines.map(normalizedText).filter((l) => l.length > 0));
+  const pending = new Set(options.inbox.pendingTexts().map(normalizedText));
+  const rejected = new Set(options.inbox.rejectedTexts().map(normalizedText));
+  const itemSource: ItemSource = {
+    agent: sourceAgent(options.format),
+    sessionId: `import:${source.shown}`,
+    cwd: options.cwd,
+    workspaceId: options.session.workspaceId,
+    projectId: options.session.projectId,
+    extractor: `import (${options.format})`,
+  };
+  const outcomes: EntryOutcome[] = [];
+  for (const entry of entries) {
+    const id = `${source.shown}:${entry.line}`;
+    const message: TranscriptMessage = { id, role: 'user', kind: 'text', text: entry.text, at: null, fromPerson: true, sidechain: false };
+    const text = memoryText(entry);
+    const candidate: Candidate = {
+      category: entry.category ?? guessCategory(entry.text, entry.context),
+      text,
+      scope: entryScope(entry, source, options.scope),
+      evidence: [{ messageId: id, quote: entry.text, speaker: 'person', at: null }],
+      confidence: IMPORT_CONFIDENCE,
+      rationale: `Imported from ${source.shown}, line ${entry.line}${entry.context ? `, under "${entry.context}"` : ''}.`,
+    };
+    // The checks compare with these sets by normalized text; giving them only what matches keeps
+    // each call small and answers as the whole sets would.
+    const key = normalizedText(text);
+    const only = (set: Set<string>) => (set.has(key) ? [text] : []);
+    const outcome = checkCandidates([candidate], [message], { inbox: only(pending), rejected: only(rejected), memoryLines: only(memory) }, 0);
+    const reason = (Object.entries(outcome.rejected).find(([, n]) => n > 0)?.[0] ?? (seen.has(key) ? 'duplicate-in-batch' : null)) as RefusalReason | null;
+    if (reason === 'flagged') {
+      outcomes.push({ shown: source.shown, line: entry.line, status: 'refused', reason, detail: findingText(candidate.text, candidate.rationale, entry.text) });
+      continue;
+    }
+    if (reason === 'rejected-before') {
+      outcomes.push({ shown: source.shown, line: entry.line, status: 'refused', reason, detail: 'a person rejected the same text in the last 90 days' });
+      continue;
+    }
+    if (reason !== null) {
+      outcomes.push({ shown: source.shown, line: entry.line, status: 'present', reason });
+      continue;
+    }
+    seen.add(key);
+    if (options.dryRun) {
+      outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed' });
+      continue;
+    }
+    const [item] = options.inbox.add([candidate], itemSource);
+    pending.add(key);
+    outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed', item: item! });
+  }
+  return outcomes;
+}
