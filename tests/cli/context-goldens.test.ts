@@ -7,12 +7,10 @@
 // The goldens are written only on purpose: CAIRN_WRITE_GOLDENS=1 npx vitest run this file.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli';
-import { CONTEXT_GOLDENS, RELEASE_PROMPT, UNMATCHED_PROMPT, writeContextHome } from '../support/context-home';
-import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { CONTEXT_GOLDENS, RELEASE_PROMPT, UNMATCHED_PROMPT, mcpInstructions, writeContextHome } from '../support/context-home';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 const WRITE = process.env.CAIRN_WRITE_GOLDENS === '1';
 
@@ -43,18 +41,6 @@ function ok(result: { status: number | null; stdout: string; stderr: string }): 
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   return result.stdout;
-}
-
-/** What a real `cairn mcp` tells a session at its start, as the official client receives it. */
-export async function mcpInstructions(sb: Sandbox, args: string[] = []): Promise<string> {
-  const transport = new StdioClientTransport({ command: CAIRN_BIN, args: ['mcp', '--home', sb.home, '--cwd', sb.checkout, ...args], stderr: 'pipe' });
-  const client = new Client({ name: 'cairn-goldens', version: '1.0.0' });
-  await client.connect(transport);
-  try {
-    return client.getInstructions() ?? '';
-  } finally {
-    await client.close();
-  }
 }
 
 beforeAll(requireBuiltCli);

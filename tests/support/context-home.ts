@@ -7,8 +7,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
-import type { Sandbox } from './sandbox';
+import { CAIRN_BIN, type Sandbox } from './sandbox';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -60,3 +62,15 @@ export function writeContextHome(sb: Sandbox): void {
 
 /** Where the goldens are. */
 export const CONTEXT_GOLDENS = path.resolve(import.meta.dirname, '../fixtures/context-settings');
+
+/** What a real `cairn mcp` tells a session at its start (its instructions), as the official client receives them. */
+export async function mcpInstructions(sb: Sandbox, args: string[] = []): Promise<string> {
+  const transport = new StdioClientTransport({ command: CAIRN_BIN, args: ['mcp', '--home', sb.home, '--cwd', sb.checkout, ...args], stderr: 'pipe' });
+  const client = new Client({ name: 'cairn-context-tests', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    return client.getInstructions() ?? '';
+  } finally {
+    await client.close();
+  }
+}
