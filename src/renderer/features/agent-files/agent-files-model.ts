@@ -29,15 +29,19 @@ export function openKeyText(key: string): string {
 export interface AgentGroup {
   readonly agent: Agent;
   readonly name: string;
-  /** Its files: global ones first, then the checkout's, each by path. */
+  /** Its files: global ones first, then the checkout's. */
   readonly files: readonly AgentFile[];
 }
 
-/** One group per agent that has files, in the agents' order (Claude Code, Codex, Cursor, GitHub Copilot, Gemini CLI). */
+/**
+ * One group per agent that has files, in the agents' order (Claude Code, Codex, Cursor, GitHub
+ * Copilot, Gemini CLI); within a group global files first, each place in the server's order (the
+ * catalogue's: an agent's main file before its rules and its own memory).
+ */
 export function groupByAgent(files: readonly AgentFile[]): AgentGroup[] {
   const order = (f: AgentFile) => (f.place === 'global' ? 0 : 1);
   return AGENTS.flatMap((agent) => {
-    const mine = files.filter((f) => f.agent === agent).sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path));
+    const mine = files.filter((f) => f.agent === agent).sort((a, b) => order(a) - order(b));
     return mine.length > 0 ? [{ agent, name: AGENT_NAMES[agent], files: mine }] : [];
   });
 }
