@@ -92,6 +92,12 @@ export default tseslint.config(
     rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/sweep imports none of journal, api, mcp, cli, electron, host (they are built on it).'),
   },
   {
+    // Other agents' files (issue 23) are read and saved for a person; memory is only read
+    // (through MemoryService) and proposals go to the inbox. The hosts are built on it.
+    files: ['src/main/agent-files/**'],
+    rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/agent-files imports none of journal, api, mcp, cli, electron, host (they are built on it).'),
+  },
+  {
     files: ['src/main/api/**'],
     rules: innerRule(['mcp', 'cli', 'electron'], 'src/main/api never imports mcp (a host hands it the MCP endpoint), cli or electron.'),
   },

@@ -40,6 +40,8 @@ describe('import boundaries', () => {
     ['src/main/sweep/x.ts', importing('../cli/usage'), /sweep imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/sweep/x.ts', importing('../api/router'), /sweep imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/memory/x.ts', importing('../sweep/sweeps'), /memory imports none of journal, api, mcp, cli, harvest, sweep/],
+    ['src/main/agent-files/x.ts', importing('../api/router'), /agent-files imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/agent-files/x.ts', importing('../host/home-services'), /agent-files imports none of journal, api, mcp, cli, electron, host/],
   ])('%s may not import this', async (file, code, message) => {
     const errors = await boundaryErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -65,6 +67,9 @@ describe('import boundaries', () => {
     ['src/main/sweep/x.ts', importing('../harvest/checks')],
     ['src/main/sweep/x.ts', importing('../workspaces/registry')],
     ['src/main/cli/x.ts', importing('../sweep/sweeps')],
+    ['src/main/agent-files/x.ts', importing('../harvest/checks')],
+    ['src/main/agent-files/x.ts', importing('../runtime/local/atomic-write')],
+    ['src/main/host/x.ts', importing('../agent-files/agent-files')],
   ])('%s may import this', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });

@@ -19,6 +19,8 @@
  * - `history` (<home>/history/): every change's bytes before and after (issue 18);
  * - `seen` (<home>/seen.json): when the person last opened each file, for its badges (issue 20);
  * - `sweeps` (<home>/sweeps/): consolidation proposals, applied through `service` (issue 22);
+ * - `agentFiles` (<home>/agent-files/): other agents' files under the user's home and in each
+ *   checkout, read and saved for a person, never memory (issue 23);
  * - `service`: the MemoryService, recording usage, each change's history, and appending every
  *   change to the journal; an agent's writes to a scope under review (the setting `reviewScopes`,
  *   read per write) go to the inbox instead (harvest/review-mode.ts);
@@ -33,6 +35,8 @@
  * waits for a journal rotation in progress: after it, everything the process did is on disk.
  * It is idempotent; the services must not be used after it.
  */
+import * as os from 'node:os';
+import { AgentFiles } from '../agent-files/agent-files';
 import { HistoryStore } from '../history/history-store';
 import { InboxStore } from '../harvest/inbox-store';
 import { ReviewMode } from '../harvest/review-mode';
@@ -68,6 +72,8 @@ export interface OpenHomeOptions {
   readonly connection?: RegistryOptions['connection'];
   /** The idle gc of a host with a feed (tests give it a fake clock). */
   readonly collector?: Omit<IdleCollectorOptions, 'collect'>;
+  /** The user's home, where other agents keep their global files (default: os.homedir(); tests give a temp one). */
+  readonly userHome?: string;
 }
 
 export interface HomeServices {
@@ -86,6 +92,8 @@ export interface HomeServices {
   readonly inbox: InboxStore;
   /** Consolidation proposals per scope root (<home>/sweeps, issue 22): propose, apply, discard. */
   readonly sweeps: Sweeps;
+  /** Other agents' files (issue 23): list, read, save, search, adopt, compare; their own history. */
+  readonly agentFiles: AgentFiles;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;
   /** The live change feed, when asked for (OpenHomeOptions.feed). */
@@ -118,6 +126,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const versions = new VersionHistory(history, service);
   const sweeps = new Sweeps({ home, service, history, usage });
   const builder = new ContextBuilder(usage);
+  const agentFiles = new AgentFiles({ home, userHome: options.userHome ?? os.homedir(), registry, inbox, service });
   const feedOptions = options.feed === true ? {} : options.feed || null;
   const outsideEdits = new OutsideEdits(history);
   const changes = feedOptions ? new ChangeFeed({ ...feedOptions, home, journal, service, recordOutside: (e, s) => outsideEdits.record(e, s) }) : null;
@@ -136,6 +145,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     versions,
     inbox,
     sweeps,
+    agentFiles,
     registry,
     builder,
     changes,

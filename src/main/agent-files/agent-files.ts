@@ -1,0 +1,174 @@
+/**
+ * Other agents' files (issue 23), what the API and the CLI ask of them: list, read, conflict-safe
+ * write (recorded in their own history), search, adopt into the inbox, compare. Owns nothing on disk
+ * but `<home>/agent-files/` (the history of edits); the files themselves belong to their agents.
+ * The pieces: the catalogue of known files (catalogue.ts), discovery and ids (discovery.ts), the
+ * envelope of reads and writes (envelope.ts), the history (agent-file-history.ts), search
+ * (search.ts), adopt (adopt.ts), compare (compare.ts).
+ *
+ * Invariant: none of these files is Cairn memory. Nothing here touches a memory root, the context
+ * builder or the memory tool; memory is only read (compare, the adopt's dedupe). A save is the
+ * memory editor's: written only if the file still has the digest the person's edit was based on
+ * (checked again right before the rename), else a conflict (changed, deleted, exists); saves of one
+ * file in this process run one at a time.
+ */
+import type { AdoptResult, AgentFile, AgentFileHit, AgentFileVersion, CompareResult } from '../../common/agent-files/schema';
+import type { Scope } from '../../common/memory/constants';
+import type { InboxStore } from '../harvest/inbox-store';
+import type { MemoryService } from '../memory/memory-service';
+import { scanContent } from '../memory/scanners/content-scanner';
+import type { WorkspaceRegistry } from '../workspaces/registry';
+import { AgentFileHistory, historyKey } from './agent-file-history';
+import { AgentFilesError, basesFor, discover, resolveId, type Bases, type Located } from './discovery';
+import { ChangedMeanwhile, inspect, MAX_AGENT_FILE_BYTES, writeFileAt, type Base, type Inspected } from './envelope';
+
+export { AgentFilesError } from './discovery';
+
+export interface AgentFilesOptions {
+  /** Cairn's home: the history of edits lives under it. */
+  readonly home: string;
+  /** The user's home, where the agents keep their global files. */
+  readonly userHome: string;
+  readonly registry: WorkspaceRegistry;
+  readonly inbox: InboxStore;
+  readonly service: MemoryService;
+  /** The clock (tests inject it). */
+  readonly now?: () => number;
+}
+
+export type WriteOutcome =
+  | { readonly status: 'ok'; readonly sha256: string; readonly warnings: readonly { kind: 'secret' | 'injection'; rule: string; line: number; message: string }[] }
+  | { readonly status: 'conflict'; readonly kind: 'changed' | 'deleted' | 'exists'; readonly message: string };
+
+export interface AdoptRequest {
+  readonly id: string;
+  readonly scope: Scope;
+  readonly lines?: readonly (readonly [number, number])[] | undefined;
+  readonly text?: string | undefined;
+}
+
+const encoder = new TextEncoder();
+
+function fileOf(located: Pick<Located, 'id' | 'entry' | 'inspected'>): AgentFile {
+  const { id, entry, inspected } = located;
+  return {
+    id,
+    agent: entry.agent,
+    readBy: [...entry.readBy],
+    kind: entry.kind,
+    place: entry.place,
+    path: id,
+    size: inspected.size,
+    mtime: new Date(inspected.mtimeMs).toISOString(),
+    sha256: inspected.sha256,
+    unreadable: inspected.unreadable,
+  };
+}
+
+export class AgentFiles {
+  private readonly versions: AgentFileHistory;
+  /** Saves in progress, per file: the next waits for the one before. */
+  private readonly saving = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: AgentFilesOptions) {
+    this.versions = new AgentFileHistory(options.home, options.now);
+  }
+
+  private bases(workspaceId: string | null): Promise<Bases> {
+    return basesFor(this.options.userHome, this.options.registry, workspaceId);
+  }
+
+  async list(workspaceId: string | null): Promise<{ files: AgentFile[]; checkout: { available: boolean; reason: string | null } }> {
+    const bases = await this.bases(workspaceId);
+    return { files: discover(bases).map(fileOf), checkout: { available: bases.checkout !== null, reason: bases.checkoutReason } };
+  }
+
+  /** A readable file's text, or a refusal saying why not. */
+  async read(workspaceId: string | null, id: string): Promise<{ file: AgentFile; content: string; sha256: string }> {
+    const bases = await this.bases(workspaceId);
+    const { entry, base, rel } = resolveId(bases, id);
+    const inspected = inspect(base, rel);
+    if (!inspected) throw new AgentFilesError(`${id} does not exist.`);
+    this.versions.observe(historyKey(base.place, rel, bases.workspaceId), inspected.bytes, inspected.sha256);
+    if (inspected.unreadable !== null || inspected.content === null || inspected.sha256 === null) throw new AgentFilesError(`${id} cannot be opened: ${inspected.unreadable ?? 'it cannot be read.'}`);
+    return { file: fileOf({ id, entry, inspected }), content: inspected.content, sha256: inspected.sha256 };
+  }
+
+  /** Texts of several files (those that can be read), for search, adopt and compare. */
+  async readable(workspaceId: string | null): Promise<Located[]> {
+    return discover(await this.bases(workspaceId)).filter((f) => f.inspected.content !== null);
+  }
+
+  async write(workspaceId: string | null, id: string, content: string, expectedSha256: string | null): Promise<WriteOutcome> {
+    const bases = await this.bases(workspaceId);
+    const { base, rel } = resolveId(bases, id);
+    const data = encoder.encode(content);
+    if (data.byteLength > MAX_AGENT_FILE_BYTES) throw new AgentFilesError(`${id} would be ${Math.ceil(data.byteLength / 1024)} KiB; Cairn saves files of at most ${MAX_AGENT_FILE_BYTES / 1024} KiB.`);
+    if (content.includes('\u0000')) throw new AgentFilesError(`${id} would hold a NUL character; only text can be saved.`);
+    const key = `${base.place}:${base.real}:${rel.join('/')}`;
+    const previous = this.saving.get(key) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(() => this.writeNow(bases, id, base, rel, data, content, expectedSha256));
+    this.saving.set(key, run);
+    try {
+      return await run;
+    } finally {
+      if (this.saving.get(key) === run) this.saving.delete(key);
+    }
+  }
+
+  private async writeNow(bases: Bases, id: string, base: Base, rel: readonly string[], data: Uint8Array, content: string, expected: string | null): Promise<WriteOutcome> {
+    const current: Inspected | null = inspect(base, rel);
+    const hkey = historyKey(base.place, rel, bases.workspaceId);
+    if (current?.unreadable) throw new AgentFilesError(`${id} cannot be saved: ${current.unreadable}`);
+    this.versions.observe(hkey, current?.bytes ?? null, current?.sha256 ?? null);
+    const conflict = conflictOf(id, current?.sha256 ?? null, expected);
+    if (conflict) return conflict;
+    try {
+      await writeFileAt(base, rel, current?.real ?? null, data, expected, current?.mode ?? 0o644);
+    } catch (err) {
+      if (!(err instanceof ChangedMeanwhile)) throw err;
+      const now = inspect(base, rel);
+      return conflictOf(id, now?.sha256 ?? null, expected) ?? { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+    }
+    this.versions.recordSave(hkey, current?.bytes ?? null, data);
+    const written = inspect(base, rel);
+    return { status: 'ok', sha256: written?.sha256 ?? '', warnings: scanContent(content) };
+  }
+
+  async search(workspaceId: string | null, query: string, limit: number): Promise<AgentFileHit[]> {
+    void workspaceId;
+    void query;
+    void limit;
+    throw new AgentFilesError('not built yet');
+  }
+
+  async adopt(workspaceId: string | null, request: AdoptRequest): Promise<AdoptResult> {
+    void workspaceId;
+    void request;
+    throw new AgentFilesError('not built yet');
+  }
+
+  async compare(workspaceId: string | null, ids: readonly string[]): Promise<CompareResult> {
+    void workspaceId;
+    void ids;
+    throw new AgentFilesError('not built yet');
+  }
+
+  /** The recorded edits of one file, newest first. */
+  async history(workspaceId: string | null, id: string, limit: number): Promise<AgentFileVersion[]> {
+    const bases = await this.bases(workspaceId);
+    const { base, rel } = resolveId(bases, id);
+    const key = historyKey(base.place, rel, bases.workspaceId);
+    const now = inspect(base, rel);
+    if (!now?.unreadable) this.versions.observe(key, now?.bytes ?? null, now?.sha256 ?? null);
+    return this.versions.list(key, limit);
+  }
+}
+
+/** The conflict of a save based on `expected` (null: a new file) with the file's digest now, or null. */
+function conflictOf(id: string, now: string | null, expected: string | null): Extract<WriteOutcome, { status: 'conflict' }> | null {
+  if (expected === null && now !== null) return { status: 'conflict', kind: 'exists', message: `${id} already exists; open it to edit it.` };
+  if (expected !== null && now === null) return { status: 'conflict', kind: 'deleted', message: `${id} was deleted since you opened it.` };
+  if (expected !== null && now !== expected) return { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+  return null;
+}

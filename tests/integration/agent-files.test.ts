@@ -1,0 +1,221 @@
+// Other agents' files (issue 23): agentFiles.list, read, write and history over the real router and
+// services, with each agent's files laid out as the agent lays them out (tests/fixtures/agent-files)
+// in a temp user home and checkout; the envelope's hostile cases; the conflict-safe save.
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
+
+let w: AgentFilesWorld;
+const sha = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+
+beforeEach(async () => {
+  w = await openWorld();
+});
+afterEach(async () => {
+  await w.close();
+});
+
+describe('agentFiles.list', () => {
+  it("lists each agent's global and checkout files that exist, with who reads them, and nothing else", async () => {
+    const { files, checkout } = await w.client.agentFiles.list({ workspaceId: w.ws });
+    expect(checkout).toEqual({ available: true, reason: null });
+    expect(files.map((f) => [f.id, f.agent, f.kind, f.place])).toEqual([
+      ['~/.claude/CLAUDE.md', 'claude', 'instructions', 'global'],
+      ['~/.claude/rules/testing.md', 'claude', 'rules', 'global'],
+      [`~/.claude/projects/${path.basename(path.dirname(w.autoMemory))}/memory/MEMORY.md`, 'claude', 'memory', 'global'],
+      [`~/.claude/projects/${path.basename(path.dirname(w.autoMemory))}/memory/debugging.md`, 'claude', 'memory', 'global'],
+      ['CLAUDE.md', 'claude', 'instructions', 'checkout'],
+      ['CLAUDE.local.md', 'claude', 'instructions', 'checkout'],
+      ['.claude/rules/style.md', 'claude', 'rules', 'checkout'],
+      ['~/.codex/AGENTS.md', 'codex', 'instructions', 'global'],
+      ['~/.codex/memories/MEMORY.md', 'codex', 'memory', 'global'],
+      ['~/.codex/memories/rollout_summaries/2026-11-01-build.md', 'codex', 'memory', 'global'],
+      ['AGENTS.md', 'codex', 'instructions', 'checkout'],
+      ['.cursor/rules/api.mdc', 'cursor', 'rules', 'checkout'],
+      ['.cursor/rules/frontend/components.mdc', 'cursor', 'rules', 'checkout'],
+      ['.cursorrules', 'cursor', 'instructions', 'checkout'],
+      ['~/.copilot/copilot-instructions.md', 'copilot', 'instructions', 'global'],
+      ['.github/copilot-instructions.md', 'copilot', 'instructions', 'checkout'],
+      ['.github/instructions/docs.instructions.md', 'copilot', 'instructions', 'checkout'],
+      ['~/.gemini/GEMINI.md', 'gemini', 'instructions', 'global'],
+      ['GEMINI.md', 'gemini', 'instructions', 'checkout'],
+    ]);
+    const agents = files.find((f) => f.id === 'AGENTS.md')!;
+    const text = await fs.readFile(path.join(w.sb.checkout, 'AGENTS.md'));
+    expect(agents).toMatchObject({ readBy: ['codex', 'cursor', 'copilot'], path: 'AGENTS.md', size: text.length, sha256: sha(text), unreadable: null });
+    expect(Date.parse(agents.mtime)).toBeGreaterThan(0);
+    // No host path anywhere in the answer.
+    expect(JSON.stringify(files)).not.toContain(w.sb.dir);
+  });
+
+  it('without a workspace lists the home files only (no auto memory: it belongs to a checkout), and says why', async () => {
+    const { files, checkout } = await w.client.agentFiles.list({ workspaceId: null });
+    expect(files.every((f) => f.place === 'global' && !f.id.includes('/projects/'))).toBe(true);
+    expect(files.map((f) => f.id)).toContain('~/.codex/AGENTS.md');
+    expect(checkout).toEqual({ available: false, reason: 'no workspace is selected.' });
+  });
+
+  it('missing files are simply absent, and none of them is Cairn memory', async () => {
+    await fs.rm(path.join(w.sb.checkout, 'GEMINI.md'));
+    const { files } = await w.client.agentFiles.list({ workspaceId: w.ws });
+    expect(files.map((f) => f.id)).not.toContain('GEMINI.md');
+    expect((await w.client.memory.list({ workspaceId: w.ws })).files).toEqual([]);
+  });
+});
+
+describe('the envelope', () => {
+  it('lists hostile files as unreadable with the reason, and never opens them', async () => {
+    const outside = path.join(w.sb.dir, 'secret.txt');
+    await fs.writeFile(outside, 'password: hunter2-hunter2\n');
+    const c = w.sb.checkout;
+    await fs.rm(path.join(c, 'CLAUDE.md'));
+    await fs.symlink(outside, path.join(c, 'CLAUDE.md')); // out of the checkout
+    await fs.writeFile(path.join(c, '.git', 'notes.md'), 'in git\n');
+    await fs.rm(path.join(c, 'GEMINI.md'));
+    await fs.symlink(path.join(c, '.git', 'notes.md'), path.join(c, 'GEMINI.md')); // into .git
+    await fs.writeFile(path.join(c, 'AGENTS.md'), 'x'.repeat(100 * 1024 + 1)); // over the cap
+    await fs.writeFile(path.join(c, 'CLAUDE.local.md'), Buffer.from([0x68, 0x69, 0xff, 0xfe, 0x0a])); // not UTF-8
+    await fs.rm(path.join(c, '.cursorrules'));
+    execFileSync('mkfifo', [path.join(c, '.cursorrules')]); // a FIFO: opening it must not block
+    await fs.mkdir(path.join(c, '.claude', 'CLAUDE.md'), { recursive: true }); // a folder named CLAUDE.md
+    await fs.writeFile(path.join(c, '.github', 'copilot-instructions.md'), 'a\u0000b');
+    const { files } = await w.client.agentFiles.list({ workspaceId: w.ws });
+    const reason = (id: string) => files.find((f) => f.id === id)?.unreadable;
+    expect(reason('CLAUDE.md')).toBe('it is a symbolic link that leads outside the checkout; Cairn does not follow it.');
+    expect(reason('GEMINI.md')).toBe('it is a symbolic link into a .git directory; Cairn does not follow it.');
+    expect(reason('AGENTS.md')).toBe('it is 101 KiB; Cairn opens files of at most 100 KiB.');
+    expect(reason('CLAUDE.local.md')).toBe('it is not UTF-8 text.');
+    expect(reason('.cursorrules')).toBe('it is not a regular file (a FIFO, a socket or a device).');
+    expect(reason('.claude/CLAUDE.md')).toBe('it is a folder, not a file.');
+    expect(reason('.github/copilot-instructions.md')).toBe('it holds a NUL character, so it is not text.');
+    for (const id of ['CLAUDE.md', 'GEMINI.md', 'AGENTS.md', '.cursorrules']) expect(files.find((f) => f.id === id)?.sha256).toBeNull();
+    // Reading one says why, naming no host path; its bytes never travel.
+    await expect(w.client.agentFiles.read({ workspaceId: w.ws, id: 'CLAUDE.md' })).rejects.toThrow('CLAUDE.md cannot be opened: it is a symbolic link that leads outside the checkout; Cairn does not follow it.');
+    await expect(w.client.agentFiles.read({ workspaceId: w.ws, id: '.cursorrules' })).rejects.toThrow(/not a regular file/);
+    // Nor are they written through.
+    const save = await w.client.agentFiles.write({ workspaceId: w.ws, id: 'CLAUDE.md', content: 'mine\n', expectedSha256: sha('password: hunter2-hunter2\n') });
+    expect(save).toEqual({ status: 'error', message: 'CLAUDE.md cannot be saved: it is a symbolic link that leads outside the checkout; Cairn does not follow it.' });
+    expect(await fs.readFile(outside, 'utf8')).toBe('password: hunter2-hunter2\n');
+  });
+
+  it('follows a link that stays inside the checkout (CLAUDE.md -> AGENTS.md), and writes through it', async () => {
+    const c = w.sb.checkout;
+    await fs.rm(path.join(c, 'CLAUDE.md'));
+    await fs.symlink('AGENTS.md', path.join(c, 'CLAUDE.md'));
+    const read = await w.client.agentFiles.read({ workspaceId: w.ws, id: 'CLAUDE.md' });
+    expect(read.content).toBe(await fs.readFile(path.join(c, 'AGENTS.md'), 'utf8'));
+    const save = await w.client.agentFiles.write({ workspaceId: w.ws, id: 'CLAUDE.md', content: 'shared\n', expectedSha256: read.sha256 });
+    expect(save).toMatchObject({ status: 'ok', sha256: sha('shared\n') });
+    expect((await fs.lstat(path.join(c, 'CLAUDE.md'))).isSymbolicLink()).toBe(true);
+    expect(await fs.readFile(path.join(c, 'AGENTS.md'), 'utf8')).toBe('shared\n');
+  });
+
+  it('does not walk a rules folder that is a link out of the checkout, nor a linked folder inside one', async () => {
+    const elsewhere = path.join(w.sb.dir, 'elsewhere');
+    await fs.mkdir(elsewhere);
+    await fs.writeFile(path.join(elsewhere, 'x.instructions.md'), 'outside\n');
+    await fs.symlink(elsewhere, path.join(w.sb.checkout, '.github', 'instructions', 'linked'));
+    await fs.rm(path.join(w.sb.checkout, '.cursor', 'rules'), { recursive: true });
+    await fs.symlink(elsewhere, path.join(w.sb.checkout, '.cursor', 'rules'));
+    const ids = (await w.client.agentFiles.list({ workspaceId: w.ws })).files.map((f) => f.id);
+    expect(ids.filter((id) => id.startsWith('.github/instructions/') || id.startsWith('.cursor/'))).toEqual(['.github/instructions/docs.instructions.md']);
+  });
+
+  it('refuses an id that is no known file at a known place, in words', async () => {
+    for (const id of ['README.md', '../outside.md', '.git/config', '~/.ssh/id_rsa', '.cursor/rules/../../x.mdc', '~/.claude/projects/-elsewhere/memory/MEMORY.md']) {
+      await expect(w.client.agentFiles.read({ workspaceId: w.ws, id })).rejects.toThrow(/is not a file another agent reads at a place Cairn knows/);
+      expect(await w.client.agentFiles.write({ workspaceId: w.ws, id, content: 'x', expectedSha256: null })).toMatchObject({ status: 'error' });
+    }
+    expect(await fs.readFile(path.join(w.sb.checkout, '.git', 'config'), 'utf8')).toContain('origin');
+  });
+
+  it("says why an SSH workspace's checkout is not looked at, and still lists the home's files", async () => {
+    const remote = await w.client.workspaces.add({ name: 'Remote', path: '/srv/widgets', ssh: 'dev@devbox.invalid' });
+    const { files, checkout } = await w.client.agentFiles.list({ workspaceId: remote.id });
+    expect(checkout).toEqual({ available: false, reason: "this workspace's checkout is on dev@devbox.invalid, and Cairn shows the agents' files of checkouts on this machine only." });
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.every((f) => f.place === 'global')).toBe(true);
+  });
+});
+
+describe('agentFiles.read and write', () => {
+  it('reads a file with its digest, and saves it atomically keeping its mode, warning like a memory save', async () => {
+    const file = path.join(w.sb.checkout, 'AGENTS.md');
+    await fs.chmod(file, 0o640);
+    const read = await w.client.agentFiles.read({ workspaceId: w.ws, id: 'AGENTS.md' });
+    expect(read).toMatchObject({ content: await fs.readFile(file, 'utf8'), sha256: sha(await fs.readFile(file)), file: { id: 'AGENTS.md', agent: 'codex' } });
+    const content = `${read.content}- Deploy key: ghp_R8xk2LmQ9vT4nW7yB3cZ5pJ1hF6gD0sA2eK4\n`;
+    const save = await w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content, expectedSha256: read.sha256 });
+    expect(save).toMatchObject({ status: 'ok', sha256: sha(content), warnings: [{ kind: 'secret', rule: 'github-token', line: 7 }] });
+    expect(await fs.readFile(file, 'utf8')).toBe(content);
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o640);
+    // No temp file is left beside it.
+    expect((await fs.readdir(w.sb.checkout)).filter((n) => n.startsWith('.cairn-tmp'))).toEqual([]);
+  });
+
+  it('answers a conflict when the file changed on disk, was deleted, or was created meanwhile; nothing is clobbered', async () => {
+    const file = path.join(w.sb.checkout, 'AGENTS.md');
+    const read = await w.client.agentFiles.read({ workspaceId: w.ws, id: 'AGENTS.md' });
+    await fs.writeFile(file, 'changed by Codex\n');
+    expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'mine\n', expectedSha256: read.sha256 })).toEqual({
+      status: 'conflict',
+      kind: 'changed',
+      message: 'AGENTS.md was changed since you opened it.',
+    });
+    expect(await fs.readFile(file, 'utf8')).toBe('changed by Codex\n');
+    await fs.rm(file);
+    expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'mine\n', expectedSha256: read.sha256 })).toMatchObject({ status: 'conflict', kind: 'deleted' });
+    await fs.writeFile(file, 'created by Codex\n');
+    expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'mine\n', expectedSha256: null })).toMatchObject({
+      status: 'conflict',
+      kind: 'exists',
+      message: 'AGENTS.md already exists; open it to edit it.',
+    });
+    expect(await fs.readFile(file, 'utf8')).toBe('created by Codex\n');
+  });
+
+  it('creates a file that is absent at a known place, making its folders', async () => {
+    const save = await w.client.agentFiles.write({ workspaceId: w.ws, id: '.cursor/rules/db/sql.mdc', content: '- Use migrations.\n', expectedSha256: null });
+    expect(save).toMatchObject({ status: 'ok', warnings: [] });
+    expect(await fs.readFile(path.join(w.sb.checkout, '.cursor', 'rules', 'db', 'sql.mdc'), 'utf8')).toBe('- Use migrations.\n');
+    const global = await w.client.agentFiles.write({ workspaceId: null, id: '~/.codex/AGENTS.override.md', content: 'today only\n', expectedSha256: null });
+    expect(global).toMatchObject({ status: 'ok' });
+    expect(await fs.readFile(path.join(w.userHome, '.codex', 'AGENTS.override.md'), 'utf8')).toBe('today only\n');
+  });
+
+  it('refuses content over the cap or holding NUL, writing nothing', async () => {
+    const read = await w.client.agentFiles.read({ workspaceId: w.ws, id: 'AGENTS.md' });
+    expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'x'.repeat(100 * 1024 + 1), expectedSha256: read.sha256 })).toEqual({
+      status: 'error',
+      message: 'AGENTS.md would be 101 KiB; Cairn saves files of at most 100 KiB.',
+    });
+    expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'a\u0000b', expectedSha256: read.sha256 })).toMatchObject({ status: 'error' });
+    expect(sha(await fs.readFile(path.join(w.sb.checkout, 'AGENTS.md')))).toBe(read.sha256);
+  });
+});
+
+describe('agentFiles.history', () => {
+  it("records a person's saves with both sides, and changes seen between them as made outside Cairn", async () => {
+    const id = '~/.claude/CLAUDE.md';
+    const file = path.join(w.userHome, '.claude', 'CLAUDE.md');
+    const original = await fs.readFile(file, 'utf8');
+    expect(await w.client.agentFiles.history({ workspaceId: w.ws, id })).toEqual({ versions: [] });
+    const first = await w.client.agentFiles.read({ workspaceId: w.ws, id });
+    await w.client.agentFiles.write({ workspaceId: w.ws, id, content: 'one\n', expectedSha256: first.sha256 });
+    await fs.writeFile(file, 'edited in vim\n');
+    const second = await w.client.agentFiles.read({ workspaceId: w.ws, id });
+    await w.client.agentFiles.write({ workspaceId: w.ws, id, content: 'two\n', expectedSha256: second.sha256 });
+    const { versions } = await w.client.agentFiles.history({ workspaceId: w.ws, id });
+    expect(versions.map(({ op, actor, cause, before, after }) => ({ op, actor, cause, before, after }))).toEqual([
+      { op: 'update', actor: 'user', cause: 'ui', before: 'edited in vim\n', after: 'two\n' },
+      { op: 'update', actor: 'external', cause: 'external', before: 'one\n', after: 'edited in vim\n' },
+      { op: 'update', actor: 'user', cause: 'ui', before: original, after: 'one\n' },
+    ]);
+    // Kept under <home>/agent-files, never in memory's history.
+    await expect(fs.stat(path.join(w.sb.home, 'agent-files', 'history', 'log.jsonl'))).resolves.toBeTruthy();
+    expect(await w.client.history.list({ workspaceId: w.ws })).toMatchObject({ versions: [] });
+  });
+});
