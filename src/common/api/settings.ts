@@ -26,6 +26,9 @@ export const injectionOverrideSchema = z.object(injectionFields).partial();
 /** The extractor backends a person can choose for the harvest's jobs (issue 19). */
 export const HARVEST_EXTRACTORS = ['rules', 'command', 'http'] as const;
 
+/** The extractor backends a person can choose for consolidation (issue 22). */
+export const SWEEP_EXTRACTORS = ['rules', 'command', 'http'] as const;
+
 export const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   /** Show the rendered Markdown preview by default in the editor. */
@@ -54,6 +57,12 @@ export const settingsSchema = z.object({
     })
     .nullable()
     .default(null),
+  /**
+   * What proposes a consolidation (issue 22, `cairn sweep`): `rules` (offline: unused files, files
+   * saying the same thing), or a model through `command` (harvestCommand) or `http` (harvestHttp),
+   * the same configuration as the harvest's.
+   */
+  sweepExtractor: z.enum(SWEEP_EXTRACTORS).default('rules'),
   /** Candidates an extractor is less sure of than this are not proposed. */
   harvestMinConfidence: z.number().min(0).max(1).default(0.6),
   /**

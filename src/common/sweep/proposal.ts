@@ -4,13 +4,15 @@
  * the sha256 each file had when proposed and its usage, and what changed in the scope since the
  * last applied consolidation. Pure: schemas and the summary text, shared by main and renderer.
  *
- * Invariant: a change is applied only while each of its files still has the sha256 recorded here;
- * a file's `content` is what it becomes (null: deleted; absent: left as it is).
+ * Invariant: a change is applied only while each of its files still has the sha256 recorded here
+ * (a file marked `created` only while it does not exist); a file's `content` is what it becomes
+ * (null: deleted; absent: left as it is). A rename is the old file deleted and the new one created
+ * with its bytes, in one change (so one undo takes both back).
  */
 import { z } from 'zod';
 import { SCOPES } from '../memory/constants';
 
-export const SWEEP_CHANGE_KINDS = ['delete', 'merge', 'rewrite'] as const;
+export const SWEEP_CHANGE_KINDS = ['delete', 'merge', 'rewrite', 'rename'] as const;
 export type SweepChangeKind = (typeof SWEEP_CHANGE_KINDS)[number];
 export const SWEEP_STATES = ['open', 'applied', 'discarded', 'replaced', 'expired'] as const;
 export type SweepState = (typeof SWEEP_STATES)[number];
@@ -37,8 +39,10 @@ export type SweepUsage = z.infer<typeof sweepUsageSchema>;
 
 export const sweepFileSchema = z.object({
   path: z.string(),
-  /** The file's sha256 at proposal time. */
+  /** The file's sha256 at proposal time; for a file the change creates, the sha256 of the content it gets. */
   sha256,
+  /** The change creates this file (a rename's new name, a merge into a new file): it must not exist when applied. */
+  created: z.boolean().optional(),
   usage: sweepUsageSchema,
   /** What it becomes: new text, null (deleted), or absent (left as it is: a merge's kept file with nothing to add). */
   content: z.string().nullable().optional(),
@@ -47,7 +51,7 @@ export type SweepFile = z.infer<typeof sweepFileSchema>;
 
 export const sweepChangeSchema = z.object({
   kind: z.enum(SWEEP_CHANGE_KINDS),
-  /** The file the change is about: the deleted one, a merge's kept one, the rewritten one. */
+  /** The file the change is about: the deleted one, a merge's kept one, the rewritten one, a rename's old name (its new one is the file marked `created`). */
   path: z.string(),
   reason: z.string(),
   files: z.array(sweepFileSchema),
@@ -73,6 +77,10 @@ export const sweepResultSchema = z.object({
 });
 export type SweepResult = z.infer<typeof sweepResultSchema>;
 
+/** A change an extractor answered that the checks refused: what it was, in a line, and why. */
+export const sweepRefusalSchema = z.object({ change: z.string(), reason: z.string() });
+export type SweepRefusal = z.infer<typeof sweepRefusalSchema>;
+
 export const sweepProposalSchema = z.object({
   v: z.literal(1),
   id: z.string().regex(SWEEP_ID_RE),
@@ -92,18 +100,21 @@ export const sweepProposalSchema = z.object({
   more: z.number().int().nonnegative().default(0),
   since: sweepSinceSchema,
   result: sweepResultSchema.nullable(),
+  /** The extractor's changes the host's checks refused, each with why (a model's answer, mostly). */
+  refused: z.array(sweepRefusalSchema).optional(),
 });
 export type SweepProposal = z.infer<typeof sweepProposalSchema>;
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** "4 deletions, 1 merge, 2 rewrites" (kinds with none left out); "nothing to consolidate". */
+/** "4 deletions, 1 merge, 2 rewrites, 1 rename" (kinds with none left out); "nothing to consolidate". */
 export function sweepSummary(changes: ReadonlyArray<Pick<SweepChange, 'kind'>>): string {
   const count = (kind: SweepChangeKind) => changes.filter((c) => c.kind === kind).length;
   const parts = [
     [count('delete'), 'deletion', 'deletions'],
     [count('merge'), 'merge', 'merges'],
     [count('rewrite'), 'rewrite', 'rewrites'],
+    [count('rename'), 'rename', 'renames'],
   ] as const;
   const said = parts.filter(([n]) => n > 0).map(([n, one, many]) => plural(n, one, many));
   return said.length === 0 ? 'nothing to consolidate' : said.join(', ');

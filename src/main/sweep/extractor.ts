@@ -1,15 +1,17 @@
 /**
  * What proposes a consolidation (issue 22): the extractor interface of the harvest (issue 19),
  * for a scope's files instead of a session's messages. `rules` (rules-sweep.ts) runs offline; the
- * model backends (`agent`, `command`, `http`) are to come through harvest/extractors/'s prompt and
- * answer machinery, given this same input as untrusted data.
+ * model backends (`command`, `http`: model-sweep.ts) ask a model through the harvest's runner
+ * (harvest/extractors/), given this same input as untrusted data (sweep-prompt.ts).
  *
  * Invariant: an extractor only proposes. The host (sweeps.ts) checks every answer: paths among the
- * files it was given, never a pinned or recently created/written file deleted or merged away, at
- * most SWEEP_MAX_CHANGES, each file in one change, model-written content scanned and within the cap.
+ * files it was given, each change based on the sha256 the file has (a model must say which), never
+ * a pinned or recently created/written file deleted, merged or renamed away, new names by the path
+ * rules and inside the scope, at most SWEEP_MAX_CHANGES, each file in one change, model-written
+ * content scanned and within the cap. What it refuses is reported with the reason, never repaired.
  */
 import type { Scope } from '../../common/memory/constants';
-import type { SweepSince, SweepUsage } from '../../common/sweep/proposal';
+import type { SweepRefusal, SweepSince, SweepUsage } from '../../common/sweep/proposal';
 
 /** One file of the scope, as the extractor sees it. */
 export interface SweepFileInput {
@@ -40,16 +42,37 @@ export interface SweepInput {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * The sha256 each path of a change was proposed against (null: the path does not exist, the change
+ * creates it). A model backend must give it for every path it touches; the offline rules, which
+ * propose from the input itself, need not.
+ */
+export type BasedOn = Readonly<Record<string, string | null>>;
+
 export type ProposedChange =
-  | { readonly kind: 'delete'; readonly path: string; readonly reason: string }
-  /** `content`: the kept file's new text (absent: it stays as it is); the others are deleted. */
-  | { readonly kind: 'merge'; readonly keep: string; readonly others: readonly string[]; readonly content?: string; readonly reason: string }
-  | { readonly kind: 'rewrite'; readonly path: string; readonly content: string; readonly reason: string };
+  | { readonly kind: 'delete'; readonly path: string; readonly reason: string; readonly basedOn?: BasedOn }
+  /**
+   * `content`: the kept file's new text (absent: it stays as it is); the others are deleted. A
+   * model may merge into a new file (`keep` not among the files, basedOn null): then `content` is required.
+   */
+  | { readonly kind: 'merge'; readonly keep: string; readonly others: readonly string[]; readonly content?: string; readonly reason: string; readonly basedOn?: BasedOn }
+  | { readonly kind: 'rewrite'; readonly path: string; readonly content: string; readonly reason: string; readonly basedOn?: BasedOn }
+  /** The file moved to `to` (a path of the same scope that does not exist), bytes unchanged. */
+  | { readonly kind: 'rename'; readonly path: string; readonly to: string; readonly reason: string; readonly basedOn?: BasedOn };
+
+/** A change an extractor or the host would not propose, and why (shown to the person). */
+export type { SweepRefusal };
+
+export interface SweepAnswer {
+  readonly changes: readonly ProposedChange[];
+  /** Items of a model's answer that were no change at all, or no change it may propose. */
+  readonly refused?: readonly SweepRefusal[];
+}
 
 export interface SweepExtractor {
-  /** 'rules', later 'agent', 'command', 'http'. */
+  /** 'rules', 'command', 'http'. */
   readonly name: string;
   /** Whether what it writes comes from the files themselves (no scan needed) rather than a model. */
   readonly offline: boolean;
-  propose(input: SweepInput): Promise<ProposedChange[]>;
+  propose(input: SweepInput): Promise<SweepAnswer>;
 }

@@ -178,5 +178,5 @@ export function rulesProposals(input: SweepInput): ProposedChange[] {
 export const rulesExtractor: SweepExtractor = {
   name: 'rules',
   offline: true,
-  propose: (input) => Promise.resolve(rulesProposals(input)),
+  propose: (input) => Promise.resolve({ changes: rulesProposals(input) }),
 };

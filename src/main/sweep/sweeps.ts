@@ -2,7 +2,8 @@
  * Consolidation (issue 22, `cairn sweep`): proposals for one scope root from real usage and
  * near-duplicates, previewed by a person, applied as ONE undoable history batch, or discarded.
  * The CLI and the API call this; the storage is sweep-store.ts, the lease sweep-lease.ts, the
- * proposing an extractor (extractor.ts; `rules` now).
+ * proposing an extractor (extractor.ts): `rules` offline, or a model backend (model-sweep.ts,
+ * chosen by the setting `sweepExtractor` through sweep-backends.ts).
  *
  * Since-last-time: the baseline is the version history itself (every version is there, for SSH
  * scopes too): what changed since the last applied consolidation is every version of the scope
@@ -13,7 +14,11 @@
  * - proposing writes nothing to memory (nor to usage or the history): only its record;
  * - a file is proposed for deletion (by any extractor) only when it is not pinned, has not been
  *   used (an agent's view or a write) for `days`, and was neither created nor written in them: not
- *   by its usage's last write, its mtime, nor any version in the history;
+ *   by its usage's last write, its mtime, nor any version in the history; a model's change never
+ *   merges or renames away a pinned or such a fresh file either;
+ * - every change an extractor answers is checked (checked()) and refused with its reason, never
+ *   repaired: unknown paths, a model's change not based on the sha256 the file has now, new names
+ *   breaking the path rules or leaving the scope, content over the cap or flagged by the scanners;
  * - apply runs under the scope root's lease and, inside it, the scope's write lock (MemoryService
  *   .writeBatch): a change whose files moved on since the proposal is skipped and reported, the
  *   rest are written as the person with cause `sweep:<id>`, one history batch (`cairn undo` of it
@@ -23,7 +28,7 @@
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { memoryIdentity, scopeOwner } from '../../common/memory/identity';
-import { formatMemoryPath } from '../../common/memory/paths';
+import { formatMemoryPath, parseMemoryPath } from '../../common/memory/paths';
 import { EMPTY_USAGE } from '../../common/memory/usage';
 import { decayedUsage } from '../../common/context/ranking';
 import {
@@ -43,7 +48,7 @@ import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
 import { availableScope } from '../memory/targets';
 import type { UsageStore } from '../memory/usage-store';
-import type { ProposedChange, SweepExtractor, SweepFileInput, SweepInput } from './extractor';
+import type { BasedOn, ProposedChange, SweepExtractor, SweepFileInput, SweepInput, SweepRefusal } from './extractor';
 import { rulesExtractor } from './rules-sweep';
 import { SweepLeases } from './sweep-lease';
 import { SweepStore, newSweepId } from './sweep-store';
@@ -67,14 +72,16 @@ export interface SweepsOptions {
 export interface ProposeOptions {
   readonly scope: Scope;
   readonly days?: number;
-  readonly extractor?: string;
+  /** An extractor by name (default `rules`), or one built for this call (sweep-backends.ts, from the settings). */
+  readonly extractor?: string | SweepExtractor;
   /** Cancels the proposal (the UI's Cancel): checked before the files are read, and before and after the extractor is asked. */
   readonly signal?: AbortSignal;
 }
 
+/** `refused`: the extractor's changes the checks refused, with why (also kept in the proposal). */
 export type ProposeOutcome =
-  | { readonly status: 'proposed'; readonly proposal: SweepProposal; readonly summary: string }
-  | { readonly status: 'nothing'; readonly since: SweepSince; readonly extractorCalled: boolean; readonly summary: string };
+  | { readonly status: 'proposed'; readonly proposal: SweepProposal; readonly summary: string; readonly refused: readonly SweepRefusal[] }
+  | { readonly status: 'nothing'; readonly since: SweepSince; readonly extractorCalled: boolean; readonly summary: string; readonly refused: readonly SweepRefusal[] };
 
 export interface ApplyOptions {
   /** Only the changes about these paths (`/memories/<scope>/...` or relative to the scope). */
@@ -98,7 +105,7 @@ export class Sweeps {
   async propose(session: MemorySession, options: ProposeOptions): Promise<ProposeOutcome> {
     const days = options.days ?? SWEEP_DEFAULT_DAYS;
     if (!Number.isInteger(days) || days < 1 || days > 3650) throw new MemoryToolError('The number of days must be a whole number from 1 to 3650.');
-    const extractor = this.extractors[options.extractor ?? 'rules'];
+    const extractor = typeof options.extractor === 'object' ? options.extractor : this.extractors[options.extractor ?? 'rules'];
     if (!extractor) throw new MemoryToolError(`There is no extractor ${JSON.stringify(options.extractor)}; choose one of ${Object.keys(this.extractors).join(', ')}.`);
     const { scope } = options;
     const owner = this.ownerOf(session, scope);
@@ -120,7 +127,7 @@ export class Sweeps {
       });
       const stale = entries.filter((e) => !e.protected && e.unused);
       // Nothing changed since the last consolidation and nothing unused: no extractor is asked.
-      if (since.last !== null && since.total === 0 && stale.length === 0) return { status: 'nothing', since, extractorCalled: false, summary: sweepSummary([]) };
+      if (since.last !== null && since.total === 0 && stale.length === 0) return { status: 'nothing', since, extractorCalled: false, summary: sweepSummary([]), refused: [] };
 
       options.signal?.throwIfAborted();
       const readable = entries.filter((e) => e.entry.size <= MAX_FILE_BYTES);
@@ -154,8 +161,9 @@ export class Sweeps {
       options.signal?.throwIfAborted();
       const answer = await extractor.propose(input);
       options.signal?.throwIfAborted();
-      const { changes, more } = this.checked(answer, input, extractor);
-      if (changes.length === 0) return { status: 'nothing', since, extractorCalled: true, summary: sweepSummary([]) };
+      const { changes, more, refused } = this.checked(answer.changes, input, extractor, new Set(entries.map((e) => e.path)));
+      refused.unshift(...(answer.refused ?? []));
+      if (changes.length === 0) return { status: 'nothing', since, extractorCalled: true, summary: sweepSummary([]), refused };
       const id = newSweepId(now);
       const proposal: SweepProposal = {
         v: 1,
@@ -173,9 +181,10 @@ export class Sweeps {
         more,
         since,
         result: null,
+        ...(refused.length > 0 ? { refused } : {}),
       };
       this.store.add(proposal);
-      return { status: 'proposed', proposal, summary: sweepSummary(changes) };
+      return { status: 'proposed', proposal, summary: sweepSummary(changes), refused };
     });
   }
 
@@ -204,7 +213,7 @@ export class Sweeps {
       const chosen = this.select(p, options.only);
       const cause = `sweep:${p.id}`;
       const outcome = await this.options.service.writeBatch(
-        chosen.map((c) => ({ key: c.path, files: c.files.map((f) => ({ path: f.path, expectedSha256: f.sha256, ...(f.content !== undefined ? { content: f.content } : {}) })) })),
+        chosen.map((c) => ({ key: c.path, files: c.files.map((f) => ({ path: f.path, expectedSha256: f.created ? null : f.sha256, ...(f.content !== undefined ? { content: f.content } : {}) })) })),
         cause,
         session,
       );
@@ -261,43 +270,149 @@ export class Sweeps {
   }
 
   /**
-   * An extractor's answer as the proposal's changes, each checked: its files among those given,
-   * none in two changes; a file deleted only when the host found it unused (SweepInput.stale: not
-   * pinned, not used, created or written within `days`), never a pinned file merged away (a fresh one may be: its lines stay in the kept
-   * file); a model's content within the cap and free of secrets and injected instructions; at most
-   * SWEEP_MAX_CHANGES (`more`: how many passed past it). A change failing a check is dropped,
-   * never repaired.
+   * An extractor's answer as the proposal's changes, each checked (a change failing a check is
+   * refused with its reason, never repaired):
+   * - its files among those given (`listed`: every path of the scope, for new names), none in two
+   *   changes; a model's change based on the sha256 each file it deletes, writes or moves has now;
+   * - a file deleted only when the host found it unused (SweepInput.stale: not pinned, not used,
+   *   created or written within `days`); never a pinned file merged away, nor, by a model, a fresh
+   *   one (the rules may: its lines stay in the kept file); never a pinned or fresh file renamed;
+   * - a new name (a rename's, a model's merge into a new file) by the path rules, in the scope, not
+   *   an existing file or folder, not inside a file;
+   * - a model's content well-formed, within MAX_FILE_BYTES, and free of what the content scanners
+   *   flag (secrets, injected instructions);
+   * - at most SWEEP_MAX_CHANGES (`more`: how many passed past it).
    */
-  private checked(proposed: readonly ProposedChange[], input: SweepInput, extractor: SweepExtractor): { changes: SweepChange[]; more: number } {
+  private checked(
+    proposed: readonly ProposedChange[],
+    input: SweepInput,
+    extractor: SweepExtractor,
+    listed: ReadonlySet<string>,
+  ): { changes: SweepChange[]; more: number; refused: SweepRefusal[] } {
     const byPath = new Map(input.files.map((f) => [f.path, f]));
     const stale = new Set(input.stale);
     const taken = new Set<string>();
+    const folders = new Set<string>();
+    for (const p of listed) for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) folders.add(p.slice(0, i));
+    const root = formatMemoryPath(input.scope);
     const fileOf = (f: SweepFileInput, content: string | null | undefined): SweepFile => ({ path: f.path, sha256: f.sha256, usage: f.usage, ...(content !== undefined ? { content } : {}) });
-    const textOk = (text: string) => text.isWellFormed() && !text.includes('\0') && new TextEncoder().encode(text).length <= MAX_FILE_BYTES && (extractor.offline || scanContent(text).length === 0);
-    const out: SweepChange[] = [];
-    for (const c of proposed) {
-      if (c.kind === 'delete') {
-        const f = byPath.get(c.path);
-        if (!f || !stale.has(f.path) || taken.has(f.path)) continue;
-        taken.add(f.path);
-        out.push({ kind: 'delete', path: f.path, reason: c.reason, files: [fileOf(f, null)] });
-      } else if (c.kind === 'merge') {
-        const keep = byPath.get(c.keep);
-        const others = c.others.map((p) => byPath.get(p));
-        const paths = [c.keep, ...c.others];
-        if (!keep || others.length === 0 || new Set(paths).size !== paths.length || paths.some((p) => taken.has(p))) continue;
-        if (others.some((o) => o === undefined || o.usage.pinned)) continue;
-        if (c.content !== undefined && !textOk(c.content)) continue;
-        paths.forEach((p) => taken.add(p));
-        out.push({ kind: 'merge', path: keep.path, reason: c.reason, files: [fileOf(keep, c.content), ...others.map((o) => fileOf(o!, null))] });
-      } else {
-        const f = byPath.get(c.path);
-        if (!f || taken.has(f.path) || !textOk(c.content) || c.content === f.content) continue;
-        taken.add(f.path);
-        out.push({ kind: 'rewrite', path: f.path, reason: c.reason, files: [fileOf(f, c.content)] });
+    const createdFile = (path: string, content: string): SweepFile => ({ path, sha256: sha256(new TextEncoder().encode(content)), created: true, usage: { pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null }, content });
+    const days = `${input.days} ${input.days === 1 ? 'day' : 'days'}`;
+    // A new name as the proposal records it (parsed by newName first: trailing slash dropped).
+    const normal = (path: string): string => {
+      const parsed = parseMemoryPath(path);
+      return parsed.kind === 'scope' ? formatMemoryPath(parsed.scope, parsed.segments) : path;
+    };
+
+    // Each check answers why a change may not be proposed, or null.
+    const known = (path: string): string | null => (byPath.has(path) ? null : listed.has(path) ? `${path} was not read (larger than 100 KiB, or not UTF-8 text)` : `${path} is not a file of ${root}`);
+    const free = (path: string): string | null => (taken.has(path) ? `${path} is already in another change of this proposal` : null);
+    const based = (path: string, basedOn: BasedOn | undefined): string | null => {
+      const f = byPath.get(path)!;
+      if (basedOn === undefined || !(path in basedOn)) return extractor.offline ? null : `it does not say which version of ${path} it was based on (basedOn)`;
+      const was = basedOn[path] ?? null;
+      if (was !== f.sha256) return `it was based on ${was === null ? 'no file' : `version ${was.slice(0, 12)}`} of ${path}, which is at ${f.sha256.slice(0, 12)} now`;
+      return null;
+    };
+    const removable = (path: string, what: 'deleted' | 'merged away' | 'renamed'): string | null => {
+      const f = byPath.get(path)!;
+      if (f.usage.pinned) return `${path} is pinned: it is never ${what}`;
+      if (what === 'deleted' && !stale.has(path)) return f.protected ? `${path} was created or written within ${days}` : `${path} was used by an agent within ${days}`;
+      if (what !== 'deleted' && f.protected && !(what === 'merged away' && extractor.offline)) return `${path} was created or written within ${days}: it is not ${what}`;
+      return null;
+    };
+    const newName = (path: string): string | null => {
+      let parsed;
+      try {
+        parsed = parseMemoryPath(path);
+      } catch (err) {
+        if (err instanceof MemoryToolError) return err.message;
+        throw err;
       }
+      if (parsed.kind !== 'scope' || parsed.scope !== input.scope || parsed.segments.length === 0) return `${path} is not a file path inside ${root}`;
+      const name = formatMemoryPath(parsed.scope, parsed.segments);
+      if (listed.has(name)) return `${name} exists already`;
+      if (folders.has(name)) return `${name} is a folder`;
+      for (let i = name.lastIndexOf('/'); i > root.length; i = name.lastIndexOf('/', i - 1)) if (listed.has(name.slice(0, i))) return `${name.slice(0, i)} is a file, not a folder`;
+      return free(name);
+    };
+    const text = (content: string): string | null => {
+      if (!content.isWellFormed() || content.includes('\0')) return 'its content is not plain text (a NUL character, or broken UTF-16)';
+      const bytes = new TextEncoder().encode(content).length;
+      if (bytes > MAX_FILE_BYTES) return `its content is ${bytes} bytes; a memory file holds at most ${MAX_FILE_BYTES / 1024} KiB`;
+      if (extractor.offline) return null;
+      const findings = scanContent(content);
+      return findings.length === 0 ? null : `its content is flagged by the content scanners: ${findings[0]!.message}`;
+    };
+    const first = (...checks: Array<() => string | null>): string | null => {
+      for (const check of checks) {
+        const problem = check();
+        if (problem !== null) return problem;
+      }
+      return null;
+    };
+
+    const out: SweepChange[] = [];
+    const refused: SweepRefusal[] = [];
+    for (const c of proposed) {
+      let problem: string | null;
+      let change: SweepChange | null = null;
+      let what: string;
+      if (c.kind === 'delete') {
+        what = `delete ${c.path}`;
+        problem = first(() => known(c.path), () => free(c.path), () => based(c.path, c.basedOn), () => removable(c.path, 'deleted'));
+        if (problem === null) change = { kind: 'delete', path: c.path, reason: c.reason, files: [fileOf(byPath.get(c.path)!, null)] };
+      } else if (c.kind === 'merge') {
+        what = `merge ${c.others.join(', ')} into ${c.keep}`;
+        const paths = [c.keep, ...c.others];
+        const creates = !byPath.has(c.keep) && !listed.has(c.keep) && !extractor.offline;
+        problem = first(
+          () => (c.others.length === 0 ? 'it names no file to merge' : new Set(paths).size !== paths.length ? 'it names a file twice' : null),
+          ...c.others.flatMap((o) => [() => known(o), () => free(o), () => based(o, c.basedOn), () => removable(o, 'merged away')]),
+          () => (creates ? newName(c.keep) : first(() => known(c.keep), () => free(c.keep))),
+          () => (creates ? (c.basedOn?.[c.keep] === null ? null : `${c.keep} does not exist: a merge into a new file is based on no file (basedOn null)`) : c.content !== undefined ? based(c.keep, c.basedOn) : null),
+          () => (creates && c.content === undefined ? `a merge into the new file ${c.keep} needs its content` : null),
+          () => (c.content !== undefined ? text(c.content) : null),
+        );
+        if (problem === null) {
+          const others = c.others.map((o) => fileOf(byPath.get(o)!, null));
+          const kept = creates ? createdFile(normal(c.keep), c.content!) : fileOf(byPath.get(c.keep)!, c.content);
+          change = { kind: 'merge', path: kept.path, reason: c.reason, files: [kept, ...others] };
+        }
+      } else if (c.kind === 'rewrite') {
+        what = `rewrite ${c.path}`;
+        problem = first(
+          () => known(c.path),
+          () => free(c.path),
+          () => based(c.path, c.basedOn),
+          () => text(c.content),
+          () => (c.content === byPath.get(c.path)!.content ? 'its content is what the file holds already' : null),
+        );
+        if (problem === null) change = { kind: 'rewrite', path: c.path, reason: c.reason, files: [fileOf(byPath.get(c.path)!, c.content)] };
+      } else {
+        what = `rename ${c.path} to ${c.to}`;
+        problem = first(
+          () => known(c.path),
+          () => free(c.path),
+          () => based(c.path, c.basedOn),
+          () => removable(c.path, 'renamed'),
+          () => newName(c.to),
+          // The new file is written from the text read: bytes that text does not give back (a byte-order mark) would not move as they are.
+          () => (sha256(new TextEncoder().encode(byPath.get(c.path)!.content)) === byPath.get(c.path)!.sha256 ? null : `${c.path} starts with a byte-order mark, which a rename would not keep`),
+        );
+        if (problem === null) {
+          const f = byPath.get(c.path)!;
+          change = { kind: 'rename', path: f.path, reason: c.reason, files: [fileOf(f, null), createdFile(normal(c.to), f.content)] };
+        }
+      }
+      if (change === null) {
+        refused.push({ change: what, reason: problem ?? 'refused' });
+        continue;
+      }
+      for (const f of change.files) taken.add(f.path);
+      out.push(change);
     }
-    return { changes: out.slice(0, SWEEP_MAX_CHANGES), more: Math.max(0, out.length - SWEEP_MAX_CHANGES) };
+    return { changes: out.slice(0, SWEEP_MAX_CHANGES), more: Math.max(0, out.length - SWEEP_MAX_CHANGES), refused };
   }
 
   /** What changed in `owner`'s root since its last applied consolidation (the history is the baseline). */

@@ -10,7 +10,8 @@
  *   reading untrusted transcript text has no checkout to read or change;
  * - it is stopped (its whole process group: the shell and what it started) when it outlives the
  *   timeout or prints more than MAX_COMMAND_OUTPUT; a failure is an Error a person can act on, with
- *   the first lines of the command's stderr.
+ *   the first lines of the command's stderr;
+ * - a Cancel (`signal`) stops it the same way and rejects with a CancelledError.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -19,7 +20,7 @@ import * as path from 'node:path';
 import { HARVEST_CHILD_ENV } from '../harvest-child';
 import type { Extractor } from '../harvest-run';
 import { excerpt } from './answer';
-import { duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
+import { CancelledError, duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
 
 /** Set to "1" in the command's environment; Cairn's hooks do nothing when they see it. */
 export { HARVEST_CHILD_ENV };
@@ -40,7 +41,11 @@ export interface CommandOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Where it runs (default: a fresh empty directory, removed afterwards). */
   readonly cwd?: string;
+  /** A person's Cancel: the command is stopped and the call rejects with a CancelledError. */
+  readonly signal?: AbortSignal;
 }
+
+const CANCELLED = 'Cancelled: the model command was stopped before it answered.';
 
 /** The first lines of stderr, on one line, for an error message. */
 function stderrLines(stderr: string): string {
@@ -58,6 +63,7 @@ export async function runHarvestCommand(command: string, prompt: string, options
   if (command.trim() === '') throw new Error('No harvest command is set: set harvestCommand (for example `claude -p --output-format json`) or choose another extractor.');
   const timeoutMs = options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const startTimer = options.startTimer ?? realTimer;
+  if (options.signal?.aborted) throw new CancelledError(CANCELLED);
   const ownDir = options.cwd === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-harvest-')) : null;
   try {
     return await new Promise<string>((resolve, reject) => {
@@ -72,6 +78,7 @@ export async function runHarvestCommand(command: string, prompt: string, options
       let stdoutBytes = 0;
       let stderr = '';
       let stopped: string | null = null;
+      let cancelled = false;
       let cancelKill = (): void => {};
       const stop = (why: string): void => {
         if (stopped !== null) return;
@@ -86,6 +93,11 @@ export async function runHarvestCommand(command: string, prompt: string, options
         group('SIGTERM');
         cancelKill = startTimer(KILL_GRACE_MS, () => group('SIGKILL'));
       };
+      const onAbort = (): void => {
+        cancelled = true;
+        stop(CANCELLED);
+      };
+      options.signal?.addEventListener('abort', onAbort, { once: true });
       const cancelTimeout = startTimer(timeoutMs, () => stop(`The harvest command did not finish within ${duration(timeoutMs)} and was stopped. Check that it answers without asking anything (it gets no terminal), or choose a faster model.`));
       child.stdout.on('data', (data: Buffer) => {
         stdoutBytes += data.length;
@@ -101,13 +113,15 @@ export async function runHarvestCommand(command: string, prompt: string, options
       child.on('error', (err) => {
         cancelTimeout();
         cancelKill();
+        options.signal?.removeEventListener('abort', onAbort);
         reject(new Error(`The harvest command could not be started: ${err.message}`));
       });
       child.on('close', (code, signal) => {
         cancelTimeout();
         cancelKill();
+        options.signal?.removeEventListener('abort', onAbort);
         const out = Buffer.concat(stdout).toString('utf8');
-        if (stopped !== null) return reject(new Error(stopped));
+        if (stopped !== null) return reject(cancelled ? new CancelledError(stopped) : new Error(stopped));
         if (code === 127) return reject(new Error(`The harvest command was not found (exit status 127): check harvestCommand and that its program is on the PATH Cairn runs with.${stderrLines(stderr)}`));
         if (code === 126) return reject(new Error(`The harvest command could not be run (exit status 126: not executable).${stderrLines(stderr)}`));
         if (code !== 0) return reject(new Error(code === null ? `The harvest command was killed by ${signal}.${stderrLines(stderr)}` : `The harvest command failed with exit status ${code}.${stderrLines(stderr)}`));
@@ -122,5 +136,10 @@ export async function runHarvestCommand(command: string, prompt: string, options
 
 /** The `command` backend: the model behind `command`, asked chunk by chunk. */
 export function commandExtractor(command: string, options: CommandOptions & ModelExtractorOptions = {}): Extractor {
-  return modelExtractor('command', async (prompt): Promise<ModelAnswer> => ({ text: await runHarvestCommand(command, prompt, options) }), options);
+  return modelExtractor('command', commandAsk(command, options), options);
+}
+
+/** The runner of the `command` backend: one prompt, one run of the command (see the header). */
+export function commandAsk(command: string, options: CommandOptions = {}): (prompt: string, signal?: AbortSignal) => Promise<ModelAnswer> {
+  return async (prompt, signal) => ({ text: await runHarvestCommand(command, prompt, signal ? { ...options, signal } : options) });
 }

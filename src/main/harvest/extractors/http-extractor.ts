@@ -8,12 +8,13 @@
  * - the API key is read from the environment variable the settings name (keyEnv) at each call,
  *   never stored, logged, or put in an error (an API's error text is scrubbed of it too);
  * - no redirect is followed (a key header must not travel to another host);
- * - a request is aborted after the timeout; an answer larger than MAX_HTTP_ANSWER is refused;
+ * - a request is aborted after the timeout, or at a person's Cancel (`signal`: a CancelledError);
+ *   an answer larger than MAX_HTTP_ANSWER is refused;
  * - errors name the API, its origin, the HTTP status and the API's own error message.
  */
 import type { Extractor } from '../harvest-run';
 import { excerpt } from './answer';
-import { duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
+import { CancelledError, duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Output tokens asked of an Anthropic model: room for ten candidates with their evidence. */
@@ -36,6 +37,8 @@ export interface HttpOptions {
   readonly startTimer?: StartTimer;
   /** Where the key is looked up (default: this process's environment), at each call. */
   readonly env?: NodeJS.ProcessEnv;
+  /** A person's Cancel: the request is aborted and the call rejects with a CancelledError. */
+  readonly signal?: AbortSignal;
 }
 
 const API_NAMES = { anthropic: 'The Anthropic API', openai: 'The OpenAI-compatible API' } as const;
@@ -133,12 +136,19 @@ export async function askHttpModel(model: HttpModel, prompt: string, options: Ht
   const who = `${API_NAMES[model.api]} at ${endpoint.origin}`;
   const scrub = (text: string): string => text.split(key).join('[key]');
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+  if (options.signal?.aborted) throw new CancelledError(`Cancelled: nothing was sent to ${who}.`);
   const controller = new AbortController();
   let timedOut = false;
-  const cancel = (options.startTimer ?? realTimer)(timeoutMs, () => {
+  const stopTimer = (options.startTimer ?? realTimer)(timeoutMs, () => {
     timedOut = true;
     controller.abort();
   });
+  const onAbort = (): void => controller.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const cancel = (): void => {
+    stopTimer();
+    options.signal?.removeEventListener('abort', onAbort);
+  };
   const { headers, body } = requestOf(model, key, prompt);
   try {
     let response: Response;
@@ -147,6 +157,7 @@ export async function askHttpModel(model: HttpModel, prompt: string, options: Ht
       response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body), redirect: 'manual', signal: controller.signal });
       text = await bodyText(response);
     } catch (err) {
+      if (options.signal?.aborted) throw new CancelledError(`Cancelled: the request to ${who} was stopped before it answered.`, { cause: err });
       if (timedOut) throw new Error(`${who} did not answer within ${duration(timeoutMs)}; the request was stopped.`, { cause: err });
       if (err instanceof TooLarge) throw new Error(`${who} answered with more than ${MAX_HTTP_ANSWER / (1024 * 1024)} MiB; the answer was refused.`, { cause: err });
       const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
@@ -167,5 +178,10 @@ export async function askHttpModel(model: HttpModel, prompt: string, options: Ht
 
 /** The `http` backend: `model`, asked chunk by chunk. */
 export function httpExtractor(model: HttpModel, options: HttpOptions & ModelExtractorOptions = {}): Extractor {
-  return modelExtractor('http', (prompt) => askHttpModel(model, prompt, options), options);
+  return modelExtractor('http', httpAsk(model, options), options);
+}
+
+/** The runner of the `http` backend: one prompt, one request (see the header). */
+export function httpAsk(model: HttpModel, options: HttpOptions = {}): (prompt: string, signal?: AbortSignal) => Promise<ModelAnswer> {
+  return (prompt, signal) => askHttpModel(model, prompt, signal ? { ...options, signal } : options);
 }

@@ -5,14 +5,17 @@
  * backend (a person who chose a model would otherwise get the rules' proposals unknowingly).
  *
  * The `agent` backend needs no setting (the running agent proposes through MCP) and is not here.
+ *
+ * modelBackendFor is the one place a model backend is built from the settings: the harvest here and
+ * the sweep (sweep/sweep-backends.ts, setting `sweepExtractor`) both run their prompts through it.
  */
 import type { settingsSchema } from '../../../common/api/settings';
 import type { Extractor } from '../harvest-run';
 import { rulesExtractor } from '../rules-extractor';
 import type { z } from 'zod';
-import { commandExtractor, type CommandOptions } from './command-extractor';
-import { httpExtractor, type HttpOptions } from './http-extractor';
-import type { ModelExtractorOptions } from './model-extractor';
+import { commandAsk, type CommandOptions } from './command-extractor';
+import { httpAsk, type HttpOptions } from './http-extractor';
+import { modelExtractor, type Ask, type ModelExtractorOptions } from './model-extractor';
 
 export { HARVEST_CHILD_ENV } from './command-extractor';
 export { HARVEST_PROMPT_MARKER } from './prompt';
@@ -24,23 +27,29 @@ export type ExtractorSettings = Pick<z.infer<typeof settingsSchema>, 'harvestExt
 export type ExtractorOptions = Omit<CommandOptions, 'env'> & Omit<HttpOptions, 'env'> & ModelExtractorOptions;
 
 
+/** The settings a model backend is configured by (the harvest's, reused by the sweep). */
+export type ModelSettings = Pick<z.infer<typeof settingsSchema>, 'harvestCommand' | 'harvestHttp'>;
+
 /**
- * The extractor the settings choose. `env` is the environment the command inherits and the http
- * backend reads its key from (at each call, never kept).
+ * The runner of a model backend as the settings configure it; `role` names who asks ("harvest",
+ * "sweep") in the error when the backend chosen is not configured. `env` is the environment the
+ * command inherits and the http backend reads its key from (at each call, never kept).
  */
-export function extractorFor(settings: ExtractorSettings, env: NodeJS.ProcessEnv = process.env, options: ExtractorOptions = {}): Extractor {
-  switch (settings.harvestExtractor) {
-    case 'rules':
-      return rulesExtractor;
-    case 'command':
-      if (settings.harvestCommand.trim() === '') {
-        throw new Error('The harvest extractor is "command" but no command is set: set harvestCommand (for example `claude -p --output-format json` or `codex exec --skip-git-repo-check -`), or choose the "rules" extractor.');
-      }
-      return commandExtractor(settings.harvestCommand, { ...options, env });
-    case 'http':
-      if (settings.harvestHttp === null) {
-        throw new Error('The harvest extractor is "http" but no model is set: set harvestHttp ({ api: "anthropic" or "openai", url, model, keyEnv: the environment variable holding the API key }), or choose the "rules" extractor.');
-      }
-      return httpExtractor(settings.harvestHttp, { ...options, env });
+export function modelBackendFor(choice: 'command' | 'http', settings: ModelSettings, role: string, env: NodeJS.ProcessEnv = process.env, options: Omit<CommandOptions, 'env' | 'signal'> & Omit<HttpOptions, 'env' | 'signal'> = {}): Ask {
+  if (choice === 'command') {
+    if (settings.harvestCommand.trim() === '') {
+      throw new Error(`The ${role} extractor is "command" but no command is set: set harvestCommand (for example \`claude -p --output-format json\` or \`codex exec --skip-git-repo-check -\`), or choose the "rules" extractor.`);
+    }
+    return commandAsk(settings.harvestCommand, { ...options, env });
   }
+  if (settings.harvestHttp === null) {
+    throw new Error(`The ${role} extractor is "http" but no model is set: set harvestHttp ({ api: "anthropic" or "openai", url, model, keyEnv: the environment variable holding the API key }), or choose the "rules" extractor.`);
+  }
+  return httpAsk(settings.harvestHttp, { ...options, env });
+}
+
+/** The extractor the settings choose (see modelBackendFor for `env`). */
+export function extractorFor(settings: ExtractorSettings, env: NodeJS.ProcessEnv = process.env, options: ExtractorOptions = {}): Extractor {
+  if (settings.harvestExtractor === 'rules') return rulesExtractor;
+  return modelExtractor(settings.harvestExtractor, modelBackendFor(settings.harvestExtractor, settings, 'harvest', env, options), options);
 }

@@ -40,8 +40,17 @@ export interface ModelAnswer {
   readonly cutShort?: boolean;
 }
 
-/** Sends one prompt to a backend's model. */
-export type Ask = (prompt: string) => Promise<ModelAnswer>;
+/**
+ * Sends one prompt to a backend's model: the one runner of the model backends, shared by the
+ * harvest (modelExtractor below) and the sweep (sweep/model-sweep.ts). `signal` is a person's
+ * Cancel: the command's process group is stopped, the HTTP request aborted.
+ */
+export type Ask = (prompt: string, signal?: AbortSignal) => Promise<ModelAnswer>;
+
+/** The error a cancelled ask rejects with. */
+export class CancelledError extends Error {
+  override readonly name = 'CancelledError';
+}
 
 export interface ModelExtractorOptions {
   /** Characters of rendered messages per chunk (chunk.ts). */

@@ -26,14 +26,30 @@ export const HARVEST_PROMPT_MARKER = '<!-- cairn-harvest-prompt v1 -->';
  * JSON.stringify leaves raw and some readers take for line breaks, are escaped as well.
  */
 export function renderMessage(message: TranscriptMessage): string {
-  const line = JSON.stringify({
+  return dataLine({
     id: message.id,
     speaker: speakerOf(message),
     kind: message.kind,
     ...(message.sidechain ? { sidechain: true } : {}),
     text: message.text,
   });
-  return line.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * A value as one line of untrusted data in a prompt: JSON, with U+2028 and U+2029 escaped too, so
+ * nothing in it can break the line (or close the fence around it). The sweep's prompt uses it.
+ */
+export function dataLine(value: unknown): string {
+  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * The two lines that fence a block of data lines: `<NAME>-BEGIN-<digest>` and `<NAME>-END-<digest>`,
+ * the digest being of the data itself, so no text inside can predict (and close) the fence.
+ */
+export function fenceOf(name: string, data: string): { begin: string; end: string } {
+  const boundary = createHash('sha256').update(data).digest('hex').slice(0, 16);
+  return { begin: `${name}-BEGIN-${boundary}`, end: `${name}-END-${boundary}` };
 }
 
 const EXAMPLE = JSON.stringify({
@@ -52,9 +68,7 @@ const EXAMPLE = JSON.stringify({
 /** The prompt for one chunk of a segment: instructions, then the (redacted) messages as data. */
 export function harvestPrompt(messages: readonly TranscriptMessage[]): string {
   const data = messages.map(renderMessage).join('\n');
-  const boundary = createHash('sha256').update(data).digest('hex').slice(0, 16);
-  const begin = `TRANSCRIPT-BEGIN-${boundary}`;
-  const end = `TRANSCRIPT-END-${boundary}`;
+  const { begin, end } = fenceOf('TRANSCRIPT', data);
   return `${HARVEST_PROMPT_MARKER}
 You are the harvester of Cairn, a tool that keeps the memory of AI coding agents. Below is part of a session between a person and a coding agent. Propose at most ${MAX_PER_SEGMENT} durable memories from it: what a later session with this person or this codebase should know, and what will still be true next month. A person reviews every proposal before it becomes memory; fewer and right beats many and doubtful.
 
