@@ -12,12 +12,14 @@
  * instructions); each beside `node -e 0` in the same alternation, reported as ratios of medians.
  *
  * BENCH_CLI_RUNS (default 15) sets the spawns per command; BENCH_CONTEXT_SIZES (default
- * 100,1000,3000) the memory sizes of the scale section.
+ * 100,1000,3000) the memory sizes of the scale section. `npx tsx bench/cli.ts` runs both alone
+ * (`npx tsx bench/cli.ts scale`: only the scale section), against the built CLI (out/main/cli.js).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { localWorkspaceId } from '../src/main/workspaces/session';
 import { makeSandbox, requireBuiltCli, BUILT_CLI, REPO_ROOT } from '../tests/support/sandbox';
 import { envInt, sampleStats, settleWrites, table } from './common';
@@ -140,7 +142,7 @@ export interface ContextScaleRow {
 }
 
 /** A 1-4 KiB note with a description, different for every file. */
-function scaleNote(scope: string, i: number, edit = 0): string {
+export function scaleNote(scope: string, i: number, edit = 0): string {
   const topic = SCALE_TOPICS[i % SCALE_TOPICS.length]!;
   const lines = ['---', `description: How ${scope} ${topic} work is done, note ${i}${edit ? ` (edit ${edit})` : ''}`, '---', `# ${topic} notes ${i}`, ''];
   const size = 1024 + ((i * 397) % 3072);
@@ -226,4 +228,18 @@ export function formatContextScaleBench(rows: readonly ContextScaleRow[], runs: 
     ],
     new Set([0, 1, 2, 3, 4, 5]),
   )}\n`;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const onlyScale = process.argv[2] === 'scale';
+  (async () => {
+    if (!onlyScale) process.stdout.write(formatCliBench(await runCliBench()));
+    process.stdout.write(formatContextScaleBench(await runContextScaleBench(), Math.max(1, envInt('BENCH_CLI_RUNS', 15))));
+  })().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`cairn bench (cli) failed: ${(err as Error)?.stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -8,22 +8,42 @@
  * The transport is Cairn's own (src/main/mcp/stdio-transport.ts): a message too large, not JSON
  * or not JSON-RPC gets an error answer and the session goes on; each such error, and any other
  * the protocol layer reports, is one line on stderr.
+ *
+ * The early answer (issue 21): loading the MCP SDK, zod and the home's services takes most of the
+ * start, and an agent waits for the answer to `initialize` before its session begins. So, without
+ * --workspace, the first line of stdin is read ahead (mcp/early-initialize.ts): when it is an
+ * initialize request the SDK would take as it is, the session's context is computed with the light
+ * modules only (those `cairn context` loads: the context builder over the facts cache, the local
+ * runtime, the usage store) and the answer written at once. Then the rest is loaded (dynamic
+ * imports: this module imports nothing heavy, so the bundle keeps it in its own small chunk), the
+ * server is given the same context and the same request (put back on stdin, so it knows the
+ * client), and its own answer to it is dropped. Anything else (no first line yet, a batch, an odd
+ * initialize, --workspace) is answered by the SDK as before. Messages sent meanwhile wait in the
+ * pipe, in order, and are read once the server is connected.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MODES, type Mode } from '../../common/memory/constants';
-import { openHome } from '../host/home-services';
+import { MODES, SCOPES, type Mode } from '../../common/memory/constants';
 import { ContextBuilder } from '../memory/context-builder';
 import { ContextFactsCache } from '../memory/context-facts-cache';
-import { createMemoryMcpServer, type MemoryMcp } from '../mcp/memory-mcp-server';
-import { proposalHost } from '../mcp/memory-propose';
-import { mcpSession } from '../mcp/session-binding';
-import { sessionContext } from '../mcp/session-context';
-import { CairnStdioTransport } from '../mcp/stdio-transport';
-import { readInjection } from '../workspaces/injection-config';
-import { homeFromFlags } from './session-flags';
+import type { MemorySession } from '../memory/session';
+import { UsageStore } from '../memory/usage-store';
+import { initializeAnswerLine, initializeRequestOf, peekFirstLine, type InitializeRequest } from '../mcp/early-initialize';
+import { sessionContext, type SessionContext } from '../mcp/session-context';
+import { LocalRuntime } from '../runtime/local/local-runtime';
+import { findGitRoot, resolveHome, workspaceIdFor } from '../workspaces/identity';
+import { resolveLocalSession } from '../workspaces/session';
 import type { CliIo } from './tool-command';
 import { MCP_HELP, UsageError } from './usage';
+
+/** What was answered before the server loaded: the request, the line sent, and what it was computed for. */
+interface EarlyAnswer {
+  readonly request: InitializeRequest;
+  readonly line: string;
+  readonly session: MemorySession;
+  readonly context: SessionContext;
+}
 
 export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -37,26 +57,53 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   }
   const mode = (values.mode ?? 'exec') as Mode;
   if (!MODES.includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}`);
+  const cwd = path.resolve(values.cwd ?? process.cwd());
+
+  // A --workspace may be remote or named: the registry's to resolve, after the services load.
+  let early: EarlyAnswer | null = null;
+  let stdinEnded = false;
+  if (values.workspace === undefined) {
+    const home = resolveHome(values.home);
+    const first = await peekFirstLine(io.stdin);
+    stdinEnded = first.ended;
+    const request = first.line === null ? null : initializeRequestOf(first.line);
+    if (request) early = await answerEarly(request, home, cwd, mode, io);
+  }
+
+  const [{ homeFromFlags }, { openHome }, { mcpSession }, { createMemoryMcpServer }, { proposalHost }, { CairnStdioTransport }] = await Promise.all([
+    import('./session-flags'),
+    import('../host/home-services'),
+    import('../mcp/session-binding'),
+    import('../mcp/memory-mcp-server'),
+    import('../mcp/memory-propose'),
+    import('../mcp/stdio-transport'),
+  ]);
   const services = openHome(homeFromFlags(values), { feed: true });
-  let mcp: MemoryMcp;
+  let mcp: Awaited<ReturnType<typeof createMemoryMcpServer>>;
   try {
-    const cwd = path.resolve(values.cwd ?? process.cwd());
     const session = await mcpSession(services.registry, cwd, values.workspace);
+    if (early && !sameSession(early.session, session)) {
+      // Only a registration made by another process in the last moments can do this: the client
+      // keeps the context it was told (so the instructions and the index resource agree), and
+      // the tools act on the session the registry gives now.
+      io.stderr.write('cairn mcp: the workspace was registered anew while the server started; the instructions were computed before\n');
+    }
     const proposals = proposalHost(services.registry, services.inbox, cwd);
     // The home's facts cache: the instructions' index then reads only the files changed since any
     // process last looked (memory/context-facts-cache.ts).
     const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
-    // The instructions' hot set within the workspace's injection settings (issue 23).
-    const context = await sessionContext(builder, session, mode, { injection: readInjection(services.home, session.workspaceId) });
-    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, context });
+    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, ...(early ? { context: early.context } : {}) });
   } catch (err) {
     await services.close();
     throw err;
   }
   const transport = new CairnStdioTransport(io.stdin, io.stdout);
+  if (early) transport.skipAnswer(early.request.id, early.line);
   mcp.server.server.onerror = (err) => io.stderr.write(`cairn mcp: ${err.message.slice(0, 500)}\n`);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
+    // Read to its end ahead of the transport: nothing more will come.
+    if (stdinEnded) resolve();
     io.stdin.once('end', () => resolve());
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
@@ -66,4 +113,73 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   await mcp.close();
   await services.close();
   return 0;
+}
+
+/**
+ * Computes the session's context with the light modules and writes the answer to `request`; null
+ * (nothing written: the SDK answers) when that fails.
+ */
+async function answerEarly(request: InitializeRequest, home: string, cwd: string, mode: Mode, io: CliIo): Promise<EarlyAnswer | null> {
+  try {
+    // The early context reads only (its files and the facts cache); the server's writes go
+    // through the home's own LocalRuntime (host/home-services.ts). A LocalRuntime keeps nothing
+    // about the disk between calls, so this one sees what that one does.
+    const session = await expectedSession(home, cwd, new LocalRuntime());
+    const builder = new ContextBuilder(new UsageStore(home), { factsCache: new ContextFactsCache(home) });
+    const context = await sessionContext(builder, session, mode);
+    const line = initializeAnswerLine(request, context.instructions);
+    io.stdout.write(line);
+    return { request, line, session, context };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The session mcpSession (mcp/session-binding.ts) gives an agent started in `cwd`, worked out
+ * without the registry's module (which loads zod): the deepest registered local workspace
+ * containing the directory, else the one its git root would be registered as, else the directory
+ * alone. The registry's own answer is compared with it once loaded (sameSession).
+ */
+async function expectedSession(home: string, cwd: string, runtime: LocalRuntime): Promise<MemorySession> {
+  const dir = path.resolve(cwd);
+  const containing = registeredLocal(home)
+    .filter((w) => dir === w.path || dir.startsWith(`${w.path}${path.sep}`))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  if (containing) return resolveLocalSession({ home, cwd: containing.path, workspaceId: containing.id }, runtime);
+  const gitRoot = await findGitRoot(dir);
+  if (gitRoot) {
+    // As WorkspaceRegistry.add registers it: under its real path, with the id derived from it.
+    const real = await fs.promises.realpath(gitRoot);
+    return resolveLocalSession({ home, cwd: real, workspaceId: await workspaceIdFor(real) }, runtime);
+  }
+  return resolveLocalSession({ home, cwd: dir }, runtime);
+}
+
+/** The local workspaces `<home>/config.json` registers, read as the registry reads them (an unreadable file registers none). */
+function registeredLocal(home: string): Array<{ id: string; path: string }> {
+  let config: unknown;
+  try {
+    config = JSON.parse(fs.readFileSync(path.join(home, 'config.json'), 'utf8'));
+  } catch {
+    return [];
+  }
+  const workspaces = typeof config === 'object' && config !== null ? (config as { workspaces?: unknown }).workspaces : undefined;
+  if (!Array.isArray(workspaces)) return [];
+  return workspaces.flatMap((w: unknown) => {
+    if (typeof w !== 'object' || w === null) return [];
+    const { id, name, kind, path: dir } = w as Record<string, unknown>;
+    return kind === 'local' && typeof id === 'string' && typeof name === 'string' && typeof dir === 'string' ? [{ id, path: dir }] : [];
+  });
+}
+
+/** Whether two sessions are of the same workspace and project, with the same scopes where they are. */
+function sameSession(a: MemorySession, b: MemorySession): boolean {
+  if (a.workspaceId !== b.workspaceId || a.projectId !== b.projectId) return false;
+  return SCOPES.every((scope) => {
+    const x = a.scopes[scope];
+    const y = b.scopes[scope];
+    if (!x.available || !y.available) return !x.available && !y.available && x.reason === y.reason;
+    return x.root.path === y.root.path && x.root.anchor === y.root.anchor;
+  });
 }

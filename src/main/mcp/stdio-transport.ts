@@ -16,6 +16,10 @@
  *   line once all are ready, as JSON-RPC 2.0 says; invalid members are answered in that array; an
  *   empty batch, or one of more than MAX_BATCH_MESSAGES, is answered -32600.
  * Blank lines are skipped. Memory stays bounded by MAX_MESSAGE_BYTES whatever comes in.
+ *
+ * `cairn mcp` may answer `initialize` itself before the server has loaded (./early-initialize.ts):
+ * it reads the first line ahead, puts it back on stdin, and tells the transport (skipAnswer) that
+ * the server's answer to that request is already out, so it is not written a second time.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -91,6 +95,8 @@ export class CairnStdioTransport implements Transport {
   private tooLarge: { start: Buffer; end: Buffer } | null = null;
   /** Requests of a batch not answered yet, by id: their answers go into the batch's array. */
   private readonly inBatch = new Map<RequestId, Batch>();
+  /** Requests answered before the server could (skipAnswer): the line that was sent, by id. */
+  private readonly answered = new Map<RequestId, string>();
   private started = false;
 
   constructor(
@@ -104,6 +110,18 @@ export class CairnStdioTransport implements Transport {
     this.started = true;
     this.stdin.on('data', this.onData);
     this.stdin.on('error', this.onStdinError);
+    // Read ahead of the transport (peekFirstLine), stdin was paused with the bytes put back; a
+    // 'data' listener does not end an explicit pause.
+    this.stdin.resume();
+  }
+
+  /**
+   * The server's next answer to request `id` is not written: `sent`, the answer the client already
+   * has, stands for it. Should the server's differ (the early answer no longer being what the SDK
+   * says), onerror is told, so the drift shows on stderr rather than passing unseen.
+   */
+  skipAnswer(id: RequestId, sent: string): void {
+    this.answered.set(id, sent);
   }
 
   async close(): Promise<void> {
@@ -113,12 +131,19 @@ export class CairnStdioTransport implements Transport {
     this.chunks = [];
     this.tooLarge = null;
     this.inBatch.clear();
+    this.answered.clear();
     this.onclose?.();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     // An answer (result or error, no method) to a request of a batch waits for the batch's others.
     const id = 'method' in message ? undefined : (message as { id?: RequestId }).id;
+    const sent = id === undefined ? undefined : this.answered.get(id);
+    if (id !== undefined && sent !== undefined) {
+      this.answered.delete(id);
+      if (`${JSON.stringify(message)}\n` !== sent) this.onerror?.(new Error(`the answer to request ${JSON.stringify(id)} sent early is not the one the server gives`));
+      return Promise.resolve();
+    }
     const batch = id === undefined ? undefined : this.inBatch.get(id);
     if (id !== undefined && batch) {
       this.inBatch.delete(id);
