@@ -16,6 +16,7 @@ import { AgentFilesSection } from '../features/agent-files/AgentFilesSection';
 import { ContextPreview } from '../features/context-preview/ContextPreview';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { InboxPanel } from '../features/inbox/InboxPanel';
+import { SweepPanel } from '../features/sweep/SweepPanel';
 import { useInbox } from '../features/inbox/use-inbox';
 import { FirstRun } from '../features/onboarding/FirstRun';
 import { MemoryBrowser, type MemoryBrowserHandle } from '../features/tree/MemoryBrowser';
@@ -44,7 +45,9 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const [openPath, setOpenPath] = useState<string | null>(null);
   const [inboxOpen, setInboxOpen] = useState(false);
   // Where the person asked to go while the open file had unsaved edits: a file, nothing, or the Inbox.
-  const [pending, setPending] = useState<string | null | 'inbox' | undefined>(undefined);
+  const [pending, setPending] = useState<string | null | 'inbox' | { sweep: Scope } | undefined>(undefined);
+  // The scope whose consolidation shows on the right (issue 22), if any.
+  const [sweeping, setSweeping] = useState<Scope | null>(null);
   const inbox = useInbox(workspaceId);
   const inboxCount = inbox.items?.length ?? 0;
   const [creating, setCreating] = useState(false);
@@ -77,6 +80,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
       else {
         setOpenPath(path);
         if (path !== null) setInboxOpen(false);
+        if (path !== null) setSweeping(null);
       }
     },
     [dirtyRef, openPath],
@@ -92,7 +96,18 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
       return;
     }
     setOpenPath(null);
+    setSweeping(null);
     setInboxOpen(true);
+  };
+
+  const consolidate = (scope: Scope) => {
+    if (dirtyRef.current && openPath) {
+      setPending({ sweep: scope });
+      return;
+    }
+    setOpenPath(null);
+    setInboxOpen(false);
+    setSweeping(scope);
   };
 
   const onDirtyChange = useCallback(
@@ -110,7 +125,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const availableScopes = (list.data?.scopes ?? []).filter((s) => s.available && (!scopes || scopes.includes(s.scope))).map((s) => s.scope);
 
   return (
-    <div className={openPath || inboxOpen ? 'pane has-file' : 'pane'} style={treeWidth === null ? undefined : ({ '--tree-width': `${treeWidth}px` } as React.CSSProperties)}>
+    <div className={openPath || inboxOpen || sweeping ? 'pane has-file' : 'pane'} style={treeWidth === null ? undefined : ({ '--tree-width': `${treeWidth}px` } as React.CSSProperties)}>
       <div className="pane-left" ref={treeColumn}>
         <header className="pane-head">
           <h1>{title}</h1>
@@ -163,13 +178,16 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             else if (openPath?.startsWith(`${from}/`)) setOpenPath(to + openPath.slice(from.length));
           }}
           label={`${title}: memory`}
+          onConsolidate={consolidate}
           onQuery={onQuery}
         />
         {workspaceId !== null && <AgentFilesSection workspaceId={workspaceId} query={query.text} contentMode={query.content} selectedId={openAgentId} onOpen={(id) => go(agentOpenKey(id))} />}
         <PaneSplitter tree={treeColumn} width={treeWidth} onWidth={setTreeWidth} />
       </div>
       <div className="pane-right">
-        {inboxOpen ? (
+        {sweeping ? (
+          <SweepPanel key={sweeping} workspaceId={workspaceId} scope={sweeping} fileCount={files ? files.filter((f) => f.scope === sweeping).length : null} onClose={() => setSweeping(null)} />
+        ) : inboxOpen ? (
           <InboxPanel workspaceId={workspaceId} onOpenFile={(p) => go(p)} onClose={() => setInboxOpen(false)} />
         ) : openPath ? (
           <Suspense
@@ -238,7 +256,11 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           onCancel={() => setPending(undefined)}
           onConfirm={() => {
             dirtyRef.current = false;
-            if (pending === 'inbox') {
+            if (typeof pending === 'object' && pending !== null) {
+              setOpenPath(null);
+              setInboxOpen(false);
+              setSweeping(pending.sweep);
+            } else if (pending === 'inbox') {
               setOpenPath(null);
               setInboxOpen(true);
             } else {

@@ -26,6 +26,7 @@ import { onChangeEvent, useChangeStream } from '../changes/use-change-stream';
 import { useDeleteUndo } from '../history/DeleteUndo';
 import { deletedQueryInput, RecentlyDeletedDialog } from '../history/RecentlyDeletedDialog';
 import { Toast } from '../history/Toast';
+import { useLastConsolidated, useSweepUndo } from '../sweep/use-sweeps';
 import { ContentResults, type ContentResultsHandle } from './ContentResults';
 import { MemoryTree, type MemoryTreeHandle } from './MemoryTree';
 import { usePin } from './use-pin';
@@ -83,6 +84,8 @@ export interface MemoryBrowserProps {
   onOpenPath?: (path: string) => void;
   /** What the filter box holds and whether it searches content (other agents' files follow it: features/agent-files). */
   onQuery?: (text: string, content: boolean) => void;
+  /** Opens the consolidation of a scope (issue 22): the scope row's menu and button offer it. */
+  onConsolidate?: (scope: Scope) => void;
   label: string;
 }
 
@@ -113,6 +116,9 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const [showDeleted, setShowDeleted] = useState<Scope | null>(null);
   const removal = useAction();
   const undo = useDeleteUndo(workspaceId);
+  // Each scope's last consolidation still in place: "Last consolidated 3 d ago · Undo" (features/sweep).
+  const consolidated = useLastConsolidated(workspaceId);
+  const undoSweep = useSweepUndo(workspaceId);
   // Every scope's recently deleted files, in one request: the tree counts them, the dialog lists them.
   const deletedOptions = orpc.history.deleted.queryOptions({ input: deletedQueryInput(workspaceId) });
   const deleted = useQuery(deletedOptions);
@@ -168,8 +174,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     return counts;
   }, [deleted.data]);
   const rows = useMemo(
-    () => flattenTree(forest, list.data?.scopes ?? [], { ...(open ?? allOpenState(true)), filter, deleted: deletedCounts, ...(props.scopes ? { scopes: props.scopes } : {}) }),
-    [forest, list.data?.scopes, open, filter, deletedCounts, props.scopes],
+    () => flattenTree(forest, list.data?.scopes ?? [], { ...(open ?? allOpenState(true)), filter, deleted: deletedCounts, consolidated, ...(props.scopes ? { scopes: props.scopes } : {}) }),
+    [forest, list.data?.scopes, open, filter, deletedCounts, consolidated, props.scopes],
   );
 
   const onToggle = useCallback((id: string, expand?: boolean) => {
@@ -302,6 +308,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   };
 
   const menuItems = (row: Row): MenuItem[] => {
+    if (row.kind === 'scope' && props.onConsolidate && row.available) return [{ label: 'Consolidate…', run: () => props.onConsolidate?.(row.scope) }];
     if (row.kind !== 'file' && row.kind !== 'dir') return [];
     const many = row.kind === 'file' && picked.has(row.path) && pickedFiles.length > 1;
     if (many) {
@@ -468,8 +475,10 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
           onPick={onPick}
           onClearPicks={clearPicks}
           onMenu={(row, x, y) => {
-            if (row.kind === 'file' || row.kind === 'dir') setMenu({ row, x, y });
+            if (row.kind === 'file' || row.kind === 'dir' || (row.kind === 'scope' && props.onConsolidate && row.available)) setMenu({ row, x, y });
           }}
+          {...(props.onConsolidate ? { onConsolidate: props.onConsolidate } : {})}
+          onUndoSweep={(row) => void undoSweep({ batch: row.batch, scope: row.scope }).then((o) => say(o.text, o.ok ? 'status' : 'alert'))}
           onDragStart={(row) => (dragging.current = row)}
           onDragEnd={() => (dragging.current = null)}
           canDrop={canDrop}
@@ -480,7 +489,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
         <RowMenu
           x={menu.x}
           y={menu.y}
-          label={`Actions for ${menu.row.kind === 'file' || menu.row.kind === 'dir' ? menu.row.path : ''}`}
+          label={`Actions for ${menu.row.kind === 'file' || menu.row.kind === 'dir' ? menu.row.path : `${menu.row.scope} memory`}`}
           items={menuItems(menu.row)}
           onClose={(refocus) => {
             const id = menu.row.id;

@@ -36,6 +36,10 @@ export interface MemoryTreeProps {
   onDragEnd: () => void;
   canDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => boolean;
   onDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => void;
+  /** Opens the consolidation of a scope (issue 22); without it, scope rows offer none. */
+  onConsolidate?: (scope: Row['scope']) => void;
+  /** Undoes a scope's last consolidation; without it, its row offers no Undo. */
+  onUndoSweep?: (row: Extract<Row, { kind: 'consolidated' }>) => void;
 }
 
 export interface MemoryTreeHandle {
@@ -97,6 +101,8 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
     onDragEnd: () => latest.current.onDragEnd(),
     canDrop: (row) => latest.current.canDrop(row),
     onDrop: (row) => latest.current.onDrop(row),
+    ...(props.onConsolidate ? { onConsolidate: (scope: Row['scope']) => latest.current.onConsolidate?.(scope) } : {}),
+    ...(props.onUndoSweep ? { onUndoSweep: (row: Extract<Row, { kind: 'consolidated' }>) => latest.current.onUndoSweep?.(row) } : {}),
   });
 
   const moveTo = useCallback(

@@ -10,13 +10,13 @@
  * with Shift it selects the files from the last one picked. A right click opens the row menu.
  * File and directory rows can be dragged; directory and scope rows take a drop (a move: MemoryBrowser).
  */
-import { AlertTriangle, ArchiveRestore, Bot, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
+import { AlertTriangle, ArchiveRestore, Bot, BrushCleaning, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
 import { memo, useState } from 'react';
-import { usageLine } from '../../lib/relative-time';
+import { relativeTime, usageLine } from '../../lib/relative-time';
 import { badgeKey, useBadge } from '../changes/badge-store';
 import { SCOPE_LABELS, type MemoryFile, type Row } from './tree-model';
 
-export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30, deleted: 30 };
+export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30, deleted: 30, consolidated: 30 };
 
 export interface RowActions {
   onActivate: (id: string) => void;
@@ -36,6 +36,10 @@ export interface RowActions {
   /** Whether what is being dragged may be dropped on this row (a directory or scope). */
   canDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => boolean;
   onDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => void;
+  /** Opens the consolidation of a scope (issue 22). */
+  onConsolidate?: (scope: Row['scope']) => void;
+  /** Undoes a scope's last consolidation (its "Last consolidated" row). */
+  onUndoSweep?: (row: Extract<Row, { kind: 'consolidated' }>) => void;
 }
 
 /** The drag's type: a row of this tree (a file from elsewhere is not a memory move). */
@@ -164,6 +168,15 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           <span className="scope-label">{SCOPE_LABELS[row.scope]}</span>
           <span className="count">{row.available ? row.count : '—'}</span>
+          {actions.onConsolidate && row.available && row.count > 0 && (
+            <span className="actions scope-actions">
+              {withActions && (
+                <button type="button" className="icon-btn" aria-label={`Consolidate ${row.scope} memory…`} title="Consolidate…: propose deleting unused files and merging near-duplicates, for you to review" tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onConsolidate?.(row.scope))}>
+                  <BrushCleaning size={14} aria-hidden />
+                </button>
+              )}
+            </span>
+          )}
         </div>
       );
     case 'note':
@@ -190,6 +203,24 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
           <span className="count">{row.count}</span>
         </div>
       );
+    case 'consolidated': {
+      const when = relativeTime(row.at) ?? row.at;
+      return (
+        <div role="treeitem" aria-level={2} aria-label={`${SCOPE_LABELS[row.scope]} memory was last consolidated ${when}`} className={`row consolidated-row${active ? ' active' : ''}`} title={`Consolidated ${new Date(row.at).toLocaleString()}: Undo takes the whole consolidation back`} {...common}>
+          <Indent level={row.level} />
+          <BrushCleaning size={14} aria-hidden className="dir-icon" />
+          <span className="name">Last consolidated {when}</span>
+          {actions.onUndoSweep && (
+            <>
+              <span aria-hidden>·</span>
+              <button type="button" className="link consolidated-undo" aria-label={`Undo the consolidation of ${row.scope} memory`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onUndoSweep?.(row))}>
+                Undo
+              </button>
+            </>
+          )}
+        </div>
+      );
+    }
     case 'dir':
       return (
         <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.path} className={`row dir-row${active ? ' active' : ''}${dropClass(over)}`} onClick={() => actions.onToggle(row.id)} {...common} {...dragProps(row, actions)} {...dropProps(row, actions, setOver)}>

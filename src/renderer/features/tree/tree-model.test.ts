@@ -21,7 +21,7 @@ const files = [
   file('/memories/global/prefs.md', 'Tabs, short commits'),
 ];
 
-const show = (rows: ReturnType<typeof flattenTree>) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind === 'scope' ? `${r.scope} (${r.count})` : r.kind === 'dir' ? `${r.name}/ (${r.count})` : r.kind === 'file' ? r.name : r.kind === 'deleted' ? `~ recently deleted (${r.count})` : `- ${r.text}`}`);
+const show = (rows: ReturnType<typeof flattenTree>) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind === 'scope' ? `${r.scope} (${r.count})` : r.kind === 'dir' ? `${r.name}/ (${r.count})` : r.kind === 'file' ? r.name : r.kind === 'deleted' ? `~ recently deleted (${r.count})` : r.kind === 'consolidated' ? `~ consolidated ${r.at}` : `- ${r.text}`}`);
 
 describe('the scope tree', () => {
   it('puts directories first, then files, alphabetically, with recursive counts', () => {
@@ -56,6 +56,15 @@ describe('the scope tree', () => {
   it('filters by path and description, every word, opening the directories of matches', () => {
     const rows = flattenTree(buildForest(files), all, { collapsed: new Set(['/memories/project/notes']), filter: 'deploy STEPS' });
     expect(show(rows)).toEqual(['global (0)', '  - Nothing matches the filter.', 'project (1)', '  notes/ (1)', '    deep/ (1)', '      c.md', 'workspace (0)', '  - Nothing matches the filter.']);
+  });
+
+  it('starts a scope with its last consolidation still in place (issue 22), not while filtering nor when closed', () => {
+    const consolidated = { project: { at: '2026-11-25T10:00:00.000Z', batch: 'b1' } };
+    const rows = flattenTree(buildForest(files.filter((f) => f.scope === 'project' && !f.path.includes('/notes/'))), all, { collapsed: new Set(), consolidated });
+    expect(show(rows)).toEqual(['global (0)', '  - No memories yet.', 'project (3)', '  ~ consolidated 2026-11-25T10:00:00.000Z', '  api/ (1)', '    a.md', '  Alpha.md', '  zeta.md', 'workspace (0)', '  - No memories yet.']);
+    expect(rows.find((r) => r.kind === 'consolidated')).toMatchObject({ parentId: 'scope:project', batch: 'b1' });
+    expect(show(flattenTree(buildForest(files), all, { collapsed: new Set(), consolidated, filter: 'zeta' })).some((l) => l.includes('consolidated'))).toBe(false);
+    expect(show(flattenTree(buildForest(files), all, { collapsed: new Set(['scope:project']), consolidated })).some((l) => l.includes('consolidated'))).toBe(false);
   });
 
   it('ends each available scope with its recently deleted files, even an empty one, but not while filtering', () => {

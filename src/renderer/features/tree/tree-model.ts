@@ -34,7 +34,9 @@ export type Row =
   | { kind: 'file'; id: string; level: number; scope: Scope; path: string; name: string; file: MemoryFile; parentId: string }
   | { kind: 'note'; id: string; level: 2; scope: Scope; text: string; parentId: string }
   /** The scope's recently deleted files (its last row, when there are any). */
-  | { kind: 'deleted'; id: string; level: 2; scope: Scope; count: number; parentId: string };
+  | { kind: 'deleted'; id: string; level: 2; scope: Scope; count: number; parentId: string }
+  /** The scope's last consolidation still in place (issue 22): when, and the history batch its Undo takes back (its first row). */
+  | { kind: 'consolidated'; id: string; level: 2; scope: Scope; at: string; batch: string; parentId: string };
 
 export const SCOPE_LABELS: Record<Scope, string> = { global: 'GLOBAL', project: 'PROJECT', workspace: 'WORKSPACE' };
 
@@ -193,6 +195,8 @@ export interface FlattenOptions extends Partial<Pick<OpenState, 'expanded' | 'di
   readonly scopes?: readonly Scope[];
   /** How many files of each scope were deleted recently (a "Recently deleted" row ends the scope; not while filtering). */
   readonly deleted?: Partial<Record<Scope, number>>;
+  /** Each scope's last consolidation still in place (a "Last consolidated" row starts the scope; not while filtering). */
+  readonly consolidated?: Partial<Record<Scope, { readonly at: string; readonly batch: string }>>;
 }
 
 /** The visible rows, top to bottom. With a filter, only matching files and their directories show, expanded. */
@@ -211,6 +215,8 @@ export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], op
       rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: status.reason ?? 'Unavailable.', parentId: id });
       continue;
     }
+    const swept = options.consolidated?.[scope];
+    if (swept && terms.length === 0) rows.push({ kind: 'consolidated', id: `${id}:consolidated`, level: 2, scope, at: swept.at, batch: swept.batch, parentId: id });
     if (count === 0) rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: terms.length > 0 ? 'Nothing matches the filter.' : 'No memories yet.', parentId: id });
     else pushDir(rows, root, scope, id, 2, terms, options);
     const deleted = options.deleted?.[scope] ?? 0;

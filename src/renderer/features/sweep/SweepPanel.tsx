@@ -1,0 +1,484 @@
+/**
+ * The consolidation view of one scope root (issue 22), where the Inbox and the editor show: it
+ * asks for a proposal at once ("Looking at 412 files…", with Cancel: the call is aborted and
+ * nothing is stored), then shows it: the summary ("4 deletions, 1 merge"), what changed since the
+ * last consolidation, and one row per change with its checkbox (all checked), its reason, each
+ * file's usage and what happens to it, and on request each file side by side, now and after
+ * (SideBySideDiff). "Apply N selected" applies only the checked changes (`sweep.apply` with their
+ * paths as `only`) and then says what was applied and what was skipped (a file that changed since
+ * the proposal: a conflict, in words), with Undo; "Discard" drops the proposal. "Nothing to
+ * consolidate" is a calm state saying why.
+ *
+ * The text of a file now is read when its diff is first shown (memory.read: the person looks at
+ * it), and compared with the sha256 the proposal recorded: a file changed since says that applying
+ * will skip its change.
+ *
+ * Keyboard: Up/Down/Home/End move between the changes (their checkboxes), Space checks or unchecks
+ * one, Enter shows or hides its diff, Escape closes the view (cancelling a proposal still running).
+ * The focus goes to the first change when the proposal shows, to the outcome after apply, and back
+ * to where it was when the view closes.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { AlertTriangle, BrushCleaning, Check, ChevronDown, ChevronRight, Loader2, RotateCcw, X } from 'lucide-react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { Scope } from '../../../common/memory/constants';
+import { SWEEP_DEFAULT_DAYS, sweepSummary, type SweepChange, type SweepFile, type SweepProposal, type SweepSince } from '../../../common/sweep/proposal';
+import { errorMessage, useApi } from '../../api/api-context';
+import { listKeyIndex } from '../../lib/list-keys';
+import { relativeTime } from '../../lib/relative-time';
+import { useAction } from '../../lib/use-action';
+import { SideBySideDiff } from './SideBySideDiff';
+import { actorText, changeKey, fileFate, kindLabel, nothingWhy, resultHeadline, sinceText, skippedText, usageText } from './sweep-model';
+import { useSweepRefresh, useSweepUndo } from './use-sweeps';
+
+export interface SweepPanelProps {
+  workspaceId: string | null;
+  scope: Scope;
+  /** How many files the scope holds now (the progress line says it), if known. */
+  fileCount: number | null;
+  onClose: () => void;
+}
+
+type Phase =
+  | { kind: 'proposing' }
+  | { kind: 'cancelled' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'nothing'; since: SweepSince }
+  | { kind: 'open'; proposal: SweepProposal }
+  | { kind: 'applied'; proposal: SweepProposal; undone: { ok: boolean; text: string } | null }
+  | { kind: 'discarded' };
+
+const CANCELLED = 'Cancelled: nothing was proposed and nothing was written.';
+
+export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPanelProps) {
+  const { client } = useApi();
+  const refresh = useSweepRefresh(workspaceId);
+  const undoSweep = useSweepUndo(workspaceId);
+  const [phase, setPhase] = useState<Phase>({ kind: 'proposing' });
+  const [attempt, setAttempt] = useState(0);
+  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
+  const [shown, setShown] = useState<ReadonlySet<string>>(new Set());
+  const abort = useRef<AbortController | null>(null);
+  const action = useAction();
+  const panelRef = useRef<HTMLElement>(null);
+  const listRef = useRef<HTMLUListElement>(null);
+  const outcomeRef = useRef<HTMLDivElement>(null);
+  const headingId = useId();
+
+  // Back to where the focus was (the tree's row) when the view closes.
+  useLayoutEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
+    return () => {
+      if (opener?.isConnected && (!document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected)) opener.focus();
+    };
+  }, []);
+
+  // Propose (again, on `attempt`); leaving the view or Cancel aborts the call.
+  useEffect(() => {
+    const controller = new AbortController();
+    abort.current = controller;
+    setPhase({ kind: 'proposing' });
+    client.sweep.propose({ workspaceId, scope }, { signal: controller.signal }).then(
+      (r) => {
+        if (controller.signal.aborted) return;
+        refresh();
+        if (r.status === 'proposed') {
+          setChecked(new Set(r.proposal.changes.map(changeKey)));
+          setShown(new Set());
+          setPhase({ kind: 'open', proposal: r.proposal });
+        } else if (r.status === 'nothing') setPhase({ kind: 'nothing', since: r.since });
+        else setPhase({ kind: 'failed', message: r.message });
+      },
+      (err: unknown) => {
+        if (!controller.signal.aborted) setPhase({ kind: 'failed', message: errorMessage(err) });
+      },
+    );
+    return () => controller.abort();
+  }, [attempt, client, refresh, scope, workspaceId]);
+
+  // Where the focus goes as the view changes: the first change, or the panel (its heading and state).
+  useEffect(() => {
+    if (phase.kind === 'open') listRef.current?.querySelector<HTMLElement>('input[type=checkbox]')?.focus();
+    else if (phase.kind === 'applied') outcomeRef.current?.focus();
+    else if (phase.kind !== 'proposing') panelRef.current?.focus();
+  }, [phase.kind]);
+
+  const cancel = () => {
+    abort.current?.abort();
+    setPhase({ kind: 'cancelled' });
+  };
+
+  const proposal = phase.kind === 'open' ? phase.proposal : null;
+  const changes = proposal?.changes ?? [];
+  const chosen = changes.filter((c) => checked.has(changeKey(c)));
+
+  const apply = () =>
+    action.run(async () => {
+      if (!proposal || chosen.length === 0) return;
+      const r = await client.sweep.apply({ workspaceId, id: proposal.id, only: chosen.map(changeKey) });
+      refresh();
+      if (r.status === 'error') return r.message;
+      setPhase({ kind: 'applied', proposal: r.proposal, undone: null });
+    });
+
+  const discard = () =>
+    action.run(async () => {
+      if (!proposal) return;
+      const r = await client.sweep.discard({ workspaceId, id: proposal.id });
+      refresh();
+      if (r.status === 'error') return r.message;
+      setPhase({ kind: 'discarded' });
+    });
+
+  const undo = () =>
+    action.run(async () => {
+      if (phase.kind !== 'applied' || !phase.proposal.result?.batch) return;
+      const outcome = await undoSweep({ batch: phase.proposal.result.batch, scope });
+      setPhase({ ...phase, undone: outcome });
+    });
+
+  const toggle = (key: string, set: typeof setChecked) =>
+    set((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (e.key !== 'Escape' || e.defaultPrevented) return;
+    e.preventDefault();
+    if (action.busy) return;
+    if (phase.kind === 'proposing') abort.current?.abort();
+    onClose();
+  };
+
+  const onListKey = (e: React.KeyboardEvent) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const boxes = [...(listRef.current?.querySelectorAll<HTMLInputElement>('input[data-change]') ?? [])];
+    const at = boxes.indexOf(e.target as HTMLInputElement);
+    if (at < 0) return;
+    const to = listKeyIndex(e.key, at, boxes.length);
+    if (to !== null) {
+      e.preventDefault();
+      boxes[to]?.focus();
+      boxes[to]?.scrollIntoView?.({ block: 'nearest' });
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      toggle(boxes[at]!.dataset.change!, setShown);
+    }
+  };
+
+  const allChecked = changes.length > 0 && chosen.length === changes.length;
+  const title = `Consolidate ${scope} memory`;
+
+  return (
+    <section className="sweep" aria-labelledby={headingId} ref={panelRef} tabIndex={-1} onKeyDown={onKeyDown}>
+      <header className="editor-head">
+        <div className="editor-title">
+          <h2 id={headingId}>
+            <BrushCleaning size={15} aria-hidden className="sweep-icon" /> {title}
+          </h2>
+          <div className="inbox-sub">
+            {proposal ? (
+              <>
+                <strong className="sweep-summary">{sweepSummary(changes)}</strong>
+                <span>
+                  {' '}
+                  · proposed {relativeTime(proposal.createdAt) ?? proposal.createdAt} from usage and near-duplicates · nothing is written until you apply
+                </span>
+              </>
+            ) : (
+              'Files no agent has used for a while, and files saying the same thing, proposed for you to review.'
+            )}
+          </div>
+        </div>
+        <div className="editor-tools">
+          <button type="button" className="icon-btn" aria-label="Close the consolidation" title="Close (Escape)" onClick={() => (phase.kind === 'proposing' && abort.current?.abort(), onClose())} disabled={action.busy}>
+            <X size={16} aria-hidden />
+          </button>
+        </div>
+      </header>
+
+      {phase.kind === 'proposing' && (
+        <div className="sweep-state" role="status">
+          <Loader2 size={18} className="spin" aria-hidden />
+          <p>{fileCount === null ? `Looking at the files of ${scope} memory…` : `Looking at ${fileCount === 1 ? '1 file' : `${fileCount} files`} of ${scope} memory…`}</p>
+          <p className="muted">Checking each file's usage and comparing their words for near-duplicates. Nothing is written.</p>
+          <button type="button" className="btn" onClick={cancel}>
+            Cancel
+          </button>
+        </div>
+      )}
+
+      {phase.kind === 'cancelled' && (
+        <div className="sweep-state">
+          <p>{CANCELLED}</p>
+          <Again onAgain={() => setAttempt((n) => n + 1)} onClose={onClose} />
+        </div>
+      )}
+
+      {phase.kind === 'failed' && (
+        <div className="sweep-state error" role="alert">
+          <p>Could not propose a consolidation: {phase.message}</p>
+          <Again onAgain={() => setAttempt((n) => n + 1)} onClose={onClose} />
+        </div>
+      )}
+
+      {phase.kind === 'nothing' && (
+        <div className="sweep-state calm">
+          <Check size={22} aria-hidden className="sweep-ok" />
+          <h3>Nothing to consolidate</h3>
+          <p>{nothingWhy(scope, SWEEP_DEFAULT_DAYS, phase.since)}</p>
+          <button type="button" className="btn" onClick={onClose}>
+            Close
+          </button>
+        </div>
+      )}
+
+      {phase.kind === 'discarded' && (
+        <div className="sweep-state">
+          <p>Discarded the proposal; nothing was written.</p>
+          <Again onAgain={() => setAttempt((n) => n + 1)} onClose={onClose} />
+        </div>
+      )}
+
+      {phase.kind === 'applied' && <Outcome ref={outcomeRef} proposal={phase.proposal} undone={phase.undone} busy={action.busy} onUndo={() => void undo()} onClose={onClose} error={action.error} />}
+
+      {proposal && (
+        <>
+          <div className="sweep-body">
+            <Since since={proposal.since} />
+            {proposal.more > 0 && (
+              <p className="sweep-more muted">
+                {proposal.more} more {proposal.more === 1 ? 'change qualified' : 'changes qualified'} past the {changes.length} a proposal holds; consolidate again after this one.
+              </p>
+            )}
+            <label className="sweep-all">
+              <input
+                type="checkbox"
+                checked={allChecked}
+                ref={(el) => {
+                  if (el) el.indeterminate = chosen.length > 0 && !allChecked;
+                }}
+                onChange={() => setChecked(allChecked ? new Set() : new Set(changes.map(changeKey)))}
+              />
+              All {changes.length} changes
+            </label>
+            <ul className="sweep-changes" ref={listRef} aria-label={`Proposed changes: ${sweepSummary(changes)}`} onKeyDown={onListKey}>
+              {changes.map((c) => (
+                <ChangeRow
+                  key={changeKey(c)}
+                  workspaceId={workspaceId}
+                  change={c}
+                  checked={checked.has(changeKey(c))}
+                  shown={shown.has(changeKey(c))}
+                  onCheck={() => toggle(changeKey(c), setChecked)}
+                  onShow={() => toggle(changeKey(c), setShown)}
+                />
+              ))}
+            </ul>
+          </div>
+          <footer className="sweep-foot">
+            {action.error && (
+              <p className="error-text" role="alert">
+                {action.error}
+              </p>
+            )}
+            <span className="muted sweep-keys">
+              <kbd>↑</kbd>
+              <kbd>↓</kbd> move · <kbd>Space</kbd> check · <kbd>Enter</kbd> diff · <kbd>Esc</kbd> close
+            </span>
+            <button type="button" className="btn" onClick={() => void discard()} disabled={action.busy}>
+              Discard
+            </button>
+            <button type="button" className="btn primary" onClick={() => void apply()} disabled={action.busy || chosen.length === 0}>
+              {action.busy ? <Loader2 size={14} className="spin" aria-hidden /> : <Check size={14} aria-hidden />} Apply {chosen.length} selected
+            </button>
+          </footer>
+        </>
+      )}
+    </section>
+  );
+}
+
+function Again({ onAgain, onClose }: { onAgain: () => void; onClose: () => void }) {
+  return (
+    <div className="sweep-actions">
+      <button type="button" className="btn" onClick={onAgain}>
+        Propose again
+      </button>
+      <button type="button" className="btn" onClick={onClose}>
+        Close
+      </button>
+    </div>
+  );
+}
+
+function Since({ since }: { since: SweepSince }) {
+  const text = sinceText(since);
+  if (since.changed.length === 0) return <p className="sweep-since muted">{text}</p>;
+  return (
+    <details className="sweep-since">
+      <summary>{text}</summary>
+      <ul>
+        {since.changed.map((c) => (
+          <li key={c.path}>
+            <code>{c.path}</code> <span className="muted">{c.op === 'delete' ? 'deleted' : c.op === 'create' ? 'created' : c.op === 'rename' ? 'renamed' : 'edited'} by {actorText(c.actor)} {relativeTime(c.at) ?? c.at}</span>
+          </li>
+        ))}
+        {since.total > since.changed.length && <li className="muted">and {since.total - since.changed.length} more</li>}
+      </ul>
+    </details>
+  );
+}
+
+interface ChangeRowProps {
+  workspaceId: string | null;
+  change: SweepChange;
+  checked: boolean;
+  shown: boolean;
+  onCheck: () => void;
+  onShow: () => void;
+}
+
+function ChangeRow({ workspaceId, change, checked, shown, onCheck, onShow }: ChangeRowProps) {
+  const key = changeKey(change);
+  const diffId = useId();
+  const label = `${kindLabel(change.kind)} ${change.path}`;
+  return (
+    <li className={`sweep-change ${change.kind}${checked ? '' : ' unchecked'}`}>
+      <div className="sweep-change-head">
+        <input type="checkbox" data-change={key} checked={checked} onChange={onCheck} aria-label={label} aria-describedby={`${diffId}-reason`} />
+        <span className={`sweep-kind ${change.kind}`}>{kindLabel(change.kind)}</span>
+        <code className="sweep-path">{change.path}</code>
+        <button type="button" className="btn small sweep-show" aria-expanded={shown} aria-controls={diffId} aria-label={`${shown ? 'Hide' : 'Show'} the diff of ${change.path}`} onClick={onShow}>
+          {shown ? <ChevronDown size={13} aria-hidden /> : <ChevronRight size={13} aria-hidden />} Diff
+        </button>
+      </div>
+      <p className="sweep-reason" id={`${diffId}-reason`}>
+        {change.reason}
+      </p>
+      <ul className="sweep-files">
+        {change.files.map((f) => (
+          <li key={f.path}>
+            <code>{f.path}</code> <span className="sweep-fate">{fileFate(change, f)}</span> <span className="muted">· {usageText(f.usage)}</span>
+          </li>
+        ))}
+      </ul>
+      {shown && (
+        <div className="sweep-diffs" id={diffId}>
+          {change.files.map((f) => (
+            <FileDiff key={f.path} workspaceId={workspaceId} change={change} file={f} />
+          ))}
+        </div>
+      )}
+    </li>
+  );
+}
+
+function FileDiff({ workspaceId, change, file }: { workspaceId: string | null; change: SweepChange; file: SweepFile }) {
+  const { orpc } = useApi();
+  const now = useQuery({ ...orpc.memory.read.queryOptions({ input: { workspaceId, path: file.path } }), retry: false });
+  const heading = (
+    <h4 className="sweep-file-head">
+      <code>{file.path}</code> <span className="muted">{fileFate(change, file)}</span>
+    </h4>
+  );
+  if (now.isPending) {
+    return (
+      <div className="sweep-file">
+        {heading}
+        <p className="muted">
+          <Loader2 size={13} className="spin" aria-hidden /> Reading {file.path}…
+        </p>
+      </div>
+    );
+  }
+  const before = now.data?.content ?? null;
+  const moved = now.data ? now.data.sha256 !== file.sha256 : true;
+  return (
+    <div className="sweep-file">
+      {heading}
+      {moved && (
+        <p className="sweep-moved" role="note">
+          <AlertTriangle size={13} aria-hidden /> {now.data ? `${file.path} was changed since the proposal` : `${file.path} is gone since the proposal`}: applying skips this change (a conflict), and the diff shows the file as it is now.
+        </p>
+      )}
+      {file.content === undefined ? (
+        <p className="muted sweep-kept">Kept as it is: nothing to add.</p>
+      ) : (
+        <SideBySideDiff of={file.path} before={before} after={file.content} beforeLabel="Now" afterLabel={file.content === null ? 'After: deleted' : 'After'} />
+      )}
+    </div>
+  );
+}
+
+interface OutcomeProps {
+  proposal: SweepProposal;
+  undone: { ok: boolean; text: string } | null;
+  busy: boolean;
+  error: string | null;
+  onUndo: () => void;
+  onClose: () => void;
+}
+
+const Outcome = ({ ref, proposal, undone, busy, error, onUndo, onClose }: OutcomeProps & { ref: React.Ref<HTMLDivElement> }) => {
+  const result = proposal.result!;
+  const pathsOf = useMemo(() => new Map(proposal.changes.map((c) => [c.path, c])), [proposal]);
+  return (
+    <div className="sweep-outcome" ref={ref} tabIndex={-1}>
+      <p className="sweep-headline" role="status">
+        {undone?.ok ? undone.text : resultHeadline(result)}
+      </p>
+      {undone && !undone.ok && (
+        <p className="error-text" role="alert">
+          {undone.text}
+        </p>
+      )}
+      {!undone?.ok && (
+        <>
+          {result.applied.length > 0 && (
+            <>
+              <h3>Applied</h3>
+              <ul className="sweep-result">
+                {result.applied.map((p) => (
+                  <li key={p}>
+                    <Check size={13} aria-hidden className="sweep-ok" /> {kindLabel(pathsOf.get(p)?.kind ?? 'change')} <code>{p}</code>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {result.skipped.length > 0 && (
+            <>
+              <h3>Skipped: a conflict</h3>
+              <ul className="sweep-result">
+                {result.skipped.map((s) => (
+                  <li key={s.path} className="sweep-skipped">
+                    <AlertTriangle size={13} aria-hidden /> {skippedText(s)}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+      {error && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="sweep-actions">
+        {result.batch && !undone?.ok && (
+          <button type="button" className="btn" onClick={onUndo} disabled={busy}>
+            <RotateCcw size={14} aria-hidden /> Undo this consolidation
+          </button>
+        )}
+        <button type="button" className="btn" onClick={onClose} disabled={busy}>
+          Close
+        </button>
+      </div>
+    </div>
+  );
+};

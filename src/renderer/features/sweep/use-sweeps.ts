@@ -1,0 +1,91 @@
+/**
+ * A view's consolidations as the tree shows them (issue 22): each scope's last applied
+ * consolidation that is not undone yet ("Last consolidated 3 d ago · Undo"), and the Undo of one:
+ * the whole sweep batch taken back through `history.undo`, all or nothing (a file changed since
+ * makes it a conflict, said in words, and nothing is written).
+ *
+ * Fresh without polling: the proposals and the history are asked for again after any change the
+ * view's change stream reports (an apply or an undo writes files, by this window or another
+ * process), once per burst; and at once after this window applies, discards or undoes.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo } from 'react';
+import { SCOPES, type Scope } from '../../../common/memory/constants';
+import { errorMessage, useApi } from '../../api/api-context';
+import { onChangeEvent } from '../changes/use-change-stream';
+import { lastConsolidations, type LastConsolidation } from './sweep-model';
+
+/** How many recent versions are searched for the undo of a consolidation. */
+const UNDO_LOOKBACK = 500;
+
+export type UndoOutcome = { ok: true; text: string } | { ok: false; text: string };
+
+/** Everything the view shows that a consolidation, or its undo, changes: asked for again. */
+export function useSweepRefresh(workspaceId: string | null): () => void {
+  const { orpc } = useApi();
+  const queryClient = useQueryClient();
+  return useCallback(() => {
+    void queryClient.invalidateQueries({ queryKey: orpc.sweep.key() });
+    void queryClient.invalidateQueries({ queryKey: orpc.history.key() });
+    void queryClient.invalidateQueries({ queryKey: orpc.memory.list.key({ input: { workspaceId } }) });
+  }, [orpc, queryClient, workspaceId]);
+}
+
+/** Undoes one consolidation's whole batch; the outcome in words. */
+export function useSweepUndo(workspaceId: string | null): (last: Pick<LastConsolidation, 'batch' | 'scope'>) => Promise<UndoOutcome> {
+  const { client } = useApi();
+  const refresh = useSweepRefresh(workspaceId);
+  return useCallback(
+    async (last) => {
+      try {
+        const result = await client.history.undo({ workspaceId, id: last.batch });
+        refresh();
+        if (result.status === 'ok') {
+          const n = result.paths.length;
+          return { ok: true, text: `Undid the consolidation of ${last.scope} memory: ${n === 1 ? '1 file is' : `${n} files are`} back as they were before it.` };
+        }
+        return { ok: false, text: `Could not undo the consolidation: ${result.message}` };
+      } catch (err) {
+        return { ok: false, text: `Could not undo the consolidation: ${errorMessage(err)}` };
+      }
+    },
+    [client, refresh, workspaceId],
+  );
+}
+
+/** Each scope's last consolidation still in place (applied, wrote something, not undone). */
+export function useLastConsolidated(workspaceId: string | null): Partial<Record<Scope, LastConsolidation>> {
+  const { orpc } = useApi();
+  const queryClient = useQueryClient();
+  const list = useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false });
+  const last = useMemo(() => lastConsolidations(list.data?.proposals ?? []), [list.data]);
+  const any = Object.keys(last).length > 0;
+  const history = useQuery({ ...orpc.history.list.queryOptions({ input: { workspaceId, limit: UNDO_LOOKBACK } }), enabled: any, retry: false });
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = onChangeEvent((_event, view) => {
+      if (view !== workspaceId || timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        void queryClient.invalidateQueries({ queryKey: orpc.sweep.list.key() });
+        void queryClient.invalidateQueries({ queryKey: orpc.history.list.key({ input: { workspaceId, limit: UNDO_LOOKBACK } }) });
+      }, 50);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [orpc, queryClient, workspaceId]);
+
+  return useMemo(() => {
+    if (!any || !history.data) return {};
+    const undone = new Set(history.data.versions.filter((v) => v.cause.startsWith('undo:')).map((v) => v.cause.slice('undo:'.length)));
+    const out: Partial<Record<Scope, LastConsolidation>> = {};
+    for (const scope of SCOPES) {
+      const l = last[scope];
+      if (l && !undone.has(l.batch)) out[scope] = l;
+    }
+    return out;
+  }, [any, history.data, last]);
+}
