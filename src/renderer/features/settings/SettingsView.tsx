@@ -1,23 +1,28 @@
 /**
- * Settings: Memory (the global scope on its own, usable with no workspace at all) and Appearance
+ * Settings: Memory (the global scope on its own, usable with no workspace at all), Agent context
+ * (the injection settings, global and per workspace: ./InjectionSettings.tsx) and Appearance
  * (theme, preview by default), stored by the main process.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/api-context';
 import { MemoryPane } from '../../app/MemoryPane';
+import { InjectionSettingsPanel } from './InjectionSettings';
 
 export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: React.MutableRefObject<boolean> }) {
   const { orpc } = useApi();
   const queryClient = useQueryClient();
   const settings = useQuery(orpc.settings.get.queryOptions());
   const save = useMutation(orpc.settings.set.mutationOptions({ onSuccess: (next) => queryClient.setQueryData(orpc.settings.get.queryKey(), next) }));
-  const [tab, setTab] = useState<'memory' | 'appearance'>('memory');
+  const [tab, setTab] = useState<'memory' | 'context' | 'appearance'>('memory');
   return (
     <div className="settings">
       <div className="tabs" role="tablist" aria-label="Settings">
         <button type="button" role="tab" aria-selected={tab === 'memory'} className={tab === 'memory' ? 'tab selected' : 'tab'} onClick={() => setTab('memory')}>
           Memory
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'context'} className={tab === 'context' ? 'tab selected' : 'tab'} onClick={() => setTab('context')}>
+          Agent context
         </button>
         <button type="button" role="tab" aria-selected={tab === 'appearance'} className={tab === 'appearance' ? 'tab selected' : 'tab'} onClick={() => setTab('appearance')}>
           Appearance
@@ -25,6 +30,8 @@ export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: Reac
       </div>
       {tab === 'memory' ? (
         <MemoryPane workspaceId={null} scopes={['global']} title="Global memory" dark={dark} previewByDefault={settings.data?.previewByDefault ?? false} dirtyRef={dirtyRef} />
+      ) : tab === 'context' ? (
+        <InjectionSettingsPanel />
       ) : (
         <section className="appearance" role="tabpanel" aria-label="Appearance">
           <label>
