@@ -1,0 +1,218 @@
+/**
+ * `cairn import` (issue 23): other memory into Cairn's inbox, for a person's review; nothing is
+ * written to memory here.
+ *   cairn import --from claude|codex|cursor|aegis|kimchi|markdown PATH [--scope S] [--dry-run] [--json]
+ *   cairn import --from cairn FILE|- [--scope S] [--dry-run] [--json]
+ * The readers and the checks are src/main/import (entries.ts, sources.ts, propose.ts); a tar of
+ * `cairn export` is memory-tar.ts. Exit 0 done (bad lines are reported and skipped), 1 nothing could
+ * be imported (a missing file, an archive refused, a scope not available here), 2 usage error.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { SCOPES, type Scope } from '../../common/memory/constants';
+import { MemoryToolError } from '../../common/memory/errors';
+import type { BadLine, ImportEntry } from '../import/entries';
+import { allMemoryLines } from '../import/memory-files';
+import { proposeTarFiles, readMemoryTar, type TarFileOutcome } from '../import/memory-tar';
+import { entryScope, proposeEntries, type EntryOutcome } from '../import/propose';
+import { IMPORT_FORMATS, ImportError, readSource, sourceFiles, type ImportFormat, type SourceFile } from '../import/sources';
+import type { MemorySession } from '../memory/session';
+import { findGitRoot } from '../workspaces/identity';
+import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
+import { refusing, type CliIo } from './tool-command';
+import { IMPORT_HELP, UsageError } from './usage';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const PRESENT_WORDS: Readonly<Record<string, string>> = {
+  'already-in-memory': 'already in memory',
+  'already-in-inbox': 'already waiting in the inbox',
+  'duplicate-in-batch': 'repeated in what was imported',
+};
+
+interface Flags extends SessionFlags {
+  from?: string | undefined;
+  scope?: string | undefined;
+  'dry-run'?: boolean | undefined;
+  json?: boolean | undefined;
+}
+
+export async function importCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { ...SESSION_OPTIONS, from: { type: 'string' }, scope: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    io.stdout.write(IMPORT_HELP);
+    return 0;
+  }
+  const formats = ['cairn', ...IMPORT_FORMATS];
+  if (values.from === undefined) throw new UsageError(`say what to import with --from (${formats.join(', ')})`);
+  if (!formats.includes(values.from)) throw new UsageError(`--from takes one of ${formats.join(', ')}; got ${JSON.stringify(values.from)}`);
+  if (values.scope !== undefined && !(SCOPES as readonly string[]).includes(values.scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}`);
+  if (positionals.length > 1) throw new UsageError('name one file or directory to import');
+  if (values.cwd !== undefined && values.workspace !== undefined) throw new UsageError('give --cwd or --workspace, not both');
+  if (values.from === 'cairn') return importTar(positionals[0] ?? '-', values, io);
+  if (positionals.length === 0) throw new UsageError(`name the file or directory to import: cairn import --from ${values.from} PATH`);
+  return importEntries(values.from as ImportFormat, positionals[0]!, values, io);
+}
+
+/** The scopes of `needed` the session cannot take, with why; a MemoryToolError naming them all. */
+function checkScopes(session: MemorySession, needed: Iterable<Scope>, what: string): void {
+  const missing = [...new Set(needed)].filter((s) => !session.scopes[s].available);
+  if (missing.length === 0) return;
+  const reasons = missing.map((s) => {
+    const b = session.scopes[s];
+    return `/memories/${s} is not available here (${b.available ? '' : b.reason})`;
+  });
+  throw new MemoryToolError(`${what} go to ${missing.join(' and ')} memory, but ${reasons.join('; ')}. Run this in the checkout they belong to (or give --cwd DIR or --workspace ID), or choose another scope with --scope. Nothing was imported.`);
+}
+
+async function importEntries(format: ImportFormat, target: string, values: Flags, io: CliIo): Promise<number> {
+  let sources: SourceFile[];
+  try {
+    sources = await sourceFiles(format, target);
+  } catch (err) {
+    if (!(err instanceof ImportError)) throw err;
+    io.stderr.write(`cairn import: ${err.message}\n`);
+    return 1;
+  }
+  // The session: the flags', else the checkout the files are in, else the current directory.
+  const cwd = values.cwd ?? (values.workspace === undefined ? ((await findGitRoot(path.dirname(sources[0]!.file))) ?? undefined) : undefined);
+  return withHome(values, (services) =>
+    refusing(io, async () => {
+      const session = await sessionFromFlags(services, { ...values, cwd });
+      const read: Array<{ source: SourceFile; entries: ImportEntry[]; bad: BadLine[] }> = [];
+      for (const source of sources) {
+        try {
+          read.push({ source, ...(await readSource(format, source)) });
+        } catch (err) {
+          if (!(err instanceof ImportError)) throw err;
+          io.stderr.write(`cairn import: ${err.message}\n`);
+          return 1;
+        }
+      }
+      const scope = values.scope as Scope | undefined;
+      checkScopes(session, read.flatMap((r) => r.entries.map((e) => entryScope(e, r.source, scope))), 'Entries of what you import');
+      const available = SCOPES.filter((s) => session.scopes[s].available);
+      const memoryLines = await allMemoryLines(session, available);
+      const seen = new Set<string>();
+      const projectBinding = session.scopes.project;
+      const checkout = projectBinding.available && projectBinding.runtime.label === 'local' ? projectBinding.root.anchor : null;
+      const outcomes: EntryOutcome[] = [];
+      for (const r of read) {
+        outcomes.push(...proposeEntries(r.source, r.entries, { format, inbox: services.inbox, session, memoryLines, scope, cwd: checkout, dryRun: values['dry-run'] === true }, seen));
+      }
+      const bad = read.flatMap((r) => r.bad.map((b) => ({ file: r.source.shown, ...b })));
+      report(io, values, read.map((r) => r.source.shown), outcomes, bad);
+      return 0;
+    }),
+  );
+}
+
+function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcome[], bad: Array<BadLine & { file: string }>): void {
+  const proposed = outcomes.filter((o) => o.status === 'proposed');
+  const present = outcomes.filter((o) => o.status === 'present');
+  const refused = outcomes.filter((o) => o.status === 'refused');
+  if (values.json) {
+    io.stdout.write(
+      `${JSON.stringify(
+        {
+          files,
+          dryRun: values['dry-run'] === true,
+          proposed: proposed.map((o) => ({ file: o.shown, line: o.line, id: o.item?.id ?? null, text: o.item?.candidate.text ?? null, target: o.item?.target ?? null })),
+          present: present.map((o) => ({ file: o.shown, line: o.line, reason: o.reason })),
+          refused: refused.map((o) => ({ file: o.shown, line: o.line, reason: o.reason, detail: o.detail })),
+          bad: bad.map((b) => ({ file: b.file, line: b.line, reason: b.reason })),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return;
+  }
+  const out: string[] = [`Read ${plural(files.length, 'file')} (${files.join(', ')}): ${plural(outcomes.length, 'entry').replace(/ys$/, 'ies')}.`];
+  const verb = values['dry-run'] ? 'Would propose' : 'Proposed';
+  out.push(`${verb} ${proposed.length} for your review in the inbox${values['dry-run'] ? ' (a dry run: nothing was added)' : ''}.`);
+  for (const o of proposed) if (o.item) out.push(`  ${o.item.id}  ${o.item.candidate.category}  ${o.item.target}  ${o.item.candidate.text}`);
+  if (present.length > 0) {
+    const by = Object.entries(PRESENT_WORDS)
+      .map(([r, words]) => [present.filter((o) => o.reason === r).length, words] as const)
+      .filter(([n]) => n > 0)
+      .map(([n, words]) => `${n} ${words}`);
+    out.push(`Already present: ${present.length} (${by.join(', ')}).`);
+  }
+  if (refused.length > 0) {
+    out.push(`Refused: ${refused.length}.`);
+    for (const o of refused) out.push(`  ${o.shown} line ${o.line}: ${o.detail ?? o.reason}`);
+  }
+  if (bad.length > 0) {
+    out.push(`Bad lines, skipped: ${bad.length}.`);
+    for (const b of bad) out.push(`  ${b.file} line ${b.line}: ${b.reason}`);
+  }
+  if (proposed.length > 0 && !values['dry-run']) out.push('Nothing is in memory until you approve it: cairn inbox list, cairn inbox approve ID (or the app\u2019s Inbox).');
+  io.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** `--from cairn`: a tar of `cairn export`, from FILE or stdin (`-`). */
+async function importTar(target: string, values: Flags, io: CliIo): Promise<number> {
+  let input: Readable;
+  if (target === '-') input = io.stdin as Readable;
+  else {
+    try {
+      const stat = fs.statSync(target);
+      if (!stat.isFile()) throw new Error('not a file');
+    } catch {
+      io.stderr.write(`cairn import: ${target} is not a file\n`);
+      return 1;
+    }
+    input = fs.createReadStream(target);
+  }
+  const shown = target === '-' ? 'the archive on stdin' : path.basename(target);
+  const { files, problems } = await readMemoryTar(input);
+  if (problems.length > 0) {
+    io.stderr.write(`cairn import: ${shown} is refused; nothing was imported:\n${problems.map((p) => `  ${p.entry}: ${p.reason}`).join('\n')}\n`);
+    return 1;
+  }
+  const chosen = values.scope === undefined ? files : files.filter((f) => f.scope === values.scope);
+  return withHome(values, (services) =>
+    refusing(io, async () => {
+      const session = await sessionFromFlags(services, values);
+      checkScopes(session, chosen.map((f) => f.scope), `Files of ${shown}`);
+      const outcomes = await proposeTarFiles(chosen, session, services.inbox, { dryRun: values['dry-run'] === true });
+      reportTar(io, values, shown, outcomes);
+      return 0;
+    }),
+  );
+}
+
+function reportTar(io: CliIo, values: Flags, shown: string, outcomes: TarFileOutcome[]): void {
+  const of = (status: TarFileOutcome['status']) => outcomes.filter((o) => o.status === status);
+  if (values.json) {
+    const list = (status: TarFileOutcome['status']) => of(status).map((o) => ({ path: o.path, id: o.item?.id ?? null, ...(o.reason ? { reason: o.reason } : {}) }));
+    io.stdout.write(`${JSON.stringify({ dryRun: values['dry-run'] === true, create: list('create'), update: list('update'), present: list('present'), inInbox: list('in-inbox'), refused: list('refused') }, null, 2)}\n`);
+    return;
+  }
+  const held = [...of('create'), ...of('update')];
+  const out = [`${shown}: ${plural(outcomes.length, 'memory file')}.`];
+  if (held.length === 0 && of('refused').length === 0 && of('in-inbox').length === 0) {
+    out.push(outcomes.length === 0 ? 'Nothing to import.' : 'Every file is already present, with the same bytes; nothing was added to the inbox.');
+    io.stdout.write(`${out.join('\n')}\n`);
+    return;
+  }
+  const verb = values['dry-run'] ? 'Would hold' : 'Held';
+  out.push(`${verb} for your review: ${of('create').length} to create, ${of('update').length} to replace${values['dry-run'] ? ' (a dry run: nothing was added)' : ''}.`);
+  for (const o of held) out.push(`  ${o.item ? `${o.item.id}  ` : ''}${o.status === 'create' ? 'create ' : 'replace'}  ${o.path}`);
+  if (of('present').length > 0) out.push(`Already present, with the same bytes: ${of('present').length}.`);
+  if (of('in-inbox').length > 0) out.push(`Already waiting in the inbox: ${of('in-inbox').length}.`);
+  if (of('refused').length > 0) {
+    out.push(`Refused: ${of('refused').length}.`);
+    for (const o of of('refused')) out.push(`  ${o.path}: ${o.reason}`);
+  }
+  if (held.length > 0 && !values['dry-run']) out.push('Memory is unchanged until you approve: cairn inbox show ID shows a change as a diff, cairn inbox approve ID applies it.');
+  io.stdout.write(`${out.join('\n')}\n`);
+}
