@@ -74,6 +74,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./sweep-command')).sweepCommand(rest, io);
       case 'setup':
         return await (await import('./setup-command')).setupCommand(rest, io);
+      case 'import':
+        return await (await import('./import-command')).importCommand(rest, io);
+      case 'export':
+        return await (await import('./export-command')).exportCommand(rest, io);
       case 'workspace':
         return await (await import('./workspace-command')).workspaceCommand(rest, io);
       default:

@@ -27,7 +27,10 @@ Commands:
   inbox     review proposed memories and agents' changes held for review: list, show,
             approve (--to, --text), reject, review (--scope S --on|--off)
   serve     serve Cairn's web UI on loopback
-  setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print]
+  setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print | --remove]
+  import    propose other memory for your review in the inbox: cairn import --from
+            claude|codex|cursor|aegis|kimchi|markdown PATH, or --from cairn memory.tar
+  export    write memory as a tar: cairn export [--scope S] > memory.tar
   workspace register checkouts, local or on a host over SSH: add, list, remove, trust
 
 Global options:
@@ -301,7 +304,7 @@ Options:
   -h, --help   show this help
 `;
 
-export const SWEEP_HELP = `Usage: cairn sweep [--scope S] [--days N] [--json]
+export const SWEEP_HELP = `Usage: cairn sweep [--scope S] [--days N] [--extractor E] [--json]
        cairn sweep list [--json]
        cairn sweep show ID [--diff] [--json]
        cairn sweep apply ID [--only PATH...]
@@ -311,7 +314,14 @@ Consolidates one scope's memory. \`cairn sweep\` proposes, and writes nothing to
   - delete: a file no agent has used for N days (default 60) that nobody wrote or created in them;
     never a pinned file;
   - merge: files saying the same thing (most of their words shared); the most used one is kept,
-    with the others' lines it lacks added, and the others are deleted.
+    with the others' lines it lacks added, and the others are deleted;
+  - rewrite, rename (a model's only): a file edited into a shorter or corrected form, or given a
+    name that says what it holds.
+The extractor is the setting sweepExtractor (default rules, offline), or --extractor: rules, or
+command / http, a model configured as for the harvest (harvestCommand, harvestHttp), given the
+files (secrets removed) as data. Every change it answers is checked: one not based on the file
+as it is, or deleting, merging or renaming away a pinned or recently written file, or with
+flagged content, is refused and listed with why. Ctrl-C stops the model.
 The proposal also lists what changed in the scope since the last consolidation; when nothing
 did and no file is unused, the answer is "nothing to consolidate". A newer proposal for a scope
 replaces the older one; a proposal expires after 7 days.
@@ -326,9 +336,79 @@ replaces the older one; a proposal expires after 7 days.
 Options:
   --scope S        global, project (default) or workspace
   --days N         days without use before a file is proposed for deletion (default 60)
+  --extractor E    rules, command or http (default: the setting sweepExtractor)
   --json           print JSON
   --cwd DIR        the checkout (default: the current directory)
   --workspace ID   workspace id (default: derived from the checkout's path); a workspace
                    registered with \`cairn workspace add\` (local or SSH) brings its checkout
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
+export const IMPORT_HELP = `Usage: cairn import --from claude|codex|cursor|aegis|kimchi|markdown PATH [options]
+       cairn import --from cairn FILE|- [options]
+
+Proposes memory from elsewhere for your review: every entry becomes a proposal in the inbox
+(pending; cairn inbox list, or the app's Inbox), with the file and line it came from as its
+evidence. Nothing is written to memory until you approve it.
+
+  claude    CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md; auto memory (MEMORY.md and its topic
+            files, ~/.claude/projects/<project>/memory/)
+  codex     AGENTS.md, AGENTS.override.md; ~/.codex/memories (MEMORY.md, memory_summary.md)
+  cursor    .cursorrules and .cursor/rules/**/*.mdc (an .mdc rule's description is the context)
+  aegis     memories.jsonl: one JSON object per line, {"text", "scope", "tags", ...}
+  kimchi    MEMORY.md / USER.md: entries separated by a line holding only \u00a7
+  markdown  any Markdown file (a directory: its *.md files)
+PATH is a file, or a directory: the files the format keeps there. Markdown is split into entries:
+each list item or paragraph, with the headings above it kept as its context; frontmatter, code
+fences (joined to a line ending in ":"), comments and @imports are not entries.
+
+Each entry is checked as a harvested memory is: the scanners (a secret or an injected instruction
+is refused, by rule and line, never shown), and no repeat of another entry, of a pending proposal,
+of one you rejected in the last 90 days, or of a line of any memory file (reported as already
+present). A line that cannot be read (not UTF-8, not JSON, an entry over 1000 characters) is
+reported with its number and skipped.
+
+Where entries go, unless --scope says: a file inside a git checkout, project; Claude Code's auto
+memory, workspace (that checkout's own); any other file (~/.claude/CLAUDE.md, ~/.codex, Kimchi's
+stores, ...), global; Aegis's own "scope" (user: global, workspace: project, session: workspace)
+and Kimchi's USER.md (global preferences) are kept. The category (and so the file it is added to)
+is guessed from the words and headings; you can file it elsewhere when approving.
+
+--from cairn reads a tar of \`cairn export\` (FILE, or - for stdin): each file absent here is held
+in the inbox as a change that would create it, each that differs as one that would replace it
+(cairn inbox show ID shows the diff); a file with the same bytes is already present, so importing
+an export into the same home adds nothing. An archive with a link, a name outside the scopes (..,
+absolute, hidden), an entry over 100 KiB, text that is not UTF-8, or a name twice is refused whole,
+each such entry named, and nothing is added.
+
+Options:
+  --scope S        put every entry (or, with cairn, only that scope's files) in S: global,
+                   project or workspace
+  --dry-run        check and report, add nothing
+  --json           print JSON
+  --cwd DIR        the checkout whose project and workspace memory is meant (default: the checkout
+                   PATH is in, else the current directory)
+  --workspace ID   a registered workspace instead
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+
+Exit status: 0 done (bad lines are reported and skipped), 1 nothing imported (a missing file, an
+archive refused, a scope not available here), 2 usage error.
+`;
+
+export const EXPORT_HELP = `Usage: cairn export [--scope S] [--cwd DIR | --workspace ID] > memory.tar
+
+Writes the memory files of the scopes this checkout sees (or only --scope S) to stdout as a tar:
+global/..., project/..., workspace/..., one entry per file, sorted by name, each with mode 0644 and
+the time 1970-01-01, so the same memory always gives the same bytes. Pins, usage, history and the
+inbox are not exported. What was exported, and any scope not available here, is said on stderr.
+Read it back with cairn import --from cairn memory.tar.
+
+Options:
+  --scope S        only this scope: global, project or workspace
+  --cwd DIR        the checkout (default: the current directory)
+  --workspace ID   a registered workspace instead
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+
+Exit status: 0 written, 1 the chosen scope is not available here (nothing written), 2 usage error
+(also when stdout is a terminal).
 `;
