@@ -20,9 +20,9 @@ type NumberKey = keyof typeof INJECTION_LIMITS;
 const KEYS = Object.keys(DEFAULT_INJECTION) as Key[];
 
 export const MODE_LABELS: Record<RelevantMode, string> = {
-  relevant: 'The files that match the prompt',
-  recent_only: 'The most recent files, whatever the prompt',
-  off: 'None (agents can still search memory)',
+  relevant: 'The files that match it',
+  recent_only: 'The most recent files, whatever it says',
+  off: 'None (agents can still search)',
 };
 
 /** A form's values as typed: numbers as text until they are checked. */
@@ -75,7 +75,7 @@ export function InjectionSettingsPanel() {
         or session.
       </p>
       <InjectionForm key="global" title="All workspaces" global={global} value={global} onSave={(v) => save.mutateAsync({ injection: { ...global, ...v } })} />
-      <h3>One workspace</h3>
+      <h3>For one workspace</h3>
       {list.length === 0 || !workspace ? (
         <p className="muted">No workspace yet: the settings above apply to every agent.</p>
       ) : (
