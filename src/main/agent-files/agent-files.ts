@@ -12,14 +12,17 @@
  * (checked again right before the rename), else a conflict (changed, deleted, exists); saves of one
  * file in this process run one at a time.
  */
-import type { AdoptResult, AgentFile, AgentFileHit, AgentFileVersion, CompareResult } from '../../common/agent-files/schema';
+import { AGENT_NAMES, type AdoptResult, type AgentFile, type AgentFileHit, type AgentFileVersion, type CompareResult } from '../../common/agent-files/schema';
 import type { Scope } from '../../common/memory/constants';
 import type { InboxStore } from '../harvest/inbox-store';
 import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { WorkspaceRegistry } from '../workspaces/registry';
+import { adoptFile } from './adopt';
 import { AgentFileHistory, historyKey } from './agent-file-history';
+import { compareSides, type CompareSide } from './compare';
 import { AgentFilesError, basesFor, discover, resolveId, type Bases, type Located } from './discovery';
+import { searchAgentFiles } from './search';
 import { ChangedMeanwhile, inspect, MAX_AGENT_FILE_BYTES, writeFileAt, type Base, type Inspected } from './envelope';
 
 export { AgentFilesError } from './discovery';
@@ -135,23 +138,48 @@ export class AgentFiles {
     return { status: 'ok', sha256: written?.sha256 ?? '', warnings: scanContent(content) };
   }
 
+  /** memory_search's ranking over the readable files: a hit per matching line, best file first. */
   async search(workspaceId: string | null, query: string, limit: number): Promise<AgentFileHit[]> {
-    void workspaceId;
-    void query;
-    void limit;
-    throw new AgentFilesError('not built yet');
+    return searchAgentFiles(await this.readable(workspaceId), query, limit, this.now());
   }
 
+  /** A file, its lines or a text selected in it, into `scope` as inbox candidates (adopt.ts). */
   async adopt(workspaceId: string | null, request: AdoptRequest): Promise<AdoptResult> {
-    void workspaceId;
-    void request;
-    throw new AgentFilesError('not built yet');
+    const bases = await this.bases(workspaceId);
+    const file = this.located(bases, request.id);
+    const session = await this.options.registry.session(workspaceId);
+    return adoptFile(file, request.scope, { lines: request.lines, text: request.text }, { inbox: this.options.inbox, session, cwd: bases.checkout?.real ?? null });
   }
 
+  /** What the files (agent files' ids, /memories/... paths) state differently, side by side (compare.ts). */
   async compare(workspaceId: string | null, ids: readonly string[]): Promise<CompareResult> {
-    void workspaceId;
-    void ids;
-    throw new AgentFilesError('not built yet');
+    if (new Set(ids).size !== ids.length || ids.length < 2) throw new AgentFilesError('Choose two or more different files to compare.');
+    const bases = await this.bases(workspaceId);
+    const session = ids.some((id) => id.startsWith('/memories/')) ? await this.options.registry.session(workspaceId) : null;
+    const sides: CompareSide[] = [];
+    for (const id of ids) {
+      if (id.startsWith('/memories/')) {
+        const { content } = await this.options.service.read(id, session!);
+        sides.push({ id, label: `Cairn memory · ${id}`, content });
+      } else {
+        const file = this.located(bases, id);
+        sides.push({ id, label: `${AGENT_NAMES[file.entry.agent]} · ${id}`, content: file.inspected.content! });
+      }
+    }
+    return compareSides(sides);
+  }
+
+  /** A readable file by its id, or a refusal saying why not. */
+  private located(bases: Bases, id: string): Located {
+    const { entry, base, rel } = resolveId(bases, id);
+    const inspected = inspect(base, rel);
+    if (!inspected) throw new AgentFilesError(`${id} does not exist.`);
+    if (inspected.content === null) throw new AgentFilesError(`${id} cannot be opened: ${inspected.unreadable ?? 'it cannot be read.'}`);
+    return { id, entry, base, rel, inspected };
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   /** The recorded edits of one file, newest first. */
