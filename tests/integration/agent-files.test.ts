@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ChangedMeanwhile, writeFileAt } from '../../src/main/agent-files/envelope';
 import { openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
 
 let w: AgentFilesWorld;
@@ -133,8 +134,13 @@ describe('the envelope', () => {
   });
 
   it("says why an SSH workspace's checkout is not looked at, and still lists the home's files", async () => {
-    const remote = await w.client.workspaces.add({ name: 'Remote', path: '/srv/widgets', ssh: 'dev@devbox.invalid' });
-    const { files, checkout } = await w.client.agentFiles.list({ workspaceId: remote.id });
+    // Registered as Cairn keeps an SSH workspace (written to config.json directly: adding one through
+    // the API would try to reach the host, and this machine may have no network).
+    const config = path.join(w.sb.home, 'config.json');
+    const stored = JSON.parse(await fs.readFile(config, 'utf8')) as { workspaces: unknown[] };
+    stored.workspaces.push({ id: 'remote-widgets', name: 'Remote', kind: 'ssh', path: '/srv/widgets', host: 'dev@devbox.invalid', identity: null, knownHosts: null, projectId: null });
+    await fs.writeFile(config, JSON.stringify(stored));
+    const { files, checkout } = await w.client.agentFiles.list({ workspaceId: 'remote-widgets' });
     expect(checkout).toEqual({ available: false, reason: "this workspace's checkout is on dev@devbox.invalid, and Cairn shows the agents' files of checkouts on this machine only." });
     expect(files.length).toBeGreaterThan(0);
     expect(files.every((f) => f.place === 'global')).toBe(true);
@@ -175,6 +181,31 @@ describe('agentFiles.read and write', () => {
       message: 'AGENTS.md already exists; open it to edit it.',
     });
     expect(await fs.readFile(file, 'utf8')).toBe('created by Codex\n');
+  });
+
+  it('two saves based on the same version: one is written, the other is a conflict', async () => {
+    const read = await w.client.agentFiles.read({ workspaceId: w.ws, id: 'AGENTS.md' });
+    const [a, b] = await Promise.all([
+      w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'from tab A\n', expectedSha256: read.sha256 }),
+      w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'from tab B\n', expectedSha256: read.sha256 }),
+    ]);
+    // Which one runs first is the event loop's; exactly one is written, and the other is told.
+    expect([a.status, b.status].sort()).toEqual(['conflict', 'ok']);
+    const lost = a.status === 'conflict' ? a : b;
+    expect(lost).toMatchObject({ kind: 'changed', message: 'AGENTS.md was changed since you opened it.' });
+    expect(await fs.readFile(path.join(w.sb.checkout, 'AGENTS.md'), 'utf8')).toBe(a.status === 'ok' ? 'from tab A\n' : 'from tab B\n');
+  });
+
+  it('the last look before the rename refuses a file that is no longer what the save was based on, leaving no temp file', async () => {
+    // The window between the save's check and its rename cannot be hit from outside without luck,
+    // so the envelope's write is called directly with a digest the file on disk no longer has: the
+    // real file, the real atomic write, only the timing skipped.
+    const base = { place: 'checkout' as const, real: w.sb.checkout };
+    const before = await fs.readFile(path.join(w.sb.checkout, 'AGENTS.md'), 'utf8');
+    await expect(writeFileAt(base, ['AGENTS.md'], null, new TextEncoder().encode('mine\n'), sha('what it was\n'), 0o644)).rejects.toBeInstanceOf(ChangedMeanwhile);
+    await expect(writeFileAt(base, ['GEMINI.md'], null, new TextEncoder().encode('mine\n'), null, 0o644)).rejects.toBeInstanceOf(ChangedMeanwhile);
+    expect(await fs.readFile(path.join(w.sb.checkout, 'AGENTS.md'), 'utf8')).toBe(before);
+    expect((await fs.readdir(w.sb.checkout)).filter((n) => n.startsWith('.cairn-tmp'))).toEqual([]);
   });
 
   it('creates a file that is absent at a known place, making its folders', async () => {
