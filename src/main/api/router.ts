@@ -30,6 +30,7 @@ import { changeSummary, type InboxItem, type InboxStore } from '../harvest/inbox
 import { reviewKey } from '../harvest/review-mode';
 import { agentGuides } from '../setup/guide';
 import { resolveLauncher } from '../setup/launcher';
+import { sweepExtractorFor } from '../sweep/sweep-backends';
 import type { Sweeps } from '../sweep/sweeps';
 import { AgentFilesError, type AgentFiles } from '../agent-files/agent-files';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
@@ -390,7 +391,9 @@ export const router = os.router({
       // the proposal stops, nothing is stored, the lease is freed; a cancel is no server error.
       return orRefusal(async () => {
         try {
-          return await sweeps.propose(session, { scope: input.scope, ...(input.days !== undefined ? { days: input.days } : {}), ...(signal ? { signal } : {}) });
+          // The extractor is the setting sweepExtractor's (rules, or a model configured as the harvest's).
+          const extractor = sweepExtractorFor(context.registry.settings());
+          return await sweeps.propose(session, { scope: input.scope, extractor, ...(input.days !== undefined ? { days: input.days } : {}), ...(signal ? { signal } : {}) });
         } catch (err) {
           if (signal?.aborted) return { status: 'error' as const, message: 'Cancelled: nothing was proposed and nothing was written.' };
           throw err;

@@ -1,6 +1,8 @@
 /**
  * `cairn sweep`: consolidation of one scope root (issue 22).
- *   cairn sweep [--scope S] [--days N] [--json]   propose (nothing is written to memory)
+ *   cairn sweep [--scope S] [--days N] [--extractor E] [--json]
+ *                                                 propose (nothing is written to memory); the
+ *                                                 extractor is the setting sweepExtractor unless given
  *   cairn sweep list [--json]                     the proposals of the scopes this checkout sees
  *   cairn sweep show ID [--diff] [--json]         one proposal: its changes, or each as a diff
  *   cairn sweep apply ID [--only PATH...]         apply all, or only the changes about PATH
@@ -15,6 +17,8 @@ import { formatMemoryPath } from '../../common/memory/paths';
 import { sweepSummary, type SweepChange, type SweepFile, type SweepProposal, type SweepSince } from '../../common/sweep/proposal';
 import type { HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
+import type { SweepRefusal } from '../sweep/extractor';
+import { sweepExtractorFor } from '../sweep/sweep-backends';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
 import { minuteOf, writeTable } from './table';
 import { refusing, type CliIo } from './tool-command';
@@ -29,6 +33,7 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
       ...SESSION_OPTIONS,
       scope: { type: 'string' },
       days: { type: 'string' },
+      extractor: { type: 'string' },
       json: { type: 'boolean' },
       diff: { type: 'boolean' },
       only: { type: 'string', multiple: true },
@@ -56,8 +61,23 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
       if (!(SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope takes one of ${SCOPES.join(', ')}`);
       const days = values.days === undefined ? undefined : Number(values.days);
       if (days !== undefined && (!Number.isInteger(days) || days < 1)) throw new UsageError('--days must be a positive whole number');
-      return run(async ({ sweeps }, session) => {
-        const outcome = await sweeps.propose(session, { scope: scope as Scope, ...(days !== undefined ? { days } : {}) });
+      return run(async ({ sweeps, registry }, session) => {
+        const extractor = sweepExtractorFor(registry.settings(), { name: values.extractor });
+        // Ctrl-C stops a model backend's command or request (its process group is its own, so the
+        // terminal's SIGINT would not reach it), then ends as an interrupted command does.
+        const cancel = new AbortController();
+        const onInterrupt = () => cancel.abort();
+        process.once('SIGINT', onInterrupt);
+        let outcome;
+        try {
+          outcome = await sweeps.propose(session, { scope: scope as Scope, extractor, signal: cancel.signal, ...(days !== undefined ? { days } : {}) });
+        } catch (err) {
+          if (!cancel.signal.aborted) throw err;
+          io.stderr.write('cairn sweep: cancelled; nothing was proposed and nothing was written.\n');
+          return 130;
+        } finally {
+          process.off('SIGINT', onInterrupt);
+        }
         if (json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
         else if (outcome.status === 'nothing') {
           const where = formatMemoryPath(scope as Scope);
@@ -66,6 +86,7 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
               ? `Nothing to consolidate in ${where}: no file unused for ${days ?? 60} days, no files saying the same thing.\n`
               : `Nothing to consolidate in ${where}: nothing changed since the last consolidation (${minuteOf(outcome.since.last?.at ?? null)} UTC) and no file is unused for ${days ?? 60} days.\n`,
           );
+          writeRefused(io, outcome.refused);
           writeSince(io, outcome.since);
         } else {
           writeProposal(io, outcome.proposal);
@@ -101,8 +122,9 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
         for (const c of p.changes) for (const f of c.files) io.stdout.write(`  ${f.path}  ${usageText(f.usage)}\n`);
         if (values.diff) {
           for (const change of p.changes) {
+            const renamedTo = change.kind === 'rename' ? change.files.find((f) => f.created) : undefined;
             for (const f of change.files) {
-              if (f.content === undefined) continue;
+              if (f.content === undefined || f === renamedTo) continue;
               let now: { content: string; sha256: string } | null = null;
               try {
                 now = await service.read(f.path, session);
@@ -110,8 +132,15 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
                 if (!(err instanceof MemoryToolError)) throw err;
               }
               io.stdout.write('\n');
+              if (f.created) {
+                // A new file: the diff is against nothing, and it must still not exist.
+                if (now !== null) io.stdout.write(`(${f.path} exists now: applying skips this change)\n`);
+                else io.stdout.write(createTwoFilesPatch('/dev/null', f.path, '', f.content ?? '', 'now', 'proposed (new file)'));
+                continue;
+              }
               if (now === null || now.sha256 !== f.sha256) io.stdout.write(`(${f.path} ${now === null ? 'is gone' : 'was changed'} since the proposal: applying skips this change)\n`);
-              if (now !== null) io.stdout.write(createTwoFilesPatch(f.path, f.path, now.content, f.content ?? '', 'now', f.content === null ? 'deleted' : 'proposed'));
+              if (renamedTo && now !== null) io.stdout.write(`rename from ${f.path}\nrename to ${renamedTo.path}\n(the content moves as it is)\n`);
+              else if (now !== null) io.stdout.write(createTwoFilesPatch(f.path, f.path, now.content, f.content ?? '', 'now', f.content === null ? 'deleted' : 'proposed'));
             }
           }
         }
@@ -163,8 +192,10 @@ function usageText(u: SweepFile['usage']): string {
 }
 
 function writeChange(io: CliIo, n: number, c: SweepChange): void {
-  const others = c.files.filter((f) => f.path !== c.path).map((f) => f.path);
-  io.stdout.write(`  ${`${n}.`.padEnd(4)}${c.kind.padEnd(KIND_WIDTH)}  ${c.path}${others.length > 0 ? `  (deletes ${others.join(', ')})` : ''}\n`);
+  const others = c.files.filter((f) => f.path !== c.path && !f.created).map((f) => f.path);
+  const created = c.files.filter((f) => f.created && f.path !== c.path).map((f) => f.path);
+  const tail = c.kind === 'rename' ? `  (to ${created.join(', ')})` : others.length > 0 ? `  (deletes ${others.join(', ')})` : '';
+  io.stdout.write(`  ${`${n}.`.padEnd(4)}${c.kind.padEnd(KIND_WIDTH)}  ${c.path}${c.files[0]?.created ? ' (new)' : ''}${tail}\n`);
   io.stdout.write(`${' '.repeat(4 + KIND_WIDTH + 4)}${c.reason}\n`);
 }
 
@@ -172,12 +203,20 @@ function writeProposal(io: CliIo, p: SweepProposal): void {
   io.stdout.write(`Proposal ${p.id} for ${formatMemoryPath(p.scope)}: ${sweepSummary(p.changes)} (${p.state}; made ${minuteOf(p.createdAt)} UTC, ${p.state === 'open' ? 'expires' : 'expiry'} ${minuteOf(p.expiresAt)} UTC)\n`);
   p.changes.forEach((c, i) => writeChange(io, i + 1, c));
   if (p.more > 0) io.stdout.write(`(${p.more} more ${p.more === 1 ? 'change qualifies' : 'changes qualify'} past the ${p.changes.length} a proposal holds: the next cairn sweep proposes them)\n`);
+  writeRefused(io, p.refused ?? []);
   if (p.state === 'replaced' && p.replacedBy) io.stdout.write(`Replaced by ${p.replacedBy}.\n`);
   if (p.result) {
     io.stdout.write(`Applied ${minuteOf(p.result.at)} UTC: ${p.result.applied.length} applied, ${p.result.skipped.length} skipped${p.result.batch ? `; undo with: cairn undo ${p.result.batch}` : ''}\n`);
     for (const s of p.result.skipped) io.stdout.write(`  skipped  ${s.message}\n`);
   }
   writeSince(io, p.since);
+}
+
+/** The extractor's changes the checks refused, each with why. */
+function writeRefused(io: CliIo, refused: readonly SweepRefusal[]): void {
+  if (refused.length === 0) return;
+  io.stdout.write(`Refused ${refused.length} ${refused.length === 1 ? 'change' : 'changes'} of the extractor's answer:\n`);
+  for (const r of refused) io.stdout.write(`  ${r.change}: ${r.reason}\n`);
 }
 
 function writeSince(io: CliIo, since: SweepSince): void {

@@ -92,6 +92,7 @@ export function changesOfAnswer(output: string, input: SweepInput): SweepAnswer 
 
   const writeProblem = (w: Extract<ModelChange, { op: 'write' }>): string | null => {
     if (w.content.includes('[redacted secret:')) return 'its content holds a "[redacted secret: ...]" marker: a secret would be replaced by the marker';
+    if (w.basedOn !== null && !input.files.some((f) => f.path === w.path)) return `${w.path} is not a file of ${root}; a write into a new file is based on no file ("basedOn": null)`;
     if (w.basedOn !== null && !whole.has(w.path)) return `${w.path} was not shown whole to the model (cut, or a secret removed): writing it would lose the rest`;
     return null;
   };

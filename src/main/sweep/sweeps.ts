@@ -159,7 +159,15 @@ export class Sweeps {
         ...(options.signal ? { signal: options.signal } : {}),
       };
       options.signal?.throwIfAborted();
-      const answer = await extractor.propose(input);
+      let answer;
+      try {
+        answer = await extractor.propose(input);
+      } catch (err) {
+        options.signal?.throwIfAborted();
+        // A model backend's failure (its command, its API, its answer) is the person's to fix: said as such.
+        if (extractor.offline || !(err instanceof Error) || err instanceof MemoryToolError) throw err;
+        throw new MemoryToolError(`The ${extractor.name} extractor proposed nothing: ${err.message}`);
+      }
       options.signal?.throwIfAborted();
       const { changes, more, refused } = this.checked(answer.changes, input, extractor, new Set(entries.map((e) => e.path)));
       refused.unshift(...(answer.refused ?? []));
