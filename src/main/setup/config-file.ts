@@ -205,3 +205,47 @@ export async function replaceConfigFile(file: ConfigFile, text: string, now = ne
     throw new SetupError(`cannot write ${file.path}: ${(err as Error).message}`);
   }
 }
+
+/**
+ * Deletes `file` (as read by readConfigFile), keeping its content in a backup beside it first:
+ * what `cairn setup --remove` does to a file that held nothing but Cairn's entries. The same
+ * checks as replaceConfigFile (where a link in a checkout leads, the content unchanged since it
+ * was read). Returns the backup's path.
+ */
+export async function deleteConfigFile(file: ConfigFile, now = new Date()): Promise<string> {
+  try {
+    if (file.within && (await confinedPath(file.path, file.within)).realPath !== file.realPath) {
+      throw new SetupError(`${file.path} changed while Cairn was updating it; nothing was written, run the command again`);
+    }
+    const current = await fs.readFile(file.realPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    if (current === null || current !== file.text) throw new SetupError(`${file.path} changed while Cairn was updating it; nothing was written, run the command again`);
+    const backup = await writeBackup(file, now);
+    await fs.rm(file.realPath);
+    return backup;
+  } catch (err) {
+    if (err instanceof SetupError) throw err;
+    throw new SetupError(`cannot remove ${file.path}: ${(err as Error).message}`);
+  }
+}
+
+/** The backups `cairn setup` kept of `file` (`<file>.bak-<timestamp>[-n]`), newest first, with their text. */
+export async function backupsOf(file: ConfigFile): Promise<Array<{ path: string; text: string }>> {
+  const dir = path.dirname(file.realPath);
+  const base = `${path.basename(file.realPath)}.bak-`;
+  const names = (await fs.readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith(base) && /^\d{8}T\d{6}Z(-\d+)?$/.test(n.slice(base.length)));
+  const order = (n: string) => {
+    const [stamp, seq] = n.slice(base.length).split('-');
+    return `${stamp}-${(seq ?? '').padStart(4, '0')}`;
+  };
+  names.sort((a, b) => (order(a) < order(b) ? 1 : -1));
+  const out: Array<{ path: string; text: string }> = [];
+  for (const name of names.slice(0, 50)) {
+    const stat = await fs.lstat(path.join(dir, name)).catch(() => null);
+    if (!stat?.isFile() || stat.size > 1024 * 1024) continue;
+    out.push({ path: path.join(dir, name), text: await fs.readFile(path.join(dir, name), 'utf8') });
+  }
+  return out;
+}

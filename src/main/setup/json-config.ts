@@ -16,7 +16,7 @@ export interface McpServerEntry {
 
 export type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
+export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -103,7 +103,7 @@ export function isCairnContextHook(command: string): boolean {
 }
 
 /** A hook exactly as `cairn setup` writes it (`cairn <words>`, optionally `--home X`), whatever launcher and home. */
-function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
+export function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
   const all = shellWords(command);
   if (all.length !== words.length + 1 && all.length !== words.length + 3) return false;
   return basename(all[0]!) === 'cairn' && words.every((w, i) => all[i + 1] === w) && (all.length === words.length + 1 || all[words.length + 1] === '--home');
@@ -177,4 +177,83 @@ export function mergeClaudeHooks(doc: JsonObject, wanted: string | readonly Cair
     }
   }
   return { changes, notes };
+}
+
+/**
+ * Whether an MCP server entry runs Cairn: `<...>/cairn mcp ...` (what `cairn setup` writes, for
+ * any launcher or home), or a URL entry of Cairn's MCP endpoint (`.../mcp?cwd=...`, what
+ * `cairn setup --http --print` shows).
+ */
+export function isCairnServer(entry: unknown): boolean {
+  if (!isObject(entry)) return false;
+  if (typeof entry.command === 'string') return basename(entry.command) === 'cairn' && Array.isArray(entry.args) && entry.args[0] === 'mcp';
+  return typeof entry.url === 'string' && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/mcp(\?|$)/.test(entry.url);
+}
+
+/** What removing Cairn from a JSON config did: the doc without Cairn, and with what that emptied taken out too. */
+export interface JsonRemoval {
+  /** Cairn's entries taken out; containers they leave empty kept. */
+  readonly kept: JsonObject;
+  /** The same, with the containers Cairn's entries leave empty taken out as well. */
+  readonly pruned: JsonObject;
+  readonly changes: string[];
+  readonly notes: string[];
+}
+
+/** `mcpServers[name]` taken out when it runs Cairn (another server of that name is kept, with a note). */
+export function removeMcpServer(doc: JsonObject, name: string, file: string): JsonRemoval {
+  const kept = structuredClone(doc);
+  const servers = kept.mcpServers;
+  if (servers === undefined) return { kept, pruned: kept, changes: [], notes: [] };
+  if (!isObject(servers)) throw new SetupError(`${file}: "mcpServers" is not an object; it was left untouched.`);
+  if (servers[name] === undefined) return { kept, pruned: kept, changes: [], notes: [] };
+  if (!isCairnServer(servers[name])) return { kept, pruned: kept, changes: [], notes: [`kept the MCP server "${name}": it does not run cairn mcp (${JSON.stringify(servers[name])})`] };
+  delete servers[name];
+  const pruned = structuredClone(kept);
+  if (Object.keys(servers).length === 0) delete pruned.mcpServers;
+  return { kept, pruned, changes: [`removed MCP server "${name}"`], notes: [] };
+}
+
+/**
+ * Cairn's hooks taken out of Claude Code's settings: those `cairn setup` writes (`cairn context
+ * --format claude-hook`, `cairn harvest --hook`, with any launcher and home). A Cairn hook written
+ * another way (a person's own) is kept, with a note. A group left with no hook goes too.
+ */
+export function removeClaudeHooks(doc: JsonObject, file: string): JsonRemoval {
+  const kept = structuredClone(doc);
+  const hooks = kept.hooks;
+  if (hooks === undefined) return { kept, pruned: kept, changes: [], notes: [] };
+  if (!isObject(hooks)) throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
+  const ours = [contextHook(''), harvestHook('')];
+  const changes: string[] = [];
+  const notes: string[] = [];
+  const emptied: string[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    let removed = 0;
+    const left = groups.filter((group) => {
+      if (!isObject(group) || !Array.isArray(group.hooks)) return true;
+      const list = group.hooks as unknown[];
+      const before = list.length;
+      group.hooks = list.filter((h) => {
+        if (!isObject(h) || typeof h.command !== 'string') return true;
+        const command = h.command;
+        if (ours.some((o) => isSetupWrittenHook(command, o.words))) return false;
+        if (ours.some((o) => o.isIt(command))) notes.push(`kept your own ${event} hook ${JSON.stringify(command)}`);
+        return true;
+      });
+      const after = (group.hooks as unknown[]).length;
+      removed += before - after;
+      return !(before > after && after === 0);
+    });
+    if (removed === 0) continue;
+    hooks[event] = left;
+    changes.push(`removed the ${event} hook`);
+    if (left.length === 0) emptied.push(event);
+  }
+  const pruned = structuredClone(kept);
+  const prunedHooks = pruned.hooks as JsonObject;
+  for (const event of emptied) delete prunedHooks[event];
+  if (emptied.length > 0 && Object.keys(prunedHooks).length === 0) delete pruned.hooks;
+  return { kept, pruned, changes, notes };
 }

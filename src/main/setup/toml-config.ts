@@ -81,6 +81,17 @@ export function headerKey(line: string): string[] | null {
 /** The text with every `[mcp_servers.<name>...]` table cut out and the snippet appended. */
 function textEdit(text: string, name: string, snippet: string): string {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const kept = cutTables(text, name, false);
+  const body = snippet.replace(/\n/g, eol);
+  return kept.length === 0 ? body : `${kept.join(eol)}${eol}${eol}${body}`;
+}
+
+/**
+ * The lines of `text` without its `[mcp_servers.<name>...]` tables, trailing blank lines dropped.
+ * Comments right above the next table belong to it and stay; with `keepTail`, so do the comments
+ * after a cut table's last key at the end of the file (a removal cuts only what is Cairn's).
+ */
+function cutTables(text: string, name: string, keepTail: boolean): string[] {
   const kept: string[] = [];
   let skipped: string[] | null = null;
   for (const line of text.split(/\r?\n/)) {
@@ -99,9 +110,68 @@ function textEdit(text: string, name: string, snippet: string): string {
     if (skipped) skipped.push(line);
     else kept.push(line);
   }
+  if (skipped && keepTail) {
+    let start = skipped.length;
+    while (start > 0 && /^\s*(#.*)?$/.test(skipped[start - 1]!)) start--;
+    while (start < skipped.length && skipped[start]!.trim() === '') start++;
+    kept.push(...skipped.slice(start));
+  }
   while (kept.length > 0 && kept[kept.length - 1]!.trim() === '') kept.pop();
-  const body = snippet.replace(/\n/g, eol);
-  return kept.length === 0 ? body : `${kept.join(eol)}${eol}${eol}${body}`;
+  return kept;
+}
+
+/** Whether a Codex server entry runs Cairn (`<...>/cairn mcp ...`, or a URL of Cairn's endpoint). */
+function isCairnEntry(entry: unknown): boolean {
+  if (!isTable(entry)) return false;
+  if (typeof entry.command === 'string') return (entry.command.split(/[\\/]/).pop() ?? '') === 'cairn' && Array.isArray(entry.args) && entry.args[0] === 'mcp';
+  return typeof entry.url === 'string' && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/mcp(\?|$)/.test(entry.url);
+}
+
+export interface TomlRemoval {
+  /** The new text ('' when nothing but blank lines is left), or null when Cairn is not in the file. */
+  text: string | null;
+  changes: string[];
+  notes: string[];
+}
+
+/**
+ * `[mcp_servers.<name>]` taken out of Codex's config.toml when it runs Cairn, as text (the other
+ * tables, comments and formatting stay byte for byte; trailing blank lines end in one newline);
+ * the result must parse as the old configuration without Cairn's entry, else the file is
+ * re-serialized (comments lost, said in a note; the backup keeps them).
+ */
+export function removeCodexServer(previous: string, name: string, file: string): TomlRemoval {
+  const doc = parseTomlConfig(previous, file);
+  const servers = doc.mcp_servers;
+  if (!isTable(servers) || servers[name] === undefined) return { text: null, changes: [], notes: [] };
+  if (!isCairnEntry(servers[name])) return { text: null, changes: [], notes: [`kept [mcp_servers.${name}]: it does not run cairn mcp`] };
+  const rest = { ...servers };
+  delete rest[name];
+  const expected: TomlTable = { ...doc, mcp_servers: rest };
+  const withoutEmpty: TomlTable = { ...doc };
+  delete withoutEmpty.mcp_servers;
+  const eol = previous.includes('\r\n') ? '\r\n' : '\n';
+  const kept = cutTables(previous, name, true);
+  const edited = kept.length === 0 ? '' : `${kept.join(eol)}${eol}`;
+  const change = `removed [mcp_servers.${name}]`;
+  try {
+    const parsed = parse(edited.replace(/^\uFEFF/, ''));
+    if (sameToml(parsed, expected) || (Object.keys(rest).length === 0 && sameToml(parsed, withoutEmpty))) return { text: edited, changes: [change], notes: [] };
+  } catch {}
+  const whole = Object.keys(rest).length === 0 ? withoutEmpty : expected;
+  return {
+    text: Object.keys(whole).length === 0 ? '' : stringify(whole),
+    changes: [change],
+    notes: [`${file} was rewritten as a whole (Cairn's entry was not a plain [mcp_servers.${name}] table), so its comments and formatting were not kept; the backup has them`],
+  };
+}
+
+/** The text as a removal leaves it (trailing blank lines as one newline): what a backup is compared by. */
+export function tomlTail(text: string): string {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const lines = text.split(/\r?\n/);
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  return lines.length === 0 ? '' : `${lines.join(eol)}${eol}`;
 }
 
 export interface TomlMerge {
