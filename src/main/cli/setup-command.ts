@@ -1,7 +1,8 @@
 /**
  * `cairn setup claude|codex|cursor`: prints (--print) or merges into the agent's own files the
  * configuration that makes it use Cairn (src/main/setup). With --http --print: the configuration
- * that reaches Cairn's MCP endpoint by URL instead (src/main/setup/http-setup.ts). Exit 0 done (or
+ * that reaches Cairn's MCP endpoint by URL instead (src/main/setup/http-setup.ts). With --remove:
+ * Cairn's entries taken out again (src/main/setup/remove.ts). Exit 0 done (or
  * nothing to do), 1 a file could not be read, parsed or written (nothing written then), 2 usage error.
  */
 import * as path from 'node:path';
@@ -26,6 +27,7 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
       home: { type: 'string' },
       print: { type: 'boolean' },
       http: { type: 'boolean' },
+      remove: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -40,6 +42,20 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
   if (values.cwd === '') throw new UsageError('--cwd needs a directory');
 
   const chosenHome = values.home ?? (process.env.CAIRN_HOME || undefined);
+  if (values.remove) {
+    if (values.print || values.http) throw new UsageError('--remove takes Cairn out of the files; it does not go with --print or --http');
+    // Cairn's entries are found whatever launcher and home they name (setup/remove.ts).
+    try {
+      const { applyRemove, planRemove, renderRemoval } = await import('../setup/remove');
+      const plan = await planRemove(agent as Agent, { cwd: values.cwd ?? process.cwd() });
+      io.stdout.write(renderRemoval(plan, await applyRemove(plan)));
+      return 0;
+    } catch (err) {
+      if (!(err instanceof SetupError)) throw err;
+      io.stderr.write(`cairn setup: ${err.message}\n`);
+      return 1;
+    }
+  }
   if (values.http) {
     if (!values.print) throw new UsageError('--http only prints (add --print): a URL configuration needs the MCP token, which you put in the environment yourself');
     try {

@@ -253,7 +253,7 @@ Options:
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;
 
-export const SETUP_HELP = `Usage: cairn setup claude|codex|cursor [options]
+export const SETUP_HELP = `Usage: cairn setup claude|codex|cursor [--print | --remove] [options]
 
 Connects an agent to Cairn: writes the MCP server that runs \`cairn mcp\` (this checkout's
 bin/cairn, by its absolute path) into the agent's own configuration, and for Claude Code the hooks
@@ -268,8 +268,13 @@ Writing merges: the file's other entries are kept, Cairn's entry is added once (
 again changes nothing), the previous file is kept beside it as <file>.bak-<timestamp>, and the new
 one replaces it atomically. A file that does not parse is left untouched (exit status 1).
 
+--remove takes Cairn's entries out again (the MCP server, the hooks; whatever launcher or home they
+name) and nothing else, keeping a backup: when nothing else changed since setup, the file is left
+exactly as it was before setup (from setup's backup), and one setup created is deleted.
+
 Options:
   --print        print the configuration instead of writing it
+  --remove       remove Cairn's entries from these files
   --http         with --print: the configuration for reaching Cairn by URL instead (its MCP endpoint
                  at /mcp on the app or \`cairn serve\`, token from the environment: CAIRN_MCP_TOKEN)
   --cwd DIR      the project (default: the current directory)
