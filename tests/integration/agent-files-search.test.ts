@@ -119,6 +119,25 @@ describe('agentFiles.adopt', () => {
     });
   });
 
+  it('takes a paragraph of one sentence per line as one statement per line, and a paragraph wrapped mid-sentence as one', async () => {
+    await fs.writeFile(
+      path.join(w.sb.checkout, 'AGENTS.md'),
+      '# Widgets\n\nUse npm for everything.\nRun make test before pushing.\nPrefer tabs for indentation.\n\nDeploys go out on Tuesdays, after the\nrelease notes are reviewed.\n',
+    );
+    await w.client.memory.save({ workspaceId: w.ws, path: '/memories/project/build.md', content: 'Run make test before pushing.\n', expectedSha256: null });
+    const adopted = await w.client.agentFiles.adopt({ workspaceId: w.ws, id: 'AGENTS.md', scope: 'project', lines: [[3, 5]] });
+    expect(adopted).toMatchObject({ status: 'ok', duplicates: [{ text: 'Run make test before pushing.', reason: 'already-in-memory' }], refused: [] });
+    expect(adopted.status === 'ok' && adopted.added).toHaveLength(2);
+    const wrapped = await w.client.agentFiles.adopt({ workspaceId: w.ws, id: 'AGENTS.md', scope: 'project', lines: [[7, 8]] });
+    expect(wrapped.status === 'ok' && wrapped.added).toHaveLength(1);
+    const texts = (await w.client.inbox.list({})).items.map((i) => [i.text, i.evidence[0]!.messageId]).sort();
+    expect(texts).toEqual([
+      ['Deploys go out on Tuesdays, after the release notes are reviewed.', 'AGENTS.md:7'],
+      ['Prefer tabs for indentation.', 'AGENTS.md:5'],
+      ['Use npm for everything.', 'AGENTS.md:3'],
+    ]);
+  });
+
   it("skips a Cursor rule's frontmatter: its description is the entries' context, not an entry", async () => {
     const adopted = await w.client.agentFiles.adopt({ workspaceId: w.ws, id: '.cursor/rules/api.mdc', scope: 'project' });
     expect(adopted).toMatchObject({ status: 'ok', message: '1 proposal from .cursor/rules/api.mdc added to the Inbox for project memory.' });

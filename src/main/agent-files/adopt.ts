@@ -1,8 +1,8 @@
 /**
  * Adopt (issue 23): another agent's file, some of its lines, or a text selected in it, copied into a
- * Cairn scope as inbox candidates for a person to approve. The file is split into entries by the
- * import's Markdown reader (import/entries.ts: a list item with its continuation lines, or a
- * paragraph; headings as context; frontmatter, comments and `@` imports are not entries), and the
+ * Cairn scope as inbox candidates for a person to approve. The file is split into statements
+ * (statements.ts: the import's Markdown reader, a list item or a paragraph, a paragraph of one
+ * sentence per line split into its lines; frontmatter, comments and `@` imports are not entries), and the
  * entries go through the import's proposal (import/propose.ts), which is the harvest's checks
  * (harvest/checks.ts) and the InboxStore: scanned, and never proposed again when they repeat an
  * entry of this adopt, a pending proposal, one rejected in the last 90 days, or a line of any
@@ -15,14 +15,13 @@
 import type { AdoptResult } from '../../common/agent-files/schema';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import type { InboxStore } from '../harvest/inbox-store';
-import { parseMarkdown, type ImportEntry } from '../import/entries';
+import type { ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
 import { proposeEntries } from '../import/propose';
 import type { ImportFormat } from '../import/sources';
 import type { MemorySession } from '../memory/session';
 import { AgentFilesError, type Located } from './discovery';
-
-const encoder = new TextEncoder();
+import { statementsOf } from './statements';
 
 export interface AdoptSelection {
   readonly lines?: readonly (readonly [number, number])[] | undefined;
@@ -43,9 +42,9 @@ export function selectedEntries(file: Located, selection: AdoptSelection): Impor
     const at = content.indexOf(selection.text);
     if (selection.text.trim() === '' || at < 0) throw new AgentFilesError(`The selected text is not in ${file.id} as it is now; open the file again and select it there.`);
     const before = content.slice(0, at).split('\n').length - 1;
-    return parseMarkdown(encoder.encode(selection.text)).entries.map((e) => ({ ...e, line: e.line + before }));
+    return statementsOf(selection.text).map((e) => ({ ...e, line: e.line + before }));
   }
-  const all = parseMarkdown(encoder.encode(content), { descriptionAsContext: mdc }).entries;
+  const all = statementsOf(content, { description: mdc });
   if (!selection.lines) return all;
   const count = content.endsWith('\n') ? content.split('\n').length - 1 : content.split('\n').length;
   for (const [a, b] of selection.lines) {

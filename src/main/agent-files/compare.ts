@@ -1,7 +1,7 @@
 /**
  * Compare (issue 23): what two or more files (other agents' files, Cairn memory files) state, side
- * by side, as rows of statements. A statement is an entry of the import's Markdown reader
- * (import/entries.ts: a list item or a paragraph, one line, with the line it starts at). Statements
+ * by side, as rows of statements. A statement is what statements.ts reads (a list item, a paragraph,
+ * or a line of a paragraph of one sentence per line; one line, with the line it starts at). Statements
  * of different sides are the same when their words are (harvest/checks.ts normalizedText, how the
  * inbox finds repeats), and about the same thing when they share most of their words (at least two,
  * and at least 60% of the shorter one's, memory_search's words: relevance-index.ts tokenize), so
@@ -16,8 +16,8 @@
  */
 import type { CompareResult, CompareRow } from '../../common/agent-files/schema';
 import { normalizedText } from '../harvest/checks';
-import { parseMarkdown } from '../import/entries';
 import { tokenize } from '../memory/relevance-index';
+import { statementsOf as entriesOf } from './statements';
 
 /** The share of the shorter statement's words two statements about the same thing have in common. */
 const SAME_TOPIC_OVERLAP = 0.6;
@@ -37,11 +37,9 @@ interface Statement {
   readonly words: ReadonlySet<string>;
 }
 
-const encoder = new TextEncoder();
-
 function statementsOf(side: number, content: string): Statement[] {
-  return parseMarkdown(encoder.encode(content), { descriptionAsContext: false })
-    .entries.map((e) => ({ side, line: e.line, text: e.text, key: normalizedText(e.text), words: new Set(tokenize(e.text)) }))
+  return entriesOf(content)
+    .map((e) => ({ side, line: e.line, text: e.text, key: normalizedText(e.text), words: new Set(tokenize(e.text)) }))
     .filter((s) => s.key.length > 0);
 }
 
