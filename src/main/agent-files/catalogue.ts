@@ -40,7 +40,7 @@ export interface CatalogueEntry {
 const CLAUDE_MEMORY = 'https://code.claude.com/docs/en/memory';
 const CODEX_AGENTS_MD = 'https://developers.openai.com/codex/guides/agents-md';
 const CODEX_MEMORIES = 'https://developers.openai.com/codex/memories';
-const CURSOR_RULES = 'https://cursor.com/docs/context/rules';
+const CURSOR_RULES = 'https://cursor.com/docs/rules';
 const COPILOT_REPO = 'https://docs.github.com/en/copilot/customizing-copilot/adding-repository-custom-instructions-for-github-copilot';
 const COPILOT_CLI = 'https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions';
 const GEMINI_MD = 'https://geminicli.com/docs/cli/gemini-md';
@@ -75,7 +75,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   { agent: 'codex', readBy: ['codex', 'cursor', 'copilot'], kind: 'instructions', place: 'checkout', dir: [], name: exact('AGENTS.md'), shown: 'AGENTS.md', cite: CODEX_AGENTS_MD },
   // Cursor
   { agent: 'cursor', readBy: ['cursor'], kind: 'rules', place: 'checkout', dir: ['.cursor', 'rules'], name: { suffix: '.mdc', recursive: true }, shown: '.cursor/rules/**/*.mdc', cite: CURSOR_RULES },
-  { agent: 'cursor', readBy: ['cursor'], kind: 'rules', place: 'checkout', dir: ['.cursor', 'rules'], name: { suffix: '.md', recursive: true }, shown: '.cursor/rules/**/*.md', cite: CURSOR_RULES },
   { agent: 'cursor', readBy: ['cursor'], kind: 'instructions', place: 'checkout', dir: [], name: exact('.cursorrules'), shown: '.cursorrules (legacy)', cite: CURSOR_RULES },
   // GitHub Copilot
   { agent: 'copilot', readBy: ['copilot'], kind: 'instructions', place: 'global', dir: ['.copilot'], name: exact('copilot-instructions.md'), shown: '~/.copilot/copilot-instructions.md (Copilot CLI)', cite: COPILOT_CLI },
