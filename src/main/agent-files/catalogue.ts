@@ -44,6 +44,8 @@ const CURSOR_RULES = 'https://cursor.com/docs/rules';
 const COPILOT_REPO = 'https://docs.github.com/en/copilot/customizing-copilot/adding-repository-custom-instructions-for-github-copilot';
 const COPILOT_CLI = 'https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions';
 const GEMINI_MD = 'https://geminicli.com/docs/cli/gemini-md';
+/** Copilot in VS Code reads AGENTS.md as its project instructions (beside Codex's and Cursor's own pages). */
+export const AGENTS_MD_READERS = ['https://cursor.com/docs/rules', 'https://code.visualstudio.com/docs/agents/reference/custom-instructions-reference'] as const;
 
 const exact = (name: string): NamePattern => ({ exact: name });
 
