@@ -130,8 +130,9 @@ describe("the hot set's budget", () => {
     // Pinned first: build.md stays, the rest that no longer fits is left out.
     expect(paths(hot)[0]).toBe(`${P}/build.md`);
     expect(paths(hot).length).toBeLessThan(4);
-    const instructions = await mcpInstructions(sb);
-    expect(block(instructions, 'hot_memories')).toBe(hot);
+    // Both ways cairn mcp answers: early, before its server loads, and (with --workspace) by the server.
+    expect(block(await mcpInstructions(sb), 'hot_memories')).toBe(hot);
+    expect(block(await mcpInstructions(sb, ['--workspace', ws]), 'hot_memories')).toBe(hot);
 
     await setGlobal({ hotSetMaxBytes: 0 });
     expect(await context()).not.toContain('<hot_memories>');
@@ -139,6 +140,7 @@ describe("the hot set's budget", () => {
     const none = await mcpInstructions(sb);
     expect(none).not.toContain('<hot_memories>');
     expect(none).toBe(golden('mcp-instructions.txt').slice(0, golden('mcp-instructions.txt').indexOf('\n\n<hot_memories>')));
+    expect(await mcpInstructions(sb, ['--workspace', ws])).toBe(none);
   });
 });
 

@@ -33,6 +33,7 @@ import { initializeAnswerLine, initializeRequestOf, peekFirstLine, type Initiali
 import { sessionContext, type SessionContext } from '../mcp/session-context';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { findGitRoot, resolveHome, workspaceIdFor } from '../workspaces/identity';
+import { readInjection } from '../workspaces/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import type { CliIo } from './tool-command';
 import { MCP_HELP, UsageError } from './usage';
@@ -92,7 +93,9 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     // The home's facts cache: the instructions' index then reads only the files changed since any
     // process last looked (memory/context-facts-cache.ts).
     const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
-    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, ...(early ? { context: early.context } : {}) });
+    // Without an early answer, the instructions are computed here, within the workspace's injection settings (issue 23).
+    const context = early ? early.context : await sessionContext(builder, session, mode, { injection: readInjection(services.home, session.workspaceId) });
+    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, context });
   } catch (err) {
     await services.close();
     throw err;
@@ -126,7 +129,8 @@ async function answerEarly(request: InitializeRequest, home: string, cwd: string
     // about the disk between calls, so this one sees what that one does.
     const session = await expectedSession(home, cwd, new LocalRuntime());
     const builder = new ContextBuilder(new UsageStore(home), { factsCache: new ContextFactsCache(home) });
-    const context = await sessionContext(builder, session, mode);
+    // The hot set within the workspace's injection settings (issue 23), read without zod.
+    const context = await sessionContext(builder, session, mode, { injection: readInjection(home, session.workspaceId) });
     const line = initializeAnswerLine(request, context.instructions);
     io.stdout.write(line);
     return { request, line, session, context };
