@@ -217,6 +217,18 @@ describe('agentFiles.read and write', () => {
     expect(await fs.readFile(path.join(w.userHome, '.codex', 'AGENTS.override.md'), 'utf8')).toBe('today only\n');
   });
 
+  it('refuses to create a file through a folder that is a link out of the checkout, saying so', async () => {
+    const elsewhere = path.join(w.sb.dir, 'elsewhere');
+    await fs.mkdir(elsewhere);
+    await fs.rm(path.join(w.sb.checkout, '.github', 'instructions'), { recursive: true });
+    await fs.symlink(elsewhere, path.join(w.sb.checkout, '.github', 'instructions'));
+    expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: '.github/instructions/new.instructions.md', content: 'x\n', expectedSha256: null })).toEqual({
+      status: 'error',
+      message: '.github/instructions/new.instructions.md cannot be saved: a folder on its way is a symbolic link that leads outside the checkout or into .git.',
+    });
+    expect(await fs.readdir(elsewhere)).toEqual([]);
+  });
+
   it('refuses content over the cap or holding NUL, writing nothing', async () => {
     const read = await w.client.agentFiles.read({ workspaceId: w.ws, id: 'AGENTS.md' });
     expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'x'.repeat(100 * 1024 + 1), expectedSha256: read.sha256 })).toEqual({

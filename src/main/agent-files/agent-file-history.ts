@@ -16,6 +16,9 @@ import { HistoryStore, type HistoryVersion } from '../history/history-store';
 
 const lenient = new TextDecoder('utf-8', { fatal: false });
 
+/** Cairn's own folder for other agents' files, under its home: the history, the saves' lock. */
+export const AGENT_FILES_DIR = 'agent-files';
+
 /** Where a file's versions are kept: the store's owner, scope and path. */
 export interface HistoryKey {
   readonly owner: string;
@@ -33,7 +36,7 @@ export class AgentFileHistory {
   private readonly store: HistoryStore;
 
   constructor(home: string, now?: () => number) {
-    this.store = new HistoryStore(path.join(home, 'agent-files'), now ? { now } : {});
+    this.store = new HistoryStore(path.join(home, AGENT_FILES_DIR), now ? { now } : {});
   }
 
   /** The newest version of the file, if any. */

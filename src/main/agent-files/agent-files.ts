@@ -9,17 +9,21 @@
  * Invariant: none of these files is Cairn memory. Nothing here touches a memory root, the context
  * builder or the memory tool; memory is only read (compare, the adopt's dedupe). A save is the
  * memory editor's: written only if the file still has the digest the person's edit was based on
- * (checked again right before the rename), else a conflict (changed, deleted, exists); saves of one
- * file in this process run one at a time.
+ * (checked again right before the rename), else a conflict (changed, deleted, exists); saves run
+ * one at a time per home, across processes (a lock, `<home>/agent-files/saves.lock`).
  */
 import { AGENT_NAMES, type AdoptResult, type AgentFile, type AgentFileHit, type AgentFileVersion, type CompareResult } from '../../common/agent-files/schema';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Scope } from '../../common/memory/constants';
 import type { InboxStore } from '../harvest/inbox-store';
 import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
+import { withLocalLock } from '../runtime/local-lock';
+import { RuntimeError } from '../runtime/runtime';
 import type { WorkspaceRegistry } from '../workspaces/registry';
 import { adoptFile } from './adopt';
-import { AgentFileHistory, historyKey } from './agent-file-history';
+import { AGENT_FILES_DIR, AgentFileHistory, historyKey } from './agent-file-history';
 import { compareSides, type CompareSide } from './compare';
 import { AgentFilesError, basesFor, discover, resolveId, type Bases, type Located } from './discovery';
 import { searchAgentFiles } from './search';
@@ -70,8 +74,6 @@ function fileOf(located: Pick<Located, 'id' | 'entry' | 'inspected'>): AgentFile
 
 export class AgentFiles {
   private readonly versions: AgentFileHistory;
-  /** Saves in progress, per file: the next waits for the one before. */
-  private readonly saving = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: AgentFilesOptions) {
     this.versions = new AgentFileHistory(options.home, options.now);
@@ -108,14 +110,15 @@ export class AgentFiles {
     const data = encoder.encode(content);
     if (data.byteLength > MAX_AGENT_FILE_BYTES) throw new AgentFilesError(`${id} would be ${Math.ceil(data.byteLength / 1024)} KiB; Cairn saves files of at most ${MAX_AGENT_FILE_BYTES / 1024} KiB.`);
     if (content.includes('\u0000')) throw new AgentFilesError(`${id} would hold a NUL character; only text can be saved.`);
-    const key = `${base.place}:${base.real}:${rel.join('/')}`;
-    const previous = this.saving.get(key) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => this.writeNow(bases, id, base, rel, data, content, expectedSha256));
-    this.saving.set(key, run);
+    // One save at a time per home, across processes: the atomic write sweeps temp files it finds
+    // in the directory, which is safe only while no other Cairn writer can be midway there.
+    const dir = path.join(this.options.home, AGENT_FILES_DIR);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     try {
-      return await run;
-    } finally {
-      if (this.saving.get(key) === run) this.saving.delete(key);
+      return await withLocalLock(path.join(dir, 'saves'), () => this.writeNow(bases, id, base, rel, data, content, expectedSha256), `${AGENT_FILES_DIR}/saves.lock`);
+    } catch (err) {
+      if (err instanceof RuntimeError) throw new AgentFilesError(`${id} cannot be saved: ${saveFailure(err, base)}`);
+      throw err;
     }
   }
 
@@ -190,6 +193,25 @@ export class AgentFiles {
     const now = inspect(base, rel);
     if (!now?.unreadable) this.versions.observe(key, now?.bytes ?? null, now?.sha256 ?? null);
     return this.versions.list(key, limit);
+  }
+}
+
+/** Why a save could not be made, for a person (never a host path). */
+function saveFailure(err: RuntimeError, base: Base): string {
+  const where = base.place === 'checkout' ? 'the checkout' : 'your home folder';
+  switch (err.code) {
+    case 'ESCAPE':
+      return `a folder on its way is a symbolic link that leads outside ${where} or into .git.`;
+    case 'ENOTDIR':
+      return 'a file is where one of its folders should be.';
+    case 'EISDIR':
+      return 'it is a folder.';
+    case 'BUSY':
+      return 'another save is taking too long; try again.';
+    case 'UNSAFE_ROOT':
+      return err.detail ?? 'Cairn could not take its lock.';
+    default:
+      return `the disk refused it (${err.errno ?? err.code}).`;
   }
 }
 
