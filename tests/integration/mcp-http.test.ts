@@ -196,6 +196,19 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     for (let w = 0; w < 4; w++) for (let n = 0; n < 50; n++) expect(lines.has(`s${w}-${n}`)).toBe(true);
   });
 
+  it("gives a session the hot set within the workspace's injection settings (issue 23), as cairn mcp does", async () => {
+    const api: RouterClient<AppRouter> = createRouterClient(router, { context: host });
+    const ws = (await api.workspaces.add({ name: 'w', path: sb.checkout })).id;
+    await api.memory.save({ workspaceId: ws, path: '/memories/global/hot.md', content: 'a pinned note\n', expectedSha256: null });
+    await api.memory.setPinned({ workspaceId: ws, path: '/memories/global/hot.md', pinned: true });
+    expect((await connect()).getInstructions()).toContain('<hot_memories>');
+    // This workspace's override: no hot set at all; the index stays.
+    await api.settings.set({ injectionByWorkspace: { [ws]: { hotSetMaxBytes: 0 } } });
+    const instructions = (await connect()).getInstructions() ?? '';
+    expect(instructions).toContain('/memories/global/hot.md');
+    expect(instructions).not.toContain('<hot_memories>');
+  });
+
   it('honours ?mode', async () => {
     const client = await connect(`cwd=${encodeURIComponent(sb.checkout)}&mode=explore`);
     const refused = await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/x.md', file_text: 'x' } });

@@ -34,6 +34,7 @@ import type * as http from 'node:http';
 import * as path from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { injectionFor } from '../../common/context/injection';
 import { MODES, type Mode } from '../../common/memory/constants';
 import { InboxStore } from '../harvest/inbox-store';
 import type { ChangeSource } from '../journal/session-changes';
@@ -44,6 +45,7 @@ import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
 import { createMemoryMcpServer, type MemoryMcp } from './memory-mcp-server';
 import { proposalHost } from './memory-propose';
 import { mcpSession } from './session-binding';
+import { sessionContext } from './session-context';
 
 export const MCP_HTTP_PATH = '/mcp';
 /** The header naming a registered workspace, for clients that cannot put it in the URL. */
@@ -219,7 +221,9 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     try {
       await ended?.transport.close().catch(() => {});
       const { session, mode, cwd } = await bind(req, url);
-      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes, proposals: proposalHost(registry, inbox, cwd) });
+      // The instructions' hot set within the workspace's injection settings (issue 23), as cairn mcp's.
+      const context = await sessionContext(builder, session, mode, { injection: injectionFor(registry.settings(), session.workspaceId) });
+      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes, proposals: proposalHost(registry, inbox, cwd), context });
       let entry: LiveSession | null = null;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
