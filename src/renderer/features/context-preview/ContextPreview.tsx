@@ -27,8 +27,10 @@ export function kib(bytes: number): string {
 }
 
 function Part({ title, what, part }: { title: string; what: string; part: { text: string; bytes: number; budget: number } }) {
-  const ratio = Math.min(1, part.bytes / part.budget);
-  const label = `${what}: ${kib(part.bytes)} of ${kib(part.budget)}`;
+  // A budget of 0 turns the part off (Settings, Agent context): said so, never "0 B of 0 B".
+  const off = part.budget === 0;
+  const ratio = off ? 0 : Math.min(1, part.bytes / part.budget);
+  const label = off ? `${what}: off (its budget is 0 in Settings, Agent context)` : `${what}: ${kib(part.bytes)} of ${kib(part.budget)}`;
   return (
     <section className="context-part" aria-label={title}>
       <div className="context-part-head">

@@ -8,6 +8,7 @@
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_INJECTION } from '../../../common/context/injection';
 import { utf8Length } from '../../../common/context/render';
 import { agentSearchPaths } from '../../../../tests/support/agent-search';
 import { makeBackend, renderPane, rowNames, type UiBackend } from '../../../../tests/support/ui-backend';
@@ -142,6 +143,21 @@ describe('what agents receive', () => {
     expect(hotText).toContain('webpack builds the bundle');
     within(index).getByText(`index: ${kib(utf8Length(indexText))} of 24 KiB`);
     within(hot).getByText(`hot set: ${kib(utf8Length(hotText))} of 48 KiB`);
+  });
+
+  it('says the hot set is off when its budget is 0 (Settings, Agent context), with an empty meter', async () => {
+    const user = userEvent.setup();
+    const b = await seeded();
+    await b.client.memory.setPinned({ workspaceId: b.workspaceId, path: `${P}/deploy.md`, pinned: true });
+    await b.client.settings.set({ injection: { ...DEFAULT_INJECTION, hotSetMaxBytes: 0 } });
+    await renderPane(b);
+    await screen.findByRole('treeitem', { name: `${P}/build.md` });
+    await user.click(screen.getByRole('button', { name: 'What agents receive' }));
+    const dialog = await screen.findByRole('dialog', { name: 'What agents receive' });
+    const hot = await within(dialog).findByRole('region', { name: 'Hot set' });
+    within(hot).getByText('hot set: off (its budget is 0 in Settings, Agent context)');
+    expect(hot.querySelector('pre')?.textContent).toBe('');
+    expect(within(hot).getByRole('meter').querySelector('span')?.getAttribute('style')).toContain('width: 0.0%');
   });
 });
 
