@@ -143,8 +143,8 @@ describe("other agents' files in Chromium (issue 23)", () => {
     await expect(said.textContent()).resolves.toBe('2 proposed to the Inbox, 1 already in memory.');
     await shots(page, 'agent-files-adopted', { ready: () => said.waitFor() });
     await done.getByRole('button', { name: 'Open the Inbox' }).click();
-    await inbox(page).getByText('Use npm for everything.').waitFor();
-    await inbox(page).getByText('Prefer tabs for indentation.').waitFor();
+    await inbox(page).getByRole('listitem', { name: /: Use npm for everything\.$/ }).waitFor();
+    await inbox(page).getByRole('listitem', { name: /: Prefer tabs for indentation\.$/ }).waitFor();
     await page.getByRole('button', { name: 'Inbox, 2 to review' }).waitFor();
     await page.close();
   });
@@ -156,6 +156,7 @@ describe("other agents' files in Chromium (issue 23)", () => {
     await dialog.getByRole('checkbox', { name: /^CLAUDE\.md/ }).check();
     await dialog.getByRole('checkbox', { name: /^AGENTS\.md/ }).check();
     await dialog.getByRole('checkbox', { name: /^\/memories\/project\/build\.md/ }).check();
+    await shots(page, 'agent-files-compare-pick', { ready: () => dialog.waitFor() });
     await dialog.getByRole('button', { name: 'Compare 3 files' }).click();
     const table = page.getByRole('table', { name: 'Lines the files state differently' });
     await table.waitFor();

@@ -112,14 +112,15 @@ export function AgentFileEditor({ workspaceId, id, dark, previewByDefault, onClo
       <button
         type="button"
         className="btn"
+        aria-label="Adopt…"
         onClick={() => setAdopting(true)}
         disabled={dirty}
         title={dirty ? 'Save your edits first: Adopt copies the file as it is saved' : 'Propose the file, or the selected lines, to the Inbox as memories'}
       >
-        <Sprout size={14} aria-hidden /> Adopt…
+        <Sprout size={14} aria-hidden /> <span className="af-tool-label">Adopt…</span>
       </button>
-      <button type="button" className="btn" onClick={() => setComparing(true)} disabled={!list.data} title="Set this file beside other agents' files and memory">
-        <Columns3 size={14} aria-hidden /> Compare…
+      <button type="button" className="btn" aria-label="Compare…" onClick={() => setComparing(true)} disabled={!list.data} title="Set this file beside other agents' files and memory">
+        <Columns3 size={14} aria-hidden /> <span className="af-tool-label">Compare…</span>
       </button>
     </>
   );

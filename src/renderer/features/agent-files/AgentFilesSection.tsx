@@ -17,7 +17,7 @@ import { errorMessage, useApi } from '../../api/api-context';
 import { relativeTime } from '../../lib/relative-time';
 import { Highlighted } from '../tree/ContentResults';
 import { CompareDialog } from './CompareDialog';
-import { groupByAgent, matchesFilter, readByText, sizeText } from './agent-files-model';
+import { groupByAgent, matchesFilter, readByText, shortPath, sizeText } from './agent-files-model';
 
 export interface AgentFilesSectionProps {
   workspaceId: string;
@@ -139,8 +139,13 @@ function FileRow({ file, selected, onOpen }: { file: AgentFile; selected: boolea
       <span className="af-line1">
         <FileCode2 size={14} aria-hidden className="af-icon" />
         <span className="af-path" title={file.path}>
-          {file.path}
+          {shortPath(file.path)}
         </span>
+        {file.kind === 'memory' && (
+          <span className="badge af-kind" title={`${AGENT_NAMES[file.agent]} writes this memory itself`}>
+            auto memory
+          </span>
+        )}
         {file.place === 'global' && (
           <span className="badge af-global" title="In your home: read in every project">
             global
@@ -196,19 +201,24 @@ function SearchHits({ query, hits, error, selectedId, onOpen }: { query: string;
       </p>
     );
   return (
-    <ul className="af-hits" aria-label={`Matches in other agents' files (${hits.length})`}>
-      {hits.map((h) => (
-        <li key={`${h.id}:${h.line}`}>
-          <button type="button" className={h.id === selectedId ? 'content-hit af-hit selected' : 'content-hit af-hit'} aria-label={`${h.id}, line ${h.line}`} onClick={() => onOpen(h.id)}>
-            <span className="hit-path" title={h.id}>
-              {h.id} <span className="af-hit-where">line {h.line} · {AGENT_NAMES[h.agent]}</span>
-            </span>
-            <span className="hit-line">
-              <Highlighted line={h.text} matches={h.matches} />
-            </span>
-          </button>
-        </li>
-      ))}
-    </ul>
+    <>
+      <h3 className="af-agent" aria-hidden>
+        Matches in other agents' files <span className="af-agent-count">{hits.length}</span>
+      </h3>
+      <ul className="af-hits" aria-label={`Matches in other agents' files (${hits.length})`}>
+        {hits.map((h) => (
+          <li key={`${h.id}:${h.line}`}>
+            <button type="button" className={h.id === selectedId ? 'content-hit af-hit selected' : 'content-hit af-hit'} aria-label={`${h.id}, line ${h.line}`} onClick={() => onOpen(h.id)}>
+              <span className="hit-path" title={h.id}>
+                {shortPath(h.id)} <span className="af-hit-where">line {h.line} · {AGENT_NAMES[h.agent]}</span>
+              </span>
+              <span className="hit-line">
+                <Highlighted line={h.text} matches={h.matches} />
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }

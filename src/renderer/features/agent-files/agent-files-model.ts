@@ -69,6 +69,15 @@ export function placeText(file: Pick<AgentFile, 'place'>): string {
   return file.place === 'global' ? 'global, in your home' : 'in this checkout';
 }
 
+/**
+ * A display path made short where it is long for no use: Claude Code's project folder (the whole
+ * checkout path, encoded) becomes "…" (`~/.claude/projects/…/memory/MEMORY.md`).
+ */
+export function shortPath(p: string): string {
+  const m = /^(~\/\.claude\/projects\/)[^/]+(\/.+)$/.exec(p);
+  return m ? `${m[1]!}…${m[2]!}` : p;
+}
+
 /** The file's name: the last segment of its display path. */
 export function fileName(id: string): string {
   return id.slice(id.lastIndexOf('/') + 1);
