@@ -6,7 +6,10 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRouterClient } from '@orpc/server';
+import { AgentFiles } from '../../src/main/agent-files/agent-files';
 import { ChangedMeanwhile, writeFileAt } from '../../src/main/agent-files/envelope';
+import { router } from '../../src/main/api/router';
 import { openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
 
 let w: AgentFilesWorld;
@@ -64,6 +67,18 @@ describe('agentFiles.list', () => {
     const { files } = await w.client.agentFiles.list({ workspaceId: w.ws });
     expect(files.map((f) => f.id)).not.toContain('GEMINI.md');
     expect((await w.client.memory.list({ workspaceId: w.ws })).files).toEqual([]);
+  });
+});
+
+describe('none of them is Cairn memory', () => {
+  it('agents never receive them through Cairn, and the memory tool cannot name them', async () => {
+    const preview = await w.client.context.preview({ workspaceId: w.ws });
+    for (const word of ['CLAUDE', 'AGENTS', 'GEMINI', 'cursorrules', 'zod']) expect(`${preview.index.text}${preview.hot.text}`).not.toContain(word);
+    const session = await w.host.registry.session(w.ws);
+    const view = await w.host.service.execute({ command: 'view', path: '/memories' }, session, { mode: 'exec', actor: 'agent' });
+    expect(view.output).not.toMatch(/CLAUDE|AGENTS|GEMINI/);
+    const search = await w.client.memory.search({ workspaceId: w.ws, query: 'timestamp UTC' });
+    expect(search.hits).toEqual([]);
   });
 });
 
@@ -260,5 +275,27 @@ describe('agentFiles.history', () => {
     // Kept under <home>/agent-files, never in memory's history.
     await expect(fs.stat(path.join(w.sb.home, 'agent-files', 'history', 'log.jsonl'))).resolves.toBeTruthy();
     expect(await w.client.history.list({ workspaceId: w.ws })).toMatchObject({ versions: [] });
+  });
+});
+
+describe('the history kept of agent files', () => {
+  it('is collected as memory history is: past 90 days only the newest 20 versions of a file stay', async () => {
+    // The clock is the test's: the router over the host's real services, with AgentFiles on a fake clock.
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const agentFiles = new AgentFiles({ home: w.sb.home, userHome: w.userHome, registry: w.host.registry, inbox: w.host.inbox, service: w.host.service, now: () => now });
+    const client = createRouterClient(router, { context: { ...w.host, agentFiles } });
+    const id = '~/.gemini/GEMINI.md';
+    for (let i = 0; i < 25; i++) {
+      const { sha256 } = await client.agentFiles.read({ workspaceId: null, id });
+      await client.agentFiles.write({ workspaceId: null, id, content: `version ${i}\n`, expectedSha256: sha256 });
+      now += 60_000;
+    }
+    expect((await client.agentFiles.history({ workspaceId: null, id, limit: 200 })).versions).toHaveLength(25);
+    now += 91 * 24 * 60 * 60 * 1000;
+    const { sha256 } = await client.agentFiles.read({ workspaceId: null, id });
+    await client.agentFiles.write({ workspaceId: null, id, content: 'after the summer\n', expectedSha256: sha256 });
+    const { versions } = await client.agentFiles.history({ workspaceId: null, id, limit: 200 });
+    expect(versions).toHaveLength(20);
+    expect(versions[0]).toMatchObject({ before: 'version 24\n', after: 'after the summer\n' });
   });
 });

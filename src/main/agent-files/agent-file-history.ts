@@ -9,6 +9,8 @@
  * of the home as `/memories/global/<path below the home>` (owner `global`), a file of a checkout as
  * `/memories/workspace/<path below the checkout>` (owner `workspace:<workspaceId>`). Ids' segments
  * already pass the path rules' name check (discovery.ts parseId), so every id has its key.
+ * Retention is the store's (90 days, the newest 20 of each file always kept), collected by a
+ * process at its first save and then at most once a day.
  */
 import * as path from 'node:path';
 import type { AgentFileVersion } from '../../common/agent-files/schema';
@@ -32,11 +34,29 @@ export function historyKey(place: 'global' | 'checkout', rel: readonly string[],
   return { owner: `workspace:${workspaceId ?? 'none'}`, scope: 'workspace', path: `/memories/workspace/${rel.join('/')}`, workspaceId };
 }
 
+/** How often a process collects what retention no longer keeps (at its first save, then at most once a day). */
+const COLLECT_EVERY_MS = 24 * 60 * 60 * 1000;
+
 export class AgentFileHistory {
   private readonly store: HistoryStore;
+  private readonly now: () => number;
+  private collectedAt: number | null = null;
 
-  constructor(home: string, now?: () => number) {
-    this.store = new HistoryStore(path.join(home, AGENT_FILES_DIR), now ? { now } : {});
+  constructor(home: string, now: () => number = Date.now) {
+    this.store = new HistoryStore(path.join(home, AGENT_FILES_DIR), { now });
+    this.now = now;
+  }
+
+  /** The store's retention (90 days, always the newest 20 of a file, 64 MiB per owner), applied now and then. */
+  private collect(): void {
+    const now = this.now();
+    if (this.collectedAt !== null && now - this.collectedAt < COLLECT_EVERY_MS) return;
+    this.collectedAt = now;
+    try {
+      this.store.gc();
+    } catch {
+      // A gc that cannot run (another process's holds the lock) loses nothing; the next one collects.
+    }
   }
 
   /** The newest version of the file, if any. */
@@ -74,6 +94,7 @@ export class AgentFileHistory {
     this.store.record([
       { owner: key.owner, scope: key.scope, path: key.path, op: before === null ? 'create' : 'update', before, after, actor: 'user', cause: 'ui', workspaceId: key.workspaceId, projectId: null },
     ]);
+    this.collect();
   }
 
   /** The file's versions, newest first, with both sides' text (null: no file then, or no longer known). */
