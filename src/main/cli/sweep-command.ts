@@ -11,6 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
+import { SWEEP_EXTRACTORS } from '../../common/api/settings';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { formatMemoryPath } from '../../common/memory/paths';
@@ -61,6 +62,7 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
       if (!(SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope takes one of ${SCOPES.join(', ')}`);
       const days = values.days === undefined ? undefined : Number(values.days);
       if (days !== undefined && (!Number.isInteger(days) || days < 1)) throw new UsageError('--days must be a positive whole number');
+      if (values.extractor !== undefined && !(SWEEP_EXTRACTORS as readonly string[]).includes(values.extractor)) throw new UsageError(`--extractor takes one of ${SWEEP_EXTRACTORS.join(', ')}`);
       return run(async ({ sweeps, registry }, session) => {
         const extractor = sweepExtractorFor(registry.settings(), { name: values.extractor });
         // Ctrl-C stops a model backend's command or request (its process group is its own, so the

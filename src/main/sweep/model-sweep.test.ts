@@ -67,8 +67,15 @@ function exited(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (err) {
+    // Reaped between the two looks.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw err;
+  }
+  return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
 }
 
 /** What the fake model received, one entry per run. */

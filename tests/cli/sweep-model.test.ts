@@ -1,0 +1,126 @@
+// `cairn sweep --extractor command` as a person runs it (issue 22): real `cairn` processes on a real
+// disk, the model a real child process (src/main/sweep/fixtures/fake-sweep-model.mjs, a node script
+// standing in for `claude -p`; no model runs here) configured as the harvest's (harvestCommand). It
+// answers fixed changes: the proposal lists them with the refused one and its reason, `show --diff`
+// shows the rewrite and the rename, apply writes them, `cairn undo` gives back the tree byte for
+// byte. The files' ages are set on the disk, so no clock is raced.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCairn } from '../support/cli';
+import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'sweep', 'fixtures', 'fake-sweep-model.mjs');
+const DAY = 24 * 60 * 60 * 1000;
+const P = (name: string) => `/memories/project/${name}`;
+
+let sb: Sandbox;
+let flags: string[];
+let record: string;
+let answerFile: string;
+
+function put(name: string, text: string, ageDays: number): void {
+  const file = path.join(sb.roots.project, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  const t = (Date.now() - ageDays * DAY) / 1000;
+  fs.utimesSync(file, t, t);
+}
+
+function tree(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of fs.readdirSync(sb.roots.project, { recursive: true }) as string[]) {
+    const file = path.join(sb.roots.project, name);
+    if (fs.statSync(file).isFile()) out[name] = fs.readFileSync(file, 'latin1');
+  }
+  return out;
+}
+
+function settings(extra: Record<string, unknown>): void {
+  const file = path.join(sb.home, 'config.json');
+  const config = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { workspaces: [] }) as { settings?: Record<string, unknown> };
+  config.settings = { ...config.settings, ...extra };
+  fs.mkdirSync(sb.home, { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(config));
+}
+
+const runs = () => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+
+beforeAll(requireBuiltCli);
+beforeEach(async () => {
+  sb = await makeSandbox();
+  flags = ['--home', sb.home, '--cwd', sb.checkout];
+  record = path.join(sb.dir, 'record.jsonl');
+  answerFile = path.join(sb.dir, 'answer.txt');
+  put('old.md', 'Notes on the Grunt build, replaced in 2024.\n', 200);
+  put('deploy.md', 'Deploys go through the release script.\nThe release script tags the commit.\nDeploys go through the release script, always.\n', 100);
+  put('misc.md', 'Release: run scripts/release, then announce in #releases.\n', 100);
+  settings({ harvestCommand: `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answerFile}'` });
+  fs.writeFileSync(
+    answerFile,
+    JSON.stringify({
+      changes: [
+        { op: 'delete', path: P('old.md'), basedOn: `{{sha:${P('old.md')}}}`, reason: 'Describes a build replaced in 2024.' },
+        { op: 'write', path: P('deploy.md'), basedOn: `{{sha:${P('deploy.md')}}}`, content: 'Deploys go through the release script, which tags the commit.\n', reason: 'Three lines saying one thing.' },
+        { op: 'rename', path: P('misc.md'), to: P('release.md'), basedOn: `{{sha:${P('misc.md')}}}`, reason: 'It only holds the release steps.' },
+        { op: 'rename', path: P('deploy.md'), to: P('../global/deploy.md'), basedOn: `{{sha:${P('deploy.md')}}}`, reason: 'x' },
+      ],
+    }),
+  );
+});
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+describe('cairn sweep with a model', () => {
+  it('--extractor command: proposes the model\'s changes and lists the refused one, shows the diffs, applies, and cairn undo takes it all back', async () => {
+    const proposed = await runCairn(['sweep', '--extractor', 'command', ...flags]);
+    expect(proposed.stderr).toBe('');
+    expect(proposed.status).toBe(0);
+    expect(runs()).toBe(1);
+    const id = /^Proposal (\S+) for \/memories\/project: 1 deletion, 1 rewrite, 1 rename \(open;/.exec(proposed.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(proposed.stdout).toContain(`  1.  delete   ${P('old.md')}\n               Describes a build replaced in 2024.\n`);
+    expect(proposed.stdout).toContain(`  3.  rename   ${P('misc.md')}  (to ${P('release.md')})\n               It only holds the release steps.\n`);
+    expect(proposed.stdout).toContain("Refused 1 change of the extractor's answer:\n");
+    expect(proposed.stdout).toContain(`  rename ${P('deploy.md')} to /memories/project/../global/deploy.md: ${P('deploy.md')} has another change in this answer; a file changes once\n`);
+
+    const diff = await runCairn(['sweep', 'show', id!, '--diff', ...flags]);
+    expect(diff.stdout).toContain(`--- ${P('deploy.md')}\tnow\n+++ ${P('deploy.md')}\tproposed\n`);
+    expect(diff.stdout).toContain('+Deploys go through the release script, which tags the commit.\n');
+    expect(diff.stdout).toContain(`rename from ${P('misc.md')}\nrename to ${P('release.md')}\n(the content moves as it is)\n`);
+
+    const before = tree();
+    const applied = await runCairn(['sweep', 'apply', id!, ...flags]);
+    expect(applied.stdout).toContain(`Applied 3 of 3 changes of proposal ${id} to /memories/project as one change`);
+    expect(tree()).toEqual({ 'deploy.md': 'Deploys go through the release script, which tags the commit.\n', 'release.md': before['misc.md'] });
+    const batch = /undo it all with: cairn undo (\S+)\n/.exec(applied.stdout)?.[1];
+    expect(await runCairn(['undo', batch!, ...flags])).toMatchObject({ status: 0 });
+    expect(tree()).toEqual(before);
+  });
+
+  it('the setting sweepExtractor chooses the model; nothing changed since the last sweep asks it nothing', async () => {
+    settings({ sweepExtractor: 'command' });
+    const first = JSON.parse((await runCairn(['sweep', '--json', ...flags])).stdout) as { status: string; summary: string; proposal: { id: string; extractor: string } };
+    expect(first).toMatchObject({ status: 'proposed', summary: '1 deletion, 1 rewrite, 1 rename', proposal: { extractor: 'command' } });
+    await runCairn(['sweep', 'apply', first.proposal.id, ...flags]);
+    expect(runs()).toBe(1);
+    const again = await runCairn(['sweep', ...flags]);
+    expect(again.stdout).toMatch(/^Nothing to consolidate in \/memories\/project: nothing changed since the last consolidation/);
+    expect(runs()).toBe(1);
+  });
+
+  it('says what to set when the model is not configured, and refuses an unknown extractor', async () => {
+    settings({ harvestCommand: '' });
+    const unset = await runCairn(['sweep', '--extractor', 'command', ...flags]);
+    expect(unset).toMatchObject({ status: 1 });
+    expect(unset.stdout).toContain('The sweep extractor is "command" but no command is set: set harvestCommand');
+    expect(await runCairn(['sweep', '--extractor', 'magic', ...flags])).toMatchObject({ status: 2, stderr: 'cairn: --extractor takes one of rules, command, http\n' });
+    fs.writeFileSync(answerFile, 'no');
+    settings({ harvestCommand: `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answerFile}'` });
+    const failing = await runCairn(['sweep', '--extractor', 'command', ...flags]);
+    expect(failing).toMatchObject({ status: 1 });
+    expect(failing.stdout).toContain('The command extractor proposed nothing: The model\'s answer holds no JSON object {"changes":[...]}');
+    expect(failing.stdout).not.toContain(sb.dir);
+  });
+});
