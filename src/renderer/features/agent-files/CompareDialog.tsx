@@ -11,7 +11,7 @@ import type { AgentFile, CompareResult, CompareRow } from '../../../common/agent
 import { errorMessage, useApi } from '../../api/api-context';
 import { useAction } from '../../lib/use-action';
 import { Dialog } from '../dialogs/Dialog';
-import { readByText } from './agent-files-model';
+import { readByText, shortPath } from './agent-files-model';
 
 /** How many files one comparison takes (the API's bounds). */
 export const COMPARE_MIN = 2;
@@ -98,7 +98,7 @@ export function CompareDialog({ workspaceId, agentFiles, initial, onClose }: Com
       <div className="cmp-picker">
         <fieldset>
           <legend>Other agents' files</legend>
-          {readable.length === 0 ? <p className="muted">None can be opened.</p> : <ul>{readable.map((f) => option(f.id, f.path, readByText(f.readBy)))}</ul>}
+          {readable.length === 0 ? <p className="muted">None can be opened.</p> : <ul>{readable.map((f) => option(f.id, shortPath(f.path), readByText(f.readBy)))}</ul>}
         </fieldset>
         <fieldset>
           <legend>Cairn memory</legend>
