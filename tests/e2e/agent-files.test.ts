@@ -47,6 +47,9 @@ beforeAll(async () => {
   await put(sb.checkout, 'AGENTS.md', AGENTS_MD);
   await put(sb.checkout, '.cursor/rules/style.mdc', '---\ndescription: Style\nalwaysApply: true\n---\nPrefer tabs for indentation.\n');
   await put(sb.checkout, '.github/copilot-instructions.md', 'Write tests with vitest.\n');
+  // A file its agent reads that is no text: listed, with why it cannot be opened.
+  await fs.mkdir(path.join(sb.checkout, '.github', 'instructions'), { recursive: true });
+  await fs.writeFile(path.join(sb.checkout, '.github', 'instructions', 'legacy.instructions.md'), Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a]));
   await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nRun make test before pushing.\n' });
   served = await serve(sb.home, { env: { HOME: userHome } });
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
@@ -68,7 +71,12 @@ describe("other agents' files in Chromium (issue 23)", () => {
     await expect(agents.textContent()).resolves.toMatch(/\d+ B/);
     await expect(agents.textContent()).resolves.toContain('read by Codex');
     await expect(agents.textContent()).resolves.toMatch(/just now|\d+ min ago/);
+    const legacy = section(page).getByLabel('.github/instructions/legacy.instructions.md', { exact: true });
+    await expect(legacy.textContent()).resolves.toMatch(/^.*Cannot be opened: .+/);
+    await expect(section(page).getByRole('button', { name: '.github/instructions/legacy.instructions.md' }).count()).resolves.toBe(0);
     await shots(page, 'agent-files-groups', { ready: () => section(page).getByRole('group', { name: 'Gemini CLI' }).waitFor() });
+    // The end of the section (it scrolls on its own): the unreadable file and its reason.
+    await shots(page, 'agent-files-groups-end', { ready: () => legacy.scrollIntoViewIfNeeded() });
     await page.close();
   });
 
