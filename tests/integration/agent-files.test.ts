@@ -244,6 +244,17 @@ describe('agentFiles.read and write', () => {
     expect(await fs.readdir(elsewhere)).toEqual([]);
   });
 
+  it('a link that leads nowhere is absent from the list, and is not replaced by a save', async () => {
+    await fs.rm(path.join(w.sb.checkout, 'GEMINI.md'));
+    await fs.symlink('nowhere.md', path.join(w.sb.checkout, 'GEMINI.md'));
+    expect((await w.client.agentFiles.list({ workspaceId: w.ws })).files.map((f) => f.id)).not.toContain('GEMINI.md');
+    expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'GEMINI.md', content: 'x\n', expectedSha256: null })).toEqual({
+      status: 'error',
+      message: 'GEMINI.md cannot be saved: something that is not a file (such as a symbolic link that leads nowhere) is at its name.',
+    });
+    expect(await fs.readlink(path.join(w.sb.checkout, 'GEMINI.md'))).toBe('nowhere.md');
+  });
+
   it('refuses content over the cap or holding NUL, writing nothing', async () => {
     const read = await w.client.agentFiles.read({ workspaceId: w.ws, id: 'AGENTS.md' });
     expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'AGENTS.md', content: 'x'.repeat(100 * 1024 + 1), expectedSha256: read.sha256 })).toEqual({

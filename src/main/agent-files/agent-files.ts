@@ -134,7 +134,11 @@ export class AgentFiles {
     } catch (err) {
       if (!(err instanceof ChangedMeanwhile)) throw err;
       const now = inspect(base, rel);
-      return conflictOf(id, now?.sha256 ?? null, expected) ?? { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+      const conflicting = conflictOf(id, now?.sha256 ?? null, expected);
+      if (conflicting) return conflicting;
+      // Nothing Cairn can read is there, yet the name is taken: a link that leads nowhere.
+      if (now === null) throw new AgentFilesError(`${id} cannot be saved: something that is not a file (such as a symbolic link that leads nowhere) is at its name.`);
+      return { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
     }
     this.versions.recordSave(hkey, current?.bytes ?? null, data);
     const written = inspect(base, rel);

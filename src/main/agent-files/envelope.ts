@@ -93,8 +93,8 @@ export function inspect(base: Base, rel: readonly string[]): Inspected | null {
   }
   if (real === null) return null; // a dangling link, or gone meanwhile: absent
   const placed = insideBase(base, real);
-  if (placed === 'outside') return unreadableBecause(link.size, link.mtimeMs, `it is a symbolic link that leads outside ${where(base)}; Cairn does not follow it.`);
-  if (placed === 'git') return unreadableBecause(link.size, link.mtimeMs, 'it is a symbolic link into a .git directory; Cairn does not follow it.');
+  if (placed === 'outside') return unreadableBecause(0, link.mtimeMs, `it is a symbolic link that leads outside ${where(base)}; Cairn does not follow it.`);
+  if (placed === 'git') return unreadableBecause(0, link.mtimeMs, 'it is a symbolic link into a .git directory; Cairn does not follow it.');
   const st = fs.statSync(real, { throwIfNoEntry: false });
   if (!st) return null;
   if (st.isDirectory()) return unreadableBecause(0, st.mtimeMs, 'it is a folder, not a file.');
