@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../tests/support/random';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { memoryIdentity } from '../../common/memory/identity';
 import { corpusSecret } from '../harvest/extractors/fixtures/support';
@@ -155,5 +156,66 @@ describe("the checks of a model's sweep answer", () => {
     const applied = await sweeps.apply(outcome.proposal.id, sb.session);
     expect(applied.result).toMatchObject({ applied: [], skipped: [{ path: G('stale.md'), file: G('build-history.md'), kind: 'exists' }] });
     expect(tree()).toEqual(before);
+  });
+});
+
+describe("a model's sweep applied and undone", () => {
+  it('gives back a byte-identical tree in 100 of 100 seeded runs of random deletes, rewrites, renames and merges', async () => {
+    const words = ['build', 'test', 'deploy', 'cache', 'lint', 'docs', 'api', 'schema', 'retry', 'token', 'clock', 'queue', 'ünïcode', '日本'];
+    let identical = 0;
+    let appliedRuns = 0;
+    const kinds = new Map<string, number>();
+    for (let run = 0; run < 100; run++) {
+      const random = seededRandom(2290 + run);
+      const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+      // Past the last run's undo: files it brought back count as written then (fresh for 60 days).
+      clock += 100 * DAY;
+      fs.rmSync(sb.roots.global, { recursive: true, force: true });
+      fs.rmSync(usage.file, { force: true });
+      fs.mkdirSync(sb.roots.global, { recursive: true });
+      const names: string[] = [];
+      const texts = new Map<string, string>();
+      for (let i = 0; i < 3 + Math.floor(random() * 8); i++) {
+        const name = `${random() < 0.3 ? 'd/' : ''}f${i}.md`;
+        const text = `${Array.from({ length: 1 + Math.floor(random() * 12) }, () => pick(words)).join(' ')}${random() < 0.2 ? '' : '\n'}`;
+        names.push(name);
+        texts.set(name, text);
+        await put(name, text, 30 + Math.floor(random() * 200), { uses: Math.floor(random() * 3), lastUseDaysAgo: Math.floor(random() * 120), pinned: random() < 0.1 });
+      }
+      // The model's answer: an op for some files, on the shas they have (sometimes a wrong one).
+      const sha = (name: string) => (random() < 0.1 ? 'b'.repeat(64) : sha256(new TextEncoder().encode(texts.get(name)!)));
+      const changes: unknown[] = [];
+      const free = [...names];
+      while (free.length > 0 && changes.length < 6) {
+        const name = free.splice(Math.floor(random() * free.length), 1)[0]!;
+        const r = random();
+        if (r < 0.25) changes.push({ op: 'delete', path: G(name), basedOn: sha(name), reason: 'unused' });
+        else if (r < 0.5) changes.push({ op: 'write', path: G(name), basedOn: sha(name), content: `${pick(words)} ${pick(words)}\n`, reason: 'shorter' });
+        else if (r < 0.75) changes.push({ op: 'rename', path: G(name), to: G(`${random() < 0.5 ? 'e/' : ''}r${run}-${name.replace('/', '-')}`), basedOn: sha(name), reason: 'clearer name' });
+        else {
+          const into = G(random() < 0.5 && free.length > 0 ? free.splice(0, 1)[0]! : `m${run}.md`);
+          const isNew = into === G(`m${run}.md`);
+          changes.push({ op: 'delete', path: G(name), basedOn: sha(name), mergedInto: into, reason: 'same thing' });
+          changes.push({ op: 'write', path: into, basedOn: isNew ? null : sha(into.slice(G('').length)), content: `merged ${pick(words)}\n`, reason: 'merged' });
+        }
+      }
+      const outcome = await sweeps.propose(sb.session, { scope: 'global', extractor: modelAnswering(changes) });
+      const before = tree();
+      if (outcome.status === 'proposed') {
+        for (const c of outcome.proposal.changes) kinds.set(c.kind, (kinds.get(c.kind) ?? 0) + 1);
+        const only = random() < 0.3 ? [outcome.proposal.changes[0]!.path] : undefined;
+        const applied = await sweeps.apply(outcome.proposal.id, sb.session, only ? { only } : {});
+        if (applied.result!.batch !== null) {
+          appliedRuns++;
+          expect(tree()).not.toEqual(before);
+          expect((await new VersionHistory(history, service).undo(applied.result!.batch, sb.session)).status).toBe('ok');
+        }
+      }
+      if (JSON.stringify(tree()) === JSON.stringify(before)) identical++;
+    }
+    expect(identical).toBe(100);
+    // The runs exercise every kind a model proposes.
+    expect(appliedRuns).toBeGreaterThan(50);
+    for (const kind of ['delete', 'rewrite', 'rename', 'merge']) expect(kinds.get(kind) ?? 0).toBeGreaterThan(10);
   });
 });
