@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
+import { suggestedTarget } from '../harvest/inbox-store';
 import type { BadLine, ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
 import { proposeTarFiles, readMemoryTar, type TarFileOutcome } from '../import/memory-tar';
@@ -124,7 +125,7 @@ function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcom
         {
           files,
           dryRun: values['dry-run'] === true,
-          proposed: proposed.map((o) => ({ file: o.shown, line: o.line, id: o.item?.id ?? null, text: o.item?.candidate.text ?? null, target: o.item?.target ?? null })),
+          proposed: proposed.map((o) => ({ file: o.shown, line: o.line, id: o.item?.id ?? null, category: o.candidate!.category, scope: o.candidate!.scope, text: o.candidate!.text, target: suggestedTarget(o.candidate!) })),
           present: present.map((o) => ({ file: o.shown, line: o.line, reason: o.reason })),
           refused: refused.map((o) => ({ file: o.shown, line: o.line, reason: o.reason, detail: o.detail })),
           bad: bad.map((b) => ({ file: b.file, line: b.line, reason: b.reason })),
@@ -138,7 +139,7 @@ function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcom
   const out: string[] = [`Read ${plural(files.length, 'file')} (${files.join(', ')}): ${plural(outcomes.length, 'entry').replace(/ys$/, 'ies')}.`];
   const verb = values['dry-run'] ? 'Would propose' : 'Proposed';
   out.push(`${verb} ${proposed.length} for your review in the inbox${values['dry-run'] ? ' (a dry run: nothing was added)' : ''}.`);
-  for (const o of proposed) if (o.item) out.push(`  ${o.item.id}  ${o.item.candidate.category}  ${o.item.target}  ${o.item.candidate.text}`);
+  for (const o of proposed) out.push(`  ${o.item ? `${o.item.id}  ` : ''}${o.candidate!.category}  ${suggestedTarget(o.candidate!)}  ${o.candidate!.text}`);
   if (present.length > 0) {
     const by = Object.entries(PRESENT_WORDS)
       .map(([r, words]) => [present.filter((o) => o.reason === r).length, words] as const)

@@ -275,7 +275,7 @@ const AEGIS_SCOPES: Readonly<Record<string, Scope>> = { user: 'global', workspac
 const TAG_CATEGORIES: ReadonlyArray<[RegExp, CandidateCategory]> = [
   [/^pref/i, 'preference'],
   [/^(conv|style|rule)/i, 'convention'],
-  [/^(cmd|command|build|test|deploy|script)/i, 'command'],
+  [/^(cmd|commands?|build|scripts?)$/i, 'command'],
   [/^(lesson|gotcha|pitfall|bug)/i, 'lesson'],
 ];
 

@@ -39,6 +39,8 @@ export interface EntryOutcome {
   readonly reason?: RefusalReason;
   /** For a flagged entry: what the scanners found, by rule (never the text). */
   readonly detail?: string;
+  /** For `proposed`: the candidate (also in a dry run) and the inbox item made of it (not in a dry run). */
+  readonly candidate?: Candidate;
   readonly item?: MemoryItem;
 }
 
@@ -48,8 +50,14 @@ export function guessCategory(text: string, context: string | null): CandidateCa
   if (/`[^`]+`/.test(text) && (/\b(commands?|build|test(s|ing)?|run(ning)?|scripts?|setup|develop(ment)?|workflow|deploy)/i.test(about) || /^(run|use|call|execute|start|invoke)\b/i.test(text))) return 'command';
   if (/\b(prefers?|preferences?|i like|i want|i'd rather|my)\b/i.test(text) || /\b(preferences?|user profile|about me|personal)\b/i.test(about)) return 'preference';
   if (/\b(lessons?|learned|gotchas?|pitfalls?|beware|turns out|caveats?)\b/i.test(`${text} ${about}`)) return 'lesson';
-  if (/\b(always|never|must|should|don'?t|do not|avoid|instead of|rather than|prefer)\b/i.test(text) || /\b(conventions?|rules?|guidelines?|style|standards?)\b/i.test(about)) return 'convention';
+  if (/\b(always|never|must|should|don'?t|do not|avoid|instead of|rather than|prefer)\b/i.test(text) || /^(use|prefer)\b.+,\s*not\b/i.test(text) || /\b(conventions?|rules?|guidelines?|style|standards?)\b/i.test(about)) return 'convention';
   return 'fact';
+}
+
+/** An entry's category: what its source says, else a guess; Cursor's rules are conventions unless they say more. */
+function categoryOf(format: ImportFormat, entry: ImportEntry): CandidateCategory {
+  const guess = guessCategory(entry.text, entry.context);
+  return format === 'cursor' && guess === 'fact' ? 'convention' : guess;
 }
 
 /** The entry as a memory: a short one ("pnpm") keeps its innermost heading ("Package manager: pnpm"). */
@@ -115,7 +123,7 @@ export function proposeEntries(source: SourceFile, entries: readonly ImportEntry
     const message: TranscriptMessage = { id, role: 'user', kind: 'text', text: entry.text, at: null, fromPerson: true, sidechain: false };
     const text = memoryText(entry);
     const candidate: Candidate = {
-      category: entry.category ?? guessCategory(entry.text, entry.context),
+      category: entry.category ?? categoryOf(options.format, entry),
       text,
       scope: entryScope(entry, source, options.scope),
       evidence: [{ messageId: id, quote: entry.text, speaker: 'person', at: null }],
@@ -125,7 +133,8 @@ export function proposeEntries(source: SourceFile, entries: readonly ImportEntry
     // The checks compare with these sets by normalized text; giving them only what matches keeps
     // each call small and answers as the whole sets would.
     const key = normalizedText(text);
-    const only = (set: Set<string>) => (set.has(key) ? [text] : []);
+    // A repeat of an entry proposed earlier in this import is counted as that, not as in the inbox.
+    const only = (set: Set<string>) => (set.has(key) && !seen.has(key) ? [text] : []);
     const outcome = checkCandidates([candidate], [message], { inbox: only(pending), rejected: only(rejected), memoryLines: only(memory) }, 0);
     const reason = (Object.entries(outcome.rejected).find(([, n]) => n > 0)?.[0] ?? (seen.has(key) ? 'duplicate-in-batch' : null)) as RefusalReason | null;
     if (reason === 'flagged') {
@@ -142,12 +151,11 @@ export function proposeEntries(source: SourceFile, entries: readonly ImportEntry
     }
     seen.add(key);
     if (options.dryRun) {
-      outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed' });
+      outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed', candidate });
       continue;
     }
     const [item] = options.inbox.add([candidate], itemSource);
-    pending.add(key);
-    outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed', item: item! });
+    outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed', candidate, item: item! });
   }
   return outcomes;
 }
