@@ -9,7 +9,7 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Columns3, Info, Sprout } from 'lucide-react';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { AGENT_NAMES } from '../../../common/agent-files/schema';
 import { useApi } from '../../api/api-context';
 import { relativeTime } from '../../lib/relative-time';
@@ -30,6 +30,9 @@ export interface AgentFileEditorProps {
   onOpenInbox: () => void;
 }
 
+/** How often an open agent file is looked at again (it has no change stream). */
+export const CHECK_EVERY_MS = 5000;
+
 /** Whether a read's message says the file is not there (any more). */
 export function isGoneMessage(message: string): boolean {
   return /\b(not found|no such file|does not exist|no longer exists|is gone|not an? (known|existing))\b/i.test(message);
@@ -38,8 +41,16 @@ export function isGoneMessage(message: string): boolean {
 export function AgentFileEditor({ workspaceId, id, dark, previewByDefault, onClose, onDirtyChange, onOpenInbox }: AgentFileEditorProps) {
   const { client, orpc } = useApi();
   const queryClient = useQueryClient();
-  const list = useQuery(orpc.agentFiles.list.queryOptions({ input: { workspaceId } }));
+  // Cairn does not watch these files: while one is open, the list is asked for again now and then,
+  // and a change of its sha256 reaches the editor (a clean one reloads; a dirty one is told).
+  const list = useQuery({ ...orpc.agentFiles.list.queryOptions({ input: { workspaceId } }), refetchInterval: CHECK_EVERY_MS });
   const file = list.data?.files.find((f) => f.id === id);
+  const listeners = useRef(new Set<(sha256: string | null) => void>());
+  const onDisk = list.data ? (file?.sha256 ?? null) : undefined;
+  useEffect(() => {
+    if (onDisk === undefined) return;
+    for (const l of listeners.current) l(onDisk);
+  }, [onDisk]);
   const [dirty, setDirty] = useState(false);
   const [selected, setSelected] = useState<Array<[number, number]>>([]);
   const [adopting, setAdopting] = useState(false);
@@ -65,6 +76,10 @@ export function AgentFileEditor({ workspaceId, id, dark, previewByDefault, onClo
       },
       goneHint: 'It is no longer where its agent reads it.',
       history: ({ dirty: unsaved }) => <AgentFileHistory workspaceId={workspaceId} id={id} dirty={unsaved} />,
+      onChanged: (listener) => {
+        listeners.current.add(listener);
+        return () => listeners.current.delete(listener);
+      },
     }),
     [client, orpc, queryClient, workspaceId, id],
   );

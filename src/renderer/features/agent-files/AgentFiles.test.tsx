@@ -172,6 +172,25 @@ describe("other agents' files", () => {
     expect(within(editor).queryByRole('alert')).toBeNull();
   });
 
+  it('a clean editor follows a change on disk once the files are looked at again; a dirty one is told', async () => {
+    const user = userEvent.setup();
+    const fake = fakeAgentFiles(FILES);
+    await renderWithAgentFiles(fake);
+    await user.click(await within(section()).findByRole('button', { name: 'AGENTS.md' }));
+    const editor = await screen.findByRole('region', { name: 'Editor: AGENTS.md' });
+    await waitFor(() => expect(editorText()).toContain('Use npm for everything.'));
+    fake.files.set('AGENTS.md', { ...fake.files.get('AGENTS.md')!, content: '# Widgets\nUse bun.\n' });
+    await user.click(within(section()).getByRole('button', { name: "Refresh other agents' files" }));
+    await within(editor).findByText('Updated: the file changed on disk.');
+    expect(editorText()).toBe('# Widgets\nUse bun.\n');
+
+    typeInEditor('# Widgets\nUse bun. Mine.\n');
+    fake.files.set('AGENTS.md', { ...fake.files.get('AGENTS.md')!, content: '# Widgets\nUse deno.\n' });
+    await user.click(within(section()).getByRole('button', { name: "Refresh other agents' files" }));
+    await within(editor).findByText('Changed on disk while you edit; saving will ask what to keep.');
+    expect(editorText()).toBe('# Widgets\nUse bun. Mine.\n');
+  });
+
   it('adopts the selected lines into a scope and says what happened, with the way to the Inbox', async () => {
     const user = userEvent.setup();
     const fake = fakeAgentFiles(FILES, {

@@ -54,6 +54,11 @@ export interface EditorSource {
   goneHint?: string;
   /** The file's history (History), in place of memory's version history. */
   history?: (props: { dirty: boolean; onRestored: (message: string) => void }) => ReactNode;
+  /**
+   * Where a file with no change stream says it changed on disk: the listener gets its sha256 now
+   * (null: gone or unreadable). Memory files follow the change stream instead.
+   */
+  onChanged?: (listener: (sha256: string | null) => void) => () => void;
 }
 
 /** A memory file as the editor reads and saves it (memory.read, memory.save, memory.create). */
@@ -191,6 +196,18 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   }, [load]);
 
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+
+  // Another kind of file, seen changed on disk: the same, by its sha256.
+  useEffect(
+    () =>
+      src.onChanged?.((sha256) => {
+        const { dirty: unsaved, loaded: base } = state.current;
+        if (!base || sha256 === base.sha256) return;
+        if (unsaved) setStatus('Changed on disk while you edit; saving will ask what to keep.');
+        else void load().then(() => setStatus('Updated: the file changed on disk.'));
+      }),
+    [src, load],
+  );
 
   // A clean editor follows the file on disk; a dirty one is told at save time (the sha256 check).
   useEffect(
