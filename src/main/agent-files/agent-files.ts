@@ -94,8 +94,8 @@ export class AgentFiles {
     const { entry, base, rel } = resolveId(bases, id);
     const inspected = inspect(base, rel);
     if (!inspected) throw new AgentFilesError(`${id} does not exist.`);
-    this.versions.observe(historyKey(base.place, rel, bases.workspaceId), inspected.bytes, inspected.sha256);
     if (inspected.unreadable !== null || inspected.content === null || inspected.sha256 === null) throw new AgentFilesError(`${id} cannot be opened: ${inspected.unreadable ?? 'it cannot be read.'}`);
+    this.versions.observe(historyKey(base.place, rel, bases.workspaceId), inspected.bytes, inspected.sha256);
     return { file: fileOf({ id, entry, inspected }), content: inspected.content, sha256: inspected.sha256 };
   }
 
