@@ -283,6 +283,10 @@ describe('agentFiles.history', () => {
       { op: 'update', actor: 'external', cause: 'external', before: 'one\n', after: 'edited in vim\n' },
       { op: 'update', actor: 'user', cause: 'ui', before: original, after: 'one\n' },
     ]);
+    // Deleted outside Cairn: the next look records it, with what the file held.
+    await fs.rm(file);
+    const after = await w.client.agentFiles.history({ workspaceId: w.ws, id });
+    expect(after.versions[0]).toMatchObject({ op: 'delete', actor: 'external', before: 'two\n', after: null });
     // Kept under <home>/agent-files, never in memory's history.
     await expect(fs.stat(path.join(w.sb.home, 'agent-files', 'history', 'log.jsonl'))).resolves.toBeTruthy();
     expect(await w.client.history.list({ workspaceId: w.ws })).toMatchObject({ versions: [] });
