@@ -1,7 +1,8 @@
 // Other agents' files in real Chromium against `cairn serve` (issue 23): the files laid out as the
 // agents lay them out, in a fake user home (the server's HOME) and the sandbox's checkout; the
 // section under the scope tree with a group per agent; CLAUDE.md opened, edited, changed on disk
-// meanwhile, saved into the conflict banner, compared and overwritten; its history; content search
+// meanwhile, saved into the conflict banner, compared and overwritten; its history; a clean open
+// file following the disk; content search
 // over these files; lines adopted into the Inbox and seen there; two agents' files compared side by
 // side. Each state is saved at 1400 and 800 px, light and dark, under test-results/
 // (agent-files-*.png) for a person to look at.
@@ -110,6 +111,17 @@ describe("other agents' files in Chromium (issue 23)", () => {
     await versions.getByRole('option').first().waitFor();
     await expect(versions.getByRole('option').first().getAttribute('aria-label')).resolves.toMatch(/You/);
     await shots(page, 'agent-files-history', { ready: () => versions.waitFor() });
+    await page.close();
+  });
+
+  it('an open file with no unsaved edits follows a change on disk by itself', async () => {
+    const page = await open();
+    await fileRow(page, '~/.gemini/GEMINI.md').click();
+    const editor = editorOf(page, '~/.gemini/GEMINI.md');
+    await contentOf(page, '~/.gemini/GEMINI.md').getByText('Explain your plan first.').waitFor();
+    await fs.writeFile(path.join(userHome, '.gemini', 'GEMINI.md'), '# Gemini\n\nExplain your plan, then wait.\n');
+    await editor.getByText('Updated: the file changed on disk.').waitFor();
+    await contentOf(page, '~/.gemini/GEMINI.md').getByText('Explain your plan, then wait.').waitFor();
     await page.close();
   });
 
