@@ -117,6 +117,16 @@ describe('the envelope', () => {
     expect(await fs.readFile(outside, 'utf8')).toBe('password: hunter2-hunter2\n');
   });
 
+  it('does not open a file with a second hard link (its content has another name, perhaps outside)', async () => {
+    const outside = path.join(w.sb.dir, 'private.md');
+    await fs.writeFile(outside, 'not for agents\n');
+    await fs.rm(path.join(w.sb.checkout, 'CLAUDE.local.md'));
+    await fs.link(outside, path.join(w.sb.checkout, 'CLAUDE.local.md'));
+    const file = (await w.client.agentFiles.list({ workspaceId: w.ws })).files.find((f) => f.id === 'CLAUDE.local.md');
+    expect(file).toMatchObject({ sha256: null, unreadable: 'it has more than one hard link, so its content also has another name, perhaps outside; Cairn does not open it.' });
+    await expect(w.client.agentFiles.search({ workspaceId: w.ws, query: 'agents' })).resolves.toMatchObject({ hits: expect.not.arrayContaining([expect.objectContaining({ id: 'CLAUDE.local.md' })]) });
+  });
+
   it('follows a link that stays inside the checkout (CLAUDE.md -> AGENTS.md), and writes through it', async () => {
     const c = w.sb.checkout;
     await fs.rm(path.join(c, 'CLAUDE.md'));
