@@ -4,7 +4,9 @@
  * but `<home>/agent-files/` (the history of edits); the files themselves belong to their agents.
  * The pieces: the catalogue of known files (catalogue.ts), discovery and ids (discovery.ts), the
  * envelope of reads and writes (envelope.ts), the history (agent-file-history.ts), search
- * (search.ts), adopt (adopt.ts), compare (compare.ts).
+ * (search.ts), adopt (adopt.ts) and compare (compare.ts), both reading statements (statements.ts).
+ * An SSH workspace's checkout is not looked at (its files are on the other host, and the Runtime
+ * reaches only scope roots below a base, with a lock beside them); its reason says so.
  *
  * Invariant: none of these files is Cairn memory. Nothing here touches a memory root, the context
  * builder or the memory tool; memory is only read (compare, the adopt's dedupe). A save is the
