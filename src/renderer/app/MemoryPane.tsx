@@ -181,7 +181,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           onConsolidate={consolidate}
           onQuery={onQuery}
         />
-        {workspaceId !== null && <AgentFilesSection workspaceId={workspaceId} query={query.text} contentMode={query.content} selectedId={openAgentId} onOpen={(id) => go(agentOpenKey(id))} />}
+        {workspaceId !== null && <AgentFilesSection workspaceId={workspaceId} query={query.text} contentMode={query.content} selectedId={openAgentId} onOpen={(id) => go(agentOpenKey(id))} onOpenInbox={openInbox} />}
         <PaneSplitter tree={treeColumn} width={treeWidth} onWidth={setTreeWidth} />
       </div>
       <div className="pane-right">

@@ -225,6 +225,32 @@ describe("other agents' files", () => {
     await screen.findByRole('region', { name: 'Inbox' });
   });
 
+  it("a row's menu (right click, or Shift+F10) adopts the whole file and starts a comparison with it", async () => {
+    const user = userEvent.setup();
+    const fake = fakeAgentFiles(FILES, { adopt: { status: 'ok', added: [], duplicates: [{ text: 'x', reason: 'already-in-inbox' }], refused: [], message: '' } });
+    await renderWithAgentFiles(fake);
+    const row = await within(section()).findByRole('button', { name: 'AGENTS.md' });
+    await user.pointer({ keys: '[MouseRight]', target: row });
+    const menu = screen.getByRole('menu', { name: 'Actions for AGENTS.md' });
+    expect(within(menu).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['OpenEnter', 'Adopt the whole file…', 'Compare with…', 'Copy path']);
+    await user.click(within(menu).getByRole('menuitem', { name: 'Adopt the whole file…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Adopt from AGENTS.md' });
+    expect(within(dialog).getByRole('radio', { name: 'The whole file' })).toHaveProperty('checked', true);
+    await user.click(within(dialog).getByRole('button', { name: 'Propose to the Inbox' }));
+    const done = await screen.findByRole('dialog', { name: 'Adopted from AGENTS.md' });
+    expect(within(done).getByRole('status').textContent).toBe('Nothing proposed to the Inbox, 1 already in the Inbox.');
+    expect(within(done).queryByRole('button', { name: 'Open the Inbox' })).toBeNull();
+    expect(fake.calls.adopt).toEqual([{ workspaceId: expect.any(String), id: 'AGENTS.md', scope: 'project' }]);
+    await user.click(within(done).getByRole('button', { name: 'Close' }));
+
+    row.focus();
+    await user.keyboard('{Shift>}{F10}{/Shift}');
+    await user.click(within(screen.getByRole('menu', { name: 'Actions for AGENTS.md' })).getByRole('menuitem', { name: 'Compare with…' }));
+    const compare = screen.getByRole('dialog', { name: 'Compare files' });
+    expect(within(compare).getByRole('checkbox', { name: /^AGENTS\.md/ })).toHaveProperty('checked', true);
+    expect(within(compare).getByRole('button', { name: 'Compare 1 file' })).toHaveProperty('disabled', true);
+  });
+
   it('compares files picked among agent files and memory, and shows the rows that differ side by side', async () => {
     const user = userEvent.setup();
     const b = await makeBackend();

@@ -5,6 +5,8 @@
  * file that cannot be opened says why. The filter box above narrows it by path; in content mode it
  * shows agentFiles.search's hits (ranked as memory_search ranks) with the matching words marked, in
  * their own group. "Compare…" opens the side-by-side comparison of any files, memory ones too.
+ * A row's menu (right click, Shift+F10 or the ContextMenu key): Open, Adopt the whole file…,
+ * Compare with…, Copy path.
  *
  * Invariant: none of this is memory. The header says these files are not injected by Cairn, and
  * nothing here counts them with memory.
@@ -15,7 +17,10 @@ import { useMemo, useState } from 'react';
 import { AGENT_NAMES, type AgentFile } from '../../../common/agent-files/schema';
 import { errorMessage, useApi } from '../../api/api-context';
 import { relativeTime } from '../../lib/relative-time';
+import { PopupMenu } from '../../lib/PopupMenu';
+import { Toast } from '../history/Toast';
 import { Highlighted } from '../tree/ContentResults';
+import { AdoptDialog } from './AdoptDialog';
 import { CompareDialog } from './CompareDialog';
 import { groupByAgent, matchesFilter, readByText, shortPath, sizeText } from './agent-files-model';
 
@@ -27,6 +32,8 @@ export interface AgentFilesSectionProps {
   /** The id of the agent file open in the editor, if one is. */
   selectedId: string | null;
   onOpen: (id: string) => void;
+  /** Shows the Inbox (after an adopt). */
+  onOpenInbox: () => void;
 }
 
 const OPEN_KEY = 'cairn.agentFilesOpen';
@@ -39,10 +46,15 @@ function storedOpen(): boolean {
   }
 }
 
-export function AgentFilesSection({ workspaceId, query, contentMode, selectedId, onOpen }: AgentFilesSectionProps) {
+export function AgentFilesSection({ workspaceId, query, contentMode, selectedId, onOpen, onOpenInbox }: AgentFilesSectionProps) {
   const { orpc } = useApi();
   const [open, setOpenState] = useState(storedOpen);
-  const [comparing, setComparing] = useState(false);
+  /** What Compare starts with (null: closed). */
+  const [comparing, setComparing] = useState<readonly string[] | null>(null);
+  const [adopting, setAdopting] = useState<string | null>(null);
+  const [menu, setMenu] = useState<{ file: AgentFile; x: number; y: number; opener: HTMLElement } | null>(null);
+  const [copied, setCopied] = useState<{ key: number; text: string } | null>(null);
+  const say = (text: string) => setCopied({ key: Date.now(), text });
   const setOpen = (next: boolean) => {
     setOpenState(next);
     try {
@@ -77,7 +89,7 @@ export function AgentFilesSection({ workspaceId, query, contentMode, selectedId,
         <button type="button" className="icon-btn" aria-label="Refresh other agents' files" title="Look at the files again (Cairn does not watch them)" onClick={() => void list.refetch()}>
           <RefreshCw size={13} aria-hidden className={list.isFetching ? 'spin' : undefined} />
         </button>
-        <button type="button" className="btn small" onClick={() => setComparing(true)} disabled={!files} title="Lines that agents' files and Cairn memory state differently, side by side">
+        <button type="button" className="btn small" onClick={() => setComparing(selectedId ? [selectedId] : [])} disabled={!files} title="Lines that agents' files and Cairn memory state differently, side by side">
           <Columns3 size={13} aria-hidden /> Compare…
         </button>
       </header>
@@ -116,7 +128,7 @@ export function AgentFilesSection({ workspaceId, query, contentMode, selectedId,
                     <ul className="af-files">
                       {g.files.map((f) => (
                         <li key={f.id}>
-                          <FileRow file={f} selected={f.id === selectedId} onOpen={onOpen} />
+                          <FileRow file={f} selected={f.id === selectedId} onOpen={onOpen} onMenu={(x, y, opener) => setMenu({ file: f, x, y, opener })} />
                         </li>
                       ))}
                     </ul>
@@ -127,12 +139,43 @@ export function AgentFilesSection({ workspaceId, query, contentMode, selectedId,
           )}
         </div>
       )}
-      {comparing && files && <CompareDialog workspaceId={workspaceId} agentFiles={files} initial={selectedId ? [selectedId] : []} onClose={() => setComparing(false)} />}
+      {menu && (
+        <PopupMenu
+          x={menu.x}
+          y={menu.y}
+          className="row-menu"
+          label={`Actions for ${menu.file.path}`}
+          items={[
+            { label: 'Open', shortcut: 'Enter', run: () => onOpen(menu.file.id) },
+            { label: 'Adopt the whole file…', run: () => setAdopting(menu.file.id) },
+            { label: 'Compare with…', run: () => setComparing([menu.file.id]) },
+            {
+              label: 'Copy path',
+              run: () => {
+                const clipboard = navigator.clipboard as Clipboard | undefined;
+                const path = menu.file.path;
+                if (!clipboard) return say('The browser did not allow copying here.');
+                void clipboard.writeText(path).then(
+                  () => say(`Copied ${path}.`),
+                  () => say('The browser did not allow copying here.'),
+                );
+              },
+            },
+          ]}
+          onClose={(refocus) => {
+            if (refocus) menu.opener.focus();
+            setMenu(null);
+          }}
+        />
+      )}
+      {copied && <Toast key={copied.key} message={copied.text} durationMs={4000} onDismiss={() => setCopied(null)} />}
+      {adopting && <AdoptDialog workspaceId={workspaceId} id={adopting} selected={[]} onClose={() => setAdopting(null)} onOpenInbox={onOpenInbox} />}
+      {comparing && files && <CompareDialog workspaceId={workspaceId} agentFiles={files} initial={comparing} onClose={() => setComparing(null)} />}
     </section>
   );
 }
 
-function FileRow({ file, selected, onOpen }: { file: AgentFile; selected: boolean; onOpen: (id: string) => void }) {
+function FileRow({ file, selected, onOpen, onMenu }: { file: AgentFile; selected: boolean; onOpen: (id: string) => void; onMenu: (x: number, y: number, opener: HTMLElement) => void }) {
   const when = relativeTime(file.mtime);
   const facts = (
     <>
@@ -175,7 +218,25 @@ function FileRow({ file, selected, onOpen }: { file: AgentFile; selected: boolea
     );
   }
   return (
-    <button type="button" className={selected ? 'af-file selected' : 'af-file'} aria-label={file.path} aria-current={selected ? 'true' : undefined} title={`${file.path} (${AGENT_NAMES[file.agent]}, ${file.kind})`} onClick={() => onOpen(file.id)}>
+    <button
+      type="button"
+      className={selected ? 'af-file selected' : 'af-file'}
+      aria-label={file.path}
+      aria-current={selected ? 'true' : undefined}
+      aria-haspopup="menu"
+      title={`${file.path} (${AGENT_NAMES[file.agent]}, ${file.kind})`}
+      onClick={() => onOpen(file.id)}
+      onContextMenu={(e) => {
+        e.preventDefault();
+        onMenu(e.clientX, e.clientY, e.currentTarget);
+      }}
+      onKeyDown={(e) => {
+        if (e.key !== 'ContextMenu' && !(e.key === 'F10' && e.shiftKey)) return;
+        e.preventDefault();
+        const r = e.currentTarget.getBoundingClientRect();
+        onMenu(r.left + 24, r.bottom, e.currentTarget);
+      }}
+    >
       {facts}
     </button>
   );
