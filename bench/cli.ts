@@ -13,7 +13,8 @@
  *
  * BENCH_CLI_RUNS (default 15) sets the spawns per command; BENCH_CONTEXT_SIZES (default
  * 100,1000,3000) the memory sizes of the scale section. `npx tsx bench/cli.ts` runs both alone
- * (`npx tsx bench/cli.ts scale`: only the scale section), against the built CLI (out/main/cli.js).
+ * (`npx tsx bench/cli.ts scale [CLI...]`: only the scale section, of the built CLI or of each given
+ * copy of a build's cli.js), against the built CLI (out/main/cli.js).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
@@ -231,10 +232,16 @@ export function formatContextScaleBench(rows: readonly ContextScaleRow[], runs: 
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // `scale [CLI...]`: the scale section alone, of the built CLI or of each given one (a copy of
+  // another build's out/, to compare; it needs a node_modules beside or above it).
   const onlyScale = process.argv[2] === 'scale';
+  const clis = onlyScale && process.argv.length > 3 ? process.argv.slice(3).map((c) => path.resolve(c)) : [BUILT_CLI];
   (async () => {
     if (!onlyScale) process.stdout.write(formatCliBench(await runCliBench()));
-    process.stdout.write(formatContextScaleBench(await runContextScaleBench(), Math.max(1, envInt('BENCH_CLI_RUNS', 15))));
+    for (const cli of clis) {
+      if (clis.length > 1) process.stdout.write(`\n${cli}`);
+      process.stdout.write(formatContextScaleBench(await runContextScaleBench(cli), Math.max(1, envInt('BENCH_CLI_RUNS', 15))));
+    }
   })().then(
     () => process.exit(0),
     (err: unknown) => {
