@@ -56,6 +56,7 @@ const TEXT: Record<string, string> = {
   'fresh.md': 'Written by an agent last week.\n',
   'used.md': 'Read by an agent yesterday.\n',
   'notes/a.md': 'A note in a folder.\n',
+  'big.md': `${'A long note. '.repeat(800)}\n`,
 };
 const sha = (name: string) => sha256(new TextEncoder().encode(TEXT[name]!));
 
@@ -72,6 +73,7 @@ beforeEach(async () => {
   await put('fresh.md', TEXT['fresh.md']!, 7);
   await put('used.md', TEXT['used.md']!, 300, { uses: 1, lastUseDaysAgo: 1 });
   await put('notes/a.md', TEXT['notes/a.md']!, 200, { uses: 1, lastUseDaysAgo: 1 });
+  await put('big.md', TEXT['big.md']!, 200, { uses: 1, lastUseDaysAgo: 1 });
 });
 afterEach(async () => {
   await usage.flush();
@@ -107,6 +109,7 @@ const ROWS: Array<[string, unknown[], string, string]> = [
   ['content with a secret', [write('used.md', `GH_TOKEN=${corpusSecret('github-token')}\n`)], `rewrite ${G('used.md')}`, expect.stringMatching(/^its content is flagged by the content scanners: .*github/i) as unknown as string],
   ['content past 100 KiB', [write('used.md', 'x'.repeat(100 * 1024 + 1))], `rewrite ${G('used.md')}`, `its content is ${100 * 1024 + 1} bytes; a memory file holds at most 100 KiB`],
   ['content with a NUL', [write('used.md', 'a\0b\n')], `rewrite ${G('used.md')}`, 'its content is not plain text (a NUL character, or broken UTF-16)'],
+  ['a write to a file the model saw only the head of', [write('big.md', 'A long note.\n')], `write ${G('big.md')}`, `${G('big.md')} was not shown whole to the model (cut, or a secret removed): writing it would lose the rest`],
   ['content the file holds already', [write('used.md', TEXT['used.md']!)], `rewrite ${G('used.md')}`, 'its content is what the file holds already'],
   ['a new file nothing is merged into', [{ op: 'write', path: G('new.md'), basedOn: null, content: 'New.\n', reason: 'r' }], `write ${G('new.md')}`, `it creates ${G('new.md')} without merging any file into it: a consolidation adds no memory`],
   ['a write to a missing file said to exist', [{ op: 'write', path: G('new.md'), basedOn: sha('stale.md'), content: 'New.\n', reason: 'r' }], `write ${G('new.md')}`, `${G('new.md')} is not a file of /memories/global; a write into a new file is based on no file ("basedOn": null)`],

@@ -71,7 +71,8 @@ function alive(pid: number): boolean {
     // /proc/<pid>/stat: "pid (comm) state ...".
     return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
-    return true;
+    // Reaped between the two looks (where there is a /proc at all).
+    return !fs.existsSync('/proc/self');
   }
 }
 
@@ -149,6 +150,19 @@ describe('the command backend', () => {
     await expect(run).rejects.toThrow('The harvest command did not finish within 10 minutes and was stopped.');
     expect(alive(running!.pid)).toBe(false);
     expect(clock.pending()).toBe(0);
+  });
+
+  it("is stopped, with its whole process group, at a person's Cancel; a call already cancelled runs nothing", async () => {
+    const clock = manualClock();
+    const cancel = new AbortController();
+    const run = runHarvestCommand(commandFor('hang'), 'prompt', { env, startTimer: clock.startTimer, signal: cancel.signal });
+    const [running] = await untilRecorded();
+    cancel.abort();
+    await expect(run).rejects.toThrow(expect.objectContaining({ name: 'CancelledError', message: 'Cancelled: the model command was stopped before it answered.' }) as Error);
+    expect(alive(running!.pid)).toBe(false);
+    expect(clock.pending()).toBe(0);
+    await expect(runHarvestCommand(commandFor('claude'), 'prompt', { env, signal: cancel.signal })).rejects.toThrow('Cancelled');
+    expect(records()).toHaveLength(1);
   });
 
   it('is killed when it ignores SIGTERM', async () => {

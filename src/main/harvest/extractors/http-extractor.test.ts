@@ -177,6 +177,28 @@ describe('the http backend, whatever the API', () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it("aborts the request at a person's Cancel; a call already cancelled sends nothing", async () => {
+    let closed = (): void => {};
+    const gone = new Promise<void>((r) => (closed = r));
+    let arrived = (): void => {};
+    const got = new Promise<void>((r) => (arrived = r));
+    const api = await serve((_req, res) => {
+      res.on('close', () => closed());
+      arrived();
+    });
+    const clock = manualClock();
+    const cancel = new AbortController();
+    const model = { api: 'openai', url: api.base, model: 'm', keyEnv: 'K' } as const;
+    const asking = askHttpModel(model, 'p', { env: { K: KEY }, startTimer: clock.startTimer, signal: cancel.signal });
+    await got;
+    cancel.abort();
+    await expect(asking).rejects.toThrow(expect.objectContaining({ name: 'CancelledError', message: `Cancelled: the request to The OpenAI-compatible API at ${api.base} was stopped before it answered.` }) as Error);
+    await gone;
+    expect(clock.pending()).toBe(0);
+    await expect(askHttpModel(model, 'p', { env: { K: KEY }, signal: cancel.signal })).rejects.toThrow('Cancelled: nothing was sent');
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('follows no redirect: the key never travels to another address', async () => {
     const elsewhere = await serve((_req, res) => json(res, 200, {}));
     const api = await serve((_req, res) => {
