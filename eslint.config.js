@@ -98,6 +98,12 @@ export default tseslint.config(
     rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/agent-files imports none of journal, api, mcp, cli, electron, host (they are built on it).'),
   },
   {
+    // Import and export (issue 23): other memory into the inbox, memory to a tar and back; memory
+    // is only read, proposals go to the inbox. The CLI is built on it.
+    files: ['src/main/import/**'],
+    rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/import imports none of journal, api, mcp, cli, electron, host (they are built on it).'),
+  },
+  {
     files: ['src/main/api/**'],
     rules: innerRule(['mcp', 'cli', 'electron'], 'src/main/api never imports mcp (a host hands it the MCP endpoint), cli or electron.'),
   },

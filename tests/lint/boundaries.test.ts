@@ -38,6 +38,8 @@ describe('import boundaries', () => {
     ['src/main/harvest/x.ts', importing('../host/home-services'), /harvest imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/sweep/x.ts', importing('../journal/journal'), /sweep imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/sweep/x.ts', importing('../cli/usage'), /sweep imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/import/x.ts', importing('../cli/usage'), /import imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/import/x.ts', importing('../host/home-services'), /import imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/sweep/x.ts', importing('../api/router'), /sweep imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/memory/x.ts', importing('../sweep/sweeps'), /memory imports none of journal, api, mcp, cli, harvest, sweep/],
     ['src/main/agent-files/x.ts', importing('../api/router'), /agent-files imports none of journal, api, mcp, cli, electron, host/],
@@ -68,6 +70,7 @@ describe('import boundaries', () => {
     ['src/main/sweep/x.ts', importing('../workspaces/registry')],
     ['src/main/cli/x.ts', importing('../sweep/sweeps')],
     ['src/main/agent-files/x.ts', importing('../harvest/checks')],
+    ['src/main/import/x.ts', importing('../harvest/checks')],
     ['src/main/agent-files/x.ts', importing('../runtime/local/atomic-write')],
     ['src/main/host/x.ts', importing('../agent-files/agent-files')],
   ])('%s may import this', async (file, code) => {
