@@ -65,13 +65,21 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
   const outcomeRef = useRef<HTMLDivElement>(null);
   const headingId = useId();
 
-  // Back to where the focus was (the tree's row) when the view closes.
+  // Back to where the focus was when the view closes: the element that opened it, else (the row
+  // menu that opened it is gone) the scope's row in the tree. After the commit: a narrow window
+  // shows the tree again only then.
   useLayoutEffect(() => {
-    const opener = document.activeElement as HTMLElement | null;
+    const active = document.activeElement as HTMLElement | null;
+    const opener = active && active !== document.body ? active : null;
     return () => {
-      if (opener?.isConnected && (!document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected)) opener.focus();
+      setTimeout(() => {
+        const now = document.activeElement;
+        if (now && now !== document.body && now.isConnected) return;
+        const target = opener?.isConnected ? opener : document.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(`scope:${scope}`)}"]`);
+        target?.focus();
+      }, 0);
     };
-  }, []);
+  }, [scope]);
 
   // Propose (again, on `attempt`); leaving the view or Cancel aborts the call.
   useEffect(() => {
@@ -96,12 +104,14 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
     return () => controller.abort();
   }, [attempt, client, refresh, scope, workspaceId]);
 
-  // Where the focus goes as the view changes: the first change, or the panel (its heading and state).
+  // Where the focus goes as the view changes: the first change, the outcome (again after an
+  // undo: its button is gone), or the panel (its heading and state).
+  const focusKey = phase.kind === 'applied' && phase.undone ? 'undone' : phase.kind;
   useEffect(() => {
-    if (phase.kind === 'open') listRef.current?.querySelector<HTMLElement>('input[type=checkbox]')?.focus();
-    else if (phase.kind === 'applied') outcomeRef.current?.focus();
-    else if (phase.kind !== 'proposing') panelRef.current?.focus();
-  }, [phase.kind]);
+    if (focusKey === 'open') listRef.current?.querySelector<HTMLElement>('input[type=checkbox]')?.focus();
+    else if (focusKey === 'applied' || focusKey === 'undone') outcomeRef.current?.focus();
+    else if (focusKey !== 'proposing') panelRef.current?.focus();
+  }, [focusKey]);
 
   const cancel = () => {
     abort.current?.abort();
@@ -263,7 +273,7 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
                 }}
                 onChange={() => setChecked(allChecked ? new Set() : new Set(changes.map(changeKey)))}
               />
-              All {changes.length} changes
+              {changes.length === 1 ? 'The 1 change' : `All ${changes.length} changes`}
             </label>
             <ul className="sweep-changes" ref={listRef} aria-label={`Proposed changes: ${sweepSummary(changes)}`} onKeyDown={onListKey}>
               {changes.map((c) => (
@@ -426,6 +436,7 @@ interface OutcomeProps {
 const Outcome = ({ ref, proposal, undone, busy, error, onUndo, onClose }: OutcomeProps & { ref: React.Ref<HTMLDivElement> }) => {
   const result = proposal.result!;
   const pathsOf = useMemo(() => new Map(proposal.changes.map((c) => [c.path, c])), [proposal]);
+  const left = proposal.changes.filter((c) => !result.applied.includes(c.path) && !result.skipped.some((s) => s.path === c.path));
   return (
     <div className="sweep-outcome" ref={ref} tabIndex={-1}>
       <p className="sweep-headline" role="status">
@@ -450,6 +461,18 @@ const Outcome = ({ ref, proposal, undone, busy, error, onUndo, onClose }: Outcom
               </ul>
             </>
           )}
+          {left.length > 0 && (
+            <>
+              <h3>Left as they are (not selected)</h3>
+              <ul className="sweep-result">
+                {left.map((c) => (
+                  <li key={c.path} className="muted">
+                    {kindLabel(c.kind)} <code>{c.path}</code>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
           {result.skipped.length > 0 && (
             <>
               <h3>Skipped: a conflict</h3>
@@ -469,6 +492,7 @@ const Outcome = ({ ref, proposal, undone, busy, error, onUndo, onClose }: Outcom
           {error}
         </p>
       )}
+      {result.batch && !undone?.ok && <p className="muted sweep-undo-note">Undo takes the whole consolidation back, here or from the scope in the tree (“Last consolidated · Undo”), or with <code>cairn undo {result.batch}</code>.</p>}
       <div className="sweep-actions">
         {result.batch && !undone?.ok && (
           <button type="button" className="btn" onClick={onUndo} disabled={busy}>

@@ -56,7 +56,7 @@ export function actorText(actor: string): string {
 
 /** Why a proposal found nothing to consolidate. */
 export function nothingWhy(scope: Scope, days: number, since: SweepSince, now = Date.now()): string {
-  return `No file in ${scope} memory has gone unused for ${days} days (pinned and recently written files never count), and no two files say the same thing. ${sinceText(since, now)}`;
+  return `No file in ${scope} memory has gone unused for ${days} days, and none repeats another it could be merged into (a pinned file, or one written in those ${days} days, is never deleted; a pinned file is never merged away). ${sinceText(since, now)}`;
 }
 
 /** The outcome of an apply: what was written, and each change skipped because its file moved on. */

@@ -168,9 +168,9 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           <span className="scope-label">{SCOPE_LABELS[row.scope]}</span>
           <span className="count">{row.available ? row.count : '—'}</span>
-          {actions.onConsolidate && row.available && row.count > 0 && (
+          {actions.onConsolidate && (
             <span className="actions scope-actions">
-              {withActions && (
+              {withActions && row.available && row.count > 0 && (
                 <button type="button" className="icon-btn" aria-label={`Consolidate ${row.scope} memory…`} title="Consolidate…: propose deleting unused files and merging near-duplicates, for you to review" tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onConsolidate?.(row.scope))}>
                   <BrushCleaning size={14} aria-hidden />
                 </button>

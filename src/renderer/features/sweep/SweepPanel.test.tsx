@@ -1,0 +1,144 @@
+// @vitest-environment happy-dom
+// The consolidation view against the real backend (issue 22): two pairs of near-duplicate files
+// (written by an agent, so the rules propose merging each), proposed as the view opens; the
+// summary, every change checked; unchecking one (a click, or Space from the keyboard after the
+// arrows) and Apply sends only the other's path (`only`), and the outcome says what was applied
+// and what was left out, and on disk only that merge happened; Undo takes it back. Cancel aborts
+// the proposal's call (the route, asked with that signal, stores nothing) and says so; a scope with nothing to do says so, and why;
+// Escape closes the view.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { makeBackend, renderWithBackend, type UiBackend } from '../../../../tests/support/ui-backend';
+import { SweepPanel } from './SweepPanel';
+
+const P = '/memories/project';
+const TESTS = 'Run make test before every push. The integration suite needs Docker running. Use make test-unit for a quick check.\n';
+const DEPLOY = 'Deploy with make release from the main branch after the changelog is updated and the version is tagged.\n';
+
+type Sweep = UiBackend['client']['sweep'];
+
+/** The backend with some of its sweep routes replaced (to watch what the view sends, or to hold a call). */
+function withSweep(b: UiBackend, routes: Partial<Sweep>): UiBackend {
+  const sweep = new Proxy(b.client.sweep, { get: (target, key) => (routes as Record<PropertyKey, unknown>)[key] ?? (target as Record<PropertyKey, unknown>)[key] });
+  const client = new Proxy(b.client, { get: (target, key) => (key === 'sweep' ? sweep : (target as Record<PropertyKey, unknown>)[key]) });
+  return { ...b, client };
+}
+
+async function seedDuplicates(b: UiBackend): Promise<void> {
+  await b.agent({ command: 'create', path: `${P}/tests.md`, file_text: TESTS });
+  await b.agent({ command: 'create', path: `${P}/tests-copy.md`, file_text: `${TESTS}Retries flaky.\n` });
+  await b.agent({ command: 'create', path: `${P}/deploy.md`, file_text: DEPLOY });
+  await b.agent({ command: 'create', path: `${P}/deploy-copy.md`, file_text: `${DEPLOY}Announce releases.\n` });
+  // The kept file of each pair is the more used one.
+  await b.recordUses(`${P}/tests.md`, 3, new Date());
+  await b.recordUses(`${P}/deploy.md`, 2, new Date());
+}
+
+const onDisk = (b: UiBackend, name: string) => fs.readFileSync(path.join(b.sb.roots.project, name), 'utf8');
+const exists = (b: UiBackend, name: string) => fs.existsSync(path.join(b.sb.roots.project, name));
+
+describe('the consolidation view', () => {
+  it('shows the summary with every change checked, applies only the checked ones, and undoes them', async () => {
+    const backend = await makeBackend();
+    await seedDuplicates(backend);
+    const applied: unknown[] = [];
+    const spied = withSweep(backend, {
+      apply: ((input, options) => {
+        applied.push(input);
+        return backend.client.sweep.apply(input, options);
+      }) as Sweep['apply'],
+    });
+    const onClose = vi.fn();
+    await renderWithBackend((b) => <SweepPanel workspaceId={b.workspaceId} scope="project" fileCount={4} onClose={onClose} />, spied);
+    const view = screen.getByRole('region', { name: 'Consolidate project memory' });
+
+    await within(view).findByText('2 merges');
+    const tests = within(view).getByRole('checkbox', { name: `Merge ${P}/tests.md` });
+    const deploy = within(view).getByRole('checkbox', { name: `Merge ${P}/deploy.md` });
+    expect((tests as HTMLInputElement).checked).toBe(true);
+    expect((deploy as HTMLInputElement).checked).toBe(true);
+    within(view).getByText(/tests-copy\.md says the same as tests\.md/);
+    within(view).getByText('This scope was never consolidated; 4 files changed in its history.');
+    expect((within(view).getByRole('button', { name: 'Apply 2 selected' }) as HTMLButtonElement).disabled).toBe(false);
+    // The focus starts on the first change.
+    await waitFor(() => expect(document.activeElement).toBe(within(view).getAllByRole('checkbox', { name: /^Merge / })[0]));
+
+    // A click unchecks, a second checks again; the arrows move and Space unchecks from the keyboard.
+    const user = userEvent.setup();
+    await user.click(deploy);
+    expect((deploy as HTMLInputElement).checked).toBe(false);
+    within(view).getByRole('button', { name: 'Apply 1 selected' });
+    await user.click(deploy);
+    expect((deploy as HTMLInputElement).checked).toBe(true);
+    const first = within(view).getAllByRole('checkbox', { name: /^Merge / })[0]!;
+    const second = within(view).getAllByRole('checkbox', { name: /^Merge / })[1]!;
+    first.focus();
+    await user.keyboard('{ArrowDown}');
+    expect(document.activeElement).toBe(second);
+    await user.keyboard(' ');
+    expect((second as HTMLInputElement).checked).toBe(false);
+    const keptName = second === deploy ? 'tests' : 'deploy';
+    const leftName = keptName === 'tests' ? 'deploy' : 'tests';
+
+    // Enter shows the focused change's diff: the copy's text going, the kept file gaining its line.
+    first.focus();
+    await user.keyboard('{Enter}');
+    const diff = await within(view).findByRole('group', { name: `${P}/${keptName}.md: Now beside After` });
+    await within(diff).findByText(keptName === 'tests' ? 'Retries flaky.' : 'Announce releases.');
+
+    await user.click(within(view).getByRole('button', { name: 'Apply 1 selected' }));
+    await within(view).findByText('Applied 1 change as one change you can undo.');
+    expect(applied).toEqual([expect.objectContaining({ only: [`${P}/${keptName}.md`] })]);
+    within(view).getByRole('heading', { name: 'Left as they are (not selected)' });
+    expect(exists(backend, `${keptName}-copy.md`)).toBe(false);
+    expect(onDisk(backend, `${keptName}.md`)).toBe(keptName === 'tests' ? `${TESTS}Retries flaky.\n` : `${DEPLOY}Announce releases.\n`);
+    expect(exists(backend, `${leftName}-copy.md`)).toBe(true);
+
+    await user.click(within(view).getByRole('button', { name: 'Undo this consolidation' }));
+    await within(view).findByText('Undid the consolidation of project memory: 2 files are back as they were before it.');
+    expect(onDisk(backend, `${keptName}.md`)).toBe(keptName === 'tests' ? TESTS : DEPLOY);
+    expect(exists(backend, `${keptName}-copy.md`)).toBe(true);
+
+    await user.keyboard('{Escape}');
+    expect(onClose).toHaveBeenCalledOnce();
+  });
+
+  it('Cancel aborts the proposal call and says nothing was written', async () => {
+    const backend = await makeBackend();
+    // Files a proposal would be about: without the cancel, one would be stored.
+    await seedDuplicates(backend);
+    let seen: AbortSignal | undefined;
+    let forwarded: Promise<unknown> | undefined;
+    const held = withSweep(backend, {
+      // Held until aborted, as a long proposal is; then the real route is asked with the view's (aborted) signal.
+      propose: ((input: Parameters<Sweep['propose']>[0], options?: { signal?: AbortSignal }) => {
+        seen = options?.signal;
+        return new Promise((resolve) => options?.signal?.addEventListener('abort', () => resolve((forwarded = backend.client.sweep.propose(input, options)))));
+      }) as Sweep['propose'],
+    });
+    await renderWithBackend((b) => <SweepPanel workspaceId={b.workspaceId} scope="project" fileCount={412} onClose={() => {}} />, held);
+    const view = screen.getByRole('region', { name: 'Consolidate project memory' });
+    await within(view).findByText('Looking at 412 files of project memory…');
+    const user = userEvent.setup();
+    await user.click(within(view).getByRole('button', { name: 'Cancel' }));
+    expect(seen?.aborted).toBe(true);
+    await within(view).findByText('Cancelled: nothing was proposed and nothing was written.');
+    // The route, asked with that signal, stored nothing.
+    await forwarded?.catch(() => undefined);
+    expect(forwarded).toBeDefined();
+    expect((await backend.client.sweep.list({ workspaceId: backend.workspaceId })).proposals).toEqual([]);
+  });
+
+  it('says "Nothing to consolidate" and why, when no file qualifies', async () => {
+    const backend = await makeBackend();
+    await backend.agent({ command: 'create', path: `${P}/only.md`, file_text: 'Written just now, used by nobody yet, and like no other file.\n' });
+    await renderWithBackend((b) => <SweepPanel workspaceId={b.workspaceId} scope="project" fileCount={1} onClose={() => {}} />, backend);
+    const view = screen.getByRole('region', { name: 'Consolidate project memory' });
+    await within(view).findByRole('heading', { name: 'Nothing to consolidate' });
+    within(view).getByText(/No file in project memory has gone unused for 60 days, and none repeats another/);
+    expect(within(view).queryByRole('button', { name: /^Apply/ })).toBeNull();
+  });
+});

@@ -1,0 +1,187 @@
+// Consolidation in real Chromium against `cairn serve` with a temp home (issue 22): a project scope
+// seeded with stale files and near-duplicates (written to the disk with old mtimes, and a usage
+// sidecar with old last uses, before the server starts: its clock is real, so "old" is far past 60
+// days). From the UI: Consolidate… on the scope, the proposal (summary, reasons, usage), a diff,
+// one change unchecked from the keyboard, the rest applied; the tree changes, the disk too, and the
+// scope says "Last consolidated just now · Undo"; Undo brings back a byte-identical tree. Then a
+// second Consolidate… of the same scope finds nothing. Screenshots land under test-results/
+// (sweep-*.png: the proposal view at 1400 and 800 px, light and dark; the outcome; the tree).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
+import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { openPage, row, shot, shots } from '../support/page';
+import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { type Served, rpc, serve } from '../support/serve';
+
+const P = '/memories/project';
+const DAY = 24 * 60 * 60 * 1000;
+
+let sb: Sandbox;
+let served: Served;
+let browser: Browser;
+
+const TESTING = '---\ndescription: How to run the tests\n---\nRun `make test` before every push.\nThe integration suite needs Docker running.\nUse `make test-unit` for a quick check.\n';
+const TESTING_COPY = `${TESTING}CI retries flaky tests once.\n`;
+
+/** The project scope as seeded: name, text, age in days (mtime), usage. */
+const SEED: ReadonlyArray<{ name: string; text: string; ageDays: number; usage?: Partial<UsageStats> }> = [
+  { name: 'testing.md', text: TESTING, ageDays: 120, usage: { accessCount: 9, lastAccessedAt: iso(5) } },
+  { name: 'notes/testing-copy.md', text: TESTING_COPY, ageDays: 200, usage: { accessCount: 1, lastAccessedAt: iso(190) } },
+  { name: 'old-notes.md', text: '---\ndescription: Notes from the 2024 migration\n---\nThe old cluster was shut down in March.\n', ageDays: 400 },
+  { name: 'deploy-old.md', text: '---\ndescription: Deploying to the old VM\n---\nssh into vm-3 and run deploy.sh\n', ageDays: 300, usage: { accessCount: 2, lastAccessedAt: iso(250) } },
+  { name: 'release.md', text: '---\ndescription: Release checklist\n---\nTag, push, announce.\n', ageDays: 365, usage: { pinned: true } },
+  { name: 'fresh.md', text: '---\ndescription: Written this week\n---\nThe API moved to v2.\n', ageDays: 2 },
+];
+
+function iso(daysAgo: number): string {
+  return new Date(Date.now() - daysAgo * DAY).toISOString();
+}
+
+/** Every file under the project root with its bytes (as a byte string). */
+function tree(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string, prefix: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(dir, e.name), `${prefix}${e.name}/`);
+      else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(dir, e.name), 'latin1');
+    }
+  };
+  walk(sb.roots.project, '');
+  return out;
+}
+
+const view = (page: Page): Locator => page.getByRole('region', { name: 'Consolidate project memory' });
+const scopeRow = (page: Page): Locator => page.getByRole('treeitem', { name: /^PROJECT memory, / });
+const change = (page: Page, name: string): Locator => view(page).getByRole('checkbox', { name, exact: true });
+/** A change's row in the proposal, by its checkbox's name. */
+const item = (page: Page, name: string): Locator => view(page).getByRole('listitem').filter({ has: page.getByRole('checkbox', { name, exact: true }) });
+
+beforeAll(async () => {
+  await requireBuiltCli();
+  sb = await makeSandbox();
+  const files: Record<string, UsageStats> = {};
+  for (const f of SEED) {
+    const file = path.join(sb.roots.project, f.name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, f.text);
+    const t = (Date.now() - f.ageDays * DAY) / 1000;
+    fs.utimesSync(file, t, t);
+    if (f.usage) files[`project:${sb.session.projectId}:${f.name}`] = { ...EMPTY_USAGE, ...f.usage };
+  }
+  fs.mkdirSync(sb.home, { recursive: true });
+  fs.writeFileSync(path.join(sb.home, 'memory-meta.json'), JSON.stringify({ version: 1, files }));
+  served = await serve(sb.home);
+  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
+  browser = await launchBrowser();
+});
+afterAll(() => endSuite({ browsers: [browser], served, sb }));
+
+describe('consolidation in Chromium', () => {
+  it('proposes from the scope menu, shows a diff, applies all but an unchecked change, and Undo restores a byte-identical tree', async () => {
+    const before = tree();
+    const page = await openPage(browser.context, served.address, { row: `${P}/testing.md` });
+
+    // Consolidate… from the scope row's menu (Shift+F10 on the focused row).
+    await scopeRow(page).focus();
+    await page.keyboard.press('Shift+F10');
+    await page.getByRole('menu', { name: 'Actions for project memory' }).getByRole('menuitem', { name: 'Consolidate…' }).click();
+
+    // The proposal: its summary, each change with its reason and each file's usage.
+    const v = view(page);
+    await v.getByText('2 deletions, 1 merge', { exact: true }).waitFor();
+    expect(await v.getByRole('checkbox').count()).toBe(4); // "All" and one per change
+    await expect(change(page, `Merge ${P}/testing.md`).isChecked()).resolves.toBe(true);
+    await expect(change(page, `Delete ${P}/old-notes.md`).isChecked()).resolves.toBe(true);
+    await expect(change(page, `Delete ${P}/deploy-old.md`).isChecked()).resolves.toBe(true);
+    // Pinned and fresh files are never proposed.
+    await expect(v.getByText(`${P}/release.md`).count()).resolves.toBe(0);
+    await expect(v.getByText(`${P}/fresh.md`).count()).resolves.toBe(0);
+    const merge = item(page, `Merge ${P}/testing.md`);
+    await merge.getByText(/testing-copy\.md says the same as testing\.md/).waitFor();
+    await merge.getByText('Used 9×, last 5 d ago', { exact: false }).waitFor();
+    const deploy = item(page, `Delete ${P}/deploy-old.md`);
+    await deploy.getByText(/not used for 250 days/).waitFor();
+    await v.getByText('This scope was never consolidated.').waitFor();
+    // The focus is on the first change.
+    await expect(change(page, `Merge ${P}/testing.md`).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+
+    // The merge's diff: the kept file gains the line it lacked; the merged-away file goes whole.
+    await page.keyboard.press('Enter');
+    const kept = v.getByRole('group', { name: `${P}/testing.md: Now beside After` });
+    await kept.locator('.dl.add').first().waitFor();
+    await expect(kept.locator('.dl.add .dl-text').allTextContents()).resolves.toEqual(['Added: CI retries flaky tests once.']);
+    const gone = v.getByRole('group', { name: `${P}/notes/testing-copy.md: Now beside After: deleted` });
+    await gone.locator('.dl.del').first().waitFor();
+    await expect(gone.locator('.dl.del').count()).resolves.toBe(TESTING_COPY.split('\n').length - 1);
+    await expect(gone.locator('.dl.add').count()).resolves.toBe(0);
+    await shots(page, 'sweep-proposal', { ready: () => kept.waitFor() });
+
+    // Keyboard: down to the deploy-old.md change, Space unchecks it.
+    await change(page, `Merge ${P}/testing.md`).focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await expect(change(page, `Delete ${P}/deploy-old.md`).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Space');
+    await expect(change(page, `Delete ${P}/deploy-old.md`).isChecked()).resolves.toBe(false);
+    await v.getByRole('button', { name: 'Apply 2 selected' }).click();
+
+    // What was applied; the tree follows, and so does the disk.
+    await v.getByRole('status').getByText('Applied 2 changes as one change you can undo.').waitFor();
+    await v.getByRole('listitem').filter({ hasText: `Delete ${P}/old-notes.md` }).waitFor();
+    await v.getByRole('listitem').filter({ hasText: `Merge ${P}/testing.md` }).waitFor();
+    await v.getByRole('heading', { name: 'Left as they are (not selected)' }).waitFor();
+    await v.getByRole('listitem').filter({ hasText: `Delete ${P}/deploy-old.md` }).waitFor();
+    await shot(page, 'sweep-applied');
+    await row(page, `${P}/old-notes.md`).waitFor({ state: 'detached' });
+    await row(page, `${P}/notes/testing-copy.md`).waitFor({ state: 'detached' });
+    await row(page, `${P}/deploy-old.md`).waitFor();
+    expect(fs.existsSync(path.join(sb.roots.project, 'old-notes.md'))).toBe(false);
+    expect(fs.existsSync(path.join(sb.roots.project, 'notes/testing-copy.md'))).toBe(false);
+    expect(fs.readFileSync(path.join(sb.roots.project, 'deploy-old.md'), 'utf8')).toBe(SEED[3]!.text);
+    expect(fs.readFileSync(path.join(sb.roots.project, 'testing.md'), 'utf8')).toBe(TESTING_COPY);
+
+    // Close (Escape): back to the tree, which says when the scope was consolidated.
+    await page.keyboard.press('Escape');
+    await v.waitFor({ state: 'detached' });
+    // The focus is back on the scope's row.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-row-id') === 'scope:project');
+    const line = page.getByRole('treeitem', { name: 'PROJECT memory was last consolidated just now' });
+    await line.waitFor();
+    await shot(page, 'sweep-tree-line');
+
+    // Undo takes the whole consolidation back, and says so.
+    await line.hover();
+    await line.getByRole('button', { name: 'Undo the consolidation of project memory' }).click();
+    await page.getByRole('status').getByText('Undid the consolidation of project memory: 3 files are back as they were before it.').waitFor();
+    await row(page, `${P}/old-notes.md`).waitFor();
+    await row(page, `${P}/notes/testing-copy.md`).waitFor();
+    await line.waitFor({ state: 'detached' });
+    expect(tree()).toEqual(before);
+    await page.close();
+  });
+
+  it('Consolidate… from the scope row button finds nothing when nothing qualifies, and says why', async () => {
+    // After the undo the restored files are fresh (written now); deploy-old.md (left out of the
+    // apply) is still unused, and the two testing notes still say the same: pinned, none qualifies
+    // (a pinned file is never deleted nor merged away).
+    for (const name of ['deploy-old.md', 'testing.md', 'notes/testing-copy.md']) await rpc(served, 'memory/setPinned', { workspaceId: await workspaceId(), path: `${P}/${name}`, pinned: true });
+    const page = await openPage(browser.context, served.address, { row: `${P}/testing.md` });
+    await scopeRow(page).hover();
+    await scopeRow(page).getByRole('button', { name: 'Consolidate project memory…' }).click();
+    const v = view(page);
+    await v.getByRole('heading', { name: 'Nothing to consolidate' }).waitFor();
+    await v.getByText(/No file in project memory has gone unused for 60 days/).waitFor();
+    await shot(page, 'sweep-nothing');
+    await v.getByRole('button', { name: 'Close', exact: true }).click();
+    await v.waitFor({ state: 'detached' });
+    await page.close();
+  });
+});
+
+async function workspaceId(): Promise<string> {
+  const list = (await rpc(served, 'workspaces/list', {})) as Array<{ id: string }>;
+  return list[0]!.id;
+}
