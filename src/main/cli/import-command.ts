@@ -162,7 +162,10 @@ function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcom
 /** `--from cairn`: a tar of `cairn export`, from FILE or stdin (`-`). */
 async function importTar(target: string, values: Flags, io: CliIo): Promise<number> {
   let input: Readable;
-  if (target === '-') input = io.stdin as Readable;
+  if (target === '-') {
+    if (io.stdin.isTTY) throw new UsageError('give the archive: cairn import --from cairn memory.tar (or - with the archive on stdin)');
+    input = io.stdin as Readable;
+  }
   else {
     try {
       const stat = fs.statSync(target);

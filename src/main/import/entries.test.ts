@@ -50,6 +50,11 @@ describe('parseMarkdown', () => {
     ]);
   });
 
+  it('reads setext headings (underlined with = or -) as headings', () => {
+    const parsed = parseMarkdown(bytes('Widgets\n=======\n\nBuild\n-----\n- Use pnpm.\n'));
+    expect(brief(parsed)).toEqual([[6, 'Use pnpm.', 'Widgets > Build']]);
+  });
+
   it('skips frontmatter (an .mdc rule: its description becomes the context)', () => {
     const parsed = parseMarkdown(bytes('---\ndescription: "TypeScript rules"\nglobs: src/**/*.ts\nalwaysApply: false\n---\n- No any.\n'), { descriptionAsContext: true });
     expect(brief(parsed)).toEqual([[6, 'No any.', 'TypeScript rules']]);

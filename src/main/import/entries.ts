@@ -244,6 +244,19 @@ export function parseMarkdown(data: Uint8Array, options: { descriptionAsContext?
       headings.push(oneLine(heading[2] ?? ''));
       continue;
     }
+    // A setext heading: one line of a paragraph underlined with = (level 1) or - (level 2).
+    const underline = raw.match(/^ {0,3}(=+|-+)[ \t]*$/);
+    if (underline && current !== null && !current.bullet && current.line === i) {
+      const title = oneLine(current.text);
+      current = null;
+      release();
+      parentContext(-1);
+      const level = underline[1]!.startsWith('=') ? 1 : 2;
+      headings.length = Math.min(headings.length, level - 1);
+      while (headings.length < level - 1) headings.push('');
+      headings.push(title);
+      continue;
+    }
     if (BREAK.test(raw) || IMPORT_LINE.test(raw.trim())) {
       flush();
       continue;
