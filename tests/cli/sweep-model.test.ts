@@ -4,11 +4,13 @@
 // answers fixed changes: the proposal lists them with the refused one and its reason, `show --diff`
 // shows the rewrite and the rename, apply writes them, `cairn undo` gives back the tree byte for
 // byte. The files' ages are set on the disk, so no clock is raced.
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli';
-import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { stillRunning } from '../../src/main/sweep/fixtures/running';
+import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'sweep', 'fixtures', 'fake-sweep-model.mjs');
 const DAY = 24 * 60 * 60 * 1000;
@@ -108,6 +110,24 @@ describe('cairn sweep with a model', () => {
     const again = await runCairn(['sweep', ...flags]);
     expect(again.stdout).toMatch(/^Nothing to consolidate in \/memories\/project: nothing changed since the last consolidation/);
     expect(runs()).toBe(1);
+  });
+
+  it('Ctrl-C stops the model it is waiting for, and exits having written nothing', async () => {
+    settings({ harvestCommand: `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answerFile}' hang` });
+    const before = tree();
+    const child = spawn(CAIRN_BIN, ['sweep', '--extractor', 'command', ...flags]);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((r) => child.on('close', r));
+    // The model runs once it has written its start file (an event waited for, not a delay).
+    while (!fs.existsSync(`${record}.started`)) await new Promise((r) => setTimeout(r, 10));
+    const pid = Number(fs.readFileSync(`${record}.started`, 'utf8'));
+    child.kill('SIGINT');
+    expect(await closed).toBe(130);
+    expect(stderr).toBe('cairn sweep: cancelled; nothing was proposed and nothing was written.\n');
+    expect(stillRunning(pid)).toBe(false);
+    expect(tree()).toEqual(before);
+    expect(JSON.parse((await runCairn(['sweep', 'list', '--json', ...flags])).stdout)).toEqual({ proposals: [] });
   });
 
   it('says what to set when the model is not configured, and refuses an unknown extractor', async () => {

@@ -10,6 +10,7 @@ import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { router, type AppRouter } from '../../src/main/api/router';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import { stillRunning } from '../../src/main/sweep/fixtures/running';
 import { makeSandbox, REPO_ROOT, type Sandbox } from '../support/sandbox';
 
 const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'sweep', 'fixtures', 'fake-sweep-model.mjs');
@@ -82,14 +83,7 @@ describe('sweep.propose with the command backend', () => {
     const pid = Number(fs.readFileSync(`${record}.started`, 'utf8'));
     controller.abort();
     await expect(proposing).resolves.toEqual({ status: 'error', message: 'Cancelled: nothing was proposed and nothing was written.' });
-    let running: boolean;
-    try {
-      process.kill(pid, 0);
-      running = !/^[ZX]/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, ''));
-    } catch {
-      running = false;
-    }
-    expect(running).toBe(false);
+    expect(stillRunning(pid)).toBe(false);
     expect((await client.sweep.list({ workspaceId })).proposals).toEqual([]);
     // The lease was released: the rules propose at once.
     await client.settings.set({ sweepExtractor: 'rules' });

@@ -19,6 +19,7 @@ import { HARVEST_PROMPT_MARKER } from '../harvest/extractors/prompt';
 import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
 import { VersionHistory } from '../memory/version-history';
+import { stillRunning } from './fixtures/running';
 import { sweepExtractorFor, type SweepSettings } from './sweep-backends';
 import { Sweeps } from './sweeps';
 
@@ -55,27 +56,6 @@ function tree(): Record<string, string> {
     if (fs.statSync(file).isFile()) out[name] = fs.readFileSync(file, 'latin1');
   }
   return out;
-}
-
-/**
- * Whether a process has exited: gone, or a zombie (the shell that started it was stopped first, so
- * it waits for its new parent to reap it; it runs no more either way).
- */
-function exited(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (err) {
-    // Reaped between the two looks.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    throw err;
-  }
-  return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
 }
 
 /** What the fake model received, one entry per run. */
@@ -241,7 +221,7 @@ describe('the command backend of the sweep', () => {
     cancel.abort();
     const err = await settled;
     expect(err).toBeInstanceOf(Error);
-    expect(exited(pid)).toBe(true);
+    expect(stillRunning(pid)).toBe(false);
     expect(sweeps.store.list()).toEqual([]);
     // The lease is free: the rules propose at once.
     expect(await sweeps.propose(sb.session, { scope: 'global' })).toMatchObject({ status: 'proposed' });
