@@ -28,7 +28,7 @@ import { listKeyIndex } from '../../lib/list-keys';
 import { relativeTime } from '../../lib/relative-time';
 import { useAction } from '../../lib/use-action';
 import { SideBySideDiff } from './SideBySideDiff';
-import { actorText, changeKey, fileFate, kindLabel, nothingWhy, resultHeadline, sinceText, skippedText, usageText } from './sweep-model';
+import { actorText, changeKey, diffedFiles, fileFate, fileName, kindLabel, nothingWhy, resultHeadline, sinceText, skippedText, sourceOf, usageText } from './sweep-model';
 import { useSweepRefresh, useSweepUndo } from './use-sweeps';
 
 export interface SweepPanelProps {
@@ -372,13 +372,13 @@ function ChangeRow({ workspaceId, change, checked, shown, onCheck, onShow }: Cha
       <ul className="sweep-files">
         {change.files.map((f) => (
           <li key={f.path}>
-            <code>{f.path}</code> <span className="sweep-fate">{fileFate(change, f)}</span> <span className="muted">· {usageText(f.usage)}</span>
+            <code>{f.path}</code> <span className="sweep-fate">{fileFate(change, f)}</span> {!f.created && <span className="muted">· {usageText(f.usage)}</span>}
           </li>
         ))}
       </ul>
       {shown && (
         <div className="sweep-diffs" id={diffId}>
-          {change.files.map((f) => (
+          {diffedFiles(change).map((f) => (
             <FileDiff key={f.path} workspaceId={workspaceId} change={change} file={f} />
           ))}
         </div>
@@ -389,12 +389,31 @@ function ChangeRow({ workspaceId, change, checked, shown, onCheck, onShow }: Cha
 
 function FileDiff({ workspaceId, change, file }: { workspaceId: string | null; change: SweepChange; file: SweepFile }) {
   const { orpc } = useApi();
-  const now = useQuery({ ...orpc.memory.read.queryOptions({ input: { workspaceId, path: file.path } }), retry: false });
+  // A created file is compared with the file its text comes from (a rename's old name), if any.
+  const source = sourceOf(change, file);
+  const compared = file.created ? source : file;
+  const now = useQuery({ ...orpc.memory.read.queryOptions({ input: { workspaceId, path: compared?.path ?? file.path } }), retry: false, enabled: compared !== null });
   const heading = (
     <h4 className="sweep-file-head">
-      <code>{file.path}</code> <span className="muted">{fileFate(change, file)}</span>
+      {source ? (
+        <>
+          <code>{source.path}</code> → <code>{file.path}</code> <span className="muted">renamed</span>
+        </>
+      ) : (
+        <>
+          <code>{file.path}</code> <span className="muted">{fileFate(change, file)}</span>
+        </>
+      )}
     </h4>
   );
+  if (compared === null) {
+    return (
+      <div className="sweep-file">
+        {heading}
+        <SideBySideDiff of={file.path} before={null} after={file.content ?? ''} beforeLabel="Now: no file" afterLabel="After" />
+      </div>
+    );
+  }
   if (now.isPending) {
     return (
       <div className="sweep-file">
@@ -406,19 +425,19 @@ function FileDiff({ workspaceId, change, file }: { workspaceId: string | null; c
     );
   }
   const before = now.data?.content ?? null;
-  const moved = now.data ? now.data.sha256 !== file.sha256 : true;
+  const moved = now.data ? now.data.sha256 !== compared.sha256 : true;
   return (
     <div className="sweep-file">
       {heading}
       {moved && (
         <p className="sweep-moved" role="note">
-          <AlertTriangle size={13} aria-hidden /> {now.data ? `${file.path} was changed since the proposal` : `${file.path} is gone since the proposal`}: applying skips this change (a conflict), and the diff shows the file as it is now.
+          <AlertTriangle size={13} aria-hidden /> {now.data ? `${compared.path} was changed since the proposal` : `${compared.path} is gone since the proposal`}: applying skips this change (a conflict), and the diff shows the file as it is now.
         </p>
       )}
       {file.content === undefined ? (
         <p className="muted sweep-kept">Kept as it is: nothing to add.</p>
       ) : (
-        <SideBySideDiff of={file.path} before={before} after={file.content} beforeLabel="Now" afterLabel={file.content === null ? 'After: deleted' : 'After'} />
+        <SideBySideDiff of={file.path} before={before} after={file.content} beforeLabel={source ? `Now: ${fileName(source.path)}` : 'Now'} afterLabel={file.content === null ? 'After: deleted' : source ? `After: ${fileName(file.path)}` : 'After'} />
       )}
     </div>
   );

@@ -20,8 +20,9 @@ export function kindLabel(kind: string): string {
 export const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /** What happens to one file of a change, in a few words. */
-export function fileFate(change: Pick<SweepChange, 'kind' | 'path'>, file: Pick<SweepFile, 'path' | 'content'>): string {
-  if (file.content === null) return change.kind === 'merge' ? 'merged away (deleted)' : 'deleted';
+export function fileFate(change: Pick<SweepChange, 'kind' | 'path'>, file: Pick<SweepFile, 'path' | 'content' | 'created'>): string {
+  if (file.created) return change.kind === 'rename' ? 'the new name (created)' : 'created';
+  if (file.content === null) return change.kind === 'merge' ? 'merged away (deleted)' : change.kind === 'rename' ? 'the old name (goes)' : 'deleted';
   if (file.content === undefined) return 'kept as it is';
   if (change.kind === 'merge') return 'kept, with the lines it lacks';
   return change.kind === 'rewrite' ? 'rewritten' : 'written';
@@ -57,6 +58,22 @@ export function actorText(actor: string): string {
 /** Why a proposal found nothing to consolidate. */
 export function nothingWhy(scope: Scope, days: number, since: SweepSince, now = Date.now()): string {
   return `No file in ${scope} memory has gone unused for ${days} days, and none repeats another it could be merged into (a pinned file, or one written in those ${days} days, is never deleted; a pinned file is never merged away). ${sinceText(since, now)}`;
+}
+
+/**
+ * The file a created file's text comes from (a rename's old name: the file of the same change that
+ * goes), to diff against; null when it comes from none.
+ */
+export function sourceOf(change: Pick<SweepChange, 'files'>, file: Pick<SweepFile, 'path' | 'created'>): SweepFile | null {
+  if (!file.created) return null;
+  const going = change.files.filter((f) => f.path !== file.path && f.content === null && !f.created);
+  return going.length === 1 ? going[0]! : null;
+}
+
+/** The files whose own diff a change shows: a file whose text moves to a created one is shown in that one's. */
+export function diffedFiles(change: Pick<SweepChange, 'files'>): SweepFile[] {
+  const sources = new Set(change.files.map((f) => sourceOf(change, f)?.path).filter((p): p is string => p !== undefined));
+  return change.files.filter((f) => !sources.has(f.path));
 }
 
 /** The outcome of an apply: what was written, and each change skipped because its file moved on. */
