@@ -149,7 +149,7 @@ export async function readMemoryTar(input: Readable): Promise<{ files: TarFile[]
         problems.push({ entry: shown, reason: `the archive holds more than ${MAX_TAR_ENTRIES} entries, more than three full scopes; it is not read further` });
         entry.resume();
         input.unpipe(extract);
-        extract.destroy();
+        input.destroy();
         break;
       }
       const problem = ((): string | null => {
@@ -158,13 +158,15 @@ export async function readMemoryTar(input: Readable): Promise<{ files: TarFile[]
         if (h.type !== 'file' && h.type !== 'contiguous-file') return `it is a ${h.type}, not a plain file`;
         return null;
       })();
-      const where = entryPath(h.name);
+      // A directory entry of a scope itself (global/), or of the archive's root (./), is fine.
+      const bare = h.name.replace(/^(\.\/)+/, '').replace(/\/$/, '');
+      const where = h.type === 'directory' && (bare === '' || bare === '.' || (SCOPES as readonly string[]).includes(bare)) ? null : entryPath(h.name);
       if (problem !== null || typeof where === 'string') {
         problems.push({ entry: shown, reason: problem ?? (where as string) });
         entry.resume();
         continue;
       }
-      if (h.type === 'directory') {
+      if (h.type === 'directory' || where === null) {
         entry.resume();
         continue;
       }
