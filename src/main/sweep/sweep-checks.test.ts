@@ -44,7 +44,8 @@ function tree(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of fs.readdirSync(sb.roots.global, { recursive: true }) as string[]) {
     const file = path.join(sb.roots.global, name);
-    if (fs.statSync(file).isFile()) out[name] = fs.readFileSync(file, 'latin1');
+    // Folders too: an undo must not leave behind a folder a rename created.
+    out[fs.statSync(file).isFile() ? name : `${name}/`] = fs.statSync(file).isFile() ? fs.readFileSync(file, 'latin1') : '';
   }
   return out;
 }
