@@ -195,7 +195,7 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
                 <strong className="sweep-summary">{sweepSummary(changes)}</strong>
                 <span>
                   {' '}
-                  · proposed {relativeTime(proposal.createdAt) ?? proposal.createdAt} from usage and near-duplicates · nothing is written until you apply
+                  · proposed {relativeTime(proposal.createdAt) ?? proposal.createdAt} {proposal.extractor === 'rules' ? 'from usage and near-duplicates' : `by a model (${proposal.extractor}), checked by Cairn`} · nothing is written until you apply
                 </span>
               </>
             ) : (
@@ -259,6 +259,20 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
         <>
           <div className="sweep-body">
             <Since since={proposal.since} />
+            {proposal.refused && proposal.refused.length > 0 && (
+              <details className="sweep-refused">
+                <summary>
+                  {proposal.refused.length === 1 ? '1 change was' : `${proposal.refused.length} changes were`} proposed but refused by Cairn&apos;s checks (not shown below)
+                </summary>
+                <ul>
+                  {proposal.refused.map((r, i) => (
+                    <li key={i}>
+                      {r.change} <span className="muted">· {r.reason}</span>
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
             {proposal.more > 0 && (
               <p className="sweep-more muted">
                 {proposal.more} more {proposal.more === 1 ? 'change qualified' : 'changes qualified'} past the {changes.length} a proposal holds; consolidate again after this one.
