@@ -142,5 +142,10 @@ describe('cairn sweep with a model', () => {
     expect(failing).toMatchObject({ status: 1 });
     expect(failing.stdout).toContain('The command extractor proposed nothing: The model\'s answer holds no JSON object {"changes":[...]}');
     expect(failing.stdout).not.toContain(sb.dir);
+    // A model with nothing to propose says so (not the rules' reasons).
+    fs.writeFileSync(answerFile, '{"changes":[]}');
+    const none = await runCairn(['sweep', '--extractor', 'command', ...flags]);
+    expect(none).toMatchObject({ status: 0 });
+    expect(none.stdout.startsWith('Nothing to consolidate in /memories/project: the command extractor proposed no change.\n')).toBe(true);
   });
 });

@@ -85,7 +85,11 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
           const where = formatMemoryPath(scope as Scope);
           io.stdout.write(
             outcome.extractorCalled
-              ? `Nothing to consolidate in ${where}: no file unused for ${days ?? 60} days, no files saying the same thing.\n`
+              ? outcome.refused.length > 0
+                ? `Nothing to consolidate in ${where}: every change the ${extractor.name} extractor answered was refused.\n`
+                : extractor.offline
+                  ? `Nothing to consolidate in ${where}: no file unused for ${days ?? 60} days, no files saying the same thing.\n`
+                  : `Nothing to consolidate in ${where}: the ${extractor.name} extractor proposed no change.\n`
               : `Nothing to consolidate in ${where}: nothing changed since the last consolidation (${minuteOf(outcome.since.last?.at ?? null)} UTC) and no file is unused for ${days ?? 60} days.\n`,
           );
           writeRefused(io, outcome.refused);
