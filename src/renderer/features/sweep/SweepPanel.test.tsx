@@ -3,7 +3,8 @@
 // (written by an agent, so the rules propose merging each), proposed as the view opens; the
 // summary, every change checked; unchecking one (a click, or Space from the keyboard after the
 // arrows) and Apply sends only the other's path (`only`), and the outcome says what was applied
-// and what was left out, and on disk only that merge happened; Undo takes it back. Cancel aborts
+// and what was left out, and on disk only that merge happened; Undo takes it back. A file an agent
+// changed after the proposal is flagged in its diff and its change skipped as a conflict. Cancel aborts
 // the proposal's call (the route, asked with that signal, stores nothing) and says so; a scope with nothing to do says so, and why;
 // Escape closes the view.
 import * as fs from 'node:fs';
@@ -104,6 +105,26 @@ describe('the consolidation view', () => {
 
     await user.keyboard('{Escape}');
     expect(onClose).toHaveBeenCalledOnce();
+  });
+
+  it('says when a file changed since the proposal, and applying skips that change as a conflict, in words', async () => {
+    const backend = await makeBackend();
+    await seedDuplicates(backend);
+    await renderWithBackend((b) => <SweepPanel workspaceId={b.workspaceId} scope="project" fileCount={4} onClose={() => {}} />, backend);
+    const view = screen.getByRole('region', { name: 'Consolidate project memory' });
+    await within(view).findByText('2 merges');
+    // An agent writes to a file of one change after the proposal.
+    await backend.agent({ command: 'str_replace', path: `${P}/deploy-copy.md`, old_str: 'Announce releases.', new_str: 'Announce releases in #eng.' });
+    const user = userEvent.setup();
+    await user.click(within(view).getByRole('button', { name: `Show the diff of ${P}/deploy.md` }));
+    await within(view).findByText(`${P}/deploy-copy.md was changed since the proposal`, { exact: false });
+    await user.click(within(view).getByRole('button', { name: 'Apply 2 selected' }));
+    await within(view).findByText('Applied 1 change as one change you can undo. 1 change was skipped (a conflict: the file changed since the proposal).');
+    within(view).getByRole('heading', { name: 'Skipped: a conflict' });
+    within(view).getByText(`Skipped ${P}/deploy.md: ${P}/deploy-copy.md was changed since the proposal, so this change was not applied.`);
+    // The agent's text stands; the other merge happened.
+    expect(onDisk(backend, 'deploy-copy.md')).toBe(`${DEPLOY}Announce releases in #eng.\n`);
+    expect(exists(backend, 'tests-copy.md')).toBe(false);
   });
 
   it('Cancel aborts the proposal call and says nothing was written', async () => {
