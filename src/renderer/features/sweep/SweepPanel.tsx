@@ -198,6 +198,8 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
                   · proposed {relativeTime(proposal.createdAt) ?? proposal.createdAt} {proposal.extractor === 'rules' ? 'from usage and near-duplicates' : `by a model (${proposal.extractor}), checked by Cairn`} · nothing is written until you apply
                 </span>
               </>
+            ) : phase.kind === 'applied' ? (
+              `Proposed: ${sweepSummary(phase.proposal.changes)} · applied ${relativeTime(phase.proposal.result?.at ?? null) ?? ''}`
             ) : (
               'Files no agent has used for a while, and files saying the same thing, proposed for you to review.'
             )}
