@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSIONS } from '../../src/main/mcp/early-initialize';
-import { stopProcess } from '../support/cli';
+import { runCairn, stopProcess } from '../support/cli';
 import { CONTEXT_GOLDENS, writeContextHome } from '../support/context-home';
 import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
@@ -124,6 +124,26 @@ describe('cairn mcp, answering initialize before its server has loaded', () => {
       late.write(initialize(7, version));
       expect(await early.next()).toBe(await late.next());
     }
+  });
+
+  it('works out the workspace the registry gives: the deepest registered one containing the directory', async () => {
+    const sub = path.join(sb.checkout, 'packages', 'api');
+    await fs.mkdir(path.join(sub, 'src'), { recursive: true });
+    const added = await runCairn(['workspace', 'add', '--home', sb.home, '--name', 'api', '--path', sub, '--id', 'api-custom']);
+    expect(added.status).toBe(0);
+    await fs.mkdir(path.join(sb.home, 'workspaces', 'api-custom', 'memory'), { recursive: true });
+    await fs.writeFile(path.join(sb.home, 'workspaces', 'api-custom', 'memory', 'api-notes.md'), '---\ndescription: Notes of the api package\n---\nx\n');
+    const early = raw(['--cwd', path.join(sub, 'src')]);
+    early.write(initialize(3));
+    const line = await early.next();
+    expect(JSON.parse(line).result.instructions).toContain('/memories/workspace/api-notes.md: Notes of the api package');
+    const late = raw(['--workspace', 'api-custom']);
+    late.write(initialize(3));
+    expect(await late.next()).toBe(line);
+    // The registry's session once loaded was the one worked out early: nothing said on stderr.
+    early.end();
+    expect((await early.exit()).code).toBe(0);
+    expect(early.stderr()).toBe('');
   });
 
   it('answers every message sent before its server has loaded', async () => {
