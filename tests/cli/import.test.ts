@@ -6,6 +6,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { claudeProjectDirName } from '../../src/main/harvest/claude-transcript';
 import type { MemoryItem } from '../../src/main/harvest/inbox-store';
 import { runCairn } from '../support/cli';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
@@ -79,8 +80,17 @@ describe('cairn import', () => {
   it('claude: the user-level CLAUDE.md goes to global, auto memory to the checkout\u2019s workspace; approving writes it as the person', async () => {
     const global = await importJson(['--from', 'claude', path.join(userHome, '.claude')]);
     expect(global.files).toEqual(['~/.claude/CLAUDE.md']);
-    const auto = await importJson(['--from', 'claude', path.join(userHome, '.claude', 'projects', '-home-me-src-widgets', 'memory')]);
-    expect(auto.files).toEqual(['~/.claude/projects/-home-me-src-widgets/memory/MEMORY.md', '~/.claude/projects/-home-me-src-widgets/memory/flaky-checkout.md']);
+    // Auto memory is found by the checkout Claude Code names its folder after: another checkout's is refused.
+    const projects = path.join(userHome, '.claude', 'projects');
+    const foreign = await cairn(['import', '--from', 'claude', path.join(projects, '-home-me-src-widgets', 'memory')]);
+    expect(foreign.status).toBe(1);
+    expect(foreign.stdout).toMatch(/is Claude Code's auto memory of a checkout other than this one/);
+    const ours = claudeProjectDirName(sb.checkout);
+    await fs.rename(path.join(projects, '-home-me-src-widgets'), path.join(projects, ours));
+    // From outside the checkout too, once it is a registered workspace.
+    expect((await cairn(['workspace', 'add', '--name', 'widgets', '--path', sb.checkout])).status).toBe(0);
+    const auto = await importJson(['--from', 'claude', path.join(projects, ours, 'memory')], sb.dir);
+    expect(auto.files).toEqual([`~/.claude/projects/${ours}/memory/MEMORY.md`, `~/.claude/projects/${ours}/memory/flaky-checkout.md`]);
     const items = await pending();
     expect(items.map((i) => [i.candidate.scope, i.candidate.category, i.candidate.text])).toEqual([
       ['global', 'preference', 'I prefer short answers, with code first.'],

@@ -13,7 +13,9 @@ import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
+import { claudeProjectDirName } from '../harvest/claude-transcript';
 import { suggestedTarget } from '../harvest/inbox-store';
+import type { HomeServices } from '../host/home-services';
 import type { BadLine, ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
 import { proposeTarFiles, readMemoryTar, type TarFileOutcome } from '../import/memory-tar';
@@ -82,10 +84,11 @@ async function importEntries(format: ImportFormat, target: string, values: Flags
     io.stderr.write(`cairn import: ${err.message}\n`);
     return 1;
   }
-  // The session: the flags', else the checkout the files are in, else the current directory.
-  const cwd = values.cwd ?? (values.workspace === undefined ? ((await findGitRoot(path.dirname(sources[0]!.file))) ?? undefined) : undefined);
   return withHome(values, (services) =>
     refusing(io, async () => {
+      // The session: the flags', else the checkout the files are in (for Claude Code's auto
+      // memory, the checkout its folder is named after), else the current directory.
+      const cwd = values.cwd ?? (values.workspace === undefined ? await checkoutOf(sources, services, values.scope !== undefined) : undefined);
       const session = await sessionFromFlags(services, { ...values, cwd });
       const read: Array<{ source: SourceFile; entries: ImportEntry[]; bad: BadLine[] }> = [];
       for (const source of sources) {
@@ -112,6 +115,24 @@ async function importEntries(format: ImportFormat, target: string, values: Flags
       report(io, values, read.map((r) => r.source.shown), outcomes, bad);
       return 0;
     }),
+  );
+}
+
+/**
+ * The checkout the sources belong to: the git checkout a file is in; for Claude Code's auto memory
+ * (`~/.claude/projects/<encoded checkout>/memory`), the current checkout or a registered one whose
+ * path Claude Code encodes as that folder's name. Auto memory of a checkout not found is refused
+ * (its entries would land in another checkout's workspace) unless --cwd, --workspace or --scope says.
+ */
+async function checkoutOf(sources: readonly SourceFile[], services: HomeServices, scopeGiven: boolean): Promise<string | undefined> {
+  const first = sources[0]!;
+  if (first.autoMemoryOf === undefined) return (await findGitRoot(path.dirname(first.file))) ?? undefined;
+  const here = (await findGitRoot(process.cwd())) ?? process.cwd();
+  const candidates = [here, ...services.registry.list().flatMap((e) => (e.kind === 'local' && e.path ? [e.path] : []))];
+  const found = candidates.find((dir) => claudeProjectDirName(dir) === first.autoMemoryOf);
+  if (found !== undefined || scopeGiven) return found;
+  throw new MemoryToolError(
+    `${first.shown} is Claude Code's auto memory of a checkout other than this one (and of no registered workspace), so its entries have no workspace here. Run this in that checkout, or give --cwd DIR or --workspace ID, or --scope global.`,
   );
 }
 

@@ -374,7 +374,9 @@ present). A line that cannot be read (not UTF-8, not JSON, an entry over 1000 ch
 reported with its number and skipped.
 
 Where entries go, unless --scope says: a file inside a git checkout, project; Claude Code's auto
-memory, workspace (that checkout's own); any other file (~/.claude/CLAUDE.md, ~/.codex, Kimchi's
+memory, workspace (the own memory of the checkout its folder is named after: this one or a
+registered workspace; another's is refused unless --cwd, --workspace or --scope says where); any
+other file (~/.claude/CLAUDE.md, ~/.codex, Kimchi's
 stores, ...), global; Aegis's own "scope" (user: global, workspace: project, session: workspace)
 and Kimchi's USER.md (global preferences) are kept. The category (and so the file it is added to)
 is guessed from the words and headings; you can file it elsewhere when approving.

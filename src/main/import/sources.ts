@@ -43,6 +43,8 @@ export class ImportError extends Error {
 export interface SourceFile {
   /** The host path (never shown). */
   readonly file: string;
+  /** For Claude Code's auto memory: the folder its checkout is named by (`<encoded cwd>`). */
+  readonly autoMemoryOf?: string;
   /** How the file is named in evidence and reports. */
   readonly shown: string;
   /** The scope its entries go to unless they or --scope say otherwise. */
@@ -128,7 +130,9 @@ export async function sourceFiles(format: ImportFormat, target: string, userHome
   const out: SourceFile[] = [];
   for (const file of files) {
     const checkout = await findGitRoot(path.dirname(file));
-    out.push({ file, shown: shownName(file, checkout, userHome), scope: defaultScope(format, file, checkout, userHome) });
+    const projects = path.join(userHome, '.claude', 'projects');
+    const autoMemoryOf = format === 'claude' && inside(file, projects) ? path.relative(projects, file).split(path.sep)[0] : undefined;
+    out.push({ file, shown: shownName(file, checkout, userHome), scope: defaultScope(format, file, checkout, userHome), ...(autoMemoryOf ? { autoMemoryOf } : {}) });
   }
   return out;
 }
