@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { badgeSchema } from '../memory/badges';
 import { ACTORS, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
-import { sweepProposalSchema, sweepSinceSchema } from '../sweep/proposal';
+import { sweepProposalSchema, sweepRefusalSchema, sweepSinceSchema } from '../sweep/proposal';
 import { adoptResultSchema, adoptScopeSchema, agentFileHitSchema, agentFileIdSchema, agentFileSchema, agentFileVersionSchema, compareResultSchema, lineRangesSchema } from '../agent-files/schema';
 import { settingsPatchSchema, settingsSchema } from './settings';
 
@@ -318,7 +318,8 @@ export const contract = {
       .output(
         z.discriminatedUnion('status', [
           z.object({ status: z.literal('proposed'), proposal: sweepProposalSchema, summary: z.string() }),
-          z.object({ status: z.literal('nothing'), since: sweepSinceSchema, extractorCalled: z.boolean(), summary: z.string() }),
+          // `refused`: the extractor's changes the checks refused, with why (a model's answer, every change refused, is 'nothing' too).
+          z.object({ status: z.literal('nothing'), since: sweepSinceSchema, extractorCalled: z.boolean(), summary: z.string(), refused: z.array(sweepRefusalSchema) }),
           z.object({ status: z.literal('error'), message: z.string() }),
         ]),
       ),
