@@ -56,7 +56,7 @@ describe('cairn import', () => {
   it("claude: a checkout's CLAUDE.md files become pending project proposals, each with its file, line and headings; memory is untouched", async () => {
     const result = await cairn(['import', '--from', 'claude', '.']);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^Read 2 files \(CLAUDE\.md, \.claude\/CLAUDE\.md\): 6 entries\.\nProposed 6 for your review in the inbox\./);
+    expect(result.stdout).toMatch(/^Read 3 files \(CLAUDE\.md, \.claude\/CLAUDE\.md, \.claude\/rules\/api\.md\): 7 entries\.\nProposed 7 for your review in the inbox\./);
     expect(result.stdout).toMatch(/Nothing is in memory until you approve it/);
     const items = await pending();
     // The @import line, the code fence's own lines and the HTML comment are not entries.
@@ -67,6 +67,7 @@ describe('cairn import', () => {
       ['CLAUDE.md:16', 'Errors are wrapped with a cause, never swallowed.', 'project', 'pending'],
       ['CLAUDE.md:18', 'Package manager: pnpm', 'project', 'pending'],
       ['.claude/CLAUDE.md:4', 'Every pull request needs one approval.', 'project', 'pending'],
+      ['.claude/rules/api.md:1', 'API handlers validate their input with zod.', 'project', 'pending'],
     ]);
     const byText = new Map(items.map((i) => [i.candidate.text, i]));
     expect(byText.get('Use pnpm, not npm.')!.candidate.rationale).toBe('Imported from CLAUDE.md, line 7, under "Widgets > Build and test".');
@@ -202,7 +203,7 @@ describe('cairn import', () => {
   it('--dry-run adds nothing; --scope puts every entry there; a scope not available here is refused whole', async () => {
     const dry = await cairn(['import', '--from', 'claude', '.', '--dry-run']);
     expect(dry.status).toBe(0);
-    expect(dry.stdout).toContain('Would propose 6 for your review in the inbox (a dry run: nothing was added).');
+    expect(dry.stdout).toContain('Would propose 7 for your review in the inbox (a dry run: nothing was added).');
     expect(dry.stdout).toContain('  convention  /memories/project/conventions.md  Use pnpm, not npm.\n');
     expect(await pending()).toEqual([]);
 

@@ -356,8 +356,8 @@ Proposes memory from elsewhere for your review: every entry becomes a proposal i
 (pending; cairn inbox list, or the app's Inbox), with the file and line it came from as its
 evidence. Nothing is written to memory until you approve it.
 
-  claude    CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md; auto memory (MEMORY.md and its topic
-            files, ~/.claude/projects/<project>/memory/)
+  claude    CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md, .claude/rules/**/*.md; auto memory
+            (MEMORY.md and its topic files, ~/.claude/projects/<project>/memory/)
   codex     AGENTS.md, AGENTS.override.md; ~/.codex/memories (MEMORY.md, memory_summary.md)
   cursor    .cursorrules and .cursor/rules/**/*.mdc (an .mdc rule's description is the context)
   aegis     memories.jsonl: one JSON object per line, {"text", "scope", "tags", ...}

@@ -28,7 +28,7 @@ export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
 /** Where each format keeps its files, relative to a directory given as PATH (`*`: any name, one level). */
 export const KNOWN_FILES: Readonly<Record<ImportFormat, readonly string[]>> = {
-  claude: ['CLAUDE.md', 'CLAUDE.local.md', '.claude/CLAUDE.md', 'MEMORY.md', '*.md (beside MEMORY.md)', 'memory/*.md'],
+  claude: ['CLAUDE.md', 'CLAUDE.local.md', '.claude/CLAUDE.md', '.claude/rules/**/*.md', 'MEMORY.md', '*.md (beside MEMORY.md)', 'memory/*.md'],
   codex: ['AGENTS.md', 'AGENTS.override.md', 'MEMORY.md', 'memory_summary.md', 'memories/MEMORY.md', 'memories/memory_summary.md'],
   cursor: ['.cursorrules', '.cursor/rules/**/*.mdc', '*.mdc'],
   aegis: ['memories.jsonl', '.aegis/memory/memories.jsonl'],
@@ -60,13 +60,13 @@ async function mdFiles(dir: string, ext = '.md'): Promise<string[]> {
   return out;
 }
 
-async function mdcTree(dir: string): Promise<string[]> {
+async function tree(dir: string, ext: string): Promise<string[]> {
   const out: string[] = [];
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     // Links are not followed: a rules directory may be a repository's, and a link could lead anywhere.
-    if (e.isDirectory()) out.push(...(await mdcTree(path.join(dir, e.name))));
-    else if (e.isFile() && e.name.endsWith('.mdc')) out.push(path.join(dir, e.name));
+    if (e.isDirectory()) out.push(...(await tree(path.join(dir, e.name), ext)));
+    else if (e.isFile() && e.name.endsWith(ext)) out.push(path.join(dir, e.name));
   }
   return out;
 }
@@ -81,7 +81,7 @@ async function knownFilesIn(format: ImportFormat, dir: string): Promise<string[]
   };
   switch (format) {
     case 'claude': {
-      const files = await present(at('CLAUDE.md', 'CLAUDE.local.md', '.claude/CLAUDE.md'));
+      const files = [...(await present(at('CLAUDE.md', 'CLAUDE.local.md', '.claude/CLAUDE.md'))), ...(await tree(path.join(dir, '.claude', 'rules'), '.md'))];
       // Auto memory: MEMORY.md (the index) and its topic files, here or in memory/.
       if (await exists(path.join(dir, 'MEMORY.md'))) files.push(...(await mdFiles(dir)).filter((f) => !files.includes(f)));
       if (await exists(path.join(dir, 'memory', 'MEMORY.md'))) files.push(...(await mdFiles(path.join(dir, 'memory'))));
@@ -90,7 +90,7 @@ async function knownFilesIn(format: ImportFormat, dir: string): Promise<string[]
     case 'codex':
       return present(at('AGENTS.md', 'AGENTS.override.md', 'MEMORY.md', 'memory_summary.md', 'memories/MEMORY.md', 'memories/memory_summary.md'));
     case 'cursor':
-      return [...(await present(at('.cursorrules'))), ...(await mdcTree(path.join(dir, '.cursor', 'rules'))), ...(await mdFiles(dir, '.mdc'))];
+      return [...(await present(at('.cursorrules'))), ...(await tree(path.join(dir, '.cursor', 'rules'), '.mdc')), ...(await mdFiles(dir, '.mdc'))];
     case 'aegis':
       return present(at('memories.jsonl', '.aegis/memory/memories.jsonl'));
     case 'kimchi':
