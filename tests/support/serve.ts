@@ -4,6 +4,7 @@
  * what it printed, and oRPC calls over HTTP with the token, as a second client would make them.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as path from 'node:path';
 import { CAIRN_BIN } from './sandbox';
 
 export interface Served {
@@ -21,12 +22,19 @@ export interface ServeOptions {
   readonly port?: number;
   /** More flags (`--rotate-token`). */
   readonly args?: readonly string[];
-  /** Added to this process's environment for the server (where the agents' sessions are, say). */
+  /**
+   * Added to this process's environment for the server (where the agents' sessions are, say).
+   * HOME defaults to an empty `user-home` beside the Cairn home, so the other agents' files the
+   * page lists (and the sessions a harvest looks for) are the test's, never this machine's user's.
+   */
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/** The user's home a served test gets unless it gives HOME: beside its Cairn home, empty until the test writes there. */
+export const userHomeOf = (home: string): string => path.join(path.dirname(home), 'user-home');
+
 export async function serve(home: string, options: ServeOptions = {}): Promise<Served> {
-  const server = spawn(CAIRN_BIN, ['serve', '--port', String(options.port ?? 0), '--home', home, ...(options.args ?? [])], { env: { ...process.env, ...options.env } });
+  const server = spawn(CAIRN_BIN, ['serve', '--port', String(options.port ?? 0), '--home', home, ...(options.args ?? [])], { env: { ...process.env, HOME: userHomeOf(home), ...options.env } });
   let stdout = '';
   let stderr = '';
   server.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -7,6 +7,7 @@
  *
  * Lives under tests/ because the renderer may not import src/main.
  */
+import * as path from 'node:path';
 import { createRouterClient, type RouterClient } from '@orpc/server';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { EditorView } from '@codemirror/view';
@@ -96,7 +97,8 @@ function segmentsOf(path: string): { scope: Scope; segments: string[] } {
  */
 export async function makeBackend(options: { workspace?: boolean; git?: boolean } = {}): Promise<UiBackend> {
   const sb = await makeSandbox(options.git === false ? { git: false } : {});
-  const host = openAppHost(sb.home);
+  // The other agents' files the pane lists come from an empty user home beside the sandbox's, never this machine's user's.
+  const host = openAppHost(sb.home, { userHome: path.join(path.dirname(sb.home), 'user-home') });
   const client = createRouterClient(router, { context: host });
   const workspaceId = options.workspace === false ? null : (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
   const session = workspaceId === null ? sb.session : await host.registry.session(workspaceId);
