@@ -11,7 +11,8 @@
  * with any entry that is not a plain file (a link, a device), a name that leaves its scope or
  * breaks the path rules (traversal, an absolute name, an unknown scope, a hidden or reserved
  * name), more than MAX_FILE_BYTES, bytes that are not UTF-8 text, or a name twice, is refused
- * whole, each such entry named with its reason; an entry's bytes are never read past the cap.
+ * whole, each such entry named with its reason; an entry's bytes are never read past the cap, nor
+ * an archive past MAX_TAR_ENTRIES entries or MAX_TAR_BYTES of files.
  * A file the scanners flag (a secret, an injected instruction) is refused on its own, by rule.
  *
  * Invariant: nothing here writes memory. A file absent here becomes a held `change` item that
@@ -32,6 +33,8 @@ import { scopeFiles } from './memory-files';
 
 /** The most entries an archive may hold: every file of three full scopes. */
 export const MAX_TAR_ENTRIES = SCOPES.length * MAX_FILES_PER_SCOPE;
+/** The most memory (bytes of files) one import reads: far more than memory holds in practice. */
+export const MAX_TAR_BYTES = 128 * 1024 * 1024;
 /** The fixed time of every entry (the epoch), so that an export is the same bytes each time. */
 const FIXED_MTIME = new Date(0);
 
@@ -140,6 +143,7 @@ export async function readMemoryTar(input: Readable): Promise<{ files: TarFile[]
   const names = new Set<string>();
   const extract = tar.extract();
   let count = 0;
+  let total = 0;
   const reading = (async () => {
     for await (const entry of extract) {
       const h = entry.header;
@@ -197,6 +201,13 @@ export async function readMemoryTar(input: Readable): Promise<{ files: TarFile[]
       if (text.includes('\0')) {
         problems.push({ entry: shown, reason: 'it holds a NUL character; memory is text only' });
         continue;
+      }
+      total += data.length;
+      if (total > MAX_TAR_BYTES) {
+        problems.push({ entry: shown, reason: `the archive holds more than ${MAX_TAR_BYTES} bytes of memory, more than one import reads; it is not read further` });
+        input.unpipe(extract);
+        input.destroy();
+        break;
       }
       files.push({ scope: where.scope, rel: where.rel, path, data: new Uint8Array(data), text });
     }
