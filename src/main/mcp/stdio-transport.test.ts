@@ -1,8 +1,11 @@
 // The stdio transport on in-memory streams: lines split anywhere, the size bound (and the id read
-// from a too-large line's edges, never from inside it), and a batch whose request is cancelled.
+// from a too-large line's edges, never from inside it), a batch whose request is cancelled, and
+// what `cairn mcp`'s early answer to initialize needs of it: a stdin read ahead and paused is read
+// whole, and the server's answer the client already has is not written again.
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { peekFirstLine } from './early-initialize';
 import { CairnStdioTransport, idOfTooLarge } from './stdio-transport';
 
 async function setup(maxMessageBytes?: number) {
@@ -67,5 +70,36 @@ describe('CairnStdioTransport', () => {
     // Answers to requests outside any batch go out on their own.
     await transport.send({ jsonrpc: '2.0', id: 2, result: {} });
     expect(await lines()).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
+  });
+
+  it('reads a stdin that was read ahead and paused, from its first byte', async () => {
+    const stdin = new PassThrough();
+    const first = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    stdin.write(`${first}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
+    expect(await peekFirstLine(stdin)).toEqual({ line: first, ended: false });
+    const transport = new CairnStdioTransport(stdin, new PassThrough());
+    const received: JSONRPCMessage[] = [];
+    transport.onmessage = (m) => received.push(m);
+    await transport.start();
+    stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await new Promise((r) => setImmediate(r));
+    expect(received.map((m) => ('id' in m ? m.id : null))).toEqual([1, 2, 3]);
+  });
+
+  it("writes no answer to a request answered already, once, and says when the server's differs", async () => {
+    const { transport, lines } = await setup();
+    const errors: string[] = [];
+    transport.onerror = (e) => errors.push(e.message);
+    const answer = { jsonrpc: '2.0' as const, id: 1, result: { ok: true } };
+    transport.skipAnswer(1, `${JSON.stringify(answer)}\n`);
+    await transport.send(answer);
+    expect(await lines()).toEqual([]);
+    // Only once: a later answer with that id goes out.
+    await transport.send(answer);
+    expect(await lines()).toEqual([answer]);
+    transport.skipAnswer('a', `${JSON.stringify({ jsonrpc: '2.0', id: 'a', result: {} })}\n`);
+    await transport.send({ jsonrpc: '2.0', id: 'a', result: { other: 1 } });
+    expect(await lines()).toEqual([]);
+    expect(errors).toEqual(['the answer to request "a" sent early is not the one the server gives']);
   });
 });
