@@ -4,19 +4,26 @@
 // days). From the UI: Consolidate… on the scope, the proposal (summary, reasons, usage), a diff,
 // one change unchecked from the keyboard, the rest applied; the tree changes, the disk too, and the
 // scope says "Last consolidated just now · Undo"; Undo brings back a byte-identical tree. Then a
-// second Consolidate… of the same scope finds nothing. Screenshots land under test-results/
-// (sweep-*.png: the proposal view at 1400 and 800 px, light and dark; the outcome; the tree).
+// second Consolidate… of the same scope finds nothing. A model's consolidation (the command
+// backend running a stand-in model: no model runs) shows its progress with Cancel (the model
+// process is stopped, nothing is stored), then a rewrite and a rename with their diffs, applied and
+// undone byte for byte. Screenshots land under test-results/ (sweep-*.png: the proposal views and
+// the progress at 1400 and 800 px, light and dark; the outcome; the tree's line; nothing to do).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
+import { stillRunning } from '../../src/main/sweep/fixtures/running';
 import { type Browser, endSuite, launchBrowser } from '../support/browser';
 import { openPage, row, shot, shots } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
 
 const P = '/memories/project';
+const G = '/memories/global';
+/** A stand-in for a model CLI (no model runs): prints a fixed answer, or hangs until stopped. */
+const FAKE_MODEL = path.resolve('src/main/sweep/fixtures/fake-sweep-model.mjs');
 const DAY = 24 * 60 * 60 * 1000;
 
 let sb: Sandbox;
@@ -26,22 +33,28 @@ let browser: Browser;
 const TESTING = '---\ndescription: How to run the tests\n---\nRun `make test` before every push.\nThe integration suite needs Docker running.\nUse `make test-unit` for a quick check.\n';
 const TESTING_COPY = `${TESTING}CI retries flaky tests once.\n`;
 
-/** The project scope as seeded: name, text, age in days (mtime), usage. */
-const SEED: ReadonlyArray<{ name: string; text: string; ageDays: number; usage?: Partial<UsageStats> }> = [
+const LONG = 'Deploys go through the release script.\nThe release script tags the commit.\nThe release script tags the commit, then pushes the tag.\n';
+const MISC = 'Release: run scripts/release, then announce in #releases.\n';
+
+/** The scopes as seeded: name (in the project scope unless `scope`), text, age in days (mtime), usage. */
+const SEED: ReadonlyArray<{ name: string; text: string; ageDays: number; usage?: Partial<UsageStats>; scope?: 'global' }> = [
   { name: 'testing.md', text: TESTING, ageDays: 120, usage: { accessCount: 9, lastAccessedAt: iso(5) } },
   { name: 'notes/testing-copy.md', text: TESTING_COPY, ageDays: 200, usage: { accessCount: 1, lastAccessedAt: iso(190) } },
   { name: 'old-notes.md', text: '---\ndescription: Notes from the 2024 migration\n---\nThe old cluster was shut down in March.\n', ageDays: 400 },
   { name: 'deploy-old.md', text: '---\ndescription: Deploying to the old VM\n---\nssh into vm-3 and run deploy.sh\n', ageDays: 300, usage: { accessCount: 2, lastAccessedAt: iso(250) } },
   { name: 'release.md', text: '---\ndescription: Release checklist\n---\nTag, push, announce.\n', ageDays: 365, usage: { pinned: true } },
   { name: 'fresh.md', text: '---\ndescription: Written this week\n---\nThe API moved to v2.\n', ageDays: 2 },
+  // For the model's proposal (a rewrite and a rename), in the global scope.
+  { scope: 'global', name: 'long.md', text: LONG, ageDays: 100, usage: { accessCount: 2, lastAccessedAt: iso(5) } },
+  { scope: 'global', name: 'misc.md', text: MISC, ageDays: 200, usage: { accessCount: 1, lastAccessedAt: iso(150) } },
 ];
 
 function iso(daysAgo: number): string {
   return new Date(Date.now() - daysAgo * DAY).toISOString();
 }
 
-/** Every file under the project root with its bytes (as a byte string). */
-function tree(): Record<string, string> {
+/** Every file under a scope root (the project's unless given) with its bytes (as a byte string). */
+function tree(root = sb.roots.project): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (dir: string, prefix: string) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -49,7 +62,7 @@ function tree(): Record<string, string> {
       else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(dir, e.name), 'latin1');
     }
   };
-  walk(sb.roots.project, '');
+  walk(root, '');
   return out;
 }
 
@@ -57,19 +70,20 @@ const view = (page: Page): Locator => page.getByRole('region', { name: 'Consolid
 const scopeRow = (page: Page): Locator => page.getByRole('treeitem', { name: /^PROJECT memory, / });
 const change = (page: Page, name: string): Locator => view(page).getByRole('checkbox', { name, exact: true });
 /** A change's row in the proposal, by its checkbox's name. */
-const item = (page: Page, name: string): Locator => view(page).getByRole('listitem').filter({ has: page.getByRole('checkbox', { name, exact: true }) });
+const itemIn = (v: Locator, name: string): Locator => v.getByRole('listitem').filter({ has: v.page().getByRole('checkbox', { name, exact: true }) });
+const item = (page: Page, name: string): Locator => itemIn(view(page), name);
 
 beforeAll(async () => {
   await requireBuiltCli();
   sb = await makeSandbox();
   const files: Record<string, UsageStats> = {};
   for (const f of SEED) {
-    const file = path.join(sb.roots.project, f.name);
+    const file = path.join(f.scope === 'global' ? sb.roots.global : sb.roots.project, f.name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, f.text);
     const t = (Date.now() - f.ageDays * DAY) / 1000;
     fs.utimesSync(file, t, t);
-    if (f.usage) files[`project:${sb.session.projectId}:${f.name}`] = { ...EMPTY_USAGE, ...f.usage };
+    if (f.usage) files[f.scope === 'global' ? `global:${f.name}` : `project:${sb.session.projectId}:${f.name}`] = { ...EMPTY_USAGE, ...f.usage };
   }
   fs.mkdirSync(sb.home, { recursive: true });
   fs.writeFileSync(path.join(sb.home, 'memory-meta.json'), JSON.stringify({ version: 1, files }));
@@ -177,6 +191,70 @@ describe('consolidation in Chromium', () => {
     await shot(page, 'sweep-nothing');
     await v.getByRole('button', { name: 'Close', exact: true }).click();
     await v.waitFor({ state: 'detached' });
+    await page.close();
+  });
+});
+
+describe('a model\'s consolidation in Chromium (a stand-in model through the command backend)', () => {
+  it('shows progress with Cancel (the model is stopped, nothing is stored), then a rewrite and a rename with their diffs, applied and undone', async () => {
+    const record = path.join(sb.dir, 'model-record.jsonl');
+    const answerFile = path.join(sb.dir, 'model-answer.txt');
+    const command = (mode = '') => `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answerFile}' ${mode}`;
+    const changes = [
+      { op: 'write', path: `${G}/long.md`, basedOn: `{{sha:${G}/long.md}}`, content: 'Deploys go through the release script, which tags the commit and pushes the tag.\n', reason: 'Three lines saying one thing.' },
+      { op: 'rename', path: `${G}/misc.md`, to: `${G}/release.md`, basedOn: `{{sha:${G}/misc.md}}`, reason: 'It only holds the release steps.' },
+    ];
+    fs.writeFileSync(answerFile, `Here is my proposal:\n\`\`\`json\n${JSON.stringify({ changes })}\n\`\`\`\n`);
+    await rpc(served, 'settings/set', { sweepExtractor: 'command', harvestCommand: command('hang') });
+    const before = tree(sb.roots.global);
+    const page = await openPage(browser.context, served.address, { row: `${G}/long.md` });
+    const globalRow = page.getByRole('treeitem', { name: /^GLOBAL memory, / });
+    await globalRow.hover();
+    await globalRow.getByRole('button', { name: 'Consolidate global memory…' }).click();
+    const v = page.getByRole('region', { name: 'Consolidate global memory' });
+
+    // The model is asked and holds: the view says what it is doing; Cancel stops it.
+    await v.getByRole('status').getByText('Looking at 2 files of global memory…').waitFor();
+    await v.getByText(/Asking the model \(command\)/).waitFor();
+    await expect.poll(() => fs.existsSync(`${record}.started`), { timeout: 30_000 }).toBe(true);
+    const pid = Number(fs.readFileSync(`${record}.started`, 'utf8'));
+    await shots(page, 'sweep-progress', { ready: () => v.getByRole('button', { name: 'Cancel' }).waitFor() });
+    await v.getByRole('button', { name: 'Cancel' }).click();
+    await v.getByText('Cancelled: nothing was proposed and nothing was written.').waitFor();
+    await expect.poll(() => stillRunning(pid), { timeout: 30_000 }).toBe(false);
+    const stored = (await rpc(served, 'sweep/list', { workspaceId: await workspaceId() })) as { proposals: Array<{ scope: string }> };
+    expect(stored.proposals.filter((p) => p.scope === 'global')).toEqual([]);
+
+    // Asked again, the model answers: a rewrite and a rename, each with its diff.
+    await rpc(served, 'settings/set', { harvestCommand: command() });
+    await v.getByRole('button', { name: 'Propose again' }).click();
+    await v.getByText('1 rewrite, 1 rename', { exact: true }).waitFor();
+    await v.getByText(/by a model \(command\), checked by Cairn/).waitFor();
+    await itemIn(v, `Rewrite ${G}/long.md`).getByText('Three lines saying one thing.').waitFor();
+    const rename = itemIn(v, `Rename ${G}/misc.md`);
+    await rename.getByText(`${G}/release.md`).waitFor();
+    await rename.getByText('the new name (created)').waitFor();
+    await rename.getByRole('button', { name: `Show the diff of ${G}/misc.md` }).click();
+    await rename.getByText('The text moves to the new name unchanged.').waitFor();
+    await itemIn(v, `Rewrite ${G}/long.md`).getByRole('button', { name: `Show the diff of ${G}/long.md` }).click();
+    const rewrite = v.getByRole('group', { name: `${G}/long.md: Now beside After` });
+    await rewrite.locator('.dl.add').first().waitFor();
+    await expect(rewrite.locator('.dl.del .dl-text').allTextContents()).resolves.toEqual(LONG.trimEnd().split('\n').map((l) => `Removed: ${l}`));
+    await shots(page, 'sweep-model-proposal', { ready: () => rewrite.waitFor() });
+
+    await v.getByRole('button', { name: 'Apply 2 selected' }).click();
+    await v.getByRole('status').getByText('Applied 2 changes as one change you can undo.').waitFor();
+    await row(page, `${G}/release.md`).waitFor();
+    await row(page, `${G}/misc.md`).waitFor({ state: 'detached' });
+    expect(fs.readFileSync(path.join(sb.roots.global, 'release.md'), 'utf8')).toBe(MISC);
+    expect(fs.readFileSync(path.join(sb.roots.global, 'long.md'), 'utf8')).toBe(changes[0]!.content);
+
+    // Undo from the outcome: the global tree is byte for byte what it was.
+    await v.getByRole('button', { name: 'Undo this consolidation' }).click();
+    await v.getByRole('status').getByText('Undid the consolidation of global memory: 3 files are back as they were before it.').waitFor();
+    await row(page, `${G}/misc.md`).waitFor();
+    expect(tree(sb.roots.global)).toEqual(before);
+    await rpc(served, 'settings/set', { sweepExtractor: 'rules' });
     await page.close();
   });
 });

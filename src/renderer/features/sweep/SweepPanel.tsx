@@ -51,7 +51,9 @@ type Phase =
 const CANCELLED = 'Cancelled: nothing was proposed and nothing was written.';
 
 export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPanelProps) {
-  const { client } = useApi();
+  const { client, orpc } = useApi();
+  // What proposes (the setting sweepExtractor), for the progress line.
+  const extractor = useQuery(orpc.settings.get.queryOptions()).data?.sweepExtractor ?? null;
   const refresh = useSweepRefresh(workspaceId);
   const undoSweep = useSweepUndo(workspaceId);
   const [phase, setPhase] = useState<Phase>({ kind: 'proposing' });
@@ -216,7 +218,12 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
         <div className="sweep-state" role="status">
           <Loader2 size={18} className="spin" aria-hidden />
           <p>{fileCount === null ? `Looking at the files of ${scope} memory…` : `Looking at ${fileCount === 1 ? '1 file' : `${fileCount} files`} of ${scope} memory…`}</p>
-          <p className="muted">Checking each file's usage and comparing their words for near-duplicates. Nothing is written.</p>
+          <p className="muted">
+            {extractor === null || extractor === 'rules'
+              ? 'Checking each file\'s usage and comparing their words for near-duplicates.'
+              : `Asking the model (${extractor}) with the files, their usage and what changed since the last consolidation; this can take a while.`}{' '}
+            Nothing is written.
+          </p>
           <button type="button" className="btn" onClick={cancel}>
             Cancel
           </button>
@@ -452,6 +459,8 @@ function FileDiff({ workspaceId, change, file }: { workspaceId: string | null; c
       )}
       {file.content === undefined ? (
         <p className="muted sweep-kept">Kept as it is: nothing to add.</p>
+      ) : source && before === file.content ? (
+        <p className="muted sweep-kept">The text moves to the new name unchanged.</p>
       ) : (
         <SideBySideDiff of={file.path} before={before} after={file.content} beforeLabel={source ? `Now: ${fileName(source.path)}` : 'Now'} afterLabel={file.content === null ? 'After: deleted' : source ? `After: ${fileName(file.path)}` : 'After'} />
       )}
