@@ -1,6 +1,7 @@
 /**
  * Settings: Memory (the global scope on its own, usable with no workspace at all), Agent context
- * (the injection settings, global and per workspace: ./InjectionSettings.tsx) and Appearance
+ * (the injection settings, global and per workspace: ./InjectionSettings.tsx), Models (what proposes
+ * the harvest and consolidation: ./ModelSettings.tsx) and Appearance
  * (theme, preview by default), stored by the main process.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -8,13 +9,14 @@ import { useState } from 'react';
 import { useApi } from '../../api/api-context';
 import { MemoryPane } from '../../app/MemoryPane';
 import { InjectionSettingsPanel } from './InjectionSettings';
+import { ModelSettingsPanel } from './ModelSettings';
 
 export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: React.MutableRefObject<boolean> }) {
   const { orpc } = useApi();
   const queryClient = useQueryClient();
   const settings = useQuery(orpc.settings.get.queryOptions());
   const save = useMutation(orpc.settings.set.mutationOptions({ onSuccess: (next) => queryClient.setQueryData(orpc.settings.get.queryKey(), next) }));
-  const [tab, setTab] = useState<'memory' | 'context' | 'appearance'>('memory');
+  const [tab, setTab] = useState<'memory' | 'context' | 'models' | 'appearance'>('memory');
   return (
     <div className="settings">
       <div className="tabs" role="tablist" aria-label="Settings">
@@ -24,6 +26,9 @@ export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: Reac
         <button type="button" role="tab" aria-selected={tab === 'context'} className={tab === 'context' ? 'tab selected' : 'tab'} onClick={() => setTab('context')}>
           Agent context
         </button>
+        <button type="button" role="tab" aria-selected={tab === 'models'} className={tab === 'models' ? 'tab selected' : 'tab'} onClick={() => setTab('models')}>
+          Models
+        </button>
         <button type="button" role="tab" aria-selected={tab === 'appearance'} className={tab === 'appearance' ? 'tab selected' : 'tab'} onClick={() => setTab('appearance')}>
           Appearance
         </button>
@@ -32,6 +37,8 @@ export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: Reac
         <MemoryPane workspaceId={null} scopes={['global']} title="Global memory" dark={dark} previewByDefault={settings.data?.previewByDefault ?? false} dirtyRef={dirtyRef} />
       ) : tab === 'context' ? (
         <InjectionSettingsPanel />
+      ) : tab === 'models' ? (
+        <ModelSettingsPanel />
       ) : (
         <section className="appearance" role="tabpanel" aria-label="Appearance">
           <label>

@@ -1,0 +1,341 @@
+/**
+ * Settings, Models: what proposes the harvest's memories (`harvestExtractor`, issue 19) and a
+ * scope's consolidation (`sweepExtractor`, issue 22): rules (offline, the default), a command
+ * (`harvestCommand`) or a model over HTTP (`harvestHttp`: api, base URL, model and the NAME of the
+ * environment variable holding its key, never the key), both backends sharing one command and one
+ * model; and the harvest's `harvestMinConfidence`. Stored through settings.set, read by `cairn
+ * harvest`, `cairn sweep` and the app at their next run (`--extractor` still overrides for one run).
+ *
+ * One draft for the whole form, saved by Save or dropped by Discard; until it is edited the form
+ * shows the stored settings as they are. Each value is checked as common/api/settings.ts's schema
+ * checks it (and a base URL must be http(s)), the error under its field; a backend chosen without
+ * its command or model is named as an error too, and nothing can be saved while any error stands.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import type { z } from 'zod';
+import { HARVEST_EXTRACTORS, settingsSchema } from '../../../common/api/settings';
+import { useApi } from '../../api/api-context';
+import './model-settings.css';
+
+type Settings = z.infer<typeof settingsSchema>;
+type Backend = (typeof HARVEST_EXTRACTORS)[number];
+type Api = 'anthropic' | 'openai';
+
+/** The settings this tab edits. */
+type ModelPatch = Pick<Settings, 'harvestExtractor' | 'sweepExtractor' | 'harvestCommand' | 'harvestHttp' | 'harvestMinConfidence'>;
+
+/** The form's values as typed. */
+interface Draft {
+  harvest: Backend;
+  sweep: Backend;
+  command: string;
+  api: Api;
+  url: string;
+  model: string;
+  keyEnv: string;
+  minConfidence: string;
+}
+type Field = 'command' | 'url' | 'model' | 'keyEnv' | 'minConfidence';
+
+const httpShape = settingsSchema.shape.harvestHttp.unwrap().unwrap().shape;
+const commandSchema = settingsSchema.shape.harvestCommand.unwrap();
+const confidenceSchema = settingsSchema.shape.harvestMinConfidence.unwrap();
+
+export const COMMAND_EXAMPLES = ['claude -p --output-format json', 'codex exec --skip-git-repo-check -'] as const;
+
+const API_HINTS: Record<Api, { url: string; key: string; hint: string }> = {
+  anthropic: { url: 'https://api.anthropic.com', key: 'ANTHROPIC_API_KEY', hint: "Anthropic's Messages API: https://api.anthropic.com." },
+  openai: { url: 'https://api.openai.com/v1', key: 'OPENAI_API_KEY', hint: 'An OpenAI-compatible server: its base URL, ending in /v1.' },
+};
+
+const toDraft = (s: Settings): Draft => ({
+  harvest: s.harvestExtractor,
+  sweep: s.sweepExtractor,
+  command: s.harvestCommand,
+  api: s.harvestHttp?.api ?? 'anthropic',
+  url: s.harvestHttp?.url ?? '',
+  model: s.harvestHttp?.model ?? '',
+  keyEnv: s.harvestHttp?.keyEnv ?? '',
+  minConfidence: String(s.harvestMinConfidence),
+});
+
+const stored = (s: Settings): ModelPatch => ({
+  harvestExtractor: s.harvestExtractor,
+  sweepExtractor: s.sweepExtractor,
+  harvestCommand: s.harvestCommand,
+  harvestHttp: s.harvestHttp,
+  harvestMinConfidence: s.harvestMinConfidence,
+});
+
+/** Who uses a backend, in words: "the harvest and consolidation", "the harvest", "consolidation", or null. */
+function users(d: Draft, backend: Backend): string | null {
+  const h = d.harvest === backend;
+  const s = d.sweep === backend;
+  return h && s ? 'the harvest and consolidation' : h ? 'the harvest' : s ? 'consolidation' : null;
+}
+
+/** What the draft would save, and what is wrong with it (by field). */
+export function checkDraft(d: Draft): { patch: ModelPatch; errors: Partial<Record<Field, string>> } {
+  const errors: Partial<Record<Field, string>> = {};
+
+  const command = d.command.trim();
+  const commandUsers = users(d, 'command');
+  if (!commandSchema.safeParse(command).success) errors.command = 'At most 2000 characters.';
+  else if (command === '' && commandUsers !== null) errors.command = `Set the command ${commandUsers} ${commandUsers === 'the harvest and consolidation' ? 'run' : 'runs'}, or choose another backend above.`;
+
+  const url = d.url.trim();
+  const model = d.model.trim();
+  const keyEnv = d.keyEnv.trim();
+  const httpUsers = users(d, 'http');
+  const none = url === '' && model === '' && keyEnv === '';
+  const missing = httpUsers !== null ? `: ${httpUsers} ${httpUsers === 'the harvest and consolidation' ? 'ask' : 'asks'} this model.` : ', or leave all three fields empty.';
+  let harvestHttp: ModelPatch['harvestHttp'] = null;
+  if (!none || httpUsers !== null) {
+    if (url === '') errors.url = `Needed${missing}`;
+    else if (!httpShape.url.safeParse(url).success || !/^https?:$/.test(safeProtocol(url))) errors.url = `A web address starting with https:// or http://, such as ${API_HINTS[d.api].url}.`;
+    if (model === '') errors.model = `Needed${missing}`;
+    else if (!httpShape.model.safeParse(model).success) errors.model = 'At most 200 characters.';
+    if (keyEnv === '') errors.keyEnv = `Needed${missing}`;
+    else if (!httpShape.keyEnv.safeParse(keyEnv).success)
+      errors.keyEnv = `The name of an environment variable, such as ${API_HINTS[d.api].key}: letters, digits and _, not starting with a digit. Not the key itself.`;
+    harvestHttp = { api: d.api, url, model, keyEnv };
+  }
+
+  const confidence = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(d.minConfidence) ? Number(d.minConfidence) : Number.NaN;
+  if (!confidenceSchema.safeParse(confidence).success) errors.minConfidence = 'A number from 0 to 1, such as 0.6.';
+
+  return { patch: { harvestExtractor: d.harvest, sweepExtractor: d.sweep, harvestCommand: command, harvestHttp, harvestMinConfidence: confidence }, errors };
+}
+
+function safeProtocol(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return '';
+  }
+}
+
+const BACKEND_LABELS: Record<Backend, string> = { rules: 'Rules (offline)', command: 'A command', http: 'A model over HTTP' };
+
+export function ModelSettingsPanel() {
+  const { orpc } = useApi();
+  const queryClient = useQueryClient();
+  const settings = useQuery(orpc.settings.get.queryOptions());
+  const save = useMutation(orpc.settings.set.mutationOptions({ onSuccess: (next) => queryClient.setQueryData(orpc.settings.get.queryKey(), next) }));
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [status, setStatus] = useState<{ kind: 'saved' | 'error'; text: string } | null>(null);
+  const id = useId();
+
+  if (!settings.data) return <p className="muted models">Loading the settings…</p>;
+  const current = settings.data;
+  const d = draft ?? toDraft(current);
+  const { patch, errors } = checkDraft(d);
+  const invalid = Object.keys(errors).length > 0;
+  const edited = draft !== null && JSON.stringify(draft) !== JSON.stringify(toDraft(current));
+  const changed = edited && JSON.stringify(patch) !== JSON.stringify(stored(current));
+
+  const set = <K extends keyof Draft>(key: K, v: Draft[K]) => {
+    setDraft({ ...d, [key]: v });
+    setStatus(null);
+  };
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    if (invalid || !changed || save.isPending) return;
+    try {
+      await save.mutateAsync(patch);
+      setDraft(null);
+      setStatus({ kind: 'saved', text: 'Saved. The next harvest and consolidation use this.' });
+    } catch (err) {
+      setStatus({ kind: 'error', text: `Not saved: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  };
+
+  /** A field's error, or its hint, under it (the input's description either way). */
+  const under = (field: Field, hint: React.ReactNode) => (
+    <span id={`${id}-${field}-hint`} className={errors[field] ? 'models-hint error-text' : 'models-hint muted'}>
+      {errors[field] ?? hint}
+    </span>
+  );
+  const input = (field: Exclude<Field, 'minConfidence'>, props: React.InputHTMLAttributes<HTMLInputElement>) => (
+    <input
+      id={`${id}-${field}`}
+      type="text"
+      spellCheck={false}
+      autoComplete="off"
+      value={d[field]}
+      aria-invalid={errors[field] ? true : undefined}
+      aria-describedby={`${id}-${field}-hint`}
+      onChange={(e) => set(field, e.target.value)}
+      {...props}
+    />
+  );
+
+  const choice = (which: 'harvest' | 'sweep', backend: Backend, description: React.ReactNode) => (
+    <div className="models-choice">
+      <input
+        type="radio"
+        id={`${id}-${which}-${backend}`}
+        name={`${id}-${which}`}
+        value={backend}
+        checked={d[which] === backend}
+        aria-describedby={`${id}-${which}-${backend}-what`}
+        onChange={() => set(which, backend)}
+      />
+      <label htmlFor={`${id}-${which}-${backend}`}>{BACKEND_LABELS[backend]}</label>
+      <span id={`${id}-${which}-${backend}-what`} className="muted">
+        {description}
+      </span>
+    </div>
+  );
+
+  const usedBy = (backend: Backend) => {
+    const who = users(d, backend);
+    return <span className={who ? 'models-used on' : 'models-used'}>{who ? `Used by ${who}` : 'Not used now'}</span>;
+  };
+
+  return (
+    <section className="models" role="tabpanel" aria-label="Models">
+      <p className="muted">
+        What proposes new memories from agents&rsquo; sessions (the harvest) and the consolidation of a scope. Whatever proposes, Cairn checks every proposal, and nothing reaches memory
+        until you approve or apply it. <code>cairn harvest</code> and <code>cairn sweep</code> follow these settings from their next run (<code>--extractor</code> overrides them for
+        one run).
+      </p>
+      <form className="models-form" aria-label="Models for the harvest and consolidation" noValidate onSubmit={(e) => void submit(e)}>
+        <fieldset className="models-card">
+          <legend>Harvest</legend>
+          <p className="muted models-lead">Proposes memories from agents&rsquo; sessions, to the Inbox for your review (once harvest is on for a workspace: the Inbox&rsquo;s switch).</p>
+          <div role="radiogroup" aria-label="Harvest proposes with" className="models-choices">
+            {choice('harvest', 'rules', <>What you said outright (&ldquo;remember that&hellip;&rdquo;, &ldquo;always&hellip;&rdquo;, &ldquo;we use X, not Y&rdquo;); never the agent&rsquo;s words.</>)}
+            {choice('harvest', 'command', 'The command below, given the session on its stdin.')}
+            {choice('harvest', 'http', 'The model below, asked over HTTP.')}
+          </div>
+          <div className="models-row">
+            <label htmlFor={`${id}-minConfidence`}>Minimum confidence</label>
+            <div className="models-control">
+              <input
+                id={`${id}-minConfidence`}
+                className="models-number"
+                type="number"
+                inputMode="decimal"
+                min={0}
+                max={1}
+                step={0.05}
+                value={d.minConfidence}
+                aria-invalid={errors.minConfidence ? true : undefined}
+                aria-describedby={`${id}-minConfidence-hint`}
+                onChange={(e) => set('minConfidence', e.target.value)}
+              />
+              {under('minConfidence', 'Proposals less sure than this (from 0 to 1) are dropped; 0.6 by default.')}
+            </div>
+          </div>
+          <p className="muted models-agent">
+            With no setting, the running agent can propose too, through Cairn&rsquo;s MCP server: its <code>harvest</code> prompt (<code>/mcp__cairn__harvest</code> in Claude Code).
+          </p>
+        </fieldset>
+
+        <fieldset className="models-card">
+          <legend>Consolidation</legend>
+          <p className="muted models-lead">
+            Proposes deleting, merging and rewriting a scope&rsquo;s files (<strong>Consolidate&hellip;</strong> on a scope, <code>cairn sweep</code>), for you to apply.
+          </p>
+          <div role="radiogroup" aria-label="Consolidation proposes with" className="models-choices">
+            {choice('sweep', 'rules', 'Deleting files no agent has used for 60 days, merging files that say the same thing.')}
+            {choice('sweep', 'command', "The command below, given the scope's files on its stdin.")}
+            {choice('sweep', 'http', 'The model below, asked over HTTP.')}
+          </div>
+        </fieldset>
+
+        <fieldset className="models-card">
+          <legend>Command</legend>
+          {usedBy('command')}
+          <div className="models-row">
+            <label htmlFor={`${id}-command`}>Command</label>
+            <div className="models-control">
+              {input('command', { className: 'models-mono', placeholder: COMMAND_EXAMPLES[0] })}
+              {under('command', 'Run through /bin/sh in an empty temporary directory, the prompt on its stdin and JSON on its stdout; stopped after 10 minutes.')}
+              <span className="models-hint muted">
+                For example:{' '}
+                {COMMAND_EXAMPLES.map((example, i) => (
+                  <span key={example}>
+                    {i > 0 ? ' or ' : null}
+                    <button type="button" className="models-example" aria-label={`Use ${example}`} title="Use this command" onClick={() => set('command', example)}>
+                      {example}
+                    </button>
+                  </span>
+                ))}
+              </span>
+            </div>
+          </div>
+        </fieldset>
+
+        <fieldset className="models-card">
+          <legend>Model over HTTP</legend>
+          {usedBy('http')}
+          <div className="models-row">
+            <label htmlFor={`${id}-api`}>API</label>
+            <div className="models-control">
+              <select id={`${id}-api`} value={d.api} onChange={(e) => set('api', e.target.value as Api)}>
+                <option value="anthropic">Anthropic</option>
+                <option value="openai">OpenAI-compatible</option>
+              </select>
+            </div>
+          </div>
+          <div className="models-row">
+            <label htmlFor={`${id}-url`}>Base URL</label>
+            <div className="models-control">
+              {input('url', { placeholder: API_HINTS[d.api].url, inputMode: 'url' })}
+              {under('url', API_HINTS[d.api].hint)}
+            </div>
+          </div>
+          <div className="models-row">
+            <label htmlFor={`${id}-model`}>Model</label>
+            <div className="models-control">
+              {input('model', {})}
+              {under('model', 'Its id, as the API names it.')}
+            </div>
+          </div>
+          <div className="models-row">
+            <label htmlFor={`${id}-keyEnv`}>Key&rsquo;s environment variable</label>
+            <div className="models-control">
+              {input('keyEnv', { className: 'models-mono', placeholder: API_HINTS[d.api].key })}
+              {under('keyEnv', 'The name of the variable that holds the API key.')}
+            </div>
+          </div>
+          <p className="models-key">
+            The key itself is never stored: only the variable&rsquo;s name is. Cairn reads the key from that variable, in the environment Cairn runs in, at each call.
+          </p>
+        </fieldset>
+
+        <div className="models-actions">
+          <button type="submit" className="btn primary" disabled={save.isPending || invalid || !changed}>
+            Save
+          </button>
+          <button
+            type="button"
+            className="btn"
+            disabled={save.isPending || !edited}
+            onClick={() => {
+              setDraft(null);
+              setStatus(null);
+            }}
+          >
+            Discard
+          </button>
+          {status ? (
+            <span role="status" className={status.kind === 'error' ? 'error-text' : 'muted'}>
+              {status.text}
+            </span>
+          ) : invalid ? (
+            <span role="status" className="error-text">
+              {Object.keys(errors).length === 1 ? 'A field above needs attention before saving.' : `${Object.keys(errors).length} fields above need attention before saving.`}
+            </span>
+          ) : changed ? (
+            <span className="muted">Unsaved changes.</span>
+          ) : null}
+        </div>
+      </form>
+    </section>
+  );
+}
