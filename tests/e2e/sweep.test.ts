@@ -178,10 +178,9 @@ describe('consolidation in Chromium', () => {
   });
 
   it('Consolidate… from the scope row button finds nothing when nothing qualifies, and says why', async () => {
-    // After the undo the restored files are fresh (written now); deploy-old.md (left out of the
-    // apply) is still unused, and the two testing notes still say the same: pinned, none qualifies
-    // (a pinned file is never deleted nor merged away).
-    for (const name of ['deploy-old.md', 'testing.md', 'notes/testing-copy.md']) await rpc(served, 'memory/setPinned', { workspaceId: await workspaceId(), path: `${P}/${name}`, pinned: true });
+    // Every file that could qualify, pinned (whether or not the test above ran): a pinned file is
+    // never deleted nor merged away, and the rest are fresh.
+    for (const name of ['old-notes.md', 'deploy-old.md', 'testing.md', 'notes/testing-copy.md']) await rpc(served, 'memory/setPinned', { workspaceId: await workspaceId(), path: `${P}/${name}`, pinned: true });
     const page = await openPage(browser.context, served.address, { row: `${P}/testing.md` });
     await scopeRow(page).hover();
     await scopeRow(page).getByRole('button', { name: 'Consolidate project memory…' }).click();
