@@ -393,7 +393,9 @@ export const router = os.router({
         try {
           // The extractor is the setting sweepExtractor's (rules, or a model configured as the harvest's).
           const extractor = sweepExtractorFor(context.registry.settings());
-          return await sweeps.propose(session, { scope: input.scope, extractor, ...(input.days !== undefined ? { days: input.days } : {}), ...(signal ? { signal } : {}) });
+          const outcome = await sweeps.propose(session, { scope: input.scope, extractor, ...(input.days !== undefined ? { days: input.days } : {}), ...(signal ? { signal } : {}) });
+          // "Nothing" says what the checks refused too (a model's answer, every change refused).
+          return outcome.status === 'nothing' ? { ...outcome, refused: [...outcome.refused] } : outcome;
         } catch (err) {
           if (signal?.aborted) return { status: 'error' as const, message: 'Cancelled: nothing was proposed and nothing was written.' };
           throw err;
