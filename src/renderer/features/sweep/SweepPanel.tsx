@@ -382,9 +382,12 @@ function ChangeRow({ workspaceId, change, checked, shown, onCheck, onShow }: Cha
   return (
     <li className={`sweep-change ${change.kind}${checked ? '' : ' unchecked'}`}>
       <div className="sweep-change-head">
-        <input type="checkbox" data-change={key} checked={checked} onChange={onCheck} aria-label={label} aria-describedby={`${diffId}-reason`} />
-        <span className={`sweep-kind ${change.kind}`}>{kindLabel(change.kind)}</span>
-        <code className="sweep-path">{change.path}</code>
+        <input id={`${diffId}-box`} type="checkbox" data-change={key} checked={checked} onChange={onCheck} aria-label={label} aria-describedby={`${diffId}-reason`} />
+        {/* A click on the kind or the path checks it too (the checkbox keeps its own name). */}
+        <label htmlFor={`${diffId}-box`} className="sweep-change-label">
+          <span className={`sweep-kind ${change.kind}`}>{kindLabel(change.kind)}</span>
+          <code className="sweep-path">{change.path}</code>
+        </label>
         <button type="button" className="btn small sweep-show" aria-expanded={shown} aria-controls={diffId} aria-label={`${shown ? 'Hide' : 'Show'} the diff of ${change.path}`} onClick={onShow}>
           {shown ? <ChevronDown size={13} aria-hidden /> : <ChevronRight size={13} aria-hidden />} Diff
         </button>
