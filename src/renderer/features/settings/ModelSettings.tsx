@@ -45,7 +45,7 @@ const confidenceSchema = settingsSchema.shape.harvestMinConfidence.unwrap();
 export const COMMAND_EXAMPLES = ['claude -p --output-format json', 'codex exec --skip-git-repo-check -'] as const;
 
 const API_HINTS: Record<Api, { url: string; key: string; hint: string }> = {
-  anthropic: { url: 'https://api.anthropic.com', key: 'ANTHROPIC_API_KEY', hint: "Anthropic's Messages API: https://api.anthropic.com." },
+  anthropic: { url: 'https://api.anthropic.com', key: 'ANTHROPIC_API_KEY', hint: 'Anthropic’s Messages API: https://api.anthropic.com.' },
   openai: { url: 'https://api.openai.com/v1', key: 'OPENAI_API_KEY', hint: 'An OpenAI-compatible server: its base URL, ending in /v1.' },
 };
 
@@ -242,7 +242,7 @@ export function ModelSettingsPanel() {
           </p>
           <div role="radiogroup" aria-label="Consolidation proposes with" className="models-choices">
             {choice('sweep', 'rules', 'Deleting files no agent has used for 60 days, merging files that say the same thing.')}
-            {choice('sweep', 'command', "The command below, given the scope's files on its stdin.")}
+            {choice('sweep', 'command', <>The command below, given the scope&rsquo;s files on its stdin.</>)}
             {choice('sweep', 'http', 'The model below, asked over HTTP.')}
           </div>
         </fieldset>
