@@ -79,6 +79,22 @@ describe('Settings: Models', () => {
     expect((await stored(b)).harvestCommand).toBe('codex exec --skip-git-repo-check -');
   });
 
+  it('stored settings a hand edit left incomplete (a model chosen, none set) are named on opening, before anything is run', async () => {
+    const user = userEvent.setup();
+    const b = await makeBackend();
+    await b.client.settings.set({ sweepExtractor: 'http' });
+    await renderWithBackend(<SettingsView dark={false} dirtyRef={{ current: false }} />, b);
+    await user.click(await screen.findByRole('tab', { name: 'Models' }));
+    const form = within(await screen.findByRole('form', { name: 'Models for the harvest and consolidation' }));
+    expect(radio(form, 'Consolidation proposes with', 'A model over HTTP').checked).toBe(true);
+    expect(form.getAllByText('Needed: consolidation asks this model.')).toHaveLength(3);
+    expect(form.getByText('3 fields above need attention before saving.')).toBeTruthy();
+    // Choosing the rules again is a change that can be saved.
+    await user.click(radio(form, 'Consolidation proposes with', 'Rules (offline)'));
+    await user.click(form.getByRole('button', { name: 'Save' }));
+    await waitFor(async () => expect(await stored(b)).toEqual(DEFAULTS));
+  });
+
   it('a model over HTTP: each missing or invalid field is named under it and nothing is saved; the key is asked for by its variable name only', async () => {
     const { user, b, form } = await open();
     await user.click(radio(form, 'Harvest proposes with', 'A model over HTTP'));
