@@ -95,7 +95,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
     // Without an early answer, the instructions are computed here, within the workspace's injection settings (issue 23).
     const context = early ? early.context : await sessionContext(builder, session, mode, { injection: readInjection(services.home, session.workspaceId) });
-    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, context });
+    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, sweeps: services.sweeps, context });
   } catch (err) {
     await services.close();
     throw err;

@@ -41,6 +41,7 @@ import type { ChangeSource } from '../journal/session-changes';
 import type { ContextBuilder } from '../memory/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
+import type { Sweeps } from '../sweep/sweeps';
 import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
 import { createMemoryMcpServer, type MemoryMcp } from './memory-mcp-server';
 import { proposalHost } from './memory-propose';
@@ -65,6 +66,8 @@ export interface McpHttpEndpointOptions {
   readonly changes: ChangeSource;
   /** Where `memory_propose` puts what passes the checks (default: the registry's home's inbox). */
   readonly inbox?: InboxStore;
+  /** Where `memory_consolidate` stores proposals (the host's); without it the tool proposes nothing. */
+  readonly sweeps?: Sweeps;
   readonly maxSessions?: number;
   /** Close a session after this long without a request, ms (default one day). */
   readonly idleMs?: number;
@@ -223,7 +226,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       const { session, mode, cwd } = await bind(req, url);
       // The instructions' hot set within the workspace's injection settings (issue 23), as cairn mcp's.
       const context = await sessionContext(builder, session, mode, { injection: injectionFor(registry.settings(), session.workspaceId) });
-      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes, proposals: proposalHost(registry, inbox, cwd), context });
+      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes, proposals: proposalHost(registry, inbox, cwd), ...(options.sweeps ? { sweeps: options.sweeps } : {}), context });
       let entry: LiveSession | null = null;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

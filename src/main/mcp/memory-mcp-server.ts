@@ -3,7 +3,9 @@
  * src/common), `memory_search`, and the memory index and hot set in the server's instructions and
  * as resources; one resource per memory file visible to the session, with change notifications;
  * and the `agent` harvest backend (./memory-propose.ts: the prompt `harvest` and the tool
- * `memory_propose`, in every mode, since it writes no memory).
+ * `memory_propose`, in every mode, since it writes no memory), and the `agent` sweep backend
+ * (./memory-consolidate.ts: the prompt `consolidate` and the tool `memory_consolidate`, in every
+ * mode too: it stores a proposal for a person, never memory).
  * The same server runs over stdio (`cairn mcp`) and Streamable HTTP (`/mcp`, ./http-endpoint.ts).
  *
  * Session stability: the instructions and the `cairn://index` / `cairn://hot-set` resources are
@@ -38,7 +40,9 @@ import { subscribeSession, type ChangeSource } from '../journal/session-changes'
 import type { ContextBuilder } from '../memory/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
+import type { Sweeps } from '../sweep/sweeps';
 import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../memory/session-search';
+import { registerConsolidation } from './memory-consolidate';
 import { registerProposals, type ProposalHost } from './memory-propose';
 import { refuseInvalidParams } from './request-guard';
 import { SERVER_NAME, SERVER_VERSION, sessionContext, type SessionContext } from './session-context';
@@ -56,6 +60,8 @@ export interface MemoryMcpOptions {
   readonly notifyDelayMs?: number;
   /** Where `memory_propose` puts what passes the checks; without it the tool proposes nothing. */
   readonly proposals?: ProposalHost;
+  /** Where `memory_consolidate` stores its proposals (the home's); without it the tool proposes nothing. */
+  readonly sweeps?: Sweeps;
   /** The session's context, when it was computed before the server (`cairn mcp` answers `initialize` early with it). */
   readonly context?: SessionContext;
 }
@@ -124,6 +130,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
   );
 
   registerProposals(server, { host: options.proposals, service, session });
+  registerConsolidation(server, { sweeps: options.sweeps, session });
 
   server.registerResource('memory-index', 'cairn://index', { title: 'Memory index', description: 'Every memory file with its description (as of the start of this session).', mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: index }],

@@ -59,7 +59,11 @@ function shapeProblem(error: z.ZodError): string {
 
 /** The model's answer read and grouped into proposed changes (see the header). */
 export function changesOfAnswer(output: string, input: SweepInput): SweepAnswer {
-  const list = answerList(output, 'changes');
+  return changesOfItems(answerList(output, 'changes'), input);
+}
+
+/** The items of an answer's "changes", each read on its own and grouped (the `agent` backend's, mcp/memory-consolidate.ts, come from its tool call). */
+export function changesOfItems(list: readonly unknown[], input: SweepInput): SweepAnswer {
   const refused: SweepRefusal[] = [];
   const root = formatMemoryPath(input.scope);
   // A path given relative to the scope is taken as inside it; the host judges the rest.

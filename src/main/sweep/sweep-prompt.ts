@@ -15,6 +15,10 @@
  *   left in DATA_BUDGET_CHARS), is marked `"whole": false`, and shownWhole() tells model-sweep.ts
  *   which files the model may write (a model cannot rewrite what it has not seen in full);
  * - the same input gives the same prompt, byte for byte (no clock but the input's, no randomness).
+ *
+ * The `agent` backend (mcp/memory-consolidate.ts) gives the running agent this same prompt with
+ * SweepPromptOptions: its own first line (the agent's session is no Cairn model run, and stays
+ * harvestable), and the answer asked for as a call of its tool, the changes' "op" named "kind".
  */
 import { SWEEP_MAX_CHANGES } from '../../common/sweep/proposal';
 import { formatMemoryPath } from '../../common/memory/paths';
@@ -59,17 +63,24 @@ export function shownFiles(input: SweepInput): ShownFile[] {
 const day = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 10));
 const dayOfIso = (iso: string | null) => (iso === null ? null : iso.slice(0, 10));
 
-const EXAMPLE = JSON.stringify({
-  changes: [
-    { op: 'delete', path: '/memories/project/old-notes.md', basedOn: '<its sha256>', reason: 'Not used for 200 days; describes the build before the move to Vite.' },
-    { op: 'delete', path: '/memories/project/testing-2.md', basedOn: '<its sha256>', mergedInto: '/memories/project/testing.md', reason: 'Says the same as testing.md.' },
-    { op: 'write', path: '/memories/project/testing.md', basedOn: '<its sha256>', content: '<the whole new text of the file>', reason: 'Keeps the one line testing-2.md had that it lacked.' },
-    { op: 'rename', path: '/memories/project/misc.md', to: '/memories/project/release-steps.md', basedOn: '<its sha256>', reason: 'The file only holds the release steps.' },
-  ],
-});
+const exampleChanges = (key: string) => [
+    { [key]: 'delete', path: '/memories/project/old-notes.md', basedOn: '<its sha256>', reason: 'Not used for 200 days; describes the build before the move to Vite.' },
+    { [key]: 'delete', path: '/memories/project/testing-2.md', basedOn: '<its sha256>', mergedInto: '/memories/project/testing.md', reason: 'Says the same as testing.md.' },
+    { [key]: 'write', path: '/memories/project/testing.md', basedOn: '<its sha256>', content: '<the whole new text of the file>', reason: 'Keeps the one line testing-2.md had that it lacked.' },
+    { [key]: 'rename', path: '/memories/project/misc.md', to: '/memories/project/release-steps.md', basedOn: '<its sha256>', reason: 'The file only holds the release steps.' },
+  ];
+const EXAMPLE = JSON.stringify({ changes: exampleChanges('op') });
 
-/** The prompt for a sweep of `input` (see the header). */
-export function sweepPrompt(input: SweepInput): string {
+/** How the prompt is put to a running agent rather than a model (see the header). */
+export interface SweepPromptOptions {
+  /** Its first line, instead of HARVEST_PROMPT_MARKER. */
+  readonly marker: string;
+  /** The MCP tool the agent answers with: {"scope", "changes"}, each change's operation in "kind". */
+  readonly tool: string;
+}
+
+/** The prompt for a sweep of `input` (see the header); `agent`: as put to a running agent. */
+export function sweepPrompt(input: SweepInput, agent?: SweepPromptOptions): string {
   const root = formatMemoryPath(input.scope);
   const stale = new Set(input.stale);
   const shown = shownFiles(input);
@@ -97,7 +108,16 @@ export function sweepPrompt(input: SweepInput): string {
   const data = lines.join('\n');
   const { begin, end } = fenceOf('MEMORY', data);
   const since = input.since.last ? `since the last consolidation (${dayOfIso(input.since.last.at)})` : 'in the recorded history (there has been no consolidation yet)';
-  return `${HARVEST_PROMPT_MARKER}
+  const key = agent ? 'kind' : 'op';
+  const answer = agent
+    ? `Answer by calling the tool \`${agent.tool}\` once, with "scope": "${input.scope}" and "changes", a list in exactly this shape:
+${JSON.stringify(exampleChanges('kind'))}`
+    : `Answer with one JSON object and nothing else, no prose and no code fence, in exactly this shape:
+${EXAMPLE}`;
+  const none = agent
+    ? `If nothing should change, call it with "changes": []. Do not change memory yourself (no \`memory\` tool command): Cairn checks your changes and keeps them as a proposal that a person reviews and applies.`
+    : `If nothing should change, answer {"changes":[]}.`;
+  return `${agent ? agent.marker : HARVEST_PROMPT_MARKER}
 You are the consolidator of Cairn, a tool that keeps the memory of AI coding agents. Below are the memory files of one scope, ${root}, with how much agents use each. Every line of memory costs tokens in every later session, so memory should stay lean: propose at most ${SWEEP_MAX_CHANGES} changes that make it smaller, clearer and truer without losing anything a later session needs. A person previews every change and applies only those they agree with; fewer and right beats many and doubtful. If the memory is fine as it is, propose nothing.
 
 What to propose:
@@ -118,9 +138,8 @@ ${begin}
 ${data}
 ${end}
 
-Answer with one JSON object and nothing else, no prose and no code fence, in exactly this shape:
-${EXAMPLE}
-Each change has "op" ("write", "delete" or "rename"), "path" (a file's path exactly as given, or for a write into a new file its new path in ${root}), "basedOn" (the sha256 given for that file, copied exactly; null only for a write into a new file), and "reason" (one sentence for the person: why). A "write" has "content": the whole new text of the file (at most 100 KiB). A "rename" has "to": the new path. A "delete" of a file merged into another has "mergedInto": the kept file's path. Each file appears in at most one change, except that a file written may be the "mergedInto" of deletes.
-If nothing should change, answer {"changes":[]}.
+${answer}
+Each change has "${key}" ("write", "delete" or "rename"), "path" (a file's path exactly as given, or for a write into a new file its new path in ${root}), "basedOn" (the sha256 given for that file, copied exactly; null only for a write into a new file), and "reason" (one sentence for the person: why). A "write" has "content": the whole new text of the file (at most 100 KiB). A "rename" has "to": the new path. A "delete" of a file merged into another has "mergedInto": the kept file's path. Each file appears in at most one change, except that a file written may be the "mergedInto" of deletes.
+${none}
 `;
 }
