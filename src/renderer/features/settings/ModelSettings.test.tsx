@@ -39,7 +39,9 @@ describe('Settings: Models', () => {
     expect(radio(form, 'Consolidation proposes with', 'Rules (offline)').checked).toBe(true);
     expect((form.getByRole('spinbutton', { name: 'Minimum confidence' }) as HTMLInputElement).value).toBe('0.6');
     // What the agent can do with no setting is said.
-    expect(form.getByText(/the running agent can propose too/)).toBeTruthy();
+    expect(form.getAllByText(/the running agent can propose too/)).toHaveLength(2);
+    expect(form.getByText('/mcp__cairn__harvest')).toBeTruthy();
+    expect(form.getByText('/mcp__cairn__consolidate')).toBeTruthy();
     const save = form.getByRole('button', { name: 'Save' }) as HTMLButtonElement;
     expect(save.disabled).toBe(true);
     expect((form.getByRole('button', { name: 'Discard' }) as HTMLButtonElement).disabled).toBe(true);

@@ -5,6 +5,8 @@
  * environment variable holding its key, never the key), both backends sharing one command and one
  * model; and the harvest's `harvestMinConfidence`. Stored through settings.set, read by `cairn
  * harvest`, `cairn sweep` and the app at their next run (`--extractor` still overrides for one run).
+ * The `agent` backends need no setting: the running agent proposes through the MCP prompts
+ * `harvest` and `consolidate`, as each card says.
  *
  * One draft for the whole form, saved by Save or dropped by Discard; until it is edited the form
  * shows the stored settings as they are. Each value is checked as common/api/settings.ts's schema
@@ -15,6 +17,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { z } from 'zod';
 import { HARVEST_EXTRACTORS, settingsSchema } from '../../../common/api/settings';
+import { CONSOLIDATE_PROMPT, HARVEST_PROMPT } from '../../../common/memory/tool-description';
 import { useApi } from '../../api/api-context';
 import './model-settings.css';
 
@@ -114,6 +117,15 @@ function safeProtocol(url: string): string {
   } catch {
     return '';
   }
+}
+
+/** What the running agent can do with no setting: propose through one of Cairn's MCP prompts. */
+function AgentLine({ prompt }: { prompt: string }) {
+  return (
+    <p className="muted models-agent">
+      With no setting, the running agent can propose too, through Cairn&rsquo;s MCP server: its <code>{prompt}</code> prompt (<code>/mcp__cairn__{prompt}</code> in Claude Code).
+    </p>
+  );
 }
 
 const BACKEND_LABELS: Record<Backend, string> = { rules: 'Rules (offline)', command: 'A command', http: 'A model over HTTP' };
@@ -230,9 +242,7 @@ export function ModelSettingsPanel() {
               {under('minConfidence', 'Proposals less sure than this (from 0 to 1) are dropped; 0.6 by default.')}
             </div>
           </div>
-          <p className="muted models-agent">
-            With no setting, the running agent can propose too, through Cairn&rsquo;s MCP server: its <code>harvest</code> prompt (<code>/mcp__cairn__harvest</code> in Claude Code).
-          </p>
+          <AgentLine prompt={HARVEST_PROMPT} />
         </fieldset>
 
         <fieldset className="models-card">
@@ -245,6 +255,7 @@ export function ModelSettingsPanel() {
             {choice('sweep', 'command', <>The command below, given the scope&rsquo;s files on its stdin.</>)}
             {choice('sweep', 'http', 'The model below, asked over HTTP.')}
           </div>
+          <AgentLine prompt={CONSOLIDATE_PROMPT} />
         </fieldset>
 
         <fieldset className="models-card">
