@@ -96,7 +96,7 @@ describe('cairn mcp, answering initialize before its server has loaded', () => {
     try {
       const instructions = client.getInstructions() ?? '';
       expect(instructions).toBe(await fs.readFile(path.join(CONTEXT_GOLDENS, 'mcp-instructions.txt'), 'utf8'));
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_propose', 'memory_search']);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_consolidate', 'memory_propose', 'memory_search']);
       const created = await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/early.md', file_text: 'answered early\n' } });
       expect(created.content).toEqual([{ type: 'text', text: 'File created successfully at: /memories/global/early.md' }]);
       expect(await fs.readFile(path.join(sb.roots.global, 'early.md'), 'utf8')).toBe('answered early\n');
@@ -168,10 +168,10 @@ describe('cairn mcp, answering initialize before its server has loaded', () => {
       answers.set(answer.id, answer);
     }
     expect([...answers.keys()].sort()).toEqual([2, 3, 4, 5, 6]);
-    expect(answers.get(2)!.result!.tools).toHaveLength(3);
+    expect(answers.get(2)!.result!.tools).toHaveLength(4);
     expect(answers.get(3)!.result!.content).toEqual([{ type: 'text', text: 'File created successfully at: /memories/workspace/sent-early.md' }]);
     expect(JSON.stringify(answers.get(4)!.result)).toContain('/memories/project/build.md');
-    expect(answers.get(5)!.result!.prompts).toEqual([expect.objectContaining({ name: 'harvest' })]);
+    expect(answers.get(5)!.result!.prompts).toEqual([expect.objectContaining({ name: 'harvest' }), expect.objectContaining({ name: 'consolidate' })]);
     expect(answers.get(6)!.result).toEqual({});
     expect(await fs.readFile(path.join(sb.roots.workspace, 'sent-early.md'), 'utf8')).toBe('kept\n');
     expect(session.stderr()).toBe('');

@@ -92,7 +92,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('runs every command in every scope with the protocol texts, search, instructions and resources', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_propose', 'memory_search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_consolidate', 'memory_propose', 'memory_search']);
     const call = async (args: Record<string, unknown>) => client.callTool({ name: 'memory', arguments: args });
     for (const scope of SCOPES) {
       const p = `/memories/${scope}/notes/a.md`;
@@ -124,7 +124,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     // The token is not accepted in the query string.
     expect((await rawPost({}, `/mcp?token=${mcpToken}`)).status).toBe(401);
     const viaLaunchToken = await connect(undefined, web.token);
-    expect((await viaLaunchToken.listTools()).tools).toHaveLength(3);
+    expect((await viaLaunchToken.listTools()).tools).toHaveLength(4);
     // The MCP token opens /mcp only, not the app's API.
     const api = await fetch(`${web.url}/api/rpc/workspaces/list`, { method: 'POST', headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json' }, body: '{}' });
     expect(api.status).toBe(401);
@@ -285,12 +285,12 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       await b.listTools(); // b is in use; a has been quiet for over 10 minutes
       await open();
       await expect(a.listTools()).rejects.toThrow(/404|unknown or has ended/);
-      expect((await b.listTools()).tools).toHaveLength(3);
+      expect((await b.listTools()).tools).toHaveLength(4);
       expect(small.endpoint.sessions().size).toBe(2);
       // Idle for exactly idleMs: kept. A moment longer: ended by the next sweep.
       clock += IDLE_MS;
       await small.endpoint.sweep();
-      expect((await b.listTools()).tools).toHaveLength(3);
+      expect((await b.listTools()).tools).toHaveLength(4);
       clock += IDLE_MS + 1;
       await small.endpoint.sweep();
       await expect(b.listTools()).rejects.toThrow(/404|unknown or has ended/);
@@ -332,7 +332,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       expect(ids).toContain(transport.sessionId!);
       expect(ids).toContain(next.headers['mcp-session-id']);
       expect(floodIds.filter((id) => ids.includes(id))).toHaveLength(1);
-      expect((await agent.listTools()).tools).toHaveLength(3);
+      expect((await agent.listTools()).tools).toHaveLength(4);
     } finally {
       await small.close();
     }
@@ -377,7 +377,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       expect(err).toBeInstanceOf(McpError);
       expect([(err as McpError).code, (err as McpError).message]).toEqual([-32602, `MCP error -32602: Invalid params for tools/call: params.arguments must be an object, not ${kind}.`]);
     }
-    expect((await client.listTools()).tools).toHaveLength(3);
+    expect((await client.listTools()).tools).toHaveLength(4);
   });
 
   it('ends a session on DELETE; an unknown session id is a 404', async () => {

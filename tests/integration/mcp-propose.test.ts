@@ -156,7 +156,7 @@ describe('the agent harvest backend over MCP', () => {
   it('offers the prompt harvest, whose message asks for memory_propose with quotes as evidence', async () => {
     const client = await connect();
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((p) => p.name)).toEqual(['harvest']);
+    expect(prompts.map((p) => p.name)).toEqual(['harvest', 'consolidate']);
     const prompt = await client.getPrompt({ name: 'harvest' });
     expect(prompt.messages).toHaveLength(1);
     expect(prompt.messages[0]!.role).toBe('user');
@@ -261,7 +261,7 @@ describe('the agent harvest backend over HTTP (/mcp)', () => {
         return client;
       };
       const byCwd = await open(`cwd=${encodeURIComponent(sb.checkout)}&mode=plan`);
-      expect((await byCwd.listPrompts()).prompts.map((p) => p.name)).toEqual(['harvest']);
+      expect((await byCwd.listPrompts()).prompts.map((p) => p.name)).toEqual(['harvest', 'consolidate']);
       expect(await propose(byCwd, [PNPM])).toMatchObject({ isError: false, text: expect.stringMatching(/^Proposed 1 of 1/) });
       const byWorkspace = await open(`workspace=${workspaceOfCheckout()}`);
       expect(await propose(byWorkspace, [WIDGET_TESTS])).toMatchObject({ isError: false, text: expect.stringMatching(/^Proposed 1 of 1/) });

@@ -120,7 +120,7 @@ describe('cairn mcp over stdio, on input no client should send', () => {
     expect(err.code).toBe(-32600);
     expect(err.message).toMatch(/the message is too large: \d{8} bytes, and the limit is 10 MiB \(10485760 bytes\)/);
     // The session goes on: the next calls are answered.
-    expect((await client.listTools()).tools).toHaveLength(3);
+    expect((await client.listTools()).tools).toHaveLength(4);
     expect(text(await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/global/small.md', file_text: 'ok' } }))).toBe(
       'File created successfully at: /memories/global/small.md',
     );
@@ -210,7 +210,7 @@ describe('cairn mcp over stdio, on input no client should send', () => {
     }
     const missing = await mcpErrorOf(client.request({ method: 'resources/read', params: {} as never }, CallToolResultSchema));
     expect([missing.code, missing.message]).toEqual([-32602, 'MCP error -32602: Invalid params for resources/read: params.uri is missing; it must be a string.']);
-    expect((await client.listTools()).tools).toHaveLength(3);
+    expect((await client.listTools()).tools).toHaveLength(4);
   });
 
   it('cuts a 5 MB old_str in the str_replace error to its first 200 characters and its length', async () => {

@@ -54,7 +54,7 @@ describe('cairn mcp over stdio', () => {
     expect(memory.inputSchema.required).toEqual(['command']);
     expect(memory.annotations).toMatchObject({ destructiveHint: true });
     expect(memory.description).toMatch(/Before acting on a task, check relevant memories/);
-    expect(tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_propose', 'memory_search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['memory', 'memory_consolidate', 'memory_propose', 'memory_search']);
   });
 
   it('reads a null field as absent, in both tools, and its input schemas say the optional fields may be null', async () => {
