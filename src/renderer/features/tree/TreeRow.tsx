@@ -167,16 +167,14 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
         <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count === 1 ? '1 file' : `${row.count} files`}`} className={`row scope-row${active ? ' active' : ''}${dropClass(over)}`} onClick={() => actions.onToggle(row.id)} {...common} {...dropProps(row, actions, setOver)}>
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           <span className="scope-label">{SCOPE_LABELS[row.scope]}</span>
-          <span className="count">{row.available ? row.count : '—'}</span>
-          {actions.onConsolidate && (
+          {actions.onConsolidate && withActions && row.available && row.count > 0 && (
             <span className="actions scope-actions">
-              {withActions && row.available && row.count > 0 && (
-                <button type="button" className="icon-btn" aria-label={`Consolidate ${row.scope} memory…`} title="Consolidate…: propose deleting unused files and merging near-duplicates, for you to review" tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onConsolidate?.(row.scope))}>
-                  <BrushCleaning size={14} aria-hidden />
-                </button>
-              )}
+              <button type="button" className="icon-btn" aria-label={`Consolidate ${row.scope} memory…`} title="Consolidate…: propose deleting unused files and merging near-duplicates, for you to review" tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onConsolidate?.(row.scope))}>
+                <BrushCleaning size={14} aria-hidden />
+              </button>
             </span>
           )}
+          <span className="count">{row.available ? row.count : '—'}</span>
         </div>
       );
     case 'note':
