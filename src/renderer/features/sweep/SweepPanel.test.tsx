@@ -3,10 +3,11 @@
 // (written by an agent, so the rules propose merging each), proposed as the view opens; the
 // summary, every change checked; unchecking one (a click, or Space from the keyboard after the
 // arrows) and Apply sends only the other's path (`only`), and the outcome says what was applied
-// and what was left out, and on disk only that merge happened; Undo takes it back. A file an agent
-// changed after the proposal is flagged in its diff and its change skipped as a conflict. Cancel aborts
-// the proposal's call (the route, asked with that signal, stores nothing) and says so; a scope with nothing to do says so, and why;
-// Escape closes the view.
+// and what was left out, and on disk only that merge happened; Undo takes it back. Discard drops
+// the proposal and writes nothing. A file an agent changed after the proposal is flagged in its
+// diff and its change skipped as a conflict, in words. Cancel aborts the proposal's call (the
+// route, asked with that signal, stores nothing) and says so; a scope with nothing to do says so,
+// and why; Escape closes the view.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { screen, waitFor, within } from '@testing-library/react';
@@ -125,6 +126,20 @@ describe('the consolidation view', () => {
     // The agent's text stands; the other merge happened.
     expect(onDisk(backend, 'deploy-copy.md')).toBe(`${DEPLOY}Announce releases in #eng.\n`);
     expect(exists(backend, 'tests-copy.md')).toBe(false);
+  });
+
+  it('Discard drops the proposal and writes nothing', async () => {
+    const backend = await makeBackend();
+    await seedDuplicates(backend);
+    await renderWithBackend((b) => <SweepPanel workspaceId={b.workspaceId} scope="project" fileCount={4} onClose={() => {}} />, backend);
+    const view = screen.getByRole('region', { name: 'Consolidate project memory' });
+    await within(view).findByText('2 merges');
+    await userEvent.setup().click(within(view).getByRole('button', { name: 'Discard' }));
+    await within(view).findByText('Discarded the proposal; nothing was written.');
+    const { proposals } = await backend.client.sweep.list({ workspaceId: backend.workspaceId });
+    expect(proposals.map((p) => p.state)).toEqual(['discarded']);
+    expect(exists(backend, 'tests-copy.md') && exists(backend, 'deploy-copy.md')).toBe(true);
+    expect(onDisk(backend, 'tests.md')).toBe(TESTS);
   });
 
   it('Cancel aborts the proposal call and says nothing was written', async () => {
