@@ -243,7 +243,9 @@ Runs Cairn's MCP server on stdio for one agent session: the \`memory\` tool, \`m
 memory index and hot set in its instructions, and resources: cairn://index, cairn://hot-set and
 one per memory file (cairn://memory/<scope>/<path>, subscribable). The prompt \`harvest\` asks the
 agent to propose memories from its session with the tool \`memory_propose\`, for your review in the
-inbox. Agents start it themselves (see \`cairn setup\`).
+inbox; the prompt \`consolidate\` gives it a scope's files and asks for a consolidation with the tool
+\`memory_consolidate\`, kept as a proposal for your review (cairn sweep show ID). Neither writes
+memory. Agents start it themselves (see \`cairn setup\`).
 
 Options:
   --cwd DIR        the directory the agent works in (default: the current directory)
@@ -326,7 +328,8 @@ The extractor is the setting sweepExtractor (default rules, offline), or --extra
 command / http, a model configured as for the harvest (harvestCommand, harvestHttp), given the
 files (secrets removed) as data. Every change it answers is checked: one not based on the file
 as it is, or deleting, merging or renaming away a pinned or recently written file, or with
-flagged content, is refused and listed with why. Ctrl-C stops the model.
+flagged content, is refused and listed with why. Ctrl-C stops the model. The agent you work
+with can propose too, through MCP: its prompt \`consolidate\` and tool \`memory_consolidate\`.
 The proposal also lists what changed in the scope since the last consolidation; when nothing
 did and no file is unused, the answer is "nothing to consolidate". A newer proposal for a scope
 replaces the older one; a proposal expires after 7 days.
