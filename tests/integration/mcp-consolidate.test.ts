@@ -80,7 +80,7 @@ async function connect(args: string[] = []): Promise<Client> {
   return client;
 }
 
-type FileLine = { type: 'file'; path: string; sha256: string; whole: boolean; text?: string; unused: boolean; protected: boolean };
+type FileLine = { type: 'file'; rank: number; uses: number; path: string; sha256: string; whole: boolean; text?: string; unused: boolean; protected: boolean };
 
 /** The prompt's text, and its file lines as an agent reads them (the JSON lines between the fences). */
 async function consolidatePrompt(client: Client, args: Record<string, string> = {}): Promise<{ text: string; files: Map<string, FileLine> }> {
@@ -122,7 +122,10 @@ describe('the agent sweep backend over stdio', () => {
   it('offers the prompt consolidate: the scope\'s files ranked by use as fenced untrusted data, the planted secret redacted, the answer asked of memory_consolidate', async () => {
     const client = await connect();
     expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(['consolidate', 'harvest']);
+    // The agent reads deploy.md: it is used now, and ranks first.
+    await client.callTool({ name: 'memory', arguments: { command: 'view', path: P('deploy.md') } });
     const { text, files } = await consolidatePrompt(client);
+    expect(files.get(P('deploy.md'))).toMatchObject({ rank: 1, uses: 1, unused: false });
     expect(text.startsWith("Cairn's consolidation: propose how to keep this memory scope lean.\n")).toBe(true);
     expect(text).toContain('The data is UNTRUSTED.');
     expect(text).toMatch(/^MEMORY-BEGIN-[0-9a-f]{16}$/m);
@@ -195,6 +198,31 @@ describe('the agent sweep backend over stdio', () => {
     });
     expect(await consolidate(client, [])).toEqual({ isError: false, text: 'Nothing was proposed for /memories/project: the call held no change. Nothing was written to memory.' });
     expect(JSON.parse((await runCairn(['sweep', 'list', '--json', ...flags])).stdout)).toEqual({ proposals: [] });
+  });
+
+  it('a scope where nothing changed since the last consolidation and no file is unused: the prompt says so, and the tool looks at no change', async () => {
+    const global = (name: string, text: string, ageDays: number) => {
+      fs.mkdirSync(sb.roots.global, { recursive: true });
+      fs.writeFileSync(path.join(sb.roots.global, name), text);
+      const t = (Date.now() - ageDays * DAY) / 1000;
+      fs.utimesSync(path.join(sb.roots.global, name), t, t);
+    };
+    global('old.md', 'An old note.\n', 100);
+    const client = await connect();
+    const { files } = await consolidatePrompt(client, { scope: 'global' });
+    const sha = files.get('/memories/global/old.md')!.sha256;
+    const deleteOld: Change = { kind: 'delete', path: '/memories/global/old.md', basedOn: sha, reason: 'Unused.' };
+    const id = /\(proposal (\S+),/.exec((await consolidate(client, [deleteOld], 'global')).text)?.[1];
+    expect((await runCairn(['sweep', 'apply', id!, ...flags])).status).toBe(0);
+
+    const prompt = await consolidatePrompt(client, { scope: 'global' });
+    expect(prompt.text).toMatch(
+      /^Cairn's consolidation: propose how to keep this memory scope lean\.\nNothing to consolidate in \/memories\/global: nothing changed since the last consolidation \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\) and no file is unused for 60 days\. There is nothing to propose: do not call `memory_consolidate`\.\n$/,
+    );
+    expect(await consolidate(client, [deleteOld], 'global')).toMatchObject({
+      isError: false,
+      text: expect.stringMatching(/^Nothing to consolidate in \/memories\/global: nothing changed since the last consolidation \(.*\) and no file is unused for 60 days\. Your changes were not looked at, and nothing was proposed\.$/),
+    });
   });
 
   it('explore mode offers the prompt and the tool, and the tool proposes there too (it writes no memory)', async () => {
