@@ -3,11 +3,12 @@
 // (written by an agent, so the rules propose merging each), proposed as the view opens; the
 // summary, every change checked; unchecking one (a click, or Space from the keyboard after the
 // arrows) and Apply sends only the other's path (`only`), and the outcome says what was applied
-// and what was left out, and on disk only that merge happened; Undo takes it back. Discard drops
-// the proposal and writes nothing. A file an agent changed after the proposal is flagged in its
-// diff and its change skipped as a conflict, in words. Cancel aborts the proposal's call (the
-// route, asked with that signal, stores nothing) and says so; a scope with nothing to do says so,
-// and why; Escape closes the view.
+// and what was left out, and on disk only that merge happened; Undo takes it back. A proposal
+// already waiting is shown, not replaced, until Propose again. Discard drops the proposal and
+// writes nothing. A file an agent changed after the proposal is flagged in its diff and its change
+// skipped as a conflict, in words. Cancel aborts the proposal's call (the route, asked with that
+// signal, stores nothing) and says so; a scope with nothing to do says so, and why; Escape closes
+// the view.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { screen, waitFor, within } from '@testing-library/react';
@@ -128,6 +129,31 @@ describe('the consolidation view', () => {
     expect(exists(backend, 'tests-copy.md')).toBe(false);
   });
 
+  it('shows a proposal already waiting (cairn sweep, an agent) instead of replacing it; Propose again makes a new one', async () => {
+    const backend = await makeBackend();
+    await seedDuplicates(backend);
+    const waiting = await backend.client.sweep.propose({ workspaceId: backend.workspaceId, scope: 'project' });
+    if (waiting.status !== 'proposed') throw new Error('expected a proposal');
+    let proposed = 0;
+    const counted = withSweep(backend, {
+      propose: ((input, options) => {
+        proposed++;
+        return backend.client.sweep.propose(input, options);
+      }) as Sweep['propose'],
+    });
+    await renderWithBackend((b) => <SweepPanel workspaceId={b.workspaceId} scope="project" fileCount={4} onClose={() => {}} />, counted);
+    const view = screen.getByRole('region', { name: 'Consolidate project memory' });
+    await within(view).findByText(/^This proposal was waiting for you \(made just now by the rules/);
+    within(view).getByText('2 merges');
+    expect(proposed).toBe(0);
+    await userEvent.setup().click(within(view).getByRole('button', { name: 'Propose again' }));
+    await waitFor(() => expect(within(view).queryByText(/was waiting for you/)).toBeNull());
+    await within(view).findByText('2 merges');
+    expect(proposed).toBe(1);
+    const { proposals } = await backend.client.sweep.list({ workspaceId: backend.workspaceId });
+    expect(proposals.find((p) => p.id === waiting.proposal.id)?.state).toBe('replaced');
+  });
+
   it('Discard drops the proposal and writes nothing', async () => {
     const backend = await makeBackend();
     await seedDuplicates(backend);
@@ -158,6 +184,8 @@ describe('the consolidation view', () => {
     await renderWithBackend((b) => <SweepPanel workspaceId={b.workspaceId} scope="project" fileCount={412} onClose={() => {}} />, held);
     const view = screen.getByRole('region', { name: 'Consolidate project memory' });
     await within(view).findByText('Looking at 412 files of project memory…');
+    // The model is being asked (the view looked for an open proposal first, and found none).
+    await waitFor(() => expect(seen).toBeDefined());
     const user = userEvent.setup();
     await user.click(within(view).getByRole('button', { name: 'Cancel' }));
     expect(seen?.aborted).toBe(true);

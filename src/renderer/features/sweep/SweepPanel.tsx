@@ -1,7 +1,8 @@
 /**
  * The consolidation view of one scope root (issue 22), where the Inbox and the editor show: it
- * asks for a proposal at once ("Looking at 412 files…", with Cancel: the call is aborted and
- * nothing is stored), then shows it: the summary ("4 deletions, 1 merge"), what changed since the
+ * shows the scope's proposal waiting to be reviewed (made by `cairn sweep` or an agent), else asks
+ * for one at once ("Looking at 412 files…", with Cancel: the call is aborted and nothing is
+ * stored; "Propose again" always asks anew), then shows it: the summary ("4 deletions, 1 merge"), what changed since the
  * last consolidation, and one row per change with its checkbox (all checked), its reason, each
  * file's usage and what happens to it, and on request each file side by side, now and after
  * (SideBySideDiff). "Apply N selected" applies only the checked changes (`sweep.apply` with their
@@ -22,13 +23,13 @@ import { useQuery } from '@tanstack/react-query';
 import { AlertTriangle, BrushCleaning, Check, ChevronDown, ChevronRight, Loader2, RotateCcw, X } from 'lucide-react';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Scope } from '../../../common/memory/constants';
-import { SWEEP_DEFAULT_DAYS, sweepSummary, type SweepChange, type SweepFile, type SweepProposal, type SweepSince } from '../../../common/sweep/proposal';
+import { SWEEP_DEFAULT_DAYS, sweepSummary, type SweepChange, type SweepFile, type SweepProposal, type SweepRefusal, type SweepSince } from '../../../common/sweep/proposal';
 import { errorMessage, useApi } from '../../api/api-context';
 import { listKeyIndex } from '../../lib/list-keys';
 import { relativeTime } from '../../lib/relative-time';
 import { useAction } from '../../lib/use-action';
 import { SideBySideDiff } from './SideBySideDiff';
-import { actorText, changeKey, diffedFiles, fileFate, fileName, kindLabel, nothingWhy, resultHeadline, sinceText, skippedText, sourceOf, usageText } from './sweep-model';
+import { actorText, changeKey, diffedFiles, extractorText, fileFate, fileName, kindLabel, nothingWhy, openProposal, proposerName, resultHeadline, sinceText, skippedText, sourceOf, usageText } from './sweep-model';
 import { useSweepRefresh, useSweepUndo } from './use-sweeps';
 
 export interface SweepPanelProps {
@@ -43,8 +44,9 @@ type Phase =
   | { kind: 'proposing' }
   | { kind: 'cancelled' }
   | { kind: 'failed'; message: string }
-  | { kind: 'nothing'; since: SweepSince }
-  | { kind: 'open'; proposal: SweepProposal }
+  | { kind: 'nothing'; since: SweepSince; refused: readonly SweepRefusal[] }
+  /** `earlier`: a proposal already open when the view opened (from `cairn sweep`, an agent, or this view before). */
+  | { kind: 'open'; proposal: SweepProposal; earlier: boolean }
   | { kind: 'applied'; proposal: SweepProposal; undone: { ok: boolean; text: string } | null }
   | { kind: 'discarded' };
 
@@ -83,20 +85,29 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
     };
   }, [scope]);
 
-  // Propose (again, on `attempt`); leaving the view or Cancel aborts the call.
+  // The scope's open proposal when there is one (the first time: a proposal `cairn sweep` or an
+  // agent made waits to be reviewed, not replaced), else propose (and on "Propose again" always);
+  // leaving the view or Cancel aborts the call.
   useEffect(() => {
     const controller = new AbortController();
     abort.current = controller;
     setPhase({ kind: 'proposing' });
-    client.sweep.propose({ workspaceId, scope }, { signal: controller.signal }).then(
+    const run = async () => {
+      if (attempt === 0) {
+        const open = openProposal((await client.sweep.list({ workspaceId }, { signal: controller.signal })).proposals, scope);
+        if (open) return { status: 'earlier' as const, proposal: open };
+      }
+      return client.sweep.propose({ workspaceId, scope }, { signal: controller.signal });
+    };
+    run().then(
       (r) => {
         if (controller.signal.aborted) return;
         refresh();
-        if (r.status === 'proposed') {
+        if (r.status === 'proposed' || r.status === 'earlier') {
           setChecked(new Set(r.proposal.changes.map(changeKey)));
           setShown(new Set());
-          setPhase({ kind: 'open', proposal: r.proposal });
-        } else if (r.status === 'nothing') setPhase({ kind: 'nothing', since: r.since });
+          setPhase({ kind: 'open', proposal: r.proposal, earlier: r.status === 'earlier' });
+        } else if (r.status === 'nothing') setPhase({ kind: 'nothing', since: r.since, refused: r.refused ?? [] });
         else setPhase({ kind: 'failed', message: r.message });
       },
       (err: unknown) => {
@@ -197,7 +208,7 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
                 <strong className="sweep-summary">{sweepSummary(changes)}</strong>
                 <span>
                   {' '}
-                  · proposed {relativeTime(proposal.createdAt) ?? proposal.createdAt} {proposal.extractor === 'rules' ? 'from usage and near-duplicates' : `by a model (${proposal.extractor}), checked by Cairn`} · nothing is written until you apply
+                  · proposed {relativeTime(proposal.createdAt) ?? proposal.createdAt} {extractorText(proposal.extractor)} · nothing is written until you apply
                 </span>
               </>
             ) : phase.kind === 'applied' ? (
@@ -208,6 +219,11 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
           </div>
         </div>
         <div className="editor-tools">
+          {phase.kind === 'open' && (
+            <button type="button" className="btn small" title="Look at the scope afresh: a new proposal replaces this one" onClick={() => setAttempt((n) => n + 1)} disabled={action.busy}>
+              Propose again
+            </button>
+          )}
           <button type="button" className="icon-btn" aria-label="Close the consolidation" title="Close (Escape)" onClick={() => (phase.kind === 'proposing' && abort.current?.abort(), onClose())} disabled={action.busy}>
             <X size={16} aria-hidden />
           </button>
@@ -249,6 +265,7 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
           <Check size={22} aria-hidden className="sweep-ok" />
           <h3>Nothing to consolidate</h3>
           <p>{nothingWhy(scope, SWEEP_DEFAULT_DAYS, phase.since)}</p>
+          {phase.refused.length > 0 && <Refused refused={phase.refused} />}
           <button type="button" className="btn" onClick={onClose}>
             Close
           </button>
@@ -268,20 +285,10 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
         <>
           <div className="sweep-body">
             <Since since={proposal.since} />
-            {proposal.refused && proposal.refused.length > 0 && (
-              <details className="sweep-refused">
-                <summary>
-                  {proposal.refused.length === 1 ? '1 change was' : `${proposal.refused.length} changes were`} proposed but refused by Cairn&apos;s checks (not shown below)
-                </summary>
-                <ul>
-                  {proposal.refused.map((r, i) => (
-                    <li key={i}>
-                      {r.change} <span className="muted">· {r.reason}</span>
-                    </li>
-                  ))}
-                </ul>
-              </details>
+            {phase.kind === 'open' && phase.earlier && (
+              <p className="sweep-earlier muted">This proposal was waiting for you (made {relativeTime(proposal.createdAt) ?? proposal.createdAt} by {proposerName(proposal.extractor)}); Propose again to look at the scope afresh.</p>
             )}
+            {proposal.refused && proposal.refused.length > 0 && <Refused refused={proposal.refused} />}
             {proposal.more > 0 && (
               <p className="sweep-more muted">
                 {proposal.more} more {proposal.more === 1 ? 'change qualified' : 'changes qualified'} past the {changes.length} a proposal holds; consolidate again after this one.
@@ -345,6 +352,21 @@ function Again({ onAgain, onClose }: { onAgain: () => void; onClose: () => void 
         Close
       </button>
     </div>
+  );
+}
+
+function Refused({ refused }: { refused: readonly SweepRefusal[] }) {
+  return (
+    <details className="sweep-refused">
+      <summary>{refused.length === 1 ? '1 change was' : `${refused.length} changes were`} proposed but refused by Cairn&apos;s checks (not shown as changes)</summary>
+      <ul>
+        {refused.map((r, i) => (
+          <li key={i}>
+            {r.change} <span className="muted">· {r.reason}</span>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 

@@ -16,6 +16,23 @@ export function kindLabel(kind: string): string {
   return kind.charAt(0).toUpperCase() + kind.slice(1);
 }
 
+/** Who or what proposed, as the header says it. */
+export function extractorText(name: string): string {
+  if (name === 'rules') return 'from usage and near-duplicates';
+  if (name === 'agent') return 'by your agent (through MCP), checked by Cairn';
+  return `by a model (${name}), checked by Cairn`;
+}
+
+/** Who or what proposed, as a name: "the rules", "your agent", "a model (command)". */
+export function proposerName(name: string): string {
+  return name === 'rules' ? 'the rules (cairn sweep, or this view)' : name === 'agent' ? 'your agent' : `a model (${name})`;
+}
+
+/** The scope's open proposal still in time (made by `cairn sweep`, an agent, or this view before), newest first. */
+export function openProposal(proposals: readonly SweepProposal[], scope: Scope, now = Date.now()): SweepProposal | null {
+  return proposals.find((p) => p.scope === scope && p.state === 'open' && Date.parse(p.expiresAt) > now) ?? null;
+}
+
 /** The last segment of a virtual path. */
 export const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
