@@ -103,7 +103,10 @@ function unchanged(where: string, since: SweepSince, days: number): string {
 export const consolidationTexts = {
   unavailable: () => 'This Cairn server takes no consolidation proposals, so nothing was proposed.',
   failed: () => 'Cairn could not propose the consolidation (an internal error; its details are in the log of the Cairn process). Nothing was written to memory.',
-  /** What the tool answers the agent; `error`: whether the call achieved nothing the agent should know it can fix. */
+  /**
+   * What the tool answers the agent; `error`: every change was refused (the agent may fix them and
+   * call again). No `more` line: the reader takes at most SWEEP_MAX_CHANGES items, so all that pass fit.
+   */
   outcome: (scope: Scope, outcome: ProposeOutcome, days: number): { text: string; error: boolean } => {
     const where = formatMemoryPath(scope);
     if (outcome.status === 'nothing') {
@@ -115,7 +118,6 @@ export const consolidationTexts = {
     return {
       text: [
         `Proposed a consolidation of ${where} for a person's review: ${outcome.summary} (proposal ${p.id}, open until ${minute(p.expiresAt)}; it replaces any older proposal for this scope).`,
-        ...(p.more > 0 ? [`${plural(p.more, 'more change', 'more changes')} passed the checks past the ${p.changes.length} a proposal holds.`] : []),
         ...refusedLines(outcome.refused),
         `Nothing was written to memory: a person reviews each change with \`cairn sweep show ${p.id} --diff\` (or in the Cairn app: Consolidate… on the scope) and applies those they agree with.`,
       ].join('\n'),
