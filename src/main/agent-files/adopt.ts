@@ -74,7 +74,7 @@ export async function adoptFile(file: Located, scope: Scope, selection: AdoptSel
   const outcomes = proposeEntries(
     { file: file.id, shown: file.id, scope },
     entries,
-    { format: formatOf(file), inbox: ctx.inbox, session: ctx.session, memoryLines: await allMemoryLines(ctx.session, SCOPES), scope, cwd: ctx.cwd },
+    { format: formatOf(file), origin: 'adopt', inbox: ctx.inbox, session: ctx.session, memoryLines: await allMemoryLines(ctx.session, SCOPES), scope, cwd: ctx.cwd },
     new Set<string>(),
   );
   const textAt = new Map(entries.map((e) => [e.line, e.text]));

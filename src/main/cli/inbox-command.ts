@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
+import { fileOrigin, originText } from '../../common/api/inbox-text';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
@@ -25,7 +26,9 @@ function describeCandidate(item: MemoryItem): string {
     `${item.id}  ${item.status}  ${c.category}  confidence ${c.confidence}`,
     c.text,
     `to: ${item.approvedTo ?? item.target}`,
-    `from: ${item.source.agent} session ${item.source.sessionId} (${item.source.extractor}), ${item.createdAt}`,
+    fileOrigin(item.source.sessionId)
+      ? `from: ${originText(item.source)} (${item.source.extractor}), ${item.createdAt}`
+      : `from: ${item.source.agent} session ${item.source.sessionId} (${item.source.extractor}), ${item.createdAt}`,
     `why: ${c.rationale}`,
     ...c.evidence.map((e) => `evidence (${e.messageId}): "${e.quote}"`),
   ];

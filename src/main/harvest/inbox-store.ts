@@ -27,7 +27,8 @@ const ID_RE = /^[0-9a-z]{9}-[0-9a-f]{8}$/;
 
 /** Where a candidate came from. */
 export interface ItemSource {
-  readonly agent: TranscriptAgent;
+  /** The session's agent; null for a file a person imported or adopted (session `import:<file>`, `adopt:<file>`). */
+  readonly agent: TranscriptAgent | null;
   readonly sessionId: string;
   readonly cwd: string | null;
   readonly workspaceId: string | null;

@@ -78,12 +78,14 @@ function findingText(...texts: string[]): string {
 }
 
 /** The agent an inbox item names (the inbox knows Claude Code's and Codex's; other sources name none). */
-function sourceAgent(format: ImportFormat): TranscriptAgent {
-  return (format === 'claude' || format === 'codex' ? format : null) as TranscriptAgent;
+function sourceAgent(format: ImportFormat): TranscriptAgent | null {
+  return format === 'claude' || format === 'codex' ? format : null;
 }
 
 export interface ProposeOptions {
   readonly format: ImportFormat;
+  /** `import` (cairn import, the default) or `adopt` (Adopt in the app): the Inbox says which, and from which file. */
+  readonly origin?: 'import' | 'adopt';
   readonly inbox: InboxStore;
   readonly session: MemorySession;
   /** Lines of every memory file the session sees (allMemoryLines). */
@@ -111,11 +113,11 @@ export function proposeEntries(source: SourceFile, entries: readonly ImportEntry
   const rejected = new Set(options.inbox.rejectedTexts().map(normalizedText));
   const itemSource: ItemSource = {
     agent: sourceAgent(options.format),
-    sessionId: `import:${source.shown}`,
+    sessionId: `${options.origin ?? 'import'}:${source.shown}`,
     cwd: options.cwd,
     workspaceId: options.session.workspaceId,
     projectId: options.session.projectId,
-    extractor: `import (${options.format})`,
+    extractor: `${options.origin ?? 'import'} (${options.format})`,
   };
   const outcomes: EntryOutcome[] = [];
   for (const entry of entries) {

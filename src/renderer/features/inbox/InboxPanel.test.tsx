@@ -47,6 +47,23 @@ async function openInbox(b: UiBackend) {
 }
 
 describe('the Inbox', () => {
+  it('shows what a person imported (cairn import) as a group named by its file, never hidden for want of a session, and rejects it whole', async () => {
+    const b = await makeBackend();
+    const rules = path.join(b.sb.checkout, '.cursorrules');
+    await fs.writeFile(rules, '- Use pnpm, never npm.\n- Tests live beside the code they test.\n');
+    const imported = await runCairn(['import', '--from', 'cursor', rules, '--home', b.sb.home, '--cwd', b.sb.checkout]);
+    expect(imported.status, imported.stderr + imported.stdout).toBe(0);
+    const user = await openInbox(b);
+    const group = await within(inbox()).findByRole('region', { name: 'From the import of .cursorrules' });
+    expect(group.textContent).toMatch(/^Imported from \.cursorrules · 2 proposals/);
+    await user.click(within(group).getByRole('button', { name: 'Reject all from this file' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Reject all 2 from this file?' });
+    expect(dialog.textContent).toContain('Every proposal still in the inbox from the import of .cursorrules is rejected');
+    await user.click(within(dialog).getByRole('button', { name: 'Reject all 2' }));
+    await within(inbox()).findByText('Rejected 2 proposals from the import of .cursorrules. They will not be proposed again for 90 days.');
+    expect(b.host.inbox.list('pending')).toEqual([]);
+  });
+
   it('shows the count beside the tree, and each proposal with its text, category, target, confidence, session, rationale and evidence', async () => {
     const b = await makeBackend();
     propose(b, [candidate('We use tabs, not spaces.', 'convention', { quote: 'we use tabs, not spaces', confidence: 0.9, rationale: 'A convention the person stated.' })]);

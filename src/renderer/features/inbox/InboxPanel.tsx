@@ -18,9 +18,10 @@
  * typing in a field).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ArrowRight, Bot, Check, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
+import { ArrowRight, Bot, Check, FileInput, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { AGENT_NAMES, shortSession } from '../../../common/api/harvest-status-text';
+import { fileOrigin, originText } from '../../../common/api/inbox-text';
 import { errorMessage, useApi } from '../../api/api-context';
 import { listKeyIndex } from '../../lib/list-keys';
 import { LoadFailed, Loading } from '../../lib/QueryState';
@@ -232,7 +233,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
   const rejectSession = async (group: SessionGroup) => {
     setBusy(`session:${group.key}`);
     const left = group.items.filter((i) => !gone.has(i.id));
-    const what = `${AGENT_NAMES[group.agent]} session ${shortSession(group.sessionId)}`;
+    const what = originText(group);
     let failure: string | null = null;
     try {
       const result = await client.inbox.rejectSession({ sessionId: group.sessionId });
@@ -457,7 +458,11 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
       )}
       {confirmSession && (
         <ConfirmDialog
-          title={confirmSession.items.length === 1 ? 'Reject the proposal from this session?' : `Reject all ${confirmSession.items.length} from this session?`}
+          title={
+            confirmSession.items.length === 1
+              ? `Reject the proposal from this ${fileOrigin(confirmSession.sessionId) ? 'file' : 'session'}?`
+              : `Reject all ${confirmSession.items.length} from this ${fileOrigin(confirmSession.sessionId) ? 'file' : 'session'}?`
+          }
           confirmLabel={confirmSession.items.length === 1 ? 'Reject it' : `Reject all ${confirmSession.items.length}`}
           danger
           busy={busy !== null}
@@ -465,8 +470,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
           onConfirm={() => void rejectSession(confirmSession)}
         >
           <p>
-            {confirmSession.items.length === 1 ? 'The proposal' : 'Every proposal'} still in the inbox from {AGENT_NAMES[confirmSession.agent]} session{' '}
-            <code>{shortSession(confirmSession.sessionId)}</code> is rejected, and not proposed again for 90 days. Memory is not changed.
+            {confirmSession.items.length === 1 ? 'The proposal' : 'Every proposal'} still in the inbox from {originText(confirmSession)} is rejected, and not proposed again
+            for 90 days. Memory is not changed.
           </p>
         </ConfirmDialog>
       )}
@@ -475,24 +480,33 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
 }
 
 function SessionSection({ group, busy, onRejectAll, children }: { group: SessionGroup; busy: boolean; onRejectAll: () => void; children: React.ReactNode }) {
-  const agent = AGENT_NAMES[group.agent];
-  const short = shortSession(group.sessionId);
+  // A file a person imported or adopted (issue 23) is no session: said as what it is.
+  const file = fileOrigin(group.sessionId);
+  const count = `${group.items.length} ${group.items.length === 1 ? 'proposal' : 'proposals'}`;
+  const origin = originText(group);
   return (
-    <section className="inbox-session" aria-label={`From ${agent} session ${short}`}>
+    <section className="inbox-session" aria-label={`From ${origin}`}>
       <div className="session-head">
-        <Bot size={15} aria-hidden />
-        <span className="session-what">
-          <strong>{agent}</strong> session <code title={group.sessionId}>{short}</code>
-          <span className="muted">
-            {' '}
-            · {group.items.length} {group.items.length === 1 ? 'proposal' : 'proposals'} · found by the {group.extractor} extractor
+        {file ? <FileInput size={15} aria-hidden /> : <Bot size={15} aria-hidden />}
+        {file ? (
+          <span className="session-what">
+            <strong>{file.how === 'import' ? 'Imported' : 'Adopted'}</strong> from <code title={file.file}>{file.file}</code>
+            <span className="muted"> · {count}</span>
           </span>
-        </span>
+        ) : (
+          <span className="session-what">
+            <strong>{group.agent === null ? 'An agent' : AGENT_NAMES[group.agent]}</strong> session <code title={group.sessionId}>{shortSession(group.sessionId)}</code>
+            <span className="muted">
+              {' '}
+              · {count} · found by the {group.extractor} extractor
+            </span>
+          </span>
+        )}
         <button type="button" className="btn danger small" onClick={onRejectAll} disabled={busy}>
-          {busy ? <Loader2 size={13} className="spin" aria-hidden /> : <X size={13} aria-hidden />} Reject all from this session
+          {busy ? <Loader2 size={13} className="spin" aria-hidden /> : <X size={13} aria-hidden />} Reject all from this {file ? 'file' : 'session'}
         </button>
       </div>
-      <ul className="proposals" aria-label={`Proposals from ${agent} session ${short}`}>
+      <ul className="proposals" aria-label={`Proposals from ${origin}`}>
         {children}
       </ul>
     </section>

@@ -30,7 +30,8 @@ export function splitKinds(items: readonly InboxItem[]): { changes: InboxItem[];
 export interface SessionGroup {
   /** `agent:sessionId`. */
   readonly key: string;
-  readonly agent: Agent;
+  /** Null for a file a person imported or adopted (session `import:<file>`, `adopt:<file>`). */
+  readonly agent: Agent | null;
   readonly sessionId: string;
   readonly extractor: string;
   readonly items: InboxItem[];
@@ -38,11 +39,11 @@ export interface SessionGroup {
 
 /** Proposals grouped by session, in the order given (newest first), each group where its first item is. */
 export function groupBySession(items: readonly InboxItem[]): SessionGroup[] {
-  const groups = new Map<string, { key: string; agent: Agent; sessionId: string; extractor: string; items: InboxItem[] }>();
+  const groups = new Map<string, { key: string; agent: Agent | null; sessionId: string; extractor: string; items: InboxItem[] }>();
   for (const item of items) {
-    // A change held by review mode comes from no harvested session: it is shown apart.
-    if (item.agent === null) continue;
-    const key = `${item.agent}:${item.sessionId}`;
+    // A change held by review mode comes from no session: it is shown apart.
+    if (item.kind !== 'memory') continue;
+    const key = `${item.agent ?? ''}:${item.sessionId}`;
     const group = groups.get(key);
     if (group) group.items.push(item);
     else groups.set(key, { key, agent: item.agent, sessionId: item.sessionId, extractor: item.extractor, items: [item] });
