@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
 // The scope's "Last consolidated … · Undo" in the memory pane's tree (issue 22), against the real
 // backend: a consolidation applied (here through the API, as `cairn sweep apply` in another window
-// would) shows on its scope; Undo there takes the whole of it back, says so, and the line goes;
-// Consolidate… from the scope row's button opens the proposal view where the editor shows.
+// would) shows on its scope; Undo there takes the whole of it back, says so, and the line goes. A
+// proposal waiting for review shows on its scope, and Review opens it. Consolidate… from the scope
+// row's button opens the proposal view where the editor shows.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { screen, waitFor, within } from '@testing-library/react';
@@ -35,6 +36,24 @@ describe('the last consolidation on its scope', () => {
     expect(fs.readFileSync(path.join(backend.sb.roots.project, 'tests.md'), 'utf8')).toBe(TESTS);
     await screen.findByRole('treeitem', { name: `${P}/tests-copy.md` });
     await waitFor(() => expect(screen.queryByRole('treeitem', { name: /was last consolidated/ })).toBeNull());
+  });
+
+  it('shows a proposal waiting for review on its scope (made by cairn sweep or an agent); Review opens it', async () => {
+    const backend = await makeBackend();
+    await backend.agent({ command: 'create', path: `${P}/tests.md`, file_text: TESTS });
+    await backend.agent({ command: 'create', path: `${P}/tests-copy.md`, file_text: `${TESTS}Retries flaky.\n` });
+    const proposed = await backend.client.sweep.propose({ workspaceId: backend.workspaceId, scope: 'project' });
+    expect(proposed.status).toBe('proposed');
+    await renderPane(backend);
+    const waiting = await screen.findByRole('treeitem', { name: 'PROJECT memory has a consolidation waiting for review: 1 merge, proposed just now' });
+    const user = userEvent.setup();
+    await user.click(within(waiting).getByRole('button', { name: 'Review the consolidation of project memory' }));
+    const view = await screen.findByRole('region', { name: 'Consolidate project memory' });
+    await within(view).findByText(/^This proposal was waiting for you/);
+    // Discarded, it leaves the tree.
+    await user.click(within(view).getByRole('button', { name: 'Discard' }));
+    await within(view).findByText('Discarded the proposal; nothing was written.');
+    await waitFor(() => expect(screen.queryByRole('treeitem', { name: /consolidation waiting for review/ })).toBeNull());
   });
 
   it('Consolidate… on the scope row opens the proposal view, and closing it gives the focus back to where it was', async () => {

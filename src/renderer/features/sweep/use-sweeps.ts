@@ -13,7 +13,8 @@ import { useCallback, useEffect, useMemo } from 'react';
 import { SCOPES, type Scope } from '../../../common/memory/constants';
 import { errorMessage, useApi } from '../../api/api-context';
 import { onChangeEvent } from '../changes/use-change-stream';
-import { lastConsolidations, type LastConsolidation } from './sweep-model';
+import { sweepSummary } from '../../../common/sweep/proposal';
+import { lastConsolidations, openProposal, type LastConsolidation } from './sweep-model';
 
 /** How many recent versions are searched for the undo of a consolidation. */
 const UNDO_LOOKBACK = 500;
@@ -51,6 +52,21 @@ export function useSweepUndo(workspaceId: string | null): (last: Pick<LastConsol
     },
     [client, refresh, workspaceId],
   );
+}
+
+/** Each scope's consolidation proposal waiting for review (open, not expired): when, and its summary. */
+export function useWaitingProposals(workspaceId: string | null): Partial<Record<Scope, { at: string; summary: string }>> {
+  const { orpc } = useApi();
+  // The same query as useLastConsolidated's (asked once), kept fresh by its refreshes.
+  const list = useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false });
+  return useMemo(() => {
+    const out: Partial<Record<Scope, { at: string; summary: string }>> = {};
+    for (const scope of SCOPES) {
+      const p = openProposal(list.data?.proposals ?? [], scope);
+      if (p) out[scope] = { at: p.createdAt, summary: sweepSummary(p.changes) };
+    }
+    return out;
+  }, [list.data]);
 }
 
 /** Each scope's last consolidation still in place (applied, wrote something, not undone). */

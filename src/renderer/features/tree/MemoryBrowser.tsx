@@ -26,7 +26,7 @@ import { onChangeEvent, useChangeStream } from '../changes/use-change-stream';
 import { useDeleteUndo } from '../history/DeleteUndo';
 import { deletedQueryInput, RecentlyDeletedDialog } from '../history/RecentlyDeletedDialog';
 import { Toast } from '../history/Toast';
-import { useLastConsolidated, useSweepUndo } from '../sweep/use-sweeps';
+import { useLastConsolidated, useSweepUndo, useWaitingProposals } from '../sweep/use-sweeps';
 import { ContentResults, type ContentResultsHandle } from './ContentResults';
 import { MemoryTree, type MemoryTreeHandle } from './MemoryTree';
 import { usePin } from './use-pin';
@@ -118,6 +118,9 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const undo = useDeleteUndo(workspaceId);
   // Each scope's last consolidation still in place: "Last consolidated 3 d ago · Undo" (features/sweep).
   const consolidated = useLastConsolidated(workspaceId);
+  // And a proposal waiting for review ("Proposed 2 h ago: 4 deletions · Review"), when the pane can open it.
+  const waitingAll = useWaitingProposals(workspaceId);
+  const waiting = props.onConsolidate ? waitingAll : undefined;
   const undoSweep = useSweepUndo(workspaceId);
   // Every scope's recently deleted files, in one request: the tree counts them, the dialog lists them.
   const deletedOptions = orpc.history.deleted.queryOptions({ input: deletedQueryInput(workspaceId) });
@@ -174,8 +177,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     return counts;
   }, [deleted.data]);
   const rows = useMemo(
-    () => flattenTree(forest, list.data?.scopes ?? [], { ...(open ?? allOpenState(true)), filter, deleted: deletedCounts, consolidated, ...(props.scopes ? { scopes: props.scopes } : {}) }),
-    [forest, list.data?.scopes, open, filter, deletedCounts, consolidated, props.scopes],
+    () => flattenTree(forest, list.data?.scopes ?? [], { ...(open ?? allOpenState(true)), filter, deleted: deletedCounts, consolidated, ...(waiting ? { waiting } : {}), ...(props.scopes ? { scopes: props.scopes } : {}) }),
+    [forest, list.data?.scopes, open, filter, deletedCounts, consolidated, waiting, props.scopes],
   );
 
   const onToggle = useCallback((id: string, expand?: boolean) => {

@@ -192,6 +192,7 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
       case 'Enter':
         if (active.kind === 'file') props.onOpen(active.file);
         else if (active.kind === 'deleted') props.onShowDeleted(active.scope);
+        else if (active.kind === 'sweep-waiting') props.onConsolidate?.(active.scope);
         else if (active.kind === 'scope' || active.kind === 'dir') props.onToggle(active.id);
         break;
       case 'F2':

@@ -16,7 +16,7 @@ import { relativeTime, usageLine } from '../../lib/relative-time';
 import { badgeKey, useBadge } from '../changes/badge-store';
 import { SCOPE_LABELS, type MemoryFile, type Row } from './tree-model';
 
-export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30, deleted: 30, consolidated: 30 };
+export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30, deleted: 30, consolidated: 30, 'sweep-waiting': 30 };
 
 export interface RowActions {
   onActivate: (id: string) => void;
@@ -201,6 +201,26 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
           <span className="count">{row.count}</span>
         </div>
       );
+    case 'sweep-waiting': {
+      const when = relativeTime(row.at) ?? row.at;
+      return (
+        <div role="treeitem" aria-level={2} aria-label={`${SCOPE_LABELS[row.scope]} memory has a consolidation waiting for review: ${row.summary}, proposed ${when}`} className={`row consolidated-row waiting${active ? ' active' : ''}`} onClick={() => actions.onConsolidate?.(row.scope)} title="A consolidation proposal waits for your review: nothing is written until you apply it" {...common}>
+          <Indent level={row.level} />
+          <BrushCleaning size={14} aria-hidden className="dir-icon" />
+          <span className="name">
+            Proposed {when}: {row.summary}
+          </span>
+          {actions.onConsolidate && (
+            <>
+              <span aria-hidden>·</span>
+              <button type="button" className="link consolidated-undo" aria-label={`Review the consolidation of ${row.scope} memory`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onConsolidate?.(row.scope))}>
+                Review
+              </button>
+            </>
+          )}
+        </div>
+      );
+    }
     case 'consolidated': {
       const when = relativeTime(row.at) ?? row.at;
       return (

@@ -21,7 +21,7 @@ const files = [
   file('/memories/global/prefs.md', 'Tabs, short commits'),
 ];
 
-const show = (rows: ReturnType<typeof flattenTree>) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind === 'scope' ? `${r.scope} (${r.count})` : r.kind === 'dir' ? `${r.name}/ (${r.count})` : r.kind === 'file' ? r.name : r.kind === 'deleted' ? `~ recently deleted (${r.count})` : r.kind === 'consolidated' ? `~ consolidated ${r.at}` : `- ${r.text}`}`);
+const show = (rows: ReturnType<typeof flattenTree>) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind === 'scope' ? `${r.scope} (${r.count})` : r.kind === 'dir' ? `${r.name}/ (${r.count})` : r.kind === 'file' ? r.name : r.kind === 'deleted' ? `~ recently deleted (${r.count})` : r.kind === 'consolidated' ? `~ consolidated ${r.at}` : r.kind === 'sweep-waiting' ? `~ proposed ${r.summary}` : `- ${r.text}`}`);
 
 describe('the scope tree', () => {
   it('puts directories first, then files, alphabetically, with recursive counts', () => {
@@ -58,13 +58,16 @@ describe('the scope tree', () => {
     expect(show(rows)).toEqual(['global (0)', '  - Nothing matches the filter.', 'project (1)', '  notes/ (1)', '    deep/ (1)', '      c.md', 'workspace (0)', '  - Nothing matches the filter.']);
   });
 
-  it('starts a scope with its last consolidation still in place (issue 22), not while filtering nor when closed', () => {
+  it('starts a scope with its consolidation waiting for review and its last consolidation still in place (issue 22), not while filtering nor when closed', () => {
     const consolidated = { project: { at: '2026-11-25T10:00:00.000Z', batch: 'b1' } };
     const rows = flattenTree(buildForest(files.filter((f) => f.scope === 'project' && !f.path.includes('/notes/'))), all, { collapsed: new Set(), consolidated });
     expect(show(rows)).toEqual(['global (0)', '  - No memories yet.', 'project (3)', '  ~ consolidated 2026-11-25T10:00:00.000Z', '  api/ (1)', '    a.md', '  Alpha.md', '  zeta.md', 'workspace (0)', '  - No memories yet.']);
     expect(rows.find((r) => r.kind === 'consolidated')).toMatchObject({ parentId: 'scope:project', batch: 'b1' });
     expect(show(flattenTree(buildForest(files), all, { collapsed: new Set(), consolidated, filter: 'zeta' })).some((l) => l.includes('consolidated'))).toBe(false);
     expect(show(flattenTree(buildForest(files), all, { collapsed: new Set(['scope:project']), consolidated })).some((l) => l.includes('consolidated'))).toBe(false);
+    // A proposal waiting for review comes first.
+    const waiting = { project: { at: '2026-11-27T10:00:00.000Z', summary: '2 deletions' } };
+    expect(show(flattenTree(buildForest([]), all, { collapsed: new Set(), consolidated, waiting }))).toEqual(['global (0)', '  - No memories yet.', 'project (0)', '  ~ proposed 2 deletions', '  ~ consolidated 2026-11-25T10:00:00.000Z', '  - No memories yet.', 'workspace (0)', '  - No memories yet.']);
   });
 
   it('ends each available scope with its recently deleted files, even an empty one, but not while filtering', () => {

@@ -36,7 +36,9 @@ export type Row =
   /** The scope's recently deleted files (its last row, when there are any). */
   | { kind: 'deleted'; id: string; level: 2; scope: Scope; count: number; parentId: string }
   /** The scope's last consolidation still in place (issue 22): when, and the history batch its Undo takes back (its first row). */
-  | { kind: 'consolidated'; id: string; level: 2; scope: Scope; at: string; batch: string; parentId: string };
+  | { kind: 'consolidated'; id: string; level: 2; scope: Scope; at: string; batch: string; parentId: string }
+  /** A consolidation proposal of the scope waiting for review (issue 22): when, and its summary ("2 deletions, 1 merge"). */
+  | { kind: 'sweep-waiting'; id: string; level: 2; scope: Scope; at: string; summary: string; parentId: string };
 
 export const SCOPE_LABELS: Record<Scope, string> = { global: 'GLOBAL', project: 'PROJECT', workspace: 'WORKSPACE' };
 
@@ -197,6 +199,8 @@ export interface FlattenOptions extends Partial<Pick<OpenState, 'expanded' | 'di
   readonly deleted?: Partial<Record<Scope, number>>;
   /** Each scope's last consolidation still in place (a "Last consolidated" row starts the scope; not while filtering). */
   readonly consolidated?: Partial<Record<Scope, { readonly at: string; readonly batch: string }>>;
+  /** Each scope's consolidation proposal waiting for review (a row starts the scope; not while filtering). */
+  readonly waiting?: Partial<Record<Scope, { readonly at: string; readonly summary: string }>>;
 }
 
 /** The visible rows, top to bottom. With a filter, only matching files and their directories show, expanded. */
@@ -215,6 +219,8 @@ export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], op
       rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: status.reason ?? 'Unavailable.', parentId: id });
       continue;
     }
+    const waiting = options.waiting?.[scope];
+    if (waiting && terms.length === 0) rows.push({ kind: 'sweep-waiting', id: `${id}:sweep-waiting`, level: 2, scope, at: waiting.at, summary: waiting.summary, parentId: id });
     const swept = options.consolidated?.[scope];
     if (swept && terms.length === 0) rows.push({ kind: 'consolidated', id: `${id}:consolidated`, level: 2, scope, at: swept.at, batch: swept.batch, parentId: id });
     if (count === 0) rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: terms.length > 0 ? 'Nothing matches the filter.' : 'No memories yet.', parentId: id });
