@@ -1,12 +1,15 @@
 /**
- * A view's consolidations as the tree shows them (issue 22): each scope's last applied
- * consolidation that is not undone yet ("Last consolidated 3 d ago · Undo"), and the Undo of one:
+ * A view's consolidations as the tree shows them (issue 22): each scope's proposal waiting for
+ * review, its last applied consolidation that is not undone yet ("Last consolidated 3 d ago ·
+ * Undo"), and the Undo of one:
  * the whole sweep batch taken back through `history.undo`, all or nothing (a file changed since
  * makes it a conflict, said in words, and nothing is written).
  *
  * Fresh without polling: the proposals and the history are asked for again after any change the
  * view's change stream reports (an apply or an undo writes files, by this window or another
- * process), once per burst; and at once after this window applies, discards or undoes.
+ * process), once per burst; at once after this window applies, discards or undoes; and when the
+ * window gets the focus back (a proposal made by `cairn sweep` or an agent writes no memory, so no
+ * change reports it).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo } from 'react';
@@ -58,7 +61,7 @@ export function useSweepUndo(workspaceId: string | null): (last: Pick<LastConsol
 export function useWaitingProposals(workspaceId: string | null): Partial<Record<Scope, { at: string; summary: string }>> {
   const { orpc } = useApi();
   // The same query as useLastConsolidated's (asked once), kept fresh by its refreshes.
-  const list = useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false });
+  const list = useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false, refetchOnWindowFocus: true });
   return useMemo(() => {
     const out: Partial<Record<Scope, { at: string; summary: string }>> = {};
     for (const scope of SCOPES) {
@@ -73,7 +76,7 @@ export function useWaitingProposals(workspaceId: string | null): Partial<Record<
 export function useLastConsolidated(workspaceId: string | null): Partial<Record<Scope, LastConsolidation>> {
   const { orpc } = useApi();
   const queryClient = useQueryClient();
-  const list = useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false });
+  const list = useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false, refetchOnWindowFocus: true });
   const last = useMemo(() => lastConsolidations(list.data?.proposals ?? []), [list.data]);
   const any = Object.keys(last).length > 0;
   const history = useQuery({ ...orpc.history.list.queryOptions({ input: { workspaceId, limit: UNDO_LOOKBACK } }), enabled: any, retry: false });
