@@ -1,9 +1,8 @@
 /**
  * A view's consolidations as the tree shows them (issue 22): each scope's proposal waiting for
  * review, its last applied consolidation that is not undone yet ("Last consolidated 3 d ago ·
- * Undo"), and the Undo of one:
- * the whole sweep batch taken back through `history.undo`, all or nothing (a file changed since
- * makes it a conflict, said in words, and nothing is written).
+ * Undo"), and the Undo of one: the whole sweep batch taken back through `history.undo`, all or
+ * nothing (a file changed since makes it a conflict, said in words, and nothing is written).
  *
  * Fresh without polling: the proposals and the history are asked for again after any change the
  * view's change stream reports (an apply or an undo writes files, by this window or another
