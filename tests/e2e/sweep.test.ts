@@ -119,6 +119,8 @@ describe('consolidation in Chromium', () => {
     const deploy = item(page, `Delete ${P}/deploy-old.md`);
     await deploy.getByText(/not used for 250 days/).waitFor();
     await v.getByText('This scope was never consolidated.').waitFor();
+    // The tree says a proposal is waiting (it stays there if the view is closed unapplied).
+    await page.getByRole('treeitem', { name: 'PROJECT memory has a consolidation waiting for review: 2 deletions, 1 merge, proposed just now' }).waitFor();
     // The focus is on the first change.
     await expect(change(page, `Merge ${P}/testing.md`).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
 
