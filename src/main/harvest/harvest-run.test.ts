@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MCP_CONSOLIDATE_PROMPT_MARKER, MCP_HARVEST_PROMPT_MARKER } from '../../common/memory/tool-description';
 import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { harvestTranscript, type Extractor } from './harvest-run';
 import { InboxStore } from './inbox-store';
@@ -45,5 +46,31 @@ describe('harvestTranscript', () => {
     expect(person.status).toBe('harvested');
     expect(person.proposed.length).toBe(1);
     expect(calls).toBe(1);
+  });
+
+  it("never takes Cairn's own prompts or proposing calls for what the session said: memory is not harvested back into memory", async () => {
+    const seen: string[] = [];
+    const extractor: Extractor = { name: 'rules', extract: async (segment) => (seen.push(...segment.map((m) => m.id)), extractByRules(segment)) };
+    const inbox = new InboxStore(home);
+    const said = (id: string, text: string, fromPerson = true) => ({ id, role: 'user' as const, kind: 'text' as const, text, at: null, fromPerson, sidechain: false });
+    const session: Transcript = {
+      ...transcript('Hi'),
+      sessionId: 'prompts-1',
+      messages: [
+        // The consolidate prompt carries memory files' text, which reads like a person's rules.
+        said('p1', `${MCP_CONSOLIDATE_PROMPT_MARKER}\n/memories/project/tools.md\nAlways use pnpm, never npm.`),
+        { id: 'c1', role: 'assistant', kind: 'tool_call', text: 'memory_consolidate {"changes":[{"kind":"delete","reason":"Remember that stale notes go"}]}', at: null, fromPerson: false, sidechain: false },
+        { id: 'c2', role: 'user', kind: 'tool_result', text: 'memory_consolidate: Proposed 1 deletion. Remember that a person reviews it.', at: null, fromPerson: false, sidechain: false },
+        said('p2', `${MCP_HARVEST_PROMPT_MARKER}\nAlways quote the session.`),
+        said('u9', 'Remember that releases go out on Fridays.'),
+      ],
+    };
+    const summary = await harvestTranscript({ home, transcript: session, extractor, inbox, workspaceId: null, projectId: null, memoryLines: [] });
+    expect(seen).toEqual(['u9']);
+    expect(summary.proposed.map((p) => ("candidate" in p ? p.candidate.text : p.text))).toEqual(["Releases go out on Fridays."]);
+    // Only Cairn's words since the last harvest: the session is read to its end, and no extractor is asked.
+    const again = await harvestTranscript({ home, transcript: { ...session, messages: [...session.messages, said('p3', `${MCP_CONSOLIDATE_PROMPT_MARKER}\nNever push on Fridays.`)] }, extractor, inbox, workspaceId: null, projectId: null, memoryLines: [] });
+    expect(again).toMatchObject({ status: 'harvested', extractorCalled: false, proposed: [] });
+    expect(seen).toEqual(['u9']);
   });
 });

@@ -18,7 +18,7 @@ import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { HARVEST_DIR } from './harvest-jobs';
 import { checkCandidates, DEFAULT_MIN_CONFIDENCE, noRejections, type RejectionReason } from './checks';
 import type { InboxStore, ItemSource, MemoryItem } from './inbox-store';
-import { speakerOf, type Transcript, type TranscriptMessage } from './transcript';
+import { isCairnsOwn, speakerOf, type Transcript, type TranscriptMessage } from './transcript';
 
 
 /** What proposes candidates from a segment (rules, the agent, a command, an HTTP model). */
@@ -110,7 +110,9 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     const segment = messages.slice(at + 1);
     if (segment.length === 0) return { status: 'nothing-new', segmentMessages: 0, restarted, extractorCalled: false, proposed: [], rejected: noRejections() };
     const discarded = { malformed: 0, overLimit: 0 };
-    const candidates = await req.extractor.extract(segment, {
+    // Cairn's own prompts and proposing calls are no part of what the session said (transcript.ts).
+    const said = segment.filter((m) => !isCairnsOwn(m));
+    const candidates = said.length === 0 ? [] : await req.extractor.extract(said, {
       ...(req.onChunk ? { onChunk: req.onChunk } : {}),
       onDiscarded: (counts) => {
         discarded.malformed += counts.malformed;
@@ -119,13 +121,13 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     });
     const outcome = checkCandidates(
       candidates,
-      segment,
+      said,
       { inbox: req.inbox.pendingTexts(), rejected: req.inbox.rejectedTexts(), memoryLines: req.memoryLines },
       req.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
     );
     outcome.rejected.malformed += discarded.malformed;
     outcome.rejected['over-limit'] += discarded.overLimit;
-    if (req.dryRun) return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: true, proposed: outcome.accepted, rejected: outcome.rejected };
+    if (req.dryRun) return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: said.length > 0, proposed: outcome.accepted, rejected: outcome.rejected };
     const source: ItemSource = {
       agent: req.transcript.agent,
       sessionId: req.transcript.sessionId,
@@ -148,7 +150,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     const temp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(temp, `${JSON.stringify(next)}\n`, { mode: 0o600 });
     fs.renameSync(temp, file);
-    return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: true, proposed, rejected: outcome.rejected };
+    return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: said.length > 0, proposed, rejected: outcome.rejected };
   } finally {
     release();
   }

@@ -13,7 +13,7 @@
 import { squash } from './checks';
 import { readTranscriptFile } from './read-transcript';
 import { claudeSessionFiles, codexSessionFiles, comparablePath, fileCwd, transcriptRoots, type TranscriptRoots } from './session-files';
-import type { Transcript, TranscriptAgent, TranscriptMessage } from './transcript';
+import { isCairnsOwn, type Transcript, type TranscriptAgent, type TranscriptMessage } from './transcript';
 
 /** How many days of Codex's day folders are looked at, today's included. */
 export const CODEX_RECENT_DAYS = 3;
@@ -54,9 +54,6 @@ export async function findSessionTranscript(cwd: string, options: FindSessionOpt
 
 // ---- where a quote is ----
 
-/** A call of the proposing tool, or its answer: the quotes are in it, so it is evidence of nothing. */
-const PROPOSE_CALL = /^\S*memory_propose\b/;
-
 export interface QuoteSources {
   /** Text that marks a message as the harvest prompt itself (its words are Cairn's, not the session's). */
   readonly promptMarker?: string;
@@ -74,7 +71,8 @@ export function messageOfQuote(transcript: Transcript, quote: string, sources: Q
   let best: TranscriptMessage | null = null;
   const rank = (m: TranscriptMessage): number => (m.fromPerson ? 2 : m.kind === 'text' || m.kind === 'summary' ? 1 : 0);
   for (const message of transcript.messages) {
-    if ((message.kind === 'tool_call' || message.kind === 'tool_result') && PROPOSE_CALL.test(message.text)) continue;
+    // The proposing tools' own calls hold the quotes, Cairn's prompts its instructions: evidence of nothing.
+    if (isCairnsOwn(message)) continue;
     if (sources.promptMarker && message.text.includes(sources.promptMarker)) continue;
     if (!squash(message.text).includes(wanted)) continue;
     if (best === null || rank(message) >= rank(best)) best = message;

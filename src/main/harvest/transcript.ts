@@ -8,6 +8,7 @@
  * Transcript text is untrusted data: it is never followed as instructions, and secrets are
  * redacted before any of it leaves the process.
  */
+import { MCP_CONSOLIDATE_PROMPT_MARKER, MCP_HARVEST_PROMPT_MARKER, MEMORY_CONSOLIDATE_TOOL, MEMORY_PROPOSE_TOOL } from '../../common/memory/tool-description';
 
 export type TranscriptAgent = 'claude' | 'codex';
 
@@ -63,4 +64,18 @@ export type Speaker = 'person' | 'agent' | 'tool';
 
 export function speakerOf(message: TranscriptMessage): Speaker {
   return message.fromPerson ? 'person' : message.kind === 'tool_result' ? 'tool' : 'agent';
+}
+
+/** A call of one of Cairn's proposing tools, or its answer (the tool's name first, as the readers write it). */
+const CAIRN_TOOL_CALL = new RegExp(`^\\S*(?:${MEMORY_PROPOSE_TOOL}|${MEMORY_CONSOLIDATE_TOOL})\\b`);
+
+/**
+ * Whether a message holds Cairn's own words, not the session's: its MCP prompts (`harvest`, and
+ * `consolidate`, which carries memory files' text) and the calls and answers of the tools that
+ * propose (memory_propose, memory_consolidate). A harvest never reads these as what a person said,
+ * nor takes a quote from them: memory would be harvested back into memory.
+ */
+export function isCairnsOwn(message: TranscriptMessage): boolean {
+  if ((message.kind === 'tool_call' || message.kind === 'tool_result') && CAIRN_TOOL_CALL.test(message.text)) return true;
+  return message.text.includes(MCP_HARVEST_PROMPT_MARKER) || message.text.includes(MCP_CONSOLIDATE_PROMPT_MARKER);
 }
