@@ -1,7 +1,8 @@
 /**
  * The README's screenshots (`make screenshots`): a sample memory in a temp home, served by the
  * built `cairn serve`, shown in real Chromium at 1400 x 900, light and dark: the main window (an
- * agent's edit badged, a pinned memory open) and the Inbox with proposals from a Codex session.
+ * agent's edit badged, a pinned memory open, other agents' files below the scopes) and the Inbox
+ * with proposals from a Codex session.
  * Writes docs/main-window.png, docs/main-window-dark.png and docs/inbox.png.
  */
 import * as fs from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { launchBrowser } from '../tests/support/browser';
 import { runCairn } from '../tests/support/cli';
 import { makeSandbox, REPO_ROOT, requireBuiltCli } from '../tests/support/sandbox';
 import { openPage, theme } from '../tests/support/page';
-import { rpc, serve } from '../tests/support/serve';
+import { rpc, serve, userHomeOf } from '../tests/support/serve';
 
 const DOCS = path.join(REPO_ROOT, 'docs');
 const CODEX_FIXTURE = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts', 'codex', 'rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl');
@@ -39,6 +40,10 @@ async function main(): Promise<void> {
       await fs.mkdir(path.dirname(file), { recursive: true });
       await fs.writeFile(file, text);
     }
+    // Other agents' files, beside Cairn's memory: the checkout's AGENTS.md and the user's CLAUDE.md.
+    await fs.writeFile(path.join(sb.checkout, 'AGENTS.md'), '# Widgets\n\n- Run `make test` before pushing.\n- Use pnpm, never npm.\n');
+    await fs.mkdir(path.join(userHomeOf(sb.home), '.claude'), { recursive: true });
+    await fs.writeFile(path.join(userHomeOf(sb.home), '.claude', 'CLAUDE.md'), '- Short answers, no preamble.\n');
     const flags = ['--home', sb.home, '--cwd', sb.checkout];
     await runCairn(['pin', '/memories/project/build.md', ...flags]);
     // An agent's views and edit (badged "agent edited"), through the tool as an agent runs it.
