@@ -5,8 +5,9 @@
  * The pieces: the catalogue of known files (catalogue.ts), discovery and ids (discovery.ts), the
  * envelope of reads and writes (envelope.ts), the history (agent-file-history.ts), search
  * (search.ts), adopt (adopt.ts) and compare (compare.ts), both reading statements (statements.ts).
- * An SSH workspace's checkout is not looked at (its files are on the other host, and the Runtime
- * reaches only scope roots below a base, with a lock beside them); its reason says so.
+ * An SSH workspace's checkout is read and saved on its host by the remote helper, one request per
+ * listing, read or save (remote-checkout.ts), under the same envelope; the home's files are this
+ * machine's. When the host cannot be used, the checkout is unavailable with the reason.
  *
  * Invariant: none of these files is Cairn memory. Nothing here touches a memory root, the context
  * builder or the memory tool; memory is only read (compare, the adopt's dedupe). A save is the
@@ -27,9 +28,10 @@ import type { WorkspaceRegistry } from '../workspaces/registry';
 import { adoptFile } from './adopt';
 import { AGENT_FILES_DIR, AgentFileHistory, historyKey } from './agent-file-history';
 import { compareSides, type CompareSide } from './compare';
-import { AgentFilesError, basesFor, discover, resolveId, type Bases, type Located } from './discovery';
+import { AgentFilesError, basesFor, discover, inspectAt, resolveId, type AnyBase, type Bases, type Located } from './discovery';
+import { isRemote, remoteFailure, writeRemote, type RemoteBase } from './remote-checkout';
 import { searchAgentFiles } from './search';
-import { ChangedMeanwhile, inspect, MAX_AGENT_FILE_BYTES, writeFileAt, type Base, type Inspected } from './envelope';
+import { ChangedMeanwhile, inspect, MAX_AGENT_FILE_BYTES, sha256Hex, writeFileAt, type Base, type Inspected } from './envelope';
 
 export { AgentFilesError } from './discovery';
 
@@ -87,14 +89,15 @@ export class AgentFiles {
 
   async list(workspaceId: string | null): Promise<{ files: AgentFile[]; checkout: { available: boolean; reason: string | null } }> {
     const bases = await this.bases(workspaceId);
-    return { files: discover(bases).map(fileOf), checkout: { available: bases.checkout !== null, reason: bases.checkoutReason } };
+    const { files, checkoutReason } = await discover(bases);
+    return { files: files.map(fileOf), checkout: { available: checkoutReason === null, reason: checkoutReason } };
   }
 
   /** A readable file's text, or a refusal saying why not. */
   async read(workspaceId: string | null, id: string): Promise<{ file: AgentFile; content: string; sha256: string }> {
     const bases = await this.bases(workspaceId);
     const { entry, base, rel } = resolveId(bases, id);
-    const inspected = inspect(base, rel);
+    const inspected = await inspectAt(base, rel);
     if (!inspected) throw new AgentFilesError(`${id} does not exist.`);
     if (inspected.unreadable !== null || inspected.content === null || inspected.sha256 === null) throw new AgentFilesError(`${id} cannot be opened: ${inspected.unreadable ?? 'it cannot be read.'}`);
     this.versions.observe(historyKey(base.place, rel, bases.workspaceId), inspected.bytes, inspected.sha256);
@@ -103,7 +106,7 @@ export class AgentFiles {
 
   /** Texts of several files (those that can be read), for search, adopt and compare. */
   async readable(workspaceId: string | null): Promise<Located[]> {
-    return discover(await this.bases(workspaceId)).filter((f) => f.inspected.content !== null);
+    return (await discover(await this.bases(workspaceId))).files.filter((f) => f.inspected.content !== null);
   }
 
   async write(workspaceId: string | null, id: string, content: string, expectedSha256: string | null): Promise<WriteOutcome> {
@@ -117,8 +120,11 @@ export class AgentFiles {
     const dir = path.join(this.options.home, AGENT_FILES_DIR);
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     try {
-      return await withLocalLock(path.join(dir, 'saves'), () => this.writeNow(bases, id, base, rel, data, content, expectedSha256), `${AGENT_FILES_DIR}/saves.lock`);
+      const save = () => (isRemote(base) ? this.writeRemoteNow(bases, id, base, rel, data, content, expectedSha256) : this.writeNow(bases, id, base, rel, data, content, expectedSha256));
+      return await withLocalLock(path.join(dir, 'saves'), save, `${AGENT_FILES_DIR}/saves.lock`);
     } catch (err) {
+      const remote = isRemote(base) ? remoteFailure(base, err) : null;
+      if (remote !== null) throw new AgentFilesError(`${id} cannot be saved: ${remote}`);
       if (err instanceof RuntimeError) throw new AgentFilesError(`${id} cannot be saved: ${saveFailure(err, base)}`);
       throw err;
     }
@@ -147,6 +153,29 @@ export class AgentFiles {
     return { status: 'ok', sha256: written?.sha256 ?? '', warnings: scanContent(content) };
   }
 
+  /**
+   * writeNow for a checkout on an SSH host: the look, the conflict check, the atomic write and its
+   * last look are one request there (remote-checkout.ts); the history is kept here, the same way.
+   */
+  private async writeRemoteNow(bases: Bases, id: string, base: RemoteBase, rel: readonly string[], data: Uint8Array, content: string, expected: string | null): Promise<WriteOutcome> {
+    const hkey = historyKey(base.place, rel, bases.workspaceId);
+    const { outcome, file } = await writeRemote(base, rel, data, expected);
+    if (outcome === 'unreadable') throw new AgentFilesError(`${id} cannot be saved: ${file?.unreadable ?? 'it cannot be read.'}`);
+    if (outcome === 'meanwhile') {
+      // Changed between the host's two looks: `file` is what is there now.
+      if (file?.unreadable) throw new AgentFilesError(`${id} cannot be saved: ${file.unreadable}`);
+      this.versions.observe(hkey, file?.bytes ?? null, file?.sha256 ?? null);
+      const conflicting = conflictOf(id, file?.sha256 ?? null, expected);
+      if (conflicting) return conflicting;
+      if (file === null) throw new AgentFilesError(`${id} cannot be saved: something that is not a file (such as a symbolic link that leads nowhere) is at its name.`);
+      return { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+    }
+    this.versions.observe(hkey, file?.bytes ?? null, file?.sha256 ?? null);
+    if (outcome === 'conflict') return conflictOf(id, file?.sha256 ?? null, expected) ?? { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+    this.versions.recordSave(hkey, file?.bytes ?? null, data);
+    return { status: 'ok', sha256: sha256Hex(data), warnings: scanContent(content) };
+  }
+
   /** memory_search's ranking over the readable files: a hit per matching line, best file first. */
   async search(workspaceId: string | null, query: string, limit: number): Promise<AgentFileHit[]> {
     return searchAgentFiles(await this.readable(workspaceId), query, limit, this.now());
@@ -155,9 +184,11 @@ export class AgentFiles {
   /** A file, its lines or a text selected in it, into `scope` as inbox candidates (adopt.ts). */
   async adopt(workspaceId: string | null, request: AdoptRequest): Promise<AdoptResult> {
     const bases = await this.bases(workspaceId);
-    const file = this.located(bases, request.id);
+    const file = await this.located(bases, request.id);
     const session = await this.options.registry.session(workspaceId);
-    return adoptFile(file, request.scope, { lines: request.lines, text: request.text }, { inbox: this.options.inbox, session, cwd: bases.checkout?.real ?? null });
+    // The cwd the inbox finds the session by: a local checkout's; an SSH workspace's is found by its id.
+    const cwd = bases.checkout && !isRemote(bases.checkout) ? bases.checkout.real : null;
+    return adoptFile(file, request.scope, { lines: request.lines, text: request.text }, { inbox: this.options.inbox, session, cwd });
   }
 
   /** What the files (agent files' ids, /memories/... paths) state differently, side by side (compare.ts). */
@@ -171,7 +202,7 @@ export class AgentFiles {
         const { content } = await this.options.service.read(id, session!);
         sides.push({ id, label: `Cairn memory · ${id}`, content });
       } else {
-        const file = this.located(bases, id);
+        const file = await this.located(bases, id);
         sides.push({ id, label: `${AGENT_NAMES[file.entry.agent]} · ${id}`, content: file.inspected.content! });
       }
     }
@@ -179,9 +210,9 @@ export class AgentFiles {
   }
 
   /** A readable file by its id, or a refusal saying why not. */
-  private located(bases: Bases, id: string): Located {
+  private async located(bases: Bases, id: string): Promise<Located> {
     const { entry, base, rel } = resolveId(bases, id);
-    const inspected = inspect(base, rel);
+    const inspected = await inspectAt(base, rel);
     if (!inspected) throw new AgentFilesError(`${id} does not exist.`);
     if (inspected.content === null) throw new AgentFilesError(`${id} cannot be opened: ${inspected.unreadable ?? 'it cannot be read.'}`);
     return { id, entry, base, rel, inspected };
@@ -196,14 +227,14 @@ export class AgentFiles {
     const bases = await this.bases(workspaceId);
     const { base, rel } = resolveId(bases, id);
     const key = historyKey(base.place, rel, bases.workspaceId);
-    const now = inspect(base, rel);
+    const now = await inspectAt(base, rel);
     if (!now?.unreadable) this.versions.observe(key, now?.bytes ?? null, now?.sha256 ?? null);
     return this.versions.list(key, limit);
   }
 }
 
 /** Why a save could not be made, for a person (never a host path). */
-function saveFailure(err: RuntimeError, base: Base): string {
+function saveFailure(err: RuntimeError, base: AnyBase): string {
   const where = base.place === 'checkout' ? 'the checkout' : 'your home folder';
   switch (err.code) {
     case 'ESCAPE':

@@ -10,7 +10,10 @@
  * link loop lists nothing twice), never `.git`, at most MAX_PATTERN_DEPTH levels and
  * MAX_FILES_PER_PATTERN files (the lexicographically first). The user's home is injected (tests
  * never see the real ~); the agents' own overrides of their folders ($CLAUDE_CONFIG_DIR,
- * $CODEX_HOME) are not followed: ids are paths below the home.
+ * $CODEX_HOME) are not followed: ids are paths below the home. An SSH workspace's checkout is a
+ * RemoteBase (remote-checkout.ts): the same patterns are walked on its host by the remote helper,
+ * in one request per listing, and every path it answers is checked here again (parseId, entryFor);
+ * its home there (and Claude Code's auto memory of it) is not looked at.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,19 +22,25 @@ import { isGitDir, isSafeName } from '../../common/memory/paths';
 import { CLAUDE_PROJECT_DIR_MAX, claudeProjectDirName } from '../harvest/claude-transcript';
 import { findGitRoot } from '../workspaces/identity';
 import type { WorkspaceRegistry } from '../workspaces/registry';
+import { RuntimeError } from '../runtime/runtime';
+import type { CheckoutFileFound } from '../runtime/ssh/ssh-runtime';
 import { CATALOGUE, entryFor, MAX_FILES_PER_PATTERN, MAX_PATTERN_DEPTH, nameMatches, type CatalogueEntry } from './catalogue';
-import { inspect, realDir, type Base, type Inspected } from './envelope';
+import { inspect, MAX_AGENT_FILE_BYTES, realDir, type Base, type Inspected } from './envelope';
+import { inspectedOf, inspectRemote, isRemote, remoteFailure, type RemoteBase } from './remote-checkout';
 
 /** A refusal a person can act on (an unknown file, an unreadable one); its message names no host path. */
 export class AgentFilesError extends Error {}
+
+/** Where files are looked for: a folder on this machine, or an SSH workspace's checkout on its host. */
+export type AnyBase = Base | RemoteBase;
 
 /** Where a workspace's agent files are looked for. */
 export interface Bases {
   readonly workspaceId: string | null;
   /** The user's home; null when it does not exist. */
   readonly home: Base | null;
-  /** The checkout; null with `checkoutReason` when it cannot be looked at. */
-  readonly checkout: Base | null;
+  /** The checkout (on its host for an SSH workspace); null with `checkoutReason` when it cannot be looked at. */
+  readonly checkout: AnyBase | null;
   readonly checkoutReason: string | null;
   /** The names Claude Code may give this checkout's project folder under ~/.claude/projects. */
   readonly projectFolders: readonly string[];
@@ -41,7 +50,7 @@ export interface Bases {
 export interface Located {
   readonly id: string;
   readonly entry: CatalogueEntry;
-  readonly base: Base;
+  readonly base: AnyBase;
   readonly rel: readonly string[];
   readonly inspected: Inspected;
 }
@@ -65,13 +74,15 @@ export async function basesFor(userHome: string, registry: WorkspaceRegistry, wo
   const entry = registry.get(workspaceId);
   if (!entry) throw new AgentFilesError(`No workspace ${workspaceId} is registered; add it first.`);
   if (entry.kind === 'ssh') {
-    return {
-      workspaceId,
-      home,
-      checkout: null,
-      checkoutReason: `this workspace's checkout is on ${entry.host}, and Cairn shows the agents' files of checkouts on this machine only.`,
-      projectFolders: [],
+    // Its checkout is read on its host (remote-checkout.ts); no request is made until one is needed.
+    // Claude Code's auto memory of it is in the host's home, which is not looked at.
+    const runtime = await registry.runtimeOf(entry);
+    const why = (err: unknown): string => {
+      if (err instanceof RuntimeError && err.code === 'ENOENT') return `the checkout of this workspace no longer exists on ${entry.host}.`;
+      if (err instanceof RuntimeError && err.code === 'IO') return `${entry.host} could not read it (${err.errno ?? 'EIO'}).`;
+      return registry.unreachableReason(entry, runtime.lastError ?? err);
     };
+    return { workspaceId, home, checkout: { place: 'checkout', remote: { runtime, path: entry.path, why } }, checkoutReason: null, projectFolders: [] };
   }
   const problem = registry.folderProblem(workspaceId);
   const real = problem === null ? realOrNull(entry.path) : null;
@@ -125,12 +136,39 @@ export function parseId(id: string): { place: AgentFilePlace; rel: string[] } | 
   return { place, rel };
 }
 
-/** Every catalogued file that exists for these bases, in catalogue order (files of one pattern by name). */
-export function discover(bases: Bases): Located[] {
+/** What a listing found, and whether the checkout could be looked at (else why not). */
+export interface Discovered {
+  readonly files: Located[];
+  readonly checkoutReason: string | null;
+}
+
+/**
+ * Every catalogued file that exists for these bases, in catalogue order (files of one pattern by
+ * name). A remote checkout is listed in one request; when its host cannot be used, the home's
+ * files are still listed and `checkoutReason` says why the checkout's are not.
+ */
+export async function discover(bases: Bases): Promise<Discovered> {
+  let checkout = bases.checkout;
+  let checkoutReason = bases.checkoutReason;
+  let remote: Map<CatalogueEntry, CheckoutFileFound[]> | null = null;
+  if (checkout && isRemote(checkout)) {
+    try {
+      remote = await listRemote(checkout);
+    } catch (err) {
+      const why = remoteFailure(checkout, err);
+      if (why === null) throw err;
+      checkoutReason = why;
+      checkout = null;
+    }
+  }
   const found: Located[] = [];
   for (const entry of CATALOGUE) {
-    const base = entry.place === 'global' ? bases.home : bases.checkout;
+    const base = entry.place === 'global' ? bases.home : checkout;
     if (!base) continue;
+    if (isRemote(base)) {
+      for (const file of remote?.get(entry) ?? []) found.push({ id: idOf(entry.place, file.rel), entry, base, rel: file.rel, inspected: inspectedOf(base, file) });
+      continue;
+    }
     const dirs: string[][] = [];
     if (entry.projectFolder) {
       for (const folder of bases.projectFolders) dirs.push([...entry.dir, folder, ...entry.projectFolder.below]);
@@ -143,7 +181,43 @@ export function discover(bases: Bases): Located[] {
       }
     }
   }
-  return found;
+  return { files: found, checkoutReason };
+}
+
+/**
+ * The checkout's catalogued files on its host, by entry, in one request. What comes back is
+ * checked again: a path must be one Cairn would name (parseId) and belong to the entry it was
+ * listed for, or it is dropped.
+ */
+async function listRemote(base: RemoteBase): Promise<Map<CatalogueEntry, CheckoutFileFound[]>> {
+  const entries = CATALOGUE.filter((e) => e.place === 'checkout' && !e.projectFolder);
+  const listed = await base.remote.runtime.checkoutFiles(
+    base.remote.path,
+    entries.map((e) => ({ dir: e.dir, name: e.name })),
+    { maxBytes: MAX_AGENT_FILE_BYTES, depth: MAX_PATTERN_DEPTH, perPattern: MAX_FILES_PER_PATTERN },
+  );
+  const out = new Map<CatalogueEntry, CheckoutFileFound[]>();
+  for (const file of listed) {
+    const entry = entries[file.pattern];
+    const parsed = parseId(file.rel.join('/'));
+    if (!entry || !parsed || parsed.place !== 'checkout' || entryFor('checkout', parsed.rel, []) !== entry) continue;
+    const files = out.get(entry) ?? [];
+    if (files.length < MAX_FILES_PER_PATTERN) files.push(file);
+    out.set(entry, files);
+  }
+  return out;
+}
+
+/** What is at `rel` below a base now (on its host for a remote checkout); null when nothing is. */
+export async function inspectAt(base: AnyBase, rel: readonly string[]): Promise<Inspected | null> {
+  if (!isRemote(base)) return inspect(base, rel);
+  try {
+    return await inspectRemote(base, rel);
+  } catch (err) {
+    const why = remoteFailure(base, err);
+    if (why === null) throw err;
+    throw new AgentFilesError(`The checkout's files cannot be shown: ${why}`);
+  }
 }
 
 /** The files of a suffix pattern below `dir` (walking real directories), sorted, capped. */
@@ -171,7 +245,7 @@ function walk(base: Base, dir: readonly string[], entry: CatalogueEntry): string
 }
 
 /** The catalogued place an id names for these bases, or a refusal saying why it names none. */
-export function resolveId(bases: Bases, id: string): { entry: CatalogueEntry; base: Base; rel: string[] } {
+export function resolveId(bases: Bases, id: string): { entry: CatalogueEntry; base: AnyBase; rel: string[] } {
   const parsed = parseId(id);
   const entry = parsed ? entryFor(parsed.place, parsed.rel, bases.projectFolders) : null;
   if (!parsed || !entry) throw new AgentFilesError(`${JSON.stringify(id)} is not a file another agent reads at a place Cairn knows (see "Other agents' files" in the README).`);

@@ -17,6 +17,8 @@
  *   the atomic write (runtime/local/atomic-write.ts): a temp file in the same directory, renamed
  *   over the name; a link inside the base is written through to its target (never replaced), the
  *   file's mode is kept. Nothing here names a host path in a message: only display paths.
+ * The same rules for a checkout on an SSH host run there, in the remote helper (remote-checkout.ts);
+ * WHY words both, so a reason reads the same wherever the file is.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -58,9 +60,28 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-function where(base: Base): string {
+function where(base: Pick<Base, 'place'>): string {
   return base.place === 'checkout' ? 'the checkout' : 'your home folder';
 }
+
+/**
+ * Why a file is not opened, for a person: one wording for the local disk and the remote helper's
+ * states (remote-checkout.ts), so a checkout over SSH says the same as on this machine.
+ */
+export const WHY = {
+  outside: (base: Pick<Base, 'place'>) => `it is a symbolic link that leads outside ${where(base)}; Cairn does not follow it.`,
+  git: 'it is a symbolic link into a .git directory; Cairn does not follow it.',
+  folder: 'it is a folder, not a file.',
+  special: 'it is not a regular file (a FIFO, a socket or a device).',
+  links: 'it has more than one hard link, so its content also has another name, perhaps outside; Cairn does not open it.',
+  large: (size: number) => `it is ${kib(size)}; Cairn opens files of at most ${kib(MAX_AGENT_FILE_BYTES)}.`,
+  over: `it is over ${kib(MAX_AGENT_FILE_BYTES)}; Cairn opens files of at most ${kib(MAX_AGENT_FILE_BYTES)}.`,
+  loop: 'it changed into a symbolic link while Cairn looked at it.',
+  moved: 'it moved while Cairn looked at it; look again.',
+  open: (code: string) => `Cairn cannot open it (${code}).`,
+  utf8: 'it is not UTF-8 text.',
+  nul: 'it holds a NUL character, so it is not text.',
+} as const;
 
 /** Whether `real` lies inside the base and out of any `.git` there. */
 export function insideBase(base: Base, real: string): 'inside' | 'outside' | 'git' {
@@ -69,7 +90,7 @@ export function insideBase(base: Base, real: string): 'inside' | 'outside' | 'gi
   return 'inside';
 }
 
-function unreadableBecause(size: number, mtimeMs: number, why: string, mode = 0): Inspected {
+export function unreadableBecause(size: number, mtimeMs: number, why: string, mode = 0): Inspected {
   return { size, mtimeMs, unreadable: why, real: null, bytes: null, content: null, sha256: null, mode };
 }
 
@@ -93,25 +114,30 @@ export function inspect(base: Base, rel: readonly string[]): Inspected | null {
   }
   if (real === null) return null; // a dangling link, or gone meanwhile: absent
   const placed = insideBase(base, real);
-  if (placed === 'outside') return unreadableBecause(0, link.mtimeMs, `it is a symbolic link that leads outside ${where(base)}; Cairn does not follow it.`);
-  if (placed === 'git') return unreadableBecause(0, link.mtimeMs, 'it is a symbolic link into a .git directory; Cairn does not follow it.');
+  if (placed === 'outside') return unreadableBecause(0, link.mtimeMs, WHY.outside(base));
+  if (placed === 'git') return unreadableBecause(0, link.mtimeMs, WHY.git);
   const st = fs.statSync(real, { throwIfNoEntry: false });
   if (!st) return null;
-  if (st.isDirectory()) return unreadableBecause(0, st.mtimeMs, 'it is a folder, not a file.');
-  if (!st.isFile()) return unreadableBecause(0, st.mtimeMs, 'it is not a regular file (a FIFO, a socket or a device).');
-  if (st.nlink > 1) return unreadableBecause(st.size, st.mtimeMs, 'it has more than one hard link, so its content also has another name, perhaps outside; Cairn does not open it.');
-  if (st.size > MAX_AGENT_FILE_BYTES) return unreadableBecause(st.size, st.mtimeMs, `it is ${kib(st.size)}; Cairn opens files of at most ${kib(MAX_AGENT_FILE_BYTES)}.`);
+  if (st.isDirectory()) return unreadableBecause(0, st.mtimeMs, WHY.folder);
+  if (!st.isFile()) return unreadableBecause(0, st.mtimeMs, WHY.special);
+  if (st.nlink > 1) return unreadableBecause(st.size, st.mtimeMs, WHY.links);
+  if (st.size > MAX_AGENT_FILE_BYTES) return unreadableBecause(st.size, st.mtimeMs, WHY.large(st.size));
   const read = readChecked(real);
   if (typeof read === 'string') return unreadableBecause(st.size, st.mtimeMs, read);
   const { bytes, stat } = read;
+  return textOf(bytes, stat.size, stat.mtimeMs, stat.mode & 0o7777, real);
+}
+
+/** A file's bytes as text, checked (UTF-8, no NUL), with its digest; or why it is not text. */
+export function textOf(bytes: Uint8Array, size: number, mtimeMs: number, mode: number, real: string | null): Inspected {
   let content: string;
   try {
     content = strictUtf8.decode(bytes);
   } catch {
-    return unreadableBecause(stat.size, stat.mtimeMs, 'it is not UTF-8 text.');
+    return unreadableBecause(size, mtimeMs, WHY.utf8);
   }
-  if (content.includes('\u0000')) return unreadableBecause(stat.size, stat.mtimeMs, 'it holds a NUL character, so it is not text.');
-  return { size: stat.size, mtimeMs: stat.mtimeMs, unreadable: null, real, bytes, content, sha256: sha256Hex(bytes), mode: stat.mode & 0o7777 };
+  if (content.includes('\u0000')) return unreadableBecause(size, mtimeMs, WHY.nul);
+  return { size, mtimeMs, unreadable: null, real, bytes, content, sha256: sha256Hex(bytes), mode };
 }
 
 /**
@@ -125,22 +151,22 @@ function readChecked(real: string, checkPlace = true): { bytes: Uint8Array; stat
     fd = fs.openSync(real, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') return 'it changed into a symbolic link while Cairn looked at it.';
-    return `Cairn cannot open it (${code ?? 'error'}).`;
+    if (code === 'ELOOP') return WHY.loop;
+    return WHY.open(code ?? 'error');
   }
   try {
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return 'it is not a regular file (a FIFO, a socket or a device).';
-    if (stat.nlink > 1) return 'it has more than one hard link, so its content also has another name, perhaps outside; Cairn does not open it.';
-    if (stat.size > MAX_AGENT_FILE_BYTES) return `it is ${kib(stat.size)}; Cairn opens files of at most ${kib(MAX_AGENT_FILE_BYTES)}.`;
-    if (checkPlace && PINNING && fs.readlinkSync(`/proc/self/fd/${fd}`) !== real) return 'it moved while Cairn looked at it; look again.';
+    if (!stat.isFile()) return WHY.special;
+    if (stat.nlink > 1) return WHY.links;
+    if (stat.size > MAX_AGENT_FILE_BYTES) return WHY.large(stat.size);
+    if (checkPlace && PINNING && fs.readlinkSync(`/proc/self/fd/${fd}`) !== real) return WHY.moved;
     const buf = Buffer.alloc(MAX_AGENT_FILE_BYTES + 1);
     let length = 0;
     for (;;) {
       const n = fs.readSync(fd, buf, length, buf.length - length, length);
       if (n === 0) break;
       length += n;
-      if (length > MAX_AGENT_FILE_BYTES) return `it is over ${kib(MAX_AGENT_FILE_BYTES)}; Cairn opens files of at most ${kib(MAX_AGENT_FILE_BYTES)}.`;
+      if (length > MAX_AGENT_FILE_BYTES) return WHY.over;
     }
     return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, length), stat };
   } finally {

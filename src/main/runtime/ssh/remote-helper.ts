@@ -21,12 +21,15 @@
  * rename over the name); the parent is pinned through /proc/self/fd where it exists and re-checked
  * otherwise; files 0600, directories 0700; names a model could not have written are skipped by
  * listings with the same rules as isListedName in src/common/memory/paths.ts.
+ * Other agents' files (afiles, afile, afwrite) are reached through the workspace's checkout, which
+ * is no memory root: af_root resolves it (git root of the path's realpath) and af_place checks every
+ * file's realpath against it; see the comment above those ops.
  */
 
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '7';
+export const HELPER_VERSION = '8';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -523,6 +526,223 @@ $ops{probe} = sub {
   if (defined $pid && $pid == 0) { open(STDERR, '>', '/dev/null'); exec('git', '-C', $git, 'rev-list', '--max-parents=0', 'HEAD'); exit 127 }
   if (defined $pid) { local $/; $roots = <$gh> // ''; close $gh }
   return ('dir', $real, $git, $config, $roots);
+};
+
+# ---- Other agents' files in the workspace's checkout (issue 23; src/main/agent-files) ----
+# The checkout is no memory root: its files are reached only through these ops, which take the
+# workspace's path and resolve the checkout's own containment root here (af_root: the git root
+# above the path's realpath, else that realpath, as the client's findGitRoot does). Every file is
+# then checked against that root (af_place): its realpath (links resolved) inside it and out of
+# .git, a regular file with one link, within the cap, opened O_NOFOLLOW | O_NONBLOCK and, where
+# /proc is, still at that realpath on its descriptor. States are words the client turns into the
+# same reasons as locally (envelope.ts); bytes travel only for a file that passed.
+my $HAS_SHA = eval { require Digest::SHA; 1 } ? 1 : 0;
+# SHA-256 in plain Perl (FIPS 180-4), for hosts whose perl has no Digest::SHA (perl-base only).
+sub sha256_pp {
+  my ($msg) = @_;
+  my @k = (0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2);
+  my @h = (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19);
+  my $len = length $msg;
+  $msg .= "\x80" . ("\0" x ((55 - $len) % 64)) . pack('NN', int($len / 0x20000000), ($len * 8) & 0xffffffff);
+  my $M = 0xffffffff;
+  for (my $off = 0; $off < length $msg; $off += 64) {
+    my @w = unpack('N16', substr($msg, $off, 64));
+    for my $i (16 .. 63) {
+      my ($x, $y) = ($w[$i - 15], $w[$i - 2]);
+      my $s0 = ((($x >> 7) | ($x << 25)) ^ (($x >> 18) | ($x << 14)) ^ ($x >> 3)) & $M;
+      my $s1 = ((($y >> 17) | ($y << 15)) ^ (($y >> 19) | ($y << 13)) ^ ($y >> 10)) & $M;
+      $w[$i] = ($w[$i - 16] + $s0 + $w[$i - 7] + $s1) & $M;
+    }
+    my ($a, $b, $c, $d, $e, $f, $g, $hh) = @h;
+    for my $i (0 .. 63) {
+      my $S1 = ((($e >> 6) | ($e << 26)) ^ (($e >> 11) | ($e << 21)) ^ (($e >> 25) | ($e << 7))) & $M;
+      my $ch = (($e & $f) ^ ((~$e & $M) & $g));
+      my $t1 = ($hh + $S1 + $ch + $k[$i] + $w[$i]) & $M;
+      my $S0 = ((($a >> 2) | ($a << 30)) ^ (($a >> 13) | ($a << 19)) ^ (($a >> 22) | ($a << 10))) & $M;
+      my $maj = (($a & $b) ^ ($a & $c) ^ ($b & $c));
+      my $t2 = ($S0 + $maj) & $M;
+      ($hh, $g, $f, $e, $d, $c, $b, $a) = ($g, $f, $e, ($d + $t1) & $M, $c, $b, $a, ($t1 + $t2) & $M);
+    }
+    my @v = ($a, $b, $c, $d, $e, $f, $g, $hh);
+    $h[$_] = ($h[$_] + $v[$_]) & $M for 0 .. 7;
+  }
+  return join('', map { sprintf '%08x', $_ } @h);
+}
+sub sha256_hex { my ($data) = @_; return $HAS_SHA ? Digest::SHA::sha256_hex($data) : sha256_pp($data) }
+
+# The checkout's containment root for the workspace path $path: undef when it is not a folder.
+sub af_root {
+  my ($path) = @_;
+  stat $path or return undef;
+  return undef unless -d _;
+  my $real = Cwd::abs_path($path);
+  return undef unless defined $real;
+  my $cur = $real;
+  while (1) { return $cur if lstat "$cur/.git"; my $p = dirname_of($cur); last if $p eq $cur; $cur = $p }
+  return $real;
+}
+# Where a realpath lies for the checkout root $root: inside, outside, or in a .git there.
+sub af_place {
+  my ($real, $root) = @_;
+  return 'outside' unless inside($real, $root);
+  my $rest = length($real) > length($root) ? substr($real, length($root) + ($root =~ m{/\z} ? 0 : 1)) : '';
+  return (grep { is_git($_) } split(m{/}, $rest)) ? 'git' : 'inside';
+}
+# Strict UTF-8 (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF), as the
+# client's fatal TextDecoder.
+sub af_utf8 {
+  my ($s) = @_;
+  pos($s) = 0;
+  while (pos($s) < length $s) {
+    $s =~ /\G(?:[\x00-\x7f]+|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2})/gc or return 0;
+  }
+  return 1;
+}
+# A name a walk may take (a first cut of the client's isSafeName, which checks every name again).
+sub af_name {
+  my ($name) = @_;
+  return 0 if $name eq '.' || $name eq '..' || $name eq '' || length($name) > 255 || index($name, '.cairn') == 0 || is_git($name);
+  return 1 if $name =~ /\A[A-Za-z0-9_][A-Za-z0-9._ -]{0,254}\z/;
+  my $u = $name;
+  return 0 unless utf8::decode($u);
+  return 0 if $u =~ $CTL || $u =~ /[~\\<>"\/]/ || $u =~ /%(2e|2f|5c)/i;
+  return 1;
+}
+# What is at $rel (segments joined by /) below the root: () when nothing is (or a link leads
+# nowhere), else (state, size, mtime, mode, bytes, realpath); the realpath stays on this host.
+sub af_inspect {
+  my ($root, $rel, $max) = @_;
+  my $full = join_path($root, split m{/}, $rel);
+  my @l = lstat $full or return ();
+  stat $full or return ();
+  my $real = Cwd::abs_path($full);
+  return () unless defined $real;
+  my $placed = af_place($real, $root);
+  return ($placed, 0, mtime_of($full, 0, @l), 0, '', '') if $placed ne 'inside';
+  my @st = stat $real or return ();
+  return ('dir', 0, mtime_of($real, 1, @st), 0, '', '') if S_ISDIR($st[2]);
+  return ('special', 0, mtime_of($real, 1, @st), 0, '', '') unless S_ISREG($st[2]);
+  return ('links', $st[7], mtime_of($real, 1, @st), 0, '', '') if $st[3] > 1;
+  return ('large', $st[7], mtime_of($real, 1, @st), 0, '', '') if $st[7] > $max;
+  my ($state, @read) = af_read_checked($real, $max, 1);
+  return ($state, $st[7], mtime_of($real, 1, @st), 0, '', '') if $state ne 'file';
+  my ($data, @f) = @read;
+  my $mtime = mtime_of($real, 1, @f);
+  return ('utf8', $f[7], $mtime, 0, '', '') unless af_utf8($data);
+  return ('nul', $f[7], $mtime, 0, '', '') if index($data, "\0") >= 0;
+  return ('file', $f[7], $mtime, $f[2] & 07777, $data, $real);
+}
+# Opens a resolved path without following a final link or blocking, and checks the descriptor:
+# ('file', bytes, fstat...) or a state (loop, open:ERRNO, special, links, large, over, moved).
+sub af_read_checked {
+  my ($real, $max, $check_place) = @_;
+  my $fh;
+  if (!sysopen($fh, $real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)) { my $e = errname(); return ($e eq 'ELOOP' ? 'loop' : "open:$e") }
+  my @f = stat $fh;
+  return ('special') unless @f && S_ISREG($f[2]);
+  return ('links') if $f[3] > 1;
+  return ('large') if $f[7] > $max;
+  if ($check_place && $PINNING) { my $now = readlink('/proc/self/fd/' . fileno($fh)); return ('moved') unless defined $now && $now eq $real }
+  my $buf = ''; my $n;
+  while (($n = sysread($fh, $buf, 65536, length $buf))) { return ('over') if length($buf) > $max }
+  return ('open:' . errname()) unless defined $n;
+  close $fh;
+  return ('file', $buf, @f);
+}
+# The digest of the regular file at $t now (not following a link): '' when none is there.
+sub af_digest {
+  my ($t, $max) = @_;
+  lstat $t or return '';
+  return 'not-a-file' unless -f _;
+  my ($state, $data) = af_read_checked($t, $max, 0);
+  return $state eq 'file' ? sha256_hex($data) : 'unreadable';
+}
+sub af_root_or_fail { my ($path) = @_; my $root = af_root($path); fail('ENOENT') unless defined $root; return $root }
+# The known files of the checkout in one request: for each pattern [dir, exact|suffix, name,
+# recursive], what is there, as [pattern index, rel, state, size, mtime, mode, bytes] each. A
+# suffix pattern walks real directories below its folder only (a linked folder there is not
+# entered), never .git, at most $depth levels and $cap files (the first by name, byte order).
+$ops{afiles} = sub {
+  my ($path, $max, $depth, $cap, @pats) = @_;
+  my $root = af_root_or_fail($path);
+  my @out;
+  for (my $i = 0; $i * 4 < @pats; $i++) {
+    my ($dir, $kind, $name, $rec) = @pats[$i * 4 .. $i * 4 + 3];
+    my @dir = $dir eq '' ? () : split m{/}, $dir;
+    my @rels;
+    if ($kind eq 'exact') { @rels = (join('/', @dir, $name)) }
+    else {
+      my $start = Cwd::abs_path(join_path($root, @dir));
+      next unless defined $start && af_place($start, $root) eq 'inside' && -d $start;
+      my $visit; $visit = sub {
+        my ($real, $rel, $level) = @_;
+        opendir(my $dh, $real) or return;
+        my @names = sort grep { af_name($_) } readdir $dh;
+        closedir $dh;
+        for my $n (@names) {
+          return if @rels >= $cap;
+          my @s = lstat "$real/$n" or next;
+          if (S_ISDIR($s[2])) { $visit->("$real/$n", "$rel/$n", $level + 1) if $rec eq '1' && $level + 1 < $depth }
+          elsif (length($n) > length($name) && substr($n, -length($name)) eq $name) { push @rels, "$rel/$n" }
+        }
+      };
+      $visit->($start, join('/', @dir), 0);
+      undef $visit;
+      s{\A/}{} for @rels;
+    }
+    for my $rel (@rels) { my @r = af_inspect($root, $rel, $max); push @out, $i, $rel, @r[0 .. 4] if @r }
+  }
+  return @out;
+};
+# One known file: 'none', or 'some' and [state, size, mtime, mode, bytes].
+$ops{afile} = sub {
+  my ($path, $max, $rel) = @_;
+  my @r = af_inspect(af_root_or_fail($path), $rel, $max);
+  return @r ? ('some', @r[0 .. 4]) : ('none');
+};
+# A conflict-safe save of one known file: written only if its digest is $expected ('' : no file
+# may be there), checked first and again right before the rename; atomic (a temp file in the same
+# directory, fsynced, its mode set, renamed over the name; through a link inside the checkout to
+# its target); missing folders made 0700 inside the checkout. Answers [outcome, 'some', state,
+# size, mtime, mode, bytes] (or [outcome, 'none']): the file before the save for 'ok' and
+# 'unreadable' and 'conflict', the file now for 'meanwhile' (changed between the two looks). An
+# existing file keeps its mode; $mode is a new file's.
+$ops{afwrite} = sub {
+  my ($path, $max, $rel, $expected, $mode, $data) = @_;
+  my $root = af_root_or_fail($path);
+  my @cur = af_inspect($root, $rel, $max);
+  my @before = @cur ? ('some', @cur[0 .. 4]) : ('none');
+  return ('unreadable', @before) if @cur && $cur[0] ne 'file';
+  my $now = @cur ? sha256_hex($cur[4]) : '';
+  return ('conflict', @before) if $now ne $expected;
+  my $target = @cur ? $cur[5] : join_path($root, split m{/}, $rel);
+  my @segs = split m{/}, substr($target, length($root) + ($root =~ m{/\z} ? 0 : 1));
+  my $name = pop @segs;
+  my $meanwhile = sub { my @n = af_inspect($root, $rel, $max); return ('meanwhile', @n ? ('some', @n[0 .. 4]) : ('none')) };
+  my @res = with_dir($root, \@segs, 1, sub {
+    my ($dir) = @_;
+    my $t = "$dir/$name";
+    if (lstat $t) { return ('meanwhile') if $expected eq ''; fail('EISDIR') if -d _ }
+    if (opendir(my $dh, $dir)) { for my $n (readdir $dh) { unlink "$dir/$n" if index($n, $TEMP) == 0 } closedir $dh }
+    my $temp = "$dir/$TEMP$$-" . join('', map { sprintf '%02x', int rand 256 } 1 .. 6);
+    sysopen(my $fh, $temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or os_fail();
+    my $ok = eval {
+      my $off = 0;
+      while ($off < length $data) { my $w = syswrite($fh, $data, length($data) - $off, $off); os_fail() unless defined $w; $off += $w }
+      $fh->sync or os_fail();
+      chmod((@cur ? $cur[3] : 0 + $mode) & 07777, $fh) or os_fail();
+      close $fh or os_fail();
+      1;
+    };
+    if (!$ok) { my $err = $@; unlink $temp; die $err }
+    # The last look: the file must still be what the save was based on.
+    if (af_digest($t, $max) ne $expected) { unlink $temp; return ('meanwhile') }
+    if (!$PINNING) { my $n = Cwd::abs_path($dir); if (!defined $n || $n ne $dir) { unlink $temp; fail('ESCAPE') } }
+    if (!rename($temp, $t)) { my $e = $!; unlink $temp; $! = $e; os_fail() }
+    return ('ok');
+  });
+  return $meanwhile->() if $res[0] eq 'meanwhile';
+  return ('ok', @before);
 };
 
 sub read_exact { my ($n) = @_; my $buf = ''; while (length($buf) < $n) { my $r = read(STDIN, $buf, $n - length($buf), length($buf)); return undef unless $r } return $buf }

@@ -15,6 +15,11 @@
  * Failures of the host (unreachable, lost connection, no answer in time) surface as RuntimeError
  * UNREACHABLE with the reason in `detail`; the SshError is kept in `lastError`.
  *
+ * Besides the Runtime, it reads and saves other agents' files in the workspace's checkout
+ * (checkoutFiles, checkoutFile, writeCheckoutFile; src/main/agent-files/remote-checkout.ts): the
+ * checkout is no scope root, so these take the workspace's path and the helper checks its own
+ * containment there; no lock is taken and the memory operations are untouched.
+ *
  * File content travels in the helper's requests, not over SFTP: an SFTP write is open, write,
  * fsync, close and rename, five round trips or more, with the containment check in yet another
  * (SFTP has no realpath-checked open), where the helper does all of it in one.
@@ -48,6 +53,40 @@ export type CheckoutFacts =
   | { readonly kind: 'missing' | 'notdir' }
   | { readonly kind: 'dir'; readonly real: string; readonly gitRoot: string | null; readonly gitConfig: string; readonly rootCommits: readonly string[] };
 const LOCK_TOUCH_MS = 1_000;
+
+/** A pattern of other agents' files for the helper's `afiles` (src/main/agent-files/catalogue.ts). */
+export interface CheckoutFilePattern {
+  /** The folder's segments below the checkout. */
+  readonly dir: readonly string[];
+  readonly name: { readonly exact: string } | { readonly suffix: string; readonly recursive: boolean };
+}
+
+/**
+ * What the helper found at a known file of a remote checkout: a state word (the client words the
+ * reason, src/main/agent-files/remote-checkout.ts) with the size, mtime and mode, and the bytes
+ * only for a file that passed the envelope there (`file`).
+ */
+export interface CheckoutFileState {
+  readonly state: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly mode: number;
+  readonly data: Uint8Array | null;
+}
+
+/** A listed file of a remote checkout: which pattern found it, and its segments below the checkout. */
+export interface CheckoutFileFound extends CheckoutFileState {
+  readonly pattern: number;
+  readonly rel: string[];
+}
+
+export type CheckoutWriteOutcome = 'ok' | 'unreadable' | 'conflict' | 'meanwhile';
+
+function fileState(res: Buffer[], at: number): CheckoutFileState {
+  const state = res[at]!.toString('utf8');
+  return { state, size: Number(res[at + 1]!.toString()), mtimeMs: Number(res[at + 2]!.toString()), mode: Number(res[at + 3]!.toString()), data: state === 'file' ? new Uint8Array(res[at + 4]!) : null };
+}
+
 
 /** What editFile may send as the bytes a change was based on: files up to this size, this many. */
 const KNOWN_MAX_BYTES = 64 * 1024;
@@ -391,6 +430,39 @@ export class SshRuntime implements Runtime {
         await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt * 2) * (0.5 + Math.random())));
       }
     });
+  }
+
+  // ---- Other agents' files in the workspace's checkout (issue 23) ----
+  // The checkout is no scope root: these take the workspace's remote path, and the helper
+  // resolves and checks the checkout's own containment there (afiles, afile, afwrite).
+
+  /** The known files of the checkout at `checkoutPath`, for these patterns, in one request. */
+  async checkoutFiles(checkoutPath: string, patterns: readonly CheckoutFilePattern[], limits: { maxBytes: number; depth: number; perPattern: number }): Promise<CheckoutFileFound[]> {
+    const fields: string[] = ['afiles', checkoutPath, String(limits.maxBytes), String(limits.depth), String(limits.perPattern)];
+    for (const p of patterns) fields.push(p.dir.join('/'), 'exact' in p.name ? 'exact' : 'suffix', 'exact' in p.name ? p.name.exact : p.name.suffix, 'exact' in p.name || !p.name.recursive ? '0' : '1');
+    const res = await this.call(fields);
+    const out: CheckoutFileFound[] = [];
+    for (let i = 0; i + 6 < res.length; i += 7) {
+      out.push({ pattern: Number(res[i]!.toString()), rel: res[i + 1]!.toString('utf8').split('/'), ...fileState(res, i + 2) });
+    }
+    return out;
+  }
+
+  /** One known file of the checkout, or null when nothing is there. */
+  async checkoutFile(checkoutPath: string, rel: readonly string[], maxBytes: number): Promise<CheckoutFileState | null> {
+    const res = await this.call(['afile', checkoutPath, String(maxBytes), rel.join('/')]);
+    return res[0]?.toString() === 'some' ? fileState(res, 1) : null;
+  }
+
+  /**
+   * A conflict-safe save of one known file of the checkout (`expected`: the digest it must have,
+   * null for none), in one request: the outcome, and the file before the save (after it changed
+   * meanwhile, for 'meanwhile'). `mode`: of a new file.
+   */
+  async writeCheckoutFile(checkoutPath: string, rel: readonly string[], maxBytes: number, expected: string | null, mode: number, data: Uint8Array): Promise<{ outcome: CheckoutWriteOutcome; file: CheckoutFileState | null }> {
+    const res = await this.call(['afwrite', checkoutPath, String(maxBytes), rel.join('/'), expected ?? '', String(mode), data]);
+    const outcome = res[0]!.toString() as CheckoutWriteOutcome;
+    return { outcome, file: res[1]?.toString() === 'some' ? fileState(res, 2) : null };
   }
 
   private rootKey(root: ScopeRoot): string {
