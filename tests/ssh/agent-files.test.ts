@@ -76,6 +76,25 @@ describe.runIf(sshdAvailable())("other agents' files in an SSH workspace's check
     expect(JSON.stringify(over)).not.toContain(w.sb.dir);
   });
 
+  it('walks a rules folder on the host as locally: depth and file caps, names by the same rules', async () => {
+    const rules = path.join(w.sb.checkout, '.cursor', 'rules');
+    for (let i = 0; i < 205; i++) await fs.writeFile(path.join(rules, `r${String(i).padStart(3, '0')}.mdc`), `- rule ${i}\n`);
+    await fs.mkdir(path.join(rules, 'a', 'b', 'c', 'd'), { recursive: true });
+    await fs.writeFile(path.join(rules, 'a', 'b', 'c', 'deep.mdc'), 'three levels down\n');
+    await fs.writeFile(path.join(rules, 'a', 'b', 'c', 'd', 'deeper.mdc'), 'four levels down\n');
+    await fs.writeFile(path.join(rules, '.cairn-tmp-1-abc.mdc'), 'a temp file\n');
+    await fs.writeFile(path.join(rules, 'zero\u200bwidth.mdc'), 'an invisible character\n');
+    await fs.writeFile(path.join(rules, 'plain.md'), 'not a Cursor rule\n');
+    await settleTimes();
+    const local = checkoutFiles((await list(w.ws)).files);
+    const over = checkoutFiles((await list(remote)).files);
+    expect(over).toEqual(local);
+    const cursor = over.filter((f) => f.id.startsWith('.cursor/rules/'));
+    expect(cursor).toHaveLength(200);
+    expect(cursor.map((f) => f.id)).toContain('.cursor/rules/a/b/c/deep.mdc');
+    expect(cursor.map((f) => f.id).filter((id) => /deeper|cairn-tmp|\u200b|plain/.test(id))).toEqual([]);
+  });
+
   it('costs one request to the host per listing, read and save', async () => {
     const entry = w.host.registry.get(remote);
     if (entry?.kind !== 'ssh') throw new Error('not an SSH workspace');
