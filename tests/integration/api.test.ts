@@ -186,9 +186,15 @@ describe('history routes', () => {
     // Restore the first version: a new change of the person's.
     const first = (await client.history.list({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).versions.at(-1)!;
     expect(first).toMatchObject({ op: 'create' });
-    expect(await client.history.restore({ workspaceId: wsA, path: '/memories/workspace/notes.md', id: first.id })).toMatchObject({ status: 'ok' });
+    const restored = await client.history.restore({ workspaceId: wsA, path: '/memories/workspace/notes.md', id: first.id });
+    expect(restored).toMatchObject({ status: 'ok', versionId: expect.any(String) });
     expect((await client.memory.read({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).content).toBe('first\n');
-    expect((await client.history.list({ workspaceId: wsA, path: '/memories/workspace/notes.md', limit: 1 })).versions[0]).toMatchObject({ actor: 'user', cause: `restore:${first.id}` });
+    // The answer names the restore's own version: the newest, the person's, caused by the restore.
+    expect((await client.history.list({ workspaceId: wsA, path: '/memories/workspace/notes.md', limit: 1 })).versions[0]).toMatchObject({
+      id: restored.status === 'ok' ? restored.versionId : 'none',
+      actor: 'user',
+      cause: `restore:${first.id}`,
+    });
     expect(await client.history.restore({ workspaceId: wsA, path: '/memories/workspace/other.md', id: first.id })).toMatchObject({ status: 'error', message: expect.stringMatching(/is not a version of/) });
     expect(await client.history.undo({ workspaceId: wsA, id: 'nope' })).toMatchObject({ status: 'error', message: expect.stringMatching(/no version "nope"/) });
 

@@ -274,7 +274,10 @@ export const contract = {
     /** Takes back the change a version belongs to, if its files are still what it left. */
     undo: oc.input(z.object({ workspaceId: workspaceRef, id: z.string().min(1).max(64) })).output(undoResultSchema),
     /** Writes back what a version left (a delete's: what it took away) as the person's change. */
-    restore: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath, id: z.string().min(1).max(64) })).output(changeResultSchema),
+    /** Restores a file to a version: a new change of the person's, whose id `versionId` is (null: the history could not record it). */
+    restore: oc
+      .input(z.object({ workspaceId: workspaceRef, path: memoryPath, id: z.string().min(1).max(64) }))
+      .output(z.discriminatedUnion('status', [z.object({ status: z.literal('ok'), message: z.string(), versionId: z.string().nullable() }), z.object({ status: z.literal('error'), message: z.string() })])),
   },
   inbox: {
     /** Proposals newest first: pending ones, or every one with `all`. */

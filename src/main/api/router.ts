@@ -320,9 +320,9 @@ export const router = os.router({
     }),
     restore: os.history.restore.handler(async ({ input, context }) => {
       const session = await sessionOf(context, input.workspaceId);
-      return change(async () => {
-        const { path, created } = await context.versions.restore(input.path, input.id, session);
-        return created ? `Restored ${path}: created again.` : `Restored ${path} to that version.`;
+      return orRefusal(async () => {
+        const { path, created, restored } = await context.versions.restore(input.path, input.id, session);
+        return { status: 'ok' as const, message: created ? `Restored ${path}: created again.` : `Restored ${path} to that version.`, versionId: restored };
       });
     }),
   },

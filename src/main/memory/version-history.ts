@@ -96,7 +96,7 @@ export class VersionHistory {
    * Writes back to `path` the content version `id` left (for a delete: what it took away), whatever
    * the file holds now, as the person's change; a deleted file is created again.
    */
-  async restore(path: string, id: string, session: MemorySession): Promise<{ path: string; version: HistoryVersion; created: boolean }> {
+  async restore(path: string, id: string, session: MemorySession): Promise<{ path: string; version: HistoryVersion; created: boolean; restored: string | null }> {
     const parsed = parseMemoryPath(path);
     if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(`${path} is not a file; give the path of a memory file.`);
     const clean = path.replace(/\/+$/, '');
@@ -110,7 +110,9 @@ export class VersionHistory {
     const content = this.text(v.op === 'delete' ? v.before : v.after);
     if (content === null || content === undefined) throw new MemoryToolError(`The content of version ${id} is not known (it was not readable when recorded, or has been collected).`);
     const { created } = await this.service.restore(clean, content, `restore:${v.id}`, session);
-    return { path: clean, version: v, created };
+    // The restore's own version (recorded as the write returned), so a caller can offer to undo it.
+    const restored = owner === null ? undefined : this.store.list({ owner, limit: 20 }).find((x) => x.cause === `restore:${v.id}` && x.path === clean);
+    return { path: clean, version: v, created, restored: restored?.id ?? null };
   }
 
   /**
