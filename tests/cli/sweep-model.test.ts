@@ -11,9 +11,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli';
 import { stillRunning } from '../../src/main/sweep/fixtures/running';
 import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { fileTree, putAged } from '../support/file-tree';
 
 const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'sweep', 'fixtures', 'fake-sweep-model.mjs');
-const DAY = 24 * 60 * 60 * 1000;
 const P = (name: string) => `/memories/project/${name}`;
 
 let sb: Sandbox;
@@ -21,22 +21,9 @@ let flags: string[];
 let record: string;
 let answerFile: string;
 
-function put(name: string, text: string, ageDays: number): void {
-  const file = path.join(sb.roots.project, name);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-  const t = (Date.now() - ageDays * DAY) / 1000;
-  fs.utimesSync(file, t, t);
-}
+const put = (name: string, text: string, ageDays: number): void => putAged(sb.roots.project, name, text, ageDays);
 
-function tree(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of fs.readdirSync(sb.roots.project, { recursive: true }) as string[]) {
-    const file = path.join(sb.roots.project, name);
-    if (fs.statSync(file).isFile()) out[name] = fs.readFileSync(file, 'latin1');
-  }
-  return out;
-}
+const tree = (): Record<string, string> => fileTree(sb.roots.project);
 
 function settings(extra: Record<string, unknown>): void {
   const file = path.join(sb.home, 'config.json');

@@ -1,33 +1,18 @@
 // `cairn sweep` as a person runs it (issue 22): real processes on a real disk. The files' ages are
 // set on the disk (mtimes 100+ days back) rather than waited for, so no clock is raced: the CLI's
 // own clock only has to be later than those times.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn, runJsonl } from '../support/cli';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { fileTree, putAged } from '../support/file-tree';
 
 let sb: Sandbox;
 let flags: string[];
-const DAY = 24 * 60 * 60 * 1000;
 const P = (name: string) => `/memories/project/${name}`;
 
-function put(name: string, text: string, ageDays: number): void {
-  const file = path.join(sb.roots.project, name);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-  const t = (Date.now() - ageDays * DAY) / 1000;
-  fs.utimesSync(file, t, t);
-}
+const put = (name: string, text: string, ageDays: number): void => putAged(sb.roots.project, name, text, ageDays);
 
-function tree(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of fs.readdirSync(sb.roots.project, { recursive: true }) as string[]) {
-    const file = path.join(sb.roots.project, name);
-    if (fs.statSync(file).isFile()) out[name] = fs.readFileSync(file, 'utf8');
-  }
-  return out;
-}
+const tree = (): Record<string, string> => fileTree(sb.roots.project, { encoding: 'utf8' });
 
 beforeAll(requireBuiltCli);
 beforeEach(async () => {

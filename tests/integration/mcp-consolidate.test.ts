@@ -22,6 +22,7 @@ import { openAppHost, startWebHost } from '../../src/main/host/app-host';
 import { runCairn, stopProcess } from '../support/cli';
 import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve } from '../support/serve';
+import { fileTree, putAged } from '../support/file-tree';
 
 const DAY = 24 * 60 * 60 * 1000;
 const P = (name: string) => `/memories/project/${name}`;
@@ -35,19 +36,9 @@ let sb: Sandbox;
 let flags: string[];
 const clients: Client[] = [];
 
-function put(name: string, text: string, ageDays: number): void {
-  const file = path.join(sb.roots.project, name);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-  const t = (Date.now() - ageDays * DAY) / 1000;
-  fs.utimesSync(file, t, t);
-}
+const put = (name: string, text: string, ageDays: number): void => putAged(sb.roots.project, name, text, ageDays);
 
-function tree(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of fs.readdirSync(sb.roots.project)) out[name] = fs.readFileSync(path.join(sb.roots.project, name), 'utf8');
-  return out;
-}
+const tree = (): Record<string, string> => fileTree(sb.roots.project, { encoding: 'utf8' });
 
 function settings(extra: Record<string, unknown>): void {
   const file = path.join(sb.home, 'config.json');

@@ -3,25 +3,18 @@
 // typed errors a person can act on, naming no host path. Files are aged on the disk (mtimes), so
 // no clock is raced.
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SweepProposal } from '../../src/common/sweep/proposal';
 import { stopProcess } from '../support/cli';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
+import { putAged } from '../support/file-tree';
 
 let sb: Sandbox;
 let served: Served;
 let workspaceId: string;
-const DAY = 24 * 60 * 60 * 1000;
 
-function put(name: string, text: string, ageDays: number): void {
-  const file = path.join(sb.roots.project, name);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-  const t = (Date.now() - ageDays * DAY) / 1000;
-  fs.utimesSync(file, t, t);
-}
+const put = (name: string, text: string, ageDays: number): void => putAged(sb.roots.project, name, text, ageDays);
 
 beforeAll(requireBuiltCli);
 beforeEach(async () => {

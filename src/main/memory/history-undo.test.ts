@@ -12,6 +12,7 @@ import { HistoryStore, type HistoryVersion } from '../history/history-store';
 import { RuntimeError } from '../runtime/runtime';
 import type { UndoStep } from './history-undo';
 import { MemoryService } from './memory-service';
+import { fileTree } from '../../../tests/support/file-tree';
 
 let sb: Sandbox;
 let history: HistoryStore;
@@ -21,22 +22,7 @@ const run = (input: Record<string, unknown>) => service.execute(input, sb.sessio
 // Over SSH the bytes a delete or a rename takes come back from the remote helper in the same
 // request (Runtime.remove/rename with capture); the undo must give back the same tree.
 
-/** Every file under the global root, with its bytes, and every empty directory (as `dir/`: ''). */
-function tree(): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string, prefix: string) => {
-    if (!fs.existsSync(dir)) return;
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) {
-        if (fs.readdirSync(path.join(dir, e.name)).length === 0) out[`${prefix}${e.name}/`] = '';
-        walk(path.join(dir, e.name), `${prefix}${e.name}/`);
-      }
-      else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(dir, e.name), 'utf8');
-    }
-  };
-  walk(sb.roots.global, '');
-  return out;
-}
+const tree = (): Record<string, string> => fileTree(sb.roots.global, { encoding: 'utf8', dirs: 'empty' });
 
 const bytes = (sha: string | null | 'unknown') => (sha === null ? null : history.readBlob(sha as string)!);
 const stepsOf = (batch: readonly HistoryVersion[]): UndoStep[] =>

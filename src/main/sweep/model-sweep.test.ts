@@ -22,6 +22,7 @@ import { VersionHistory } from '../memory/version-history';
 import { stillRunning } from './fixtures/running';
 import { sweepExtractorFor, type SweepSettings } from './sweep-backends';
 import { Sweeps } from './sweeps';
+import { fileTree } from '../../../tests/support/file-tree';
 
 const FAKE_MODEL = fileURLToPath(new URL('./fixtures/fake-sweep-model.mjs', import.meta.url));
 const DAY = 24 * 60 * 60 * 1000;
@@ -49,14 +50,7 @@ async function put(name: string, text: string, ageDays: number, use: { uses?: nu
   await usage.flush();
 }
 
-function tree(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of fs.readdirSync(sb.roots.global, { recursive: true }) as string[]) {
-    const file = path.join(sb.roots.global, name);
-    if (fs.statSync(file).isFile()) out[name] = fs.readFileSync(file, 'latin1');
-  }
-  return out;
-}
+const tree = (): Record<string, string> => fileTree(sb.roots.global);
 
 /** What the fake model received, one entry per run. */
 const runs = (): Array<{ pid: number; prompt: string }> =>

@@ -17,6 +17,7 @@ import { UsageStore } from '../memory/usage-store';
 import { VersionHistory } from '../memory/version-history';
 import { modelSweepExtractor } from './model-sweep';
 import { Sweeps } from './sweeps';
+import { fileTree } from '../../../tests/support/file-tree';
 
 const DAY = 24 * 60 * 60 * 1000;
 const G = (name: string) => `/memories/global/${name}`;
@@ -40,15 +41,7 @@ async function put(name: string, text: string, ageDays: number, use: { uses?: nu
   await usage.flush();
 }
 
-function tree(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of fs.readdirSync(sb.roots.global, { recursive: true }) as string[]) {
-    const file = path.join(sb.roots.global, name);
-    // Folders too: an undo must not leave behind a folder a rename created.
-    out[fs.statSync(file).isFile() ? name : `${name}/`] = fs.statSync(file).isFile() ? fs.readFileSync(file, 'latin1') : '';
-  }
-  return out;
-}
+const tree = (): Record<string, string> => fileTree(sb.roots.global, { dirs: 'all' });
 
 const TEXT: Record<string, string> = {
   'stale.md': 'A stale note about the old build.\n',

@@ -18,6 +18,7 @@ import type { SweepExtractor } from './extractor';
 import { rulesExtractor } from './rules-sweep';
 import { SweepBusyError, SweepLeases } from './sweep-lease';
 import { Sweeps } from './sweeps';
+import { fileTree } from '../../../tests/support/file-tree';
 
 const DAY = 24 * 60 * 60 * 1000;
 let clock: number;
@@ -53,19 +54,7 @@ async function put(name: string, text: string, ageDays: number, use: Use = {}): 
   await usage.flush();
 }
 
-/** Every file under the global root with its bytes. */
-function tree(): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string, prefix: string) => {
-    if (!fs.existsSync(dir)) return;
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(path.join(dir, e.name), `${prefix}${e.name}/`);
-      else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(dir, e.name), 'latin1');
-    }
-  };
-  walk(sb.roots.global, '');
-  return out;
-}
+const tree = (): Record<string, string> => fileTree(sb.roots.global);
 
 async function setup(runtime: SandboxOptions['runtime']): Promise<void> {
   clock = Date.parse('2027-03-01T12:00:00Z');
