@@ -27,6 +27,28 @@ export function onChangeEvent(listener: ChangeListener): () => void {
   return () => listeners.delete(listener);
 }
 
+/**
+ * Calls `onBurst` once per burst of changes in `workspaceId`'s view (gathered for 50 ms): for
+ * queries a change may touch but no event names (what was recently deleted, the consolidations).
+ * `onBurst` must be stable (useCallback), or the listener is set again at each render.
+ */
+export function useChangeBurst(workspaceId: string | null, onBurst: () => void): void {
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = onChangeEvent((_event, view) => {
+      if (view !== workspaceId || timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        onBurst();
+      }, 50);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [onBurst, workspaceId]);
+}
+
 /** How long a burst of changes is gathered before the list is refreshed once. */
 const REFRESH_DELAY_MS = 30;
 

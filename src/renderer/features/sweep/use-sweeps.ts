@@ -11,10 +11,10 @@
  * change reports it).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo } from 'react';
+import { useCallback, useMemo } from 'react';
 import { SCOPES, type Scope } from '../../../common/memory/constants';
 import { errorMessage, useApi } from '../../api/api-context';
-import { onChangeEvent } from '../changes/use-change-stream';
+import { useChangeBurst } from '../changes/use-change-stream';
 import { sweepSummary } from '../../../common/sweep/proposal';
 import { lastConsolidations, openProposal, type LastConsolidation } from './sweep-model';
 
@@ -80,21 +80,13 @@ export function useLastConsolidated(workspaceId: string | null): Partial<Record<
   const any = Object.keys(last).length > 0;
   const history = useQuery({ ...orpc.history.list.queryOptions({ input: { workspaceId, limit: UNDO_LOOKBACK } }), enabled: any, retry: false });
 
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const off = onChangeEvent((_event, view) => {
-      if (view !== workspaceId || timer) return;
-      timer = setTimeout(() => {
-        timer = null;
-        void queryClient.invalidateQueries({ queryKey: orpc.sweep.list.key() });
-        void queryClient.invalidateQueries({ queryKey: orpc.history.list.key({ input: { workspaceId, limit: UNDO_LOOKBACK } }) });
-      }, 50);
-    });
-    return () => {
-      off();
-      if (timer) clearTimeout(timer);
-    };
-  }, [orpc, queryClient, workspaceId]);
+  useChangeBurst(
+    workspaceId,
+    useCallback(() => {
+      void queryClient.invalidateQueries({ queryKey: orpc.sweep.list.key() });
+      void queryClient.invalidateQueries({ queryKey: orpc.history.list.key({ input: { workspaceId, limit: UNDO_LOOKBACK } }) });
+    }, [orpc, queryClient, workspaceId]),
+  );
 
   return useMemo(() => {
     if (!any || !history.data) return {};

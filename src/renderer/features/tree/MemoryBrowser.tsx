@@ -22,7 +22,7 @@ import { errorMessage, useApi } from '../../api/api-context';
 import { LoadFailed, Loading } from '../../lib/QueryState';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { useAction } from '../../lib/use-action';
-import { onChangeEvent, useChangeStream } from '../changes/use-change-stream';
+import { useChangeBurst, useChangeStream } from '../changes/use-change-stream';
 import { useDeleteUndo } from '../history/DeleteUndo';
 import { deletedQueryInput, RecentlyDeletedDialog } from '../history/RecentlyDeletedDialog';
 import { Toast } from '../history/Toast';
@@ -153,20 +153,10 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
 
   // A change (a delete, a file written again, a restore) may change what is recently deleted:
   // asked again once per burst.
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const off = onChangeEvent((_event, view) => {
-      if (view !== workspaceId || timer) return;
-      timer = setTimeout(() => {
-        timer = null;
-        void queryClient.invalidateQueries({ queryKey: orpc.history.deleted.key() });
-      }, 50);
-    });
-    return () => {
-      off();
-      if (timer) clearTimeout(timer);
-    };
-  }, [orpc, queryClient, workspaceId]);
+  useChangeBurst(
+    workspaceId,
+    useCallback(() => void queryClient.invalidateQueries({ queryKey: orpc.history.deleted.key() }), [orpc, queryClient]),
+  );
 
   const files = list.data?.files;
   if (open === null && files) setOpen(initialOpenState(files.length));
