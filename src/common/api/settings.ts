@@ -26,8 +26,8 @@ export const injectionOverrideSchema = z.object(injectionFields).partial();
 /** The extractor backends a person can choose for the harvest's jobs (issue 19). */
 export const HARVEST_EXTRACTORS = ['rules', 'command', 'http'] as const;
 
-/** The extractor backends a person can choose for consolidation (issue 22). */
-export const SWEEP_EXTRACTORS = ['rules', 'command', 'http'] as const;
+/** The extractor backends a person can choose for consolidation (issue 22): the harvest's, with the same model configuration. */
+export const SWEEP_EXTRACTORS = HARVEST_EXTRACTORS;
 
 export const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
