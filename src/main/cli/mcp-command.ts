@@ -30,6 +30,7 @@ import { ContextFactsCache } from '../memory/context-facts-cache';
 import type { MemorySession } from '../memory/session';
 import { UsageStore } from '../memory/usage-store';
 import { initializeAnswerLine, initializeRequestOf, peekFirstLine, type InitializeRequest } from '../mcp/early-initialize';
+import { deepestContaining, mcpSession } from '../mcp/session-binding';
 import { sessionContext, type SessionContext } from '../mcp/session-context';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { findGitRoot, resolveHome, workspaceIdFor } from '../workspaces/identity';
@@ -71,10 +72,9 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     if (request) early = await answerEarly(request, home, cwd, mode, io);
   }
 
-  const [{ homeFromFlags }, { openHome }, { mcpSession }, { createMemoryMcpServer }, { proposalHost }, { CairnStdioTransport }] = await Promise.all([
+  const [{ homeFromFlags }, { openHome }, { createMemoryMcpServer }, { proposalHost }, { CairnStdioTransport }] = await Promise.all([
     import('./session-flags'),
     import('../host/home-services'),
-    import('../mcp/session-binding'),
     import('../mcp/memory-mcp-server'),
     import('../mcp/memory-propose'),
     import('../mcp/stdio-transport'),
@@ -147,9 +147,7 @@ async function answerEarly(request: InitializeRequest, home: string, cwd: string
  */
 async function expectedSession(home: string, cwd: string, runtime: LocalRuntime): Promise<MemorySession> {
   const dir = path.resolve(cwd);
-  const containing = registeredLocal(home)
-    .filter((w) => dir === w.path || dir.startsWith(`${w.path}${path.sep}`))
-    .sort((a, b) => b.path.length - a.path.length)[0];
+  const containing = deepestContaining(registeredLocal(home), dir);
   if (containing) return resolveLocalSession({ home, cwd: containing.path, workspaceId: containing.id }, runtime);
   const gitRoot = await findGitRoot(dir);
   if (gitRoot) {
@@ -161,7 +159,7 @@ async function expectedSession(home: string, cwd: string, runtime: LocalRuntime)
 }
 
 /** The local workspaces `<home>/config.json` registers, read as the registry reads them (an unreadable file registers none). */
-function registeredLocal(home: string): Array<{ id: string; path: string }> {
+function registeredLocal(home: string): Array<{ id: string; kind: 'local'; path: string }> {
   let config: unknown;
   try {
     config = JSON.parse(fs.readFileSync(path.join(home, 'config.json'), 'utf8'));
@@ -173,7 +171,7 @@ function registeredLocal(home: string): Array<{ id: string; path: string }> {
   return workspaces.flatMap((w: unknown) => {
     if (typeof w !== 'object' || w === null) return [];
     const { id, name, kind, path: dir } = w as Record<string, unknown>;
-    return kind === 'local' && typeof id === 'string' && typeof name === 'string' && typeof dir === 'string' ? [{ id, path: dir }] : [];
+    return kind === 'local' && typeof id === 'string' && typeof name === 'string' && typeof dir === 'string' ? [{ id, kind, path: dir }] : [];
   });
 }
 

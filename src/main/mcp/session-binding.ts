@@ -14,11 +14,7 @@ import { resolveLocalSession } from '../workspaces/session';
 export async function mcpSession(registry: WorkspaceRegistry, cwd: string, workspaceId?: string): Promise<MemorySession> {
   if (workspaceId) return registry.session(workspaceId);
   const dir = path.resolve(cwd);
-  const containing = registry
-    .list()
-    // Only local checkouts contain a local directory: an SSH workspace's path is on another machine.
-    .filter((w) => w.kind === 'local' && (dir === w.path || dir.startsWith(`${w.path}${path.sep}`)))
-    .sort((a, b) => b.path.length - a.path.length)[0];
+  const containing = deepestContaining(registry.list(), dir);
   if (containing) return registry.session(containing.id);
   const gitRoot = await findGitRoot(dir);
   if (gitRoot) {
@@ -26,4 +22,13 @@ export async function mcpSession(registry: WorkspaceRegistry, cwd: string, works
     return registry.session(entry.id);
   }
   return resolveLocalSession({ home: registry.home, cwd: dir }, registry.local);
+}
+
+/**
+ * The deepest of `workspaces` whose checkout contains the absolute directory `dir`. Only local
+ * checkouts contain a local directory: an SSH workspace's path is on another machine. Light (no
+ * registry), so that `cairn mcp`'s early answer applies the same rule (cli/mcp-command.ts).
+ */
+export function deepestContaining<W extends { readonly kind: string; readonly path: string }>(workspaces: readonly W[], dir: string): W | undefined {
+  return workspaces.filter((w) => w.kind === 'local' && (dir === w.path || dir.startsWith(`${w.path}${path.sep}`))).sort((a, b) => b.path.length - a.path.length)[0];
 }
