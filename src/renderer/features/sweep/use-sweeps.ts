@@ -56,11 +56,16 @@ export function useSweepUndo(workspaceId: string | null): (last: Pick<LastConsol
   );
 }
 
+/** The view's consolidation proposals (sweep.list), asked again when the window gets the focus back. */
+function useSweepList(workspaceId: string | null) {
+  const { orpc } = useApi();
+  return useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false, refetchOnWindowFocus: true });
+}
+
 /** Each scope's consolidation proposal waiting for review (open, not expired): when, and its summary. */
 export function useWaitingProposals(workspaceId: string | null): Partial<Record<Scope, { at: string; summary: string }>> {
-  const { orpc } = useApi();
   // The same query as useLastConsolidated's (asked once), kept fresh by its refreshes.
-  const list = useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false, refetchOnWindowFocus: true });
+  const list = useSweepList(workspaceId);
   return useMemo(() => {
     const out: Partial<Record<Scope, { at: string; summary: string }>> = {};
     for (const scope of SCOPES) {
@@ -75,7 +80,7 @@ export function useWaitingProposals(workspaceId: string | null): Partial<Record<
 export function useLastConsolidated(workspaceId: string | null): Partial<Record<Scope, LastConsolidation>> {
   const { orpc } = useApi();
   const queryClient = useQueryClient();
-  const list = useQuery({ ...orpc.sweep.list.queryOptions({ input: { workspaceId } }), retry: false, refetchOnWindowFocus: true });
+  const list = useSweepList(workspaceId);
   const last = useMemo(() => lastConsolidations(list.data?.proposals ?? []), [list.data]);
   const any = Object.keys(last).length > 0;
   const history = useQuery({ ...orpc.history.list.queryOptions({ input: { workspaceId, limit: UNDO_LOOKBACK } }), enabled: any, retry: false });
