@@ -27,6 +27,7 @@ import { MAX_FILE_BYTES } from '../../common/memory/constants';
 import { isGitDir } from '../../common/memory/paths';
 import { writeAtomically } from '../runtime/local/atomic-write';
 import { isInside, PINNING, realpathOrNull, withPinnedDir } from '../runtime/local/containment';
+import { readToEnd } from '../runtime/local/listing';
 import { RuntimeError } from '../runtime/runtime';
 
 /** The cap of an agent file Cairn opens or writes: the memory cap (100 KiB). */
@@ -160,15 +161,9 @@ function readChecked(real: string, checkPlace = true): { bytes: Uint8Array; stat
     if (stat.nlink > 1) return WHY.links;
     if (stat.size > MAX_AGENT_FILE_BYTES) return WHY.large(stat.size);
     if (checkPlace && PINNING && fs.readlinkSync(`/proc/self/fd/${fd}`) !== real) return WHY.moved;
-    const buf = Buffer.alloc(MAX_AGENT_FILE_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const n = fs.readSync(fd, buf, length, buf.length - length, length);
-      if (n === 0) break;
-      length += n;
-      if (length > MAX_AGENT_FILE_BYTES) return WHY.over;
-    }
-    return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, length), stat };
+    const bytes = readToEnd(fd, stat.size, MAX_AGENT_FILE_BYTES);
+    if (bytes === null) return WHY.over;
+    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), stat };
   } finally {
     fs.closeSync(fd);
   }
