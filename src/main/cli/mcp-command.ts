@@ -34,7 +34,7 @@ import { deepestContaining, mcpSession } from '../mcp/session-binding';
 import { sessionContext, type SessionContext } from '../mcp/session-context';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { findGitRoot, resolveHome, workspaceIdFor } from '../workspaces/identity';
-import { readInjection } from '../workspaces/injection-config';
+import { readConfigFile, readInjection } from '../workspaces/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import type { CliIo } from './tool-command';
 import { MCP_HELP, UsageError } from './usage';
@@ -160,13 +160,7 @@ async function expectedSession(home: string, cwd: string, runtime: LocalRuntime)
 
 /** The local workspaces `<home>/config.json` registers, read as the registry reads them (an unreadable file registers none). */
 function registeredLocal(home: string): Array<{ id: string; kind: 'local'; path: string }> {
-  let config: unknown;
-  try {
-    config = JSON.parse(fs.readFileSync(path.join(home, 'config.json'), 'utf8'));
-  } catch {
-    return [];
-  }
-  const workspaces = typeof config === 'object' && config !== null ? (config as { workspaces?: unknown }).workspaces : undefined;
+  const { workspaces } = readConfigFile(home);
   if (!Array.isArray(workspaces)) return [];
   return workspaces.flatMap((w: unknown) => {
     if (typeof w !== 'object' || w === null) return [];

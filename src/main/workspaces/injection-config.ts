@@ -15,12 +15,20 @@ import { injectionFor, type InjectionSettings } from '../../common/context/injec
 const CONFIG_FILE = 'config.json';
 
 export function readInjection(home: string, workspaceId: string | null): InjectionSettings {
+  return injectionFor(readConfigFile(home).settings, workspaceId);
+}
+
+/**
+ * The registry's file as it is stored, read without the registry (and so without zod): its
+ * top-level members, unchecked; none when it is missing, unreadable, not JSON or not an object.
+ * Also `cairn mcp`'s early answer's reader of the registered workspaces (cli/mcp-command.ts).
+ */
+export function readConfigFile(home: string): Record<string, unknown> {
   let config: unknown = null;
   try {
     config = JSON.parse(fs.readFileSync(path.join(home, CONFIG_FILE), 'utf8'));
   } catch {
-    // No settings yet (or unreadable): the defaults.
+    // No settings yet (or unreadable): nothing stored.
   }
-  const settings = typeof config === 'object' && config !== null ? (config as { settings?: unknown }).settings : undefined;
-  return injectionFor(settings, workspaceId);
+  return typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {};
 }
