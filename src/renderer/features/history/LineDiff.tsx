@@ -4,7 +4,7 @@
  * only sign). Long unchanged stretches are folded; a button shows them.
  */
 import { useMemo, useState } from 'react';
-import { countChanges, diffTexts, foldUnchanged, type DiffRow } from './line-diff';
+import { countChanges, diffTexts, foldUnchanged, type DiffLine } from './line-diff';
 
 export interface LineDiffProps {
   oldText: string;
@@ -34,14 +34,14 @@ export function LineDiff({ oldText, newText, oldLabel, newLabel }: LineDiffProps
         {rows.map((row, i) =>
           row.kind === 'fold' ? (
             open.has(i) ? (
-              row.lines.map((l) => <Line key={`s${l.oldNo}`} row={l} />)
+              row.lines.map((l) => <DiffLineView key={`s${l.oldNo}`} line={l} />)
             ) : (
               <button key={`f${i}`} type="button" className="dl-fold" onClick={() => setOpen((prev) => new Set(prev).add(i))}>
                 Show {row.lines.length} unchanged lines
               </button>
             )
           ) : (
-            <Line key={row.kind === 'add' ? `a${row.newNo}` : `${row.kind[0]}${row.oldNo}`} row={row} />
+            <DiffLineView key={row.kind === 'add' ? `a${row.newNo}` : `${row.kind[0]}${row.oldNo}`} line={row} />
           ),
         )}
       </div>
@@ -49,19 +49,25 @@ export function LineDiff({ oldText, newText, oldLabel, newLabel }: LineDiffProps
   );
 }
 
-function Line({ row }: { row: Exclude<DiffRow, { kind: 'fold' }> }) {
-  const no = row.kind === 'add' ? row.newNo : row.oldNo;
+/**
+ * One line of a diff: its number, its sign and its text, with a hidden "Removed:" / "Added:" for
+ * screen readers. `side`: the number an unchanged line shows (its old one unless 'new'); an
+ * unchanged line on the new side is not read out (the side-by-side diff, features/sweep, shows it
+ * twice and reads it once, on the left).
+ */
+export function DiffLineView({ line, side = 'old' }: { line: DiffLine; side?: 'old' | 'new' }) {
+  const no = line.kind === 'add' ? line.newNo : line.kind === 'del' ? line.oldNo : side === 'old' ? line.oldNo : line.newNo;
   return (
-    <div className={`dl ${row.kind}`}>
+    <div className={`dl ${line.kind}`} aria-hidden={line.kind === 'same' && side === 'new' ? true : undefined}>
       <span className="dl-no" aria-hidden>
         {no}
       </span>
       <span className="dl-sign" aria-hidden>
-        {row.kind === 'add' ? '+' : row.kind === 'del' ? '−' : ''}
+        {line.kind === 'add' ? '+' : line.kind === 'del' ? '−' : ''}
       </span>
       <span className="dl-text">
-        {row.kind !== 'same' && <span className="sr-only">{row.kind === 'add' ? 'Added: ' : 'Removed: '}</span>}
-        {row.text}
+        {line.kind !== 'same' && <span className="sr-only">{line.kind === 'add' ? 'Added: ' : 'Removed: '}</span>}
+        {line.text}
       </span>
     </div>
   );

@@ -7,9 +7,10 @@
  */
 import { useMemo, useState } from 'react';
 import { countChanges, diffTexts, foldUnchanged, type DiffLine, type DiffRow } from '../history/line-diff';
+import { DiffLineView } from '../history/LineDiff';
 
 type Same = Extract<DiffLine, { kind: 'same' }>;
-type Cell = Exclude<DiffLine, Same> | Same | null;
+type Cell = DiffLine | null;
 type Pair = { kind: 'pair'; left: Cell; right: Cell } | { kind: 'fold'; lines: Same[]; at: number };
 
 /** The diff's rows as left/right pairs: each run of removed lines beside the run of added lines after it. */
@@ -98,20 +99,5 @@ function PairRow({ left, right }: { left: Cell; right: Cell }) {
 
 function Side({ line, side }: { line: Cell; side: 'old' | 'new' }) {
   if (line === null) return <div className="dl empty" aria-hidden />;
-  const no = line.kind === 'add' ? line.newNo : line.kind === 'del' ? line.oldNo : side === 'old' ? line.oldNo : line.newNo;
-  return (
-    // An unchanged line is read once (on the left).
-    <div className={`dl ${line.kind}`} aria-hidden={line.kind === 'same' && side === 'new' ? true : undefined}>
-      <span className="dl-no" aria-hidden>
-        {no}
-      </span>
-      <span className="dl-sign" aria-hidden>
-        {line.kind === 'add' ? '+' : line.kind === 'del' ? '−' : ''}
-      </span>
-      <span className="dl-text">
-        {line.kind !== 'same' && <span className="sr-only">{line.kind === 'add' ? 'Added: ' : 'Removed: '}</span>}
-        {line.text}
-      </span>
-    </div>
-  );
+  return <DiffLineView line={line} side={side} />;
 }
