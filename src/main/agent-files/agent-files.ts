@@ -29,9 +29,9 @@ import { adoptFile } from './adopt';
 import { AGENT_FILES_DIR, AgentFileHistory, historyKey } from './agent-file-history';
 import { compareSides, type CompareSide } from './compare';
 import { AgentFilesError, basesFor, discover, inspectAt, resolveId, type AnyBase, type Bases, type Located } from './discovery';
-import { isRemote, remoteFailure, writeRemote, type RemoteBase } from './remote-checkout';
+import { isRemote, NEW_FILE_MODE, remoteFailure, writeRemote, type RemoteBase } from './remote-checkout';
 import { searchAgentFiles } from './search';
-import { ChangedMeanwhile, inspect, MAX_AGENT_FILE_BYTES, sha256Hex, writeFileAt, type Base, type Inspected } from './envelope';
+import { ChangedMeanwhile, inspect, MAX_AGENT_FILE_BYTES, sha256Hex, where, writeFileAt, type Base, type Inspected } from './envelope';
 
 export { AgentFilesError } from './discovery';
 
@@ -96,12 +96,11 @@ export class AgentFiles {
   /** A readable file's text, or a refusal saying why not. */
   async read(workspaceId: string | null, id: string): Promise<{ file: AgentFile; content: string; sha256: string }> {
     const bases = await this.bases(workspaceId);
-    const { entry, base, rel } = resolveId(bases, id);
-    const inspected = await inspectAt(base, rel);
-    if (!inspected) throw new AgentFilesError(`${id} does not exist.`);
-    if (inspected.unreadable !== null || inspected.content === null || inspected.sha256 === null) throw new AgentFilesError(`${id} cannot be opened: ${inspected.unreadable ?? 'it cannot be read.'}`);
-    this.versions.observe(historyKey(base.place, rel, bases.workspaceId), inspected.bytes, inspected.sha256);
-    return { file: fileOf({ id, entry, inspected }), content: inspected.content, sha256: inspected.sha256 };
+    const file = await this.located(bases, id);
+    const { inspected } = file;
+    this.versions.observe(historyKey(file.base.place, file.rel, bases.workspaceId), inspected.bytes, inspected.sha256);
+    // A file with content is text with its digest (envelope.ts textOf).
+    return { file: fileOf(file), content: inspected.content!, sha256: inspected.sha256! };
   }
 
   /** Texts of several files (those that can be read), for search, adopt and compare. */
@@ -138,15 +137,15 @@ export class AgentFiles {
     const conflict = conflictOf(id, current?.sha256 ?? null, expected);
     if (conflict) return conflict;
     try {
-      await writeFileAt(base, rel, current?.real ?? null, data, expected, current?.mode ?? 0o644);
+      await writeFileAt(base, rel, current?.real ?? null, data, expected, current?.mode ?? NEW_FILE_MODE);
     } catch (err) {
       if (!(err instanceof ChangedMeanwhile)) throw err;
       const now = inspect(base, rel);
       const conflicting = conflictOf(id, now?.sha256 ?? null, expected);
       if (conflicting) return conflicting;
       // Nothing Cairn can read is there, yet the name is taken: a link that leads nowhere.
-      if (now === null) throw new AgentFilesError(`${id} cannot be saved: something that is not a file (such as a symbolic link that leads nowhere) is at its name.`);
-      return { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+      if (now === null) throw notAFile(id);
+      return changedSince(id);
     }
     this.versions.recordSave(hkey, current?.bytes ?? null, data);
     const written = inspect(base, rel);
@@ -167,11 +166,11 @@ export class AgentFiles {
       this.versions.observe(hkey, file?.bytes ?? null, file?.sha256 ?? null);
       const conflicting = conflictOf(id, file?.sha256 ?? null, expected);
       if (conflicting) return conflicting;
-      if (file === null) throw new AgentFilesError(`${id} cannot be saved: something that is not a file (such as a symbolic link that leads nowhere) is at its name.`);
-      return { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+      if (file === null) throw notAFile(id);
+      return changedSince(id);
     }
     this.versions.observe(hkey, file?.bytes ?? null, file?.sha256 ?? null);
-    if (outcome === 'conflict') return conflictOf(id, file?.sha256 ?? null, expected) ?? { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+    if (outcome === 'conflict') return conflictOf(id, file?.sha256 ?? null, expected) ?? changedSince(id);
     this.versions.recordSave(hkey, file?.bytes ?? null, data);
     return { status: 'ok', sha256: sha256Hex(data), warnings: scanContent(content) };
   }
@@ -235,10 +234,9 @@ export class AgentFiles {
 
 /** Why a save could not be made, for a person (never a host path). */
 function saveFailure(err: RuntimeError, base: AnyBase): string {
-  const where = base.place === 'checkout' ? 'the checkout' : 'your home folder';
   switch (err.code) {
     case 'ESCAPE':
-      return `a folder on its way is a symbolic link that leads outside ${where} or into .git.`;
+      return `a folder on its way is a symbolic link that leads outside ${where(base)} or into .git.`;
     case 'ENOTDIR':
       return 'a file is where one of its folders should be.';
     case 'EISDIR':
@@ -252,10 +250,20 @@ function saveFailure(err: RuntimeError, base: AnyBase): string {
   }
 }
 
+/** The conflict of a save whose file now has other bytes than the person's edit was based on. */
+function changedSince(id: string): Extract<WriteOutcome, { status: 'conflict' }> {
+  return { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+}
+
+/** Nothing Cairn can read is at the name, yet it is taken: a link that leads nowhere. */
+function notAFile(id: string): AgentFilesError {
+  return new AgentFilesError(`${id} cannot be saved: something that is not a file (such as a symbolic link that leads nowhere) is at its name.`);
+}
+
 /** The conflict of a save based on `expected` (null: a new file) with the file's digest now, or null. */
 function conflictOf(id: string, now: string | null, expected: string | null): Extract<WriteOutcome, { status: 'conflict' }> | null {
   if (expected === null && now !== null) return { status: 'conflict', kind: 'exists', message: `${id} already exists; open it to edit it.` };
   if (expected !== null && now === null) return { status: 'conflict', kind: 'deleted', message: `${id} was deleted since you opened it.` };
-  if (expected !== null && now !== expected) return { status: 'conflict', kind: 'changed', message: `${id} was changed since you opened it.` };
+  if (expected !== null && now !== expected) return changedSince(id);
   return null;
 }

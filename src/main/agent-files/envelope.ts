@@ -61,7 +61,8 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-function where(base: Pick<Base, 'place'>): string {
+/** The base as a person names it: the checkout, or their home folder. */
+export function where(base: Pick<Base, 'place'>): string {
   return base.place === 'checkout' ? 'the checkout' : 'your home folder';
 }
 
