@@ -16,6 +16,7 @@ import { AlertTriangle, ChevronDown, ChevronRight, Columns3, FileCode2, RefreshC
 import { useMemo, useState } from 'react';
 import { AGENT_NAMES, type AgentFile } from '../../../common/agent-files/schema';
 import { errorMessage, useApi } from '../../api/api-context';
+import { copyText } from '../../lib/copy-text';
 import { relativeTime } from '../../lib/relative-time';
 import { PopupMenu } from '../../lib/PopupMenu';
 import { Toast } from '../history/Toast';
@@ -149,18 +150,7 @@ export function AgentFilesSection({ workspaceId, query, contentMode, selectedId,
             { label: 'Open', shortcut: 'Enter', run: () => onOpen(menu.file.id) },
             { label: 'Adopt the whole file…', run: () => setAdopting(menu.file.id) },
             { label: 'Compare with…', run: () => setComparing([menu.file.id]) },
-            {
-              label: 'Copy path',
-              run: () => {
-                const clipboard = navigator.clipboard as Clipboard | undefined;
-                const path = menu.file.path;
-                if (!clipboard) return say('The browser did not allow copying here.');
-                void clipboard.writeText(path).then(
-                  () => say(`Copied ${path}.`),
-                  () => say('The browser did not allow copying here.'),
-                );
-              },
-            },
+            { label: 'Copy path', run: () => copyText(menu.file.path, menu.file.path, say) },
           ]}
           onClose={(refocus) => {
             if (refocus) menu.opener.focus();

@@ -21,6 +21,7 @@ import { HISTORY_KEEP_DAYS, type Scope } from '../../../common/memory/constants'
 import { errorMessage, useApi } from '../../api/api-context';
 import { LoadFailed, Loading } from '../../lib/QueryState';
 import { ConfirmDialog } from '../dialogs/Dialog';
+import { copyText } from '../../lib/copy-text';
 import { useAction } from '../../lib/use-action';
 import { useChangeBurst, useChangeStream } from '../changes/use-change-stream';
 import { useDeleteUndo } from '../history/DeleteUndo';
@@ -321,15 +322,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     items.push({ label: 'Delete…', danger: true, shortcut: 'Del', run: () => (removal.reset(), setDeleting(row)) });
     return items;
   };
-  const copy = (text: string, what: string) => {
-    // Not every page may write the clipboard (an insecure origin has no navigator.clipboard).
-    const clipboard = navigator.clipboard as Clipboard | undefined;
-    if (!clipboard) return say('The browser did not allow copying here.', 'alert');
-    void clipboard.writeText(text).then(
-      () => say(`Copied ${what}.`),
-      () => say('The browser did not allow copying here.', 'alert'),
-    );
-  };
+  const copy = (text: string, what: string) => copyText(text, what, say);
 
   const confirmDelete = () =>
     removal.run(async () => {
