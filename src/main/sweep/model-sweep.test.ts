@@ -12,7 +12,6 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
-import { memoryIdentity } from '../../common/memory/identity';
 import { HistoryStore } from '../history/history-store';
 import { corpusSecret } from '../harvest/extractors/fixtures/support';
 import { HARVEST_PROMPT_MARKER } from '../harvest/extractors/prompt';
@@ -20,6 +19,7 @@ import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
 import { VersionHistory } from '../memory/version-history';
 import { stillRunning } from './fixtures/running';
+import { putUsed, type Use } from './fixtures/used-file';
 import { sweepExtractorFor, type SweepSettings } from './sweep-backends';
 import { Sweeps } from './sweeps';
 import { fileTree } from '../../../tests/support/file-tree';
@@ -38,17 +38,8 @@ let sweeps: Sweeps;
 let record: string;
 let answerFile: string;
 
-const host = (name: string) => path.join(sb.roots.global, name);
-
-async function put(name: string, text: string, ageDays: number, use: { uses?: number; lastUseDaysAgo?: number } = {}): Promise<void> {
-  fs.mkdirSync(path.dirname(host(name)), { recursive: true });
-  fs.writeFileSync(host(name), text);
-  const t = (clock - ageDays * DAY) / 1000;
-  fs.utimesSync(host(name), t, t);
-  const id = memoryIdentity('global', sb.session, name.split('/'))!;
-  for (let i = 0; i < (use.uses ?? 0); i++) usage.record({ type: 'use', id, at: new Date(clock - (use.lastUseDaysAgo ?? 0) * DAY).toISOString(), write: false });
-  await usage.flush();
-}
+/** A file written directly to the disk, `ageDays` old by its mtime, with the usage given (fixtures/used-file.ts). */
+const put = (name: string, text: string, ageDays: number, use?: Use): Promise<void> => putUsed(sb, usage, clock, name, text, ageDays, use);
 
 const tree = (): Record<string, string> => fileTree(sb.roots.global);
 

@@ -8,7 +8,6 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../tests/support/random';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
-import { memoryIdentity } from '../../common/memory/identity';
 import { corpusSecret } from '../harvest/extractors/fixtures/support';
 import { HistoryStore } from '../history/history-store';
 import { sha256 } from '../memory/change-outbox';
@@ -16,6 +15,7 @@ import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
 import { VersionHistory } from '../memory/version-history';
 import { modelSweepExtractor } from './model-sweep';
+import { putUsed, type Use } from './fixtures/used-file';
 import { Sweeps } from './sweeps';
 import { fileTree } from '../../../tests/support/file-tree';
 
@@ -30,16 +30,8 @@ let sweeps: Sweeps;
 
 const host = (name: string) => path.join(sb.roots.global, name);
 
-async function put(name: string, text: string, ageDays: number, use: { uses?: number; lastUseDaysAgo?: number; pinned?: boolean } = {}): Promise<void> {
-  fs.mkdirSync(path.dirname(host(name)), { recursive: true });
-  fs.writeFileSync(host(name), text);
-  const t = (clock - ageDays * DAY) / 1000;
-  fs.utimesSync(host(name), t, t);
-  const id = memoryIdentity('global', sb.session, name.split('/'))!;
-  for (let i = 0; i < (use.uses ?? 0); i++) usage.record({ type: 'use', id, at: new Date(clock - (use.lastUseDaysAgo ?? 0) * DAY).toISOString(), write: false });
-  if (use.pinned) usage.record({ type: 'pin', id, pinned: true, at: new Date(clock).toISOString() });
-  await usage.flush();
-}
+/** A file written directly to the disk, `ageDays` old by its mtime, with the usage given (fixtures/used-file.ts). */
+const put = (name: string, text: string, ageDays: number, use?: Use): Promise<void> => putUsed(sb, usage, clock, name, text, ageDays, use);
 
 const tree = (): Record<string, string> => fileTree(sb.roots.global, { dirs: 'all' });
 

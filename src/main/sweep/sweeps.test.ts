@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../tests/support/random';
 import { makeSandbox, type Sandbox, type SandboxOptions } from '../../../tests/support/sandbox';
 import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
-import { memoryIdentity } from '../../common/memory/identity';
 import { HistoryStore } from '../history/history-store';
 import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
@@ -17,6 +16,7 @@ import { VersionHistory } from '../memory/version-history';
 import type { SweepExtractor } from './extractor';
 import { rulesExtractor } from './rules-sweep';
 import { SweepBusyError, SweepLeases } from './sweep-lease';
+import { putUsed, type Use } from './fixtures/used-file';
 import { Sweeps } from './sweeps';
 import { fileTree } from '../../../tests/support/file-tree';
 
@@ -34,25 +34,8 @@ const countingRules: SweepExtractor = { name: 'counted', offline: true, propose:
 const G = (name: string) => `/memories/global/${name}`;
 const host = (name: string) => path.join(sb.roots.global, name);
 
-interface Use {
-  uses?: number;
-  lastUseDaysAgo?: number;
-  lastWriteDaysAgo?: number;
-  pinned?: boolean;
-}
-
-/** A file written directly to the disk, `ageDays` old by its mtime, with the usage given. */
-async function put(name: string, text: string, ageDays: number, use: Use = {}): Promise<void> {
-  fs.mkdirSync(path.dirname(host(name)), { recursive: true });
-  fs.writeFileSync(host(name), text);
-  const t = (clock - ageDays * DAY) / 1000;
-  fs.utimesSync(host(name), t, t);
-  const id = memoryIdentity('global', sb.session, name.split('/'))!;
-  for (let i = 0; i < (use.uses ?? 0); i++) usage.record({ type: 'use', id, at: new Date(clock - (use.lastUseDaysAgo ?? 0) * DAY).toISOString(), write: false });
-  if (use.lastWriteDaysAgo !== undefined) usage.record({ type: 'use', id, at: new Date(clock - use.lastWriteDaysAgo * DAY).toISOString(), write: true, by: 'agent' });
-  if (use.pinned) usage.record({ type: 'pin', id, pinned: true, at: new Date(clock).toISOString() });
-  await usage.flush();
-}
+/** A file written directly to the disk, `ageDays` old by its mtime, with the usage given (fixtures/used-file.ts). */
+const put = (name: string, text: string, ageDays: number, use?: Use): Promise<void> => putUsed(sb, usage, clock, name, text, ageDays, use);
 
 const tree = (): Record<string, string> => fileTree(sb.roots.global);
 
