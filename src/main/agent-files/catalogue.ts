@@ -44,8 +44,6 @@ const CURSOR_RULES = 'https://cursor.com/docs/rules';
 const COPILOT_REPO = 'https://docs.github.com/en/copilot/customizing-copilot/adding-repository-custom-instructions-for-github-copilot';
 const COPILOT_CLI = 'https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions';
 const GEMINI_MD = 'https://geminicli.com/docs/cli/gemini-md';
-/** Copilot in VS Code reads AGENTS.md as its project instructions (beside Codex's and Cursor's own pages). */
-export const AGENTS_MD_READERS = ['https://cursor.com/docs/rules', 'https://code.visualstudio.com/docs/agents/reference/custom-instructions-reference'] as const;
 
 const exact = (name: string): NamePattern => ({ exact: name });
 
@@ -74,6 +72,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   { agent: 'codex', readBy: ['codex'], kind: 'instructions', place: 'global', dir: ['.codex'], name: exact('AGENTS.md'), shown: '~/.codex/AGENTS.md', cite: CODEX_AGENTS_MD },
   { agent: 'codex', readBy: ['codex'], kind: 'memory', place: 'global', dir: ['.codex', 'memories'], name: { suffix: '.md', recursive: true }, shown: '~/.codex/memories/**/*.md', cite: CODEX_MEMORIES },
   { agent: 'codex', readBy: ['codex'], kind: 'instructions', place: 'checkout', dir: [], name: exact('AGENTS.override.md'), shown: 'AGENTS.override.md', cite: CODEX_AGENTS_MD },
+  // Cursor (https://cursor.com/docs/rules) and Copilot in VS Code
+  // (https://code.visualstudio.com/docs/agents/reference/custom-instructions-reference) read AGENTS.md too.
   { agent: 'codex', readBy: ['codex', 'cursor', 'copilot'], kind: 'instructions', place: 'checkout', dir: [], name: exact('AGENTS.md'), shown: 'AGENTS.md', cite: CODEX_AGENTS_MD },
   // Cursor
   { agent: 'cursor', readBy: ['cursor'], kind: 'rules', place: 'checkout', dir: ['.cursor', 'rules'], name: { suffix: '.mdc', recursive: true }, shown: '.cursor/rules/**/*.mdc', cite: CURSOR_RULES },
