@@ -79,8 +79,10 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
       if (dirtyRef.current && path !== openPath) setPending(path);
       else {
         setOpenPath(path);
-        if (path !== null) setInboxOpen(false);
-        if (path !== null) setSweeping(null);
+        if (path !== null) {
+          setInboxOpen(false);
+          setSweeping(null);
+        }
       }
     },
     [dirtyRef, openPath],
@@ -100,14 +102,15 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
     setInboxOpen(true);
   };
 
-  const consolidate = (scope: Scope) => {
-    if (dirtyRef.current && openPath) {
-      setPending({ sweep: scope });
-      return;
-    }
+  const showSweep = (scope: Scope) => {
     setOpenPath(null);
     setInboxOpen(false);
     setSweeping(scope);
+  };
+
+  const consolidate = (scope: Scope) => {
+    if (dirtyRef.current && openPath) setPending({ sweep: scope });
+    else showSweep(scope);
   };
 
   const onDirtyChange = useCallback(
@@ -256,11 +259,8 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           onCancel={() => setPending(undefined)}
           onConfirm={() => {
             dirtyRef.current = false;
-            if (typeof pending === 'object' && pending !== null) {
-              setOpenPath(null);
-              setInboxOpen(false);
-              setSweeping(pending.sweep);
-            } else if (pending === 'inbox') {
+            if (typeof pending === 'object' && pending !== null) showSweep(pending.sweep);
+            else if (pending === 'inbox') {
               setOpenPath(null);
               setInboxOpen(true);
             } else {
