@@ -22,6 +22,7 @@ import { formatMemoryPath } from '../../common/memory/paths';
 import { SWEEP_MAX_CHANGES } from '../../common/sweep/proposal';
 import { AnswerError, answerList, excerpt } from '../harvest/extractors/json-answer';
 import type { Ask } from '../harvest/extractors/model-extractor';
+import { holdsRedactionMarker } from '../harvest/extractors/redact';
 import type { ProposedChange, SweepAnswer, SweepExtractor, SweepInput, SweepRefusal } from './extractor';
 import { shownFiles, sweepPrompt } from './sweep-prompt';
 
@@ -95,7 +96,7 @@ export function changesOfItems(list: readonly unknown[], input: SweepInput): Swe
   for (const c of kept) if (c.op === 'delete' && c.mergedInto !== undefined) (mergedInto.get(c.mergedInto) ?? mergedInto.set(c.mergedInto, []).get(c.mergedInto)!).push(c);
 
   const writeProblem = (w: Extract<ModelChange, { op: 'write' }>): string | null => {
-    if (w.content.includes('[redacted secret:')) return 'its content holds a "[redacted secret: ...]" marker: a secret would be replaced by the marker';
+    if (holdsRedactionMarker(w.content)) return 'its content holds a "[redacted secret: ...]" marker: a secret would be replaced by the marker';
     if (w.basedOn !== null && !input.files.some((f) => f.path === w.path)) return `${w.path} is not a file of ${root}; a write into a new file is based on no file ("basedOn": null)`;
     if (w.basedOn !== null && !whole.has(w.path)) return `${w.path} was not shown whole to the model (cut, or a secret removed): writing it would lose the rest`;
     return null;

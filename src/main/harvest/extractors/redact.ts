@@ -14,9 +14,16 @@ import { LineBounds, type RawFinding, type ScanContext } from '../../memory/scan
 import { scanSecrets } from '../../memory/scanners/secret-rules';
 import type { TranscriptMessage } from '../transcript';
 
+const MARKER_START = '[redacted secret:';
+
 /** What stands in for a secret: its rule, so the model (and a person) knows something was there. */
 export function redactionMarker(rule: string): string {
-  return `[redacted secret: ${rule}]`;
+  return `${MARKER_START} ${rule}]`;
+}
+
+/** Whether `text` holds a marker: text a model was shown redacted, given back. */
+export function holdsRedactionMarker(text: string): boolean {
+  return text.includes(MARKER_START);
 }
 
 export interface Redacted {
