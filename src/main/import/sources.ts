@@ -17,6 +17,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Scope } from '../../common/memory/constants';
+import { isInside } from '../runtime/local/containment';
 import { findGitRoot } from '../workspaces/identity';
 import { parseAegis, parseKimchi, parseMarkdown, type ParsedFile } from './entries';
 
@@ -100,19 +101,16 @@ async function knownFilesIn(format: ImportFormat, dir: string): Promise<string[]
   }
 }
 
-/** Whether `child` is `parent` or inside it. */
-const inside = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
-
 /** The file's name as shown: relative to its checkout, `~/...` under the user's home, else its own name. */
 function shownName(file: string, checkout: string | null, userHome: string): string {
   if (checkout) return path.relative(checkout, file).split(path.sep).join('/');
-  if (inside(file, userHome)) return `~/${path.relative(userHome, file).split(path.sep).join('/')}`;
+  if (isInside(file, userHome)) return `~/${path.relative(userHome, file).split(path.sep).join('/')}`;
   return path.basename(file);
 }
 
 /** The scope of a file's entries by default (see the header). */
 function defaultScope(format: ImportFormat, file: string, checkout: string | null, userHome: string): Scope {
-  if (format === 'claude' && inside(file, path.join(userHome, '.claude', 'projects'))) return 'workspace';
+  if (format === 'claude' && isInside(file, path.join(userHome, '.claude', 'projects'))) return 'workspace';
   return checkout !== null ? 'project' : 'global';
 }
 
@@ -131,7 +129,7 @@ export async function sourceFiles(format: ImportFormat, target: string, userHome
   for (const file of files) {
     const checkout = await findGitRoot(path.dirname(file));
     const projects = path.join(userHome, '.claude', 'projects');
-    const autoMemoryOf = format === 'claude' && inside(file, projects) ? path.relative(projects, file).split(path.sep)[0] : undefined;
+    const autoMemoryOf = format === 'claude' && isInside(file, projects) ? path.relative(projects, file).split(path.sep)[0] : undefined;
     out.push({ file, shown: shownName(file, checkout, userHome), scope: defaultScope(format, file, checkout, userHome), ...(autoMemoryOf ? { autoMemoryOf } : {}) });
   }
   return out;
