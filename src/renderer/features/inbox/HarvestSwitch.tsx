@@ -2,14 +2,14 @@
  * The per-workspace switch of harvest by the agents' hooks (issue 19): off until the person turns
  * it on; stored in the settings (`harvestWorkspaces`), which `cairn harvest --hook` reads.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/api-context';
+import { useSaveSettings } from '../settings/use-save-settings';
 
 export function HarvestSwitch({ workspaceId }: { workspaceId: string }) {
   const { orpc } = useApi();
-  const queryClient = useQueryClient();
   const settings = useQuery(orpc.settings.get.queryOptions());
-  const save = useMutation(orpc.settings.set.mutationOptions({ onSuccess: (next) => queryClient.setQueryData(orpc.settings.get.queryKey(), next) }));
+  const save = useSaveSettings();
   const on = settings.data?.harvestWorkspaces.includes(workspaceId) ?? false;
   const toggle = (checked: boolean) => {
     const current = new Set(settings.data?.harvestWorkspaces ?? []);

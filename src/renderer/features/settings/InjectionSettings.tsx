@@ -8,10 +8,11 @@
  * value out of range is named under its field and cannot be saved. A workspace whose fields all
  * use the global values is removed from the overrides.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { DEFAULT_INJECTION, INJECTION_LIMITS, RELEVANT_MODES, type InjectionOverride, type InjectionSettings, type RelevantMode } from '../../../common/context/injection';
 import { useApi } from '../../api/api-context';
+import { useSaveSettings } from './use-save-settings';
 import { kib } from '../context-preview/ContextPreview';
 import './injection.css';
 
@@ -54,10 +55,9 @@ function checkNumber(key: NumberKey, text: string): { value: number } | { error:
 
 export function InjectionSettingsPanel() {
   const { orpc } = useApi();
-  const queryClient = useQueryClient();
   const settings = useQuery(orpc.settings.get.queryOptions());
   const workspaces = useQuery(orpc.workspaces.list.queryOptions());
-  const save = useMutation(orpc.settings.set.mutationOptions({ onSuccess: (next) => queryClient.setQueryData(orpc.settings.get.queryKey(), next) }));
+  const save = useSaveSettings();
   const [picked, setPicked] = useState<string | null>(null);
   const pickerId = useId();
 

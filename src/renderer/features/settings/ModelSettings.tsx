@@ -13,12 +13,13 @@
  * checks it (and a base URL must be http(s)), the error under its field; a backend chosen without
  * its command or model is named as an error too, and nothing can be saved while any error stands.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { z } from 'zod';
 import { HARVEST_EXTRACTORS, settingsSchema } from '../../../common/api/settings';
 import { CONSOLIDATE_PROMPT, HARVEST_PROMPT } from '../../../common/memory/tool-description';
 import { useApi } from '../../api/api-context';
+import { useSaveSettings } from './use-save-settings';
 import './model-settings.css';
 
 type Settings = z.infer<typeof settingsSchema>;
@@ -132,9 +133,8 @@ const BACKEND_LABELS: Record<Backend, string> = { rules: 'Rules (offline)', comm
 
 export function ModelSettingsPanel() {
   const { orpc } = useApi();
-  const queryClient = useQueryClient();
   const settings = useQuery(orpc.settings.get.queryOptions());
-  const save = useMutation(orpc.settings.set.mutationOptions({ onSuccess: (next) => queryClient.setQueryData(orpc.settings.get.queryKey(), next) }));
+  const save = useSaveSettings();
   const [draft, setDraft] = useState<Draft | null>(null);
   const [status, setStatus] = useState<{ kind: 'saved' | 'error'; text: string } | null>(null);
   const id = useId();

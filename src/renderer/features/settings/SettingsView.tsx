@@ -4,18 +4,18 @@
  * the harvest and consolidation: ./ModelSettings.tsx) and Appearance
  * (theme, preview by default), stored by the main process.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useApi } from '../../api/api-context';
+import { useSaveSettings } from './use-save-settings';
 import { MemoryPane } from '../../app/MemoryPane';
 import { InjectionSettingsPanel } from './InjectionSettings';
 import { ModelSettingsPanel } from './ModelSettings';
 
 export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: React.MutableRefObject<boolean> }) {
   const { orpc } = useApi();
-  const queryClient = useQueryClient();
   const settings = useQuery(orpc.settings.get.queryOptions());
-  const save = useMutation(orpc.settings.set.mutationOptions({ onSuccess: (next) => queryClient.setQueryData(orpc.settings.get.queryKey(), next) }));
+  const save = useSaveSettings();
   const [tab, setTab] = useState<'memory' | 'context' | 'models' | 'appearance'>('memory');
   return (
     <div className="settings">
