@@ -180,9 +180,9 @@ export function mergeClaudeHooks(doc: JsonObject, wanted: string | readonly Cair
 }
 
 /**
- * Whether an MCP server entry runs Cairn: `<...>/cairn mcp ...` (what `cairn setup` writes, for
- * any launcher or home), or a URL entry of Cairn's MCP endpoint (`.../mcp?cwd=...`, what
- * `cairn setup --http --print` shows).
+ * Whether an MCP server entry (a JSON config's, or a table of Codex's config.toml) runs Cairn:
+ * `<...>/cairn mcp ...` (what `cairn setup` writes, for any launcher or home), or a URL entry of
+ * Cairn's MCP endpoint (`.../mcp?cwd=...`, what `cairn setup --http --print` shows).
  */
 export function isCairnServer(entry: unknown): boolean {
   if (!isObject(entry)) return false;

@@ -7,7 +7,7 @@
  */
 import { parse, stringify, TomlError } from 'smol-toml';
 import { SetupError } from './config-file';
-import type { McpServerEntry } from './json-config';
+import { isCairnServer, type McpServerEntry } from './json-config';
 
 type TomlTable = Record<string, unknown>;
 
@@ -120,13 +120,6 @@ function cutTables(text: string, name: string, keepTail: boolean): string[] {
   return kept;
 }
 
-/** Whether a Codex server entry runs Cairn (`<...>/cairn mcp ...`, or a URL of Cairn's endpoint). */
-function isCairnEntry(entry: unknown): boolean {
-  if (!isTable(entry)) return false;
-  if (typeof entry.command === 'string') return (entry.command.split(/[\\/]/).pop() ?? '') === 'cairn' && Array.isArray(entry.args) && entry.args[0] === 'mcp';
-  return typeof entry.url === 'string' && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/mcp(\?|$)/.test(entry.url);
-}
-
 export interface TomlRemoval {
   /** The new text ('' when nothing but blank lines is left), or null when Cairn is not in the file. */
   text: string | null;
@@ -144,7 +137,7 @@ export function removeCodexServer(previous: string, name: string, file: string):
   const doc = parseTomlConfig(previous, file);
   const servers = doc.mcp_servers;
   if (!isTable(servers) || servers[name] === undefined) return { text: null, changes: [], notes: [] };
-  if (!isCairnEntry(servers[name])) return { text: null, changes: [], notes: [`kept [mcp_servers.${name}]: it does not run cairn mcp`] };
+  if (!isCairnServer(servers[name])) return { text: null, changes: [], notes: [`kept [mcp_servers.${name}]: it does not run cairn mcp`] };
   const rest = { ...servers };
   delete rest[name];
   const expected: TomlTable = { ...doc, mcp_servers: rest };
