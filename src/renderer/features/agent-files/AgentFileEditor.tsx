@@ -31,10 +31,10 @@ export interface AgentFileEditorProps {
 }
 
 /** How often an open agent file is looked at again (it has no change stream). */
-export const CHECK_EVERY_MS = 5000;
+const CHECK_EVERY_MS = 5000;
 
 /** Whether a read's message says the file is not there (any more). */
-export function isGoneMessage(message: string): boolean {
+function isGoneMessage(message: string): boolean {
   return /\b(not found|no such file|does not exist|no longer exists|is gone|not an? (known|existing))\b/i.test(message);
 }
 

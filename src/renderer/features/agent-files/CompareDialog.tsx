@@ -14,8 +14,8 @@ import { Dialog } from '../dialogs/Dialog';
 import { readByText, shortPath } from './agent-files-model';
 
 /** How many files one comparison takes (the API's bounds). */
-export const COMPARE_MIN = 2;
-export const COMPARE_MAX = 6;
+const COMPARE_MIN = 2;
+const COMPARE_MAX = 6;
 
 export interface CompareDialogProps {
   workspaceId: string;
@@ -125,7 +125,7 @@ export function CompareDialog({ workspaceId, agentFiles, initial, onClose }: Com
 const KIND_WORDS: Record<CompareRow['kind'], string> = { differs: 'stated differently', only: 'only in one file', missing: 'missing from some' };
 
 /** The comparison as a table: a column per file, a row per statement that is not the same everywhere. */
-export function CompareTable({ result }: { result: CompareResult }) {
+function CompareTable({ result }: { result: CompareResult }) {
   const { sides, rows, same } = result;
   return (
     <div className="compare-view">

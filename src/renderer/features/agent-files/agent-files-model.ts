@@ -26,7 +26,7 @@ export function openKeyText(key: string): string {
   return agentIdOf(key) ?? key;
 }
 
-export interface AgentGroup {
+interface AgentGroup {
   readonly agent: Agent;
   readonly name: string;
   /** Its files: global ones first, then the checkout's. */
@@ -47,7 +47,7 @@ export function groupByAgent(files: readonly AgentFile[]): AgentGroup[] {
 }
 
 /** "Codex, Cursor and Gemini CLI". */
-export function listWords(items: readonly string[]): string {
+function listWords(items: readonly string[]): string {
   if (items.length <= 1) return items[0] ?? '';
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}`;
 }

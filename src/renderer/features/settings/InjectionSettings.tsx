@@ -20,7 +20,7 @@ type Key = keyof InjectionSettings;
 type NumberKey = keyof typeof INJECTION_LIMITS;
 const KEYS = Object.keys(DEFAULT_INJECTION) as Key[];
 
-export const MODE_LABELS: Record<RelevantMode, string> = {
+const MODE_LABELS: Record<RelevantMode, string> = {
   relevant: 'The files that match it',
   recent_only: 'The most recent files, whatever it says',
   off: 'None (agents can still search)',

@@ -46,7 +46,7 @@ const httpShape = settingsSchema.shape.harvestHttp.unwrap().unwrap().shape;
 const commandSchema = settingsSchema.shape.harvestCommand.unwrap();
 const confidenceSchema = settingsSchema.shape.harvestMinConfidence.unwrap();
 
-export const COMMAND_EXAMPLES = ['claude -p --output-format json', 'codex exec --skip-git-repo-check -'] as const;
+const COMMAND_EXAMPLES = ['claude -p --output-format json', 'codex exec --skip-git-repo-check -'] as const;
 
 const API_HINTS: Record<Api, { url: string; key: string; hint: string }> = {
   anthropic: { url: 'https://api.anthropic.com', key: 'ANTHROPIC_API_KEY', hint: 'Anthropic’s Messages API: https://api.anthropic.com.' },
@@ -80,7 +80,7 @@ function users(d: Draft, backend: Backend): string | null {
 }
 
 /** What the draft would save, and what is wrong with it (by field). */
-export function checkDraft(d: Draft): { patch: ModelPatch; errors: Partial<Record<Field, string>> } {
+function checkDraft(d: Draft): { patch: ModelPatch; errors: Partial<Record<Field, string>> } {
   const errors: Partial<Record<Field, string>> = {};
 
   const command = d.command.trim();
