@@ -275,6 +275,31 @@ $ops{heads} = sub {
   }
   return @out;
 };
+# A new temp file in $dir (pinned) holding $data, fsynced and closed, mode 0600 or $mode when
+# given; the temps a crash left there are removed first. Nothing is left when this fails.
+sub write_temp {
+  my ($dir, $data, $mode) = @_;
+  if (opendir(my $dh, $dir)) { for my $n (readdir $dh) { unlink "$dir/$n" if index($n, $TEMP) == 0 } closedir $dh }
+  my $temp = "$dir/$TEMP$$-" . join('', map { sprintf '%02x', int rand 256 } 1 .. 6);
+  sysopen(my $fh, $temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or os_fail();
+  my $ok = eval {
+    my $off = 0;
+    while ($off < length $data) { my $w = syswrite($fh, $data, length($data) - $off, $off); os_fail() unless defined $w; $off += $w }
+    $fh->sync or os_fail();
+    if (defined $mode) { chmod($mode & 07777, $fh) or os_fail() }
+    close $fh or os_fail();
+    1;
+  };
+  if (!$ok) { my $err = $@; unlink $temp; die $err }
+  return $temp;
+}
+# Renames $temp over $t, both in $dir; without pinning, only while $dir is still where it was
+# (else ESCAPE). The temp is removed when this fails.
+sub rename_temp {
+  my ($temp, $dir, $t) = @_;
+  if (!$PINNING) { my $now = Cwd::abs_path($dir); if (!defined $now || $now ne $dir) { unlink $temp; fail('ESCAPE') } }
+  if (!rename($temp, $t)) { my $e = $!; unlink $temp; $! = $e; os_fail() }
+}
 $ops{write} = sub {
   my ($root, $anchor, $rel, $exclusive, $data) = @_;
   my @rel = split m{/}, $rel; my $name = pop @rel;
@@ -284,19 +309,7 @@ $ops{write} = sub {
     my ($dir) = @_;
     my $t = "$dir/$name";
     if (lstat $t) { fail('EEXIST') if $exclusive eq '1'; fail('EISDIR') if -d _ }
-    if (opendir(my $dh, $dir)) { for my $n (readdir $dh) { unlink "$dir/$n" if index($n, $TEMP) == 0 } closedir $dh }
-    my $temp = "$dir/$TEMP$$-" . join('', map { sprintf '%02x', int rand 256 } 1 .. 6);
-    sysopen(my $fh, $temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or os_fail();
-    my $ok = eval {
-      my $off = 0;
-      while ($off < length $data) { my $w = syswrite($fh, $data, length($data) - $off, $off); os_fail() unless defined $w; $off += $w }
-      $fh->sync or os_fail();
-      close $fh or os_fail();
-      1;
-    };
-    if (!$ok) { my $err = $@; unlink $temp; die $err }
-    if (!$PINNING) { my $now = Cwd::abs_path($dir); if (!defined $now || $now ne $dir) { unlink $temp; fail('ESCAPE') } }
-    if (!rename($temp, $t)) { my $e = $!; unlink $temp; $! = $e; os_fail() }
+    rename_temp(write_temp($dir, $data), $dir, $t);
     return ();
   });
   return ();
@@ -723,22 +736,10 @@ $ops{afwrite} = sub {
     my ($dir) = @_;
     my $t = "$dir/$name";
     if (lstat $t) { return ('meanwhile') if $expected eq ''; fail('EISDIR') if -d _ }
-    if (opendir(my $dh, $dir)) { for my $n (readdir $dh) { unlink "$dir/$n" if index($n, $TEMP) == 0 } closedir $dh }
-    my $temp = "$dir/$TEMP$$-" . join('', map { sprintf '%02x', int rand 256 } 1 .. 6);
-    sysopen(my $fh, $temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) or os_fail();
-    my $ok = eval {
-      my $off = 0;
-      while ($off < length $data) { my $w = syswrite($fh, $data, length($data) - $off, $off); os_fail() unless defined $w; $off += $w }
-      $fh->sync or os_fail();
-      chmod((@cur ? $cur[3] : 0 + $mode) & 07777, $fh) or os_fail();
-      close $fh or os_fail();
-      1;
-    };
-    if (!$ok) { my $err = $@; unlink $temp; die $err }
+    my $temp = write_temp($dir, $data, @cur ? $cur[3] : 0 + $mode);
     # The last look: the file must still be what the save was based on.
     if (af_digest($t, $max) ne $expected) { unlink $temp; return ('meanwhile') }
-    if (!$PINNING) { my $n = Cwd::abs_path($dir); if (!defined $n || $n ne $dir) { unlink $temp; fail('ESCAPE') } }
-    if (!rename($temp, $t)) { my $e = $!; unlink $temp; $! = $e; os_fail() }
+    rename_temp($temp, $dir, $t);
     return ('ok');
   });
   return $meanwhile->() if $res[0] eq 'meanwhile';
