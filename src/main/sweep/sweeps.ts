@@ -313,7 +313,7 @@ export class Sweeps {
     };
 
     // Each check answers why a change may not be proposed, or null.
-    const known = (path: string): string | null => (byPath.has(path) ? null : listed.has(path) ? `${path} was not read (larger than 100 KiB, or not UTF-8 text)` : `${path} is not a file of ${root}`);
+    const known = (path: string): string | null => (byPath.has(path) ? null : listed.has(path) ? `${path} was not read (larger than ${MAX_FILE_BYTES / 1024} KiB, or not UTF-8 text)` : `${path} is not a file of ${root}`);
     const free = (path: string): string | null => (taken.has(path) ? `${path} is already in another change of this proposal` : null);
     const based = (path: string, basedOn: BasedOn | undefined): string | null => {
       const f = byPath.get(path)!;
