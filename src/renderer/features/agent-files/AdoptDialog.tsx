@@ -13,7 +13,8 @@ import { SCOPES, type Scope } from '../../../common/memory/constants';
 import { useApi } from '../../api/api-context';
 import { useAction } from '../../lib/use-action';
 import { Dialog } from '../dialogs/Dialog';
-import { adoptResultText, fileName, mergeRanges, rangesText } from './agent-files-model';
+import { baseName } from '../tree/tree-model';
+import { adoptResultText, mergeRanges, rangesText } from './agent-files-model';
 
 const SCOPE_WORDS: Record<Scope, string> = {
   global: 'Global: yours, for every project',
@@ -40,7 +41,7 @@ export function AdoptDialog({ workspaceId, id, selected, onClose, onOpenInbox }:
   const scope: Scope | undefined = chosen && available.includes(chosen) ? chosen : available.includes('project') ? 'project' : available[0];
   const [result, setResult] = useState<AdoptResult | null>(null);
   const action = useAction();
-  const name = fileName(id);
+  const name = baseName(id);
 
   const adopt = () =>
     action.run(async () => {

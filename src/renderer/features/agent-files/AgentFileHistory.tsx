@@ -11,7 +11,7 @@ import { useApi } from '../../api/api-context';
 import { LoadFailed, Loading } from '../../lib/QueryState';
 import { byWords, exactTime, whenText } from '../history/history-words';
 import { LineDiff } from '../history/LineDiff';
-import { fileName } from './agent-files-model';
+import { baseName } from '../tree/tree-model';
 
 const OP_WORDS: Record<AgentFileVersion['op'], string> = { create: 'Created', update: 'Edited', delete: 'Deleted', rename: 'Renamed' };
 
@@ -19,7 +19,7 @@ export function AgentFileHistory({ workspaceId, id, dirty }: { workspaceId: stri
   const { orpc } = useApi();
   const list = useQuery({ ...orpc.agentFiles.history.queryOptions({ input: { workspaceId, id, limit: 50 } }), staleTime: 0 });
   const [selectedId, setSelectedId] = useState<string | null>(null);
-  const name = fileName(id);
+  const name = baseName(id);
   const versions = list.data?.versions ?? [];
   const selected = versions.find((v) => v.id === selectedId) ?? versions[0];
 

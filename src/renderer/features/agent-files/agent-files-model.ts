@@ -78,11 +78,6 @@ export function shortPath(p: string): string {
   return m ? `${m[1]!}…${m[2]!}` : p;
 }
 
-/** The file's name: the last segment of its display path. */
-export function fileName(id: string): string {
-  return id.slice(id.lastIndexOf('/') + 1);
-}
-
 const DUPLICATE_WORDS: Record<Extract<AdoptResult, { status: 'ok' }>['duplicates'][number]['reason'], string> = {
   'already-in-memory': 'already in memory',
   'already-in-inbox': 'already in the Inbox',

@@ -28,8 +28,9 @@ import { errorMessage, useApi } from '../../api/api-context';
 import { listKeyIndex } from '../../lib/list-keys';
 import { relativeTime } from '../../lib/relative-time';
 import { useAction } from '../../lib/use-action';
+import { baseName } from '../tree/tree-model';
 import { SideBySideDiff } from './SideBySideDiff';
-import { actorText, changeKey, diffedFiles, extractorText, fileFate, fileName, kindLabel, nothingWhy, openProposal, proposerName, resultHeadline, sinceText, skippedText, sourceOf, usageText } from './sweep-model';
+import { actorText, changeKey, diffedFiles, extractorText, fileFate, kindLabel, nothingWhy, openProposal, proposerName, resultHeadline, sinceText, skippedText, sourceOf, usageText } from './sweep-model';
 import { useSweepRefresh, useSweepUndo } from './use-sweeps';
 
 export interface SweepPanelProps {
@@ -487,7 +488,7 @@ function FileDiff({ workspaceId, change, file }: { workspaceId: string | null; c
       ) : source && before === file.content ? (
         <p className="muted sweep-kept">The text moves to the new name unchanged.</p>
       ) : (
-        <SideBySideDiff of={file.path} before={before} after={file.content} beforeLabel={source ? `Now: ${fileName(source.path)}` : 'Now'} afterLabel={file.content === null ? 'After: deleted' : source ? `After: ${fileName(file.path)}` : 'After'} />
+        <SideBySideDiff of={file.path} before={before} after={file.content} beforeLabel={source ? `Now: ${baseName(source.path)}` : 'Now'} afterLabel={file.content === null ? 'After: deleted' : source ? `After: ${baseName(file.path)}` : 'After'} />
       )}
     </div>
   );

@@ -33,9 +33,6 @@ export function openProposal(proposals: readonly SweepProposal[], scope: Scope, 
   return proposals.find((p) => p.scope === scope && p.state === 'open' && Date.parse(p.expiresAt) > now) ?? null;
 }
 
-/** The last segment of a virtual path. */
-export const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
-
 /** What happens to one file of a change, in a few words. */
 export function fileFate(change: Pick<SweepChange, 'kind' | 'path'>, file: Pick<SweepFile, 'path' | 'content' | 'created'>): string {
   if (file.created) return change.kind === 'rename' ? 'the new name (created)' : 'created';
