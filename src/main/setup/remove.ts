@@ -19,9 +19,9 @@
  * rules (config-file.ts: a project's links only within the checkout and out of .git).
  */
 import * as path from 'node:path';
-import { deleteConfigFile, readConfigFile, replaceConfigFile, backupsOf, SetupError, type ConfigFile } from './config-file';
+import { deleteConfigFile, replaceConfigFile, backupsOf, SetupError, type ConfigFile } from './config-file';
 import { isObject, parseJsonConfig, removeClaudeHooks, removeMcpServer, stringifyJsonConfig, type JsonObject, type JsonRemoval } from './json-config';
-import { AGENT_NAMES, defaultCodexHome, projectRoot, SERVER_NAME, type Agent } from './setup';
+import { AGENT_NAMES, defaultCodexHome, projectRoot, readTarget, SERVER_NAME, type Agent } from './setup';
 import { removeCodexServer, tomlTail } from './toml-config';
 
 type Kind = 'mcp-json' | 'claude-settings' | 'codex-toml';
@@ -109,9 +109,7 @@ export interface RemoveOutcome {
 export async function applyRemove(plan: RemovePlan, now = new Date()): Promise<RemoveOutcome[]> {
   const worked: Array<{ target: RemovePlan['targets'][number]; file: ConfigFile; result: Result | null }> = [];
   for (const target of plan.targets) {
-    const inProject = plan.root !== null && !path.relative(plan.root, target.path).startsWith('..');
-    const within = inProject ? { within: plan.root!, instead: `cairn setup ${plan.agent} --print` } : undefined;
-    const file = await readConfigFile(target.path, within);
+    const file = await readTarget(plan, target.path);
     worked.push({ target, file, result: file.text === null ? null : await workOut(target.kind, file) });
   }
   const outcomes: RemoveOutcome[] = [];

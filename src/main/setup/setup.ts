@@ -14,7 +14,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { findGitRoot } from '../workspaces/identity';
-import { readConfigFile, replaceConfigFile, SetupError } from './config-file';
+import { readConfigFile, replaceConfigFile, SetupError, type ConfigFile } from './config-file';
 import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, parseJsonConfig, stringifyJsonConfig, type McpServerEntry } from './json-config';
 import { shellLine } from './launcher';
 import { codexSnippet, mergeCodexServer } from './toml-config';
@@ -193,16 +193,22 @@ export interface FileOutcome {
 }
 
 /**
+ * Reads a file of a setup (or removal) plan. A file in the project is the repository's: no symlink
+ * may lead its write out of the checkout.
+ */
+export function readTarget(plan: { readonly agent: Agent; readonly root: string | null }, file: string): Promise<ConfigFile> {
+  const inProject = plan.root !== null && !path.relative(plan.root, file).startsWith('..');
+  return readConfigFile(file, inProject ? { within: plan.root!, instead: `cairn setup ${plan.agent} --print` } : undefined);
+}
+
+/**
  * Merges every file of the plan. Every file is read and merged before any is written, so an
  * invalid file stops the run with nothing written.
  */
 export async function applyPlan(plan: SetupPlan, now = new Date()): Promise<FileOutcome[]> {
   const merged = [];
   for (const target of plan.targets) {
-    // A file in the project is the repository's: no symlink may lead its write out of the checkout.
-    const inProject = plan.root !== null && !path.relative(plan.root, target.path).startsWith('..');
-    const within = inProject ? { within: plan.root!, instead: `cairn setup ${plan.agent} --print` } : undefined;
-    const file = await readConfigFile(target.path, within);
+    const file = await readTarget(plan, target.path);
     merged.push({ target, file, result: target.merge(file.text) });
   }
   const outcomes: FileOutcome[] = [];
