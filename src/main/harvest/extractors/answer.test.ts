@@ -4,7 +4,8 @@
 // answer object, or a run the tool reports as failed, is an error a person can read.
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../candidate';
-import { AnswerError, MAX_ANSWER_CANDIDATES, parseAnswer } from './answer';
+import { MAX_ANSWER_CANDIDATES, parseAnswer } from './answer';
+import { AnswerError } from './json-answer';
 
 const good: Candidate = {
   category: 'convention',

@@ -17,14 +17,12 @@
 import { z } from 'zod';
 import { SCOPES } from '../../../common/memory/constants';
 import { CANDIDATE_CATEGORIES, type Candidate } from '../candidate';
-import { AnswerError, answerList, excerpt } from './json-answer';
+import { answerList } from './json-answer';
 
 /** The most candidates read from one answer (the prompt asks for at most 10). */
 export const MAX_ANSWER_CANDIDATES = 50;
 /** The longest memory text accepted. */
 export const MAX_CANDIDATE_TEXT = 1000;
-
-export { AnswerError, excerpt };
 
 export interface ParsedAnswer {
   readonly candidates: Candidate[];

@@ -19,7 +19,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { HARVEST_CHILD_ENV } from '../harvest-child';
 import type { Extractor } from '../harvest-run';
-import { excerpt } from './answer';
+import { excerpt } from './json-answer';
 import { CancelledError, duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
 
 /** Set to "1" in the command's environment; Cairn's hooks do nothing when they see it. */

@@ -13,7 +13,7 @@
  * - errors name the API, its origin, the HTTP status and the API's own error message.
  */
 import type { Extractor } from '../harvest-run';
-import { excerpt } from './answer';
+import { excerpt } from './json-answer';
 import { CancelledError, duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
 
 export const ANTHROPIC_VERSION = '2023-06-01';

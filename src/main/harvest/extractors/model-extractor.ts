@@ -12,7 +12,8 @@
 import type { Candidate } from '../candidate';
 import type { ExtractOptions, Extractor } from '../harvest-run';
 import type { TranscriptMessage } from '../transcript';
-import { AnswerError, parseAnswer } from './answer';
+import { parseAnswer } from './answer';
+import { AnswerError } from './json-answer';
 import { chunkSegment, DEFAULT_CHUNK_CHARS } from './chunk';
 import { harvestPrompt } from './prompt';
 import { redactMessages } from './redact';
