@@ -10,7 +10,7 @@ import { createRouterClient } from '@orpc/server';
 import { AgentFiles } from '../../src/main/agent-files/agent-files';
 import { ChangedMeanwhile, writeFileAt } from '../../src/main/agent-files/envelope';
 import { router } from '../../src/main/api/router';
-import { openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
+import { HOSTILE_REASONS, openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
 
 let w: AgentFilesWorld;
 const sha = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
@@ -100,13 +100,7 @@ describe('the envelope', () => {
     await fs.writeFile(path.join(c, '.github', 'copilot-instructions.md'), 'a\u0000b');
     const { files } = await w.client.agentFiles.list({ workspaceId: w.ws });
     const reason = (id: string) => files.find((f) => f.id === id)?.unreadable;
-    expect(reason('CLAUDE.md')).toBe('it is a symbolic link that leads outside the checkout; Cairn does not follow it.');
-    expect(reason('GEMINI.md')).toBe('it is a symbolic link into a .git directory; Cairn does not follow it.');
-    expect(reason('AGENTS.md')).toBe('it is 101 KiB; Cairn opens files of at most 100 KiB.');
-    expect(reason('CLAUDE.local.md')).toBe('it is not UTF-8 text.');
-    expect(reason('.cursorrules')).toBe('it is not a regular file (a FIFO, a socket or a device).');
-    expect(reason('.claude/CLAUDE.md')).toBe('it is a folder, not a file.');
-    expect(reason('.github/copilot-instructions.md')).toBe('it holds a NUL character, so it is not text.');
+    for (const [id, why] of Object.entries(HOSTILE_REASONS)) expect(reason(id)).toBe(why);
     for (const id of ['CLAUDE.md', 'GEMINI.md', 'AGENTS.md', '.cursorrules']) expect(files.find((f) => f.id === id)?.sha256).toBeNull();
     // Reading one says why, naming no host path; its bytes never travel.
     await expect(w.client.agentFiles.read({ workspaceId: w.ws, id: 'CLAUDE.md' })).rejects.toThrow('CLAUDE.md cannot be opened: it is a symbolic link that leads outside the checkout; Cairn does not follow it.');

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AgentFile } from '../../src/common/agent-files/schema';
 import { closeAllConnections } from '../../src/main/runtime/ssh/ssh-connection';
 import { HELPER_SOURCE } from '../../src/main/runtime/ssh/remote-helper';
-import { openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
+import { HOSTILE_REASONS, openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
 import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
 
 const sha = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
@@ -221,13 +221,7 @@ describe.runIf(sshdAvailable())("other agents' files in an SSH workspace's check
     const over = checkoutFiles((await list(remote)).files);
     expect(over).toEqual(local);
     const reason = (id: string) => over.find((f) => f.id === id)?.unreadable;
-    expect(reason('CLAUDE.md')).toBe('it is a symbolic link that leads outside the checkout; Cairn does not follow it.');
-    expect(reason('GEMINI.md')).toBe('it is a symbolic link into a .git directory; Cairn does not follow it.');
-    expect(reason('AGENTS.md')).toBe('it is 101 KiB; Cairn opens files of at most 100 KiB.');
-    expect(reason('CLAUDE.local.md')).toBe('it is not UTF-8 text.');
-    expect(reason('.cursorrules')).toBe('it is not a regular file (a FIFO, a socket or a device).');
-    expect(reason('.claude/CLAUDE.md')).toBe('it is a folder, not a file.');
-    expect(reason('.github/copilot-instructions.md')).toBe('it holds a NUL character, so it is not text.');
+    for (const [id, why] of Object.entries(HOSTILE_REASONS)) expect(reason(id)).toBe(why);
     expect(reason('.claude/rules/linked.md')).toBe('it has more than one hard link, so its content also has another name, perhaps outside; Cairn does not open it.');
     expect(over.map((f) => f.id).filter((id) => id.startsWith('.github/instructions/') || id.startsWith('.cursor/'))).toEqual(['.github/instructions/docs.instructions.md']);
     for (const f of over.filter((f) => f.unreadable !== null)) expect(f.sha256).toBeNull();
