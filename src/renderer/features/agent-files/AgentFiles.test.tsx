@@ -6,14 +6,11 @@
 // Adopt's result in words with the way to the Inbox, and Compare's rows side by side.
 import { createHash } from 'node:crypto';
 import { EditorSelection } from '@codemirror/state';
-import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AdoptResult, Agent, AgentFile, AgentFileHit, CompareResult } from '../../../common/agent-files/schema';
-import { editorText, editorView, makeBackend, typeInEditor, type UiBackend } from '../../../../tests/support/ui-backend';
-import { ApiProvider, makeApi, makeQueryClient } from '../../api/api-context';
-import { MemoryPane } from '../../app/MemoryPane';
+import { editorText, editorView, makeBackend, renderPane, typeInEditor, type UiBackend } from '../../../../tests/support/ui-backend';
 
 afterEach(cleanup);
 
@@ -87,14 +84,7 @@ const FILES: Record<string, FakeFile> = {
 async function renderWithAgentFiles(fake: ReturnType<typeof fakeAgentFiles>, given?: UiBackend) {
   const b = given ?? (await makeBackend());
   const client = new Proxy(b.client, { get: (target, key) => (key === 'agentFiles' ? fake.api : target[key as keyof typeof target]) });
-  render(
-    <QueryClientProvider client={makeQueryClient()}>
-      <ApiProvider api={makeApi(client)}>
-        <MemoryPane workspaceId={b.workspaceId} title="Widgets" dark={false} previewByDefault={false} dirtyRef={{ current: false }} />
-      </ApiProvider>
-    </QueryClientProvider>,
-  );
-  await screen.findByText('Live', undefined, { timeout: 10_000 });
+  await renderPane({ ...b, client });
   return b;
 }
 
