@@ -34,7 +34,7 @@ export function rankHot<T extends { readonly path: string; readonly stats: Usage
 }
 
 /** When a file was last used or changed (ms): the later of its last use, its last write and its mtime. */
-export function lastTouched(item: { readonly stats: UsageStats; readonly mtimeMs: number }): number {
+function lastTouched(item: { readonly stats: UsageStats; readonly mtimeMs: number }): number {
   const used = item.stats.lastAccessedAt === null ? Number.NaN : Date.parse(item.stats.lastAccessedAt);
   const written = item.stats.lastWriteAt === null ? Number.NaN : Date.parse(item.stats.lastWriteAt);
   return Math.max(item.mtimeMs, Number.isNaN(used) ? -Infinity : used, Number.isNaN(written) ? -Infinity : written);

@@ -18,14 +18,14 @@ import { SERVER_NAME, SERVER_VERSION } from './session-context';
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
 
 /** What the server offers: what McpServer declares once Cairn's tools, prompts and resources are registered. */
-export const SERVER_CAPABILITIES = {
+const SERVER_CAPABILITIES = {
   resources: { subscribe: true, listChanged: true },
   tools: { listChanged: true },
   prompts: { listChanged: true },
 } as const;
 
 /** The longest first line looked at for an early answer (a real initialize is a few hundred bytes). */
-export const EARLY_LINE_MAX_BYTES = 64 * 1024;
+const EARLY_LINE_MAX_BYTES = 64 * 1024;
 
 export interface InitializeRequest {
   readonly id: string | number;

@@ -38,14 +38,14 @@ import { sweepPrompt } from '../sweep/sweep-prompt';
 import type { ProposeOutcome, Sweeps } from '../sweep/sweeps';
 
 /** The extractor's name in a proposal (`cairn sweep show` says what proposed it). */
-export const AGENT_EXTRACTOR = 'agent';
+const AGENT_EXTRACTOR = 'agent';
 /** More than a proposal holds, so that a long list is refused item by item past the cap, not whole. */
 const MAX_ITEMS = SWEEP_MAX_CHANGES * 2;
 
 // Flat on purpose: the MCP SDK advertises a zod union as an empty object. Null means absent (strict-mode
 // providers send null for every field a change does not use); each item's shape is judged by the
 // model backends' reader, which refuses a malformed one with the reason and keeps the rest.
-export const memoryConsolidateInput = {
+const memoryConsolidateInput = {
   scope: z.enum(SCOPES).nullish().describe('The scope to consolidate: global, project or workspace (default: project if this session has one, else global).'),
   changes: z
     .array(
@@ -100,7 +100,7 @@ function unchanged(where: string, since: SweepSince, days: number): string {
   return `Nothing to consolidate in ${where}: nothing changed since the last consolidation (${minute(since.last?.at)}) and no file is unused for ${days} days.`;
 }
 
-export const consolidationTexts = {
+const consolidationTexts = {
   unavailable: () => 'This Cairn server takes no consolidation proposals, so nothing was proposed.',
   failed: () => 'Cairn could not propose the consolidation (an internal error; its details are in the log of the Cairn process). Nothing was written to memory.',
   /**
@@ -134,7 +134,7 @@ function failure(err: unknown): string {
 }
 
 /** The prompt's text for `scope`: the sweep prompt as put to an agent, or why there is nothing to ask. */
-export async function consolidatePromptText(sweeps: Sweeps, session: MemorySession, scope: Scope): Promise<string> {
+async function consolidatePromptText(sweeps: Sweeps, session: MemorySession, scope: Scope): Promise<string> {
   let input: SweepInput | null = null;
   // Sweeps.propose computes the input (under the lease, judging "nothing to consolidate"); this
   // extractor keeps it and proposes nothing, so nothing is stored.

@@ -31,12 +31,12 @@ const path = z.string().trim().min(1).max(1024);
 const reason = z.string().trim().min(1).max(2000);
 
 /** One operation of a model's answer; unknown fields are dropped. */
-export const modelChangeSchema = z.discriminatedUnion('op', [
+const modelChangeSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('write'), path, basedOn: sha.nullable(), content: z.string(), reason }),
   z.object({ op: z.literal('delete'), path, basedOn: sha, mergedInto: path.optional(), reason }),
   z.object({ op: z.literal('rename'), path, to: path, basedOn: sha, reason }),
 ]);
-export type ModelChange = z.infer<typeof modelChangeSchema>;
+type ModelChange = z.infer<typeof modelChangeSchema>;
 
 /** "write /memories/global/a.md", as a refusal names an item. */
 function describe(item: unknown): string {
@@ -59,7 +59,7 @@ function shapeProblem(error: z.ZodError): string {
 }
 
 /** The model's answer read and grouped into proposed changes (see the header). */
-export function changesOfAnswer(output: string, input: SweepInput): SweepAnswer {
+function changesOfAnswer(output: string, input: SweepInput): SweepAnswer {
   return changesOfItems(answerList(output, 'changes'), input);
 }
 
