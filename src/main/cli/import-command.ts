@@ -19,7 +19,7 @@ import type { HomeServices } from '../host/home-services';
 import type { BadLine, ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
 import { proposeTarFiles, readMemoryTar, type TarFileOutcome } from '../import/memory-tar';
-import { entryScope, proposeEntries, type EntryOutcome } from '../import/propose';
+import { entryScope, proposeEntries, sessionCheckout, type EntryOutcome } from '../import/propose';
 import { IMPORT_FORMATS, ImportError, readSource, sourceFiles, type ImportFormat, type SourceFile } from '../import/sources';
 import type { MemorySession } from '../memory/session';
 import { findGitRoot } from '../workspaces/identity';
@@ -105,8 +105,7 @@ async function importEntries(format: ImportFormat, target: string, values: Flags
       const available = SCOPES.filter((s) => session.scopes[s].available);
       const memoryLines = await allMemoryLines(session, available);
       const seen = new Set<string>();
-      const projectBinding = session.scopes.project;
-      const checkout = projectBinding.available && projectBinding.runtime.label === 'local' ? projectBinding.root.anchor : null;
+      const checkout = sessionCheckout(session);
       const outcomes: EntryOutcome[] = [];
       for (const r of read) {
         outcomes.push(...proposeEntries(r.source, r.entries, { format, inbox: services.inbox, session, memoryLines, scope, cwd: checkout, dryRun: values['dry-run'] === true }, seen));

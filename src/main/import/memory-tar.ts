@@ -30,6 +30,7 @@ import type { ChangeItem, InboxStore } from '../harvest/inbox-store';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
 import { scopeFiles } from './memory-files';
+import { sessionCheckout } from './propose';
 
 /** The most entries an archive may hold: every file of three full scopes. */
 export const MAX_TAR_ENTRIES = SCOPES.length * MAX_FILES_PER_SCOPE;
@@ -249,8 +250,7 @@ export async function proposeTarFiles(files: readonly TarFile[], session: Memory
     for (const p of read.skipped) here.set(p, 'unreadable');
   }
   const pending = inbox.list('pending').filter((i): i is ChangeItem => i.kind === 'change');
-  const binding = session.scopes.project;
-  const cwd = binding.available && binding.runtime.label === 'local' ? binding.root.anchor : null;
+  const cwd = sessionCheckout(session);
   const outcomes: TarFileOutcome[] = [];
   for (const f of files) {
     const current = here.get(f.path);

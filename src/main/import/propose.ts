@@ -98,6 +98,15 @@ export interface ProposeOptions {
   readonly dryRun?: boolean;
 }
 
+/**
+ * The session's checkout on this machine, which an inbox item names so that its approval finds the
+ * same session (`cairn inbox approve`); null for a remote workspace, found by its id.
+ */
+export function sessionCheckout(session: MemorySession): string | null {
+  const binding = session.scopes.project;
+  return binding.available && binding.runtime.label === 'local' ? binding.root.anchor : null;
+}
+
 /** The scope an entry goes to: --scope, else what its source says, else the file's default. */
 export function entryScope(entry: ImportEntry, source: SourceFile, scope: Scope | undefined): Scope {
   return scope ?? entry.scope ?? source.scope;
