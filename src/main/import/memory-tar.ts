@@ -30,7 +30,7 @@ import type { ChangeItem, InboxStore } from '../harvest/inbox-store';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
 import { scopeFiles } from './memory-files';
-import { sessionCheckout } from './propose';
+import { findingWords, sessionCheckout } from './propose';
 
 /** The most entries an archive may hold: every file of three full scopes. */
 export const MAX_TAR_ENTRIES = SCOPES.length * MAX_FILES_PER_SCOPE;
@@ -264,7 +264,7 @@ export async function proposeTarFiles(files: readonly TarFile[], session: Memory
     }
     const finding = scanContent(f.text)[0];
     if (finding) {
-      outcomes.push({ path: f.path, status: 'refused', reason: `the scanners find ${finding.kind === 'secret' ? 'a secret' : 'an injected instruction'} (${finding.rule}) on its line ${finding.line}` });
+      outcomes.push({ path: f.path, status: 'refused', reason: `the scanners find ${findingWords(finding)} on its line ${finding.line}` });
       continue;
     }
     const beforeSha256 = current ? sha256(current.data) : null;

@@ -16,7 +16,7 @@
  * who may file it elsewhere when approving.
  */
 import type { Scope } from '../../common/memory/constants';
-import { scanContent } from '../memory/scanners/content-scanner';
+import { scanContent, type ScanFinding } from '../memory/scanners/content-scanner';
 import type { Candidate, CandidateCategory } from '../harvest/candidate';
 import { checkCandidates, normalizedText, type RejectionReason } from '../harvest/checks';
 import type { InboxStore, ItemSource, MemoryItem } from '../harvest/inbox-store';
@@ -68,11 +68,16 @@ function memoryText(entry: ImportEntry): string {
   return entry.text;
 }
 
+/** A scanner's finding by rule ("a secret (github-token)"), without any of the text. */
+export function findingWords(f: Pick<ScanFinding, 'kind' | 'rule'>): string {
+  return `${f.kind === 'secret' ? 'a secret' : 'an injected instruction'} (${f.rule})`;
+}
+
 /** What the scanners found in a text, by rule ("a secret (github-token)"), without any of it. */
 function findingText(...texts: string[]): string {
   for (const text of texts) {
     const f = scanContent(text)[0];
-    if (f) return `${f.kind === 'secret' ? 'a secret' : 'an injected instruction'} (${f.rule})`;
+    if (f) return findingWords(f);
   }
   return 'a secret or an injected instruction';
 }
