@@ -24,6 +24,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { injectionFor } from '../../common/context/injection';
 import { MODES, SCOPES, type Mode } from '../../common/memory/constants';
 import { ContextBuilder } from '../memory/context-builder';
 import { ContextFactsCache } from '../memory/context-facts-cache';
@@ -93,8 +94,9 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     // The home's facts cache: the instructions' index then reads only the files changed since any
     // process last looked (memory/context-facts-cache.ts).
     const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
-    // Without an early answer, the instructions are computed here, within the workspace's injection settings (issue 23).
-    const context = early ? early.context : await sessionContext(builder, session, mode, { injection: readInjection(services.home, session.workspaceId) });
+    // Without an early answer, the instructions are computed here, within the workspace's injection
+    // settings (issue 23) as the registry gives them (as the HTTP endpoint's are).
+    const context = early ? early.context : await sessionContext(builder, session, mode, { injection: injectionFor(services.registry.settings(), session.workspaceId) });
     mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, sweeps: services.sweeps, context });
   } catch (err) {
     await services.close();
