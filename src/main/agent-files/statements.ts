@@ -10,15 +10,13 @@
  * Invariant: pure; a statement's text is what the reader gives for its lines (one line, whitespace
  * runs as one space), so it compares with the import's and the harvest's texts.
  */
-import { parseMarkdown, type ImportEntry } from '../import/entries';
+import { oneLine, parseMarkdown, type ImportEntry } from '../import/entries';
 
 const encoder = new TextEncoder();
 /** A line that ends a sentence: its last word then . ! or ?, perhaps inside a closing quote, bracket or emphasis. */
 const SENTENCE_END = /[.!?]["')\]`*_]*\s*$/;
 /** A line opening a list item (the reader keeps those whole). */
 const BULLET = /^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+/;
-
-const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /** The statements of a text, with their 1-based lines; `description` makes an .mdc rule's description their context. */
 export function statementsOf(content: string, options: { description?: boolean } = {}): ImportEntry[] {

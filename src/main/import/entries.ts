@@ -81,7 +81,7 @@ export function decodeLines(data: Uint8Array): { lines: string[]; bad: BadLine[]
 }
 
 /** One line: runs of whitespace as one space. */
-const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+export const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /** An entry of at most MAX_ENTRY_CHARS, or the bad line saying it is longer. */
 function sized(text: string, line: number, rest: Omit<ImportEntry, 'text' | 'line'>, bad: BadLine[]): ImportEntry | null {
