@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
 import { stillRunning } from '../../src/main/sweep/fixtures/running';
 import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { fileTree, putAged } from '../support/file-tree';
 import { openPage, row, shot, shots } from '../support/page';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
@@ -53,19 +54,6 @@ function iso(daysAgo: number): string {
   return new Date(Date.now() - daysAgo * DAY).toISOString();
 }
 
-/** Every file under a scope root (the project's unless given) with its bytes (as a byte string). */
-function tree(root = sb.roots.project): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string, prefix: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(path.join(dir, e.name), `${prefix}${e.name}/`);
-      else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(dir, e.name), 'latin1');
-    }
-  };
-  walk(root, '');
-  return out;
-}
-
 const view = (page: Page): Locator => page.getByRole('region', { name: 'Consolidate project memory' });
 const scopeRow = (page: Page): Locator => page.getByRole('treeitem', { name: /^PROJECT memory, / });
 const change = (page: Page, name: string): Locator => view(page).getByRole('checkbox', { name, exact: true });
@@ -78,11 +66,7 @@ beforeAll(async () => {
   sb = await makeSandbox();
   const files: Record<string, UsageStats> = {};
   for (const f of SEED) {
-    const file = path.join(f.scope === 'global' ? sb.roots.global : sb.roots.project, f.name);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, f.text);
-    const t = (Date.now() - f.ageDays * DAY) / 1000;
-    fs.utimesSync(file, t, t);
+    putAged(f.scope === 'global' ? sb.roots.global : sb.roots.project, f.name, f.text, f.ageDays);
     if (f.usage) files[f.scope === 'global' ? `global:${f.name}` : `project:${sb.session.projectId}:${f.name}`] = { ...EMPTY_USAGE, ...f.usage };
   }
   fs.mkdirSync(sb.home, { recursive: true });
@@ -95,7 +79,7 @@ afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
 describe('consolidation in Chromium', () => {
   it('proposes from the scope menu, shows a diff, applies all but an unchecked change, and Undo restores a byte-identical tree', async () => {
-    const before = tree();
+    const before = fileTree(sb.roots.project);
     const page = await openPage(browser.context, served.address, { row: `${P}/testing.md` });
 
     // Consolidate… from the scope row's menu (Shift+F10 on the focused row).
@@ -175,7 +159,7 @@ describe('consolidation in Chromium', () => {
     await row(page, `${P}/old-notes.md`).waitFor();
     await row(page, `${P}/notes/testing-copy.md`).waitFor();
     await line.waitFor({ state: 'detached' });
-    expect(tree()).toEqual(before);
+    expect(fileTree(sb.roots.project)).toEqual(before);
     await page.close();
   });
 
@@ -207,7 +191,7 @@ describe('a model\'s consolidation in Chromium (a stand-in model through the com
     ];
     fs.writeFileSync(answerFile, `Here is my proposal:\n\`\`\`json\n${JSON.stringify({ changes })}\n\`\`\`\n`);
     await rpc(served, 'settings/set', { sweepExtractor: 'command', harvestCommand: command('hang') });
-    const before = tree(sb.roots.global);
+    const before = fileTree(sb.roots.global);
     const page = await openPage(browser.context, served.address, { row: `${G}/long.md` });
     const globalRow = page.getByRole('treeitem', { name: /^GLOBAL memory, / });
     await globalRow.hover();
@@ -254,7 +238,7 @@ describe('a model\'s consolidation in Chromium (a stand-in model through the com
     await v.getByRole('button', { name: 'Undo this consolidation' }).click();
     await v.getByRole('status').getByText('Undid the consolidation of global memory: 3 files are back as they were before it.').waitFor();
     await row(page, `${G}/misc.md`).waitFor();
-    expect(tree(sb.roots.global)).toEqual(before);
+    expect(fileTree(sb.roots.global)).toEqual(before);
     await rpc(served, 'settings/set', { sweepExtractor: 'rules' });
     await page.close();
   });
