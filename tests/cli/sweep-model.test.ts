@@ -12,6 +12,7 @@ import { runCairn } from '../support/cli';
 import { stillRunning } from '../../src/main/sweep/fixtures/running';
 import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { fileTree, putAged } from '../support/file-tree';
+import { mergeStoredSettings } from '../support/settings-file';
 
 const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'sweep', 'fixtures', 'fake-sweep-model.mjs');
 const P = (name: string) => `/memories/project/${name}`;
@@ -25,13 +26,7 @@ const put = (name: string, text: string, ageDays: number): void => putAged(sb.ro
 
 const tree = (): Record<string, string> => fileTree(sb.roots.project);
 
-function settings(extra: Record<string, unknown>): void {
-  const file = path.join(sb.home, 'config.json');
-  const config = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { workspaces: [] }) as { settings?: Record<string, unknown> };
-  config.settings = { ...config.settings, ...extra };
-  fs.mkdirSync(sb.home, { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(config));
-}
+const settings = (extra: Record<string, unknown>): void => mergeStoredSettings(sb.home, extra);
 
 const runs = () => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8').trim().split('\n').filter(Boolean).length : 0);
 

@@ -23,6 +23,7 @@ import { runCairn, stopProcess } from '../support/cli';
 import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve } from '../support/serve';
 import { fileTree, putAged } from '../support/file-tree';
+import { mergeStoredSettings } from '../support/settings-file';
 
 const DAY = 24 * 60 * 60 * 1000;
 const P = (name: string) => `/memories/project/${name}`;
@@ -40,13 +41,7 @@ const put = (name: string, text: string, ageDays: number): void => putAged(sb.ro
 
 const tree = (): Record<string, string> => fileTree(sb.roots.project, { encoding: 'utf8' });
 
-function settings(extra: Record<string, unknown>): void {
-  const file = path.join(sb.home, 'config.json');
-  const config = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { workspaces: [] }) as { settings?: Record<string, unknown> };
-  config.settings = { ...config.settings, ...extra };
-  fs.mkdirSync(sb.home, { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(config));
-}
+const settings = (extra: Record<string, unknown>): void => mergeStoredSettings(sb.home, extra);
 
 beforeAll(requireBuiltCli);
 beforeEach(async () => {
