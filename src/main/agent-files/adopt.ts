@@ -71,12 +71,15 @@ export async function adoptFile(file: Located, scope: Scope, selection: AdoptSel
   if (entries.length === 0) {
     return { status: 'ok', added: [], duplicates: [], refused: [], message: `Nothing to adopt: the ${selection.text !== undefined || selection.lines ? 'selection' : 'file'} holds no entry (headings, blank lines and frontmatter are not memories).` };
   }
-  const outcomes = proposeEntries(
-    { file: file.id, shown: file.id, scope },
-    entries,
-    { format: formatOf(file), origin: 'adopt', inbox: ctx.inbox, session: ctx.session, memoryLines: await allMemoryLines(ctx.session, SCOPES), scope, cwd: ctx.cwd },
-    new Set<string>(),
-  );
+  const outcomes = proposeEntries([{ source: { file: file.id, shown: file.id, scope }, entries }], {
+    format: formatOf(file),
+    origin: 'adopt',
+    inbox: ctx.inbox,
+    session: ctx.session,
+    memoryLines: await allMemoryLines(ctx.session, SCOPES),
+    scope,
+    cwd: ctx.cwd,
+  });
   const textAt = new Map(entries.map((e) => [e.line, e.text]));
   const added: string[] = [];
   const duplicates: Extract<AdoptResult, { status: 'ok' }>['duplicates'] = [];

@@ -104,12 +104,7 @@ async function importEntries(format: ImportFormat, target: string, values: Flags
       checkScopes(session, read.flatMap((r) => r.entries.map((e) => entryScope(e, r.source, scope))), 'Entries of what you import');
       const available = SCOPES.filter((s) => session.scopes[s].available);
       const memoryLines = await allMemoryLines(session, available);
-      const seen = new Set<string>();
-      const checkout = sessionCheckout(session);
-      const outcomes: EntryOutcome[] = [];
-      for (const r of read) {
-        outcomes.push(...proposeEntries(r.source, r.entries, { format, inbox: services.inbox, session, memoryLines, scope, cwd: checkout, dryRun: values['dry-run'] === true }, seen));
-      }
+      const outcomes = proposeEntries(read, { format, inbox: services.inbox, session, memoryLines, scope, cwd: sessionCheckout(session), dryRun: values['dry-run'] === true });
       const bad = read.flatMap((r) => r.bad.map((b) => ({ file: r.source.shown, ...b })));
       report(io, values, read.map((r) => r.source.shown), outcomes, bad);
       return 0;

@@ -118,13 +118,25 @@ export function entryScope(entry: ImportEntry, source: SourceFile, scope: Scope 
 }
 
 /**
- * Checks every entry of one source file in order and puts those that pass in the inbox; returns
- * one outcome per entry. `seen`: the entries of this import so far (shared across its files).
+ * Checks every entry of the source files in order and puts those that pass in the inbox; returns
+ * one outcome per entry. Memory, the inbox's pending and rejected texts are read once for them all:
+ * what an earlier file adds is caught as a repeat of this import (`seen`) before the inbox's.
  */
-export function proposeEntries(source: SourceFile, entries: readonly ImportEntry[], options: ProposeOptions, seen: Set<string>): EntryOutcome[] {
+export function proposeEntries(read: ReadonlyArray<{ readonly source: SourceFile; readonly entries: readonly ImportEntry[] }>, options: ProposeOptions): EntryOutcome[] {
   const memory = new Set(options.memoryLines.map(normalizedText).filter((l) => l.length > 0));
   const pending = new Set(options.inbox.pendingTexts().map(normalizedText));
   const rejected = new Set(options.inbox.rejectedTexts().map(normalizedText));
+  /** The entries of this import so far (across its files). */
+  const seen = new Set<string>();
+  return read.flatMap(({ source, entries }) => proposeFile(source, entries, options, { memory, pending, rejected, seen }));
+}
+
+function proposeFile(
+  source: SourceFile,
+  entries: readonly ImportEntry[],
+  options: ProposeOptions,
+  { memory, pending, rejected, seen }: { memory: Set<string>; pending: Set<string>; rejected: Set<string>; seen: Set<string> },
+): EntryOutcome[] {
   const itemSource: ItemSource = {
     agent: sourceAgent(options.format),
     sessionId: `${options.origin ?? 'import'}:${source.shown}`,
