@@ -4,18 +4,17 @@
 // a signal aborted before the call (the only way to land a cancel at a known point: the rules
 // extractor answers in milliseconds, so a cancel "in flight" would race it).
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { router, type AppRouter } from '../../src/main/api/router';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import { putAged } from '../support/file-tree';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
 let host: AppHost;
 let client: RouterClient<AppRouter>;
 let workspaceId: string;
-const DAY = 24 * 60 * 60 * 1000;
 
 beforeEach(async () => {
   sb = await makeSandbox();
@@ -23,11 +22,7 @@ beforeEach(async () => {
   client = createRouterClient(router, { context: host });
   workspaceId = (await client.workspaces.add({ name: 'widgets', path: sb.checkout })).id;
   // A file unused for 100 days: without the cancel, a proposal to delete it.
-  fs.mkdirSync(sb.roots.project, { recursive: true });
-  const file = path.join(sb.roots.project, 'old.md');
-  fs.writeFileSync(file, 'An old note.\n');
-  const t = (Date.now() - 100 * DAY) / 1000;
-  fs.utimesSync(file, t, t);
+  putAged(sb.roots.project, 'old.md', 'An old note.\n', 100);
 });
 afterEach(async () => {
   await host.close();

@@ -11,10 +11,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { router, type AppRouter } from '../../src/main/api/router';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
 import { stillRunning } from '../../src/main/sweep/fixtures/running';
+import { putAged } from '../support/file-tree';
 import { makeSandbox, REPO_ROOT, type Sandbox } from '../support/sandbox';
 
 const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'sweep', 'fixtures', 'fake-sweep-model.mjs');
-const DAY = 24 * 60 * 60 * 1000;
 const P = (name: string) => `/memories/project/${name}`;
 
 let sb: Sandbox;
@@ -29,16 +29,8 @@ beforeEach(async () => {
   host = openAppHost(sb.home);
   client = createRouterClient(router, { context: host });
   workspaceId = (await client.workspaces.add({ name: 'widgets', path: sb.checkout })).id;
-  fs.mkdirSync(sb.roots.project, { recursive: true });
-  for (const [name, text] of [
-    ['old.md', 'An old note.\n'],
-    ['misc.md', 'Release: run scripts/release.\n'],
-  ] as const) {
-    const file = path.join(sb.roots.project, name);
-    fs.writeFileSync(file, text);
-    const t = (Date.now() - 100 * DAY) / 1000;
-    fs.utimesSync(file, t, t);
-  }
+  putAged(sb.roots.project, 'old.md', 'An old note.\n', 100);
+  putAged(sb.roots.project, 'misc.md', 'Release: run scripts/release.\n', 100);
   record = path.join(sb.dir, 'record.jsonl');
   answerFile = path.join(sb.dir, 'answer.txt');
   fs.writeFileSync(
