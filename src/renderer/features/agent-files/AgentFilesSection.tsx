@@ -18,6 +18,7 @@ import { AGENT_NAMES, type AgentFile } from '../../../common/agent-files/schema'
 import { errorMessage, useApi } from '../../api/api-context';
 import { copyText } from '../../lib/copy-text';
 import { relativeTime } from '../../lib/relative-time';
+import { useStoredState } from '../../lib/use-stored-state';
 import { PopupMenu } from '../../lib/PopupMenu';
 import { Toast } from '../history/Toast';
 import { Highlighted } from '../tree/ContentResults';
@@ -39,31 +40,17 @@ export interface AgentFilesSectionProps {
 
 const OPEN_KEY = 'cairn.agentFilesOpen';
 
-function storedOpen(): boolean {
-  try {
-    return localStorage.getItem(OPEN_KEY) !== 'false';
-  } catch {
-    return true;
-  }
-}
+const parseOpen = (v: string | null) => v !== 'false';
 
 export function AgentFilesSection({ workspaceId, query, contentMode, selectedId, onOpen, onOpenInbox }: AgentFilesSectionProps) {
   const { orpc } = useApi();
-  const [open, setOpenState] = useState(storedOpen);
+  const [open, setOpen] = useStoredState(OPEN_KEY, parseOpen);
   /** What Compare starts with (null: closed). */
   const [comparing, setComparing] = useState<readonly string[] | null>(null);
   const [adopting, setAdopting] = useState<string | null>(null);
   const [menu, setMenu] = useState<{ file: AgentFile; x: number; y: number; opener: HTMLElement } | null>(null);
   const [copied, setCopied] = useState<{ key: number; text: string } | null>(null);
   const say = (text: string) => setCopied({ key: Date.now(), text });
-  const setOpen = (next: boolean) => {
-    setOpenState(next);
-    try {
-      localStorage.setItem(OPEN_KEY, String(next));
-    } catch {
-      // Storage refused: it holds for this page.
-    }
-  };
   // Cairn does not watch these files: asked again when the window gets the focus, or on Refresh.
   const list = useQuery({ ...orpc.agentFiles.list.queryOptions({ input: { workspaceId } }), refetchOnWindowFocus: true });
   const text = query.trim();

@@ -23,6 +23,7 @@ import { LoadFailed, Loading } from '../../lib/QueryState';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { copyText } from '../../lib/copy-text';
 import { useAction } from '../../lib/use-action';
+import { useStoredState } from '../../lib/use-stored-state';
 import { useChangeBurst, useChangeStream } from '../changes/use-change-stream';
 import { useDeleteUndo } from '../history/DeleteUndo';
 import { deletedQueryInput, RecentlyDeletedDialog } from '../history/RecentlyDeletedDialog';
@@ -55,14 +56,7 @@ import {
 /** Where the tree's sort is remembered (per browser, for every view). */
 export const TREE_SORT_KEY = 'cairn.treeSort';
 
-function storedSort(): TreeSort {
-  try {
-    const v = localStorage.getItem(TREE_SORT_KEY);
-    return (TREE_SORTS as readonly string[]).includes(v ?? '') ? (v as TreeSort) : 'name';
-  } catch {
-    return 'name';
-  }
-}
+const parseSort = (v: string | null): TreeSort => ((TREE_SORTS as readonly string[]).includes(v ?? '') ? (v as TreeSort) : 'name');
 
 type Movable = Extract<Row, { kind: 'dir' | 'file' }>;
 type DropTarget = Extract<Row, { kind: 'dir' | 'scope' }>;
@@ -129,15 +123,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const filterRef = useRef<HTMLInputElement>(null);
   useImperativeHandle(ref, () => ({ focusFilter: () => filterRef.current?.focus(), setAllOpen: (all) => setOpen(allOpenState(all)) }), []);
   const [contentMode, setContentMode] = useState(false);
-  const [sort, setSortState] = useState<TreeSort>(storedSort);
-  const setSort = (next: TreeSort) => {
-    setSortState(next);
-    try {
-      localStorage.setItem(TREE_SORT_KEY, next);
-    } catch {
-      // Storage refused (a private window): the sort holds for this page.
-    }
-  };
+  const [sort, setSort] = useStoredState(TREE_SORT_KEY, parseSort);
   const resultsRef = useRef<ContentResultsHandle>(null);
   const { onQuery } = props;
   useEffect(() => onQuery?.(filter, contentMode), [onQuery, filter, contentMode]);
