@@ -35,7 +35,7 @@ function formatOf(file: Located): ImportFormat {
 }
 
 /** The entries of the file (or of the selection), with their lines in the file. */
-export function selectedEntries(file: Located, selection: AdoptSelection): ImportEntry[] {
+function selectedEntries(file: Located, selection: AdoptSelection): ImportEntry[] {
   const content = file.inspected.content!;
   const mdc = file.id.endsWith('.mdc');
   if (selection.text !== undefined) {

@@ -124,7 +124,7 @@ function safeNames(dir: string): string[] {
 }
 
 /** The id (display path) of a file: `~/<rel>` for the home's, `<rel>` for the checkout's. */
-export function idOf(place: AgentFilePlace, rel: readonly string[]): string {
+function idOf(place: AgentFilePlace, rel: readonly string[]): string {
   return place === 'global' ? `~/${rel.join('/')}` : rel.join('/');
 }
 

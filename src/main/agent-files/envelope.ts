@@ -86,7 +86,7 @@ export const WHY = {
 } as const;
 
 /** Whether `real` lies inside the base and out of any `.git` there. */
-export function insideBase(base: Base, real: string): 'inside' | 'outside' | 'git' {
+function insideBase(base: Base, real: string): 'inside' | 'outside' | 'git' {
   if (!isInside(real, base.real)) return 'outside';
   if (real.length > base.real.length && real.slice(base.real.length + 1).split(path.sep).some(isGitDir)) return 'git';
   return 'inside';

@@ -23,7 +23,7 @@ import type { Scope } from '../../common/memory/constants';
 import type { CandidateCategory } from '../harvest/candidate';
 
 /** The longest entry taken: a memory is a sentence or two, not a document. */
-export const MAX_ENTRY_CHARS = 1000;
+const MAX_ENTRY_CHARS = 1000;
 
 export interface ImportEntry {
   /** The memory, one line. */
@@ -54,7 +54,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  * The file's lines as text, each valid UTF-8 line decoded and every other one reported bad (and
  * left empty, so line numbers stay right). A byte-order mark is dropped.
  */
-export function decodeLines(data: Uint8Array): { lines: string[]; bad: BadLine[] } {
+function decodeLines(data: Uint8Array): { lines: string[]; bad: BadLine[] } {
   const lines: string[] = [];
   const bad: BadLine[] = [];
   let start = data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf ? 3 : 0;

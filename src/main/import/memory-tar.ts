@@ -35,7 +35,7 @@ import { findingWords, sessionCheckout } from './propose';
 /** The most entries an archive may hold: every file of three full scopes. */
 export const MAX_TAR_ENTRIES = SCOPES.length * MAX_FILES_PER_SCOPE;
 /** The most memory (bytes of files) one import reads: far more than memory holds in practice. */
-export const MAX_TAR_BYTES = 128 * 1024 * 1024;
+const MAX_TAR_BYTES = 128 * 1024 * 1024;
 /** The fixed time of every entry (the epoch), so that an export is the same bytes each time. */
 const FIXED_MTIME = new Date(0);
 

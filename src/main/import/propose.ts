@@ -26,7 +26,7 @@ import type { ImportEntry } from './entries';
 import type { ImportFormat, SourceFile } from './sources';
 
 /** How sure an import is that an entry is worth keeping: the person wrote it down, but for another agent. */
-export const IMPORT_CONFIDENCE = 0.9;
+const IMPORT_CONFIDENCE = 0.9;
 
 /** Why an entry was not proposed (the checks' reasons an import can meet). */
 export type RefusalReason = Extract<RejectionReason, 'flagged' | 'duplicate-in-batch' | 'already-in-inbox' | 'rejected-before' | 'already-in-memory'>;
@@ -45,7 +45,7 @@ export interface EntryOutcome {
 }
 
 /** A category from the entry's words and headings, when its source gives none. */
-export function guessCategory(text: string, context: string | null): CandidateCategory {
+function guessCategory(text: string, context: string | null): CandidateCategory {
   const about = context ?? '';
   if (/`[^`]+`/.test(text) && (/\b(commands?|build|test(s|ing)?|run(ning)?|scripts?|setup|develop(ment)?|workflow|deploy)/i.test(about) || /^(run|use|call|execute|start|invoke)\b/i.test(text))) return 'command';
   if (/\b(prefers?|preferences?|i like|i want|i'd rather|my)\b/i.test(text) || /\b(preferences?|user profile|about me|personal)\b/i.test(about)) return 'preference';

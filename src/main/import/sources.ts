@@ -25,10 +25,10 @@ export const IMPORT_FORMATS = ['claude', 'codex', 'cursor', 'aegis', 'kimchi', '
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** The largest file read: far above any instruction or memory file an agent reads. */
-export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
+const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
 /** Where each format keeps its files, relative to a directory given as PATH (`*`: any name, one level). */
-export const KNOWN_FILES: Readonly<Record<ImportFormat, readonly string[]>> = {
+const KNOWN_FILES: Readonly<Record<ImportFormat, readonly string[]>> = {
   claude: ['CLAUDE.md', 'CLAUDE.local.md', '.claude/CLAUDE.md', '.claude/rules/**/*.md', 'MEMORY.md', '*.md (beside MEMORY.md)', 'memory/*.md'],
   codex: ['AGENTS.md', 'AGENTS.override.md', 'MEMORY.md', 'memory_summary.md', 'memories/MEMORY.md', 'memories/memory_summary.md'],
   cursor: ['.cursorrules', '.cursor/rules/**/*.mdc', '*.mdc'],

@@ -103,7 +103,7 @@ export function isCairnContextHook(command: string): boolean {
 }
 
 /** A hook exactly as `cairn setup` writes it (`cairn <words>`, optionally `--home X`), whatever launcher and home. */
-export function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
+function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
   const all = shellWords(command);
   if (all.length !== words.length + 1 && all.length !== words.length + 3) return false;
   return basename(all[0]!) === 'cairn' && words.every((w, i) => all[i + 1] === w) && (all.length === words.length + 1 || all[words.length + 1] === '--home');
