@@ -9,7 +9,7 @@
  * files that changed. A --workspace goes through the registry (a named or SSH workspace), which
  * opens the home's services. How much it gives (the hot set's budget, what a prompt gets) follows
  * the injection settings of the session's workspace, read without the registry
- * (workspaces/injection-config.ts).
+ * (workspaces/injection-config.ts), or from it with --workspace, which has loaded it.
  *
  * With --format claude-hook it never fails a person's prompt: whatever goes wrong (a bad flag, bad
  * hook input, a broken disk, a bug) prints nothing on stdout, exits 0, and is logged in
@@ -17,7 +17,7 @@
  * to the person, and exit status 2 would even block the prompt.
  */
 import { parseArgs } from 'node:util';
-import type { InjectionSettings } from '../../common/context/injection';
+import { injectionFor, type InjectionSettings } from '../../common/context/injection';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { ContextBuilder, type ContextFile } from '../memory/context-builder';
 import { ContextFactsCache } from '../memory/context-facts-cache';
@@ -110,12 +110,16 @@ async function context(args: string[], io: CliIo): Promise<number> {
     } else prompt = input;
   }
   const fallbackCwd = typeof hook.cwd === 'string' ? hook.cwd : process.cwd();
-  const print = (builder: ContextBuilder, session: MemorySession, home: string) => printContext(builder, session, readInjection(home, session.workspaceId), prompt, format, hook, io);
+  const print = (builder: ContextBuilder, session: MemorySession, injection: InjectionSettings) => printContext(builder, session, injection, prompt, format, hook, io);
 
   if (values.workspace !== undefined) {
     // A registered workspace (local or SSH) is the registry's to resolve.
     const { sessionFromFlags, withHome } = await import('./session-flags');
-    return withHome(values, async (services) => print(builderFor(services.home, services.usage), await sessionFromFlags(services, values, fallbackCwd), services.home));
+    return withHome(values, async (services) => {
+      const session = await sessionFromFlags(services, values, fallbackCwd);
+      // The registry is loaded here: the settings as it gives them.
+      return print(builderFor(services.home, services.usage), session, injectionFor(services.registry.settings(), session.workspaceId));
+    });
   }
   // The checkout's own session, as sessionFromFlags gives it without --workspace. This process
   // opens no other services of the home, so this runtime is its one LocalRuntime.
@@ -123,7 +127,7 @@ async function context(args: string[], io: CliIo): Promise<number> {
   const usage = new UsageStore(home);
   try {
     const session = await resolveLocalSession({ home, cwd: values.cwd ?? fallbackCwd }, new LocalRuntime());
-    return await print(builderFor(home, usage), session, home);
+    return await print(builderFor(home, usage), session, readInjection(home, session.workspaceId));
   } finally {
     await usage.flush();
   }
