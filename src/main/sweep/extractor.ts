@@ -60,9 +60,6 @@ export type ProposedChange =
   /** The file moved to `to` (a path of the same scope that does not exist), bytes unchanged. */
   | { readonly kind: 'rename'; readonly path: string; readonly to: string; readonly reason: string; readonly basedOn?: BasedOn };
 
-/** A change an extractor or the host would not propose, and why (shown to the person). */
-export type { SweepRefusal };
-
 export interface SweepAnswer {
   readonly changes: readonly ProposedChange[];
   /** Items of a model's answer that were no change at all, or no change it may propose. */

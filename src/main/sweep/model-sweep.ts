@@ -19,11 +19,11 @@
  */
 import { z } from 'zod';
 import { formatMemoryPath } from '../../common/memory/paths';
-import { SWEEP_MAX_CHANGES } from '../../common/sweep/proposal';
+import { SWEEP_MAX_CHANGES, type SweepRefusal } from '../../common/sweep/proposal';
 import { AnswerError, answerList, excerpt } from '../harvest/extractors/json-answer';
 import type { Ask } from '../harvest/extractors/model-extractor';
 import { holdsRedactionMarker } from '../harvest/extractors/redact';
-import type { ProposedChange, SweepAnswer, SweepExtractor, SweepInput, SweepRefusal } from './extractor';
+import type { ProposedChange, SweepAnswer, SweepExtractor, SweepInput } from './extractor';
 import { shownFiles, sweepPrompt } from './sweep-prompt';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/i, 'basedOn must be a sha256 (64 hexadecimal digits)');

@@ -39,6 +39,7 @@ import {
   type SweepChange,
   type SweepFile,
   type SweepProposal,
+  type SweepRefusal,
   type SweepSince,
 } from '../../common/sweep/proposal';
 import type { HistoryStore } from '../history/history-store';
@@ -48,7 +49,7 @@ import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
 import { availableScope } from '../memory/targets';
 import type { UsageStore } from '../memory/usage-store';
-import type { BasedOn, ProposedChange, SweepExtractor, SweepFileInput, SweepInput, SweepRefusal } from './extractor';
+import type { BasedOn, ProposedChange, SweepExtractor, SweepFileInput, SweepInput } from './extractor';
 import { rulesExtractor } from './rules-sweep';
 import { SweepLeases } from './sweep-lease';
 import { SweepStore, newSweepId } from './sweep-store';
