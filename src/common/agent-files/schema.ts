@@ -95,6 +95,10 @@ export const adoptResultSchema = z.discriminatedUnion('status', [
 ]);
 export type AdoptResult = z.infer<typeof adoptResultSchema>;
 
+/** How many files one comparison takes: at least two, at most six (the API's bound and the picker's). */
+export const COMPARE_MIN = 2;
+export const COMPARE_MAX = 6;
+
 /**
  * A side of a comparison: an agent file's id, or a Cairn memory file's virtual path
  * (`/memories/<scope>/...`).

@@ -10,7 +10,7 @@ import { badgeSchema } from '../memory/badges';
 import { ACTORS, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
 import { sweepProposalSchema, sweepRefusalSchema, sweepSinceSchema } from '../sweep/proposal';
-import { adoptResultSchema, adoptScopeSchema, agentFileHitSchema, agentFileIdSchema, agentFileSchema, agentFileVersionSchema, compareResultSchema, lineRangesSchema } from '../agent-files/schema';
+import { COMPARE_MAX, COMPARE_MIN, adoptResultSchema, adoptScopeSchema, agentFileHitSchema, agentFileIdSchema, agentFileSchema, agentFileVersionSchema, compareResultSchema, lineRangesSchema } from '../agent-files/schema';
 import { settingsPatchSchema, settingsSchema } from './settings';
 
 export { settingsSchema };
@@ -359,7 +359,7 @@ export const contract = {
       .input(z.object({ workspaceId: workspaceRef, id: agentFileIdSchema, scope: adoptScopeSchema, lines: lineRangesSchema.optional(), text: z.string().max(100_000).optional() }))
       .output(adoptResultSchema),
     /** Lines two or more files (agent files' ids and/or /memories/... paths) state differently. */
-    compare: oc.input(z.object({ workspaceId: workspaceRef, ids: z.array(z.string().min(1).max(1024)).min(2).max(6) })).output(compareResultSchema),
+    compare: oc.input(z.object({ workspaceId: workspaceRef, ids: z.array(z.string().min(1).max(1024)).min(COMPARE_MIN).max(COMPARE_MAX) })).output(compareResultSchema),
     /** The recorded edits of one file (made through Cairn, or seen by it), newest first. */
     history: oc
       .input(z.object({ workspaceId: workspaceRef, id: agentFileIdSchema, limit: z.number().int().min(1).max(200).default(50) }))

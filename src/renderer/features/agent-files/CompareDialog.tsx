@@ -7,15 +7,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft, Columns3, Loader2 } from 'lucide-react';
 import { useState } from 'react';
-import type { AgentFile, CompareResult, CompareRow } from '../../../common/agent-files/schema';
+import { COMPARE_MAX, COMPARE_MIN, type AgentFile, type CompareResult, type CompareRow } from '../../../common/agent-files/schema';
 import { errorMessage, useApi } from '../../api/api-context';
 import { useAction } from '../../lib/use-action';
 import { Dialog } from '../dialogs/Dialog';
 import { readByText, shortPath } from './agent-files-model';
-
-/** How many files one comparison takes (the API's bounds). */
-const COMPARE_MIN = 2;
-const COMPARE_MAX = 6;
 
 export interface CompareDialogProps {
   workspaceId: string;
