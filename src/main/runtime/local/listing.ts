@@ -39,10 +39,13 @@ export function listTree(rootReal: string, dir: string, options: ListOptions, no
     } catch {
       return;
     }
+    // A listed name holds no separator and is never '.' or '..': appending it is what path.join
+    // would give, without normalizing the whole path again for every file (a fifth of a listing).
+    const base = hostDir.endsWith(path.sep) ? hostDir : hostDir + path.sep;
     for (const name of names) {
       if (counted >= options.limit) return;
       if (!isListedName(name)) continue;
-      const hostPath = path.join(hostDir, name);
+      const hostPath = base + name;
       let st: fs.Stats;
       let linked = false;
       try {
