@@ -50,7 +50,7 @@ import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { RuntimeError, type ListedEntry } from '../runtime/runtime';
 import type { ContextFactsCache, FileFacts } from './context-facts-cache';
 import type { ContextFile } from './context-file';
-import { promptTerms, rankByWords, tokenize, wordMatches, wordsOf, type FieldWords } from './relevance-index';
+import { promptTerms, rankByWords, tokenize, wordMatches, wordsOf, type FieldWords, type WordsOfFile } from './relevance-index';
 import { scanContent, scanPath, type ScanFinding } from './scanners/content-scanner';
 import type { AvailableScope, MemorySession } from './session';
 import type { UsageStore } from './usage-store';
@@ -95,8 +95,6 @@ export class ContextBuilder {
    * version it was learnt at. Replaced by every snapshot, so files gone from the root are forgotten.
    */
   private readonly facts = new Map<string, Map<string, FileFacts>>();
-  /** The facts each file of a snapshot was made from (files made elsewhere have none). */
-  private readonly factsOf = new WeakMap<ContextFile, FileFacts>();
   /** Verdicts on files without facts: by path, with the head they were given for. */
   private readonly flagCache = new Map<string, { readonly head: string; readonly flags: readonly ScanFlag[] }>();
   private readonly nameFlagCache = new Map<string, readonly ScanFlag[]>();
@@ -151,23 +149,7 @@ export class ContextBuilder {
     entries.forEach((entry, i) => {
       const fact = facts[i];
       if (!fact) return; // unreadable
-      let head: string | undefined;
-      const file: ContextFile = {
-        scope: b.scope,
-        segments: entry.rel,
-        path: formatMemoryPath(b.scope, entry.rel),
-        size: entry.size,
-        mtimeMs: entry.mtimeMs,
-        version: entry.version ?? null,
-        description: fact.description,
-        // Decoded when first asked (an excerpt, a search): most files of a call never are.
-        get head() {
-          return (head ??= lenient.decode(fact.head()));
-        },
-        stats: (stats.size > 0 && stats.get(entry.rel.join('/'))) || EMPTY_USAGE,
-      };
-      this.factsOf.set(file, fact);
-      files.push(file);
+      files.push(new SnapshotFile(this, b.scope, entry, fact, (stats.size > 0 && stats.get(entry.rel.join('/'))) || EMPTY_USAGE));
     });
     return { files, capped };
   }
@@ -293,7 +275,10 @@ export class ContextBuilder {
     const budget = { maxFiles: injection.relevantMaxFiles, maxBytes: injection.relevantMaxBytes };
     if (injection.relevant === 'recent_only') return renderRelevant(this.recentClean(snapshot, budget.maxFiles), budget, RECENT_HEADER);
     const terms = promptTerms(prompt);
-    const docs = snapshot.files.map((file) => ({ file, words: this.factsOf.get(file)?.words ?? wordsOf(file) }));
+    const docs = snapshot.files.map((file): WordsOfFile => {
+      const fact = this.factsOf(file);
+      return fact?.wordsAt ? { file, at: fact.wordsAt } : { file, words: fact?.words ?? wordsOf(file) };
+    });
     const clean: RelevantFile[] = [];
     for (const file of rankByWords(docs, terms, now)) {
       if (clean.length >= budget.maxFiles) break;
@@ -323,9 +308,14 @@ export class ContextBuilder {
     return names.length === 0 ? head : head.length === 0 ? names : [...names, ...head];
   }
 
+  /** The facts a file of this builder's snapshot was made from (files made elsewhere have none). */
+  private factsOf(file: ContextFile): FileFacts | undefined {
+    return file instanceof SnapshotFile && file.builder === this ? file.facts : undefined;
+  }
+
   /** What the scanners flag in a path's names (scanPath), as flags on line 0. */
   private nameFlags(file: ContextFile): readonly ScanFlag[] {
-    const fact = this.factsOf.get(file);
+    const fact = this.factsOf(file);
     if (fact) return fact.nameFlags;
     const kept = this.nameFlagCache.get(file.path);
     if (kept) return kept;
@@ -337,7 +327,7 @@ export class ContextBuilder {
 
   /** What the scanners flag in a file's head, as agents would be shown it. */
   private headFlags(file: ContextFile): readonly ScanFlag[] {
-    const fact = this.factsOf.get(file);
+    const fact = this.factsOf(file);
     if (fact) return fact.headFlags;
     // Kept by the head's text itself (the verdict depends on nothing else).
     const kept = this.flagCache.get(file.path);
@@ -354,6 +344,37 @@ export class ContextBuilder {
 
   private scanHead(head: string): ScanFlag[] {
     return this.scan(shownText(head)).map(({ kind, rule, line }) => ({ kind, rule, line }));
+  }
+}
+
+/** A file of a snapshot, with the facts it was made from (their verdicts are the builder's). */
+class SnapshotFile implements ContextFile {
+  readonly segments: readonly string[];
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly version: string | null;
+  readonly description: string | null;
+  private decoded: string | undefined;
+
+  constructor(
+    readonly builder: ContextBuilder,
+    readonly scope: Scope,
+    entry: ListedEntry,
+    readonly facts: FileFacts,
+    readonly stats: UsageStats,
+  ) {
+    this.segments = entry.rel;
+    this.path = formatMemoryPath(scope, entry.rel);
+    this.size = entry.size;
+    this.mtimeMs = entry.mtimeMs;
+    this.version = entry.version ?? null;
+    this.description = facts.description;
+  }
+
+  /** Decoded when first asked (an excerpt, a search): most files of a call never are. */
+  get head(): string {
+    return (this.decoded ??= lenient.decode(this.facts.head()));
   }
 }
 

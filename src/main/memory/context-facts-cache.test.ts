@@ -203,6 +203,16 @@ describe('the facts cache, across builders (processes)', () => {
 });
 
 describe('a damaged cache', () => {
+  /** `data` with the first match of `pattern` replaced by what `by` makes of its group, which must keep its length. */
+  function sameLength(data: Buffer, pattern: RegExp, by: (group: string) => string): Buffer {
+    const text = data.toString('latin1');
+    const found = pattern.exec(text);
+    if (!found) throw new Error(`no ${pattern} in the cache`);
+    const replaced = by(found[1]!);
+    expect(replaced).toHaveLength(found[0].length);
+    return Buffer.from(text.slice(0, found.index) + replaced + text.slice(found.index + found[0].length), 'latin1');
+  }
+
   async function cacheFile(): Promise<string> {
     return new ContextFactsCache(sb.home).fileOf('local', sb.roots.project);
   }
@@ -213,9 +223,12 @@ describe('a damaged cache', () => {
     ['truncated in the heads', (d) => d.subarray(0, d.length - 100)],
     ['longer than it says', (d) => Buffer.concat([d, Buffer.from('more')])],
     ['garbage', (d) => Buffer.from(d.map((_, i) => (i * 7919) % 251))],
-    ['of another format version', (d) => Buffer.from(d.toString('latin1').replace('cairn-context-facts 1 ', 'cairn-context-facts 9 '), 'latin1')],
+    ['of another format version', (d) => Buffer.from(d.toString('latin1').replace(/^cairn-context-facts \d+ /, 'cairn-context-facts 9 '), 'latin1')],
     ['of another build', (d) => Buffer.from(d.toString('latin1').replace(/"fingerprint":"[0-9a-f]+"/, `"fingerprint":"${'0'.repeat(32)}"`), 'latin1')],
-    ['with a header entry of the wrong shape', (d) => Buffer.from(d.toString('latin1').replace(/\[\],\[\],(\d+),/, '[],"x",$1,'), 'latin1')],
+    // Damages that keep every length (JSON allows the spaces): only the header's checks catch them.
+    ['with a column of the wrong type', (d) => sameLength(d, /"heads":\[(\d+)/, (n) => `"heads":["${'x'.repeat(n.length - 2)}"`)],
+    ['with a column of the wrong length', (d) => sameLength(d, /"versions":\[("[^"]*",)/, (v) => `"versions":[${' '.repeat(v.length)}`)],
+    ['with words that do not add up', (d) => sameLength(d, /"words":\[(\d)/, (n) => `"words":[${(Number(n) + 1) % 10}`)],
   ];
 
   it.each(damages)('%s: rebuilt, with the output of a fresh build', async (_, damage) => {

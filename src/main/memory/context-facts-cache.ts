@@ -17,15 +17,19 @@
  *   a new one, never a mix. Two processes saving at once each rename a complete file; the last wins.
  *   A temp file left by a killed process is removed by a later save once it is a minute old.
  * - Whatever is read is checked (the magic line with the format number, the build's fingerprint,
- *   the root it belongs to, every entry's shape, the lengths adding up to the bytes there, UTF-8):
+ *   the root it belongs to, every column's shape and length, the lengths adding up to the bytes
+ *   there, UTF-8):
  *   a missing, truncated, corrupt or foreign cache reads as empty, so the builder reads the files
  *   and computes exactly what a fresh build does. Deleting the directory is always safe.
  *
  * File layout: the magic line with the format and the three regions' lengths; the header (JSON:
- * the root, the fingerprint, one array per file); every file's words as one UTF-8 region; the heads'
- * bytes one after the other. A load reads the header and the words; a head is read (from the file
- * as it was loaded, through the descriptor kept open for that) only when an excerpt or a search
- * needs it: most calls need ten heads of thousands, and reading them all cost more than the rest.
+ * the root, the fingerprint, the words' fields' lengths, then one column per fact, with no array
+ * per file: Header); the words, as one
+ * UTF-8 region laid out as a ranking searches them (relevance-index.ts, WordTable: per field, the
+ * files' words apart by newlines), so a load slices and joins nothing per file; the heads' bytes
+ * one after the other. A load reads the header and the words; a head is read (from the file as it
+ * was loaded, through the descriptor kept open for that) only when an excerpt or a search needs
+ * it: most calls need ten heads of thousands, and reading them all cost more than the rest.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -33,7 +37,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INDEX_HEAD_BYTES } from '../../common/memory/constants';
 import type { ScanFlag } from './context-builder';
-import type { FieldWords } from './relevance-index';
+import { WORD_FIELDS, wordsIn, type FieldWords, type WordTable, type WordsInTable } from './relevance-index';
 import { SCANNER_RULE_IDS } from './scanners/content-scanner';
 
 /** What ContextBuilder keeps of one version of a file. */
@@ -47,6 +51,8 @@ export interface FileFacts {
   readonly headFlags: readonly ScanFlag[];
   /** The words of the path, the description and the head (relevance-index.ts, wordsOf). */
   readonly words: FieldWords;
+  /** Where the words are in a loaded cache's table (what a ranking searches without joining). */
+  readonly wordsAt?: WordsInTable;
   /** The first INDEX_HEAD_BYTES of the file, as read (from the cache, read when first asked). */
   head(): Uint8Array;
 }
@@ -55,12 +61,11 @@ export interface FileFacts {
 export type RootFacts = ReadonlyMap<string, FileFacts>;
 
 /** Bump when what a fact means or how it is computed changes (old caches are then rebuilt). */
-const FORMAT = 1;
+const FORMAT = 2;
 const MAGIC = `cairn-context-facts ${FORMAT} `;
 /** The magic line: the magic, then the header's, the words' and the heads' lengths in bytes. */
 const MAGIC_LINE = new RegExp(`^${MAGIC}(\\d{1,12}) (\\d{1,12}) (\\d{1,12})\n`);
 const MAGIC_LINE_MAX = MAGIC.length + 3 * 13;
-const FIELDS = 3;
 
 /** Closes the descriptor a loaded cache's heads are read through once no fact needs it. */
 const openFiles = new FinalizationRegistry<number>((fd) => fs.close(fd, () => {}));
@@ -85,14 +90,27 @@ function buildFingerprint(): string {
 
 let fingerprint: string | undefined;
 
-/** One entry of the header: see toEntry. */
-type Entry = [rel: string, version: string, description: string | null, nameFlags: FlagTuple[], headFlags: FlagTuple[], headBytes: number, wordChars: number[], lengths: number[]];
-type FlagTuple = [kind: ScanFlag['kind'], rule: string, line: number];
+/** A flag of a file: [its index in the header, 0 for its names or 1 for its head, kind, rule, line]. */
+type FlagRow = [file: number, where: 0 | 1, kind: ScanFlag['kind'], rule: string, line: number];
 
+/**
+ * The header: one column per fact, each file at the same index of every column (strings and
+ * numbers, which JSON parses fastest; no array per file).
+ */
 interface Header {
   readonly root: string;
   readonly fingerprint: string;
-  readonly files: Entry[];
+  /** The characters of each field's text in the words region (WordTable.texts). */
+  readonly fields: number[];
+  readonly rels: string[];
+  readonly versions: string[];
+  readonly descriptions: Array<string | null>;
+  /** The bytes of each file's head in the heads region. */
+  readonly heads: number[];
+  /** Per file, WORD_FIELDS pairs: the characters of the field's words text, and its length (FieldWords.lengths). */
+  readonly words: number[];
+  /** The flags of the few files the scanners flag. */
+  readonly flags: FlagRow[];
 }
 
 export class ContextFactsCache {
@@ -165,24 +183,37 @@ function rootKey(label: string, rootPath: string): string {
 }
 
 function serialize(facts: RootFacts, root: string): Buffer {
-  const files: Entry[] = [];
+  const rels: string[] = [];
+  const versions: string[] = [];
+  const descriptions: Array<string | null> = [];
+  const headBytes: number[] = [];
+  const words: number[] = [];
+  const flags: FlagRow[] = [];
   const heads: Uint8Array[] = [];
   let headTotal = 0;
-  let words = '';
+  const texts: string[][] = Array.from({ length: WORD_FIELDS }, () => []);
   for (const [rel, f] of facts) {
+    const file = rels.length;
     const head = f.head();
-    files.push([rel, f.version, f.description, f.nameFlags.map(toTuple), f.headFlags.map(toTuple), head.length, f.words.text.map((t) => t.length), [...f.words.lengths]]);
+    rels.push(rel);
+    versions.push(f.version);
+    descriptions.push(f.description);
+    headBytes.push(head.length);
+    const fileWords = f.words;
+    fileWords.text.forEach((text, field) => {
+      texts[field]!.push(text);
+      words.push(text.length, fileWords.lengths[field]!);
+    });
+    for (const flag of f.nameFlags) flags.push([file, 0, flag.kind, flag.rule, flag.line]);
+    for (const flag of f.headFlags) flags.push([file, 1, flag.kind, flag.rule, flag.line]);
     heads.push(head);
     headTotal += head.length;
-    words += f.words.text.join('');
   }
-  const wordBytes = Buffer.from(words, 'utf8');
-  const header = Buffer.from(JSON.stringify({ root, fingerprint: (fingerprint ??= buildFingerprint()), files } satisfies Header), 'utf8');
-  return Buffer.concat([Buffer.from(`${MAGIC}${header.length} ${wordBytes.length} ${headTotal}\n`, 'latin1'), header, wordBytes, ...heads]);
-}
-
-function toTuple(flag: ScanFlag): FlagTuple {
-  return [flag.kind, flag.rule, flag.line];
+  const fieldTexts = texts.map((parts) => parts.join('\n'));
+  const wordBytes = Buffer.from(fieldTexts.join(''), 'utf8');
+  const header: Header = { root, fingerprint: (fingerprint ??= buildFingerprint()), fields: fieldTexts.map((t) => t.length), rels, versions, descriptions, heads: headBytes, words, flags };
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  return Buffer.concat([Buffer.from(`${MAGIC}${headerBytes.length} ${wordBytes.length} ${headTotal}\n`, 'latin1'), headerBytes, wordBytes, ...heads]);
 }
 
 /**
@@ -199,24 +230,73 @@ function parse(fd: number, root: string): Map<string, FileFacts> | null {
   if (size !== start + headerBytes + wordBytes + headBytes) return null;
   const data = Buffer.allocUnsafe(headerBytes + wordBytes);
   if (fs.readSync(fd, data, 0, data.length, start) !== data.length) return null;
-  const header = JSON.parse(strictUtf8.decode(data.subarray(0, headerBytes))) as Partial<Header>;
-  if (header.root !== root || header.fingerprint !== (fingerprint ??= buildFingerprint()) || !Array.isArray(header.files)) return null;
+  const header = JSON.parse(strictUtf8.decode(data.subarray(0, headerBytes))) as unknown;
+  if (!isHeader(header) || header.root !== root || header.fingerprint !== (fingerprint ??= buildFingerprint())) return null;
+  const { fields, rels, versions, descriptions, words, flags } = header;
   const wordText = strictUtf8.decode(data.subarray(headerBytes));
-  const heads = new HeadReader(fd);
+  const texts: string[] = [];
+  let textAt = 0;
+  for (const chars of fields) texts.push(wordText.slice(textAt, (textAt += chars)));
+  if (textAt !== wordText.length) return null;
+  const count = rels.length;
+  const starts = texts.map(() => new Int32Array(count));
+  const table: WordTable = { texts, starts, lengths: new Int32Array(count * WORD_FIELDS) };
+  // Per field, where the next file's words begin.
+  const next = new Array<number>(WORD_FIELDS).fill(0);
+  for (let index = 0, at = 0; index < count; index++) {
+    for (let field = 0; field < WORD_FIELDS; field++, at += 2) {
+      starts[field]![index] = next[field]!;
+      next[field]! += words[at]! + 1;
+      table.lengths[index * WORD_FIELDS + field] = words[at + 1]!;
+    }
+  }
+  // Each field's text is its files' texts and the newlines between them, and nothing else.
+  if (next.some((n, field) => n - (count > 0 ? 1 : 0) !== texts[field]!.length)) return null;
+  const flagged = new Map<number, { names: ScanFlag[]; head: ScanFlag[] }>();
+  for (const [file, where, kind, rule, line] of flags) {
+    let both = flagged.get(file);
+    if (!both) flagged.set(file, (both = { names: [], head: [] }));
+    (where === 0 ? both.names : both.head).push({ kind, rule, line });
+  }
+  const reader = new HeadReader(fd);
   const out = new Map<string, FileFacts>();
   let headAt = start + headerBytes + wordBytes;
-  let wordAt = 0;
-  for (const entry of header.files as unknown[]) {
-    if (!isEntry(entry)) return null;
-    const [rel, version, description, nameFlags, headFlags, length, wordChars, lengths] = entry;
-    const text = wordChars.map((n) => wordText.slice(wordAt, (wordAt += n)));
-    const at = headAt;
+  for (let index = 0; index < count; index++) {
+    const length = header.heads[index]!;
+    const both = flagged.get(index);
+    out.set(rels[index]!, new CachedFacts(versions[index]!, descriptions[index]!, both?.names ?? NO_FLAGS, both?.head ?? NO_FLAGS, table, index, reader, headAt, length));
     headAt += length;
-    out.set(rel, { version, description, nameFlags: flagsOf(nameFlags), headFlags: flagsOf(headFlags), words: { text, lengths }, head: () => heads.read(at, length) });
   }
-  if (headAt !== size || wordAt !== wordText.length) return null;
-  openFiles.register(heads, fd);
+  if (headAt !== size) return null;
+  openFiles.register(reader, fd);
   return out;
+}
+
+/** The facts of one file of a loaded cache (its words where they are in the cache's table). */
+class CachedFacts implements FileFacts, WordsInTable {
+  constructor(
+    readonly version: string,
+    readonly description: string | null,
+    readonly nameFlags: readonly ScanFlag[],
+    readonly headFlags: readonly ScanFlag[],
+    readonly table: WordTable,
+    readonly index: number,
+    private readonly reader: HeadReader,
+    private readonly headAt: number,
+    private readonly headLength: number,
+  ) {}
+
+  get wordsAt(): WordsInTable {
+    return this;
+  }
+
+  get words(): FieldWords {
+    return wordsIn(this);
+  }
+
+  head(): Uint8Array {
+    return this.reader.read(this.headAt, this.headLength);
+  }
 }
 
 /** Reads heads from a loaded cache file (a renamed-over file keeps its bytes while open). */
@@ -235,43 +315,48 @@ class HeadReader {
   }
 }
 
-function fromTuple([kind, rule, line]: FlagTuple): ScanFlag {
-  return { kind, rule, line };
-}
-
 /** No flags (most files): one shared array, not one per file. */
 const NO_FLAGS: readonly ScanFlag[] = Object.freeze([]);
-
-function flagsOf(tuples: readonly FlagTuple[]): readonly ScanFlag[] {
-  return tuples.length === 0 ? NO_FLAGS : tuples.map(fromTuple);
-}
 
 function isCount(x: unknown): x is number {
   return Number.isSafeInteger(x) && (x as number) >= 0;
 }
 
-function isFlag(x: unknown): x is FlagTuple {
-  return Array.isArray(x) && x.length === 3 && (x[0] === 'secret' || x[0] === 'injection') && typeof x[1] === 'string' && isCount(x[2]);
+/** Whether every element of `xs` passes `test` (a loop: this runs for every file of every call). */
+function all<T>(xs: readonly unknown[], test: (x: unknown) => x is T): xs is T[] {
+  for (let i = 0; i < xs.length; i++) if (!test(xs[i])) return false;
+  return true;
 }
 
-function isEntry(x: unknown): x is Entry {
-  if (!Array.isArray(x) || x.length !== 8) return false;
-  const [rel, version, description, nameFlags, headFlags, headBytes, wordChars, lengths] = x as unknown[];
-  return (
-    typeof rel === 'string' &&
-    typeof version === 'string' &&
-    (description === null || typeof description === 'string') &&
-    Array.isArray(nameFlags) &&
-    nameFlags.every(isFlag) &&
-    Array.isArray(headFlags) &&
-    headFlags.every(isFlag) &&
-    isCount(headBytes) &&
-    headBytes <= INDEX_HEAD_BYTES &&
-    Array.isArray(wordChars) &&
-    wordChars.length === FIELDS &&
-    wordChars.every(isCount) &&
-    Array.isArray(lengths) &&
-    lengths.length === FIELDS &&
-    lengths.every(isCount)
-  );
+function isString(x: unknown): x is string {
+  return typeof x === 'string';
+}
+
+function isDescription(x: unknown): x is string | null {
+  return x === null || typeof x === 'string';
+}
+
+function isHeadBytes(x: unknown): x is number {
+  return isCount(x) && x <= INDEX_HEAD_BYTES;
+}
+
+function isHeader(x: unknown): x is Header {
+  if (typeof x !== 'object' || x === null) return false;
+  const h = x as Record<keyof Header, unknown>;
+  if (typeof h.root !== 'string' || typeof h.fingerprint !== 'string') return false;
+  const { fields, rels, versions, descriptions, heads, words, flags } = h;
+  if (!Array.isArray(fields) || fields.length !== WORD_FIELDS || !all(fields, isCount)) return false;
+  if (!Array.isArray(rels) || !all(rels, isString)) return false;
+  const count = rels.length;
+  if (!Array.isArray(versions) || versions.length !== count || !all(versions, isString)) return false;
+  if (!Array.isArray(descriptions) || descriptions.length !== count || !all(descriptions, isDescription)) return false;
+  if (!Array.isArray(heads) || heads.length !== count || !all(heads, isHeadBytes)) return false;
+  if (!Array.isArray(words) || words.length !== count * WORD_FIELDS * 2 || !all(words, isCount)) return false;
+  return Array.isArray(flags) && all(flags, (f): f is FlagRow => isFlagRow(f, count));
+}
+
+function isFlagRow(x: unknown, files: number): x is FlagRow {
+  if (!Array.isArray(x) || x.length !== 5) return false;
+  const [file, where, kind, rule, line] = x as unknown[];
+  return isCount(file) && file < files && (where === 0 || where === 1) && (kind === 'secret' || kind === 'injection') && typeof rule === 'string' && isCount(line);
 }

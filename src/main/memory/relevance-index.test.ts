@@ -37,7 +37,7 @@ function file(path: string, head: string, description: string | null, mtimeMs: n
   return { scope: 'project', segments: path.split('/').slice(3), path, size: head.length, mtimeMs, version: null, description, head, stats: EMPTY_USAGE };
 }
 
-const pathsOf = (files: readonly ContextFile[]) => files.map((f) => f.path);
+const pathsOf = (files: Iterable<ContextFile>) => [...files].map((f) => f.path);
 
 describe('rankRelevant', () => {
   it('ranks as MiniSearch does: fields and boosts, prefixes, repeated words, stopwords, recency', () => {

@@ -94,7 +94,7 @@ export class RelevanceIndex {
   private readonly freeIds: number[] = [];
 
   /** Files that match any of `terms`, best first, after bringing the index to exactly `files`. */
-  rank(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
+  rank(files: readonly ContextFile[], terms: readonly string[], now: number): Iterable<ContextFile> {
     const current = this.update(files);
     if (terms.length === 0 || files.length === 0) return [];
     return withRecency(this.scores(terms), now, (id) => current.get(this.paths[id]!));
@@ -207,22 +207,48 @@ export class RelevanceIndex {
   }
 }
 
-/** Scores with the recency bonus, best first (ties by path). */
-function withRecency(scores: ReadonlyMap<number, number>, now: number, fileOf: (id: number) => ContextFile | undefined): ContextFile[] {
-  const scored: { file: ContextFile; score: number }[] = [];
+/**
+ * Scores with the recency bonus, best first (ties by path), as they are taken: the files are kept
+ * in a heap, so a caller that takes the first few (a prompt's five memories of 3000 matches) pays
+ * for a few comparisons each, not for sorting every match.
+ */
+function* withRecency(scores: ReadonlyMap<number, number>, now: number, fileOf: (id: number) => ContextFile | undefined): Generator<ContextFile, void, undefined> {
+  const files: ContextFile[] = [];
+  const boosted: number[] = [];
   for (const [id, score] of scores) {
     const file = fileOf(id);
     if (!file) continue;
     const written = file.stats.lastWriteAt ? Date.parse(file.stats.lastWriteAt) : file.mtimeMs;
     const age = Math.max(0, now - (Number.isNaN(written) ? file.mtimeMs : written));
-    scored.push({ file, score: score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)) });
+    files.push(file);
+    boosted.push(score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)));
   }
-  scored.sort((a, b) => b.score - a.score || (a.file.path < b.file.path ? -1 : 1));
-  return scored.map(({ file }) => file);
+  // Whether file a comes before file b: the higher score, then the lower path (paths are unique).
+  const before = (a: number, b: number): boolean => boosted[a]! > boosted[b]! || (boosted[a] === boosted[b] && files[a]!.path < files[b]!.path);
+  const heap = files.map((_, i) => i);
+  let size = heap.length;
+  const siftDown = (from: number): void => {
+    for (let at = from; ; ) {
+      let first = at;
+      const left = 2 * at + 1;
+      if (left < size && before(heap[left]!, heap[first]!)) first = left;
+      if (left + 1 < size && before(heap[left + 1]!, heap[first]!)) first = left + 1;
+      if (first === at) return;
+      [heap[at], heap[first]] = [heap[first]!, heap[at]!];
+      at = first;
+    }
+  };
+  for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(i);
+  while (size > 0) {
+    const best = heap[0]!;
+    heap[0] = heap[--size]!;
+    siftDown(0);
+    yield files[best]!;
+  }
 }
 
 /** Files that match any of `terms`, best first (BM25 with a small recency bonus). */
-export function rankRelevant(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
+export function rankRelevant(files: readonly ContextFile[], terms: readonly string[], now: number): Iterable<ContextFile> {
   if (terms.length === 0 || files.length === 0) return [];
   return new RelevanceIndex().rank(files, terms, now);
 }
@@ -251,40 +277,104 @@ export function wordsOf(file: Pick<ContextFile, 'path' | 'description' | 'head'>
   };
 }
 
-/** A file with its words, for rankByWords. */
-export interface WordsOfFile {
-  readonly file: ContextFile;
-  readonly words: FieldWords;
+/**
+ * Many files' words laid out as rankByWords searches them: per field, every file's words text
+ * (FieldWords.text) in one string, files apart by a newline. The facts cache keeps its files' words
+ * this way (context-facts-cache.ts), so a ranking over unchanged files joins nothing.
+ */
+export interface WordTable {
+  /** Per field, the files' texts joined by '\n'. */
+  readonly texts: readonly string[];
+  /** Per field, where each file's text begins in texts[field]. */
+  readonly starts: readonly Int32Array[];
+  /** The files' fields' lengths (FieldWords.lengths): file i's field f at i * FIELDS + f. */
+  readonly lengths: Int32Array;
 }
+
+/** The number of fields of FieldWords (path, description, head). */
+export const WORD_FIELDS = FIELDS;
+
+/** A table of the given files' words (in their order). */
+export function wordTableOf(words: readonly FieldWords[]): WordTable {
+  const count = words.length;
+  const texts: string[] = [];
+  const starts: Int32Array[] = [];
+  const lengths = new Int32Array(count * FIELDS);
+  for (let field = 0; field < FIELDS; field++) {
+    const begin = new Int32Array(count);
+    const parts = new Array<string>(count);
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      const w = words[i]!;
+      lengths[i * FIELDS + field] = w.lengths[field]!;
+      begin[i] = at;
+      parts[i] = w.text[field]!;
+      at += parts[i]!.length + 1;
+    }
+    texts.push(parts.join('\n'));
+    starts.push(begin);
+  }
+  return { texts, starts, lengths };
+}
+
+/** One file of a table. */
+export interface WordsInTable {
+  readonly table: WordTable;
+  readonly index: number;
+}
+
+/** The words of one file of a table, as wordsOf gave them. */
+export function wordsIn({ table, index }: WordsInTable): FieldWords {
+  const text: string[] = [];
+  const lengths: number[] = [];
+  for (let field = 0; field < FIELDS; field++) {
+    const begin = table.starts[field]!;
+    const all = table.texts[field]!;
+    text.push(all.slice(begin[index]!, index + 1 < begin.length ? begin[index + 1]! - 1 : all.length));
+    lengths.push(table.lengths[index * FIELDS + field]!);
+  }
+  return { text, lengths };
+}
+
+/** A file with its words, for rankByWords: counted (`words`), or found in a table (`at`). */
+export type WordsOfFile = { readonly file: ContextFile; readonly words: FieldWords; readonly at?: undefined } | { readonly file: ContextFile; readonly at: WordsInTable };
 
 /**
  * Files that match any of `terms`, best first: the same BM25+ as RelevanceIndex (fields, boosts,
  * prefix matches, the matched-words factor, the recency bonus), computed from each file's words
  * (wordsOf) by looking up the query words alone. The words a query word begins are scored in
- * sorted order, so the result depends on nothing but the files and the terms.
+ * sorted order, so the result depends on nothing but the files and the terms (not on which tables
+ * hold their words: a file's sum is added to in the same order whichever does).
  */
-export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string[], now: number): ContextFile[] {
+export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string[], now: number): Iterable<ContextFile> {
   if (terms.length === 0 || docs.length === 0) return [];
   const count = docs.length;
+  // The tables to search, each with the doc id of each of its files (-1: not among the docs);
+  // files with counted words get a table of their own.
+  const searched = new Map<WordTable, Int32Array>();
+  const loose: number[] = [];
   const totals = new Array<number>(FIELDS).fill(0);
-  // Per field, every file's words in one text (files apart by a newline), and where each begins:
-  // one search per query word and field finds it in all files.
-  const texts: string[] = [];
-  const starts: Int32Array[] = [];
-  for (let field = 0; field < FIELDS; field++) {
-    const begin = new Int32Array(count);
-    const parts: string[] = new Array<string>(count);
-    let at = 0;
-    for (let id = 0; id < count; id++) {
-      const { words } = docs[id]!;
-      totals[field]! += words.lengths[field]!;
-      begin[id] = at;
-      parts[id] = words.text[field]!;
-      at += parts[id]!.length + 1;
+  const lengths = new Int32Array(count * FIELDS);
+  for (let id = 0; id < count; id++) {
+    const doc = docs[id]!;
+    if (doc.at === undefined) {
+      loose.push(id);
+      continue;
     }
-    texts.push(parts.join('\n'));
-    starts.push(begin);
+    const { table, index } = doc.at;
+    let ids = searched.get(table);
+    if (!ids) searched.set(table, (ids = new Int32Array(table.starts[0]!.length).fill(-1)));
+    ids[index] = id;
+    for (let field = 0; field < FIELDS; field++) lengths[id * FIELDS + field] = table.lengths[index * FIELDS + field]!;
   }
+  if (loose.length > 0) {
+    const table = wordTableOf(loose.map((id) => (docs[id] as { words: FieldWords }).words));
+    searched.set(table, Int32Array.from(loose));
+    loose.forEach((id, i) => {
+      for (let field = 0; field < FIELDS; field++) lengths[id * FIELDS + field] = table.lengths[i * FIELDS + field]!;
+    });
+  }
+  for (let id = 0; id < count; id++) for (let field = 0; field < FIELDS; field++) totals[field]! += lengths[id * FIELDS + field]!;
   const averages = totals.map((total) => total / count);
   const sums = new Float64Array(count);
   // Per file, the distinct query words it matched (a query word given twice counts once): a bit
@@ -300,27 +390,31 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
     const found = new Map<string, Array<{ ids: number[]; counts: number[] }>>();
     const needle = ` ${query}`;
     const prefixes = query.length >= PREFIX_MIN_LENGTH;
-    for (let field = 0; field < FIELDS; field++) {
-      const text = texts[field]!;
-      const begin = starts[field]!;
-      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
-        const after = at + needle.length;
-        // The query word itself (a colon right after it) needs no slicing; a longer word only
-        // counts when the query word may begin others.
-        const exact = text.charCodeAt(after) === COLON;
-        if (!exact && !prefixes) continue;
-        const colon = exact ? after : text.indexOf(':', after);
-        const word = exact ? query : text.slice(at + 1, colon);
-        let tf = 0;
-        for (let i = colon + 1; i < text.length; i++) {
-          const digit = text.charCodeAt(i) - 48;
-          if (digit < 0 || digit > 9) break;
-          tf = tf * 10 + digit;
+    for (const [table, ids] of searched) {
+      for (let field = 0; field < FIELDS; field++) {
+        const text = table.texts[field]!;
+        const begin = table.starts[field]!;
+        for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+          const id = ids[fileAt(begin, at)]!;
+          if (id < 0) continue;
+          const after = at + needle.length;
+          // The query word itself (a colon right after it) needs no slicing; a longer word only
+          // counts when the query word may begin others.
+          const exact = text.charCodeAt(after) === COLON;
+          if (!exact && !prefixes) continue;
+          const colon = exact ? after : text.indexOf(':', after);
+          const word = exact ? query : text.slice(at + 1, colon);
+          let tf = 0;
+          for (let i = colon + 1; i < text.length; i++) {
+            const digit = text.charCodeAt(i) - 48;
+            if (digit < 0 || digit > 9) break;
+            tf = tf * 10 + digit;
+          }
+          let perField = found.get(word);
+          if (!perField) found.set(word, (perField = Array.from({ length: FIELDS }, () => ({ ids: [], counts: [] }))));
+          perField[field]!.ids.push(id);
+          perField[field]!.counts.push(tf);
         }
-        let perField = found.get(word);
-        if (!perField) found.set(word, (perField = Array.from({ length: FIELDS }, () => ({ ids: [], counts: [] }))));
-        perField[field]!.ids.push(fileAt(begin, at));
-        perField[field]!.counts.push(tf);
       }
     }
     const score = (word: string, weight: number) => {
@@ -335,7 +429,7 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
         for (let h = 0; h < ids.length; h++) {
           const id = ids[h]!;
           const tf = counts[h]!;
-          const length = docs[id]!.words.lengths[field]!;
+          const length = lengths[id * FIELDS + field]!;
           sums[id]! += boost * idf * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * length) / average)));
           if (bits) bits[id]! |= bit;
           else (sets[id] ??= new Set()).add(query);

@@ -120,7 +120,7 @@ describe('SessionSearch', () => {
     expect(lines).toHaveLength(12);
     const snapshot = await builder.snapshot(sb.session);
     const terms = promptTerms('release checklist');
-    const ranked = rankRelevant(snapshot.files, terms, Date.now());
+    const ranked = [...rankRelevant(snapshot.files, terms, Date.now())];
     const evil = ranked.slice(0, 6).find((f) => f.path === '/memories/project/notes/evil.md');
     expect(evil && builder.flags(evil).length).toBeGreaterThan(0);
     const expected = ranked.filter((f) => builder.flags(f).length === 0).slice(0, 6);

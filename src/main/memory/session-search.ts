@@ -109,7 +109,7 @@ export function searchFiles(
   terms: readonly string[],
   now: number,
   options: SearchOptions = {},
-  rank: (files: readonly ContextFile[], terms: readonly string[], now: number) => ContextFile[] = rankRelevant,
+  rank: (files: readonly ContextFile[], terms: readonly string[], now: number) => Iterable<ContextFile> = rankRelevant,
 ): ContextFile[] {
   const ranked = options.scope === undefined ? rank(files, terms, now) : rankRelevant(files.filter((f) => f.scope === options.scope), terms, now);
   const found: ContextFile[] = [];
