@@ -35,7 +35,8 @@ export function listTree(rootReal: string, dir: string, options: ListOptions, no
   const walk = (hostDir: string, prefix: readonly string[], level: number): void => {
     let names: string[];
     try {
-      names = fs.readdirSync(hostDir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      // The default order is by UTF-16 code units, as `a < b`, without a call per comparison.
+      names = fs.readdirSync(hostDir).sort();
     } catch {
       return;
     }
@@ -58,7 +59,7 @@ export function listTree(rootReal: string, dir: string, options: ListOptions, no
       } catch {
         continue;
       }
-      const rel = [...prefix, name];
+      const rel = prefix.concat(name);
       if (st.isDirectory()) {
         if (!options.filesOnly) {
           out.push({ rel, type: 'directory', size: st.size, mtimeMs: st.mtimeMs, version: null });
@@ -171,7 +172,7 @@ export function captureFiles(hostPath: string, st: fs.Stats, rel: readonly strin
   const walk = (dir: string, prefix: readonly string[]): void => {
     let names: string[];
     try {
-      names = fs.readdirSync(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      names = fs.readdirSync(dir).sort();
     } catch {
       return;
     }
