@@ -94,6 +94,42 @@ describe('cairn context', () => {
     expect(relevant).toMatch(/^<relevant_memories>\n.*\n<memory_file path="\/memories\/workspace\/todo.md">\nFix the flaky login test/);
   });
 
+  it('reads a hook input that arrives late on a non-blocking pipe, and answers the same', async () => {
+    // The hook reads its stdin through the descriptor; a parent may hand it a pipe in non-blocking
+    // mode, where a read finds nothing yet. A FIFO opened O_NONBLOCK is such a pipe (the mode is
+    // the open file's, so the child shares it). Node makes a child's fds 0 to 2 blocking, so the
+    // FIFO is passed as fd 3 and a shell makes it the hook's stdin. The input is written only once
+    // the child has had time to try a read, in two parts.
+    const { execFileSync, spawn } = await import('node:child_process');
+    const fsSync = await import('node:fs');
+    const { CAIRN_BIN } = await import('../support/sandbox');
+    const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'how do I release?', cwd: sb.checkout });
+    const expected = await runCairn(['context', '--format', 'claude-hook', '--home', sb.home], { input });
+    expect(expected.stdout).toContain('/memories/project/build.md');
+    const fifo = path.join(sb.dir, 'hook-input');
+    execFileSync('mkfifo', [fifo]);
+    const readEnd = fsSync.openSync(fifo, fsSync.constants.O_RDONLY | fsSync.constants.O_NONBLOCK);
+    const writeEnd = fsSync.openSync(fifo, fsSync.constants.O_WRONLY);
+    const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 0<&3 3<&-', CAIRN_BIN, 'context', '--format', 'claude-hook', '--home', sb.home], { stdio: ['ignore', 'pipe', 'pipe', readEnd] });
+    fsSync.closeSync(readEnd);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    fsSync.writeSync(writeEnd, input.slice(0, 20));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    fsSync.writeSync(writeEnd, input.slice(20));
+    fsSync.closeSync(writeEnd);
+    expect(await closed).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toBe(expected.stdout);
+  });
+
   it('reads the prompt from stdin', async () => {
     const result = await runCairn(['context', ...flags, '--prompt-stdin', '--format', 'json'], { input: 'what code style should I use?' });
     const json = JSON.parse(result.stdout) as { relevant: string; index: string; hotSet: string; files: unknown[] };

@@ -28,7 +28,7 @@ import { isValidWorkspaceId, resolveHome } from '../workspaces/identity';
 import { readInjection } from '../workspaces/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import { logHookError } from './hook-log';
-import { readAll } from './read-all';
+import { readInput, writeOutput } from './read-all';
 import type { CliIo } from './tool-command';
 import { CONTEXT_HELP, UsageError } from './usage';
 
@@ -98,8 +98,8 @@ async function context(args: string[], io: CliIo): Promise<number> {
   if (format === 'claude-hook' && process.env[HARVEST_CHILD_ENV]) return 0;
   let prompt = values.prompt;
   let hook: ClaudeHookInput = {};
-  if (values['prompt-stdin'] || (format === 'claude-hook' && !io.stdin.isTTY)) {
-    const input = await readAll(io.stdin);
+  const input = values['prompt-stdin'] || format === 'claude-hook' ? await readInput(io, values['prompt-stdin'] === true) : null;
+  if (input !== null) {
     if (format === 'claude-hook') {
       try {
         hook = JSON.parse(input) as ClaudeHookInput;
@@ -157,16 +157,16 @@ async function printContext(
     const event = hook.hook_event_name === 'UserPromptSubmit' ? 'UserPromptSubmit' : 'SessionStart';
     const context = event === 'UserPromptSubmit' ? relevant : [builder.index(snapshot), await builder.hotSet(snapshot, session, injection.hotSetMaxBytes), relevant].filter(Boolean).join('\n\n');
     if (context === '') return 0;
-    io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`);
+    writeOutput(io, `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`);
     return 0;
   }
   const index = builder.index(snapshot);
   const hotSet = await builder.hotSet(snapshot, session, injection.hotSetMaxBytes);
   if (format === 'json') {
     const files = snapshot.files.map((f: ContextFile) => ({ path: f.path, description: f.description, pinned: f.stats.pinned, accessCount: f.stats.accessCount }));
-    io.stdout.write(`${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, index, hotSet, relevant: relevant || null, files }, null, 2)}\n`);
+    writeOutput(io, `${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, index, hotSet, relevant: relevant || null, files }, null, 2)}\n`);
     return 0;
   }
-  io.stdout.write(`${[index, hotSet, relevant].filter(Boolean).join('\n\n')}\n`);
+  writeOutput(io, `${[index, hotSet, relevant].filter(Boolean).join('\n\n')}\n`);
   return 0;
 }

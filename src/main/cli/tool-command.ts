@@ -18,6 +18,14 @@ export interface CliIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
+  /**
+   * Reads the whole of stdin, or null when it is a terminal unless `evenFromTerminal`; the
+   * process's own io (process-io.ts) reads the descriptor without making a stream. Without it,
+   * read-all.ts's readInput reads `stdin`.
+   */
+  readonly readInput?: (evenFromTerminal: boolean) => Promise<string | null>;
+  /** Writes a whole text to stdout (the process's own io: to the descriptor). Without it, `stdout`. */
+  readonly writeOutput?: (text: string) => void;
 }
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string, fallback: T): T {

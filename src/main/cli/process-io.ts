@@ -1,0 +1,98 @@
+/**
+ * The CLI's io on this process's own stdio (bin.ts). Each stream is made when a command first
+ * uses it: making one costs 2 to 3 ms (a pipe's is a net.Socket), which `cairn context`, run
+ * before every prompt a person sends, does not spend. It reads its input and writes its answer
+ * whole, through the descriptors (CliIo.readInput, CliIo.writeOutput), and falls back on the
+ * stream where a descriptor will not block (a non-blocking pipe): what was read or written so far
+ * is kept, the rest goes through the stream, in order.
+ *
+ * Output piped into a reader that stops early (`cairn stats | head`) is not an error: the process
+ * stops quietly, whether the stream or the descriptor met the closed pipe.
+ */
+import * as fs from 'node:fs';
+import { isatty } from 'node:tty';
+import type { CliIo } from './tool-command';
+
+/** The output streams made so far (to be flushed before an early exit). */
+const made = new Set<NodeJS.WriteStream>();
+
+function output(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  if (!made.has(stream)) {
+    made.add(stream);
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+  return stream;
+}
+
+// Every maker of process.stdout or process.stderr (a command through its io, a service writing a
+// warning) gets it with the quiet EPIPE handler: the streams stay lazy, as Node makes them.
+for (const name of ['stdout', 'stderr'] as const) {
+  const descriptor = Object.getOwnPropertyDescriptor(process, name);
+  const make = descriptor?.get;
+  if (make && descriptor.configurable) Object.defineProperty(process, name, { ...descriptor, get: () => output(make.call(process) as NodeJS.WriteStream) });
+  else output(process[name]);
+}
+
+function wouldBlock(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException).code === 'EAGAIN';
+}
+
+async function readInput(evenFromTerminal: boolean): Promise<string | null> {
+  if (!evenFromTerminal && isatty(0)) return null;
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(0, buffer, 0, buffer.length, null);
+    } catch (err) {
+      if (!wouldBlock(err)) throw err;
+      // A non-blocking pipe: the stream waits for the rest.
+      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+      break;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function writeOutput(text: string): void {
+  const data = Buffer.from(text, 'utf8');
+  let done = 0;
+  try {
+    while (done < data.length) done += fs.writeSync(1, data, done);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (!wouldBlock(err)) throw err;
+    process.stdout.write(data.subarray(done));
+  }
+}
+
+export const processIo: CliIo = {
+  get stdin() {
+    return process.stdin;
+  },
+  get stdout() {
+    return process.stdout;
+  },
+  get stderr() {
+    return process.stderr;
+  },
+  readInput,
+  writeOutput,
+};
+
+/** Exits with `status` once the output streams made have taken everything written to them. */
+export function exitOnceWritten(status: number): void {
+  const streams = [...made];
+  const next = (): void => {
+    const stream = streams.shift();
+    if (stream) stream.write('', next);
+    else process.exit(status);
+  };
+  next();
+}
