@@ -4,8 +4,13 @@ import { defineConfig } from 'electron-vite';
 
 // Main builds two entries: the Electron host (index) and the CLI / web-mode server (cli), which
 // runs under plain node. The preload is CJS so the window can stay sandboxed.
+// This build's id: a running host answers the prompt hook only for a hook of its own build
+// (src/main/context/context-socket.ts).
+const CAIRN_BUILD = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+
 export default defineConfig({
   main: {
+    define: { __CAIRN_BUILD__: JSON.stringify(CAIRN_BUILD) },
     build: {
       // stopword is bundled, not loaded from node_modules: its package entry loads the word lists
       // of every language (~40 ms at each `cairn context`), and only the English one is used.

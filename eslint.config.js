@@ -104,6 +104,12 @@ export default tseslint.config(
     rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/import imports none of journal, api, mcp, cli, electron, host (they are built on it).'),
   },
   {
+    // What agents get without a tool call, answered by the hook's process or a running host
+    // (issue 21): built on memory, workspaces and the runtime; the hosts and the CLI start it.
+    files: ['src/main/context/**'],
+    rules: innerRule(['journal', 'api', 'mcp', 'cli', 'electron', 'host', 'renderer', 'preload'], 'src/main/context imports none of journal, api, mcp, cli, electron, host (they are built on it).'),
+  },
+  {
     files: ['src/main/api/**'],
     rules: innerRule(['mcp', 'cli', 'electron'], 'src/main/api never imports mcp (a host hands it the MCP endpoint), cli or electron.'),
   },

@@ -10,6 +10,8 @@
  * with nothing changed since the last call, right after one file changed, and as the first call on a
  * fresh home (no facts cache), and `cairn mcp` from spawn to its answer to `initialize` (with the
  * instructions); each beside `node -e 0` in the same alternation, reported as ratios of medians.
+ * The hook is measured twice: with no Cairn process running (it works its answer out itself), and
+ * with a `cairn mcp` session left running, which answers it over the home's socket.
  *
  * BENCH_CLI_RUNS (default 15) sets the spawns per command; BENCH_CONTEXT_SIZES (default
  * 100,1000,3000) the memory sizes of the scale section. `npx tsx bench/cli.ts` runs both alone
@@ -140,6 +142,12 @@ export interface ContextScaleRow {
   freshHomeMs: CliStats;
   /** `cairn mcp` from spawn to its initialize answer (cache held). */
   mcpStartMs: CliStats;
+  /** With a host running (a `cairn mcp` session, as every Claude Code session with Cairn has): `node -e 0`, alternated with the two below. */
+  hostNodeFloorMs: CliStats;
+  /** The prompt hook answered by the running host, nothing changed since the last call. */
+  hostUnchangedMs: CliStats;
+  /** The prompt hook answered by the running host right after one file changed. */
+  hostOneChangedMs: CliStats;
 }
 
 /** A 1-4 KiB note with a description, different for every file. */
@@ -149,6 +157,32 @@ export function scaleNote(scope: string, i: number, edit = 0): string {
   const size = 1024 + ((i * 397) % 3072);
   for (let k = 1; lines.join('\n').length < size; k++) lines.push(`- ${topic} rule ${k}: run \`make ${topic}\` before pushing, and read docs/${topic}.md when it fails (${i}).`);
   return `${lines.join('\n')}\n`;
+}
+
+const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`;
+
+/**
+ * A `cairn mcp` session left running, as an agent's is: once its services have loaded it answers
+ * the prompt hook on the home's socket (src/main/context/context-host.ts). Closing ends its stdin.
+ */
+async function runningHost(cli: string, home: string, cwd: string): Promise<{ close(): Promise<void> }> {
+  const child = spawn(process.execPath, [cli, 'mcp', '--home', home, '--cwd', cwd], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stderr.resume();
+  child.stdin.write(INITIALIZE);
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  child.stdout.resume();
+  const socket = path.join(home, 'run', 'context.sock');
+  for (let i = 0; !(await fs.stat(socket).then((s) => s.isSocket(), () => false)); i++) {
+    if (i > 400) throw new Error('cairn mcp did not serve the prompt hook');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('close', () => resolve());
+        child.stdin.end();
+      }),
+  };
 }
 
 /** Spawn to the first answer line of `cairn mcp` to an initialize request, ms. */
@@ -171,7 +205,7 @@ function timedMcpStart(args: readonly string[]): Promise<number> {
     child.on('close', (code) => {
       if (!out.includes('\n')) reject(new Error(`cairn mcp exited ${code} before answering: ${err.slice(0, 300)}`));
     });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
+    child.stdin.write(INITIALIZE);
   });
 }
 
@@ -212,7 +246,32 @@ export async function runContextScaleBench(cli = BUILT_CLI): Promise<ContextScal
         await fs.rm(cache, { recursive: true, force: true });
         samples.fresh.push(await timedRun(hookArgs, hookInput));
       }
-      rows.push({ files: per * 3, nodeFloorMs: statsOf(samples.node), unchangedMs: statsOf(samples.unchanged), oneChangedMs: statsOf(samples.oneChanged), freshHomeMs: statsOf(samples.fresh), mcpStartMs: statsOf(samples.mcp) });
+      // Then with a host running: the hook asks it, and works its answer out itself only when
+      // nobody answers (everything above).
+      const hosted = { node: [] as number[], unchanged: [] as number[], oneChanged: [] as number[] };
+      const host = await runningHost(cli, box.home, box.checkout);
+      try {
+        await timedRun(hookArgs, hookInput);
+        for (let r = 0; r < runs; r++) {
+          hosted.node.push(await timedRun(['-e', '0']));
+          hosted.unchanged.push(await timedRun(hookArgs, hookInput));
+          await fs.writeFile(changed, scaleNote('project', 3, ++edit));
+          hosted.oneChanged.push(await timedRun(hookArgs, hookInput));
+        }
+      } finally {
+        await host.close();
+      }
+      rows.push({
+        files: per * 3,
+        nodeFloorMs: statsOf(samples.node),
+        unchangedMs: statsOf(samples.unchanged),
+        oneChangedMs: statsOf(samples.oneChanged),
+        freshHomeMs: statsOf(samples.fresh),
+        mcpStartMs: statsOf(samples.mcp),
+        hostNodeFloorMs: statsOf(hosted.node),
+        hostUnchangedMs: statsOf(hosted.unchanged),
+        hostOneChangedMs: statsOf(hosted.oneChanged),
+      });
     } finally {
       await box.cleanup();
     }
@@ -221,13 +280,19 @@ export async function runContextScaleBench(cli = BUILT_CLI): Promise<ContextScal
 }
 
 export function formatContextScaleBench(rows: readonly ContextScaleRow[], runs: number): string {
-  const ratio = (s: CliStats, r: ContextScaleRow) => `${s.median.toFixed(0)} (${(s.median / r.nodeFloorMs.median).toFixed(2)}x)`;
+  const ratio = (s: CliStats, floor: CliStats) => `${s.median.toFixed(0)} (${(s.median / floor.median).toFixed(2)}x)`;
   return `\nThe prompt hook and the MCP start at scale (${runs} spawns each, alternating; median ms and x node -e 0 of the same run)\n${table(
     [
       ['files', 'node -e 0', 'hook, nothing changed', 'hook, one file changed', 'hook, fresh home', 'mcp to initialize'],
-      ...rows.map((r) => [String(r.files), r.nodeFloorMs.median.toFixed(0), ratio(r.unchangedMs, r), ratio(r.oneChangedMs, r), ratio(r.freshHomeMs, r), ratio(r.mcpStartMs, r)]),
+      ...rows.map((r) => [String(r.files), r.nodeFloorMs.median.toFixed(0), ratio(r.unchangedMs, r.nodeFloorMs), ratio(r.oneChangedMs, r.nodeFloorMs), ratio(r.freshHomeMs, r.nodeFloorMs), ratio(r.mcpStartMs, r.nodeFloorMs)]),
     ],
     new Set([0, 1, 2, 3, 4, 5]),
+  )}\nThe same hook with a host running (a \`cairn mcp\` session answers it on the home's socket)\n${table(
+    [
+      ['files', 'node -e 0', 'hook, nothing changed', 'hook, one file changed'],
+      ...rows.map((r) => [String(r.files), r.hostNodeFloorMs.median.toFixed(0), ratio(r.hostUnchangedMs, r.hostNodeFloorMs), ratio(r.hostOneChangedMs, r.hostNodeFloorMs)]),
+    ],
+    new Set([0, 1, 2, 3]),
   )}\n`;
 }
 

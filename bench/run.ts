@@ -971,6 +971,8 @@ function contextScaleTargets(rows: readonly ContextScaleRow[]): Target[] {
     target('context_hook_one_change_vs_node', `The prompt hook at ${r.files} files, one file changed since the last call: median <= 3x node -e 0`, x(r.oneChangedMs), 3),
     target('context_hook_fresh_home', `The prompt hook at ${r.files} files, first call on a fresh home (no facts cache): median <= 1500 ms`, r.freshHomeMs.median, 1500, 'ms'),
     target('mcp_start_vs_node', `cairn mcp at ${r.files} files, spawn to the initialize answer with its instructions: median <= 2.5x node -e 0`, x(r.mcpStartMs), 2.5),
+    target('context_hook_hosted_unchanged_vs_node', `The prompt hook at ${r.files} files answered by a running host (a cairn mcp session), nothing changed: median <= 2.5x node -e 0`, r.hostUnchangedMs.median / r.hostNodeFloorMs.median, 2.5),
+    target('context_hook_hosted_one_change_vs_node', `The prompt hook at ${r.files} files answered by a running host, one file changed since the last call: median <= 3x node -e 0`, r.hostOneChangedMs.median / r.hostNodeFloorMs.median, 3),
   ];
 }
 

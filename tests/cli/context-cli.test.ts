@@ -114,8 +114,8 @@ describe('cairn context', () => {
     fsSync.closeSync(readEnd);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const closed = new Promise<number | null>((resolve, reject) => {
       child.on('error', reject);
       child.on('close', resolve);

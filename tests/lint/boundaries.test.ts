@@ -44,6 +44,8 @@ describe('import boundaries', () => {
     ['src/main/memory/x.ts', importing('../sweep/sweeps'), /memory imports none of journal, api, mcp, cli, harvest, sweep/],
     ['src/main/agent-files/x.ts', importing('../api/router'), /agent-files imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/agent-files/x.ts', importing('../host/home-services'), /agent-files imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/context/x.ts', importing('../cli/usage'), /context imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/context/x.ts', importing('../host/home-services'), /context imports none of journal, api, mcp, cli, electron, host/],
   ])('%s may not import this', async (file, code, message) => {
     const errors = await boundaryErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -73,6 +75,9 @@ describe('import boundaries', () => {
     ['src/main/import/x.ts', importing('../harvest/checks')],
     ['src/main/agent-files/x.ts', importing('../runtime/local/atomic-write')],
     ['src/main/host/x.ts', importing('../agent-files/agent-files')],
+    ['src/main/context/x.ts', importing('../memory/context-builder')],
+    ['src/main/host/x.ts', importing('../context/context-host')],
+    ['src/main/cli/x.ts', importing('../context/context-socket')],
   ])('%s may import this', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });

@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
-import { resolveHome } from '../workspaces/identity';
+import { resolveHome } from '../workspaces/home-dir';
 import { localWorkspaceId } from '../workspaces/session';
 import { readAll } from './read-all';
 import type { CliIo } from './tool-command';

@@ -34,7 +34,8 @@ import { initializeAnswerLine, initializeRequestOf, peekFirstLine, type Initiali
 import { deepestContaining, mcpSession } from '../mcp/session-binding';
 import { sessionContext, type SessionContext } from '../mcp/session-context';
 import { LocalRuntime } from '../runtime/local/local-runtime';
-import { findGitRoot, resolveHome, workspaceIdFor } from '../workspaces/identity';
+import { findGitRoot, workspaceIdFor } from '../workspaces/identity';
+import { resolveHome } from '../workspaces/home-dir';
 import { readConfigFile, readInjection } from '../workspaces/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import type { CliIo } from './tool-command';

@@ -21,8 +21,9 @@ export async function readInput(io: CliIo, evenFromTerminal: boolean): Promise<s
   return !evenFromTerminal && io.stdin.isTTY ? null : readAll(io.stdin);
 }
 
-/** Writes a command's whole answer to stdout (CliIo.writeOutput). */
+/** Writes a command's whole answer to stdout (CliIo.writeOutput); nothing for an empty one. */
 export function writeOutput(io: CliIo, text: string): void {
+  if (text === '') return;
   if (io.writeOutput) io.writeOutput(text);
   else io.stdout.write(text);
 }

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { isLoopback } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
 import { loadOrCreateWebToken, rotateWebToken } from '../mcp/mcp-token';
-import { resolveHome } from '../workspaces/identity';
+import { resolveHome } from '../workspaces/home-dir';
 import type { CliIo } from './tool-command';
 import { SERVE_HELP, UsageError } from './usage';
 

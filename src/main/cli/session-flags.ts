@@ -6,7 +6,7 @@
  */
 import { openHome, type HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
-import { isValidWorkspaceId, resolveHome } from '../workspaces/identity';
+import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
 import { resolveLocalSession } from '../workspaces/session';
 import { UsageError } from './usage';
 

@@ -12,7 +12,7 @@ import { SetupError } from '../setup/config-file';
 import { renderHttpSetup } from '../setup/http-setup';
 import { resolveLauncher } from '../setup/launcher';
 import { AGENTS, applyPlan, planSetup, projectRoot, renderOutcomes, renderPlan, type Agent } from '../setup/setup';
-import { resolveHome } from '../workspaces/identity';
+import { resolveHome } from '../workspaces/home-dir';
 import { runningServer } from './serve-command';
 import type { CliIo } from './tool-command';
 import { SETUP_HELP, UsageError } from './usage';

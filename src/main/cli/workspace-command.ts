@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { scanHostKey } from '../runtime/ssh/ssh-connection';
 import { parseSshLocation, formatHostSpec } from '../runtime/ssh/ssh-target';
 import { openHome } from '../host/home-services';
-import { resolveHome } from '../workspaces/identity';
+import { resolveHome } from '../workspaces/home-dir';
 import { RegistryError, workspaceInfo } from '../workspaces/registry';
 import type { CliIo } from './tool-command';
 import { UsageError, WORKSPACE_HELP } from './usage';

@@ -15,7 +15,7 @@ import { apiJsonSerializers } from '../../common/api/wire';
 import type { WebServer } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
 import { loadOrCreateWebToken } from '../mcp/mcp-token';
-import { resolveHome } from '../workspaces/identity';
+import { resolveHome } from '../workspaces/home-dir';
 import { loadWindowState, saveWindowState } from './window-state';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -16,7 +16,7 @@ import { createMcpHttpEndpoint, MCP_HTTP_PATH, type McpHttpEndpoint } from '../m
 import { loadOrCreateMcpToken } from '../mcp/mcp-token';
 import { extractorFor } from '../harvest/extractors';
 import { codexSessionFiles, sessionFilesIn, transcriptRoots } from '../harvest/session-files';
-import { resolveHome } from '../workspaces/identity';
+import { resolveHome } from '../workspaces/home-dir';
 import { CODEX_PICKUP_DAYS, HarvestHost, type HarvestHostOptions } from './harvest-host';
 import { openHome, type LiveHomeServices, type OpenHomeOptions } from './home-services';
 

@@ -1,5 +1,6 @@
 /**
- * Identities of homes, checkouts, projects and workspaces on the local disk.
+ * Identities of checkouts, projects and workspaces on the local disk (the home's own place and
+ * the form of a workspace id: ./home-dir.ts).
  * - A project's id comes from its repository (origin URL, else root commit), never from a checkout
  *   path, so clones and worktrees of one repository share it.
  * - A workspace's id is derived stably from its checkout's real path.
@@ -7,24 +8,10 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-
-/** Cairn's home: the flag, else $CAIRN_HOME, else ~/.cairn. */
-export function resolveHome(flag?: string): string {
-  const chosen = flag ?? process.env.CAIRN_HOME;
-  return path.resolve(chosen && chosen.length > 0 ? chosen : path.join(os.homedir(), '.cairn'));
-}
-
-/** Workspace ids appear in paths under the home: letters, digits, `.`, `_`, `-`, at most 64. */
-export const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export function isValidWorkspaceId(id: string): boolean {
-  return WORKSPACE_ID_PATTERN.test(id);
-}
 
 function shortHash(text: string, length = 12): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);

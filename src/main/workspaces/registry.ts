@@ -27,7 +27,8 @@ import type { ConnectionOptions } from '../runtime/ssh/ssh-connection';
 import { SshError } from '../runtime/ssh/ssh-error';
 import type { CheckoutFacts, SshRuntime } from '../runtime/ssh/ssh-runtime';
 import { cairnKnownHosts, formatHostSpec, parseHostSpec, resolveSshTarget, type ResolveOptions, type SshTarget } from '../runtime/ssh/ssh-target';
-import { isValidWorkspaceId, originFromConfig, projectIdFromFacts, sshWorkspaceIdFor, workspaceIdFor } from './identity';
+import { originFromConfig, projectIdFromFacts, sshWorkspaceIdFor, workspaceIdFor } from './identity';
+import { isValidWorkspaceId } from './home-dir';
 import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './session';
 
 /**

@@ -9,6 +9,9 @@ import * as path from 'node:path';
 
 const LOG_MAX_BYTES = 1024 * 1024;
 
+/** The prompt hook's log (`cairn context --format claude-hook`, and a host answering it). */
+export const CONTEXT_HOOK_LOG = 'context-hook';
+
 /** Appends `err` to the hook's log under `home`; true when it was written. */
 export function logHookError(home: string, name: string, err: unknown, now = new Date()): boolean {
   try {

@@ -1,0 +1,71 @@
+/**
+ * What `cairn context` prints (see CONTEXT_HELP), worked out in whichever process answers: the
+ * command's own (cli/context-command.ts) or a running host's, for the prompt hook
+ * (./context-host.ts). Both call the same function, so the bytes are the same.
+ *
+ * For the checkout's own session (no --workspace) it loads the context builder, the local runtime
+ * and the usage store, not the home's other services, and its files' facts come from the home's
+ * facts cache (memory/context-facts-cache.ts), so a call reads only the memory files that
+ * changed. How much it gives (the hot set's budget, what a prompt gets) follows the injection
+ * settings of the session's workspace, read without the registry (workspaces/injection-config.ts).
+ */
+import type { InjectionSettings } from '../../common/context/injection';
+import type { ContextRequest } from './context-socket';
+import { ContextBuilder, type ContextFile } from '../memory/context-builder';
+import { ContextFactsCache } from '../memory/context-facts-cache';
+import type { MemorySession } from '../memory/session';
+import { UsageStore } from '../memory/usage-store';
+import { LocalRuntime } from '../runtime/local/local-runtime';
+import { readInjection } from '../workspaces/injection-config';
+import { resolveLocalSession } from '../workspaces/session';
+import { CONTEXT_HOOK_LOG, logHookError } from './hook-log';
+
+/** A builder over the home's facts cache; a cache it cannot write is noted in the hook's log. */
+export function contextBuilderFor(home: string, usage: UsageStore): ContextBuilder {
+  return new ContextBuilder(usage, { factsCache: new ContextFactsCache(home), onCacheError: (err) => logHookError(home, CONTEXT_HOOK_LOG, err) });
+}
+
+/**
+ * The answer for the checkout's own session at `request.cwd`, as sessionFromFlags gives it without
+ * --workspace (`runtime`: the process's LocalRuntime; `builder`: contextBuilderFor's).
+ */
+export async function localContextAnswer(home: string, request: ContextRequest, builder: ContextBuilder, runtime: LocalRuntime): Promise<string> {
+  const session = await resolveLocalSession({ home, cwd: request.cwd }, runtime);
+  return contextAnswer(builder, session, readInjection(home, session.workspaceId), request);
+}
+
+/**
+ * The answer for the checkout's own session worked out by this process alone: the hook's, when no
+ * host answers. It opens no other services of the home, so its runtime is the process's one
+ * LocalRuntime.
+ */
+export async function contextAnswerHere(home: string, request: ContextRequest): Promise<string> {
+  const usage = new UsageStore(home);
+  try {
+    return await localContextAnswer(home, request, contextBuilderFor(home, usage), new LocalRuntime());
+  } finally {
+    await usage.flush();
+  }
+}
+
+/** What `cairn context` prints for `session` (empty: nothing), by the workspace's injection settings. */
+export async function contextAnswer(builder: ContextBuilder, session: MemorySession, injection: InjectionSettings, request: ContextRequest): Promise<string> {
+  const { format, prompt } = request;
+  const snapshot = await builder.snapshot(session);
+  const relevant = prompt !== undefined ? builder.relevant(snapshot, prompt, Date.now(), injection) : '';
+
+  if (format === 'claude-hook') {
+    // On each prompt only the relevant memories; at session start (and after a compaction) the
+    // index and the hot set, computed once so they stay the same for the whole session.
+    const event = request.event;
+    const context = event === 'UserPromptSubmit' ? relevant : [builder.index(snapshot), await builder.hotSet(snapshot, session, injection.hotSetMaxBytes), relevant].filter(Boolean).join('\n\n');
+    return context === '' ? '' : `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`;
+  }
+  const index = builder.index(snapshot);
+  const hotSet = await builder.hotSet(snapshot, session, injection.hotSetMaxBytes);
+  if (format === 'json') {
+    const files = snapshot.files.map((f: ContextFile) => ({ path: f.path, description: f.description, pinned: f.stats.pinned, accessCount: f.stats.accessCount }));
+    return `${JSON.stringify({ workspaceId: session.workspaceId, projectId: session.projectId, index, hotSet, relevant: relevant || null, files }, null, 2)}\n`;
+  }
+  return `${[index, hotSet, relevant].filter(Boolean).join('\n\n')}\n`;
+}

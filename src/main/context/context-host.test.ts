@@ -1,0 +1,147 @@
+// ContextHost (the prompt hook's host, issue 21) on the real disk and a real Unix socket: its
+// answers are the bytes the hook works out alone (contextAnswerHere), for every event and format
+// and after an edit made outside; one host serves a home, a socket left by a host that was killed
+// is taken over, a closed host removes its socket; what is not a request of this build, protocol
+// and home is refused, and the hook then works its answer out itself.
+//
+// The host's runtime has a clock a minute ahead of the disk's, so the files written here count as
+// settled and the host keeps their facts between requests: an outside edit must still show in the
+// very next answer.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { LocalRuntime } from '../runtime/local/local-runtime';
+import { contextAnswerHere } from './context-answer';
+import { ContextHost } from './context-host';
+import { askContextHost, CAIRN_BUILD, CONTEXT_SOCKET_PROTOCOL, contextSocketPath, type ContextRequest } from './context-socket';
+
+const PROMPT = 'how do we run the database migration before the release';
+
+let sb: Sandbox;
+let hosts: ContextHost[];
+
+function note(topic: string, i: number): string {
+  return `---\ndescription: How the ${topic} work is done (${i})\n---\n# ${topic}\n- run \`make ${topic}\` before the release (${i}).\n`;
+}
+
+beforeEach(async () => {
+  sb = await makeSandbox();
+  hosts = [];
+  for (const [root, topics] of [
+    [sb.roots.project, ['database', 'release', 'build']],
+    [sb.roots.global, ['style', 'database']],
+    [sb.roots.workspace, ['todo']],
+  ] as const) {
+    for (const [i, topic] of topics.entries()) {
+      await fs.mkdir(path.join(root, topic), { recursive: true });
+      await fs.writeFile(path.join(root, topic, `note-${i}.md`), note(topic, i));
+    }
+  }
+});
+
+afterEach(async () => {
+  await Promise.all(hosts.map((h) => h.close()));
+  await sb.cleanup();
+});
+
+async function startHost(): Promise<ContextHost | null> {
+  const host = await ContextHost.start(sb.home, new LocalRuntime({ now: () => Date.now() + 60_000 }));
+  if (host) hosts.push(host);
+  return host;
+}
+
+function request(over: Partial<ContextRequest> = {}): ContextRequest {
+  return { format: 'claude-hook', event: 'UserPromptSubmit', prompt: PROMPT, cwd: sb.checkout, ...over };
+}
+
+/** What the host answers to one raw line (as JSON), read to its end. */
+function rawAsk(line: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection(contextSocketPath(sb.home)!);
+    let data = '';
+    socket.on('connect', () => socket.end(line));
+    socket.on('data', (d: Buffer) => (data += d.toString()));
+    socket.on('end', () => resolve(JSON.parse(data)));
+    socket.on('error', reject);
+  });
+}
+
+describe('the host of the prompt hook', () => {
+  it('answers with the bytes the hook works out alone, for every event and format', async () => {
+    expect(await startHost()).not.toBeNull();
+    const { prompt: _, ...noPrompt } = request({ format: 'text' });
+    const asked = [request(), request({ event: 'SessionStart' }), request({ format: 'json', event: 'SessionStart' }), noPrompt, request({ prompt: 'the and of' })];
+    for (const r of asked) {
+      const expected = await contextAnswerHere(sb.home, r);
+      expect(await askContextHost(sb.home, r)).toBe(expected);
+      // And again, from the facts it kept.
+      expect(await askContextHost(sb.home, r)).toBe(expected);
+    }
+    expect(await askContextHost(sb.home, request())).toContain('/memories/project/database/note-0.md');
+    // A prompt nothing matches: the hook prints nothing, and so does the host.
+    expect(await askContextHost(sb.home, request({ prompt: 'the and of' }))).toBe('');
+  });
+
+  it('shows an edit made outside in the very next answer (same size, mtime put back), a new file and a delete', async () => {
+    await startHost();
+    expect(await askContextHost(sb.home, request())).toContain('How the database work is done (0)');
+    const file = path.join(sb.roots.project, 'database', 'note-0.md');
+    const before = await fs.stat(file);
+    await fs.writeFile(file, note('database', 0).replace('(0)', '(9)'));
+    await fs.utimes(file, before.atime, before.mtime);
+    expect((await fs.stat(file)).size).toBe(before.size);
+    const edited = await askContextHost(sb.home, request());
+    expect(edited).toContain('How the database work is done (9)');
+    expect(edited).toBe(await contextAnswerHere(sb.home, request()));
+
+    await fs.writeFile(path.join(sb.roots.project, 'database', 'migrations.md'), '---\ndescription: Database migration steps\n---\nRun the migration before the release.\n');
+    await fs.rm(path.join(sb.roots.global, 'database'), { recursive: true });
+    const changed = await askContextHost(sb.home, request());
+    expect(changed).toContain('/memories/project/database/migrations.md');
+    expect(changed).not.toContain('/memories/global/database');
+    expect(changed).toBe(await contextAnswerHere(sb.home, request()));
+  });
+
+  it('serves a home from one host at a time, removes its socket when closed, and takes over a socket left by a killed host', async () => {
+    const first = await startHost();
+    expect(first).not.toBeNull();
+    expect(await startHost()).toBeNull();
+    const socket = contextSocketPath(sb.home)!;
+    expect((await fs.stat(path.dirname(socket))).mode & 0o777).toBe(0o700);
+    await first!.close();
+    hosts = [];
+    await expect(fs.stat(socket)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await askContextHost(sb.home, request())).toBeNull();
+
+    // A host killed outright leaves its socket behind, with nobody listening.
+    const killed = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socket)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve) => killed.stdout.once('data', resolve));
+    killed.kill('SIGKILL');
+    await new Promise((resolve) => killed.once('close', resolve));
+    expect((await fs.stat(socket)).isSocket()).toBe(true);
+    expect(await askContextHost(sb.home, request())).toBeNull();
+    expect(await startHost()).not.toBeNull();
+    expect(await askContextHost(sb.home, request())).toBe(await contextAnswerHere(sb.home, request()));
+  });
+
+  it('refuses what is not a request of this build, protocol and home (the hook then works it out)', async () => {
+    await startHost();
+    const line = (over: Record<string, unknown>) => `${JSON.stringify({ protocol: CONTEXT_SOCKET_PROTOCOL, build: CAIRN_BUILD, home: sb.home, ...request(), ...over })}\n`;
+    expect(await rawAsk(line({}))).toEqual({ text: await contextAnswerHere(sb.home, request()) });
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [{ build: 'another' }, 'another build of Cairn'],
+      [{ protocol: CONTEXT_SOCKET_PROTOCOL + 1 }, 'another protocol'],
+      [{ home: path.join(sb.dir, 'other-home') }, 'another home'],
+      [{ format: 'xml' }, 'an unknown format'],
+      [{ event: 'Stop' }, 'an unknown event'],
+      [{ prompt: 42 }, 'a prompt that is not text'],
+      [{ cwd: 'relative/dir' }, 'a working directory that is not absolute'],
+    ];
+    for (const [over, refused] of refusals) expect(await rawAsk(line(over))).toEqual({ refused });
+    expect(await rawAsk('not json\n')).toEqual({ refused: 'the request is not JSON' });
+    expect(await rawAsk('null\n')).toEqual({ refused: 'the request is not an object' });
+  });
+});

@@ -1,0 +1,135 @@
+// The prompt hook and a running host (issue 21), as Claude Code runs them: the built `cairn context
+// --format claude-hook` asks a host of its home when one listens on `<home>/run/context.sock`,
+// prints the host's answer as it is, and works its answer out itself when nobody answers, when
+// the host refuses, answers something else, or takes too long. A real `cairn mcp` is such a host:
+// with it running, the hook prints the bytes it prints alone, also after an edit.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCairn, runJsonl } from '../support/cli';
+import { BUILT_CLI, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+
+let sb: Sandbox;
+let servers: net.Server[];
+let sockets: net.Socket[];
+beforeAll(requireBuiltCli);
+beforeEach(async () => {
+  sb = await makeSandbox();
+  servers = [];
+  sockets = [];
+  await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [
+    { command: 'create', path: '/memories/project/release.md', file_text: '---\ndescription: How to release\n---\nRun `make release` after the migration.\n' },
+    { command: 'create', path: '/memories/global/database.md', file_text: '---\ndescription: Database notes\n---\nThe database migration runs before the release.\n' },
+  ]);
+});
+afterEach(async () => {
+  await closeStandIns();
+  await sb.cleanup();
+});
+
+/** Closes the stand-in hosts and the connections they left open (a silent host keeps its own). */
+async function closeStandIns(): Promise<void> {
+  sockets.forEach((s) => s.destroy());
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  servers = [];
+  sockets = [];
+}
+
+const socketOf = () => path.join(sb.home, 'run', 'context.sock');
+
+function hook(event: 'SessionStart' | 'UserPromptSubmit', prompt = 'how do we run the database migration before the release') {
+  return runCairn(['context', '--format', 'claude-hook', '--home', sb.home], { input: JSON.stringify({ hook_event_name: event, prompt, cwd: sb.checkout }) });
+}
+
+/** A stand-in host on the home's socket: `answer` gets each request line and gives the answer's bytes (or never answers). */
+async function standIn(answer: (request: Record<string, unknown>) => string | null): Promise<Array<Record<string, unknown>>> {
+  const requests: Array<Record<string, unknown>> = [];
+  await fs.mkdir(path.dirname(socketOf()), { recursive: true, mode: 0o700 });
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    sockets.push(socket);
+    let data = '';
+    socket.on('data', (d: Buffer) => (data += d.toString()));
+    socket.on('end', () => {
+      const request = JSON.parse(data) as Record<string, unknown>;
+      requests.push(request);
+      const bytes = answer(request);
+      if (bytes !== null) socket.end(bytes);
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(socketOf(), resolve));
+  servers.push(server);
+  return requests;
+}
+
+describe('the prompt hook with a host', () => {
+  it("prints the host's answer as it is, and asks with what the answer depends on", async () => {
+    const requests = await standIn(() => `${JSON.stringify({ text: '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"from the host"}}\n' })}\n`);
+    const result = await hook('UserPromptSubmit');
+    expect(result).toMatchObject({ status: 0, stderr: '', stdout: '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"from the host"}}\n' });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ protocol: 1, home: sb.home, format: 'claude-hook', event: 'UserPromptSubmit', prompt: 'how do we run the database migration before the release', cwd: sb.checkout });
+    // The build's own id (a host of another build refuses).
+    expect(requests[0]!.build).toMatch(/^[a-z0-9]+-[a-z0-9]+$/);
+  });
+
+  it('works its answer out itself when the host refuses, answers garbage, cuts its answer, or is silent past the timeout', async () => {
+    const alone = await hook('UserPromptSubmit');
+    expect(alone.stdout).toContain('/memories/global/database.md');
+    const answers = [`${JSON.stringify({ refused: 'another build of Cairn' })}\n`, 'garbage\n', '{"text":"cut', null];
+    for (const answer of answers) {
+      await closeStandIns();
+      await standIn(() => answer);
+      expect(await hook('UserPromptSubmit')).toMatchObject({ status: 0, stderr: '', stdout: alone.stdout });
+    }
+  });
+
+  it('works its answer out itself when the socket is left by a host that is gone', async () => {
+    const alone = await hook('UserPromptSubmit');
+    await standIn(() => null);
+    await closeStandIns();
+    await fs.writeFile(socketOf(), '');
+    expect(await hook('UserPromptSubmit')).toMatchObject({ status: 0, stderr: '', stdout: alone.stdout });
+  });
+
+  it('gets from a running `cairn mcp` the bytes it prints alone, also right after an edit', async () => {
+    const alone = { start: (await hook('SessionStart')).stdout, prompt: (await hook('UserPromptSubmit')).stdout };
+    expect(alone.start).toContain('<memory_index>');
+    const mcp = await startMcp();
+    try {
+      expect((await hook('SessionStart')).stdout).toBe(alone.start);
+      expect((await hook('UserPromptSubmit')).stdout).toBe(alone.prompt);
+      await fs.writeFile(path.join(sb.roots.global, 'database.md'), '---\ndescription: Database notes, edited\n---\nThe database migration runs after the backup.\n');
+      const edited = (await hook('UserPromptSubmit')).stdout;
+      expect(edited).toContain('runs after the backup');
+      await stopMcp(mcp);
+      expect((await hook('UserPromptSubmit')).stdout).toBe(edited);
+    } finally {
+      await stopMcp(mcp);
+    }
+  });
+});
+
+/** A real `cairn mcp` for the sandbox, once it has answered initialize and serves the hook's socket. */
+async function startMcp(): Promise<ChildProcessWithoutNullStreams> {
+  const child = spawn(process.execPath, [BUILT_CLI, 'mcp', '--home', sb.home, '--cwd', sb.checkout]);
+  child.stderr.resume();
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`);
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  // The services (and with them the host) load after the early answer.
+  for (let i = 0; i < 200; i++) {
+    if (await fs.stat(socketOf()).then((s) => s.isSocket(), () => false)) return child;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  child.kill();
+  throw new Error('cairn mcp did not serve the hook socket');
+}
+
+async function stopMcp(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.stdin.end();
+  await closed;
+}
