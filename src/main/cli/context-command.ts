@@ -108,15 +108,11 @@ async function context(args: string[], io: CliIo): Promise<number> {
 
   if (values.workspace !== undefined) {
     // A registered workspace (local or SSH) is the registry's to resolve.
-    const [{ sessionFromFlags, withHome }, { contextAnswer, contextBuilderFor }, { injectionFor }] = await Promise.all([
-      import('./session-flags'),
-      import('../context/context-answer'),
-      import('../../common/context/injection'),
-    ]);
+    const [{ sessionFromFlags, withHome }, { registeredContextAnswer }] = await Promise.all([import('./session-flags'), import('../context/context-answer')]);
     return withHome(values, async (services) => {
       const session = await sessionFromFlags(services, values, fallbackCwd);
       // The registry is loaded here: the settings as it gives them.
-      writeOutput(io, await contextAnswer(contextBuilderFor(services.home, services.usage), session, injectionFor(services.registry.settings(), session.workspaceId), request));
+      writeOutput(io, await registeredContextAnswer(services.home, services.usage, services.registry.settings(), session, request));
       return 0;
     });
   }

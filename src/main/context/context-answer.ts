@@ -9,7 +9,7 @@
  * changed. How much it gives (the hot set's budget, what a prompt gets) follows the injection
  * settings of the session's workspace, read without the registry (workspaces/injection-config.ts).
  */
-import type { InjectionSettings } from '../../common/context/injection';
+import { injectionFor, type InjectionSettings } from '../../common/context/injection';
 import type { ContextRequest } from './context-socket';
 import { ContextBuilder, type ContextFile } from '../memory/context-builder';
 import { ContextFactsCache } from '../memory/context-facts-cache';
@@ -46,6 +46,14 @@ export async function contextAnswerHere(home: string, request: ContextRequest): 
   } finally {
     await usage.flush();
   }
+}
+
+/**
+ * The answer for a registered workspace's session (`--workspace`), within the injection settings
+ * as the registry gives them (`settings`: WorkspaceRegistry.settings()).
+ */
+export function registeredContextAnswer(home: string, usage: UsageStore, settings: unknown, session: MemorySession, request: ContextRequest): Promise<string> {
+  return contextAnswer(contextBuilderFor(home, usage), session, injectionFor(settings, session.workspaceId), request);
 }
 
 /** What `cairn context` prints for `session` (empty: nothing), by the workspace's injection settings. */

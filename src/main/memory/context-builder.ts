@@ -350,12 +350,12 @@ export class ContextBuilder {
 /** A file of a snapshot, with the facts it was made from (their verdicts are the builder's). */
 class SnapshotFile implements ContextFile {
   readonly segments: readonly string[];
-  readonly path: string;
   readonly size: number;
   readonly mtimeMs: number;
   readonly version: string | null;
   readonly description: string | null;
   private decoded: string | undefined;
+  private virtualPath: string | undefined;
 
   constructor(
     readonly builder: ContextBuilder,
@@ -365,11 +365,15 @@ class SnapshotFile implements ContextFile {
     readonly stats: UsageStats,
   ) {
     this.segments = entry.rel;
-    this.path = formatMemoryPath(scope, entry.rel);
     this.size = entry.size;
     this.mtimeMs = entry.mtimeMs;
     this.version = entry.version ?? null;
     this.description = facts.description;
+  }
+
+  /** Made when first asked (a prompt's ranking needs a handful of thousands). */
+  get path(): string {
+    return (this.virtualPath ??= formatMemoryPath(this.scope, this.segments));
   }
 
   /** Decoded when first asked (an excerpt, a search): most files of a call never are. */

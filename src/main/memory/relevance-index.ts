@@ -395,13 +395,13 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
         const text = table.texts[field]!;
         const begin = table.starts[field]!;
         for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
-          const id = ids[fileAt(begin, at)]!;
-          if (id < 0) continue;
           const after = at + needle.length;
           // The query word itself (a colon right after it) needs no slicing; a longer word only
           // counts when the query word may begin others.
           const exact = text.charCodeAt(after) === COLON;
           if (!exact && !prefixes) continue;
+          const id = ids[fileAt(begin, at)]!;
+          if (id < 0) continue;
           const colon = exact ? after : text.indexOf(':', after);
           const word = exact ? query : text.slice(at + 1, colon);
           let tf = 0;
