@@ -86,6 +86,14 @@ describe('the prompt hook with a host', () => {
     }
   });
 
+  it('does not ask a host whose socket others could have put there (a directory others may write to)', async () => {
+    const alone = await hook('UserPromptSubmit');
+    await standIn(() => `${JSON.stringify({ text: 'from whoever put the socket there\n' })}\n`);
+    expect((await hook('UserPromptSubmit')).stdout).toBe('from whoever put the socket there\n');
+    await fs.chmod(path.dirname(socketOf()), 0o770);
+    expect(await hook('UserPromptSubmit')).toMatchObject({ status: 0, stderr: '', stdout: alone.stdout });
+  });
+
   it('works its answer out itself when the socket is left by a host that is gone', async () => {
     const alone = await hook('UserPromptSubmit');
     await standIn(() => null);

@@ -127,6 +127,15 @@ describe('the host of the prompt hook', () => {
     expect(await askContextHost(sb.home, request())).toBe(await contextAnswerHere(sb.home, request()));
   });
 
+  it('answers a hook that names the home through a link', async () => {
+    await startHost();
+    const link = path.join(sb.dir, 'home-link');
+    await fs.symlink(sb.home, link);
+    const answer = await askContextHost(link, request());
+    expect(answer).toContain('/memories/project/database/note-0.md');
+    expect(answer).toBe(await contextAnswerHere(sb.home, request()));
+  });
+
   it('refuses what is not a request of this build, protocol and home (the hook then works it out)', async () => {
     await startHost();
     const line = (over: Record<string, unknown>) => `${JSON.stringify({ protocol: CONTEXT_SOCKET_PROTOCOL, build: CAIRN_BUILD, home: sb.home, ...request(), ...over })}\n`;

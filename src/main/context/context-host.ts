@@ -22,16 +22,20 @@ import { contextBuilderFor, localContextAnswer } from './context-answer';
 import type { ContextBuilder } from '../memory/context-builder';
 import { UsageStore } from '../memory/usage-store';
 import type { LocalRuntime } from '../runtime/local/local-runtime';
-import { CAIRN_BUILD, CONTEXT_SOCKET_PROTOCOL, MAX_REQUEST_BYTES, contextSocketPath, type ContextAnswerLine, type ContextRequest, type ContextRequestLine } from './context-socket';
+import { CAIRN_BUILD, CONTEXT_SOCKET_PROTOCOL, MAX_REQUEST_BYTES, contextSocketPath, isOwnPrivateDir, type ContextAnswerLine, type ContextRequest, type ContextRequestLine } from './context-socket';
 
 export class ContextHost {
   private readonly builder: ContextBuilder;
+
+  /** The home's real path (a hook may name it through a link). */
+  private readonly realHome: string;
 
   private constructor(
     private readonly home: string,
     private readonly runtime: LocalRuntime,
     private readonly server: net.Server,
   ) {
+    this.realHome = realpathOr(home);
     // Its own usage store: the file as a hook reads it, not this process's pending uses.
     this.builder = contextBuilderFor(home, new UsageStore(home));
     server.on('connection', (socket) => this.serve(socket));
@@ -47,10 +51,11 @@ export class ContextHost {
     try {
       const dir = path.dirname(file);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // Made by someone else, or loosened since: only the person may reach the socket.
+      // Loosened since it was made: only the person may reach the socket. One made by someone
+      // else is left alone (and hooks do not ask there either: isOwnPrivateDir).
       const st = fs.lstatSync(dir);
-      if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) return null;
-      if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+      if (st.isDirectory() && (st.mode & 0o077) !== 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid())) fs.chmodSync(dir, 0o700);
+      if (!isOwnPrivateDir(dir)) return null;
       const server = await listen(file);
       if (!server) return null;
       server.unref();
@@ -91,7 +96,7 @@ export class ContextHost {
     } catch {
       return { refused: 'the request is not JSON' };
     }
-    const refused = refusalOf(request, this.home);
+    const refused = refusalOf(request, this.realHome);
     if (refused) return { refused };
     const { format, event, prompt, cwd } = request;
     try {
@@ -105,12 +110,20 @@ export class ContextHost {
   }
 }
 
-/** Why `request` is not answered here, or null when it is. */
-function refusalOf(request: Partial<ContextRequestLine> | null, home: string): string | null {
+function realpathOr(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
+}
+
+/** Why `request` is not answered here (`realHome`: the host's home, resolved), or null when it is. */
+function refusalOf(request: Partial<ContextRequestLine> | null, realHome: string): string | null {
   if (typeof request !== 'object' || request === null) return 'the request is not an object';
   if (request.protocol !== CONTEXT_SOCKET_PROTOCOL) return 'another protocol';
   if (request.build !== CAIRN_BUILD) return 'another build of Cairn';
-  if (typeof request.home !== 'string' || path.resolve(request.home) !== path.resolve(home)) return 'another home';
+  if (typeof request.home !== 'string' || realpathOr(request.home) !== realHome) return 'another home';
   if (!FORMATS.includes(request.format as ContextRequest['format'])) return 'an unknown format';
   if (request.event !== 'SessionStart' && request.event !== 'UserPromptSubmit') return 'an unknown event';
   if (request.prompt !== undefined && typeof request.prompt !== 'string') return 'a prompt that is not text';

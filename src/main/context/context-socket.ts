@@ -11,7 +11,8 @@
  *
  * Security: the socket is in `<home>/run`, a 0700 directory, never in a shared temp directory
  * where another user could stand in for the host; whoever can reach it can already read and write
- * the home. Windows is not served (a named pipe's name is open to every user): the hook computes
+ * the home. The hook asks only when that directory is the person's own and nobody else may write
+ * to it (what it prints goes into the agent's prompt). Windows is not served (a named pipe's name is open to every user): the hook computes
  * its answer itself there.
  */
 import * as fs from 'node:fs';
@@ -69,8 +70,9 @@ export function contextSocketPath(home: string): string | null {
  */
 export async function askContextHost(home: string, request: ContextRequest, timeoutMs = HOST_ANSWER_TIMEOUT_MS): Promise<string | null> {
   const file = contextSocketPath(home);
-  // No host has served this home yet: not even node:net is loaded.
-  if (file === null || !fs.existsSync(file)) return null;
+  // No host has served this home yet (not even node:net is loaded), or the socket's directory is
+  // not the person's own alone: whoever could write there could stand in for the host.
+  if (file === null || !fs.existsSync(file) || !isOwnPrivateDir(path.dirname(file))) return null;
   const net = await import('node:net');
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -89,6 +91,13 @@ export async function askContextHost(home: string, request: ContextRequest, time
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('end', () => done(answerText(Buffer.concat(chunks).toString('utf8'))));
   });
+}
+
+/** Whether `dir` is a directory of this user's that nobody else may write to. */
+export function isOwnPrivateDir(dir: string): boolean {
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!st?.isDirectory() || (st.mode & 0o022) !== 0) return false;
+  return typeof process.getuid !== 'function' || st.uid === process.getuid();
 }
 
 /** The text of an answer line, or null when it is not one (a refusal, a cut or foreign answer). */
