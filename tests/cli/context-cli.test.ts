@@ -99,7 +99,8 @@ describe('cairn context', () => {
     // mode, where a read finds nothing yet. A FIFO opened O_NONBLOCK is such a pipe (the mode is
     // the open file's, so the child shares it). Node makes a child's fds 0 to 2 blocking, so the
     // FIFO is passed as fd 3 and a shell makes it the hook's stdin. The input is written only once
-    // the child has had time to try a read, in two parts.
+    // the child has had time to try a read, in two parts. (On a machine so loaded that the child
+    // reads only after both parts, the test still holds, without exercising the fallback.)
     const { execFileSync, spawn } = await import('node:child_process');
     const fsSync = await import('node:fs');
     const { CAIRN_BIN } = await import('../support/sandbox');

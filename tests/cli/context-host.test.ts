@@ -2,7 +2,8 @@
 // --format claude-hook` asks a host of its home when one listens on `<home>/run/context.sock`,
 // prints the host's answer as it is, and works its answer out itself when nobody answers, when
 // the host refuses, answers something else, or takes too long. A real `cairn mcp` is such a host:
-// with it running, the hook prints the bytes it prints alone, also after an edit.
+// with it running, the hook prints the bytes it prints alone, also after an edit (and says on
+// stderr, with CAIRN_CONTEXT_TRACE set, that the host answered).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as net from 'node:net';
@@ -41,6 +42,14 @@ const socketOf = () => path.join(sb.home, 'run', 'context.sock');
 
 function hook(event: 'SessionStart' | 'UserPromptSubmit', prompt = 'how do we run the database migration before the release') {
   return runCairn(['context', '--format', 'claude-hook', '--home', sb.home], { input: JSON.stringify({ hook_event_name: event, prompt, cwd: sb.checkout }) });
+}
+
+/** The hook, saying on stderr who worked out its answer (CAIRN_CONTEXT_TRACE). */
+function tracedHook(event: 'SessionStart' | 'UserPromptSubmit') {
+  return runCairn(['context', '--format', 'claude-hook', '--home', sb.home], {
+    input: JSON.stringify({ hook_event_name: event, prompt: 'how do we run the database migration before the release', cwd: sb.checkout }),
+    env: { CAIRN_CONTEXT_TRACE: '1' },
+  });
 }
 
 /** A stand-in host on the home's socket: `answer` gets each request line and gives the answer's bytes (or never answers). */
@@ -106,14 +115,16 @@ describe('the prompt hook with a host', () => {
     const alone = { start: (await hook('SessionStart')).stdout, prompt: (await hook('UserPromptSubmit')).stdout };
     expect(alone.start).toContain('<memory_index>');
     const mcp = await startMcp();
+    const byHost = 'cairn context: answered by a running Cairn (its host of the prompt hook)\n';
     try {
-      expect((await hook('SessionStart')).stdout).toBe(alone.start);
-      expect((await hook('UserPromptSubmit')).stdout).toBe(alone.prompt);
+      expect(await tracedHook('SessionStart')).toMatchObject({ stdout: alone.start, stderr: byHost });
+      expect(await tracedHook('UserPromptSubmit')).toMatchObject({ stdout: alone.prompt, stderr: byHost });
       await fs.writeFile(path.join(sb.roots.global, 'database.md'), '---\ndescription: Database notes, edited\n---\nThe database migration runs after the backup.\n');
-      const edited = (await hook('UserPromptSubmit')).stdout;
-      expect(edited).toContain('runs after the backup');
+      const edited = await tracedHook('UserPromptSubmit');
+      expect(edited).toMatchObject({ stderr: byHost });
+      expect(edited.stdout).toContain('runs after the backup');
       await stopMcp(mcp);
-      expect((await hook('UserPromptSubmit')).stdout).toBe(edited);
+      expect(await tracedHook('UserPromptSubmit')).toMatchObject({ stdout: edited.stdout, stderr: 'cairn context: worked out here: no Cairn process serves this home\n' });
     } finally {
       await stopMcp(mcp);
     }

@@ -1,5 +1,5 @@
 /** The executable entry of the CLI: built to out/main/cli.js and run by bin/cairn. */
-import { main } from './index';
+import { main, splitGlobal } from './index';
 import { exitOnceWritten, processIo } from './process-io';
 
 const argv = process.argv.slice(2);
@@ -22,6 +22,6 @@ main(argv, processIo).then(
  * cost a 3000-file memory about 7 ms a prompt. Other commands may leave work running (a server, a
  * transport) and end as before.
  */
-function exitsOnceAnswered(args: readonly string[]): boolean {
-  return args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '--home') === 'context';
+function exitsOnceAnswered(args: string[]): boolean {
+  return splitGlobal(args).command === 'context';
 }

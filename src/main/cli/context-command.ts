@@ -4,7 +4,7 @@
  *
  * Kept light, since Claude Code runs it before every prompt. For the hook's format and the
  * checkout's own session, a running host of the home answers when there is one
- * (context/context-socket.ts): this module and that one are all the hook loads then. Otherwise the
+ * (context/context-socket.ts): the hook then loads only this module and a few small ones. Otherwise the
  * answer is worked out here (context/context-answer.ts, loaded only then: the builder over the facts
  * cache, the local runtime, the usage store). A --workspace goes through the registry (a named or
  * SSH workspace), which opens the home's services.
@@ -23,6 +23,9 @@ import { CONTEXT_HOOK_LOG, logHookError } from '../context/hook-log';
 import { readInput, writeOutput } from './read-all';
 import type { CliIo } from './tool-command';
 import { CONTEXT_HELP, UsageError } from './usage';
+
+/** Set (to anything) to have `cairn context` say on stderr who worked out its answer, and why. */
+export const CONTEXT_TRACE_ENV = 'CAIRN_CONTEXT_TRACE';
 
 /** What Claude Code sends a hook command on stdin (the fields Cairn uses). */
 interface ClaudeHookInput {
@@ -118,10 +121,15 @@ async function context(args: string[], io: CliIo): Promise<number> {
   }
   // The checkout's own session, as sessionFromFlags gives it without --workspace.
   const home = resolveHome(values.home);
-  const answered = format === 'claude-hook' ? await askContextHost(home, request) : null;
-  if (answered !== null) {
-    writeOutput(io, answered);
-    return 0;
+  const trace = process.env[CONTEXT_TRACE_ENV] ? (line: string) => io.stderr.write(`cairn context: ${line}\n`) : null;
+  if (format === 'claude-hook') {
+    const asked = await askContextHost(home, request);
+    if ('text' in asked) {
+      trace?.('answered by a running Cairn (its host of the prompt hook)');
+      writeOutput(io, asked.text);
+      return 0;
+    }
+    trace?.(`worked out here: ${asked.missed}`);
   }
   const { contextAnswerHere } = await import('../context/context-answer');
   writeOutput(io, await contextAnswerHere(home, request));

@@ -11,7 +11,7 @@ import type { CliIo } from './tool-command';
 import { MAIN_HELP, UsageError } from './usage';
 
 /** `--home DIR` may come before the command; it is passed on to the command. */
-function splitGlobal(argv: string[]): { command: string | undefined; rest: string[] } {
+export function splitGlobal(argv: string[]): { command: string | undefined; rest: string[] } {
   const rest: string[] = [];
   let command: string | undefined;
   for (let i = 0; i < argv.length; i++) {

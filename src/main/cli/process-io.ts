@@ -49,6 +49,8 @@ async function readInput(evenFromTerminal: boolean): Promise<string | null> {
     try {
       n = fs.readSync(0, buffer, 0, buffer.length, null);
     } catch (err) {
+      // Windows pipes once said EOF as an error (nodejs/node#35997).
+      if ((err as NodeJS.ErrnoException).code === 'EOF') break;
       if (!wouldBlock(err)) throw err;
       // A non-blocking pipe: the stream waits for the rest.
       for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
@@ -60,16 +62,20 @@ async function readInput(evenFromTerminal: boolean): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Whether stdout went through its stream once (then everything after does too, in order). */
+let stdoutStreamed = false;
+
 function writeOutput(text: string): void {
   const data = Buffer.from(text, 'utf8');
   let done = 0;
   try {
-    while (done < data.length) done += fs.writeSync(1, data, done);
+    while (!stdoutStreamed && done < data.length) done += fs.writeSync(1, data, done);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EPIPE') process.exit(process.exitCode ?? 0);
     if (!wouldBlock(err)) throw err;
-    process.stdout.write(data.subarray(done));
+    stdoutStreamed = true;
   }
+  if (stdoutStreamed && done < data.length) process.stdout.write(data.subarray(done));
 }
 
 export const processIo: CliIo = {

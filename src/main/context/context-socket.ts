@@ -6,14 +6,18 @@
  * (./context-answer.ts, the same function); the hook computes it itself when no host answers,
  * when the host is of another build of Cairn, or when it is slow.
  *
+ * `context.sock` is a symbolic link to the serving host's own socket, `context-<pid>-<random>.sock`
+ * beside it: every host binds a socket of its own (removed by Node when it closes, so a host never
+ * removes another's), and the link is replaced whole when another host takes over (context-host.ts).
+ *
  * This module is the protocol and the hook's side, and stays light (node:net, and only once a
  * socket is there): the hook loads it before anything else.
  *
  * Security: the socket is in `<home>/run`, a 0700 directory, never in a shared temp directory
  * where another user could stand in for the host; whoever can reach it can already read and write
  * the home. The hook asks only when that directory is the person's own and nobody else may write
- * to it (what it prints goes into the agent's prompt). Windows is not served (a named pipe's name is open to every user): the hook computes
- * its answer itself there.
+ * to it (what it prints goes into the agent's prompt). Windows is not served (a named pipe's name
+ * is open to every user): the hook computes its answer itself there.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -54,43 +58,32 @@ export interface ContextRequestLine extends ContextRequest {
   readonly home: string;
 }
 
+/** A host asking another which build and protocol it answers (ProbeAnswerLine), before taking its place. */
+export interface ProbeLine {
+  readonly probe: true;
+}
+
+export interface ProbeAnswerLine {
+  readonly protocol: number;
+  readonly build: string;
+}
+
 /** A host's answer: one JSON line, the text the hook prints (maybe empty), or why it did not answer. */
 export type ContextAnswerLine = { readonly text: string } | { readonly refused: string };
 
-/** The socket of `home`'s host, or null where none is served (Windows, a path too long). */
+/** What the hook got from asking: the host's text, or why it works the answer out itself. */
+export type HostAnswer = { readonly text: string } | { readonly missed: string };
+
+/** Whether `file` fits in a socket address on every platform Cairn serves. */
+export function fitsSocketPath(file: string): boolean {
+  return Buffer.byteLength(file) <= MAX_SOCKET_PATH;
+}
+
+/** Where hooks reach `home`'s host (a link to the serving host's socket), or null where none is served (Windows, a path too long). */
 export function contextSocketPath(home: string): string | null {
   if (process.platform === 'win32') return null;
   const file = path.join(home, 'run', 'context.sock');
-  return Buffer.byteLength(file) <= MAX_SOCKET_PATH ? file : null;
-}
-
-/**
- * The text a running host of `home` gives for `request`, or null when none answers in time (no
- * socket, nobody listening, another build, an error, a timeout): the hook then works it out.
- */
-export async function askContextHost(home: string, request: ContextRequest, timeoutMs = HOST_ANSWER_TIMEOUT_MS): Promise<string | null> {
-  const file = contextSocketPath(home);
-  // No host has served this home yet (not even node:net is loaded), or the socket's directory is
-  // not the person's own alone: whoever could write there could stand in for the host.
-  if (file === null || !fs.existsSync(file) || !isOwnPrivateDir(path.dirname(file))) return null;
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const socket = net.createConnection(file);
-    const done = (text: string | null): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(text);
-    };
-    const timer = setTimeout(() => done(null), timeoutMs);
-    socket.on('error', () => done(null));
-    socket.on('connect', () => {
-      const line: ContextRequestLine = { protocol: CONTEXT_SOCKET_PROTOCOL, build: CAIRN_BUILD, home, ...request };
-      socket.end(`${JSON.stringify(line)}\n`);
-    });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('end', () => done(answerText(Buffer.concat(chunks).toString('utf8'))));
-  });
+  return fitsSocketPath(file) ? file : null;
 }
 
 /** Whether `dir` is a directory of this user's that nobody else may write to. */
@@ -100,13 +93,52 @@ export function isOwnPrivateDir(dir: string): boolean {
   return typeof process.getuid !== 'function' || st.uid === process.getuid();
 }
 
-/** The text of an answer line, or null when it is not one (a refusal, a cut or foreign answer). */
-function answerText(data: string): string | null {
-  if (!data.endsWith('\n')) return null;
-  try {
-    const answer = JSON.parse(data) as Partial<{ text: unknown }>;
-    return typeof answer.text === 'string' ? answer.text : null;
-  } catch {
-    return null;
-  }
+/**
+ * The text a running host of `home` gives for `request`, or why the hook works it out itself (no
+ * socket, nobody listening, another build, an error, a timeout).
+ */
+export async function askContextHost(home: string, request: ContextRequest, timeoutMs = HOST_ANSWER_TIMEOUT_MS): Promise<HostAnswer> {
+  const file = contextSocketPath(home);
+  if (file === null) return { missed: 'no host is served on this platform or for a home this deep' };
+  // No host serves this home (not even node:net is loaded), or the socket's directory is not the
+  // person's own alone: whoever could write there could stand in for the host.
+  if (!fs.existsSync(file)) return { missed: 'no Cairn process serves this home' };
+  if (!isOwnPrivateDir(path.dirname(file))) return { missed: `${path.dirname(file)} is not yours alone` };
+  const line: ContextRequestLine = { protocol: CONTEXT_SOCKET_PROTOCOL, build: CAIRN_BUILD, home, ...request };
+  const answer = await exchange(file, line, timeoutMs);
+  if (typeof answer === 'string') return { missed: answer };
+  if (typeof answer !== 'object' || answer === null) return { missed: 'the host gave no answer' };
+  const { text, refused } = answer as Partial<{ text: unknown; refused: unknown }>;
+  if (typeof text === 'string') return { text };
+  return { missed: typeof refused === 'string' ? `the host refused: ${refused}` : 'the host gave no answer' };
+}
+
+/**
+ * Sends one JSON line to the socket `file` and reads one back: the parsed answer, or why there is
+ * none (a string). Used by the hook, and by a host probing another (context-host.ts).
+ */
+export async function exchange(file: string, line: object, timeoutMs: number): Promise<unknown> {
+  const net = await import('node:net');
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = net.createConnection(file);
+    const done = (answer: unknown): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done(`no answer within ${timeoutMs} ms`), timeoutMs);
+    socket.on('error', (err: NodeJS.ErrnoException) => done(`the host could not be reached (${err.code ?? err.message})`));
+    socket.on('connect', () => socket.end(`${JSON.stringify(line)}\n`));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => {
+      const data = Buffer.concat(chunks).toString('utf8');
+      if (!data.endsWith('\n')) return done('the answer was cut');
+      try {
+        done(JSON.parse(data) as unknown);
+      } catch {
+        done('the answer was not JSON');
+      }
+    });
+  });
 }

@@ -30,7 +30,7 @@
  *   journal, outside edits to watched roots, each recorded in the history: OutsideEdits), for the
  *   hosts that follow changes live (the app, `cairn serve`, `cairn mcp`); null otherwise. Such a
  *   host also collects the history's old versions when idle (IdleCollector), and answers the
- *   prompt hook on the home's socket when no other host does (context/context-host.ts).
+ *   prompt hook on the home's socket, or stands by while another host does (context/context-host.ts).
  *
  * close() stops the feed (watchers, the journal tail), then writes the usage still pending, then
  * waits for a journal rotation in progress: after it, everything the process did is on disk.
@@ -76,8 +76,6 @@ export interface OpenHomeOptions {
   readonly collector?: Omit<IdleCollectorOptions, 'collect'>;
   /** The user's home, where other agents keep their global files (default: os.homedir(); tests give a temp one). */
   readonly userHome?: string;
-  /** With a feed: whether to answer the prompt hook on the home's socket (default: yes). */
-  readonly contextHost?: boolean;
 }
 
 export interface HomeServices {
@@ -137,8 +135,8 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   // A long-lived host collects what the history's retention no longer keeps, when it is idle.
   const collector = feedOptions ? new IdleCollector({ collect: () => history.gc(), ...(options.collector ?? {}) }) : null;
   const unnote = collector ? service.onChange(() => collector.noteChange()) : null;
-  // A long-lived host answers the prompt hook, when no other host of the home does yet.
-  const contextHost = feedOptions && options.contextHost !== false ? ContextHost.start(home, runtime) : null;
+  // A long-lived host answers the prompt hook, or stands by while another of the home does.
+  const contextHost = feedOptions ? ContextHost.start(home, runtime) : null;
   let closing: Promise<void> | null = null;
   return {
     home,

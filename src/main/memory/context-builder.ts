@@ -310,7 +310,7 @@ export class ContextBuilder {
 
   /** The facts a file of this builder's snapshot was made from (files made elsewhere have none). */
   private factsOf(file: ContextFile): FileFacts | undefined {
-    return file instanceof SnapshotFile && file.builder === this ? file.facts : undefined;
+    return file instanceof SnapshotFile ? file.factsFor(this) : undefined;
   }
 
   /** What the scanners flag in a path's names (scanPath), as flags on line 0. */
@@ -354,16 +354,21 @@ class SnapshotFile implements ContextFile {
   readonly mtimeMs: number;
   readonly version: string | null;
   readonly description: string | null;
-  private decoded: string | undefined;
-  private virtualPath: string | undefined;
+  // Private fields: a file copied or serialized carries neither its builder nor its facts.
+  readonly #builder: ContextBuilder;
+  readonly #facts: FileFacts;
+  #decoded: string | undefined;
+  #path: string | undefined;
 
   constructor(
-    readonly builder: ContextBuilder,
+    builder: ContextBuilder,
     readonly scope: Scope,
     entry: ListedEntry,
-    readonly facts: FileFacts,
+    facts: FileFacts,
     readonly stats: UsageStats,
   ) {
+    this.#builder = builder;
+    this.#facts = facts;
     this.segments = entry.rel;
     this.size = entry.size;
     this.mtimeMs = entry.mtimeMs;
@@ -373,12 +378,17 @@ class SnapshotFile implements ContextFile {
 
   /** Made when first asked (a prompt's ranking needs a handful of thousands). */
   get path(): string {
-    return (this.virtualPath ??= formatMemoryPath(this.scope, this.segments));
+    return (this.#path ??= formatMemoryPath(this.scope, this.segments));
   }
 
   /** Decoded when first asked (an excerpt, a search): most files of a call never are. */
   get head(): string {
-    return (this.decoded ??= lenient.decode(this.facts.head()));
+    return (this.#decoded ??= lenient.decode(this.#facts.head()));
+  }
+
+  /** The facts this file was made from, for the builder that made it (another's scanners may judge otherwise). */
+  factsFor(builder: ContextBuilder): FileFacts | undefined {
+    return builder === this.#builder ? this.#facts : undefined;
   }
 }
 

@@ -8,6 +8,7 @@
 // as settled (ListedEntry.version); the unsettled case sets it just past the file's ctime instead.
 // Which files a build reads is seen through a recording wrapper around the real LocalRuntime's
 // readHeads (nothing else shows it); every byte still comes from the disk.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -199,6 +200,35 @@ describe('the facts cache, across builders (processes)', () => {
     reads = [];
     expect(await context()).toBe(await fresh());
     expect(reads).toEqual([]);
+  });
+});
+
+describe('an empty cache', () => {
+  it('closes its descriptor once (a second close, from a finalizer, could close another file)', async () => {
+    // A scope whose files are all gone leaves an empty cache. The finalizer that closes a loaded
+    // cache's descriptor runs after a garbage collection, so this runs in a child process that can
+    // force some: the files it opens meanwhile (reusing the numbers) must all stay open.
+    const script = path.join(sb.dir, 'empty-cache.mts');
+    const module = path.join(import.meta.dirname, 'context-facts-cache.ts');
+    await fs.writeFile(
+      script,
+      `import * as fs from 'node:fs';
+import { ContextFactsCache } from ${JSON.stringify(module)};
+const cache = new ContextFactsCache(${JSON.stringify(sb.home)});
+const failed = await cache.save('local', '/nowhere', new Map());
+if (failed) throw failed;
+for (let i = 0; i < 20; i++) if (cache.load('local', '/nowhere').size !== 0) throw new Error('not empty');
+const others = Array.from({ length: 20 }, () => fs.openSync(${JSON.stringify(script)}, 'r'));
+for (let round = 0; round < 5; round++) {
+  globalThis.gc();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+const closed = others.filter((fd) => { try { fs.fstatSync(fd); return false; } catch { return true; } });
+console.log(JSON.stringify({ closed: closed.length }));
+`,
+    );
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ closed: 0 });
   });
 });
 

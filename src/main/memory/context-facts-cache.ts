@@ -252,6 +252,11 @@ function parse(fd: number, root: string): Map<string, FileFacts> | null {
   }
   // Each field's text is its files' texts and the newlines between them, and nothing else.
   if (next.some((n, field) => n - (count > 0 ? 1 : 0) !== texts[field]!.length)) return null;
+  for (let field = 0; field < WORD_FIELDS; field++) {
+    const text = texts[field]!;
+    const begin = starts[field]!;
+    for (let index = 1; index < count; index++) if (text.charCodeAt(begin[index]! - 1) !== NEWLINE) return null;
+  }
   const flagged = new Map<number, { names: ScanFlag[]; head: ScanFlag[] }>();
   for (const [file, where, kind, rule, line] of flags) {
     let both = flagged.get(file);
@@ -268,7 +273,9 @@ function parse(fd: number, root: string): Map<string, FileFacts> | null {
     headAt += length;
   }
   if (headAt !== size) return null;
-  openFiles.register(reader, fd);
+  // The descriptor is closed when no fact needs it any more; an empty cache's is closed by load
+  // at once (registering it too would close the same number twice, maybe another file's by then).
+  if (out.size > 0) openFiles.register(reader, fd);
   return out;
 }
 
@@ -314,6 +321,8 @@ class HeadReader {
     return data.subarray(0, done);
   }
 }
+
+const NEWLINE = 10;
 
 /** No flags (most files): one shared array, not one per file. */
 const NO_FLAGS: readonly ScanFlag[] = Object.freeze([]);

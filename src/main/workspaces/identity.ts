@@ -90,6 +90,15 @@ export function projectIdFromFacts(origin: string | null, rootCommit: string | n
   return `p-${shortHash(`path:${fallback}`)}`;
 }
 
+/**
+ * Whether the project id of the checkout at `dir` comes from running git: a repository without an
+ * origin (its root commit is asked of git, with the asking process's environment).
+ */
+export async function projectIdNeedsGit(dir: string): Promise<boolean> {
+  const gitRoot = await findGitRoot(dir);
+  return gitRoot !== null && (await originUrl(gitRoot)) === null;
+}
+
 /** The project id of the repository at `gitRoot`. */
 export async function projectIdFor(gitRoot: string): Promise<string> {
   const origin = await originUrl(gitRoot);
