@@ -37,7 +37,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INDEX_HEAD_BYTES } from '../../common/memory/constants';
 import type { ScanFlag } from './context-builder';
-import { WORD_FIELDS, wordsIn, type FieldWords, type WordTable, type WordsInTable } from './relevance-index';
+import { WORD_FIELDS, wordTableOf, wordsIn, type FieldWords, type WordTable, type WordsInTable } from './relevance-index';
 import { SCANNER_RULE_IDS } from './scanners/content-scanner';
 
 /** What ContextBuilder keeps of one version of a file. */
@@ -191,7 +191,7 @@ function serialize(facts: RootFacts, root: string): Buffer {
   const flags: FlagRow[] = [];
   const heads: Uint8Array[] = [];
   let headTotal = 0;
-  const texts: string[][] = Array.from({ length: WORD_FIELDS }, () => []);
+  const allWords: FieldWords[] = [];
   for (const [rel, f] of facts) {
     const file = rels.length;
     const head = f.head();
@@ -200,16 +200,15 @@ function serialize(facts: RootFacts, root: string): Buffer {
     descriptions.push(f.description);
     headBytes.push(head.length);
     const fileWords = f.words;
-    fileWords.text.forEach((text, field) => {
-      texts[field]!.push(text);
-      words.push(text.length, fileWords.lengths[field]!);
-    });
+    allWords.push(fileWords);
+    fileWords.text.forEach((text, field) => words.push(text.length, fileWords.lengths[field]!));
     for (const flag of f.nameFlags) flags.push([file, 0, flag.kind, flag.rule, flag.line]);
     for (const flag of f.headFlags) flags.push([file, 1, flag.kind, flag.rule, flag.line]);
     heads.push(head);
     headTotal += head.length;
   }
-  const fieldTexts = texts.map((parts) => parts.join('\n'));
+  // Laid out as a ranking searches them: what parse gives back as the cache's table.
+  const fieldTexts = wordTableOf(allWords).texts;
   const wordBytes = Buffer.from(fieldTexts.join(''), 'utf8');
   const header: Header = { root, fingerprint: (fingerprint ??= buildFingerprint()), fields: fieldTexts.map((t) => t.length), rels, versions, descriptions, heads: headBytes, words, flags };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
