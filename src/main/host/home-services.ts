@@ -25,7 +25,8 @@
  *   change to the journal; an agent's writes to a scope under review (the setting `reviewScopes`,
  *   read per write) go to the inbox instead (harvest/review-mode.ts);
  * - `registry`: the workspaces of <home>/config.json, reached through `runtime` (and SSH);
- * - `builder`: the ContextBuilder (index, hot set, relevance, the UI's listing);
+ * - `builder`: the ContextBuilder (index, hot set, relevance, the UI's listing), starting from the
+ *   facts cache without writing it;
  * - `changes`, with `feed`: a ChangeFeed (this process's writes, other processes' through the
  *   journal, outside edits to watched roots, each recorded in the history: OutsideEdits), for the
  *   hosts that follow changes live (the app, `cairn serve`, `cairn mcp`); null otherwise. Such a
@@ -48,6 +49,7 @@ import { VersionHistory } from '../memory/version-history';
 import { ChangeFeed, type ChangeFeedOptions } from '../journal/change-feed';
 import { Journal } from '../journal/journal';
 import { ContextBuilder } from '../memory/context-builder';
+import { ContextFactsCache } from '../memory/context-facts-cache';
 import { MemoryService } from '../memory/memory-service';
 import { SeenStore } from '../memory/seen-store';
 import { UsageStore } from '../memory/usage-store';
@@ -127,7 +129,9 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const service = new MemoryService({ usage, sink: journal, history, review });
   const versions = new VersionHistory(history, service);
   const sweeps = new Sweeps({ home, service, history, usage });
-  const builder = new ContextBuilder(usage);
+  // Its first snapshot of a root starts from the facts cache (a window's first tree reads only the
+  // files changed since a hook or an agent's session last looked), which it leaves to them to write.
+  const builder = new ContextBuilder(usage, { factsCache: new ContextFactsCache(home), readOnlyCache: true });
   const agentFiles = new AgentFiles({ home, userHome: options.userHome ?? os.homedir(), registry, inbox, service });
   const feedOptions = options.feed === true ? {} : options.feed || null;
   const outsideEdits = new OutsideEdits(history);

@@ -85,6 +85,12 @@ export interface ContextBuilderOptions {
   readonly scan?: (text: string) => readonly ScanFinding[];
   /** Keeps the facts between processes (the home's cache); without it, in this process only. */
   readonly factsCache?: ContextFactsCache;
+  /**
+   * Starts from the facts cache but never writes it: for a long-lived host whose snapshots follow
+   * every change (saving a root's cache is a whole-file write), while the processes that need it
+   * between calls (the prompt hook, `cairn mcp`, the hook's host) keep it up to date.
+   */
+  readonly readOnlyCache?: boolean;
   /** Told when the facts cache could not be written (the next process then reads the files). */
   readonly onCacheError?: (err: Error) => void;
 }
@@ -188,7 +194,7 @@ export class ContextBuilder {
       }
     });
     this.facts.set(rootKey, after);
-    if (this.cache && (learnt || after.size !== (before?.size ?? 0))) {
+    if (this.cache && !this.options.readOnlyCache && (learnt || after.size !== (before?.size ?? 0))) {
       const cache = this.cache;
       saves.push(
         cache.save(b.runtime.label, b.root.path, after).then((err) => {

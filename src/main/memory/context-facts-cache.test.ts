@@ -97,6 +97,27 @@ describe('the facts cache, across builders (processes)', () => {
     expect(await fresh()).toBe(first);
   });
 
+  it("a read-only builder (the app's) starts from the cache, reads only what changed, and never writes it", async () => {
+    const first = await context();
+    const file = new ContextFactsCache(sb.home).fileOf('local', sb.roots.project);
+    const kept = await fs.readFile(file);
+    const builder = new ContextBuilder(new UsageStore(sb.home), { factsCache: new ContextFactsCache(sb.home), readOnlyCache: true });
+    const ask = async () => {
+      const snapshot = await builder.snapshot(session);
+      return `${builder.index(snapshot)}\n\n${builder.relevant(snapshot, PROMPT, clockMs)}`;
+    };
+    reads = [];
+    expect(await ask()).toBe(first);
+    expect(reads).toEqual([]);
+    await write('database/note-0.md', note('database', 0).replace('(0)', '(zero)'));
+    reads = [];
+    const edited = await ask();
+    expect(edited).toContain('How the database work is done (zero)');
+    expect(reads).toEqual(['database/note-0.md']);
+    expect(edited).toBe(await fresh());
+    expect(await fs.readFile(file)).toEqual(kept);
+  });
+
   it('keeps the cache for the person alone: 0600 files in a 0700 directory under the home', async () => {
     await context();
     const dir = path.join(sb.home, 'cache', 'context-facts');
