@@ -138,7 +138,7 @@ async function startMcp(): Promise<ChildProcessWithoutNullStreams> {
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`);
   await new Promise((resolve) => child.stdout.once('data', resolve));
   // The services (and with them the host) load after the early answer.
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     if (await fs.stat(socketOf()).then((s) => s.isSocket(), () => false)) return child;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
