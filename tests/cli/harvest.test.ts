@@ -7,6 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli';
+import { codexDayDir } from '../support/file-tree';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
@@ -129,7 +130,7 @@ describe('cairn harvest and cairn inbox', () => {
     // Where the agents keep them: Codex's dated folders and Claude Code's project folder.
     const codexHome = path.join(sb.dir, 'codex');
     const claudeDir = path.join(sb.dir, 'claude');
-    const day = path.join(codexHome, 'sessions', '2026', '11', '25');
+    const day = codexDayDir(codexHome);
     await fs.mkdir(day, { recursive: true });
     await fs.rename(await placed('codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl'), path.join(day, 'rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl'));
     const env = { CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: claudeDir };

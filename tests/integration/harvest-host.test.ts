@@ -13,6 +13,7 @@ import { codexSessionFiles, sessionFilesIn } from '../../src/main/harvest/sessio
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
 import { CODEX_IDLE_MS } from '../../src/main/host/harvest-host';
 import { runCairn } from '../support/cli';
+import { codexDayDir } from '../support/file-tree';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 const CODEX_FIXTURE = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts', 'codex', 'rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl');
@@ -31,7 +32,7 @@ beforeEach(async () => {
   sb = await makeSandbox();
   codexHome = path.join(sb.dir, 'codex-home');
   claudeDir = path.join(sb.dir, 'claude-config');
-  const day = path.join(codexHome, 'sessions', '2026', '11', '25');
+  const day = codexDayDir(codexHome);
   await fs.mkdir(day, { recursive: true });
   rollout = path.join(day, path.basename(CODEX_FIXTURE));
   await fs.writeFile(rollout, (await fs.readFile(CODEX_FIXTURE, 'utf8')).replaceAll('/home/dev/projects/widgets', sb.checkout));

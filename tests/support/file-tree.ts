@@ -1,7 +1,8 @@
 /**
  * A scope root's files as tests look at them: written with an age (the sweep tests' stale and fresh
  * files), and read back whole as one record, to compare trees byte for byte after an apply and an
- * undo. Reads the disk directly, never through Cairn.
+ * undo. Reads the disk directly, never through Cairn. Also where Codex keeps a day's sessions
+ * (codexDayDir), for the harvest's fixtures.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -35,4 +36,15 @@ export function fileTree(root: string, options: FileTreeOptions = {}): Record<st
     else if (st.isDirectory() && (options.dirs === 'all' || (options.dirs === 'empty' && fs.readdirSync(file).length === 0))) out[`${name}/`] = '';
   }
   return out;
+}
+
+/**
+ * Codex's folder of the sessions of the day `now` falls on (UTC): `<codexHome>/sessions/YYYY/MM/DD`.
+ * Harvests look only at recent days' folders, so a fixture placed by a fixed date would stop being
+ * found as the calendar moves on.
+ */
+export function codexDayDir(codexHome: string, now = Date.now()): string {
+  const day = new Date(now);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return path.join(codexHome, 'sessions', String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate()));
 }
