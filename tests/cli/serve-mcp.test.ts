@@ -59,7 +59,7 @@ it('serves MCP at /mcp with the token of <home>/mcp-token, live across processes
     // Another process edits the file. Notifications travel on the GET stream, which the client
     // opens on its own after initialize: edit until one comes through, rather than guessing when.
     let edits = 0;
-    for (let deadline = Date.now() + 10_000; !updated.includes('cairn://memory/project/http.md'); ) {
+    for (let deadline = Date.now() + 30_000; !updated.includes('cairn://memory/project/http.md'); ) {
       if (Date.now() > deadline) throw new Error(`no update notification after ${edits} edits`);
       const other = await runCairn(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'insert', path: '/memories/project/http.md', insert_line: 0, insert_text: 'zero' })]);
       expect(other.status).toBe(0);

@@ -143,8 +143,9 @@ describe('cairn mcp over stdio, on input no client should send', () => {
     expect(answer).toMatchObject({ id: null, error: { code: -32600 } });
     expect(answer.error!.message).toMatch(/too large: 20971\d{4} bytes/);
     expect(await raw.next()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
-    // Holding the line would take 200 MiB at least; the reader keeps at most the limit (10 MiB).
-    expect((await peakRss(raw.child.pid!)) - before).toBeLessThan(64 * 1024 * 1024);
+    // Holding the line would take 200 MiB at least; the reader keeps at most the limit (10 MiB). The
+    // chunks it drops are freed only when V8 collects: the bound leaves room for that, not for the line.
+    expect((await peakRss(raw.child.pid!)) - before).toBeLessThan(128 * 1024 * 1024);
     expect(raw.stderr()).toMatch(/^cairn mcp: Invalid Request: the message is too large/m);
   });
 

@@ -33,6 +33,9 @@ describe.runIf(sshdAvailable())('the remote index’s heads', () => {
     runtime = testRuntime(sshd);
     sb = await makeSandbox({ runtime });
     await fs.mkdir(sb.roots.project, { recursive: true });
+    // Connected and the helper started before the files are written: the tests' "not settled yet"
+    // listings must come within VERSION_SETTLE_MS of the writes, whatever the connection costs.
+    await runtime.connection.request(['list', sb.roots.project, sb.checkout, '', '1000000', '1000', '1', String(INDEX_HEAD_BYTES)]);
     for (let i = 0; i < 5; i++) {
       await fs.writeFile(path.join(sb.roots.project, `n${i}.md`), note(i, `note ${i}`));
       // A whole second, which utimes can put back exactly.

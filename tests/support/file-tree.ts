@@ -48,3 +48,14 @@ export function codexDayDir(codexHome: string, now = Date.now()): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return path.join(codexHome, 'sessions', String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate()));
 }
+
+/**
+ * Waits until a change made now gets a ctime other than `st`'s: kernels before Linux 6.13 stamp
+ * changes with a clock that ticks every 1 to 10 ms, so a change right after another can keep its
+ * ctime (Cairn itself never trusts a version younger than VERSION_SETTLE_MS; tests that skip that
+ * wait with a clock ahead must not make their edits inside one tick).
+ */
+export async function pastCtimeTick(st: { ctimeMs: number }): Promise<void> {
+  const until = st.ctimeMs + 20;
+  while (Date.now() < until) await new Promise((resolve) => setTimeout(resolve, Math.max(1, until - Date.now())));
+}

@@ -13,6 +13,7 @@ import * as fs from 'node:fs/promises';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pastCtimeTick } from '../../../tests/support/file-tree';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { contextAnswerHere } from './context-answer';
@@ -56,7 +57,8 @@ async function startHost(): Promise<ContextHost | null> {
 
 /** The host's text for `r`, or null when the hook would work it out itself. */
 async function ask(r: ContextRequest, home = sb.home): Promise<string | null> {
-  const answer = await askContextHost(home, r);
+  // A generous wait: a loaded machine may answer late (the hook itself waits a second).
+  const answer = await askContextHost(home, r, 15_000);
   return 'text' in answer ? answer.text : null;
 }
 
@@ -66,7 +68,7 @@ function request(over: Partial<ContextRequest> = {}): ContextRequest {
 
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; !condition(); i++) {
-    if (i > 200) throw new Error('timed out waiting');
+    if (i > 1500) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -104,6 +106,7 @@ describe('the host of the prompt hook', () => {
     expect(await ask(request())).toContain('How the database work is done (0)');
     const file = path.join(sb.roots.project, 'database', 'note-0.md');
     const before = await fs.stat(file);
+    await pastCtimeTick(before);
     await fs.writeFile(file, note('database', 0).replace('(0)', '(9)'));
     await fs.utimes(file, before.atime, before.mtime);
     expect((await fs.stat(file)).size).toBe(before.size);

@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pastCtimeTick } from '../../../tests/support/file-tree';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import type { Runtime } from '../runtime/runtime';
@@ -160,6 +161,7 @@ describe('the facts cache, across builders (processes)', () => {
     await fs.utimes(file, second, second);
     await context();
     const before = await fs.stat(file);
+    await pastCtimeTick(before);
     const text = note('release', 1);
     const edited = text.replace('How the release work', 'How the rollout work');
     expect(Buffer.byteLength(edited)).toBe(before.size);

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pastCtimeTick } from '../../../../tests/support/file-tree';
 import { seededRandom } from '../../../../tests/support/random';
 import { makeTempRoot } from '../../../../tests/support/temp-root';
 import { VERSION_SETTLE_MS, type ListOptions, type ScopeRoot } from '../runtime';
@@ -109,6 +110,7 @@ describe('a listed file’s version', () => {
     fs.utimesSync(file, 1_700_000_000, 1_700_000_000);
     const before = fs.statSync(file);
     const v1 = (await runtime.list(root, [], ALL))![0]!.version;
+    await pastCtimeTick(before);
     fs.writeFileSync(file, 'bbbb');
     fs.utimesSync(file, 1_700_000_000, 1_700_000_000);
     const after = (await runtime.list(root, [], ALL))![0]!;
