@@ -104,14 +104,24 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     fs.renameSync(temp, infoFile);
     wroteInfo = true;
   }
+  // Listening for the signals before saying it runs: whoever reads that line may stop it at once.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
   io.stdout.write(`Cairn is running at ${server.url}/#token=${server.token}\n`);
   if (values['rotate-token']) io.stdout.write('The access token is new: pages opened with the old one must open the address above.\n');
   if (server.mcp) io.stdout.write(`MCP (Streamable HTTP) at ${server.mcp.url}, bearer token in ${path.join(home, 'mcp-token')}\n`);
 
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  await stopped;
+  // Its address goes first: closing may be slow, or cut short below, and a server.json left
+  // behind would name a server that is gone.
+  if (wroteInfo) {
+    try {
+      const info = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { pid?: number };
+      if (info.pid === process.pid) fs.rmSync(infoFile, { force: true });
+    } catch {}
+  }
   // Asked to stop, it stops: if closing hangs (a watched root vanishing mid-close, say), the
   // process still ends within a few seconds rather than lingering with its port and watchers.
   setTimeout(() => {
@@ -120,11 +130,5 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   }, SHUTDOWN_DEADLINE_MS).unref();
   await server.close();
   await context.close();
-  if (wroteInfo) {
-    try {
-      const info = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { pid?: number };
-      if (info.pid === process.pid) fs.rmSync(infoFile, { force: true });
-    } catch {}
-  }
   return 0;
 }
