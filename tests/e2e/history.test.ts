@@ -87,6 +87,8 @@ describe('version history in Chromium', () => {
     const page = await open();
     await deleteRow(page, `${P}/contested.md`);
     await toast(page).getByText(`Deleted ${P}/contested.md.`).waitFor();
+    // Held open while the agent writes (a toast waits while it is hovered): its 10 s may pass on a loaded machine.
+    await toast(page).hover();
     await agent({ command: 'create', path: `${P}/contested.md`, file_text: 'the agent wrote this\n' });
     await row(page, `${P}/contested.md`).waitFor({ timeout: 15_000 });
     await toast(page).getByRole('button', { name: 'Undo' }).click();

@@ -122,6 +122,8 @@ describe('Undo after a delete', () => {
   it('an undo that conflicts (an agent wrote the path again) is an alert, stays, and writes nothing', async () => {
     const { b, user } = await deleted(`${P}/contested.md`);
     const toast = await toastWith(`Deleted ${P}/contested.md.`);
+    // Held open while the agent's process writes (a toast waits while it is hovered).
+    await user.hover(toast);
     await b.agentProcess({ command: 'create', path: `${P}/contested.md`, file_text: 'the agent wrote this\n' });
     await user.click(within(toast).getByRole('button', { name: 'Undo' }));
     const alert = await screen.findByRole('alert');
