@@ -22,6 +22,7 @@ import { stillRunning } from './fixtures/running';
 import { putUsed, type Use } from './fixtures/used-file';
 import { sweepExtractorFor, type SweepSettings } from './sweep-backends';
 import { Sweeps } from './sweeps';
+import { sweepServices } from './fixtures/sweep-services';
 import { fileTree } from '../../../tests/support/file-tree';
 
 const FAKE_MODEL = fileURLToPath(new URL('./fixtures/fake-sweep-model.mjs', import.meta.url));
@@ -103,10 +104,7 @@ function expectCleanPrompt(prompt: string): void {
 beforeEach(async () => {
   clock = Date.parse('2027-03-01T12:00:00Z');
   sb = await makeSandbox();
-  history = new HistoryStore(sb.home, { now: () => clock });
-  usage = new UsageStore(sb.home);
-  service = new MemoryService({ history, usage });
-  sweeps = new Sweeps({ home: sb.home, service, history, usage, now: () => clock });
+  ({ history, usage, service, sweeps } = sweepServices(sb.home, () => clock));
   fs.mkdirSync(sb.roots.global, { recursive: true });
   record = path.join(sb.dir, 'record.jsonl');
   answerFile = path.join(sb.dir, 'answer.txt');

@@ -17,6 +17,7 @@ import { VersionHistory } from '../memory/version-history';
 import { modelSweepExtractor } from './model-sweep';
 import { putUsed, type Use } from './fixtures/used-file';
 import { Sweeps } from './sweeps';
+import { sweepServices } from './fixtures/sweep-services';
 import { fileTree } from '../../../tests/support/file-tree';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -49,10 +50,7 @@ const sha = (name: string) => sha256(new TextEncoder().encode(TEXT[name]!));
 beforeEach(async () => {
   clock = Date.parse('2027-03-01T12:00:00Z');
   sb = await makeSandbox();
-  history = new HistoryStore(sb.home, { now: () => clock });
-  usage = new UsageStore(sb.home);
-  service = new MemoryService({ history, usage });
-  sweeps = new Sweeps({ home: sb.home, service, history, usage, now: () => clock });
+  ({ history, usage, service, sweeps } = sweepServices(sb.home, () => clock));
   await put('stale.md', TEXT['stale.md']!, 200);
   await put('stale-2.md', TEXT['stale-2.md']!, 200);
   await put('pinned.md', TEXT['pinned.md']!, 300, { pinned: true });

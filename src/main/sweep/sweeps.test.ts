@@ -18,6 +18,7 @@ import { rulesExtractor } from './rules-sweep';
 import { SweepBusyError, SweepLeases } from './sweep-lease';
 import { putUsed, type Use } from './fixtures/used-file';
 import { Sweeps } from './sweeps';
+import { sweepServices } from './fixtures/sweep-services';
 import { fileTree } from '../../../tests/support/file-tree';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -43,10 +44,7 @@ async function setup(runtime: SandboxOptions['runtime']): Promise<void> {
   clock = Date.parse('2027-03-01T12:00:00Z');
   asked = 0;
   sb = await makeSandbox({ runtime });
-  history = new HistoryStore(sb.home, { now: () => clock });
-  usage = new UsageStore(sb.home);
-  service = new MemoryService({ history, usage });
-  sweeps = new Sweeps({ home: sb.home, service, history, usage, now: () => clock, extractors: { counted: countingRules } });
+  ({ history, usage, service, sweeps } = sweepServices(sb.home, () => clock, { counted: countingRules }));
   fs.mkdirSync(sb.roots.global, { recursive: true });
 }
 
