@@ -252,7 +252,8 @@ describe.runIf(sshdAvailable())('SshRuntime faults', () => {
     });
     const mountRoot = async (options: string) => {
       await fs.mkdir(sb.roots.project, { recursive: true });
-      execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', sb.roots.project]);
+      // mode=0700: a tmpfs's root is world-writable (1777) by default, and Cairn refuses such a root.
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `${options},mode=0700`, 'tmpfs', sb.roots.project]);
       mounted = sb.roots.project;
     };
 

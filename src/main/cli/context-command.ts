@@ -20,6 +20,7 @@ import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { askContextHost, type ContextRequest } from '../context/context-socket';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
 import { CONTEXT_HOOK_LOG, logHookError } from '../context/hook-log';
+import { assertOwnHome, ForeignHomeError } from '../runtime/local/ownership';
 import { readInput, writeOutput } from './read-all';
 import type { CliIo } from './tool-command';
 import { CONTEXT_HELP, UsageError } from './usage';
@@ -50,6 +51,11 @@ export async function contextCommand(args: string[], io: CliIo): Promise<number>
   try {
     return await context(args, io);
   } catch (err) {
+    // Another user's home is not written to, not even its log: stderr says why, the prompt goes on.
+    if (err instanceof ForeignHomeError) {
+      io.stderr.write(`cairn context: ${err.message}\n`);
+      return 0;
+    }
     // stderr only when even the log cannot be written (a hook's stderr is not the prompt's).
     if (!logHookError(homeForLog(args), CONTEXT_HOOK_LOG, err)) io.stderr.write(`cairn context: ${err instanceof Error ? err.message : String(err)}\n`);
     return 0;
@@ -121,6 +127,7 @@ async function context(args: string[], io: CliIo): Promise<number> {
   }
   // The checkout's own session, as sessionFromFlags gives it without --workspace.
   const home = resolveHome(values.home);
+  assertOwnHome(home);
   const trace = process.env[CONTEXT_TRACE_ENV] ? (line: string) => io.stderr.write(`cairn context: ${line}\n`) : null;
   if (format === 'claude-hook') {
     const asked = await askContextHost(home, request);

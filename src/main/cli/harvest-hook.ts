@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
+import { assertOwnHome } from '../runtime/local/ownership';
 import { resolveHome } from '../workspaces/home-dir';
 import { localWorkspaceId } from '../workspaces/session';
 import { readAll } from './read-all';
@@ -36,6 +37,7 @@ export async function harvestHook(args: string[], io: CliIo): Promise<number> {
   try {
     const { values } = parseArgs({ args, strict: false, options: { home: { type: 'string' }, hook: { type: 'boolean' } } });
     const home = resolveHome(typeof values.home === 'string' ? values.home : undefined);
+    assertOwnHome(home);
     const input = JSON.parse(await readAll(io.stdin, 1024 * 1024)) as { transcript_path?: unknown; cwd?: unknown };
     const transcript = input.transcript_path;
     const cwd = input.cwd;

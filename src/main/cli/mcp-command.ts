@@ -36,6 +36,7 @@ import { sessionContext, type SessionContext } from '../mcp/session-context';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { findGitRoot, workspaceIdFor } from '../workspaces/identity';
 import { resolveHome } from '../workspaces/home-dir';
+import { assertOwnHome } from '../runtime/local/ownership';
 import { readConfigFile, readInjection } from '../workspaces/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import type { CliIo } from './tool-command';
@@ -68,6 +69,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   let stdinEnded = false;
   if (values.workspace === undefined) {
     const home = resolveHome(values.home);
+    assertOwnHome(home);
     const first = await peekFirstLine(io.stdin);
     stdinEnded = first.ended;
     const request = first.line === null ? null : initializeRequestOf(first.line);

@@ -17,6 +17,7 @@ import { isLoopback } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
 import { loadOrCreateWebToken, rotateWebToken } from '../mcp/mcp-token';
 import { resolveHome } from '../workspaces/home-dir';
+import { assertOwnHome } from '../runtime/local/ownership';
 import type { CliIo } from './tool-command';
 import { SERVE_HELP, UsageError } from './usage';
 
@@ -72,6 +73,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a number from 0 to 65535');
   const host = values.host ?? '127.0.0.1';
   const home = resolveHome(values.home);
+  // Before its token is read: another user's home could hand out a token they know.
+  assertOwnHome(home);
   if (!isLoopback(host)) {
     io.stderr.write(
       `\n*** WARNING: serving on ${host}, not loopback. Anyone who can reach this address and learns the token can read and change your agents' memory. ***\n\n`,

@@ -9,17 +9,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RPCHandler } from '@orpc/server/message-port';
-import { app, BrowserWindow, Menu, MessageChannelMain, session, shell, type MenuItemConstructorOptions } from 'electron';
+import { app, BrowserWindow, dialog, Menu, MessageChannelMain, session, shell, type MenuItemConstructorOptions } from 'electron';
 import { router } from '../api/router';
 import { apiJsonSerializers } from '../../common/api/wire';
 import type { WebServer } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
 import { loadOrCreateWebToken } from '../mcp/mcp-token';
+import { homeOwnershipProblem } from '../runtime/local/ownership';
 import { resolveHome } from '../workspaces/home-dir';
 import { loadWindowState, saveWindowState } from './window-state';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const home = resolveHome();
+// Another user's home, or one others may write to, is never opened: say what to run, and quit.
+const homeProblem = homeOwnershipProblem(home);
+if (homeProblem) {
+  dialog.showErrorBox('Cairn cannot open its home', homeProblem);
+  process.exit(1);
+}
 // The home's services, as `cairn serve` opens them (src/main/host).
 const context = openAppHost(home);
 /** How long quitting may take before the app just exits. */

@@ -33,6 +33,9 @@
  *   host also collects the history's old versions when idle (IdleCollector), and answers the
  *   prompt hook on the home's socket, or stands by while another host does (context/context-host.ts).
  *
+ * A home that belongs to another user, or that others may write to, is refused (ForeignHomeError,
+ * saying what to run): another user could otherwise put memory into the person's agents' context.
+ *
  * close() stops the feed (watchers, the journal tail), then writes the usage still pending, then
  * waits for a journal rotation in progress: after it, everything the process did is on disk.
  * It is idempotent; the services must not be used after it.
@@ -54,6 +57,7 @@ import { MemoryService } from '../memory/memory-service';
 import { SeenStore } from '../memory/seen-store';
 import { UsageStore } from '../memory/usage-store';
 import { LocalRuntime } from '../runtime/local/local-runtime';
+import { assertOwnHome } from '../runtime/local/ownership';
 import { Sweeps } from '../sweep/sweeps';
 import { WorkspaceRegistry, type RegistryOptions } from '../workspaces/registry';
 
@@ -114,6 +118,8 @@ export interface LiveHomeServices extends HomeServices {
 export function openHome(home: string, options: OpenHomeOptions & { feed: true | FeedOptions }): LiveHomeServices;
 export function openHome(home: string, options?: OpenHomeOptions): HomeServices;
 export function openHome(home: string, options: OpenHomeOptions = {}): HomeServices {
+  // Another user's home, or one others may write to, is never served (runtime/local/ownership.ts).
+  assertOwnHome(home);
   const runtime = localRuntime();
   const usage = new UsageStore(home);
   const journal = new Journal(home);

@@ -95,15 +95,22 @@ export class RuntimeError extends Error {
 }
 
 /** What makes a scope's root unusable (RuntimeError UNSAFE_ROOT). */
-export type UnsafeRootKind = 'symlink' | 'notdir' | 'git' | 'base' | 'lock';
+export type UnsafeRootKind = 'symlink' | 'notdir' | 'git' | 'base' | 'lock' | 'owner' | 'writable';
 
 /**
  * The reason a scope cannot be used, naming `where` relative to the scope's base directory (the
- * checkout, or Cairn's home), never a host path.
+ * checkout, or Cairn's home), never a host path. `owner` names the user who owns the directory
+ * (kind `owner`).
  */
-export function unsafeRootDetail(kind: string, where: string): string {
+export function unsafeRootDetail(kind: string, where: string, owner?: string): string {
   const shown = `\`${where}\``;
+  const subject = where === '.' ? 'the folder it belongs to (the checkout, or Cairn\'s home)' : `its directory ${shown}`;
+  const fix = where === '.' ? 'that folder' : `\`${where}\` (from the checkout's root, or Cairn's home)`;
   switch (kind) {
+    case 'owner':
+      return `${subject} belongs to another user${owner ? ` (${owner})` : ''}, not to you. Another user's folder could put memory and instructions into your context, so Cairn does not use it, as git refuses a repository of dubious ownership. If the folder is yours, run \`chown -R "$(id -un)"\` on ${fix}; otherwise work in a folder you own.`;
+    case 'writable':
+      return `${subject} can be written by other users, who could put memory and instructions into your context, so Cairn does not use it. Run \`chmod go-w\` on ${fix}.`;
     case 'symlink':
       return `its directory ${shown} is a symbolic link. Cairn keeps memory only in real directories, because a link (a repository can commit one) could lead memory out of its place, into .git or anywhere else. Replace ${shown} with a real directory to use this scope.`;
     case 'notdir':
@@ -118,8 +125,8 @@ export function unsafeRootDetail(kind: string, where: string): string {
 }
 
 /** The UNSAFE_ROOT error of a root (or its lock) breaking a rule at `where`. */
-export function unsafeRoot(kind: UnsafeRootKind, where: string): RuntimeError {
-  return new RuntimeError('UNSAFE_ROOT', kind, undefined, unsafeRootDetail(kind, where));
+export function unsafeRoot(kind: UnsafeRootKind, where: string, owner?: string): RuntimeError {
+  return new RuntimeError('UNSAFE_ROOT', kind, undefined, unsafeRootDetail(kind, where, owner));
 }
 
 /**

@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isGitDir } from '../../../common/memory/paths';
 import { RuntimeError, unsafeRoot, type ScopeRoot } from '../runtime';
+import { ownershipProblem, userNameOf } from './ownership';
 
 const fsc = fs.constants;
 
@@ -137,8 +138,10 @@ export function resolveDeepest(target: string, stop: string): { real: string; mi
  * a root is never its anchor itself. A repository can commit a link such as `.cairn/memory ->
  * ../.git`, and memory written through it would rewrite the repository's config; following links
  * below the anchor is what made that possible, so none is followed there. Missing root: null,
- * unless `create` (then its missing components are made, 0700). Breaking a rule: UNSAFE_ROOT with
- * a reason naming the component relative to the anchor (never a host path).
+ * unless `create` (then its missing components are made, 0700). The anchor and every component
+ * are the person's own (./ownership.ts): the anchor owned by them or root, each component also
+ * writable by nobody else. Breaking a rule: UNSAFE_ROOT with a reason naming the component
+ * relative to the anchor (never a host path).
  */
 export function resolveRoot(root: ScopeRoot, create: boolean): string | null {
   const parts = rootComponents(root);
@@ -148,6 +151,7 @@ export function resolveRoot(root: ScopeRoot, create: boolean): string | null {
     fs.mkdirSync(root.anchor, { recursive: true, mode: DIR_MODE });
     anchor = realpath(root.anchor);
   }
+  checkOwnership(fs.statSync(anchor), '.', false);
   let current = anchor;
   for (let i = 0; i < parts.length; i++) {
     current = path.join(current, parts[i]!);
@@ -165,10 +169,18 @@ export function resolveRoot(root: ScopeRoot, create: boolean): string | null {
     }
     if (st.isSymbolicLink()) throw unsafeRoot('symlink', where);
     if (!st.isDirectory()) throw unsafeRoot('notdir', where);
+    checkOwnership(st, where, true);
   }
   // A component swapped for a link since it was looked at shows up here.
   if (realpathOrNull(current) !== current) throw unsafeRoot('symlink', parts.join('/'));
   return current;
+}
+
+/** UNSAFE_ROOT when the directory `st` at `where` is not the person's own (ownershipProblem). */
+function checkOwnership(st: fs.Stats, where: string, isPrivate: boolean): void {
+  const problem = ownershipProblem(st, { private: isPrivate });
+  if (problem?.kind === 'owner') throw unsafeRoot('owner', where, userNameOf(problem.uid));
+  if (problem) throw unsafeRoot('writable', where);
 }
 
 /** The root's path below its anchor, as components; UNSAFE_ROOT when there are none, or `.git`. */

@@ -29,7 +29,7 @@
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '8';
+export const HELPER_VERSION = '9';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -107,13 +107,38 @@ sub contained {
   fail('ESCAPE') if grep { is_git($_) } (split(m{/}, $rest), @missing);
 }
 
+# ownership.ts's rule for the remote user: a directory memory comes from belongs to them or root;
+# one memory is kept in (private) is moreover writable by nobody else, a group only when it is the
+# user's own private group (named as they are, their primary group, no other member). Dies
+# UNSAFE_ROOT 'owner' (with the uid and the owner's name) or 'writable' from the stat buffer _.
+sub private_group {
+  my ($gid) = @_;
+  my ($egid) = split / /, $);
+  return 0 unless $gid == $egid;
+  my @gr = getgrgid($gid);
+  return 1 unless @gr;
+  my $me = getpwuid($>);
+  return 0 unless defined $me && $gr[0] eq $me;
+  return !grep { $_ ne '' && $_ ne $me } split(/ /, $gr[3] // '');
+}
+sub check_own {
+  my ($where, $private) = @_;
+  my ($mode, $uid, $gid) = (stat _)[2, 4, 5];
+  if ($uid != $> && $uid != 0) { my $name = getpwuid($uid); fail('UNSAFE_ROOT', 'owner', $uid, $where, defined $name ? $name : "uid $uid") }
+  return unless $private;
+  unsafe('writable', $where) if ($mode & 0002) || (($mode & 0020) && !private_group($gid));
+}
+
 # The root's real path: the anchor's, with the root's own components below it, each a real
 # directory (a link there, which a repository can commit, could lead memory into .git or out of
-# the checkout). undef when missing and !$create; UNSAFE_ROOT with the kind and the component.
+# the checkout) of the user's own (check_own). undef when missing and !$create; UNSAFE_ROOT with
+# the kind and the component.
 sub root_real {
   my ($root, $anchor, $create) = @_;
   my $a = anchor_real($anchor, $create);
   return undef unless defined $a;
+  stat $a or os_fail();
+  check_own('.', 0);
   my $pre = $anchor =~ m{/\z} ? $anchor : "$anchor/";
   unsafe('base', '.') unless length($root) > length($pre) && substr($root, 0, length $pre) eq $pre;
   my @parts = split m{/}, substr($root, length $pre);
@@ -131,6 +156,7 @@ sub root_real {
     }
     unsafe('symlink', $where) if -l _;
     unsafe('notdir', $where) unless -d _;
+    check_own($where, 1);
   }
   my $real = Cwd::abs_path($cur);
   unsafe('symlink', join('/', @parts)) unless defined $real && $real eq $cur;

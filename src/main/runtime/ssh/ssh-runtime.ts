@@ -179,7 +179,7 @@ export class SshRuntime implements Runtime {
     onError?.(code, res.slice(3));
     // The helper names the root's component at fault (relative to the checkout); the reason is
     // worded here, once for both runtimes.
-    if (code === 'UNSAFE_ROOT') throw new RuntimeError(code, errno, undefined, unsafeRootDetail(errno ?? '', res[3]?.toString('utf8') ?? '.'));
+    if (code === 'UNSAFE_ROOT') throw new RuntimeError(code, errno, undefined, unsafeRootDetail(errno ?? '', res[3]?.toString('utf8') ?? '.', res[4]?.toString('utf8')));
     throw new RuntimeError(code, code === 'IO' ? (errno ?? 'EIO') : errno, size);
   }
 
