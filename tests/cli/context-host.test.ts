@@ -95,6 +95,58 @@ describe('the prompt hook with a host', () => {
     }
   });
 
+  it('stops reading a host that answers more than any context holds, and works its answer out itself, its memory bounded', async () => {
+    // The hook's peak resident memory, written by the hook's own process as it exits (Linux: kB).
+    const rssFile = path.join(sb.dir, 'peak-rss');
+    const preload = path.join(sb.dir, 'peak-rss.cjs');
+    await fs.writeFile(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS * 1024)));\n`);
+    const measured = async () => {
+      const result = await runCairn(['context', '--format', 'claude-hook', '--home', sb.home], {
+        input: JSON.stringify({ hook_event_name: 'SessionStart', cwd: sb.checkout }),
+        env: { NODE_OPTIONS: `--require ${preload}`, CAIRN_CONTEXT_TRACE: '1' },
+      });
+      return { ...result, peak: Number(await fs.readFile(rssFile, 'utf8')) };
+    };
+    const alone = await measured();
+    expect(alone.stdout).toContain('<memory_index>');
+
+    // A whole answer, well formed, of 8 MiB: more than the largest context, so not one.
+    await standIn(() => `${JSON.stringify({ text: `{"hookSpecificOutput":{"additionalContext":"${'x'.repeat(8 * 1024 * 1024)}"}}\n` })}\n`);
+    const whole = await measured();
+    expect(whole).toMatchObject({ status: 0, stdout: alone.stdout });
+    expect(whole.stderr).toMatch(/^cairn context: worked out here: the answer is longer than any context \(over \d+ bytes\)\n$/);
+
+    // An answer that never ends: the hook stops at the bound, long before its timeout would.
+    await closeStandIns();
+    await fs.mkdir(path.dirname(socketOf()), { recursive: true, mode: 0o700 });
+    let sent = 0;
+    const endless = net.createServer({ allowHalfOpen: true }, (socket) => {
+      sockets.push(socket);
+      socket.on('error', () => {});
+      socket.on('end', () => {
+        const mib = Buffer.alloc(1024 * 1024, 'y');
+        const pump = (): void => {
+          while (!socket.destroyed && sent < 4096 * mib.length) {
+            sent += mib.length;
+            if (!socket.write(mib)) return;
+          }
+        };
+        socket.on('drain', pump);
+        socket.write('{"text":"');
+        pump();
+      });
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => endless.listen(socketOf(), resolve));
+    servers.push(endless);
+    const flooded = await measured();
+    expect(flooded).toMatchObject({ status: 0, stdout: alone.stdout });
+    expect(flooded.stderr).toMatch(/the answer is longer than any context/);
+    // What it read is dropped as soon as it passes the bound (a few MiB): its peak is the one it has
+    // alone, give or take what V8 has not collected yet.
+    expect(flooded.peak - alone.peak).toBeLessThan(48 * 1024 * 1024);
+  });
+
   it('does not ask a host whose socket others could have put there (a directory others may write to)', async () => {
     const alone = await hook('UserPromptSubmit');
     await standIn(() => `${JSON.stringify({ text: 'from whoever put the socket there\n' })}\n`);

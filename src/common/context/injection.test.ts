@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { injectionOverrideSchema, settingsPatchSchema, settingsSchema } from '../api/settings';
 import { HOT_TOTAL_BYTES, RELEVANT_MAX_BYTES, RELEVANT_MAX_FILES } from '../memory/constants';
 import { EMPTY_USAGE } from '../memory/usage';
-import { DEFAULT_INJECTION, INJECTION_LIMITS, injectionFor, readOverride, validInjectionValue, type InjectionSettings } from './injection';
+import { DEFAULT_INJECTION, INJECTION_LIMITS, injectionFor, MAX_CONTEXT_BYTES, readOverride, validInjectionValue, type InjectionSettings } from './injection';
 import { rankRecent } from './ranking';
-import { RECENT_HEADER, renderHotSet, renderRelevant, utf8Length } from './render';
+import { RECENT_HEADER, renderHotSet, renderIndex, renderRelevant, utf8Length } from './render';
 
 describe('injectionFor', () => {
   it('gives the constants the context always used when nothing is set', () => {
@@ -84,5 +84,26 @@ describe('budgets of the rendered blocks', () => {
     for (const maxBytes of [300, 1000, 3000]) expect(utf8Length(renderHotSet(hot, maxBytes))).toBeLessThanOrEqual(Math.max(maxBytes, utf8Length(renderHotSet([]))));
     expect(renderHotSet(hot, 0)).toBe('');
     expect(renderHotSet(hot)).toBe(renderHotSet(hot, HOT_TOTAL_BYTES));
+  });
+});
+
+describe('MAX_CONTEXT_BYTES', () => {
+  it('holds the largest context any settings give: every part at its largest budget, with the notes of three scopes', () => {
+    // Files far past every budget, their text the widest there is in UTF-8 (4 bytes a character).
+    const wide = '\u{1F600}'.repeat(40_000);
+    const entries = Array.from({ length: 3000 }, (_, i) => ({ path: `/memories/project/${'n'.repeat(200)}-${i}.md`, description: wide.slice(0, 400) }));
+    const notes = ['global', 'project', 'workspace'].map((s) => `(/memories/${s} is unavailable: ${'a reason that names what to run '.repeat(8)})`);
+    const index = renderIndex(entries, [...notes, '(2000 files withheld)'], ['/memories/global', '/memories/project', '/memories/workspace']);
+    const files = Array.from({ length: 200 }, (_, i) => ({ path: `/memories/global/${i}.md`, content: wide }));
+    const hot = renderHotSet(files, INJECTION_LIMITS.hotSetMaxBytes.max);
+    const relevant = renderRelevant(
+      files.map((f) => ({ path: f.path, excerpt: f.content })),
+      { maxFiles: INJECTION_LIMITS.relevantMaxFiles.max, maxBytes: INJECTION_LIMITS.relevantMaxBytes.max },
+    );
+    const context = [index, hot, relevant].join('\n\n');
+    // Each part filled its budget, and the whole is within the bound.
+    expect(utf8Length(hot)).toBeGreaterThan(INJECTION_LIMITS.hotSetMaxBytes.max - 20 * 1024);
+    expect(utf8Length(relevant)).toBeGreaterThan(INJECTION_LIMITS.relevantMaxBytes.max - 1024);
+    expect(utf8Length(context)).toBeLessThanOrEqual(MAX_CONTEXT_BYTES);
   });
 });

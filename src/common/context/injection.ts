@@ -11,7 +11,7 @@
  *   stored value with injectionFor, which takes each field that is valid and the default (or the
  *   global value) for any other, so a hand-edited config can narrow nothing but that field.
  */
-import { HOT_TOTAL_BYTES, RELEVANT_MAX_BYTES, RELEVANT_MAX_FILES } from '../memory/constants';
+import { HOT_TOTAL_BYTES, INDEX_MAX_BYTES, RELEVANT_MAX_BYTES, RELEVANT_MAX_FILES } from '../memory/constants';
 
 /**
  * What each prompt gets: `relevant`, the files that best match it; `recent_only`, the most
@@ -48,6 +48,14 @@ export const INJECTION_LIMITS = {
   relevantMaxFiles: { min: 1, max: 50 },
   hotSetMaxBytes: { min: 0, max: 256 * 1024 },
 } as const satisfies Record<'relevantMaxBytes' | 'relevantMaxFiles' | 'hotSetMaxBytes', { min: number; max: number }>;
+
+/**
+ * The most UTF-8 bytes of context any settings give at once (a session's start: the index, the hot
+ * set and a prompt's memories, each at its largest budget), with room for what the budgets do not
+ * count: the index's notes (scopes unavailable or over the cap, names withheld) and the blank lines
+ * between the parts. What a host's answer to the prompt hook can carry is bounded by it.
+ */
+export const MAX_CONTEXT_BYTES = INDEX_MAX_BYTES + INJECTION_LIMITS.hotSetMaxBytes.max + INJECTION_LIMITS.relevantMaxBytes.max + 16 * 1024;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -21,6 +21,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MAX_CONTEXT_BYTES } from '../../common/context/injection';
 
 /** Replaced by the build with its own id (electron.vite.config.ts); absent when run from source. */
 declare const __CAIRN_BUILD__: string | undefined;
@@ -36,6 +37,15 @@ export const HOST_ANSWER_TIMEOUT_MS = 1_000;
 
 /** The longest request line a host reads (a prompt can be long; a line past this is refused). */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The longest answer the hook reads from a host: the largest context there can be
+ * (MAX_CONTEXT_BYTES), written as the hook's JSON and that again as the answer line's JSON, where
+ * one byte becomes at most seven (a control character is `\u00XX`, then `\\u00XX`), and the keys
+ * around it. A host that sends more is not giving a context: the hook stops reading at once (so
+ * its memory stays bounded) and works the answer out itself.
+ */
+export const MAX_ANSWER_BYTES = 7 * MAX_CONTEXT_BYTES + 1024;
 
 /** The longest socket path every platform Cairn serves takes (sun_path: 104 bytes on macOS, with its NUL). */
 const MAX_SOCKET_PATH = 103;
@@ -115,12 +125,14 @@ export async function askContextHost(home: string, request: ContextRequest, time
 
 /**
  * Sends one JSON line to the socket `file` and reads one back: the parsed answer, or why there is
- * none (a string). Used by the hook, and by a host probing another (context-host.ts).
+ * none (a string), also when the answer runs past `maxBytes`. Used by the hook, and by a host
+ * probing another (context-host.ts).
  */
-export async function exchange(file: string, line: object, timeoutMs: number): Promise<unknown> {
+export async function exchange(file: string, line: object, timeoutMs: number, maxBytes = MAX_ANSWER_BYTES): Promise<unknown> {
   const net = await import('node:net');
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    let received = 0;
     const socket = net.createConnection(file);
     const done = (answer: unknown): void => {
       clearTimeout(timer);
@@ -130,7 +142,14 @@ export async function exchange(file: string, line: object, timeoutMs: number): P
     const timer = setTimeout(() => done(`no answer within ${timeoutMs} ms`), timeoutMs);
     socket.on('error', (err: NodeJS.ErrnoException) => done(`the host could not be reached (${err.code ?? err.message})`));
     socket.on('connect', () => socket.end(`${JSON.stringify(line)}\n`));
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        chunks.length = 0;
+        return done(`the answer is longer than any context (over ${maxBytes} bytes)`);
+      }
+      chunks.push(chunk);
+    });
     socket.on('end', () => {
       const data = Buffer.concat(chunks).toString('utf8');
       if (!data.endsWith('\n')) return done('the answer was cut');
