@@ -4,13 +4,15 @@
  * provider's prompt cache holds across turns.
  *
  * Security: everything a memory file contains is untrusted. Each block says so in its first line,
- * descriptions are flattened to one escaped line, controls other than tab and newline are removed
- * from what a file shows (NUL, ESC...), and no content can open or close one of the wrapper tags:
+ * descriptions are flattened to one escaped line, controls other than tab and newline and hidden
+ * characters are removed from what a file shows (NUL, ESC, zero-width characters, text smuggled in
+ * variation selectors or tag characters...), and no content can open or close one of the wrapper tags:
  * a `<`, or a bracket a model may read as one (＜ ‹ 〈 ˂ ...), that starts a wrapper tag however it
  * is cased, spaced or interleaved with invisible characters (Default_Ignorable_Code_Point, format
  * characters, combining marks), is neutralized as `&lt;`.
  */
 import { DESCRIPTION_MAX_CHARS, HOT_FILE_BYTES, HOT_TOTAL_BYTES, INDEX_MAX_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_BYTES, RELEVANT_MAX_FILES } from '../memory/constants';
+import { visibleText } from '../memory/hidden-text';
 import { formatFileSize } from '../memory/texts';
 
 export const WRAPPER_TAGS = ['memory_index', 'hot_memories', 'memory_file', 'relevant_memories'] as const;
@@ -56,10 +58,13 @@ const SHOWN_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
 
 /**
  * Memory text as agents are shown it: without controls other than tab and newline (a hand-placed
- * file can hold NUL or terminal escapes). What the scanners judge is this text.
+ * file can hold NUL or terminal escapes) and without hidden characters (common/memory/hidden-text.ts:
+ * zero-width and bidirectional controls, variation selectors and tag characters that spell text,
+ * ...; ordinary emoji sequences stay as written). The scanners judge the text as written, and read
+ * it as a model would besides, so whatever this removes has been judged.
  */
 export function shownText(text: string): string {
-  return text.replace(SHOWN_CONTROL, '');
+  return visibleText(text.replace(SHOWN_CONTROL, ''));
 }
 
 /** Controls, separators and invisible characters: a space in a description. */

@@ -17,9 +17,10 @@
  * file whose head is flagged has its description withheld from the index and stays out of the
  * relevant memories (and memory_search), a file flagged anywhere stays out of the hot set, and a
  * file whose path has a flagged name (scanPath) is left out of all three, its name being the
- * injection: the index only counts it. The scanners judge the text as agents would be shown it
- * (render.ts: shownText, descriptionText). Each file's verdicts are part of its facts, so a
- * kept file is not scanned again.
+ * injection: the index only counts it. The scanners judge the text as written and as a model
+ * reads it (controls and hidden characters removed, smuggled text decoded: content-scanner.ts),
+ * which covers what agents are shown (render.ts: shownText, descriptionText). Each file's verdicts
+ * are part of its facts, so a kept file is not scanned again.
  *
  * The injection settings (common/context/injection.ts, issue 23) are the callers' to resolve and
  * pass: the hot set's budget, and what a prompt gets (its best matches, the most recent files, or
@@ -37,7 +38,6 @@ import {
   renderHotSet,
   renderIndex,
   renderRelevant,
-  shownText,
   type HotFile,
   type IndexEntry,
   type RelevantFile,
@@ -260,7 +260,7 @@ export class ContextBuilder {
       try {
         const content = strict.decode((await b.runtime.readFile(b.root, file.segments, MAX_FILE_BYTES)).data);
         // What the scanners flag (written outside Cairn, say by a pull) never reaches an agent unasked.
-        if (this.scan(shownText(content)).length > 0) continue;
+        if (this.scan(content).length > 0) continue;
         hot.push({ path: file.path, content });
       } catch {
         continue;
@@ -349,7 +349,7 @@ export class ContextBuilder {
   }
 
   private scanHead(head: string): ScanFlag[] {
-    return this.scan(shownText(head)).map(({ kind, rule, line }) => ({ kind, rule, line }));
+    return this.scan(head).map(({ kind, rule, line }) => ({ kind, rule, line }));
   }
 }
 

@@ -6,6 +6,14 @@
  * split, no whole-note regex alternation. Findings name the rule and the line and never quote
  * the matched text, so an error built from them cannot leak the secret it refuses.
  *
+ * A note is read twice when it holds controls or hidden characters (common/memory/hidden-text.ts):
+ * as written, and as a model reads it: those characters removed, a line separator as a new line,
+ * and what a run of variation selectors or tag characters spells (smuggled text) decoded in its
+ * place. Every rule runs on both; a finding in decoded text says what hid it ("Line 3 hides, in
+ * variation selectors, ..."). The hidden characters are findings of their own (invisible-unicode,
+ * bidi-control, smuggled-text), so text that carries any is refused from an agent and flagged to
+ * a person whatever it spells. Ordinary emoji sequences are not hidden text.
+ *
  * Rules (ids are stable; see secret-rules.ts and injection-rules.ts for the patterns):
  *  secrets:   private-key, github-token, gitlab-token, slack-token, slack-webhook,
  *             aws-access-key-id, aws-secret-access-key, google-api-key, google-oauth-secret,
@@ -13,15 +21,17 @@
  *             huggingface-token, sendgrid-key, docker-token, vault-token, groq-key, shopify-token,
  *             pypi-token, digitalocean-token, linear-key, twilio-key, newrelic-key,
  *             azure-storage-key, jwt, connection-string, url-credentials, authorization-header,
- *             password-assignment, high-entropy
- *  injection: ignore-previous-instructions, role-hijack, fake-system-tag, system-prompt-marker,
- *             new-instructions, conceal-from-user, chat-transcript, pipe-to-shell,
- *             destructive-command, exfiltration, invisible-unicode, bidi-control
+ *             password-assignment, netrc-credentials, high-entropy
+ *  injection: ignore-previous-instructions, role-hijack, addressed-order, fake-system-tag,
+ *             system-prompt-marker, new-instructions, conceal-from-user, chat-transcript,
+ *             pipe-to-shell, destructive-command, exfiltration, invisible-unicode, bidi-control,
+ *             smuggled-text
  *
  * scanPath gives a path's names (file and directory names) the rules that fit a name: every secret
  * rule, and the injection rules that need no lines around the hit (not exfiltration, which reads
  * the command around a source, nor chat-transcript, which needs two turns on lines of their own).
  */
+import { hiddenRuns, type HiddenKind } from '../../../common/memory/hidden-text';
 import { INJECTION_RULES, mayHoldInjection, scanInjection } from './injection-rules';
 import { LineBounds, type FindingKind, type RawFinding, type RuleInfo, type ScanContext } from './rule-types';
 import { SECRET_RULES, scanSecrets } from './secret-rules';
@@ -43,15 +53,25 @@ const RULES: Readonly<Record<string, RuleInfo>> = { ...SECRET_RULES, ...INJECTIO
 /** Every rule id the scanner can report, sorted. */
 export const SCANNER_RULE_IDS: readonly string[] = Object.keys(RULES).sort();
 
+const HIDDEN_RULES = new Set(['invisible-unicode', 'bidi-control', 'smuggled-text']);
+const CARRIERS: Readonly<Record<HiddenKind, string>> = {
+  'variation-selectors': 'variation selectors',
+  'tag-characters': 'Unicode tag characters',
+  bidi: 'bidirectional controls',
+  invisible: 'invisible characters',
+};
+
 function messageFor(f: RawFinding, line: number): string {
   const info = RULES[f.rule]!;
+  // Found in what hidden characters spell: said so, and still without any of it.
+  const where = f.hidden === undefined ? null : `hides, in ${CARRIERS[f.hidden]},`;
   if (f.kind === 'secret') {
-    return `Line ${line} looks like ${info.what} (rule ${f.rule}); memory must not hold secrets. Remove it and store where to find it instead (for example, an environment variable name).`;
+    return `Line ${line} ${where ?? 'looks like'}${where ? ' what looks like' : ''} ${info.what} (rule ${f.rule}); memory must not hold secrets. Remove it and store where to find it instead (for example, an environment variable name).`;
   }
-  if (f.rule === 'invisible-unicode' || f.rule === 'bidi-control') {
-    return `Line ${line} contains ${info.what} ${f.detail ?? ''} (rule ${f.rule}); memory holds visible plain text only, so remove it.`;
+  if (HIDDEN_RULES.has(f.rule)) {
+    return `Line ${line} ${where ?? 'contains'} ${info.what} ${f.detail ?? ''} (rule ${f.rule}); memory holds visible plain text only, so remove it.`;
   }
-  return `Line ${line} contains ${info.what} (rule ${f.rule}); memory holds notes, not instructions to follow.`;
+  return `Line ${line} ${where ?? 'contains'} ${info.what} (rule ${f.rule}); memory holds notes, not instructions to follow.`;
 }
 
 /** text in lower case with every index unchanged (toLowerCase lengthens a few letters, like İ). */
@@ -87,15 +107,104 @@ function contextOf(text: string, out: RawFinding[], names = false): ScanContext 
   return { text, lower: lowerCased(text), lines: new LineBounds(text), out, memo: {}, names };
 }
 
+// ---- the text as a model reads it ----
+
+/** Controls but tab, newline and carriage return: removed from what agents are shown (render.ts shownText). */
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+const SEPARATORS = /[\u2028\u2029]/;
+
+/** A stretch of the model's reading: copied from the text, or standing for one place in it. */
+interface Piece {
+  /** Where it starts in the reading. */
+  readonly at: number;
+  /** Where it comes from in the text: the start of a copy, or the place a replacement stands for. */
+  readonly from: number;
+  readonly copy: boolean;
+  /** What spelled it, for a decoded run. */
+  readonly hidden?: HiddenKind;
+}
+
+interface Reading {
+  readonly text: string;
+  readonly pieces: Piece[];
+}
+
 /**
- * Scans text for secrets and prompt injection. Synchronous, pure and deterministic: findings are
- * ordered by line, then rule id, with at most one finding per rule and line.
+ * The text as a model reads it, or null when that is the text itself: controls (but tab and
+ * newline) and hidden characters removed, a line or paragraph separator read as a new line, and
+ * what a run of variation selectors or tag characters spells put in its place on a line of its
+ * own (common/memory/hidden-text.ts).
+ */
+function modelReading(text: string): Reading | null {
+  const edits: Array<{ start: number; end: number; put: string; hidden?: HiddenKind }> = [];
+  for (const run of hiddenRuns(text)) {
+    if (run.decoded !== undefined) edits.push({ start: run.start, end: run.end, put: `\n${run.decoded}\n`, hidden: run.kind });
+    else edits.push({ start: run.start, end: run.end, put: SEPARATORS.test(text.slice(run.start, run.end)) ? '\n' : '' });
+  }
+  CONTROLS.lastIndex = 0;
+  for (let m = CONTROLS.exec(text); m !== null; m = CONTROLS.exec(text)) edits.push({ start: m.index, end: m.index + 1, put: '' });
+  if (edits.length === 0) return null;
+  edits.sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  const pieces: Piece[] = [];
+  let length = 0;
+  let from = 0;
+  const add = (part: string, piece: Omit<Piece, 'at'>): void => {
+    if (part === '') return;
+    pieces.push({ at: length, ...piece });
+    parts.push(part);
+    length += part.length;
+  };
+  for (const e of edits) {
+    add(text.slice(from, e.start), { from, copy: true });
+    add(e.put, e.hidden === undefined ? { from: e.start, copy: false } : { from: e.start, copy: false, hidden: e.hidden });
+    from = e.end;
+  }
+  add(text.slice(from), { from, copy: true });
+  return { text: parts.join(''), pieces };
+}
+
+/** The piece of a reading holding offset at (the last one starting at or before it). */
+function pieceAt(pieces: readonly Piece[], at: number): Piece {
+  let lo = 0;
+  let hi = pieces.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (pieces[mid]!.at <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return pieces[lo]!;
+}
+
+/** A finding in a reading, placed in the text it was read from. */
+function placed(f: RawFinding, pieces: readonly Piece[]): RawFinding {
+  const p = pieceAt(pieces, f.start);
+  const start = p.copy ? p.from + (f.start - p.at) : p.from;
+  const q = pieceAt(pieces, Math.max(f.start, f.end - 1));
+  const end = Math.max(start + 1, q.copy ? q.from + (f.end - q.at) : q.from + 1);
+  const at = { ...f, start, end };
+  return p.hidden === undefined ? at : { ...at, hidden: p.hidden };
+}
+
+/**
+ * Scans text for secrets and prompt injection, as written and as a model reads it (see
+ * modelReading: a phrase or a key cut by zero-width characters, or spelled by variation selectors
+ * or tag characters, is found). Synchronous, pure and deterministic: findings are ordered by line,
+ * then rule id, with at most one finding per rule and line.
  */
 export function scanContent(text: string): ScanFinding[] {
   const raw: RawFinding[] = [];
   const ctx = contextOf(text, raw);
   scanSecrets(ctx);
   scanInjection(ctx);
+  const reading = modelReading(text);
+  if (reading !== null) {
+    const read: RawFinding[] = [];
+    const readCtx = contextOf(reading.text, read);
+    scanSecrets(readCtx);
+    scanInjection(readCtx);
+    for (const f of read) raw.push(placed(f, reading.pieces));
+  }
   if (raw.length === 0) return [];
   return lined(text, raw).map(({ f, line }) => ({ kind: f.kind, rule: f.rule, line, message: messageFor(f, line) }));
 }
@@ -114,7 +223,7 @@ function nameMessageFor(f: RawFinding, name: number): string {
   if (f.kind === 'secret') {
     return `Name ${name} of the path looks like ${info.what} (rule ${f.rule}); memory must not hold secrets, in names either. Name the file for what it holds.`;
   }
-  if (f.rule === 'invisible-unicode' || f.rule === 'bidi-control') {
+  if (HIDDEN_RULES.has(f.rule)) {
     return `Name ${name} of the path contains ${info.what} ${f.detail ?? ''} (rule ${f.rule}); names are visible plain text only.`;
   }
   return `Name ${name} of the path contains ${info.what} (rule ${f.rule}); a name says what a file holds, not instructions to follow.`;

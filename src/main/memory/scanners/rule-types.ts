@@ -1,4 +1,5 @@
 /** Types shared by the scanner's rule modules and its public API. */
+import type { HiddenKind } from '../../../common/memory/hidden-text';
 
 export type FindingKind = 'secret' | 'injection';
 
@@ -12,6 +13,8 @@ export interface RawFinding {
   readonly end: number;
   /** Extra, non-secret detail for the message (for example a code point like U+200B). */
   readonly detail?: string;
+  /** Found in what a run of hidden characters spells (content-scanner.ts, the model's reading). */
+  readonly hidden?: HiddenKind;
 }
 
 /** What a rule reports, in words a model can act on. */

@@ -14,7 +14,8 @@
  * Added beyond both: Google OAuth client secrets and access tokens (GOCSPX-, ya29.), GCP
  * service-account JSON key ids, credentials in any URL scheme (redis://:pass@, amqp://,
  * https://user:token@), bearer and basic Authorization values, env-style *_KEY names, "the password
- * is ..." and "root pw is ..." in prose, a line of a PostgreSQL password file (.pgpass), a UUID
+ * is ..." and "root pw is ..." in prose, a line of a PostgreSQL password file (.pgpass), an entry
+ * of a .netrc file (machine, login, password; on one line or several), a UUID
  * named a Heroku key (gitleaks heroku-api-key, reported as password-assignment), and
  * placeholder/reference filtering so that notes such as
  * `password: <your-password>`, `API_KEY=xxxx` or `token: ${GITHUB_TOKEN}` pass.
@@ -69,6 +70,7 @@ export const SECRET_RULES: Readonly<Record<string, RuleInfo>> = {
   'url-credentials': { kind: 'secret', what: 'a URL with embedded credentials' },
   'authorization-header': { kind: 'secret', what: 'a bearer or basic authorization credential' },
   'password-assignment': { kind: 'secret', what: 'a password or token assigned a literal value' },
+  'netrc-credentials': { kind: 'secret', what: 'a password in a .netrc entry (machine, login, password)' },
   'high-entropy': { kind: 'secret', what: 'a high-entropy string, likely a key or token' },
 };
 
@@ -491,6 +493,59 @@ function scanAssignments(ctx: ScanContext, found: RawFinding[]): void {
   }
 }
 
+// ---- an entry of a .netrc file (machine HOST login USER password PASS, tokens split by any whitespace) ----
+
+// An entry starts at `machine <host>` or `default`, a token of its own (lower case, as netrc reads
+// it); its pairs follow, in any order, on one line or several. The keywords must follow each other
+// with only whitespace between, so prose ("the machine learning login page") is no entry.
+const NETRC_ENTRY_RE = /(?<![\w.@/-])(?:machine[ \t\r\n]+[A-Za-z0-9_][\w.:-]*|default)(?=[ \t\r\n])/y;
+const NETRC_PAIR_RE = /[ \t\r\n]+(login|password|account|port|protocol)[ \t\r\n]+([^\s]{1,300})/y;
+// What follows `password` in prose, not a password.
+const NETRC_PROSE = new Set(['is', 'was', 'are', 'the', 'a', 'an', 'in', 'for', 'from', 'of', 'here', 'there', 'and', 'or', 'with', 'goes', 'lives', 'stored', 'kept', 'field', 'line', 'entry']);
+const NETRC_TRIM_RE = /^[`'"]+|[`'".,;)\]}>!?]+$/g;
+// `password <value>` alone on its line (indented, quoted or listed), other pairs of the entry after it at most.
+const NETRC_INDENT_RE = /^[ \t>*+-]*$/;
+const NETRC_LINE_RE = /password[ \t]+([^\s]{1,300})(?:[ \t]+(?:login|account|port)[ \t]+[^\s]{1,300}){0,3}[ \t]*(?=\r?\n|$)/y;
+
+function scanNetrc(ctx: ScanContext, found: RawFinding[]): void {
+  const { text } = ctx;
+  const check = (p: number): void => {
+    const entry = matchAt(NETRC_ENTRY_RE, text, p);
+    if (entry === null) return;
+    let at = p + entry[0].length;
+    let login = false;
+    let password: { start: number; end: number; value: string } | null = null;
+    for (let n = 0; n < 8; n++) {
+      const pair = matchAt(NETRC_PAIR_RE, text, at);
+      if (pair === null) break;
+      if (pair[1] === 'login') login = true;
+      if (pair[1] === 'password' && password === null) {
+        const start = at + pair[0].indexOf('password');
+        password = { start, end: at + pair[0].length, value: pair[2]!.replace(NETRC_TRIM_RE, '') };
+      }
+      at += pair[0].length;
+    }
+    if (password === null) return;
+    const { value } = password;
+    if (value === '' || NETRC_PROSE.has(value.toLowerCase()) || isReferenceOrPlaceholder(value)) return;
+    // With a login the shape is the file's: any literal is a password. Without one, only a value
+    // that reads like a password or a token.
+    if (login || looksLikePassword(value) || looksLikeToken(value)) found.push({ kind: 'secret', rule: 'netrc-credentials', start: password.start, end: password.end });
+  };
+  eachIndex(text, 'machine', check);
+  eachIndex(text, 'default', check);
+  // A `password` line of an entry written over several lines, seen without its `machine` line.
+  eachIndex(text, 'password', (p) => {
+    const lineStart = text.lastIndexOf('\n', p - 1) + 1;
+    if (p - lineStart > 16 || !NETRC_INDENT_RE.test(text.slice(lineStart, p))) return;
+    const line = matchAt(NETRC_LINE_RE, text, p);
+    if (line === null) return;
+    const value = line[1]!.replace(NETRC_TRIM_RE, '');
+    if (value === '' || NETRC_PROSE.has(value.toLowerCase()) || isReferenceOrPlaceholder(value) || !looksLikePassword(value)) return;
+    found.push({ kind: 'secret', rule: 'netrc-credentials', start: p, end: p + line[0].length });
+  });
+}
+
 // ---- a line of a PostgreSQL password file (.pgpass: host:port:database:user:password) ----
 
 // Exactly five colon-separated fields (a colon in the password is written \:), the port a number
@@ -641,7 +696,7 @@ function allIndexes(text: string, literal: string): number[] {
 // ---- all secret rules ----
 
 /** Generic rules yield to a more specific rule covering the same characters (lower rank wins). */
-const RANK: Readonly<Record<string, number>> = { 'password-assignment': 1, 'authorization-header': 1, 'high-entropy': 2 };
+const RANK: Readonly<Record<string, number>> = { 'password-assignment': 1, 'authorization-header': 1, 'netrc-credentials': 1, 'high-entropy': 2 };
 const rankOf = (rule: string): number => RANK[rule] ?? 0;
 
 export function scanSecrets(ctx: ScanContext): void {
@@ -653,6 +708,7 @@ export function scanSecrets(ctx: ScanContext): void {
   scanAuthorization(ctx, found);
   scanAssignments(ctx, found);
   scanPgpass(ctx, found);
+  scanNetrc(ctx, found);
   found.sort((a, b) => a.start - b.start);
   // A generic finding is dropped when a lower-ranked one overlaps it: one before it that ends after
   // its start (tracked as the furthest end per rank), or one starting inside it.
