@@ -6,7 +6,8 @@
  * agent, outside Cairn, another window) comes back as a conflict, never a silent clobber. On a
  * conflict the draft is kept until the person chooses: Reload (discard mine), Overwrite (keep mine,
  * after a confirmation), or compare side by side. A clean editor follows changes on disk by itself.
- * What the scanners flag is shown before saving, and the person may still save. History shows the
+ * What the scanners flag is shown before saving, and the person may still save. Hidden text (what a
+ * person cannot see and an agent still reads) is drawn as visible placeholders (hidden-chars.ts). History shows the
  * file's versions (features/history): a restore is confirmed first, says so when it discards
  * unsaved edits, and the editor then shows the restored content.
  * A file deleted under unsaved edits (seen live, at save, or when it is read again) keeps the
@@ -33,6 +34,7 @@ import { ConfirmDialog } from '../dialogs/Dialog';
 import { HistoryPanel } from '../history/HistoryPanel';
 import type { MemoryFile } from '../tree/tree-model';
 import { DiffView } from './DiffView';
+import { showHiddenText } from './hidden-chars';
 import { Preview } from './Preview';
 import { useDraft } from './use-draft';
 
@@ -322,6 +324,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     () => [
       markdown({ extensions: { remove: ['SetextHeading'] } }),
       EditorView.lineWrapping,
+      showHiddenText(),
       EditorView.contentAttributes.of({ 'aria-label': `Content of ${path}` }),
       EditorView.updateListener.of((u) => {
         if (!selectedLines.current || !(u.selectionSet || u.docChanged)) return;
@@ -500,7 +503,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
         ) : preview ? (
           <Preview text={draft} />
         ) : (
-          <CodeMirror value={draft} onChange={setDraft} extensions={extensions} theme={dark ? 'dark' : 'light'} basicSetup={{ foldGutter: false, highlightActiveLine: true }} height="100%" className="cm-host" />
+          <CodeMirror value={draft} onChange={setDraft} extensions={extensions} theme={dark ? 'dark' : 'light'} basicSetup={{ foldGutter: false, highlightActiveLine: true, highlightSpecialChars: false }} height="100%" className="cm-host" />
         )}
       </div>
       {warnings && (
