@@ -7,7 +7,7 @@
 import { eventIterator, oc } from '@orpc/contract';
 import { z } from 'zod';
 import { badgeSchema } from '../memory/badges';
-import { ACTORS, SCOPES } from '../memory/constants';
+import { ACTORS, MAX_FILE_BYTES, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
 import { sweepProposalSchema, sweepRefusalSchema, sweepSinceSchema } from '../sweep/proposal';
 import { COMPARE_MAX, COMPARE_MIN, adoptResultSchema, adoptScopeSchema, agentFileHitSchema, agentFileIdSchema, agentFileSchema, agentFileVersionSchema, compareResultSchema, lineRangesSchema } from '../agent-files/schema';
@@ -174,6 +174,14 @@ export const inboxItemSchema = z.object({
 export type InboxItemView = z.infer<typeof inboxItemSchema>;
 
 /**
+ * A file of the inbox Cairn cannot read as an item (not JSON, not an item's shape, not a regular
+ * file, too large, misnamed): listed so that the person sees it, never hidden, never changed by
+ * Cairn. `file` is its place on this machine; `problem` says what is wrong (never its content).
+ */
+export const damagedInboxItemSchema = z.object({ id: z.string(), file: z.string(), problem: z.string(), createdAt: z.string().nullable() });
+export type DamagedInboxItemView = z.infer<typeof damagedInboxItemSchema>;
+
+/**
  * Where one workspace's harvest stands (issue 19), as its status line shows it: off; idle; waiting
  * (sessions queued); harvesting (a session, chunk i of n); the last run's outcome; a failure with
  * its reason and when it is retried.
@@ -242,8 +250,12 @@ export const contract = {
     delete: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath })).output(changeResultSchema),
     rename: oc.input(z.object({ workspaceId: workspaceRef, fromPath: memoryPath, toPath: memoryPath })).output(changeResultSchema),
     setPinned: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath, pinned: z.boolean() })).output(changeResultSchema),
-    /** What the content scanners say about text a person is about to save (nothing is stored). */
-    scan: oc.input(z.object({ content: z.string().max(4 * 1024 * 1024) })).output(z.array(scanWarningSchema)),
+    /**
+     * What the content scanners say about text a person is about to save (nothing is stored): at
+     * most what a file may hold (a longer text cannot be saved; its length counts UTF-16 units, never
+     * more than its UTF-8 bytes).
+     */
+    scan: oc.input(z.object({ content: z.string().max(MAX_FILE_BYTES) })).output(z.array(scanWarningSchema)),
     onChange: oc.input(z.object({ workspaceId: workspaceRef })).output(eventIterator(changeStreamEventSchema)),
     onMetaChange: oc.output(eventIterator(metaChangeEventSchema)),
     /**
@@ -280,8 +292,13 @@ export const contract = {
       .output(z.discriminatedUnion('status', [z.object({ status: z.literal('ok'), message: z.string(), versionId: z.string().nullable() }), z.object({ status: z.literal('error'), message: z.string() })])),
   },
   inbox: {
-    /** Proposals newest first: pending ones, or every one with `all`. */
-    list: oc.input(z.object({ all: z.boolean().default(false) })).output(z.object({ items: z.array(inboxItemSchema) })),
+    /**
+     * Proposals newest first: pending ones, or every one with `all`, at most MAX_INBOX_PENDING; the
+     * damaged files met (whatever `all` says), and how many older files were not read.
+     */
+    list: oc
+      .input(z.object({ all: z.boolean().default(false) }))
+      .output(z.object({ items: z.array(inboxItemSchema), damaged: z.array(damagedInboxItemSchema), unread: z.number().int() })),
     /** Adds a proposal to memory as the person (to the suggested file, or `to`; its text, or `text`), undoable. */
     approve: oc
       .input(z.object({ workspaceId: workspaceRef, id: z.string().min(1).max(64), to: memoryPath.nullable().default(null), text: z.string().max(4000).nullable().default(null) }))

@@ -15,7 +15,15 @@
  * back and still takes its token (a browser never learns a refused upgrade's status).
  * The `mcp` path takes `Authorization: Bearer` with its own token (the persistent MCP token, which
  * agents' configs hold) or the API token; the same Host and Origin checks apply to it, before the
- * handler sees the request.
+ * handler sees the request. A request with more than one Host header, or with white space after
+ * its Host's value, is refused on every route (400): Node keeps the first of several and trims the
+ * value, so what it checks need not be what another reader of the same bytes would see. The white
+ * space is gone by the time Node hands over the headers: each connection's bytes are looked at as
+ * they arrive, for a Host line that ends in it (hostLines below).
+ *
+ * Bodies are bounded by what a call legitimately carries (MAX_RPC_BODY_BYTES): a larger /api/rpc
+ * body is answered 413 as soon as its length or its bytes pass the bound, without reading the rest;
+ * a larger /api/ws message closes that socket (1009).
  *
  * Input from a client is never a server error: a request target that is no URL or has a malformed
  * percent-encoding is a 400, and a WebSocket that sends frames that are not WebSocket frames is
@@ -24,13 +32,13 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import * as path from 'node:path';
-import { RPCHandler as HttpRpcHandler } from '@orpc/server/node';
+import { BodyLimitPlugin, RPCHandler as HttpRpcHandler } from '@orpc/server/node';
 import { RPCHandler as WsRpcHandler } from '@orpc/server/ws';
 import { apiJsonSerializers } from '../../common/api/wire';
 import { WebSocketServer } from 'ws';
-import { API_HTTP_PATH, API_WS_PATH, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../common/api/transport';
+import { API_HTTP_PATH, API_WS_PATH, MAX_RPC_BODY_BYTES, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../common/api/transport';
 import { router, type RouterContext } from './router';
 
 export interface WebServerOptions {
@@ -78,6 +86,39 @@ export function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === '::1' || host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** The longest header line Node takes (its default --max-http-header-size): a longer line is no header. */
+const MAX_HEADER_LINE = 16 * 1024;
+
+/**
+ * Watches the bytes `socket` receives for a Host line with white space after its value (which
+ * Node's parser trims away) and adds the socket to `padded` when one comes. It runs before the
+ * parser on each chunk (prepended), so by the time a request is handed over its head has been seen.
+ * Lines are looked at whatever they are part of: request bodies here are JSON, where no line starts
+ * with `Host:`. Gives the function that stops watching (once the socket is a WebSocket).
+ */
+function hostLines(socket: Socket, padded: WeakSet<Socket>): () => void {
+  let line = '';
+  let overlong = false;
+  const onData = (chunk: Buffer): void => {
+    const text = chunk.toString('latin1');
+    let from = 0;
+    for (let end = text.indexOf('\n', from); end >= 0; end = text.indexOf('\n', from)) {
+      if (!overlong && /^host:.*[ \t]\r?$/is.test(line + text.slice(from, end))) padded.add(socket);
+      line = '';
+      overlong = false;
+      from = end + 1;
+    }
+    if (overlong) return;
+    line += text.slice(from);
+    if (line.length > MAX_HEADER_LINE) {
+      line = '';
+      overlong = true;
+    }
+  };
+  socket.prependListener('data', onData);
+  return () => socket.removeListener('data', onData);
+}
+
 function sameToken(given: string, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
@@ -86,7 +127,7 @@ function sameToken(given: string, token: string): boolean {
 
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const token = options.token ?? randomBytes(24).toString('base64url');
-  const httpRpc = new HttpRpcHandler(router, { customJsonSerializers: apiJsonSerializers });
+  const httpRpc = new HttpRpcHandler(router, { customJsonSerializers: apiJsonSerializers, plugins: [new BodyLimitPlugin({ maxBodySize: MAX_RPC_BODY_BYTES })] });
   const wsRpc = new WsRpcHandler(router, { customJsonSerializers: apiJsonSerializers });
   let port = options.port;
   const mcp = options.mcp ?? null;
@@ -99,6 +140,17 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   };
   const originAllowed = (origin: string | undefined, hostHeader: string | undefined): boolean =>
     origin === undefined || origin === `http://${hostHeader}`;
+  /** Connections that sent a Host line with white space after its value (hostLines). */
+  const paddedHost = new WeakSet<Socket>();
+  const stopWatching = new WeakMap<Socket, () => void>();
+  /** Why a request's Host header is malformed (more than one, or padded), or null. */
+  const badHost = (req: http.IncomingMessage): string | null => {
+    let hosts = 0;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+    if (hosts > 1) return 'Bad request: send one Host header.\n';
+    if (paddedHost.has(req.socket)) return 'Bad request: the Host header has white space after its value.\n';
+    return null;
+  };
 
   const sendStatic = (pathname: string, res: http.ServerResponse): boolean => {
     if (!options.staticDir) return false;
@@ -133,6 +185,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const url = URL.parse(req.url ?? '/', 'http://placeholder');
       if (!url) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request: the request target is not a URL.\n');
+        return;
+      }
+      const malformed = badHost(req);
+      if (malformed !== null) {
+        res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end(malformed);
         return;
       }
       if (url.pathname === '/healthz') {
@@ -181,8 +238,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     });
   });
 
+  server.on('connection', (socket: Socket) => stopWatching.set(socket, hostLines(socket, paddedHost)));
+
   const wss = new WebSocketServer({
     noServer: true,
+    maxPayload: MAX_RPC_BODY_BYTES,
     handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
   });
   server.on('upgrade', (req, socket, head) => {
@@ -194,7 +254,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const refuse = (status: string) => {
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
     };
-    if (!url) return refuse('400 Bad Request');
+    // A WebSocket's frames are not HTTP: its Host lines are no longer looked for.
+    stopWatching.get(socket as Socket)?.();
+    if (!url || badHost(req) !== null) return refuse('400 Bad Request');
     if (url.pathname !== API_WS_PATH) return refuse('404 Not Found');
     if (!hostAllowed(req.headers.host) || !originAllowed(req.headers.origin, req.headers.host)) return refuse('403 Forbidden');
     if (!sameToken(given, token)) return refuse('401 Unauthorized');
