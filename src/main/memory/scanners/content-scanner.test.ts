@@ -519,10 +519,10 @@ describe('hidden text, read as a model reads it', () => {
     [0xfffb, 'invisible-unicode'],
     [0x2028, 'invisible-unicode'],
     [0x2029, 'invisible-unicode'],
-  ])('flags U+%s between words as %s, naming it', (point, rule) => {
+  ].map(([point, rule]) => [`U+${point!.toString(16).toUpperCase().padStart(4, '0')}`, point as number, rule as string] as const))('flags %s between words as %s, naming it', (label, point, rule) => {
     const found = scanContent(`a note${String.fromCodePoint(point)}with a hidden character`);
     expect(found.map((f) => f.rule)).toEqual([rule]);
-    expect(found[0]!.message).toContain(`U+${point.toString(16).toUpperCase().padStart(4, '0')}`);
+    expect(found[0]!.message).toContain(label);
   });
 
   it.each(EMOJI_NOTES)('lets the emoji sequences of %j pass', (text) => {
