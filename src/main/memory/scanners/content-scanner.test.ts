@@ -519,7 +519,7 @@ describe('hidden text, read as a model reads it', () => {
     [0xfffb, 'invisible-unicode'],
     [0x2028, 'invisible-unicode'],
     [0x2029, 'invisible-unicode'],
-  ].map(([point, rule]) => [`U+${point!.toString(16).toUpperCase().padStart(4, '0')}`, point as number, rule as string] as const))('flags %s between words as %s, naming it', (label, point, rule) => {
+  ].map(([point, rule]) => [`U+${point!.toString(16).toUpperCase().padStart(4, '0')}`, rule as string, point as number] as const))('flags %s between words as %s, naming it', (label, rule, point) => {
     const found = scanContent(`a note${String.fromCodePoint(point)}with a hidden character`);
     expect(found.map((f) => f.rule)).toEqual([rule]);
     expect(found[0]!.message).toContain(label);
