@@ -171,6 +171,7 @@ export const errors = {
   cannotPin: (path: string) => `${path} cannot be pinned here: pins are kept by Cairn's app and CLI.`,
   reviewNotAFile: (path: string, command: 'create' | 'str_replace' | 'insert' | 'delete' | 'rename') =>
     `Nothing was proposed: ${path} is not a plain file, and ${MEMORY_ROOT}/${path.split('/')[2] ?? ''} is in review mode, where each change is shown to a person as one file's diff. ${command === 'delete' ? 'Delete' : 'Rename'} the files inside it one at a time instead.`,
+  reviewUnknown: (path: string, reason: string) => `Nothing was written to ${path}: ${reason}`,
   busy: (scope: Scope) => `${MEMORY_ROOT}/${scope} is busy with other writers; try the command again.`,
   io: (command: string, path: string, code: string) => `Could not ${command} ${path}: ${describeErrno(code)}.`,
 } as const;

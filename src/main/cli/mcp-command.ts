@@ -76,7 +76,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     if (request) early = await answerEarly(request, home, cwd, mode, io);
   }
 
-  const [{ homeFromFlags }, { openHome }, { createMemoryMcpServer }, { proposalHost }, { CairnStdioTransport }] = await Promise.all([
+  const [{ homeFromFlags, reportSettingsProblems }, { openHome }, { createMemoryMcpServer }, { proposalHost }, { CairnStdioTransport }] = await Promise.all([
     import('./session-flags'),
     import('../host/home-services'),
     import('../mcp/memory-mcp-server'),
@@ -84,6 +84,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     import('../mcp/stdio-transport'),
   ]);
   const services = openHome(homeFromFlags(values), { feed: true });
+  reportSettingsProblems(services.registry, (text) => io.stderr.write(text), { damaged: true });
   let mcp: Awaited<ReturnType<typeof createMemoryMcpServer>>;
   try {
     const session = await mcpSession(services.registry, cwd, values.workspace);

@@ -7,7 +7,9 @@
 import { openHome, type HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
+import type { WorkspaceRegistry } from '../workspaces/registry';
 import { resolveLocalSession } from '../workspaces/session';
+import { SettingsFileError } from '../workspaces/settings-file';
 import { UsageError } from './usage';
 
 export const SESSION_OPTIONS = {
@@ -53,9 +55,24 @@ export async function sessionFromFlags(services: HomeServices, flags: SessionFla
   );
 }
 
+/**
+ * Says on stderr which values of the home's config.json are not valid and fell back, and, with
+ * `damaged`, that it does not parse (for a process that goes on without it; a command that needs it
+ * fails with that message anyway, and agents' writes are refused saying so).
+ */
+export function reportSettingsProblems(registry: WorkspaceRegistry, write: (text: string) => void, options: { damaged?: boolean } = {}): void {
+  try {
+    for (const problem of registry.problems()) write(`cairn: ${registry.file}: ${problem}\n`);
+  } catch (err) {
+    if (!(err instanceof SettingsFileError)) throw err;
+    if (options.damaged) write(`cairn: ${err.message}\n`);
+  }
+}
+
 /** Opens the flags' home (without a feed), runs `fn` with its services, then closes them. */
 export async function withHome<T>(flags: SessionFlags, fn: (services: HomeServices) => Promise<T>): Promise<T> {
   const services = openHome(homeFromFlags(flags));
+  reportSettingsProblems(services.registry, (text) => process.stderr.write(text));
   try {
     return await fn(services);
   } finally {

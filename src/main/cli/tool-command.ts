@@ -11,7 +11,7 @@ import { errorText, MemoryToolError } from '../../common/memory/errors';
 import { openHome } from '../host/home-services';
 import type { MemoryService } from '../memory/memory-service';
 import type { ExecuteOptions, MemorySession } from '../memory/session';
-import { homeFromFlags, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
+import { homeFromFlags, reportSettingsProblems, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
 import { TOOL_HELP, UsageError } from './usage';
 
 export interface CliIo {
@@ -72,6 +72,7 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
   if (values.jsonl && positionals.length > 0) throw new UsageError('--jsonl reads commands from stdin; do not also give one as an argument');
 
   const services = openHome(home);
+  reportSettingsProblems(services.registry, (text) => io.stderr.write(text));
   try {
     const session = await sessionFromFlags(services, values);
     const options: ExecuteOptions = { mode, actor };

@@ -11,6 +11,7 @@ import { parseSshLocation, formatHostSpec } from '../runtime/ssh/ssh-target';
 import { openHome } from '../host/home-services';
 import { resolveHome } from '../workspaces/home-dir';
 import { RegistryError, workspaceInfo } from '../workspaces/registry';
+import { reportSettingsProblems } from './session-flags';
 import type { CliIo } from './tool-command';
 import { UsageError, WORKSPACE_HELP } from './usage';
 
@@ -50,6 +51,7 @@ export async function workspaceCommand(args: string[], io: CliIo): Promise<numbe
   }
   const services = openHome(resolveHome(values.home));
   const { registry } = services;
+  reportSettingsProblems(registry, (text) => io.stderr.write(text));
   try {
     switch (sub) {
       case 'add': {

@@ -131,7 +131,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     ...(options.ssh ? { ssh: options.ssh } : {}),
     ...(options.connection ? { connection: options.connection } : {}),
   });
-  const review = new ReviewMode(inbox, () => registry.settings().reviewScopes);
+  const review = new ReviewMode(inbox, () => registry.reviewScopes());
   const service = new MemoryService({ usage, sink: journal, history, review });
   const versions = new VersionHistory(history, service);
   const sweeps = new Sweeps({ home, service, history, usage });

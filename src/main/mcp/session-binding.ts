@@ -7,14 +7,24 @@
 import * as path from 'node:path';
 import type { MemorySession } from '../memory/session';
 import { findGitRoot } from '../workspaces/identity';
-import type { WorkspaceRegistry } from '../workspaces/registry';
+import type { WorkspaceEntry, WorkspaceRegistry } from '../workspaces/registry';
 import { resolveLocalSession } from '../workspaces/session';
+import { SettingsFileError } from '../workspaces/settings-file';
 
 /** The session of an agent started in `cwd` (see the module header for the rules). */
 export async function mcpSession(registry: WorkspaceRegistry, cwd: string, workspaceId?: string): Promise<MemorySession> {
   if (workspaceId) return registry.session(workspaceId);
   const dir = path.resolve(cwd);
-  const containing = deepestContaining(registry.list(), dir);
+  let registered: WorkspaceEntry[];
+  try {
+    registered = registry.list();
+  } catch (err) {
+    // config.json does not parse: the checkout's own session, registered nowhere (nothing is
+    // written over the file); reads work, and review mode refuses agents' writes meanwhile.
+    if (err instanceof SettingsFileError) return resolveLocalSession({ home: registry.home, cwd: dir }, registry.local);
+    throw err;
+  }
+  const containing = deepestContaining(registered, dir);
   if (containing) return registry.session(containing.id);
   const gitRoot = await findGitRoot(dir);
   if (gitRoot) {

@@ -36,7 +36,7 @@ import {
 import { RuntimeError, type Capture } from '../runtime/runtime';
 import { ChangeOutbox, sha256 } from './change-outbox';
 import { fileCases, mapRenameErrors, mapRuntimeErrors, toolError } from './error-mapper';
-import { NotAFileUnderReview, RecordingRuntime, type ProposedCommand, type ReviewGate } from './review-gate';
+import { NotAFileUnderReview, RecordingRuntime, ReviewUnknown, type ProposedCommand, type ReviewGate } from './review-gate';
 import { scanPath } from './scanners/content-scanner';
 import type { AvailableScope, ExecuteOptions, MemorySession, ToolResult } from './session';
 import { availableScope, decodeText, encodeContent, place, readText, recordUse, type InScope } from './targets';
@@ -153,9 +153,19 @@ export class MemoryTool {
   async run(command: MemoryCommand, session: MemorySession, options: ExecuteOptions): Promise<string> {
     if (this.review && options.actor === 'agent') {
       const written = writtenPlace(command);
-      if (written && this.review.underReview(written.scope, session)) return this.propose(command, written, session, options, this.review);
+      if (written && this.underReview(this.review, written, session)) return this.propose(command, written, session, options, this.review);
     }
     return this.dispatch(command, session, options);
+  }
+
+  /** Whether the write goes to review; a scope whose review mode cannot be told refuses the write. */
+  private underReview(review: ReviewGate, written: WrittenPlace, session: MemorySession): boolean {
+    try {
+      return review.underReview(written.scope, session);
+    } catch (err) {
+      if (err instanceof ReviewUnknown) throw new MemoryToolError(errors.reviewUnknown(written.path, err.message));
+      throw err;
+    }
   }
 
   /**

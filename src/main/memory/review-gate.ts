@@ -51,6 +51,14 @@ export interface RecordedWrite {
   readonly after: Uint8Array | null;
 }
 
+/**
+ * Whether a scope is under review cannot be told (the settings do not parse): the write is refused,
+ * never let through unreviewed. The message is for the model (no host path).
+ */
+export class ReviewUnknown extends Error {
+  override readonly name = 'ReviewUnknown';
+}
+
 /** A delete or rename under review met a directory, a link or another non-file. */
 export class NotAFileUnderReview extends Error {
   override readonly name = 'NotAFileUnderReview';

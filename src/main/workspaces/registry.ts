@@ -12,11 +12,11 @@
  * reason, and the other scopes still work. Host keys are trusted only through trust(), which
  * records the key the host presents if it matches the fingerprint the person checked.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { settingsSchema } from '../../common/api/settings';
+import { ReviewUnknown } from '../memory/review-gate';
 import type { Scope } from '../../common/memory/constants';
 import { relativeFolderProblem } from '../../common/workspaces/folder-path';
 import type { MemorySession, ScopeBinding } from '../memory/session';
@@ -30,6 +30,7 @@ import { cairnKnownHosts, formatHostSpec, parseHostSpec, resolveSshTarget, type 
 import { originFromConfig, projectIdFromFacts, sshWorkspaceIdFor, workspaceIdFor } from './identity';
 import { isValidWorkspaceId } from './home-dir';
 import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './session';
+import { editedConfigText, readStoredConfig, SettingsFileError, writeConfigText, type Settings, type StoredConfig } from './settings-file';
 
 /**
  * The SSH code (ssh2, the connection, the remote runtime), loaded when a remote workspace is first
@@ -88,13 +89,7 @@ export interface WorkspaceStatus {
   readonly reason: string | null;
   readonly hostKey: { host: string; fingerprint: string; state: HostKeyState } | null;
 }
-export type Settings = z.infer<typeof settingsSchema>;
-
-const configSchema = z.object({
-  version: z.literal(1).catch(1),
-  workspaces: z.array(z.unknown()).catch([]),
-  settings: z.unknown().catch({}),
-});
+export type { Settings };
 
 export class RegistryError extends Error {
   override readonly name = 'RegistryError';
@@ -124,28 +119,32 @@ export class WorkspaceRegistry {
     this.local = options.local;
   }
 
-  private read(): { workspaces: WorkspaceEntry[]; settings: Settings } {
-    let raw: unknown = {};
-    try {
-      raw = JSON.parse(fs.readFileSync(this.file, 'utf8'));
-    } catch {}
-    const config = configSchema.parse(typeof raw === 'object' && raw !== null ? raw : {});
-    const workspaces = config.workspaces.flatMap((w) => {
-      const parsed = workspaceEntry.safeParse(w);
-      return parsed.success ? [parsed.data] : [];
-    });
-    const settings = settingsSchema.safeParse(config.settings);
-    return { workspaces, settings: settings.success ? settings.data : settingsSchema.parse({}) };
+  /** config.json as stored (./settings-file.ts): SettingsFileError when it does not parse. */
+  private read(): StoredConfig<WorkspaceEntry> {
+    return readStoredConfig(this.file, workspaceEntry);
   }
 
+  /**
+   * What in config.json is not valid and fell back (a sentence each, for a person), or, when it
+   * does not parse, SettingsFileError.
+   */
+  problems(): readonly string[] {
+    return this.read().invalid;
+  }
+
+  /**
+   * Changes the stored config under the file's lock: only the members `change` changed are
+   * rewritten, the rest of the text stays as it was; a file that does not parse is never written
+   * over (SettingsFileError).
+   */
   private async update<T>(change: (config: { workspaces: WorkspaceEntry[]; settings: Settings }) => T): Promise<T> {
     fs.mkdirSync(this.home, { recursive: true, mode: 0o700 });
     return withLocalLock(this.file, async () => {
-      const config = this.read();
+      const stored = this.read();
+      const config = { workspaces: structuredClone(stored.workspaces), settings: structuredClone(stored.settings) };
       const result = change(config);
-      const temp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
-      fs.writeFileSync(temp, `${JSON.stringify({ version: 1, ...config }, null, 2)}\n`, { mode: 0o600 });
-      fs.renameSync(temp, this.file);
+      const text = editedConfigText(stored, config);
+      if (text !== stored.text) await writeConfigText(this.file, text);
       return result;
     });
   }
@@ -236,6 +235,20 @@ export class WorkspaceRegistry {
 
   settings(): Settings {
     return this.read().settings;
+  }
+
+  /**
+   * The scopes under review (the setting), for review mode's gate, read per write. While config.json
+   * does not parse nobody can tell, so an agent's write is refused (ReviewUnknown, for the model)
+   * rather than let through unreviewed.
+   */
+  reviewScopes(): readonly string[] {
+    try {
+      return this.read().settings.reviewScopes;
+    } catch (err) {
+      if (err instanceof SettingsFileError) throw new ReviewUnknown(err.forModel);
+      throw err;
+    }
   }
 
   async setSettings(patch: Partial<Settings>): Promise<Settings> {

@@ -40,6 +40,12 @@ export interface AtomicWriteOptions {
   readonly exclusive: boolean;
   /** Called right before the rename; throws to abandon the write (a late containment check). */
   readonly beforeRename?: () => void;
+  /**
+   * Whether temp files of dead writers in `dir` are removed first (default: yes). Only where every
+   * writer of the directory holds the caller's lock; a directory shared by files under different
+   * locks (Cairn's home) keeps them.
+   */
+  readonly sweepTemps?: boolean;
 }
 
 /**
@@ -51,7 +57,7 @@ export async function writeAtomically(dir: string, name: string, data: Uint8Arra
   const existing = lstatOrNull(target);
   if (existing && options.exclusive) throw new RuntimeError('EEXIST');
   if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-  removeDeadWritersTemps(dir);
+  if (options.sweepTemps !== false) removeDeadWritersTemps(dir);
   const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
   const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
   try {

@@ -1,0 +1,180 @@
+/**
+ * The text of `<home>/config.json` as the registry (./registry.ts, its one writer) reads and edits it.
+ *
+ * Invariants, because the file is the person's as much as Cairn's (they edit it by hand):
+ * - a file that does not parse is never written over: reading it throws SettingsFileError, which
+ *   says the file, line and column and what to do, and no write happens until it is fixed;
+ * - a value that breaks its schema falls back alone (to its default; a workspace entry is left
+ *   out) and is reported; it stays in the file as it was;
+ * - a write changes only the members whose value changed (jsonc-parser's modify), in the file's own
+ *   indentation and line endings: everything else, unknown keys and invalid values included, stays
+ *   byte for byte.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { applyEdits, modify, parseTree, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
+import { z } from 'zod';
+import { settingsSchema } from '../../common/api/settings';
+import { writeAtomically } from '../runtime/local/atomic-write';
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+/** config.json does not parse: nothing is written over it, and writes that depend on it are refused. */
+export class SettingsFileError extends Error {
+  override readonly name = 'SettingsFileError';
+  constructor(
+    readonly file: string,
+    /** What is wrong, with the line and column, naming no host path (a model may be told). */
+    readonly problem: string,
+  ) {
+    super(`Cairn's settings file ${file} does not parse: ${problem}. Cairn changes nothing in it, and refuses agents' writes, until it does: fix it by hand (or move it away to start again with the defaults).`);
+  }
+
+  /** The same, for a model: the file named by its place in Cairn's home, not by a host path. */
+  get forModel(): string {
+    return `Cairn's settings file (config.json in Cairn's home) does not parse: ${this.problem}. Until a person fixes it, Cairn cannot tell whether this scope is under review, so agents' writes are refused; ask the person to fix the file.`;
+  }
+}
+
+/** config.json as stored: its text, and what the registry makes of it. */
+export interface StoredConfig<W> {
+  /** The file's text; null when there is no file. */
+  readonly text: string | null;
+  /** The `workspaces` array as stored, every entry with its checked value (null: not valid). */
+  readonly rawWorkspaces: ReadonlyArray<{ readonly raw: unknown; readonly valid: W | null }>;
+  /** The valid entries, in order. */
+  readonly workspaces: W[];
+  /** The settings, each invalid value replaced by its default. */
+  readonly settings: Settings;
+  /** What was invalid and fell back, one sentence each (for the commands to report). */
+  readonly invalid: readonly string[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Line and column (1-based) of `offset` in `text`. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - (before.lastIndexOf('\n') + 1) + 1 };
+}
+
+/** The value stored in `text` (strict JSON), or SettingsFileError naming the first problem's place. */
+function parseStrict(file: string, text: string): unknown {
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const first = errors[0];
+  if (first) {
+    const { line, column } = lineAndColumn(text, first.offset);
+    throw new SettingsFileError(file, `line ${line}, column ${column}: ${describeParseError(printParseErrorCode(first.error))}`);
+  }
+  if (!tree || tree.type !== 'object') throw new SettingsFileError(file, 'line 1, column 1: it holds no JSON object');
+  return JSON.parse(text) as unknown;
+}
+
+function describeParseError(code: string): string {
+  const words: Record<string, string> = {
+    InvalidSymbol: 'a character that JSON does not allow here',
+    InvalidNumberFormat: 'a number JSON does not allow',
+    PropertyNameExpected: 'a key was expected (a trailing comma?)',
+    ValueExpected: 'a value was expected (a trailing comma?)',
+    ColonExpected: 'a colon was expected',
+    CommaExpected: 'a comma was expected',
+    CloseBraceExpected: 'a closing } was expected',
+    CloseBracketExpected: 'a closing ] was expected',
+    EndOfFileExpected: 'the file goes on after its object ends',
+    InvalidCommentToken: 'a comment, which JSON does not allow',
+    UnexpectedEndOfComment: 'a comment that does not end',
+    UnexpectedEndOfString: 'a string that does not end',
+    UnexpectedEndOfNumber: 'a number that does not end',
+    InvalidUnicode: 'an invalid \\u escape',
+    InvalidEscapeCharacter: 'an invalid escape',
+    InvalidCharacter: 'a control character inside a string',
+  };
+  return words[code] ?? code;
+}
+
+/** The settings of `raw`, each member checked alone: an invalid one falls back to its default, and is reported. */
+function settingsOf(raw: unknown): { settings: Settings; invalid: string[] } {
+  const stored = isObject(raw) ? raw : {};
+  const invalid: string[] = raw === undefined || isObject(raw) ? [] : ['"settings" is not an object; every setting has its default'];
+  const settings: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(settingsSchema.shape)) {
+    const parsed = (field as z.ZodType).safeParse(stored[key]);
+    if (parsed.success) {
+      settings[key] = parsed.data;
+      continue;
+    }
+    settings[key] = (field as z.ZodType).parse(undefined);
+    const issue = parsed.error.issues[0];
+    const at = issue && issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
+    invalid.push(`settings.${key}${at} = ${JSON.stringify(stored[key]).slice(0, 80)} is not valid (${issue?.message ?? 'invalid'}); it is kept in the file, and its default (${JSON.stringify(settings[key])}) is used`);
+  }
+  return { settings: settings as Settings, invalid };
+}
+
+/**
+ * Reads config.json at `file`: nothing stored when it is missing; SettingsFileError when it does not
+ * parse; otherwise its workspaces (`entry` checks each) and settings, with what fell back.
+ */
+export function readStoredConfig<W>(file: string, entry: z.ZodType<W>): StoredConfig<W> {
+  let text: string | null;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new SettingsFileError(file, `it cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    text = null;
+  }
+  const raw = text === null ? {} : (parseStrict(file, text) as Record<string, unknown>);
+  const invalid: string[] = raw.workspaces === undefined || Array.isArray(raw.workspaces) ? [] : ['"workspaces" is not a list; no workspace is registered'];
+  const rawWorkspaces = (Array.isArray(raw.workspaces) ? (raw.workspaces as unknown[]) : []).map((w, i) => {
+    const parsed = entry.safeParse(w);
+    if (!parsed.success) invalid.push(`workspaces[${i}] is not a valid workspace (${parsed.error.issues[0]?.message ?? 'invalid'}); it is kept in the file, and left out`);
+    return { raw: w, valid: parsed.success ? parsed.data : null };
+  });
+  const workspaces = rawWorkspaces.flatMap((w) => (w.valid === null ? [] : [w.valid]));
+  const settings = settingsOf(raw.settings);
+  return { text, rawWorkspaces, workspaces, settings: settings.settings, invalid: [...invalid, ...settings.invalid] };
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The file's own layout: its indentation (tabs, or the first indented line's spaces) and line ending. */
+function formattingOf(text: string): FormattingOptions {
+  const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? '  ';
+  return { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+/**
+ * The text config.json holds once `stored` has become `next`: only changed members are edited, in
+ * the file's own layout; stored workspace entries that are not valid stay where they were.
+ */
+export function editedConfigText<W extends { id: string }>(stored: StoredConfig<W>, next: { workspaces: readonly W[]; settings: Settings }): string {
+  if (stored.text === null) return `${JSON.stringify({ version: 1, workspaces: next.workspaces, settings: next.settings }, null, 2)}\n`;
+  let text = stored.text;
+  const options = { formattingOptions: formattingOf(text) };
+  if (!sameValue(stored.workspaces, next.workspaces)) {
+    // Each stored entry as it was unless its value changed (a removed one dropped), invalid ones
+    // kept in place, new ones appended.
+    const byId = new Map(next.workspaces.map((w) => [w.id, w]));
+    const kept = stored.rawWorkspaces.flatMap(({ raw, valid }) => {
+      if (valid === null) return [raw];
+      const now = byId.get(valid.id);
+      byId.delete(valid.id);
+      if (!now) return [];
+      return [sameValue(now, valid) ? raw : now];
+    });
+    text = applyEdits(text, modify(text, ['workspaces'], [...kept, ...byId.values()], options));
+  }
+  for (const [key, value] of Object.entries(next.settings)) {
+    if (!sameValue((stored.settings as Record<string, unknown>)[key], value)) text = applyEdits(text, modify(text, ['settings', key], value, options));
+  }
+  return text;
+}
+
+/** Writes config.json whole and atomically (temp file in the home, fsync, rename), 0600. */
+export async function writeConfigText(file: string, text: string): Promise<void> {
+  await writeAtomically(path.dirname(file), path.basename(file), new TextEncoder().encode(text), { exclusive: false, sweepTemps: false });
+}
