@@ -175,4 +175,26 @@ describe('workspaces, setup help and the preview in Chromium (issue 20)', () => 
     await expect(rpc(served, 'workspaces/add', { name: 'x', path: 'src/widgets' })).rejects.toThrow(/is relative/);
     await page.close();
   });
+
+  it('a settings file broken by hand is named, with its line and column, and left as it is', async () => {
+    const file = path.join(sb.home, 'config.json');
+    const good = await fs.readFile(file, 'utf8');
+    const broken = good.replace(/\}\s*$/, ',}\n');
+    await fs.writeFile(file, broken);
+    try {
+      const page = await openPage(browser.context, served.address, { live: false });
+      const alert = sidebar(page).getByRole('alert');
+      await alert.waitFor();
+      const shown = (await alert.textContent()) ?? '';
+      expect(shown).toContain(`Could not load workspaces: Cairn's settings file ${file} does not parse: line `);
+      expect(shown).toMatch(/line \d+, column \d+: .*fix it by hand/);
+      await shots(page, 'workspaces-settings-broken', { ready: () => alert.waitFor() });
+      // Changing a setting is refused, and the file stays as the person left it.
+      await expect(rpc(served, 'settings/set', { theme: 'dark' })).rejects.toThrow(/does not parse/);
+      expect(await fs.readFile(file, 'utf8')).toBe(broken);
+      await page.close();
+    } finally {
+      await fs.writeFile(file, good);
+    }
+  });
 });

@@ -132,7 +132,7 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
         )}
         {workspaces.isError && (
           <li className="ws-status bad" role="alert">
-            Could not load workspaces.{' '}
+            Could not load workspaces{workspaces.error?.message ? `: ${workspaces.error.message}` : '.'}{' '}
             <button type="button" className="link" onClick={() => void workspaces.refetch()}>
               Retry
             </button>
