@@ -47,3 +47,24 @@ export function fileOrigin(sessionId: string): { readonly how: 'import' | 'adopt
   const m = /^(import|adopt):(.+)$/s.exec(sessionId);
   return m ? { how: m[1] as 'import' | 'adopt', file: m[2]! } : null;
 }
+
+/**
+ * Why nothing more is proposed: the inbox holds as many pending items as it takes. For a model
+ * (memory_propose, a write under review) as much as for a person, so it names no host path.
+ */
+export function inboxFullText(cap: number): string {
+  return `Cairn's inbox is full: ${cap} items already wait for a person's review, the most it holds, so nothing more is proposed until some are approved or rejected. Ask the user to review the inbox (cairn inbox list, or the Inbox in the Cairn app).`;
+}
+
+/**
+ * What a person can do about an inbox item file Cairn cannot read (it is not JSON, or not an
+ * item): the file is left as it is, never rewritten or removed by Cairn.
+ */
+export function damagedItemText(file: string, problem: string): string {
+  return `The inbox item file ${file} is damaged: ${problem}. Cairn cannot show, approve or reject it and leaves it as it is. Look at it (it is JSON, one item per file); once it holds nothing you need, remove it (rm ${shellWord(file)}).`;
+}
+
+/** A path as one word of a POSIX shell command. */
+function shellWord(text: string): string {
+  return /^[\w./@+:-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}

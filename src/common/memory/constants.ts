@@ -59,3 +59,22 @@ export const HISTORY_KEEP_DAYS = 90;
 export const HISTORY_KEEP_NEWEST = 20;
 /** ...and at most this many bytes of content per scope root. */
 export const HISTORY_MAX_BYTES_PER_SCOPE = 64 * 1024 * 1024;
+
+// ---- The inbox (what waits for a person's review) ----
+/**
+ * Most entries one `cairn import` (or one Adopt) proposes: a long evening's review for a person,
+ * and more than any real CLAUDE.md or AGENTS.md holds. The entries past it are counted and named,
+ * never proposed; the person imports the rest once these are reviewed, or a smaller file.
+ */
+export const MAX_IMPORT_PROPOSALS = 200;
+/**
+ * Most items the inbox holds pending, whatever proposes them (an import, Adopt, a harvest, an
+ * agent's memory_propose, review mode, an archive's held changes). Past it a producer adds nothing
+ * and says why, until a person decides some; a listing reads at most this many.
+ */
+export const MAX_INBOX_PENDING = 500;
+/**
+ * Largest inbox item file read. The largest Cairn writes is an agent's change held for review
+ * (two texts of at most MAX_FILE_BYTES, escaped as JSON); a bigger one is listed as damaged.
+ */
+export const MAX_INBOX_ITEM_BYTES = 4 * 1024 * 1024;

@@ -17,7 +17,7 @@ import { SCOPES, type Scope } from '../../common/memory/constants';
 import type { InboxStore } from '../harvest/inbox-store';
 import type { ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
-import { proposeEntries } from '../import/propose';
+import { leftOutText, proposeEntries, type LeftOutReason } from '../import/propose';
 import type { ImportFormat } from '../import/sources';
 import type { MemorySession } from '../memory/session';
 import { AgentFilesError, type Located } from './discovery';
@@ -84,13 +84,15 @@ export async function adoptFile(file: Located, scope: Scope, selection: AdoptSel
   const added: string[] = [];
   const duplicates: Extract<AdoptResult, { status: 'ok' }>['duplicates'] = [];
   const refused: Extract<AdoptResult, { status: 'ok' }>['refused'] = [];
+  const leftOut = new Map<LeftOutReason, number>();
   for (const o of outcomes) {
-    if (o.status === 'proposed' && o.item) added.push(o.item.id);
+    if (o.status === 'left-out') leftOut.set(o.reason as LeftOutReason, (leftOut.get(o.reason as LeftOutReason) ?? 0) + 1);
+    else if (o.status === 'proposed' && o.item) added.push(o.item.id);
     else if (o.reason === 'flagged') refused.push({ line: o.line, reason: `the scanners found ${o.detail ?? 'a secret or an injected instruction'}` });
-    else if (o.reason) duplicates.push({ text: textAt.get(o.line) ?? '', reason: o.reason });
+    else if (o.reason) duplicates.push({ text: textAt.get(o.line) ?? '', reason: o.reason as (typeof duplicates)[number]['reason'] });
   }
   const parts = [`${added.length} ${added.length === 1 ? 'proposal' : 'proposals'} from ${file.id} added to the Inbox for ${scope} memory`];
   if (duplicates.length > 0) parts.push(`${duplicates.length} already known`);
   if (refused.length > 0) parts.push(`${refused.length} refused by the scanners (line${refused.length === 1 ? '' : 's'} ${refused.map((r) => r.line).join(', ')})`);
-  return { status: 'ok', added, duplicates, refused, message: `${parts.join('; ')}.` };
+  return { status: 'ok', added, duplicates, refused, message: [`${parts.join('; ')}.`, ...[...leftOut].map(([reason, n]) => leftOutText(reason, n, { origin: 'adopt' }))].join(' ') };
 }

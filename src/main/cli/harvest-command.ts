@@ -4,6 +4,8 @@
  * The harvest runs in harvest/harvest-run.ts (segments, checks, the inbox); the review is
  * `cairn inbox` (inbox-command.ts).
  */
+import { inboxFullText } from '../../common/api/inbox-text';
+import { MAX_INBOX_PENDING } from '../../common/memory/constants';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Candidate } from '../harvest/candidate';
@@ -174,6 +176,7 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
       const c: Candidate = 'candidate' in p ? p.candidate : p;
       io.stdout.write(`  ${'id' in p ? `${p.id}  ` : ''}${c.category}  ${c.text}\n`);
     }
+    if (summary.rejected['inbox-full'] > 0) io.stdout.write(`${inboxFullText(MAX_INBOX_PENDING)}\n`);
     if (!values['dry-run'] && summary.proposed.length > 0) io.stdout.write('Review them with: cairn inbox list\n');
     return 0;
   });

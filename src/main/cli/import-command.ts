@@ -19,7 +19,7 @@ import type { HomeServices } from '../host/home-services';
 import type { BadLine, ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
 import { proposeTarFiles, readMemoryTar, type TarFileOutcome } from '../import/memory-tar';
-import { entryScope, proposeEntries, sessionCheckout, type EntryOutcome } from '../import/propose';
+import { entryScope, leftOutText, proposeEntries, sessionCheckout, type EntryOutcome, type LeftOutReason } from '../import/propose';
 import { IMPORT_FORMATS, ImportError, readSource, sourceFiles, type ImportFormat, type SourceFile } from '../import/sources';
 import type { MemorySession } from '../memory/session';
 import { findGitRoot } from '../workspaces/identity';
@@ -134,6 +134,11 @@ function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcom
   const proposed = outcomes.filter((o) => o.status === 'proposed');
   const present = outcomes.filter((o) => o.status === 'present');
   const refused = outcomes.filter((o) => o.status === 'refused');
+  // Entries left out by a bound, by which (a count and where they start, not each one: there may be many).
+  const leftOut = (['import-cap', 'inbox-full'] as const)
+    .map((reason) => ({ reason, of: outcomes.filter((o) => o.status === 'left-out' && o.reason === reason) }))
+    .filter((l) => l.of.length > 0)
+    .map(({ reason, of }) => ({ reason, entries: of.length, from: { file: of[0]!.shown, line: of[0]!.line }, message: leftOutText(reason, of.length, { from: `${of[0]!.shown} line ${of[0]!.line}` }) }));
   if (values.json) {
     io.stdout.write(
       `${JSON.stringify(
@@ -144,6 +149,7 @@ function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcom
           present: present.map((o) => ({ file: o.shown, line: o.line, reason: o.reason })),
           refused: refused.map((o) => ({ file: o.shown, line: o.line, reason: o.reason, detail: o.detail })),
           bad: bad.map((b) => ({ file: b.file, line: b.line, reason: b.reason })),
+          leftOut,
         },
         null,
         2,
@@ -170,6 +176,7 @@ function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcom
     out.push(`Bad lines, skipped: ${bad.length}.`);
     for (const b of bad) out.push(`  ${b.file} line ${b.line}: ${b.reason}`);
   }
+  for (const l of leftOut) out.push(l.message);
   if (proposed.length > 0 && !values['dry-run']) out.push('Nothing is in memory until you approve it: cairn inbox list, cairn inbox approve ID (or the app\u2019s Inbox).');
   io.stdout.write(`${out.join('\n')}\n`);
 }
@@ -209,16 +216,26 @@ async function importTar(target: string, values: Flags, io: CliIo): Promise<numb
   );
 }
 
+/** The archive's files left out by a bound, by which: how many, from which on, and what the person can do. */
+function tarLeftOut(outcomes: readonly TarFileOutcome[]): Array<{ reason: LeftOutReason; files: number; from: string; message: string }> {
+  return (['import-cap', 'inbox-full'] as const).flatMap((reason) => {
+    const of = outcomes.filter((o) => o.status === 'left-out' && o.reason === reason);
+    return of.length === 0 ? [] : [{ reason, files: of.length, from: of[0]!.path, message: leftOutText(reason, of.length, { noun: 'file', from: of[0]!.path }) }];
+  });
+}
+
 function reportTar(io: CliIo, values: Flags, shown: string, outcomes: TarFileOutcome[]): void {
   const of = (status: TarFileOutcome['status']) => outcomes.filter((o) => o.status === status);
   if (values.json) {
     const list = (status: TarFileOutcome['status']) => of(status).map((o) => ({ path: o.path, id: o.item?.id ?? null, ...(o.reason ? { reason: o.reason } : {}) }));
-    io.stdout.write(`${JSON.stringify({ dryRun: values['dry-run'] === true, create: list('create'), update: list('update'), present: list('present'), inInbox: list('in-inbox'), refused: list('refused') }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ dryRun: values['dry-run'] === true, create: list('create'), update: list('update'), present: list('present'), inInbox: list('in-inbox'), refused: list('refused'), leftOut: tarLeftOut(outcomes) }, null, 2)}\n`,
+    );
     return;
   }
   const held = [...of('create'), ...of('update')];
   const out = [`${shown}: ${plural(outcomes.length, 'memory file')}.`];
-  if (held.length === 0 && of('refused').length === 0 && of('in-inbox').length === 0) {
+  if (held.length === 0 && of('refused').length === 0 && of('in-inbox').length === 0 && of('left-out').length === 0) {
     out.push(outcomes.length === 0 ? 'Nothing to import.' : 'Every file is already present, with the same bytes; nothing was added to the inbox.');
     io.stdout.write(`${out.join('\n')}\n`);
     return;
@@ -232,6 +249,7 @@ function reportTar(io: CliIo, values: Flags, shown: string, outcomes: TarFileOut
     out.push(`Refused: ${of('refused').length}.`);
     for (const o of of('refused')) out.push(`  ${o.path}: ${o.reason}`);
   }
+  for (const l of tarLeftOut(outcomes)) out.push(l.message);
   if (held.length > 0 && !values['dry-run']) out.push('Memory is unchanged until you approve: cairn inbox show ID shows a change as a diff, cairn inbox approve ID applies it.');
   io.stdout.write(`${out.join('\n')}\n`);
 }

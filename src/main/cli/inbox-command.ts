@@ -9,10 +9,10 @@
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { fileOrigin, originText } from '../../common/api/inbox-text';
-import { SCOPES, type Scope } from '../../common/memory/constants';
+import { MAX_INBOX_PENDING, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
-import { changeSummary, type ChangeItem, type InboxItem, type MemoryItem } from '../harvest/inbox-store';
+import { changeSummary, DamagedItemError, type ChangeItem, type InboxItem, type MemoryItem } from '../harvest/inbox-store';
 import { reviewKey } from '../harvest/review-mode';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
@@ -92,22 +92,39 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
       const inbox = services.inbox;
       switch (verb) {
         case 'list': {
-          const items = values.all ? inbox.list() : inbox.list('pending');
+          const { items, damaged, unread } = inbox.listing(values.all ? undefined : 'pending');
           if (values.json) {
-            io.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
+            io.stdout.write(`${JSON.stringify({ items, damaged, unread }, null, 2)}\n`);
             return 0;
           }
-          writeTable(io, [['ID', 'PROPOSED (UTC)', 'KIND', 'TO', 'TEXT'], ...items.map((i) => [i.id, minuteOf(i.createdAt), kindOf(i), targetOf(i), textOf(i)])]);
-          if (items.length === 0) io.stdout.write('(the inbox is empty)\n');
+          // A damaged file comes first, so that it is seen: Cairn cannot read it, and leaves it to the person.
+          writeTable(io, [
+            ['ID', 'PROPOSED (UTC)', 'KIND', 'TO', 'TEXT'],
+            ...damaged.map((d) => [d.id, d.createdAt === null ? '?' : minuteOf(d.createdAt), 'damaged', '-', `${d.problem}: ${d.file}`]),
+            ...items.map((i) => [i.id, minuteOf(i.createdAt), kindOf(i), targetOf(i), textOf(i)]),
+          ]);
+          if (items.length === 0 && damaged.length === 0) io.stdout.write('(the inbox is empty)\n');
+          if (damaged.length > 0) {
+            io.stdout.write(
+              `${damaged.length === 1 ? '1 inbox file is damaged' : `${damaged.length} inbox files are damaged`}: Cairn cannot read ${damaged.length === 1 ? 'it' : 'them'} and leaves ${damaged.length === 1 ? 'it' : 'them'} as ${damaged.length === 1 ? 'it is' : 'they are'}. Look at each file; remove it once it holds nothing you need (cairn inbox show ID says more).\n`,
+            );
+          }
+          if (unread > 0) {
+            io.stdout.write(`${unread} older inbox ${unread === 1 ? 'file was' : 'files were'} not read: a listing shows the newest ${MAX_INBOX_PENDING}. Approve or reject these first (or reject a whole import at once in the app's Inbox).\n`);
+          }
           return 0;
         }
         case 'show': {
-          const item = inbox.get(id!);
+          const found = inbox.lookup(id!);
+          if (found && 'problem' in found) throw new DamagedItemError(found);
+          const item = found;
           if (!item) throw new MemoryToolError(`There is no inbox item ${JSON.stringify(id)}; list them with cairn inbox list.`);
           io.stdout.write(values.json ? `${JSON.stringify(item, null, 2)}\n` : item.kind === 'change' ? describeChange(item) : describeCandidate(item));
           return 0;
         }
         case 'approve': {
+          const found = inbox.lookup(id!);
+          if (found && 'problem' in found) throw new DamagedItemError(found);
           const session = await sessionFromFlags(services, approvalFlags(inbox.get(id!), values));
           const outcome = await approveItem(inbox, services.service, session, id!, { to: values.to, text: values.text });
           if (outcome.status === 'conflict') throw new MemoryToolError(outcome.message);

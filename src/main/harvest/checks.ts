@@ -32,6 +32,8 @@ export const REJECTION_REASONS = [
   'over-limit',
   /** A model's answer held it in a shape that is no candidate (counted by the extractor, not checked here). */
   'malformed',
+  /** It passed, but the inbox held as many pending items as it takes (counted by the caller of InboxStore.add, not checked here). */
+  'inbox-full',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

@@ -14,7 +14,7 @@ import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession, SaveOutcome } from '../memory/session';
-import type { ChangeItem, InboxItem, InboxStore, MemoryItem } from './inbox-store';
+import { DamagedItemError, type ChangeItem, type InboxItem, type InboxStore, type MemoryItem } from './inbox-store';
 
 export type ReviewOutcome =
   | { readonly status: 'approved'; readonly item: InboxItem; readonly path: string; readonly created: boolean }
@@ -30,7 +30,9 @@ const HEADINGS: Record<MemoryItem['candidate']['category'], string> = {
 };
 
 function pending(inbox: InboxStore, id: string): InboxItem {
-  const item = inbox.get(id);
+  const item = inbox.lookup(id);
+  // A damaged file is neither approved nor rejected: the person looks at it (damagedText says how).
+  if (item && 'problem' in item) throw new DamagedItemError(item);
   if (!item) throw new MemoryToolError(`There is no inbox item ${JSON.stringify(id)}; list them with cairn inbox list.`);
   if (item.status !== 'pending') throw new MemoryToolError(`Inbox item ${id} was already ${item.status}.`);
   return item;

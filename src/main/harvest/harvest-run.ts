@@ -146,6 +146,9 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
       }),
     }));
     const proposed = req.inbox.add(grounded, source);
+    // The inbox takes no more than its cap: what it did not take is counted, and the segment is done
+    // (harvesting it again would propose the same once the person has made room; a run does not wait).
+    outcome.rejected['inbox-full'] += grounded.length - proposed.length;
     const next: SessionState = { sessionId: req.transcript.sessionId, lastId: segment[segment.length - 1]!.id, at: new Date().toISOString() };
     const temp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(temp, `${JSON.stringify(next)}\n`, { mode: 0o600 });

@@ -10,13 +10,24 @@
  * proposed and records what was decided, when and where it went; an item stored before kinds
  * existed (no `kind`) is a `memory` item; nothing here writes memory (approval goes through
  * MemoryService as the person: harvest-review.ts).
+ *
+ * Bounds: this is the one place items are added, so the inbox holds at most MAX_INBOX_PENDING
+ * pending items whoever proposes them (`add` takes what fits and the caller says why the rest was
+ * not; `addChange` refuses with a text a model can act on), and a listing reads at most that many
+ * items of what it asks for, newest first, counting the older files it did not read. A file of
+ * `items/` that cannot be read as an item (not JSON, not an item's shape, not a regular file, too
+ * large, misnamed) is listed as damaged with what is wrong, never hidden, and never rewritten or
+ * removed here: the person looks at it and decides.
  */
-import { changeTitle } from '../../common/api/inbox-text';
+import { z } from 'zod';
+import { changeTitle, damagedItemText, inboxFullText } from '../../common/api/inbox-text';
+import { MAX_INBOX_ITEM_BYTES, MAX_INBOX_PENDING, SCOPES } from '../../common/memory/constants';
+import { MemoryToolError } from '../../common/memory/errors';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ProposedChange } from '../memory/review-gate';
-import type { Candidate, CandidateCategory } from './candidate';
+import { CANDIDATE_CATEGORIES, type Candidate, type CandidateCategory } from './candidate';
 import type { TranscriptAgent } from './transcript';
 
 export const INBOX_DIR = 'inbox';
@@ -24,6 +35,8 @@ export const INBOX_DIR = 'inbox';
 export const REJECTED_KEEP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ID_RE = /^[0-9a-z]{9}-[0-9a-f]{8}$/;
+/** The problem of a file that is not there (read between a listing and a decision): no item, not damaged. */
+const MISSING = 'it is gone';
 
 /** Where a candidate came from. */
 export interface ItemSource {
@@ -76,6 +89,87 @@ export interface ChangeItem extends ItemBase {
 
 export type InboxItem = MemoryItem | ChangeItem;
 
+/** A file of the inbox that is no item Cairn can read; listed so that the person sees it. */
+export interface DamagedItem {
+  /** The file's name without `.json` (an item's id, when it is named like one). */
+  readonly id: string;
+  /** The file, on this machine (shown to the person only). */
+  readonly file: string;
+  /** What is wrong with it, in a few words (never its content). */
+  readonly problem: string;
+  /** When it was proposed, from its name (an item's id starts with the time); else its last change. */
+  readonly createdAt: string | null;
+}
+
+/** One listing of the inbox: the items asked for, the damaged files met, and how many older files were not read. */
+export interface InboxListing {
+  readonly items: InboxItem[];
+  readonly damaged: DamagedItem[];
+  /** Files older than the last one read, left unread because the listing had its fill. */
+  readonly unread: number;
+}
+
+/** The words of a damaged file, for the CLI's and the API's refusals. */
+export function damagedText(damaged: DamagedItem): string {
+  return damagedItemText(damaged.file, damaged.problem);
+}
+
+/** Refused because the inbox holds MAX_INBOX_PENDING pending items (its text names no host path: a model may read it). */
+export class InboxFullError extends MemoryToolError {}
+
+/**
+ * Refused because the item's file is damaged. Its text names the file on this machine, so it is
+ * thrown only to a person (`cairn inbox`, the app's inbox routes), never in a model's answer.
+ */
+export class DamagedItemError extends MemoryToolError {
+  constructor(readonly damaged: DamagedItem) {
+    super(damagedText(damaged));
+  }
+}
+
+// What a stored item must hold to be shown and decided; fields it may hold besides are kept.
+const evidenceShape = z.object({ messageId: z.string(), quote: z.string(), speaker: z.enum(['person', 'agent', 'tool']).nullish(), at: z.string().nullish() });
+const decidedShape = {
+  id: z.string(),
+  createdAt: z.string(),
+  status: z.enum(['pending', 'approved', 'rejected']),
+  decidedAt: z.string().optional(),
+  approvedTo: z.string().optional(),
+};
+const memoryItemShape = z.object({
+  ...decidedShape,
+  kind: z.literal('memory').optional(),
+  candidate: z.object({ category: z.enum(CANDIDATE_CATEGORIES), text: z.string(), scope: z.enum(SCOPES), evidence: z.array(evidenceShape), confidence: z.number(), rationale: z.string() }),
+  source: z.object({ agent: z.enum(['claude', 'codex']).nullable(), sessionId: z.string(), cwd: z.string().nullable(), workspaceId: z.string().nullable(), projectId: z.string().nullable(), extractor: z.string() }),
+  target: z.string(),
+  approvedText: z.string().optional(),
+});
+const changeItemShape = z.object({
+  ...decidedShape,
+  kind: z.literal('change'),
+  change: z.object({
+    command: z.enum(['create', 'str_replace', 'insert', 'delete', 'rename']),
+    scope: z.enum(SCOPES),
+    path: z.string(),
+    newPath: z.string().nullable(),
+    before: z.string().nullable(),
+    beforeSha256: z.string().nullable(),
+    after: z.string().nullable(),
+  }),
+  source: z.object({ workspaceId: z.string().nullable(), projectId: z.string().nullable(), owner: z.string(), cwd: z.string().nullable() }),
+});
+
+/** The first thing wrong with a stored item, in a few words ("candidate.text: expected a string"), or null. */
+function shapeProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is JSON, but not an object';
+  const kind = (value as { kind?: unknown }).kind;
+  if (kind !== undefined && kind !== 'memory' && kind !== 'change') return 'its kind is neither memory nor change';
+  const parsed = (kind === 'change' ? changeItemShape : memoryItemShape).safeParse(value);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0];
+  return issue ? `it is JSON, but not an inbox item (${issue.path.join('.') || 'the item'}: ${issue.message.toLowerCase()})` : 'it is JSON, but not an inbox item';
+}
+
 /** One line saying what an agent's change does, for lists ("Edit /memories/project/notes.md (str_replace)"). */
 export function changeSummary(change: ProposedChange): string {
   return changeTitle(change, true);
@@ -105,24 +199,42 @@ export class InboxStore {
     this.rejectedFile = path.join(this.dir, 'rejected.jsonl');
   }
 
-  /** Puts candidates in the inbox, pending; returns the items made. */
+  /**
+   * Puts candidates in the inbox, pending, as many as it has room for (the first ones); returns the
+   * items made. Fewer items than candidates: the inbox is full, and the caller says so (inboxFullText).
+   */
   add(candidates: readonly Candidate[], source: ItemSource): MemoryItem[] {
     if (candidates.length === 0) return [];
+    const room = this.room();
+    if (room === 0) return [];
     fs.mkdirSync(this.itemsDir, { recursive: true, mode: 0o700 });
     const createdAt = new Date(this.now()).toISOString();
-    return candidates.map((candidate) => {
+    return candidates.slice(0, room).map((candidate) => {
       const item: MemoryItem = { id: this.newId(), kind: 'memory', createdAt, status: 'pending', candidate, source, target: suggestedTarget(candidate) };
       this.write(item);
       return item;
     });
   }
 
-  /** Puts an agent's change under review in the inbox, pending; returns the item. */
+  /** Puts an agent's change under review in the inbox, pending; returns the item. InboxFullError when it is full. */
   addChange(change: ProposedChange, source: ChangeSource): ChangeItem {
-    fs.mkdirSync(this.itemsDir, { recursive: true, mode: 0o700 });
-    const item: ChangeItem = { id: this.newId(), kind: 'change', createdAt: new Date(this.now()).toISOString(), status: 'pending', change, source };
-    this.write(item);
+    const [item] = this.addChanges([{ change, source }]);
+    if (!item) throw new InboxFullError(inboxFullText(MAX_INBOX_PENDING));
     return item;
+  }
+
+  /** Puts changes in the inbox, pending, as many as it has room for (the first ones); returns the items made. */
+  addChanges(changes: ReadonlyArray<{ readonly change: ProposedChange; readonly source: ChangeSource }>): ChangeItem[] {
+    if (changes.length === 0) return [];
+    const room = this.room();
+    if (room === 0) return [];
+    fs.mkdirSync(this.itemsDir, { recursive: true, mode: 0o700 });
+    const createdAt = new Date(this.now()).toISOString();
+    return changes.slice(0, room).map(({ change, source }) => {
+      const item: ChangeItem = { id: this.newId(), kind: 'change', createdAt, status: 'pending', change, source };
+      this.write(item);
+      return item;
+    });
   }
 
   /** The memory candidates, newest first (or only those of one status). */
@@ -130,24 +242,48 @@ export class InboxStore {
     return this.list(status).filter((i): i is MemoryItem => i.kind === 'memory');
   }
 
-  /** Every item, newest first (or only those of one status). */
+  /** Every item, newest first (or only those of one status), at most MAX_INBOX_PENDING of them; damaged files are left out (listing shows them). */
   list(status?: InboxItem['status']): InboxItem[] {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.itemsDir);
-    } catch {
-      return [];
+    return this.listing(status).items;
+  }
+
+  /** How many more items the inbox takes before it holds MAX_INBOX_PENDING pending ones. */
+  room(): number {
+    return Math.max(0, MAX_INBOX_PENDING - this.list('pending').length);
+  }
+
+  /**
+   * The items, newest first (or only those of one status), and the damaged files among those read.
+   * Reads newest first and stops once it has `limit` items (and at most `limit` damaged files), so
+   * that however many files the folder holds, a listing costs at most about that many reads.
+   */
+  listing(status?: InboxItem['status'], limit = MAX_INBOX_PENDING): InboxListing {
+    const names = this.fileNames();
+    const items: InboxItem[] = [];
+    const damaged: DamagedItem[] = [];
+    let at = 0;
+    for (; at < names.length && items.length < limit && damaged.length < limit; at++) {
+      const read = this.read(names[at]!.slice(0, -5));
+      if ('problem' in read) {
+        if (read.problem !== MISSING) damaged.push(read);
+      }
+      else if (status === undefined || read.status === status) items.push(read);
     }
-    return names
-      .filter((n) => n.endsWith('.json') && ID_RE.test(n.slice(0, -5)))
-      .sort()
-      .reverse()
-      .map((n) => this.read(n.slice(0, -5)))
-      .filter((item): item is InboxItem => item !== null && (status === undefined || item.status === status));
+    return { items, damaged, unread: names.length - at };
   }
 
   get(id: string): InboxItem | null {
-    return ID_RE.test(id) ? this.read(id) : null;
+    const found = this.lookup(id);
+    return found === null || 'problem' in found ? null : found;
+  }
+
+  /** The item of `id`, or what is wrong with its file; null when there is no such file. */
+  lookup(id: string): InboxItem | DamagedItem | null {
+    // Any name listed as damaged can be asked about; never one that leaves the folder.
+    if (!/^[^/\\\0]+$/.test(id) || id.startsWith('.')) return null;
+    if (!ID_RE.test(id) && !this.fileNames().includes(`${id}.json`)) return null;
+    const found = this.read(id);
+    return 'problem' in found && found.problem === MISSING ? null : found;
   }
 
   /**
@@ -201,15 +337,53 @@ export class InboxStore {
     return `${this.now().toString(36).padStart(9, '0')}-${idSeq.toString(16).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
   }
 
-  private read(id: string): InboxItem | null {
+  /** The `.json` files of items/, newest first (an item's name sorts by its time); temp files are no items. */
+  private fileNames(): string[] {
+    let names: string[];
     try {
-      const item = JSON.parse(fs.readFileSync(path.join(this.itemsDir, `${id}.json`), 'utf8')) as InboxItem | (Omit<MemoryItem, 'kind'> & { kind?: undefined });
-      if (item.id !== id) return null;
-      // Items stored before kinds existed are candidates.
-      return item.kind === undefined ? { ...item, kind: 'memory' } : item;
+      names = fs.readdirSync(this.itemsDir);
     } catch {
-      return null;
+      return [];
     }
+    return names
+      .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+      .sort()
+      .reverse();
+  }
+
+  /** The item stored as `<id>.json`, or what is wrong with that file. */
+  private read(id: string): InboxItem | DamagedItem {
+    const file = path.join(this.itemsDir, `${id}.json`);
+    const damaged = (problem: string, mtimeMs?: number): DamagedItem => ({
+      id,
+      file,
+      problem,
+      createdAt: ID_RE.test(id) ? new Date(parseInt(id.slice(0, 9), 36)).toISOString() : mtimeMs === undefined ? null : new Date(mtimeMs).toISOString(),
+    });
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(file);
+    } catch {
+      return damaged(MISSING);
+    }
+    // Not opened unless a regular file: a FIFO would block the read, a link may lead anywhere.
+    if (!stat.isFile()) return damaged(stat.isSymbolicLink() ? 'it is a symbolic link, not a file Cairn wrote' : 'it is not a regular file', stat.mtimeMs);
+    if (stat.size > MAX_INBOX_ITEM_BYTES) return damaged(`it is ${stat.size} bytes, larger than any item Cairn writes (${MAX_INBOX_ITEM_BYTES})`, stat.mtimeMs);
+    if (!ID_RE.test(id)) return damaged('its name is not that of an inbox item (an id such as 0mx12inr7-0001214a)', stat.mtimeMs);
+    let value: unknown;
+    try {
+      value = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return damaged(MISSING);
+      // The parser's message may quote the file; only that it does not parse is said.
+      return damaged(err instanceof SyntaxError ? 'it is not valid JSON' : `it cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, stat.mtimeMs);
+    }
+    const problem = shapeProblem(value);
+    if (problem) return damaged(problem, stat.mtimeMs);
+    const item = value as InboxItem | (Omit<MemoryItem, 'kind'> & { kind?: undefined });
+    if (item.id !== id) return damaged('the id it holds is not its file name', stat.mtimeMs);
+    // Items stored before kinds existed are candidates.
+    return item.kind === undefined ? { ...item, kind: 'memory' } : item;
   }
 
   private write(item: InboxItem): void {

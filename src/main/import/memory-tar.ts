@@ -18,15 +18,17 @@
  * Invariant: nothing here writes memory. A file absent here becomes a held `change` item that
  * would create it; one that differs, a held change that would replace it (applied by a person's
  * approval only while the file is still as it was compared: harvest-review.ts); the same bytes are
- * "already present".
+ * "already present". Like an import of entries, one holds at most MAX_IMPORT_PROPOSALS changes and
+ * no more than the inbox has room for; the files past either are left out, counted.
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import * as tar from 'tar-stream';
-import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, SCOPES, type Scope } from '../../common/memory/constants';
+import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, MAX_IMPORT_PROPOSALS, SCOPES, type Scope } from '../../common/memory/constants';
 import { scopeOwner } from '../../common/memory/identity';
 import { formatMemoryPath, isListedName, parseMemoryPath } from '../../common/memory/paths';
-import type { ChangeItem, InboxStore } from '../harvest/inbox-store';
+import type { ChangeItem, ChangeSource, InboxStore } from '../harvest/inbox-store';
+import type { ProposedChange } from '../memory/review-gate';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
 import { scopeFiles } from './memory-files';
@@ -226,8 +228,8 @@ export async function readMemoryTar(input: Readable): Promise<{ files: TarFile[]
 
 export interface TarFileOutcome {
   readonly path: string;
-  readonly status: 'create' | 'update' | 'present' | 'in-inbox' | 'refused';
-  /** For `refused`: why (never the file's text). */
+  readonly status: 'create' | 'update' | 'present' | 'in-inbox' | 'refused' | 'left-out';
+  /** For `refused`: why (never the file's text); for `left-out`: which bound left it out (propose.ts's). */
   readonly reason?: string;
   /** The held change, for `create` and `update` (not in a dry run). */
   readonly item?: ChangeItem;
@@ -252,7 +254,16 @@ export async function proposeTarFiles(files: readonly TarFile[], session: Memory
   const pending = inbox.list('pending').filter((i): i is ChangeItem => i.kind === 'change');
   const cwd = sessionCheckout(session);
   const outcomes: TarFileOutcome[] = [];
+  // As an import of entries: at most MAX_IMPORT_PROPOSALS held, and no more than the inbox has room for.
+  const room = inbox.room();
+  let held = 0;
+  /** The changes to hold, made into items at the end in one add. */
+  const toAdd: Array<{ at: number; change: ProposedChange; source: ChangeSource }> = [];
   for (const f of files) {
+    if (held >= MAX_IMPORT_PROPOSALS || held >= room) {
+      outcomes.push({ path: f.path, status: 'left-out', reason: held >= MAX_IMPORT_PROPOSALS ? 'import-cap' : 'inbox-full' });
+      continue;
+    }
     const current = here.get(f.path);
     if (current === 'unreadable') {
       outcomes.push({ path: f.path, status: 'refused', reason: 'the file here is too large or not UTF-8, so it cannot be compared; look at both by hand' });
@@ -273,15 +284,21 @@ export async function proposeTarFiles(files: readonly TarFile[], session: Memory
       continue;
     }
     const status = current ? 'update' : 'create';
-    if (options.dryRun) {
-      outcomes.push({ path: f.path, status });
-      continue;
+    held++;
+    if (!options.dryRun) {
+      toAdd.push({
+        at: outcomes.length,
+        change: { command: current ? 'str_replace' : 'create', scope: f.scope, path: f.path, newPath: null, before: current ? current.text : null, beforeSha256, after: f.text },
+        source: { workspaceId: session.workspaceId, projectId: session.projectId, owner: scopeOwner(f.scope, session) ?? f.scope, cwd },
+      });
     }
-    const item = inbox.addChange(
-      { command: current ? 'str_replace' : 'create', scope: f.scope, path: f.path, newPath: null, before: current ? current.text : null, beforeSha256, after: f.text },
-      { workspaceId: session.workspaceId, projectId: session.projectId, owner: scopeOwner(f.scope, session) ?? f.scope, cwd },
-    );
-    outcomes.push({ path: f.path, status, item });
+    outcomes.push({ path: f.path, status });
   }
+  const items = inbox.addChanges(toAdd);
+  toAdd.forEach(({ at }, i) => {
+    const o = outcomes[at]!;
+    // The inbox took fewer than it had room for: another process filled it meanwhile.
+    outcomes[at] = items[i] ? { ...o, item: items[i] } : { path: o.path, status: 'left-out', reason: 'inbox-full' };
+  });
   return outcomes;
 }

@@ -13,9 +13,12 @@
  * Invariants: nothing here writes memory; a refused entry is reported by its line and the rule
  * (never its text: it may hold a secret); an entry's category and scope are decided here (the
  * source's own, else a guess from its words; the scope from sources.ts), and shown to the person,
- * who may file it elsewhere when approving.
+ * who may file it elsewhere when approving. One import proposes at most MAX_IMPORT_PROPOSALS
+ * entries and never more than the inbox has room for (the InboxStore's cap): the entries past
+ * either are left out unchecked, each reported with which bound left it out.
  */
-import type { Scope } from '../../common/memory/constants';
+import { inboxFullText } from '../../common/api/inbox-text';
+import { MAX_IMPORT_PROPOSALS, MAX_INBOX_PENDING, type Scope } from '../../common/memory/constants';
 import { scanContent, type ScanFinding } from '../memory/scanners/content-scanner';
 import type { Candidate, CandidateCategory } from '../harvest/candidate';
 import { checkCandidates, normalizedText, type RejectionReason } from '../harvest/checks';
@@ -31,12 +34,30 @@ const IMPORT_CONFIDENCE = 0.9;
 /** Why an entry was not proposed (the checks' reasons an import can meet). */
 export type RefusalReason = Extract<RejectionReason, 'flagged' | 'duplicate-in-batch' | 'already-in-inbox' | 'rejected-before' | 'already-in-memory'>;
 
+/** Why an entry was left out unchecked: this import proposed as many as one may, or the inbox is full. */
+export type LeftOutReason = 'import-cap' | 'inbox-full';
+
+/**
+ * What a person is told about entries left out (they can act on it: review the inbox, bring in
+ * less). `from`: where the first of them is ("NOTES.md line 203").
+ */
+export function leftOutText(reason: LeftOutReason, count: number, options: { origin?: 'import' | 'adopt'; noun?: 'entry' | 'file'; from?: string } = {}): string {
+  const { origin = 'import', noun = 'entry' } = options;
+  const entries = `${count} ${count === 1 ? noun : noun === 'entry' ? 'entries' : 'files'}${options.from === undefined ? '' : ` (from ${options.from} on)`} ${count === 1 ? 'was' : 'were'}`;
+  const again = origin === 'import' ? 'import again' : 'adopt it again';
+  if (reason === 'import-cap') {
+    const smaller = origin === 'import' ? 'or import a smaller file' : 'or adopt a few lines of it at a time';
+    return `${entries} not proposed: one ${origin} proposes at most ${MAX_IMPORT_PROPOSALS}, as many as a person can review at once. Review these in the inbox, then ${again} (what is already proposed is not proposed twice), ${smaller}.`;
+  }
+  return `${entries} not proposed: ${inboxFullText(MAX_INBOX_PENDING)} Then ${again} (what is already proposed is not proposed twice).`;
+}
+
 export interface EntryOutcome {
   readonly shown: string;
   readonly line: number;
-  readonly status: 'proposed' | 'present' | 'refused';
-  /** For `present` and `refused`: which check. */
-  readonly reason?: RefusalReason;
+  readonly status: 'proposed' | 'present' | 'refused' | 'left-out';
+  /** For `present` and `refused`: which check; for `left-out`: which bound. */
+  readonly reason?: RefusalReason | LeftOutReason;
   /** For a flagged entry: what the scanners found, by rule (never the text). */
   readonly detail?: string;
   /** For `proposed`: the candidate (also in a dry run) and the inbox item made of it (not in a dry run). */
@@ -128,7 +149,15 @@ export function proposeEntries(read: ReadonlyArray<{ readonly source: SourceFile
   const rejected = new Set(options.inbox.rejectedTexts().map(normalizedText));
   /** The entries of this import so far (across its files). */
   const seen = new Set<string>();
-  return read.flatMap(({ source, entries }) => proposeFile(source, entries, options, { memory, pending, rejected, seen }));
+  // The inbox's room as it is now; its add takes no more than it has then (another process may be adding too).
+  const bounds: Bounds = { proposed: 0, room: options.inbox.room() };
+  return read.flatMap(({ source, entries }) => proposeFile(source, entries, options, { memory, pending, rejected, seen }, bounds));
+}
+
+/** How many entries this import has proposed, and the inbox's room for them. */
+interface Bounds {
+  proposed: number;
+  room: number;
 }
 
 function proposeFile(
@@ -136,6 +165,7 @@ function proposeFile(
   entries: readonly ImportEntry[],
   options: ProposeOptions,
   { memory, pending, rejected, seen }: { memory: Set<string>; pending: Set<string>; rejected: Set<string>; seen: Set<string> },
+  bounds: Bounds,
 ): EntryOutcome[] {
   const itemSource: ItemSource = {
     agent: sourceAgent(options.format),
@@ -146,7 +176,14 @@ function proposeFile(
     extractor: `${options.origin ?? 'import'} (${options.format})`,
   };
   const outcomes: EntryOutcome[] = [];
+  /** The outcomes proposed, whose items the inbox makes at the end, in one add. */
+  const toAdd: Array<{ at: number; candidate: Candidate }> = [];
   for (const entry of entries) {
+    // Past a bound, an entry is not checked: it is counted, with the bound that left it out.
+    if (bounds.proposed >= MAX_IMPORT_PROPOSALS || bounds.proposed >= bounds.room) {
+      outcomes.push({ shown: source.shown, line: entry.line, status: 'left-out', reason: bounds.proposed >= MAX_IMPORT_PROPOSALS ? 'import-cap' : 'inbox-full' });
+      continue;
+    }
     const id = `${source.shown}:${entry.line}`;
     const message: TranscriptMessage = { id, role: 'user', kind: 'text', text: entry.text, at: null, fromPerson: true, sidechain: false };
     const text = memoryText(entry);
@@ -178,12 +215,19 @@ function proposeFile(
       continue;
     }
     seen.add(key);
-    if (options.dryRun) {
-      outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed', candidate });
-      continue;
-    }
-    const [item] = options.inbox.add([candidate], itemSource);
-    outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed', candidate, item: item! });
+    bounds.proposed++;
+    if (!options.dryRun) toAdd.push({ at: outcomes.length, candidate });
+    outcomes.push({ shown: source.shown, line: entry.line, status: 'proposed', candidate });
   }
+  if (toAdd.length === 0) return outcomes;
+  const items = options.inbox.add(
+    toAdd.map((a) => a.candidate),
+    itemSource,
+  );
+  toAdd.forEach(({ at }, i) => {
+    const o = outcomes[at]!;
+    // The inbox took fewer than it had room for: another process filled it meanwhile.
+    outcomes[at] = items[i] ? { ...o, item: items[i] } : { shown: o.shown, line: o.line, status: 'left-out', reason: 'inbox-full' };
+  });
   return outcomes;
 }

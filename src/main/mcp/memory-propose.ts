@@ -12,7 +12,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { SCOPES } from '../../common/memory/constants';
+import { inboxFullText } from '../../common/api/inbox-text';
+import { MAX_INBOX_PENDING, SCOPES } from '../../common/memory/constants';
 import { HARVEST_PROMPT, HARVEST_PROMPT_DESCRIPTION, MCP_HARVEST_PROMPT_MARKER, harvestPromptText, MEMORY_PROPOSE_TOOL, memoryProposeDescription } from '../../common/memory/tool-description';
 import { CANDIDATE_CATEGORIES, type Candidate } from '../harvest/candidate';
 import { checkCandidates, MAX_PER_SEGMENT, REJECTION_REASONS, type RejectionReason } from '../harvest/checks';
@@ -84,6 +85,7 @@ const REASON_TEXTS: Readonly<Record<RejectionReason, string>> = {
   'already-in-memory': 'already in memory',
   'over-limit': `over the ${MAX_PER_SEGMENT} one call may propose`,
   malformed: 'not in the shape of a candidate',
+  'inbox-full': "Cairn's inbox is full",
 };
 
 export const proposalTexts = {
@@ -102,6 +104,7 @@ export const proposalTexts = {
       );
       lines.push(`Skipped ${skipped.length} (${skipped.map((n) => `#${n}`).join(', ')}): ${reasons.join('; ')}.`);
     }
+    if (rejected['inbox-full'] > 0) lines.push(`${inboxFullText(MAX_INBOX_PENDING)} Do not propose again in this session.`);
     lines.push('Nothing was written to memory: a person approves, edits or rejects each proposal in Cairn.');
     return lines.join('\n');
   },
@@ -168,7 +171,9 @@ export async function proposeCandidates(
     projectId: session.projectId,
     extractor: 'agent',
   });
-  const accepted = new Set<Candidate>(outcome.accepted);
+  // The inbox takes the first of them it has room for; the rest are skipped as inbox-full.
+  const accepted = new Set<Candidate>(outcome.accepted.slice(0, items.length));
+  outcome.rejected['inbox-full'] += outcome.accepted.length - items.length;
   const numbered = candidates.map((c, i) => ({ c, n: i + 1 }));
   const proposedItems = numbered.filter(({ c }) => accepted.has(c)).map(({ n }, i) => ({ n, id: items[i]!.id }));
   const skipped = numbered.filter(({ c }) => !accepted.has(c)).map(({ n }) => n);

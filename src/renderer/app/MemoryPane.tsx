@@ -49,7 +49,8 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   // The scope whose consolidation shows on the right (issue 22), if any.
   const [sweeping, setSweeping] = useState<Scope | null>(null);
   const inbox = useInbox(workspaceId);
-  const inboxCount = inbox.items?.length ?? 0;
+  // A damaged inbox file counts too: the person has to look at it.
+  const inboxCount = (inbox.items?.length ?? 0) + inbox.damaged.length;
   const [creating, setCreating] = useState(false);
   const [previewing, setPreviewing] = useState(false);
   const browser = useRef<MemoryBrowserHandle>(null);

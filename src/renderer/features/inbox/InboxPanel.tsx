@@ -10,6 +10,11 @@
  * and Retry (HarvestStatusLine), and the review switches. The list follows every change to the inbox,
  * by any process (use-inbox.ts).
  *
+ * A file of the inbox the server cannot read as an item (damaged: not JSON, not an item) is shown
+ * first, in every view, with what is wrong and where the file is: it can be neither approved nor
+ * rejected, and Cairn leaves it as it is for the person to look at and remove. When the server
+ * read only the newest items (MAX_INBOX_PENDING), the view says how many older files it left.
+ *
  * Invariants: nothing is added to memory without Approve; a conflict or an error is shown on the
  * proposal, which stays in the list; an approval says where the text went, opens that file on
  * request, and can be undone (history.undo of the version caused by `harvest:<id>`, or `review:<id>`
@@ -18,9 +23,10 @@
  * typing in a field).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ArrowRight, Bot, Check, FileInput, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
+import { ArrowRight, Bot, Check, FileInput, FileWarning, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { AGENT_NAMES, shortSession } from '../../../common/api/harvest-status-text';
+import { MAX_INBOX_PENDING } from '../../../common/memory/constants';
 import { fileOrigin, originText } from '../../../common/api/inbox-text';
 import { errorMessage, useApi } from '../../api/api-context';
 import { listKeyIndex } from '../../lib/list-keys';
@@ -41,6 +47,7 @@ import {
   neighbourOf,
   splitKinds,
   targetProblem,
+  type DamagedInboxItem,
   type InboxItem,
   type SessionGroup,
 } from './inbox-model';
@@ -52,6 +59,8 @@ import { useInbox } from './use-inbox';
 export const HARVEST_LINE = 'cairn harvest --transcript FILE';
 /** The accessible name of the section (and list) of agents' changes held by review mode. */
 const HELD_LABEL = 'Agents\u2019 changes held for your review';
+/** The accessible name of the section of damaged inbox files. */
+const DAMAGED_LABEL = 'Damaged inbox files';
 
 export interface InboxPanelProps {
   workspaceId: string | null;
@@ -84,7 +93,7 @@ const isField = (el: Element) => el.closest('input, textarea, select, [contented
 export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps) {
   const { client, orpc } = useApi();
   const queryClient = useQueryClient();
-  const { query, items: viewItems } = useInbox(workspaceId);
+  const { query, items: viewItems, damaged, unread } = useInbox(workspaceId);
   // The memory files of this view, for "Add to" (the browser has loaded them already).
   const files = useQuery(orpc.memory.list.queryOptions({ input: { workspaceId } }));
   const [gone, setGone] = useState<ReadonlySet<string>>(new Set());
@@ -318,7 +327,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
         <div className="editor-title">
           <h2>Inbox</h2>
           <div className="inbox-sub">
-            {count === null ? 'Memories proposed from your agents\u2019 sessions.' : count === 0 ? 'Nothing to review.' : `${count} ${count === 1 ? 'proposal' : 'proposals'} to review. Nothing is added to memory until you approve it.`}
+            {count === null ? 'Memories proposed from your agents\u2019 sessions.' : count === 0 ? (damaged.length === 0 ? 'Nothing to review.' : 'No proposal to review.') : `${count} ${count === 1 ? 'proposal' : 'proposals'} to review. Nothing is added to memory until you approve it.`}
+            {damaged.length > 0 && ` ${damaged.length === 1 ? 'One inbox file is damaged' : `${damaged.length} inbox files are damaged`}.`}
           </div>
           {workspaceId !== null && <HarvestSwitch workspaceId={workspaceId} />}
           {workspaceId !== null && <HarvestStatusLine workspaceId={workspaceId} />}
@@ -365,6 +375,11 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
           <LoadFailed what="the inbox" error={query.error} onRetry={() => void query.refetch()} />
         ) : viewItems === undefined ? (
           <Loading what="the inbox" />
+        ) : ordered.length === 0 && damaged.length > 0 ? (
+          <div className="inbox-list">
+            <DamagedSection damaged={damaged} />
+            {unread > 0 && <UnreadNote unread={unread} />}
+          </div>
         ) : ordered.length === 0 ? (
           <div className="inbox-empty">
             <InboxIcon size={28} aria-hidden />
@@ -386,6 +401,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
           </div>
         ) : (
           <div ref={listRef} className="inbox-list" onKeyDown={onListKey}>
+            {damaged.length > 0 && <DamagedSection damaged={damaged} />}
+            {unread > 0 && <UnreadNote unread={unread} />}
             {heldChanges.length > 0 && (
               <section className="inbox-session" aria-label={HELD_LABEL}>
                 <div className="session-head">
@@ -476,6 +493,56 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
         </ConfirmDialog>
       )}
     </section>
+  );
+}
+
+/** The inbox's damaged files: what is wrong with each and where it is; no action but the person's own. */
+function DamagedSection({ damaged }: { damaged: readonly DamagedInboxItem[] }) {
+  return (
+    <section className="inbox-session" aria-label={DAMAGED_LABEL}>
+      <div className="session-head">
+        <FileWarning size={15} aria-hidden />
+        <span className="session-what">
+          <strong>Damaged</strong>
+          <span className="muted"> · {damaged.length === 1 ? '1 inbox file' : `${damaged.length} inbox files`} Cairn cannot read · left as they are</span>
+        </span>
+      </div>
+      <ul className="proposals" aria-label={DAMAGED_LABEL}>
+        {damaged.map((d) => (
+          <li key={d.id} className="proposal" aria-label={`Damaged inbox file ${d.id}`}>
+            <div className="p-meta">
+              <span className="badge cat-lesson">Damaged</span>
+              {d.createdAt && (
+                <span className="p-when muted">
+                  proposed{' '}
+                  <time dateTime={d.createdAt} title={exactTime(d.createdAt)}>
+                    {whenText(d.createdAt)}
+                  </time>
+                </span>
+              )}
+            </div>
+            <div className="p-error" role="note">
+              This inbox item cannot be read: {d.problem}. It can be neither approved nor rejected, and Cairn does not change or remove the file.
+            </div>
+            <div className="p-target">
+              <span className="muted">File</span> <code>{d.file}</code>
+              <CopyButton text={d.file} label="Copy the file's path" />
+            </div>
+            <p className="p-why muted">Look at the file (one item, as JSON). Once it holds nothing you need, remove it; it then leaves this list.</p>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Older inbox files the server did not read: it lists the newest MAX_INBOX_PENDING. */
+function UnreadNote({ unread }: { unread: number }) {
+  return (
+    <p className="p-hint" role="note">
+      {unread === 1 ? '1 older inbox file was' : `${unread} older inbox files were`} not read: the Inbox shows the newest {MAX_INBOX_PENDING}. Approve or reject these to see
+      the rest.
+    </p>
   );
 }
 

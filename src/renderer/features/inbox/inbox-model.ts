@@ -6,9 +6,10 @@
  * (common/api/harvest-status-text.ts), as the status line and the CLI write them.
  */
 import { changeTitle } from '../../../common/api/inbox-text';
-import type { InboxItemView } from '../../../common/api/contract';
+import type { DamagedInboxItemView, InboxItemView } from '../../../common/api/contract';
 
 export type InboxItem = InboxItemView;
+export type DamagedInboxItem = DamagedInboxItemView;
 
 /**
  * The proposals a view reviews: those from sessions in its workspace, and those from sessions in

@@ -5,13 +5,16 @@
  * Should the stream be down, the list is still asked for when the window regains focus, when the
  * view opens and after each decision.
  *
+ * Besides the proposals: the inbox's damaged files (shown in every view) and how many older files
+ * the server did not read (it reads at most MAX_INBOX_PENDING).
+ *
  * Invariant: one stream per app (per QueryClient), however many components use the inbox; it ends
  * when the last of them unmounts.
  */
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo } from 'react';
 import { useApi, type Api } from '../../api/api-context';
-import { itemsForView, type InboxItem } from './inbox-model';
+import { itemsForView, type DamagedInboxItem, type InboxItem } from './inbox-model';
 import { followStream } from './live-stream';
 
 interface Follower {
@@ -62,5 +65,7 @@ export function useInbox(workspaceId: string | null) {
   useInboxStream();
   const query = useQuery({ ...orpc.inbox.list.queryOptions({ input: {} }), refetchOnWindowFocus: true });
   const items = useMemo<InboxItem[] | undefined>(() => (query.data ? itemsForView(query.data.items, workspaceId) : undefined), [query.data, workspaceId]);
-  return { query, items };
+  // A damaged file belongs to no view: every view shows it, so that it is never out of sight.
+  const damaged = useMemo<DamagedInboxItem[]>(() => query.data?.damaged ?? [], [query.data]);
+  return { query, items, damaged, unread: query.data?.unread ?? 0 };
 }
