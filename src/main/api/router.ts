@@ -34,6 +34,7 @@ import { sweepExtractorFor } from '../sweep/sweep-backends';
 import type { Sweeps } from '../sweep/sweeps';
 import { AgentFilesError, type AgentFiles } from '../agent-files/agent-files';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
+import { SettingsFileError } from '../workspaces/settings-file';
 
 export interface RouterContext {
   readonly service: MemoryService;
@@ -69,7 +70,7 @@ const os = implement(contract).$context<RouterContext>();
 
 /** The message of an error a person caused and can fix; anything else stays inside. */
 function personError(err: unknown): string | null {
-  if (err instanceof MemoryToolError || err instanceof RegistryError || err instanceof AgentFilesError) return err.message;
+  if (err instanceof MemoryToolError || err instanceof RegistryError || err instanceof AgentFilesError || err instanceof SettingsFileError) return err.message;
   return null;
 }
 
@@ -472,7 +473,13 @@ export const router = os.router({
     }),
   },
   workspaces: {
-    list: os.workspaces.list.handler(({ context }) => context.registry.list().map(workspaceInfo)),
+    list: os.workspaces.list.handler(({ context }) => {
+      try {
+        return context.registry.list().map(workspaceInfo);
+      } catch (err) {
+        fail(err);
+      }
+    }),
     add: os.workspaces.add.handler(async ({ input, context }) => {
       try {
         if (input.ssh) return workspaceInfo((await context.registry.addSsh({ name: input.name, host: input.ssh, path: input.path, identity: input.identity ?? null })).entry);
@@ -499,8 +506,14 @@ export const router = os.router({
     }),
   },
   settings: {
-    get: os.settings.get.handler(({ context }) => context.registry.settings()),
-    set: os.settings.set.handler(({ input, context }) => context.registry.setSettings(input)),
+    get: os.settings.get.handler(({ context }) => {
+      try {
+        return context.registry.settings();
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    set: os.settings.set.handler(({ input, context }) => context.registry.setSettings(input).catch(fail)),
   },
 });
 
