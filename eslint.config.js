@@ -63,8 +63,17 @@ export default tseslint.config(
     // The runtime reaches disks and hosts, and knows nothing of what is stored there or who asks.
     files: ['src/main/runtime/**'],
     rules: innerRule(
-      ['memory', 'journal', 'api', 'mcp', 'cli', 'electron', 'workspaces', 'host', 'setup', 'renderer', 'preload'],
+      ['memory', 'journal', 'api', 'mcp', 'cli', 'electron', 'workspaces', 'host', 'setup', 'outside', 'renderer', 'preload'],
       'src/main/runtime imports only src/common (and Node and its packages).',
+    ),
+  },
+  {
+    // The rule of files from outside (links, FIFOs, devices): what may be read of a path another
+    // program chose. Built on the runtime's containment only; its readers are built on it.
+    files: ['src/main/outside/**'],
+    rules: innerRule(
+      ['memory', 'history', 'journal', 'api', 'mcp', 'cli', 'electron', 'workspaces', 'host', 'setup', 'harvest', 'sweep', 'import', 'agent-files', 'context', 'renderer', 'preload'],
+      'src/main/outside imports only src/common and the runtime (and Node).',
     ),
   },
   {

@@ -111,6 +111,53 @@ describe('the envelope', () => {
     expect(await fs.readFile(outside, 'utf8')).toBe('password: hunter2-hunter2\n');
   });
 
+  it("a link in the home to a file no agent reads (~/.claude/CLAUDE.md -> ~/.ssh/id_rsa) is listed as a link with where it leads, never opened, never saved through", async () => {
+    const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n';
+    await fs.mkdir(path.join(w.userHome, '.ssh'), { mode: 0o700 });
+    const idRsa = path.join(w.userHome, '.ssh', 'id_rsa');
+    await fs.writeFile(idRsa, key, { mode: 0o600 });
+    await fs.rm(path.join(w.userHome, '.claude', 'CLAUDE.md'));
+    await fs.symlink(idRsa, path.join(w.userHome, '.claude', 'CLAUDE.md'));
+    const { files } = await w.client.agentFiles.list({ workspaceId: w.ws });
+    expect(files.find((f) => f.id === '~/.claude/CLAUDE.md')).toMatchObject({
+      sha256: null,
+      unreadable: 'it is a symbolic link to something that is not a file an agent reads at a place Cairn knows; Cairn does not follow it.',
+      linkTo: '~/.ssh/id_rsa',
+    });
+    expect(JSON.stringify(files)).not.toContain('PRIVATE KEY');
+    await expect(w.client.agentFiles.read({ workspaceId: w.ws, id: '~/.claude/CLAUDE.md' })).rejects.toThrow('~/.claude/CLAUDE.md cannot be opened: it is a symbolic link to something that is not a file an agent reads');
+    expect((await w.client.agentFiles.search({ workspaceId: w.ws, query: 'PRIVATE KEY' })).hits).toEqual([]);
+    const save = await w.client.agentFiles.write({ workspaceId: w.ws, id: '~/.claude/CLAUDE.md', content: 'owned\n', expectedSha256: sha(key) });
+    expect(save).toMatchObject({ status: 'error', message: expect.stringContaining('~/.claude/CLAUDE.md cannot be saved: it is a symbolic link to something that is not a file an agent reads') });
+    expect(await fs.readFile(idRsa, 'utf8')).toBe(key);
+    expect(await fs.readlink(path.join(w.userHome, '.claude', 'CLAUDE.md'))).toBe(idRsa);
+  });
+
+  it("adopting Claude Code's auto memory that is a link to ~/.netrc puts nothing in the inbox", async () => {
+    const netrc = path.join(w.userHome, '.netrc');
+    await fs.writeFile(netrc, 'machine api.example.com login deploy password s3cr3t-Pa55w0rd\n', { mode: 0o600 });
+    const memory = path.join(w.autoMemory, 'MEMORY.md');
+    await fs.rm(memory);
+    await fs.symlink(netrc, memory);
+    const id = `~/.claude/projects/${path.basename(path.dirname(w.autoMemory))}/memory/MEMORY.md`;
+    expect((await w.client.agentFiles.list({ workspaceId: w.ws })).files.find((f) => f.id === id)).toMatchObject({ sha256: null, linkTo: '~/.netrc' });
+    const adopt = await w.client.agentFiles.adopt({ workspaceId: w.ws, id, scope: 'project' });
+    expect(adopt).toMatchObject({ status: 'error', message: expect.stringContaining(`${id} cannot be opened: it is a symbolic link to something that is not a file an agent reads`) });
+    expect(JSON.stringify(adopt)).not.toContain('s3cr3t');
+    expect((await w.client.inbox.list({})).items).toEqual([]);
+    await expect(w.client.agentFiles.compare({ workspaceId: w.ws, ids: [id, 'AGENTS.md'] })).rejects.toThrow(/cannot be opened/);
+  });
+
+  it('a folder on the way that is a link is judged by where the file really is: a rules folder linked into the checkout lists its files as links, unread', async () => {
+    const c = w.sb.checkout;
+    await fs.mkdir(path.join(c, 'docs'));
+    await fs.writeFile(path.join(c, 'docs', 'secret.md'), 'not a rule\n');
+    await fs.rm(path.join(c, '.claude', 'rules'), { recursive: true });
+    await fs.symlink('../docs', path.join(c, '.claude', 'rules'));
+    const file = (await w.client.agentFiles.list({ workspaceId: w.ws })).files.find((f) => f.id === '.claude/rules/secret.md');
+    expect(file).toMatchObject({ sha256: null, linkTo: 'docs/secret.md', unreadable: expect.stringContaining('symbolic link to something that is not a file an agent reads') });
+  });
+
   it('does not open a file with a second hard link (its content has another name, perhaps outside)', async () => {
     const outside = path.join(w.sb.dir, 'private.md');
     await fs.writeFile(outside, 'not for agents\n');
@@ -121,16 +168,19 @@ describe('the envelope', () => {
     await expect(w.client.agentFiles.search({ workspaceId: w.ws, query: 'agents' })).resolves.toMatchObject({ hits: expect.not.arrayContaining([expect.objectContaining({ id: 'CLAUDE.local.md' })]) });
   });
 
-  it('follows a link that stays inside the checkout (CLAUDE.md -> AGENTS.md), and writes through it', async () => {
+  it('follows a link that stays inside the checkout to a file an agent reads (CLAUDE.md -> AGENTS.md), shows where it leads, and never writes through it', async () => {
     const c = w.sb.checkout;
+    const before = await fs.readFile(path.join(c, 'AGENTS.md'), 'utf8');
     await fs.rm(path.join(c, 'CLAUDE.md'));
     await fs.symlink('AGENTS.md', path.join(c, 'CLAUDE.md'));
+    const listed = (await w.client.agentFiles.list({ workspaceId: w.ws })).files.find((f) => f.id === 'CLAUDE.md');
+    expect(listed).toMatchObject({ unreadable: null, linkTo: 'AGENTS.md' });
     const read = await w.client.agentFiles.read({ workspaceId: w.ws, id: 'CLAUDE.md' });
-    expect(read.content).toBe(await fs.readFile(path.join(c, 'AGENTS.md'), 'utf8'));
+    expect(read.content).toBe(before);
     const save = await w.client.agentFiles.write({ workspaceId: w.ws, id: 'CLAUDE.md', content: 'shared\n', expectedSha256: read.sha256 });
-    expect(save).toMatchObject({ status: 'ok', sha256: sha('shared\n') });
-    expect((await fs.lstat(path.join(c, 'CLAUDE.md'))).isSymbolicLink()).toBe(true);
-    expect(await fs.readFile(path.join(c, 'AGENTS.md'), 'utf8')).toBe('shared\n');
+    expect(save).toEqual({ status: 'error', message: 'CLAUDE.md cannot be saved: it is a symbolic link to AGENTS.md, and Cairn never writes through a link. Open AGENTS.md to edit it.' });
+    expect(await fs.readlink(path.join(c, 'CLAUDE.md'))).toBe('AGENTS.md');
+    expect(await fs.readFile(path.join(c, 'AGENTS.md'), 'utf8')).toBe(before);
   });
 
   it('does not walk a rules folder that is a link out of the checkout, nor a linked folder inside one', async () => {
@@ -223,8 +273,8 @@ describe('agentFiles.read and write', () => {
     // real file, the real atomic write, only the timing skipped.
     const base = { place: 'checkout' as const, real: w.sb.checkout };
     const before = await fs.readFile(path.join(w.sb.checkout, 'AGENTS.md'), 'utf8');
-    await expect(writeFileAt(base, ['AGENTS.md'], null, new TextEncoder().encode('mine\n'), sha('what it was\n'), 0o644)).rejects.toBeInstanceOf(ChangedMeanwhile);
-    await expect(writeFileAt(base, ['GEMINI.md'], null, new TextEncoder().encode('mine\n'), null, 0o644)).rejects.toBeInstanceOf(ChangedMeanwhile);
+    await expect(writeFileAt(base, ['AGENTS.md'], new TextEncoder().encode('mine\n'), sha('what it was\n'), 0o644)).rejects.toBeInstanceOf(ChangedMeanwhile);
+    await expect(writeFileAt(base, ['GEMINI.md'], new TextEncoder().encode('mine\n'), null, 0o644)).rejects.toBeInstanceOf(ChangedMeanwhile);
     expect(await fs.readFile(path.join(w.sb.checkout, 'AGENTS.md'), 'utf8')).toBe(before);
     expect((await fs.readdir(w.sb.checkout)).filter((n) => n.startsWith('.cairn-tmp'))).toEqual([]);
   });
@@ -238,25 +288,36 @@ describe('agentFiles.read and write', () => {
     expect(await fs.readFile(path.join(w.userHome, '.codex', 'AGENTS.override.md'), 'utf8')).toBe('today only\n');
   });
 
-  it('refuses to create a file through a folder that is a link out of the checkout, saying so', async () => {
+  it('refuses to create a file through a folder that is a link, out of the checkout or inside it, saying so', async () => {
     const elsewhere = path.join(w.sb.dir, 'elsewhere');
     await fs.mkdir(elsewhere);
     await fs.rm(path.join(w.sb.checkout, '.github', 'instructions'), { recursive: true });
     await fs.symlink(elsewhere, path.join(w.sb.checkout, '.github', 'instructions'));
     expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: '.github/instructions/new.instructions.md', content: 'x\n', expectedSha256: null })).toEqual({
       status: 'error',
-      message: '.github/instructions/new.instructions.md cannot be saved: a folder on its way is a symbolic link that leads outside the checkout or into .git.',
+      message: '.github/instructions/new.instructions.md cannot be saved: a folder on its way is a symbolic link, and Cairn never writes through a link.',
     });
     expect(await fs.readdir(elsewhere)).toEqual([]);
+    // Inside the checkout too: nothing, not even a folder, is made where the link leads.
+    const docs = path.join(w.sb.checkout, 'docs');
+    await fs.mkdir(docs);
+    await fs.rm(path.join(w.sb.checkout, '.cursor', 'rules'), { recursive: true });
+    await fs.symlink('../docs', path.join(w.sb.checkout, '.cursor', 'rules'));
+    expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: '.cursor/rules/db/sql.mdc', content: 'x\n', expectedSha256: null })).toMatchObject({
+      status: 'error',
+      message: expect.stringContaining('a folder on its way is a symbolic link'),
+    });
+    expect(await fs.readdir(docs)).toEqual([]);
   });
 
-  it('a link that leads nowhere is absent from the list, and is not replaced by a save', async () => {
+  it('a link that leads nowhere is listed as a link, saying where it points, and is not replaced by a save', async () => {
     await fs.rm(path.join(w.sb.checkout, 'GEMINI.md'));
     await fs.symlink('nowhere.md', path.join(w.sb.checkout, 'GEMINI.md'));
-    expect((await w.client.agentFiles.list({ workspaceId: w.ws })).files.map((f) => f.id)).not.toContain('GEMINI.md');
+    const listed = (await w.client.agentFiles.list({ workspaceId: w.ws })).files.find((f) => f.id === 'GEMINI.md');
+    expect(listed).toMatchObject({ sha256: null, unreadable: 'it is a symbolic link that leads nowhere.', linkTo: 'nowhere.md' });
     expect(await w.client.agentFiles.write({ workspaceId: w.ws, id: 'GEMINI.md', content: 'x\n', expectedSha256: null })).toEqual({
       status: 'error',
-      message: 'GEMINI.md cannot be saved: something that is not a file (such as a symbolic link that leads nowhere) is at its name.',
+      message: 'GEMINI.md cannot be saved: it is a symbolic link that leads nowhere.',
     });
     expect(await fs.readlink(path.join(w.sb.checkout, 'GEMINI.md'))).toBe('nowhere.md');
   });

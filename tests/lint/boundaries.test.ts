@@ -46,6 +46,10 @@ describe('import boundaries', () => {
     ['src/main/agent-files/x.ts', importing('../host/home-services'), /agent-files imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/context/x.ts', importing('../cli/usage'), /context imports none of journal, api, mcp, cli, electron, host/],
     ['src/main/context/x.ts', importing('../host/home-services'), /context imports none of journal, api, mcp, cli, electron, host/],
+    ['src/main/outside/x.ts', importing('../harvest/transcript'), /outside imports only src\/common and the runtime/],
+    ['src/main/outside/x.ts', importing('../agent-files/envelope'), /outside imports only src\/common and the runtime/],
+    ['src/main/outside/x.ts', importing('../memory/memory-service'), /outside imports only src\/common and the runtime/],
+    ['src/main/runtime/local/x.ts', importing('../../outside/outside-file'), /runtime imports only src\/common/],
   ])('%s may not import this', async (file, code, message) => {
     const errors = await boundaryErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -74,6 +78,10 @@ describe('import boundaries', () => {
     ['src/main/agent-files/x.ts', importing('../harvest/checks')],
     ['src/main/import/x.ts', importing('../harvest/checks')],
     ['src/main/agent-files/x.ts', importing('../runtime/local/atomic-write')],
+    ['src/main/outside/x.ts', importing('../runtime/local/containment')],
+    ['src/main/agent-files/x.ts', importing('../outside/outside-file')],
+    ['src/main/import/x.ts', importing('../outside/outside-file')],
+    ['src/main/harvest/x.ts', importing('../outside/outside-file')],
     ['src/main/host/x.ts', importing('../agent-files/agent-files')],
     ['src/main/context/x.ts', importing('../memory/context-builder')],
     ['src/main/host/x.ts', importing('../context/context-host')],

@@ -3,9 +3,10 @@
  * instruction and memory files Claude Code, Codex, Cursor, Copilot and Gemini CLI read. Pure and
  * isomorphic (the renderer, the router and the CLI import it).
  *
- * Invariant: nothing here carries a host path. A file is named by its display path, which is also
- * its id: `~/<path below the home>` for a file of the user's home (global), `<path below the
- * checkout>` for a file of the workspace's checkout. The server resolves an id only by discovering
+ * Invariant: nothing here carries a host path, but for a link's target outside its place
+ * (`linkTo`). A file is named by its display path, which is also its id: `~/<path below the
+ * home>` for a file of the user's home (global), `<path below the checkout>` for a file of the
+ * workspace's checkout. The server resolves an id only by discovering
  * the known files again, so an id can never name anything else.
  */
 import { z } from 'zod';
@@ -60,6 +61,12 @@ export const agentFileSchema = z.object({
   sha256: sha256.nullable(),
   /** Null when it can be opened; else why not, for a person (too large, not UTF-8, not a regular file, ...). */
   unreadable: z.string().nullable(),
+  /**
+   * Where the file leads when its name (or a folder on its way) is a symbolic link: its display
+   * path when it stays in the same place (`~/...`, or below the checkout), else the path itself, so
+   * a person sees where a link points (the one host path here; shown to that person only). Null: no link.
+   */
+  linkTo: z.string().nullable(),
 });
 export type AgentFile = z.infer<typeof agentFileSchema>;
 

@@ -31,7 +31,7 @@ import { compareSides, type CompareSide } from './compare';
 import { AgentFilesError, basesFor, discover, inspectAt, resolveId, type AnyBase, type Bases, type Located } from './discovery';
 import { isRemote, NEW_FILE_MODE, remoteFailure, writeRemote, type RemoteBase } from './remote-checkout';
 import { searchAgentFiles } from './search';
-import { ChangedMeanwhile, inspect, MAX_AGENT_FILE_BYTES, sha256Hex, where, writeFileAt, type Base, type Inspected } from './envelope';
+import { ChangedMeanwhile, inspect, LinkOnTheWay, MAX_AGENT_FILE_BYTES, sha256Hex, where, writeFileAt, type Base, type Inspected } from './envelope';
 
 export { AgentFilesError } from './discovery';
 
@@ -73,6 +73,7 @@ function fileOf(located: Pick<Located, 'id' | 'entry' | 'inspected'>): AgentFile
     mtime: new Date(inspected.mtimeMs).toISOString(),
     sha256: inspected.sha256,
     unreadable: inspected.unreadable,
+    linkTo: inspected.linkTo,
   };
 }
 
@@ -133,14 +134,18 @@ export class AgentFiles {
     const current: Inspected | null = inspect(base, rel);
     const hkey = historyKey(base.place, rel, bases.workspaceId);
     if (current?.unreadable) throw new AgentFilesError(`${id} cannot be saved: ${current.unreadable}`);
+    // Nothing is written through a link, not even one Cairn follows to read: its target is saved under its own name.
+    if (current?.linkTo) throw new AgentFilesError(`${id} cannot be saved: it is a symbolic link to ${current.linkTo}, and Cairn never writes through a link. Open ${current.linkTo} to edit it.`);
     this.versions.observe(hkey, current?.bytes ?? null, current?.sha256 ?? null);
     const conflict = conflictOf(id, current?.sha256 ?? null, expected);
     if (conflict) return conflict;
     try {
-      await writeFileAt(base, rel, current?.real ?? null, data, expected, current?.mode ?? NEW_FILE_MODE);
+      await writeFileAt(base, rel, data, expected, current?.mode ?? NEW_FILE_MODE);
     } catch (err) {
+      if (err instanceof LinkOnTheWay) throw new AgentFilesError(`${id} cannot be saved: a folder on its way is a symbolic link, and Cairn never writes through a link.`);
       if (!(err instanceof ChangedMeanwhile)) throw err;
       const now = inspect(base, rel);
+      if (now?.unreadable) throw new AgentFilesError(`${id} cannot be saved: ${now.unreadable}`);
       const conflicting = conflictOf(id, now?.sha256 ?? null, expected);
       if (conflicting) return conflicting;
       // Nothing Cairn can read is there, yet the name is taken: a link that leads nowhere.

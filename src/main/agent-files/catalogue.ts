@@ -12,6 +12,7 @@
  * means walking the whole tree.
  */
 import type { Agent, AgentFileKind, AgentFilePlace } from '../../common/agent-files/schema';
+import { isGitDir, isSafeName } from '../../common/memory/paths';
 
 /** How the file's name is matched in its directory. */
 export type NamePattern =
@@ -142,6 +143,16 @@ export function entryFor(place: AgentFilePlace, segments: readonly string[], pro
     if (rest.length === 0 || (recursive && rest.length < MAX_PATTERN_DEPTH)) return entry;
   }
   return null;
+}
+
+/**
+ * Whether `segments` (below a base of `place`) name a file the catalogue knows there, for any
+ * project folder: what a link of another agent's file must lead to (envelope.ts). Every segment
+ * is offered as a project folder, so whichever stands at the folder's place is taken.
+ */
+export function isCataloguedPath(place: AgentFilePlace, segments: readonly string[]): boolean {
+  if (!segments.every((s) => isSafeName(s) && !isGitDir(s))) return false;
+  return entryFor(place, segments, segments) !== null;
 }
 
 function startsWith(segments: readonly string[], prefix: readonly string[]): boolean {

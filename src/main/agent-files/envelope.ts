@@ -1,22 +1,24 @@
 /**
  * The envelope of other agents' files (issue 23): what Cairn may read of a known file at a known
- * place, and how it writes one. The same rules as memory roots (docs/architecture.md, "Security
- * envelope"), applied to a base that is the workspace's checkout or the user's home.
+ * place, and how it writes one. The rule of every file from outside (outside/outside-file.ts),
+ * applied to a base that is the workspace's checkout or the user's home, with the same writes as
+ * memory roots (docs/architecture.md, "Security envelope").
  *
  * Invariants:
- * - a file is read only where its real path (every symbolic link on the way resolved) lies inside
- *   the base's real path and not within a `.git` there; a link that leads elsewhere is LISTED as
- *   unreadable, saying why, and never opened (a person sees that the agent has such a file, and
- *   that Cairn will not follow it); a dangling link is absent, like a missing file;
+ * - a link (the file's name, or a folder on its way below the base) is listed with where it
+ *   leads (`linkTo`), and followed only when it leads to a file the catalogue knows at its place
+ *   in the same base (`~/.claude/CLAUDE.md -> ~/.ssh/id_rsa` is never opened, `CLAUDE.md ->
+ *   AGENTS.md` is), never out of the base nor into a `.git` there; a link that leads nowhere is
+ *   listed as such;
  * - only regular files with one hard link, of at most MAX_AGENT_FILE_BYTES, in UTF-8 without NUL
- *   characters, are opened; anything else (a folder named CLAUDE.md, a FIFO, a huge file, bad
- *   UTF-8) is listed as unreadable with the reason, in words for a person;
- * - a file is opened with O_NOFOLLOW and O_NONBLOCK (a FIFO swapped in never blocks the process),
- *   and where /proc is there, the descriptor's own path is checked against the real path found;
- * - a write goes through the directory pinned by containment (runtime/local/containment.ts) and
- *   the atomic write (runtime/local/atomic-write.ts): a temp file in the same directory, renamed
- *   over the name; a link inside the base is written through to its target (never replaced), the
- *   file's mode is kept. Nothing here names a host path in a message: only display paths.
+ *   characters, are opened (O_NOFOLLOW | O_NONBLOCK, checked on the descriptor); anything else (a
+ *   folder named CLAUDE.md, a FIFO, a huge file, bad UTF-8) is listed as unreadable with the
+ *   reason, in words for a person;
+ * - nothing is written through a link: a save of a name that is a link, or whose folders on the
+ *   way are, is refused (the person saves the file it leads to, under its own name). A write goes
+ *   through the directory pinned by containment (runtime/local/containment.ts) and the atomic
+ *   write (runtime/local/atomic-write.ts): a temp file in the same directory, renamed over the
+ *   name; the file's mode is kept. Nothing here names a host path in a message: only display paths.
  * The same rules for a checkout on an SSH host run there, in the remote helper (remote-checkout.ts);
  * WHY words both, so a reason reads the same wherever the file is.
  */
@@ -25,15 +27,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_FILE_BYTES } from '../../common/memory/constants';
 import { isGitDir } from '../../common/memory/paths';
+import { follow, OUTSIDE_WHY, readRegularSync, shownPath, type LinkRule } from '../outside/outside-file';
 import { writeAtomically } from '../runtime/local/atomic-write';
 import { isInside, PINNING, realpathOrNull, withPinnedDir } from '../runtime/local/containment';
-import { readToEnd } from '../runtime/local/listing';
 import { RuntimeError } from '../runtime/runtime';
+import { isCataloguedPath } from './catalogue';
 
 /** The cap of an agent file Cairn opens or writes: the memory cap (100 KiB). */
 export const MAX_AGENT_FILE_BYTES = MAX_FILE_BYTES;
 
-const fsc = fs.constants;
+/** What the reasons call a file a link may lead to. */
+const AGENT_FILE_KIND = 'a file an agent reads at a place Cairn knows';
+
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Where files are looked for: the checkout, or the user's home, by its real path. */
@@ -55,6 +60,8 @@ export interface Inspected {
   readonly sha256: string | null;
   /** Permission bits of the file (kept by a write). */
   readonly mode: number;
+  /** Where the name leads when it is a link, or a folder on its way is (a display path, or the host path outside the base); null when no link is. */
+  readonly linkTo: string | null;
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -71,16 +78,18 @@ export function where(base: Pick<Base, 'place'>): string {
  * states (remote-checkout.ts), so a checkout over SSH says the same as on this machine.
  */
 export const WHY = {
-  outside: (base: Pick<Base, 'place'>) => `it is a symbolic link that leads outside ${where(base)}; Cairn does not follow it.`,
-  git: 'it is a symbolic link into a .git directory; Cairn does not follow it.',
-  folder: 'it is a folder, not a file.',
-  special: 'it is not a regular file (a FIFO, a socket or a device).',
-  links: 'it has more than one hard link, so its content also has another name, perhaps outside; Cairn does not open it.',
-  large: (size: number) => `it is ${kib(size)}; Cairn opens files of at most ${kib(MAX_AGENT_FILE_BYTES)}.`,
-  over: `it is over ${kib(MAX_AGENT_FILE_BYTES)}; Cairn opens files of at most ${kib(MAX_AGENT_FILE_BYTES)}.`,
-  loop: 'it changed into a symbolic link while Cairn looked at it.',
-  moved: 'it moved while Cairn looked at it; look again.',
-  open: (code: string) => `Cairn cannot open it (${code}).`,
+  outside: (base: Pick<Base, 'place'>) => OUTSIDE_WHY.outside(where(base)),
+  git: OUTSIDE_WHY.git,
+  kind: OUTSIDE_WHY.kind(AGENT_FILE_KIND),
+  dangling: OUTSIDE_WHY.dangling,
+  folder: OUTSIDE_WHY.folder,
+  special: OUTSIDE_WHY.special,
+  links: OUTSIDE_WHY.links,
+  large: (size: number) => OUTSIDE_WHY.large(size, MAX_AGENT_FILE_BYTES),
+  over: OUTSIDE_WHY.over(MAX_AGENT_FILE_BYTES),
+  loop: OUTSIDE_WHY.loop,
+  moved: OUTSIDE_WHY.moved,
+  open: OUTSIDE_WHY.open,
   utf8: 'it is not UTF-8 text.',
   nul: 'it holds a NUL character, so it is not text.',
 } as const;
@@ -92,82 +101,48 @@ function insideBase(base: Base, real: string): 'inside' | 'outside' | 'git' {
   return 'inside';
 }
 
-export function unreadableBecause(size: number, mtimeMs: number, why: string, mode = 0): Inspected {
-  return { size, mtimeMs, unreadable: why, real: null, bytes: null, content: null, sha256: null, mode };
+/** The rule of links for a base: into the base only, to a file the catalogue knows there. */
+function linkRule(base: Base): LinkRule {
+  return { within: [{ real: base.real, where: where(base) }], sameKind: (_real, below) => isCataloguedPath(base.place, below), kindName: AGENT_FILE_KIND };
 }
 
-function kib(bytes: number): string {
-  return `${Math.ceil(bytes / 1024)} KiB`;
+/** Where a link leads, as a person is shown it: its display path inside the base, else the path itself. */
+function shownTarget(base: Base, target: string): string {
+  return shownPath(target, [{ real: base.real, prefix: base.place === 'global' ? '~/' : '' }]);
+}
+
+export function unreadableBecause(size: number, mtimeMs: number, why: string, mode = 0, linkTo: string | null = null): Inspected {
+  return { size, mtimeMs, unreadable: why, real: null, bytes: null, content: null, sha256: null, mode, linkTo };
 }
 
 /**
- * What is at `rel` below the base: null when nothing is (or a link leads nowhere), else its size,
- * time and either its content or why it cannot be opened.
+ * What is at `rel` below the base: null when nothing is, else its size, time, where it leads if it
+ * is a link, and either its content or why it cannot be opened.
  */
 export function inspect(base: Base, rel: readonly string[]): Inspected | null {
-  const full = path.join(base.real, ...rel);
-  const link = fs.lstatSync(full, { throwIfNoEntry: false });
-  if (!link) return null;
-  let real: string | null;
-  try {
-    real = realpathOrNull(full);
-  } catch {
-    real = null;
+  const followed = follow(base.real, rel, linkRule(base));
+  if (followed.status === 'absent') return null;
+  const linkTo = followed.linkTo === null ? null : shownTarget(base, followed.linkTo);
+  if (followed.status === 'refused') return unreadableBecause(0, followed.mtimeMs, followed.why, 0, linkTo);
+  const read = readRegularSync(followed.real, { maxBytes: MAX_AGENT_FILE_BYTES });
+  if ('refused' in read) {
+    const st = fs.statSync(followed.real, { throwIfNoEntry: false });
+    return unreadableBecause(st?.isFile() ? st.size : 0, st?.mtimeMs ?? followed.mtimeMs, read.refused, 0, linkTo);
   }
-  if (real === null) return null; // a dangling link, or gone meanwhile: absent
-  const placed = insideBase(base, real);
-  if (placed === 'outside') return unreadableBecause(0, link.mtimeMs, WHY.outside(base));
-  if (placed === 'git') return unreadableBecause(0, link.mtimeMs, WHY.git);
-  const st = fs.statSync(real, { throwIfNoEntry: false });
-  if (!st) return null;
-  if (st.isDirectory()) return unreadableBecause(0, st.mtimeMs, WHY.folder);
-  if (!st.isFile()) return unreadableBecause(0, st.mtimeMs, WHY.special);
-  if (st.nlink > 1) return unreadableBecause(st.size, st.mtimeMs, WHY.links);
-  if (st.size > MAX_AGENT_FILE_BYTES) return unreadableBecause(st.size, st.mtimeMs, WHY.large(st.size));
-  const read = readChecked(real);
-  if (typeof read === 'string') return unreadableBecause(st.size, st.mtimeMs, read);
   const { bytes, stat } = read;
-  return textOf(bytes, stat.size, stat.mtimeMs, stat.mode & 0o7777, real);
+  return textOf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), stat.size, stat.mtimeMs, stat.mode & 0o7777, followed.real, linkTo);
 }
 
 /** A file's bytes as text, checked (UTF-8, no NUL), with its digest; or why it is not text. */
-export function textOf(bytes: Uint8Array, size: number, mtimeMs: number, mode: number, real: string | null): Inspected {
+export function textOf(bytes: Uint8Array, size: number, mtimeMs: number, mode: number, real: string | null, linkTo: string | null = null): Inspected {
   let content: string;
   try {
     content = strictUtf8.decode(bytes);
   } catch {
-    return unreadableBecause(size, mtimeMs, WHY.utf8);
+    return unreadableBecause(size, mtimeMs, WHY.utf8, 0, linkTo);
   }
-  if (content.includes('\u0000')) return unreadableBecause(size, mtimeMs, WHY.nul);
-  return { size, mtimeMs, unreadable: null, real, bytes, content, sha256: sha256Hex(bytes), mode };
-}
-
-/**
- * Reads a regular file at a resolved path: opened without following a final link and without
- * blocking, checked on the descriptor (regular, one link, within the cap, and where /proc is, still
- * at `real`). A reason for a person when it is not what it was.
- */
-function readChecked(real: string, checkPlace = true): { bytes: Uint8Array; stat: fs.Stats } | string {
-  let fd: number;
-  try {
-    fd = fs.openSync(real, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') return WHY.loop;
-    return WHY.open(code ?? 'error');
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return WHY.special;
-    if (stat.nlink > 1) return WHY.links;
-    if (stat.size > MAX_AGENT_FILE_BYTES) return WHY.large(stat.size);
-    if (checkPlace && PINNING && fs.readlinkSync(`/proc/self/fd/${fd}`) !== real) return WHY.moved;
-    const bytes = readToEnd(fd, stat.size, MAX_AGENT_FILE_BYTES);
-    if (bytes === null) return WHY.over;
-    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), stat };
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (content.includes('\u0000')) return unreadableBecause(size, mtimeMs, WHY.nul, 0, linkTo);
+  return { size, mtimeMs, unreadable: null, real, bytes, content, sha256: sha256Hex(bytes), mode, linkTo };
 }
 
 /** A directory below the base, resolved: its real path if it is inside the base (and out of `.git`), else null. */
@@ -185,29 +160,48 @@ export function realDir(base: Base, rel: readonly string[]): string | null {
 /** Thrown by a write's last look when the file changed under it (the caller answers a conflict). */
 export class ChangedMeanwhile extends Error {}
 
+/** Thrown when a folder on the way to a file being written is a link (nothing is written through one). */
+export class LinkOnTheWay extends Error {}
+
 /**
- * Writes `data` as the file at `rel` (or, for a file that is a link inside the base, at its
- * target), atomically, keeping `mode`; `expected`: the bytes' digest the file must still have at
- * the rename (null: no file may be there). Missing folders on the way are made (0700) inside the base.
+ * Writes `data` as the file at `rel`, atomically, keeping `mode`; `expected`: the bytes' digest
+ * the file must still have at the rename (null: no file may be there). Missing folders on the way
+ * are made (0700) inside the base; a folder on the way that is a link is refused (LinkOnTheWay),
+ * and the name itself is replaced, never followed. The caller has refused a name that is a link.
  */
-export async function writeFileAt(base: Base, rel: readonly string[], target: string | null, data: Uint8Array, expected: string | null, mode: number): Promise<void> {
-  // The directory and name written: the link's target for a file reached through a link.
-  const relTarget = target === null ? rel : path.relative(base.real, target).split(path.sep);
-  const dirRel = relTarget.slice(0, -1);
-  const name = relTarget[relTarget.length - 1]!;
+export async function writeFileAt(base: Base, rel: readonly string[], data: Uint8Array, expected: string | null, mode: number): Promise<void> {
+  const dirRel = rel.slice(0, -1);
+  const name = rel[rel.length - 1]!;
+  const lexicalDir = path.join(base.real, ...dirRel);
+  // Before any folder is made: none of those on the way may be a link (made through it, it would be elsewhere).
+  for (let i = 1; i <= dirRel.length; i++) {
+    const st = fs.lstatSync(path.join(base.real, ...dirRel.slice(0, i)), { throwIfNoEntry: false });
+    if (!st) break;
+    if (st.isSymbolicLink()) throw new LinkOnTheWay();
+  }
   try {
-    await withPinnedDir(base.real, dirRel, true, undefined, async (dir) => {
-      const at = path.join(dir, name);
-      await writeAtomically(dir, name, data, {
-        exclusive: expected === null,
-        beforeRename: () => {
-          // The last look: the file must still be what the person's edit was based on.
-          const now = currentDigest(at);
-          if (now !== expected) throw new ChangedMeanwhile();
-        },
-      });
-      fs.chmodSync(at, mode);
-    });
+    await withPinnedDir(
+      base.real,
+      dirRel,
+      true,
+      async (resolved) => {
+        if (resolved !== lexicalDir) throw new LinkOnTheWay();
+      },
+      async (dir) => {
+        // The directory held is still the one named (a folder swapped for a link since shows here).
+        if (PINNING && fs.readlinkSync(dir) !== lexicalDir) throw new LinkOnTheWay();
+        const at = path.join(dir, name);
+        await writeAtomically(dir, name, data, {
+          exclusive: expected === null,
+          beforeRename: () => {
+            // The last look: the file must still be what the person's edit was based on.
+            const now = currentDigest(at);
+            if (now !== expected) throw new ChangedMeanwhile();
+          },
+        });
+        fs.chmodSync(at, mode);
+      },
+    );
   } catch (err) {
     if (err instanceof RuntimeError && err.code === 'EEXIST') throw new ChangedMeanwhile();
     throw err;
@@ -219,6 +213,6 @@ function currentDigest(at: string): string | null {
   const st = fs.lstatSync(at, { throwIfNoEntry: false });
   if (!st) return null;
   if (!st.isFile()) return 'not-a-file';
-  const read = readChecked(at, false);
-  return typeof read === 'string' ? 'unreadable' : sha256Hex(read.bytes);
+  const read = readRegularSync(at, { maxBytes: MAX_AGENT_FILE_BYTES, checkPlace: false });
+  return 'refused' in read ? 'unreadable' : sha256Hex(read.bytes);
 }

@@ -2,7 +2,9 @@
  * `cairn harvest` (issue 19): memory proposed to the inbox from the agents' own sessions.
  *   cairn harvest --transcript FILE [--extractor rules] [--dry-run] [--json]
  * The harvest runs in harvest/harvest-run.ts (segments, checks, the inbox); the review is
- * `cairn inbox` (inbox-command.ts).
+ * `cairn inbox` (inbox-command.ts). The transcript is read by the rule of files from outside
+ * (harvest/session-files.ts openTranscript): a FIFO, a device, a socket or a link that leads
+ * elsewhere than a transcript in the home is refused at once with why, exit 1.
  */
 import { inboxFullText } from '../../common/api/inbox-text';
 import { MAX_INBOX_PENDING } from '../../common/memory/constants';
@@ -12,6 +14,7 @@ import type { Candidate } from '../harvest/candidate';
 import { REJECTION_REASONS } from '../harvest/checks';
 import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
 import { harvestFile, harvestJobRunner, runOutcome } from '../harvest/harvest-file';
+import { TranscriptRefused } from '../harvest/read-transcript';
 import { extractorFor } from '../harvest/extractors';
 import { HARVEST_EXTRACTORS } from '../../common/api/settings';
 import { harvestFailureText, harvestStatusText } from '../../common/api/harvest-status-text';
@@ -143,6 +146,11 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
         session: (transcript) => sessionFromFlags(services, { ...values, cwd: values.cwd ?? transcript.cwd ?? undefined }),
       });
     } catch (err) {
+      // Not a regular file, or a link the rule does not follow: refused at once, never waited on.
+      if (err instanceof TranscriptRefused) {
+        io.stderr.write(`cairn harvest: ${values.transcript}${err.linkTo === null ? '' : ` (a link to ${err.linkTo})`} cannot be read: ${err.reason} Nothing was harvested.\n`);
+        return 1;
+      }
       if (!(err as NodeJS.ErrnoException).code) throw err;
       io.stderr.write(`cairn harvest: cannot read ${values.transcript}: ${(err as NodeJS.ErrnoException).code}\n`);
       return 1;

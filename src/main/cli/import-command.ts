@@ -20,7 +20,7 @@ import type { BadLine, ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
 import { proposeTarFiles, readMemoryTar, type TarFileOutcome } from '../import/memory-tar';
 import { entryScope, leftOutText, proposeEntries, sessionCheckout, type EntryOutcome, type LeftOutReason } from '../import/propose';
-import { IMPORT_FORMATS, ImportError, readSource, sourceFiles, type ImportFormat, type SourceFile } from '../import/sources';
+import { IMPORT_FORMATS, ImportError, readSource, sourceFiles, type ImportFormat, type FoundSource, type SkippedSource, type SourceFile } from '../import/sources';
 import type { MemorySession } from '../memory/session';
 import { findGitRoot } from '../workspaces/identity';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
@@ -76,37 +76,44 @@ function checkScopes(session: MemorySession, needed: Iterable<Scope>, what: stri
 }
 
 async function importEntries(format: ImportFormat, target: string, values: Flags, io: CliIo): Promise<number> {
-  let sources: SourceFile[];
+  let found: FoundSource[];
+  let skipped: SkippedSource[];
   try {
-    sources = await sourceFiles(format, target);
+    ({ files: found, skipped } = await sourceFiles(format, target));
   } catch (err) {
     if (!(err instanceof ImportError)) throw err;
     io.stderr.write(`cairn import: ${err.message}\n`);
     return 1;
   }
+  // What cannot be read (a link the rule does not follow, a FIFO, a file too large) is skipped and said.
+  const readable: Array<{ source: SourceFile; entries: ImportEntry[]; bad: BadLine[] }> = [];
+  for (const source of found) {
+    try {
+      readable.push({ source, ...(await readSource(format, source)) });
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      skipped.push({ shown: source.shown, reason: err.message, linkTo: null });
+    }
+  }
+  if (readable.length === 0) {
+    io.stderr.write(`cairn import: nothing could be read; nothing was imported:\n${skippedLines(skipped).join('\n')}\n`);
+    return 1;
+  }
+  const sources: SourceFile[] = readable.map((r) => r.source);
   return withHome(values, (services) =>
     refusing(io, async () => {
       // The session: the flags', else the checkout the files are in (for Claude Code's auto
       // memory, the checkout its folder is named after), else the current directory.
       const cwd = values.cwd ?? (values.workspace === undefined ? await checkoutOf(sources, services, values.scope !== undefined) : undefined);
       const session = await sessionFromFlags(services, { ...values, cwd });
-      const read: Array<{ source: SourceFile; entries: ImportEntry[]; bad: BadLine[] }> = [];
-      for (const source of sources) {
-        try {
-          read.push({ source, ...(await readSource(format, source)) });
-        } catch (err) {
-          if (!(err instanceof ImportError)) throw err;
-          io.stderr.write(`cairn import: ${err.message}\n`);
-          return 1;
-        }
-      }
+      const read = readable;
       const scope = values.scope as Scope | undefined;
       checkScopes(session, read.flatMap((r) => r.entries.map((e) => entryScope(e, r.source, scope))), 'Entries of what you import');
       const available = SCOPES.filter((s) => session.scopes[s].available);
       const memoryLines = await allMemoryLines(session, available);
       const outcomes = proposeEntries(read, { format, inbox: services.inbox, session, memoryLines, scope, cwd: sessionCheckout(session), dryRun: values['dry-run'] === true });
       const bad = read.flatMap((r) => r.bad.map((b) => ({ file: r.source.shown, ...b })));
-      report(io, values, read.map((r) => r.source.shown), outcomes, bad);
+      report(io, values, read.map((r) => r.source.shown), outcomes, bad, skipped);
       return 0;
     }),
   );
@@ -130,7 +137,12 @@ async function checkoutOf(sources: readonly SourceFile[], services: HomeServices
   );
 }
 
-function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcome[], bad: Array<BadLine & { file: string }>): void {
+/** A skipped file as a person reads it: its name, where its link leads, and why. */
+function skippedLines(skipped: readonly SkippedSource[]): string[] {
+  return skipped.map((s) => `  ${s.shown}${s.linkTo === null ? '' : ` -> ${s.linkTo}`}: ${s.reason}`);
+}
+
+function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcome[], bad: Array<BadLine & { file: string }>, skipped: readonly SkippedSource[]): void {
   const proposed = outcomes.filter((o) => o.status === 'proposed');
   const present = outcomes.filter((o) => o.status === 'present');
   const refused = outcomes.filter((o) => o.status === 'refused');
@@ -149,6 +161,7 @@ function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcom
           present: present.map((o) => ({ file: o.shown, line: o.line, reason: o.reason })),
           refused: refused.map((o) => ({ file: o.shown, line: o.line, reason: o.reason, detail: o.detail })),
           bad: bad.map((b) => ({ file: b.file, line: b.line, reason: b.reason })),
+          skipped: skipped.map((s) => ({ file: s.shown, linkTo: s.linkTo, reason: s.reason })),
           leftOut,
         },
         null,
@@ -158,6 +171,7 @@ function report(io: CliIo, values: Flags, files: string[], outcomes: EntryOutcom
     return;
   }
   const out: string[] = [`Read ${plural(files.length, 'file')} (${files.join(', ')}): ${plural(outcomes.length, 'entry').replace(/ys$/, 'ies')}.`];
+  if (skipped.length > 0) out.push(`Skipped ${plural(skipped.length, 'file')}, not read:`, ...skippedLines(skipped));
   const verb = values['dry-run'] ? 'Would propose' : 'Proposed';
   out.push(`${verb} ${proposed.length} for your review in the inbox${values['dry-run'] ? ' (a dry run: nothing was added)' : ''}.`);
   for (const o of proposed) out.push(`  ${o.item ? `${o.item.id}  ` : ''}${o.candidate!.category}  ${suggestedTarget(o.candidate!)}  ${o.candidate!.text}`);

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codexHome, listCodexRollouts, readCodexRollout, readCodexRolloutFile } from './codex-rollout';
+import { codexHome, listCodexRollouts, readCodexRollout } from './codex-rollout';
+import { readTranscriptFile } from './read-transcript';
 import type { Transcript, TranscriptMessage } from './transcript';
 
 const FIXTURES = path.join(__dirname, '../../../tests/fixtures/transcripts/codex');
@@ -410,9 +411,9 @@ describe('rollout files under CODEX_HOME', () => {
 
   it('reads a file, falling back on the uuid of its name when the meta line is missing', async () => {
     const whole = put(`sessions/2025/10/14/${PLAIN}`);
-    expect(await readCodexRolloutFile(whole)).toEqual(read(PLAIN));
+    expect(await readTranscriptFile(whole)).toEqual(read(PLAIN));
     const headless = put(`sessions/2025/11/20/${COMPACTED}`, lines(COMPACTED).slice(1).join('\n'));
-    const t = await readCodexRolloutFile(headless);
+    const t = await readTranscriptFile(headless);
     expect(t.sessionId).toBe('019a8c3e-1f52-7d40-a6b2-3c4d5e6f7a82');
     expect(t.cwd).toBe(W);
   });

@@ -469,9 +469,11 @@ export function listCodexRollouts(options: { codexHome?: string; modifiedSince?:
   return listed.sort((a, b) => (path.basename(a.path) < path.basename(b.path) ? -1 : path.basename(a.path) > path.basename(b.path) ? 1 : 0));
 }
 
-/** Reads one rollout file; the uuid in its name stands in for the session id if the meta line is missing. */
-export async function readCodexRolloutFile(file: string, options: CodexRolloutOptions = {}): Promise<Transcript> {
-  const data = await fs.promises.readFile(file);
+/**
+ * A rollout's bytes, read from `file` (whose name's uuid stands in for a missing session id). The
+ * file is read by read-transcript.ts readTranscriptFile, under the rule of files from outside.
+ */
+export function readCodexRolloutData(data: Buffer, file: string, options: CodexRolloutOptions = {}): Transcript {
   const fallback = describe(file).sessionId;
   return readCodexRollout(data, fallback === null ? options : { fallbackSessionId: fallback, ...options });
 }

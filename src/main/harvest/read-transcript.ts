@@ -2,11 +2,13 @@
  * Reads a transcript file of either agent (issue 19), telling the formats apart by their lines: a
  * Codex rollout's lines carry a `payload` (or, in its oldest format, start with the session's meta),
  * a Claude Code transcript's a `uuid` or a `sessionId`. Unknown lines are the readers' to count.
+ * The file is read once, by the rule of files from outside (openTranscript).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readClaudeTranscriptFile } from './claude-transcript';
-import { readCodexRolloutFile } from './codex-rollout';
+import { readRest } from '../outside/outside-file';
+import { readClaudeTranscript } from './claude-transcript';
+import { readCodexRolloutData } from './codex-rollout';
+import { MAX_TRANSCRIPT_BYTES, openTranscript } from './session-files';
 import type { Transcript, TranscriptAgent } from './transcript';
 
 /** Which agent wrote `text` (a file's name helps: Codex names its rollouts `rollout-*.jsonl`). */
@@ -30,16 +32,35 @@ export function transcriptAgent(text: string, fileName = ''): TranscriptAgent {
   return 'claude';
 }
 
-/** Reads a transcript file of either agent; its name stands in for a session id the lines lack. */
-export async function readTranscriptFile(file: string): Promise<Transcript> {
-  const head = Buffer.alloc(64 * 1024);
-  const fd = await fs.promises.open(file, 'r');
-  let text: string;
-  try {
-    const { bytesRead } = await fd.read(head, 0, head.length, 0);
-    text = head.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await fd.close();
+/** A transcript that is not read, and why, for a person (no host path: the caller names the file). */
+export class TranscriptRefused extends Error {
+  constructor(
+    readonly reason: string,
+    /** Where the name leads when it is a link (a host path: shown to the person who named the file only). */
+    readonly linkTo: string | null,
+  ) {
+    super(`the transcript cannot be read: ${reason}`);
   }
-  return transcriptAgent(text, file) === 'codex' ? readCodexRolloutFile(file) : readClaudeTranscriptFile(file);
+}
+
+/**
+ * Reads a transcript file of either agent by the rule of files from outside (session-files.ts
+ * openTranscript: a regular file, a link only to a transcript in the home or the agents' folders);
+ * its name stands in for a session id the lines lack. Throws TranscriptRefused when it is not
+ * read, and ENOENT when nothing is there.
+ */
+export async function readTranscriptFile(file: string): Promise<Transcript> {
+  const opened = await openTranscript(file);
+  if (opened === null) throw Object.assign(new Error('no such transcript'), { code: 'ENOENT' });
+  if ('refused' in opened) throw new TranscriptRefused(opened.refused, opened.linkTo);
+  let read;
+  try {
+    read = await readRest(opened, MAX_TRANSCRIPT_BYTES);
+  } finally {
+    await opened.handle.close();
+  }
+  if ('refused' in read) throw new TranscriptRefused(read.refused, opened.linkTo);
+  const data = read.bytes;
+  if (transcriptAgent(data.subarray(0, 64 * 1024).toString('utf8'), file) === 'codex') return readCodexRolloutData(data, file);
+  return readClaudeTranscript(data, { sessionId: path.basename(file, '.jsonl') });
 }

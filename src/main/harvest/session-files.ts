@@ -5,12 +5,17 @@
  * itself. The encoding of Claude Code's folder is lossy (`/a/b-c` and `/a/b/c` share one), so the
  * cwd inside a file decides, never a folder's name alone.
  *
- * Invariant: reads names, stats and file heads only; nothing read is followed or written.
+ * Invariant: reads names, stats and file heads only; nothing read is written. Every transcript is
+ * opened by the rule of files from outside (outside/outside-file.ts, here `openTranscript`): a link
+ * is followed only to a `.jsonl` file inside the user's home or the agents' own folders (never
+ * into `.git`), and only a regular file is read, opened without blocking (a FIFO or a device in
+ * its place is refused at once, never waited on).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLAUDE_PROJECT_DIR_MAX, claudeConfigDir, claudeProjectDirName, readClaudeTranscript } from './claude-transcript';
+import { follow, openRegular, readRest, type LinkRule, type RegularOpen } from '../outside/outside-file';
 import { isInside } from '../runtime/local/containment';
 import { codexHome, readCodexRollout } from './codex-rollout';
 import type { TranscriptAgent } from './transcript';
@@ -29,6 +34,38 @@ export function transcriptRoots(env: NodeJS.ProcessEnv = process.env, home: stri
     claudeConfigDir: claudeConfigDir(env, home),
     codexHome: env.CODEX_HOME?.trim() ? codexHome(env) : path.join(home, '.codex'),
   };
+}
+
+/**
+ * The largest transcript read: as much as can be held as one string (V8's limit is about 512 Mi
+ * characters), far above any session's.
+ */
+export const MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024;
+
+function realOr(dir: string): string {
+  try {
+    return fs.realpathSync.native(dir);
+  } catch {
+    return path.resolve(dir);
+  }
+}
+
+/** Where a link to a transcript may lead: a `.jsonl` file in the user's home or the agents' folders. */
+export function transcriptLinkRule(roots: TranscriptRoots = transcriptRoots(), home: string = os.homedir()): LinkRule {
+  const within = [home, roots.claudeConfigDir, roots.codexHome].map((dir) => ({ real: realOr(dir), where: 'your home folder or the agents\u2019 folders' }));
+  return { within, sameKind: (real) => real.endsWith('.jsonl'), kindName: 'a transcript (.jsonl)' };
+}
+
+/**
+ * A transcript opened by the rule (the file named is judged from its folder): the open file, or why
+ * it is not read and where its link leads; null when nothing is there. The caller closes it.
+ */
+export async function openTranscript(file: string, rule: LinkRule = transcriptLinkRule()): Promise<(RegularOpen & { readonly linkTo: string | null }) | null> {
+  const resolved = path.resolve(file);
+  const followed = follow(path.dirname(resolved), [path.basename(resolved)], rule);
+  if (followed.status === 'absent') return null;
+  if (followed.status === 'refused') return { refused: followed.why, linkTo: followed.linkTo };
+  return { ...(await openRegular(followed.real, { maxBytes: MAX_TRANSCRIPT_BYTES })), linkTo: followed.linkTo };
 }
 
 /** How much of a file is read to learn its cwd; the whole file only when its head does not say. */
@@ -127,24 +164,21 @@ export function codexSessionFiles(home: string, now: number, recentDays: number)
  */
 export async function fileCwd({ agent, file }: SessionFile): Promise<string | null> {
   const read = (data: Buffer): string | null => (agent === 'claude' ? readClaudeTranscript(data) : readCodexRollout(data)).cwd;
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(file, 'r');
-  } catch {
-    return null;
-  }
+  const opened = await openTranscript(file).catch(() => null);
+  if (opened === null || 'refused' in opened) return null;
   try {
     const head = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+    const { bytesRead } = await opened.handle.read(head, 0, HEAD_BYTES, 0);
     const whole = bytesRead < HEAD_BYTES;
     const cut = whole ? bytesRead : head.lastIndexOf(0x0a, bytesRead - 1) + 1;
     const fromHead = read(head.subarray(0, cut));
     if (fromHead !== null || whole) return fromHead;
-    return read(await handle.readFile());
+    const all = await readRest(opened, MAX_TRANSCRIPT_BYTES);
+    return 'refused' in all ? null : read(all.bytes);
   } catch {
     return null;
   } finally {
-    await handle.close();
+    await opened.handle.close();
   }
 }
 

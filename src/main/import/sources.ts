@@ -10,13 +10,21 @@
  * Markdown file) is the person's: global. A source that says its scope (Aegis's `scope`, Kimchi's
  * USER.md) keeps it; `--scope` overrides them all.
  *
+ * Links: what PATH names is taken as it is (the person named it); below it, every file goes
+ * through the rule of files from outside (outside/outside-file.ts): a link, the file's name or a
+ * folder on its way, is followed only to a file of the format's kind (by its name: `.md`, `.mdc`,
+ * `.cursorrules`, `.jsonl`) inside the checkout PATH is in (else inside the user's home), and never
+ * into `.git`; only regular files are read (O_NOFOLLOW | O_NONBLOCK, checked on the descriptor).
+ * A file not read is skipped and reported with why, and where its link leads.
+ *
  * Invariant: the names shown (in evidence, in the report) are relative to the checkout or `~/`,
- * or the file's own name: never another host path.
+ * or the file's own name: never another host path, but for where a skipped link leads outside.
  */
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Scope } from '../../common/memory/constants';
+import { follow, readRegularSync, shownPath, type LinkRule } from '../outside/outside-file';
 import { isInside } from '../runtime/local/containment';
 import { findGitRoot } from '../workspaces/identity';
 import { parseAegis, parseKimchi, parseMarkdown, type ParsedFile } from './entries';
@@ -52,13 +60,43 @@ export interface SourceFile {
   readonly scope: Scope;
 }
 
-const exists = async (file: string): Promise<boolean> => (await fs.stat(file).catch(() => null))?.isFile() ?? false;
+/** A source found on disk: where it is read, by the rule of links (the same as `file` unless a link the rule follows leads there). */
+export interface FoundSource extends SourceFile {
+  readonly real: string;
+}
+
+/** Whether something is at the name (the rule decides later whether it is read): a link, a FIFO and a folder are reported, not hidden. */
+const exists = async (file: string): Promise<boolean> => (await fs.lstat(file).catch(() => null)) !== null;
+
+/** A file of the format's kind, by its name: what a link found in an import may lead to. */
+const SAME_KIND: Readonly<Record<ImportFormat, (name: string) => boolean>> = {
+  claude: (n) => n.endsWith('.md'),
+  codex: (n) => n.endsWith('.md'),
+  cursor: (n) => n === '.cursorrules' || n.endsWith('.mdc'),
+  aegis: (n) => n.endsWith('.jsonl'),
+  kimchi: (n) => n.endsWith('.md'),
+  markdown: (n) => n.endsWith('.md'),
+};
+
+/** A file an import found and did not read, with why (and where it leads, when it is a link). */
+export interface SkippedSource {
+  readonly shown: string;
+  readonly reason: string;
+  /** Where the link leads, as shown (relative to the checkout, `~/...`, else the path); null when it is no link. */
+  readonly linkTo: string | null;
+}
 
 async function mdFiles(dir: string, ext = '.md'): Promise<string[]> {
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const out: string[] = [];
-  for (const name of names.sort()) if (name.endsWith(ext) && (await exists(path.join(dir, name)))) out.push(path.join(dir, name));
+  for (const name of names.sort()) if (name.endsWith(ext) && (await isFileOrLink(path.join(dir, name)))) out.push(path.join(dir, name));
   return out;
+}
+
+/** A name that may hold a file: anything but a real folder (a link is judged by the rule). */
+async function isFileOrLink(file: string): Promise<boolean> {
+  const st = await fs.lstat(file).catch(() => null);
+  return st !== null && !st.isDirectory();
 }
 
 async function tree(dir: string, ext: string): Promise<string[]> {
@@ -67,7 +105,7 @@ async function tree(dir: string, ext: string): Promise<string[]> {
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     // Links are not followed: a rules directory may be a repository's, and a link could lead anywhere.
     if (e.isDirectory()) out.push(...(await tree(path.join(dir, e.name), ext)));
-    else if (e.isFile() && e.name.endsWith(ext)) out.push(path.join(dir, e.name));
+    else if (e.name.endsWith(ext)) out.push(path.join(dir, e.name));
   }
   return out;
 }
@@ -114,32 +152,58 @@ function defaultScope(format: ImportFormat, file: string, checkout: string | nul
   return checkout !== null ? 'project' : 'global';
 }
 
-/** The files PATH names for `format`, each with its shown name and default scope. */
-export async function sourceFiles(format: ImportFormat, target: string, userHome = os.homedir()): Promise<SourceFile[]> {
+/** The files PATH names for `format`, each with its shown name and default scope, and those skipped with why. */
+export async function sourceFiles(format: ImportFormat, target: string, userHome = os.homedir()): Promise<{ files: FoundSource[]; skipped: SkippedSource[] }> {
   const resolved = path.resolve(target);
   const stat = await fs.stat(resolved).catch(() => null);
-  if (!stat) throw new ImportError(`${target} does not exist`);
-  let files: string[];
-  if (stat.isDirectory()) {
-    files = await knownFilesIn(format, resolved);
-    if (files.length === 0) throw new ImportError(`${target} holds none of the files ${format} keeps (${KNOWN_FILES[format].join(', ')}); name a file to read it as ${format}`);
-  } else if (stat.isFile()) files = [resolved];
-  else throw new ImportError(`${target} is not a regular file or a directory`);
-  const out: SourceFile[] = [];
-  for (const file of files) {
+  if (!stat && !(await fs.lstat(resolved).catch(() => null))) throw new ImportError(`${target} does not exist`);
+  let found: string[];
+  let start: string;
+  if (stat?.isDirectory()) {
+    found = await knownFilesIn(format, resolved);
+    if (found.length === 0) throw new ImportError(`${target} holds none of the files ${format} keeps (${KNOWN_FILES[format].join(', ')}); name a file to read it as ${format}`);
+    start = resolved;
+  } else {
+    // A file, or something else at the name (the rule says what it is): judged from its folder.
+    found = [resolved];
+    start = path.dirname(resolved);
+  }
+  const startReal = await fs.realpath(start);
+  const checkoutReal = await realOrNull(await findGitRoot(startReal));
+  const homeReal = (await realOrNull(userHome)) ?? path.resolve(userHome);
+  const rule: LinkRule = {
+    within: checkoutReal ? [{ real: checkoutReal, where: 'the checkout' }] : [{ real: homeReal, where: 'your home folder' }],
+    sameKind: (real) => SAME_KIND[format](path.basename(real)),
+    kindName: `a file ${format === 'markdown' ? 'of Markdown' : `${format} keeps`}`,
+  };
+  const shownTarget = (p: string) => shownPath(p, [...(checkoutReal ? [{ real: checkoutReal, prefix: '' }] : []), { real: homeReal, prefix: '~/' }]);
+  const files: FoundSource[] = [];
+  const skipped: SkippedSource[] = [];
+  for (const file of found) {
     const checkout = await findGitRoot(path.dirname(file));
+    const shown = shownName(file, checkout, userHome);
+    const followed = follow(startReal, path.relative(start, file).split(path.sep), rule);
+    if (followed.status === 'absent') continue;
+    if (followed.status === 'refused') {
+      skipped.push({ shown, reason: followed.why, linkTo: followed.linkTo === null ? null : shownTarget(followed.linkTo) });
+      continue;
+    }
     const projects = path.join(userHome, '.claude', 'projects');
     const autoMemoryOf = format === 'claude' && isInside(file, projects) ? path.relative(projects, file).split(path.sep)[0] : undefined;
-    out.push({ file, shown: shownName(file, checkout, userHome), scope: defaultScope(format, file, checkout, userHome), ...(autoMemoryOf ? { autoMemoryOf } : {}) });
+    files.push({ file, real: followed.real, shown, scope: defaultScope(format, file, checkout, userHome), ...(autoMemoryOf ? { autoMemoryOf } : {}) });
   }
-  return out;
+  return { files, skipped };
 }
 
-/** Reads one source file and splits it into entries as its format says. */
-export async function readSource(format: ImportFormat, source: SourceFile): Promise<ParsedFile> {
-  const stat = await fs.stat(source.file);
-  if (stat.size > MAX_SOURCE_BYTES) throw new ImportError(`${source.shown} is ${stat.size} bytes, more than the ${MAX_SOURCE_BYTES} an import reads`);
-  const data = new Uint8Array(await fs.readFile(source.file));
+async function realOrNull(dir: string | null): Promise<string | null> {
+  return dir === null ? null : fs.realpath(dir).catch(() => null);
+}
+
+/** Reads one source file and splits it into entries as its format says; an ImportError says why it cannot be (for a person: the end of "<name> cannot be read: ..."). */
+export async function readSource(format: ImportFormat, source: FoundSource): Promise<ParsedFile> {
+  const read = readRegularSync(source.real, { maxBytes: MAX_SOURCE_BYTES });
+  if ('refused' in read) throw new ImportError(read.refused);
+  const data = new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.length);
   const name = path.basename(source.file);
   switch (format) {
     case 'aegis':

@@ -3,12 +3,13 @@
  * its source): the same conflict-safe save (every write carries the sha256 the text was based on;
  * a file changed on disk meanwhile brings the banner with Reload, Overwrite and Compare), unsaved
  * text kept across reloads, the scanners' warning before saving. Above the text: which agent reads
- * it, where it is, its size and last change, and that Cairn does not inject it. History shows the
+ * it, where it is, its size and last change, where it leads when it is a symbolic link (it is then
+ * never saved: Cairn writes through no link), and that Cairn does not inject it. History shows the
  * recorded edits (AgentFileHistory); "Adopt…" proposes the file or the selected lines to the Inbox;
  * "Compare…" sets it beside other files.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Columns3, Info, Sprout } from 'lucide-react';
+import { Columns3, Info, Link2, Sprout } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { AGENT_NAMES } from '../../../common/agent-files/schema';
 import { useApi } from '../../api/api-context';
@@ -116,6 +117,11 @@ export function AgentFileEditor({ workspaceId, id, dark, previewByDefault, onClo
           <dd>{relativeTime(file.mtime) ?? 'unknown'}</dd>
         </div>
       </dl>
+      {file.linkTo && (
+        <div className="notice af-link-note" role="note">
+          <Link2 size={14} aria-hidden /> A symbolic link to {file.linkTo}. Cairn shows what it leads to but never writes through a link: to edit it, open {file.linkTo}.
+        </div>
+      )}
       <div className="notice af-not-memory" role="note">
         <Info size={14} aria-hidden /> Not Cairn memory: {AGENT_NAMES[file.agent]} reads this file itself. Cairn does not inject it; Adopt copies what you choose into memory.
       </div>

@@ -20,6 +20,7 @@ interface FakeFile {
   readBy: Agent[];
   place: 'global' | 'checkout';
   unreadable?: string;
+  linkTo?: string;
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -31,7 +32,7 @@ function fakeAgentFiles(initial: Record<string, FakeFile>, answers: { adopt?: Ad
   const calls = { adopt: [] as unknown[], compare: [] as string[][], write: [] as { id: string; expectedSha256: string | null }[] };
   const entry = (id: string): AgentFile => {
     const f = files.get(id)!;
-    return { id, agent: f.agent, readBy: f.readBy, kind: 'instructions', place: f.place, path: id, size: Buffer.byteLength(f.content), mtime: HOUR_AGO, sha256: f.unreadable ? null : sha(f.content), unreadable: f.unreadable ?? null };
+    return { id, agent: f.agent, readBy: f.readBy, kind: 'instructions', place: f.place, path: id, size: Buffer.byteLength(f.content), mtime: HOUR_AGO, sha256: f.unreadable ? null : sha(f.content), unreadable: f.unreadable ?? null, linkTo: f.linkTo ?? null };
   };
   const api = {
     list: async () => ({ files: [...files.keys()].map(entry), checkout: { available: true, reason: null } }),
@@ -108,6 +109,22 @@ describe("other agents' files", () => {
     const huge = within(section()).getByLabelText('.cursor/rules/huge.mdc');
     expect(huge.tagName).not.toBe('BUTTON');
     expect(huge.textContent).toContain('Cannot be opened: larger than 100 KiB');
+  });
+
+  it('shows a symbolic link as a link, with where it leads; one Cairn does not follow cannot be opened', async () => {
+    const why = 'it is a symbolic link to something that is not a file an agent reads at a place Cairn knows; Cairn does not follow it.';
+    await renderWithAgentFiles(
+      fakeAgentFiles({
+        ...FILES,
+        '~/.claude/CLAUDE.md': { content: '', agent: 'claude', readBy: ['claude'], place: 'global', unreadable: why, linkTo: '~/.ssh/id_rsa' },
+        'CLAUDE.md': { ...FILES['CLAUDE.md']!, linkTo: 'AGENTS.md' },
+      }),
+    );
+    const linked = await within(section()).findByLabelText('~/.claude/CLAUDE.md');
+    expect(linked.tagName).not.toBe('BUTTON');
+    expect(linked.textContent).toContain('link to ~/.ssh/id_rsa');
+    expect(linked.textContent).toContain(`Cannot be opened: ${why}`);
+    expect(fileButton('CLAUDE.md').textContent).toContain('link to AGENTS.md');
   });
 
   it('follows the filter: by path, and in content mode the hits of these files in their own group, the words marked', async () => {

@@ -2,7 +2,7 @@
  * Other agents' files (issue 23) under the scope tree, apart from Cairn memory: a group per agent
  * whose files exist (Claude Code, Codex, Cursor, GitHub Copilot, Gemini CLI), global files (in the
  * person's home) and the checkout's, each with its size, last change and which agents read it; a
- * file that cannot be opened says why. The filter box above narrows it by path; in content mode it
+ * file that cannot be opened says why, and a symbolic link says where it leads. The filter box above narrows it by path; in content mode it
  * shows agentFiles.search's hits (ranked as memory_search ranks) with the matching words marked, in
  * their own group. "Compare…" opens the side-by-side comparison of any files, memory ones too.
  * A row's menu (right click, Shift+F10 or the ContextMenu key): Open, Adopt the whole file…,
@@ -12,7 +12,7 @@
  * nothing here counts them with memory.
  */
 import { useQuery } from '@tanstack/react-query';
-import { AlertTriangle, ChevronDown, ChevronRight, Columns3, FileCode2, RefreshCw } from 'lucide-react';
+import { AlertTriangle, ChevronDown, ChevronRight, Columns3, FileCode2, Link2, RefreshCw } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { AGENT_NAMES, type AgentFile } from '../../../common/agent-files/schema';
 import { errorMessage, useApi } from '../../api/api-context';
@@ -173,6 +173,11 @@ function FileRow({ file, selected, onOpen, onMenu }: { file: AgentFile; selected
         )}
       </span>
       <span className="af-line2">
+        {file.linkTo && (
+          <span className="af-link" title={`A symbolic link to ${file.linkTo}`}>
+            <Link2 size={12} aria-hidden /> link to {file.linkTo}
+          </span>
+        )}
         {file.unreadable ? (
           <span className="af-unreadable">
             <AlertTriangle size={12} aria-hidden /> Cannot be opened: {file.unreadable}

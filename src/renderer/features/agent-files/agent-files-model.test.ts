@@ -15,6 +15,7 @@ const file = (over: Partial<AgentFile>): AgentFile => ({
   mtime: '2026-11-28T00:00:00.000Z',
   sha256: null,
   unreadable: null,
+  linkTo: null,
   ...over,
 });
 
