@@ -5,6 +5,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_IMPORT_PROPOSALS, MAX_INBOX_PENDING } from '../../src/common/memory/constants';
+import { InboxStore } from '../../src/main/harvest/inbox-store';
 import { openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
 
 let w: AgentFilesWorld;
@@ -92,6 +94,28 @@ describe('agentFiles.adopt', () => {
     expect(third).toMatchObject({ status: 'ok', added: [], duplicates: [{ text: 'Run `make check` before pushing.', reason: 'rejected-before' }] });
     // Nothing was written to memory: approval is the person's.
     expect((await w.client.memory.list({ workspaceId: w.ws })).files.map((f) => f.path)).toEqual(['/memories/project/notes.md']);
+  });
+
+  it('adopts at most MAX_IMPORT_PROPOSALS entries of a file, and no more than the inbox has room for, saying what it left out', async () => {
+    const lines = Array.from({ length: MAX_IMPORT_PROPOSALS + 50 }, (_, i) => `- Service ${i} listens on port ${8000 + i}.`);
+    await fs.writeFile(path.join(w.sb.checkout, 'AGENTS.md'), `# Ports\n\n${lines.join('\n')}\n`);
+    const big = await w.client.agentFiles.adopt({ workspaceId: w.ws, id: 'AGENTS.md', scope: 'project' });
+    expect(big).toMatchObject({ status: 'ok', added: expect.any(Array) });
+    expect(big.status === 'ok' && big.added).toHaveLength(MAX_IMPORT_PROPOSALS);
+    expect(big.message).toBe(
+      `${MAX_IMPORT_PROPOSALS} proposals from AGENTS.md added to the Inbox for project memory. 50 entries were not proposed: one adopt proposes at most ${MAX_IMPORT_PROPOSALS}, as many as a person can review at once. Review these in the inbox, then adopt it again (what is already proposed is not proposed twice), or adopt a few lines of it at a time.`,
+    );
+    // The inbox one short of full: one more is taken, the rest left out because it is full.
+    const store = new InboxStore(w.sb.home);
+    const room = MAX_INBOX_PENDING - MAX_IMPORT_PROPOSALS - 1;
+    store.add(
+      Array.from({ length: room }, (_, i) => ({ category: 'fact' as const, text: `Filler ${i}.`, scope: 'global' as const, evidence: [{ messageId: 'm', quote: 'q' }], confidence: 0.9, rationale: 'r' })),
+      { agent: 'claude', sessionId: 'other', cwd: null, workspaceId: null, projectId: null, extractor: 'rules' },
+    );
+    const rest = await w.client.agentFiles.adopt({ workspaceId: w.ws, id: 'AGENTS.md', scope: 'project' });
+    expect(rest.status === 'ok' && rest.added).toHaveLength(1);
+    expect(rest.message).toMatch(/ 49 entries were not proposed: Cairn's inbox is full: 500 items already wait for a person's review/);
+    expect(store.list('pending')).toHaveLength(MAX_INBOX_PENDING);
   });
 
   it('adopts selected lines or a selected text, and refuses a selection that is not in the file as it is now', async () => {

@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_INBOX_PENDING } from '../../src/common/memory/constants';
 import type { Candidate } from '../../src/main/harvest/candidate';
 import { InboxStore, type ItemSource } from '../../src/main/harvest/inbox-store';
 import { openAppHost, startWebHost } from '../../src/main/host/app-host';
@@ -205,6 +206,30 @@ describe('the agent harvest backend over MCP', () => {
     const again = await propose(client, [PNPM, WIDGET_TESTS]);
     expect(again.text).toMatch(/^Proposed none of the 2 candidates\.\nSkipped 2 \(#1, #2\): 2 already-in-inbox \(already waiting in the inbox\)\./);
     expect(proposedItems()).toHaveLength(2);
+  });
+
+  it('a full inbox (MAX_INBOX_PENDING pending): what fits is proposed, the rest skipped as inbox-full with a text the model can act on', async () => {
+    // The inbox one short of full, as a person who has not reviewed for a while leaves it.
+    const store = new InboxStore(sb.home);
+    const filler = Array.from({ length: MAX_INBOX_PENDING - 1 }, (_, i): Candidate => ({ category: 'fact', text: `Filler ${i}.`, scope: 'global', evidence: [{ messageId: 'm', quote: 'q' }], confidence: 0.9, rationale: 'r' }));
+    expect(store.add(filler, { agent: 'claude', sessionId: 'other', cwd: null, workspaceId: null, projectId: null, extractor: 'rules' })).toHaveLength(MAX_INBOX_PENDING - 1);
+    const client = await connect();
+    const answer = await propose(client, [PNPM, WIDGET_TESTS]);
+    expect(answer.isError).toBe(false);
+    const [pnpm] = proposedItems().filter((i) => i.source.sessionId === SESSION_ID);
+    expect(answer.text).toBe(
+      [
+        `Proposed 1 of 2 for a person's review in Cairn's inbox: #1 as ${pnpm!.id}.`,
+        "Skipped 1 (#2): 1 inbox-full (Cairn's inbox is full).",
+        `Cairn's inbox is full: ${MAX_INBOX_PENDING} items already wait for a person's review, the most it holds, so nothing more is proposed until some are approved or rejected. Ask the user to review the inbox (cairn inbox list, or the Inbox in the Cairn app). Do not propose again in this session.`,
+        'Nothing was written to memory: a person approves, edits or rejects each proposal in Cairn.',
+      ].join('\n'),
+    );
+    expect(answer.text).not.toContain(sb.dir);
+    expect(store.list('pending')).toHaveLength(MAX_INBOX_PENDING);
+    const full = await propose(client, [WIDGET_TESTS]);
+    expect(full.text).toMatch(/^Proposed none of the 1 candidates\.\nSkipped 1 \(#1\): 1 inbox-full/);
+    expect(store.list('pending')).toHaveLength(MAX_INBOX_PENDING);
   });
 
   it('reads the confidence threshold from the settings at each call', async () => {

@@ -13,6 +13,7 @@ import { WorkspaceRegistry } from '../../src/main/workspaces/registry';
 import { approveItem, rejectItem } from '../../src/main/harvest/harvest-review';
 import type { ChangeItem } from '../../src/main/harvest/inbox-store';
 import { reviewKey } from '../../src/main/harvest/review-mode';
+import { MAX_INBOX_PENDING } from '../../src/common/memory/constants';
 
 let sb: Sandbox;
 let home: HomeServices;
@@ -230,6 +231,21 @@ describe("a person's decision on an agent's change", () => {
     const elsewhere = { ...sb.session, workspaceId: 'another-workspace' };
     await expect(approveItem(home.inbox, home.service, elsewhere, item!.id)).rejects.toThrow(/another workspace than the one open here/);
     expect(home.inbox.get(item!.id)?.status).toBe('pending');
+  });
+});
+
+describe('review mode with a full inbox', () => {
+  it('refuses the agent\u2019s write with a text it can act on (no host path), and changes nothing', async () => {
+    const filler = Array.from({ length: MAX_INBOX_PENDING }, (_, i) => ({ category: 'fact' as const, text: `Filler ${i}.`, scope: 'global' as const, evidence: [{ messageId: 'm', quote: 'q' }], confidence: 0.9, rationale: 'r' }));
+    expect(home.inbox.add(filler, { agent: 'claude', sessionId: 's', cwd: null, workspaceId: null, projectId: null, extractor: 'rules' })).toHaveLength(MAX_INBOX_PENDING);
+    await review(true);
+    const before = disk();
+    const r = await agent({ command: 'str_replace', path: '/memories/project/notes.md', old_str: 'make test', new_str: 'pnpm test' });
+    expect(r.ok).toBe(false);
+    expect(r.output).toMatch(new RegExp(`^Error: Cairn's inbox is full: ${MAX_INBOX_PENDING} items already wait for a person's review.*Ask the user to review the inbox`));
+    expect(r.output).not.toContain(sb.dir);
+    expect(disk()).toEqual(before);
+    expect(changes()).toEqual([]);
   });
 });
 

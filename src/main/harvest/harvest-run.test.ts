@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_INBOX_PENDING } from '../../common/memory/constants';
 import { MCP_CONSOLIDATE_PROMPT_MARKER, MCP_HARVEST_PROMPT_MARKER } from '../../common/memory/tool-description';
 import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { harvestTranscript, type Extractor } from './harvest-run';
@@ -72,5 +73,16 @@ describe('harvestTranscript', () => {
     const again = await harvestTranscript({ home, transcript: { ...session, messages: [...session.messages, said('p3', `${MCP_CONSOLIDATE_PROMPT_MARKER}\nNever push on Fridays.`)] }, extractor, inbox, workspaceId: null, projectId: null, memoryLines: [] });
     expect(again).toMatchObject({ status: 'harvested', extractorCalled: false, proposed: [] });
     expect(seen).toEqual(['u9']);
+  });
+
+  it('counts what a full inbox did not take as inbox-full, and proposes nothing past MAX_INBOX_PENDING', async () => {
+    const inbox = new InboxStore(home);
+    const filler = Array.from({ length: MAX_INBOX_PENDING }, (_, i) => ({ category: 'fact' as const, text: `Filler ${i}.`, scope: 'global' as const, evidence: [{ messageId: 'm', quote: 'q' }], confidence: 0.9, rationale: 'r' }));
+    inbox.add(filler, { agent: 'claude', sessionId: 'other', cwd: null, workspaceId: null, projectId: null, extractor: 'rules' });
+    const extractor: Extractor = { name: 'rules', extract: async (segment) => extractByRules(segment) };
+    const run = await harvestTranscript({ home, transcript: { ...transcript('Hi, can you look at the build?'), sessionId: 'full-1' }, extractor, inbox, workspaceId: null, projectId: null, memoryLines: [] });
+    expect(run).toMatchObject({ status: 'harvested', proposed: [] });
+    expect(run.rejected['inbox-full']).toBe(1);
+    expect(inbox.list('pending')).toHaveLength(MAX_INBOX_PENDING);
   });
 });

@@ -60,7 +60,7 @@ export const HARVEST_LINE = 'cairn harvest --transcript FILE';
 /** The accessible name of the section (and list) of agents' changes held by review mode. */
 const HELD_LABEL = 'Agents\u2019 changes held for your review';
 /** The accessible name of the section of damaged inbox files. */
-const DAMAGED_LABEL = 'Damaged inbox files';
+const DAMAGED_LABEL = 'Damaged item files';
 
 export interface InboxPanelProps {
   workspaceId: string | null;
@@ -504,7 +504,7 @@ function DamagedSection({ damaged }: { damaged: readonly DamagedInboxItem[] }) {
         <FileWarning size={15} aria-hidden />
         <span className="session-what">
           <strong>Damaged</strong>
-          <span className="muted"> · {damaged.length === 1 ? '1 inbox file' : `${damaged.length} inbox files`} Cairn cannot read · left as they are</span>
+          <span className="muted"> · {damaged.length === 1 ? '1 inbox file Cairn cannot read · left as it is' : `${damaged.length} inbox files Cairn cannot read · left as they are`}</span>
         </span>
       </div>
       <ul className="proposals" aria-label={DAMAGED_LABEL}>
