@@ -20,6 +20,7 @@
  * source says (sources.ts and propose.ts do).
  */
 import type { Scope } from '../../common/memory/constants';
+import { frontmatterBlock } from '../../common/memory/frontmatter-block';
 import type { CandidateCategory } from '../harvest/candidate';
 
 /** The longest entry taken: a memory is a sentence or two, not a document. */
@@ -100,11 +101,14 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const IMPORT_LINE = /^@[^\s]+$/;
 
-/** The frontmatter's end (the index of its closing line), or -1 when the text has none; null when it never closes. */
+/**
+ * The frontmatter's end (the index of its closing line), or -1 when the text has none; null when it
+ * never closes (common/memory/frontmatter-block.ts, every view's one reader).
+ */
 function frontmatterEnd(lines: readonly string[]): number | null {
-  if (lines[0]?.trim() !== '---') return -1;
-  for (let i = 1; i < lines.length; i++) if (/^(---|\.\.\.)\s*$/.test(lines[i]!)) return i;
-  return null;
+  const { block, bodyLine, unclosed } = frontmatterBlock(lines.join('\n'));
+  if (unclosed) return null;
+  return block === null ? -1 : bodyLine - 2;
 }
 
 /** A one-line `description:` of a frontmatter block, unquoted. */

@@ -27,6 +27,7 @@
  * nothing; the most recent when nothing matches). Their defaults are the constants, so a caller
  * that passes none gives the bytes it always did. Recent files are the clean ones only, as matches.
  */
+import { frontmatterBlock } from '../../common/memory/frontmatter-block';
 import { extractDescription } from './frontmatter';
 import { DEFAULT_INJECTION, type InjectionSettings } from '../../common/context/injection';
 import { rankHot, rankRecent } from '../../common/context/ranking';
@@ -520,11 +521,11 @@ function bodyLines(file: ContextFile): string[] {
 /** Each non-blank line of a file's head after its frontmatter, in order, until `visit` returns true. */
 function visitBodyLines(file: ContextFile, visit: (line: string) => boolean | void): void {
   const head = file.head;
-  let start = /^\ufeff?---[\s\S]*?\n---[ \t]*\n/.exec(head)?.[0].length ?? 0;
+  let start = frontmatterBlock(head).bodyStart;
   while (start <= head.length) {
     const newline = head.indexOf('\n', start);
     const end = newline === -1 ? head.length : newline;
-    const line = head.slice(start, end);
+    const line = head.slice(start, end).replace(/\r$/, '');
     if (line.trim() !== '' && visit(line) === true) return;
     start = end + 1;
   }

@@ -1,6 +1,7 @@
 /**
- * The description of a memory file: the `description:` of its optional YAML frontmatter, read from
- * the first bytes of the file. Display metadata only; anything malformed yields no description
+ * The description of a memory file: the `description:` of its optional YAML frontmatter (where the
+ * block is: common/memory/frontmatter-block.ts, every view's one reader), read from the first bytes
+ * of the file. Display metadata only; anything malformed yields no description
  * rather than an error.
  *
  * The common case, a one-line plain scalar, is read directly (the YAML library costs about 0.1 ms
@@ -9,6 +10,7 @@
  * not valid YAML, such as `description: Use when: deploying`, still shows as written.
  */
 import { createRequire } from 'node:module';
+import { frontmatterBlock } from '../../common/memory/frontmatter-block';
 
 /**
  * The YAML library, loaded the first time a description needs it: most never do, and loading it
@@ -20,7 +22,6 @@ function parse(text: string, options: import('yaml').ParseOptions & import('yaml
   return yaml.parse(text, options);
 }
 
-const FRONTMATTER = /^\ufeff?---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 const DESCRIPTION_LINE = /^description:[ \t]*(.*?)[ \t]*$/m;
 /** A plain scalar that means exactly what it says: no indicator first, no `: ` or ` #` inside. */
 const PLAIN = /^(?![-?:,[\]{}#&*!|>'"%@`])(?!.*(?:: | #|:$))[^\r\n]+$/;
@@ -48,8 +49,8 @@ function fromYaml(block: string): string | null | undefined {
 }
 
 export function extractDescription(head: string): string | null {
-  const block = FRONTMATTER.exec(head)?.[1];
-  if (block === undefined) return null;
+  const { block } = frontmatterBlock(head);
+  if (block === null) return null;
   const line = DESCRIPTION_LINE.exec(block);
   if (!line) return null;
   const value = line[1]!;

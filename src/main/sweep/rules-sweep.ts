@@ -12,6 +12,7 @@
  * duplicateGroups), and of those only pairs whose sizes allow the threshold. bench/sweep.ts has
  * the whole proposal's figures for 1000 files.
  */
+import { frontmatterBody } from '../../common/memory/frontmatter-block';
 import { normalizedText } from '../harvest/checks';
 import type { ProposedChange, SweepExtractor, SweepFileInput, SweepInput } from './extractor';
 
@@ -61,14 +62,9 @@ function sharedCount(a: Int32Array, b: Int32Array): number {
   return n;
 }
 
-/** The lines of a text outside its frontmatter block. */
+/** The lines of a text outside its frontmatter block (common/memory/frontmatter-block.ts). */
 function bodyLines(text: string): string[] {
-  const lines = text.split('\n');
-  if (lines[0]?.trim() === '---') {
-    const end = lines.findIndex((l, i) => i > 0 && l.trim() === '---');
-    if (end > 0) return lines.slice(end + 1);
-  }
-  return lines;
+  return frontmatterBody(text).split(/\r?\n/);
 }
 
 /** The kept file's text with the others' lines it lacks (compared as normalised words) appended; null when it lacks none. */

@@ -4,6 +4,7 @@
 // HTML stays out, also inside a table cell. Without remark-gfm each of these comes out as raw text.
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FRONTMATTER_CASES } from '../../../../tests/support/frontmatter-cases';
 import { Preview } from './Preview';
 
 afterEach(cleanup);
@@ -52,5 +53,14 @@ describe('the preview', () => {
     expect(link.getAttribute('href')).toBe('https://example.com/build');
     expect(link.getAttribute('target')).toBe('_blank');
     expect(preview.querySelector('pre.frontmatter')?.textContent).toBe('description: Build matrix');
+  });
+});
+
+describe("the preview's frontmatter", () => {
+  it.each(FRONTMATTER_CASES.filter((c) => c.block !== null))('$name: shown as data, the body as Markdown', ({ text, block }) => {
+    render(<Preview text={text} />);
+    const preview = screen.getByLabelText('Rendered preview');
+    expect(preview.querySelector('pre.frontmatter')?.textContent).toBe(block);
+    expect(preview.querySelector('p')?.textContent).toBe('Run the zebra deploy.');
   });
 });

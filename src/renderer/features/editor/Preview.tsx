@@ -7,17 +7,15 @@
  */
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
+import { frontmatterBlock } from '../../../common/memory/frontmatter-block';
 
 // One array for every render: react-markdown re-parses when its plugins change identity.
 const remarkPlugins = [remarkGfm];
 
-function splitFrontmatter(text: string): { frontmatter: string | null; body: string } {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
-  return m ? { frontmatter: m[1]!, body: text.slice(m[0].length) } : { frontmatter: null, body: text };
-}
-
 export function Preview({ text }: { text: string }) {
-  const { frontmatter, body } = splitFrontmatter(text);
+  // Where the block ends, as every other view reads it (common/memory/frontmatter-block.ts).
+  const { block: frontmatter, bodyStart } = frontmatterBlock(text);
+  const body = text.slice(bodyStart);
   return (
     <div className="preview" aria-label="Rendered preview">
       {frontmatter !== null && <pre className="frontmatter">{frontmatter}</pre>}
