@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runJsonl } from '../support/cli';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
 import { openHome, type HomeServices } from '../../src/main/host/home-services';
 import { sha256 } from '../../src/main/memory/change-outbox';
@@ -205,7 +206,7 @@ describe("a person's decision on an agent's change", () => {
     }
     expect(await approveItem(home.inbox, home.service, sb.session, edit!.id)).toHaveProperty(
       'message',
-      '/memories/project/notes.md was changed after the agent proposed this change, so it was not applied and nothing was overwritten. Reject it, or have the agent make it again on the file as it is now.',
+      'the lines of /memories/project/notes.md this change edits were changed after the agent proposed this change, so it was not applied and nothing was overwritten. Reject it, or have the agent make it again on the file as it is now.',
     );
     expect(await approveItem(home.inbox, home.service, sb.session, rename!.id)).toHaveProperty('message', expect.stringMatching(/^\/memories\/project\/taken\.md was created after/));
     expect(disk()).toEqual(start);
@@ -231,6 +232,64 @@ describe("a person's decision on an agent's change", () => {
     const elsewhere = { ...sb.session, workspaceId: 'another-workspace' };
     await expect(approveItem(home.inbox, home.service, elsewhere, item!.id)).rejects.toThrow(/another workspace than the one open here/);
     expect(home.inbox.get(item!.id)?.status).toBe('pending');
+  });
+});
+
+describe('approvals while agents write the same file', () => {
+  const source = { agent: 'claude' as const, sessionId: 's1', cwd: null, workspaceId: null, projectId: null, extractor: 'rules' };
+  const candidates = (n: number) =>
+    home.inbox.add(
+      Array.from({ length: n }, (_, i) => ({ category: 'convention' as const, text: `Convention number ${i} of this codebase holds.`, scope: 'project' as const, evidence: [{ messageId: 'm', quote: `Convention number ${i}` }], confidence: 0.9, rationale: 'r' })),
+      source,
+    );
+
+  it("merges an agent's held edit into the file as it is now, unless its own lines were changed", async () => {
+    await review(true);
+    await agent({ command: 'str_replace', path: '/memories/project/notes.md', old_str: 'make test', new_str: 'pnpm test' });
+    const [item] = changes();
+    await review(false);
+    // Another agent appends a line meanwhile: the held edit's line is untouched.
+    await agent({ command: 'insert', path: '/memories/project/notes.md', insert_line: 2, insert_text: 'Deploy on Fridays.' });
+    expect(await approveItem(home.inbox, home.service, sb.session, item!.id)).toMatchObject({ status: 'approved' });
+    expect(fs.readFileSync(projectFile('notes.md'), 'utf8')).toBe('Build with make.\nTest with pnpm test.\nDeploy on Fridays.\n');
+  });
+
+  it('appends each approved candidate to the file as it is when it is written, even when an agent wrote it between the read and the write', async () => {
+    // The interleaving a busy agent produces by chance, made to happen every time: an agent's write
+    // lands right before each of the approval's writes (a real agent, through the same service).
+    let n = 0;
+    const racing = new Proxy(home.service, {
+      get(target, key, receiver) {
+        if (key !== 'save') return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<typeof target.save>) => {
+          if (n++ % 2 === 0) await agent({ command: 'insert', path: '/memories/project/conventions.md', insert_line: 0, insert_text: `Agent line ${n}.` });
+          return target.save(...args);
+        };
+      },
+    });
+    await agent({ command: 'create', path: '/memories/project/conventions.md', file_text: 'Start.\n' });
+    const items = candidates(6);
+    for (const item of items) expect(await approveItem(home.inbox, racing, sb.session, item.id)).toMatchObject({ status: 'approved' });
+    const text = fs.readFileSync(projectFile('conventions.md'), 'utf8');
+    for (let i = 0; i < 6; i++) expect(text).toContain(`- Convention number ${i} of this codebase holds.\n`);
+    expect(text.match(/^Agent line \d+\.$/gm)).toHaveLength(6);
+  });
+
+  it('approves every candidate while a real agent process writes the file the whole time', async () => {
+    await agent({ command: 'create', path: '/memories/project/conventions.md', file_text: 'Start.\n' });
+    const items = candidates(20);
+    const writer = runJsonl(
+      ['--home', sb.home, '--cwd', sb.checkout],
+      Array.from({ length: 40 }, (_, i) => ({ command: 'insert', path: '/memories/project/conventions.md', insert_line: 0, insert_text: `Agent line ${i}.` })),
+    );
+    const outcomes = [];
+    for (const item of items) outcomes.push(await approveItem(home.inbox, home.service, sb.session, item.id));
+    const written = await writer;
+    expect(outcomes.map((o) => o.status)).toEqual(items.map(() => 'approved'));
+    expect(written.every((w) => w.ok)).toBe(true);
+    const text = fs.readFileSync(projectFile('conventions.md'), 'utf8');
+    expect(text.match(/^- Convention number \d+ of this codebase holds\.$/gm)).toHaveLength(20);
+    expect(text.match(/^Agent line \d+\.$/gm)).toHaveLength(40);
   });
 });
 

@@ -4,11 +4,16 @@
  * rejecting it keeps its text from being proposed again. Approving an agent's change made under
  * review mode applies it as it was proposed; rejecting it drops it.
  *
- * Invariants: an approval writes through MemoryService as the person, checked against the sha256
- * of the file it read (a candidate) or the file the agent's change started from (a change): a
- * change made meanwhile is a conflict, shown, never clobbered. The history records the cause
- * `harvest:<item id>` or `review:<item id>`, so it can be undone. Only a pending item is decided.
+ * Invariants: an approval writes through MemoryService as the person, each write checked against
+ * the sha256 of the file it was computed from, so nothing is ever clobbered. It applies to the file
+ * as it is now: a candidate is appended to whatever the file holds when it is written (an agent
+ * writing the file meanwhile makes it read the file again and append again); an agent's edit is
+ * merged into the file as it is now, line by line, and is a conflict only when the lines it
+ * changes were changed since (or the file it creates appeared, or the file it deletes or renames
+ * changed). The history records the cause `harvest:<item id>` or `review:<item id>`, so it can be
+ * undone. Only a pending item is decided.
  */
+import { applyPatch, structuredPatch } from 'diff';
 import { scopeOwner } from '../../common/memory/identity';
 import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
@@ -62,15 +67,37 @@ export async function approveItem(
   if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(`${to} is not a file; give the path of a memory file.`);
   const text = (options.text ?? item.candidate.text).trim();
   if (text.length === 0) throw new MemoryToolError('The text to approve is empty.');
-  let current: { content: string; sha256: string } | null = null;
+  // An append applies to the file as it is when it is written: when an agent wrote the file between
+  // the read and the write, read it again and append again.
+  let outcome: SaveOutcome | null = null;
+  for (let attempt = 0; attempt < APPEND_ATTEMPTS && outcome?.status !== 'ok'; attempt++) {
+    const current = await readOrNull(service, to, session);
+    outcome = await service.save(to, withBullet(current?.content ?? null, text, item.candidate.category), current?.sha256 ?? null, session, `harvest:${item.id}`);
+  }
+  if (outcome?.status !== 'ok') return { status: 'conflict', message: `${outcome?.status === 'conflict' ? outcome.message : ''} The file kept changing while this was added; nothing was added. Approve it again.`.trim() };
+  return { status: 'approved', item: inbox.decide(item.id, { status: 'approved', to, text }), path: to, created: outcome.created };
+}
+
+/** How often an approval reads the file again when it changed under it (each try is checked: nothing is clobbered). */
+const APPEND_ATTEMPTS = 20;
+
+async function readOrNull(service: MemoryService, to: string, session: MemorySession): Promise<{ content: string; sha256: string } | null> {
   try {
-    current = await service.read(to, session);
+    return await service.read(to, session);
   } catch (err) {
     if (!(err instanceof MemoryToolError) || !/does not exist/.test(err.message)) throw err;
+    return null;
   }
-  const outcome = await service.save(to, withBullet(current?.content ?? null, text, item.candidate.category), current?.sha256 ?? null, session, `harvest:${item.id}`);
-  if (outcome.status === 'conflict') return { status: 'conflict', message: `${outcome.message} Nothing was added; approve it again to add it to the file as it is now.` };
-  return { status: 'approved', item: inbox.decide(item.id, { status: 'approved', to, text }), path: to, created: outcome.created };
+}
+
+/**
+ * An agent's edit (`before` to `after`) made on the file as it is now, `current`: the lines it
+ * changes must still be as they were; null when they are not (then it is a conflict).
+ */
+export function mergedEdit(before: string, after: string, current: string): string | null {
+  const patch = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 0 });
+  const merged = applyPatch(current, patch);
+  return merged === false ? null : merged;
 }
 
 /** The conflict of an agent's change whose file moved on since it was proposed. */
@@ -81,7 +108,9 @@ function staleText(item: ChangeItem, conflict: Extract<SaveOutcome, { status: 'c
       ? `${c.command === 'rename' ? c.newPath : c.path} was created`
       : conflict.kind === 'deleted'
         ? `${c.path} was deleted`
-        : `${c.path} was changed`;
+        : c.command === 'str_replace' || c.command === 'insert'
+          ? `the lines of ${c.path} this change edits were changed`
+          : `${c.path} was changed`;
   return `${what} after the agent proposed this change, so it was not applied and nothing was overwritten. Reject it, or have the agent make it again on the file as it is now.`;
 }
 
@@ -101,11 +130,23 @@ async function applyChange(inbox: InboxStore, service: MemoryService, session: M
   let outcome: { readonly status: 'ok' } | Extract<SaveOutcome, { status: 'conflict' }>;
   let created = false;
   switch (c.command) {
-    case 'create':
-    case 'str_replace':
-    case 'insert': {
+    case 'create': {
       const saved = await service.save(c.path, c.after ?? '', c.beforeSha256, session, cause);
       created = saved.status === 'ok' && saved.created;
+      outcome = saved;
+      break;
+    }
+    case 'str_replace':
+    case 'insert': {
+      // As proposed when the file is unchanged; else merged into the file as it is now, every try
+      // checked against what it was computed from.
+      let saved: SaveOutcome = await service.save(c.path, c.after ?? '', c.beforeSha256, session, cause);
+      for (let attempt = 0; saved.status === 'conflict' && saved.kind === 'changed' && attempt < APPEND_ATTEMPTS; attempt++) {
+        const current = await readOrNull(service, c.path, session);
+        const merged = current && c.before !== null && c.after !== null ? mergedEdit(c.before, c.after, current.content) : null;
+        if (current === null || merged === null) break;
+        saved = await service.save(c.path, merged, current.sha256, session, cause);
+      }
       outcome = saved;
       break;
     }
