@@ -172,7 +172,10 @@ export const INBOX_HELP = `Usage: cairn inbox [list] [--all] [--json]
 Memories proposed from the agents' sessions wait here for you. Approving adds one as a line to a
 memory file (the suggested one, or --to PATH), as you, with the cause harvest:ID in the history, so
 cairn undo --last takes it back; --text approves your edit of it. Rejecting keeps the same text from
-being proposed again for 90 days.
+being proposed again for 90 days. The inbox holds at most 500 pending items: past that nothing more
+is proposed (by a harvest, an agent, review mode, an import) until you decide some. A listing shows
+the newest 500. A file of the inbox that is no item Cairn can read is listed as damaged (KIND
+damaged), with what is wrong and where it is; Cairn leaves it as it is for you to look at and remove.
 
 Review mode (off by default) is set per scope of this checkout: while it is on, an agent's writes to
 that scope (create, str_replace, insert, delete, rename) change nothing and wait here instead, as a
@@ -357,7 +360,9 @@ export const IMPORT_HELP = `Usage: cairn import --from claude|codex|cursor|aegis
 
 Proposes memory from elsewhere for your review: every entry becomes a proposal in the inbox
 (pending; cairn inbox list, or the app's Inbox), with the file and line it came from as its
-evidence. Nothing is written to memory until you approve it.
+evidence. Nothing is written to memory until you approve it. One import proposes at most 200
+entries, and no more than the inbox has room for (it holds 500 pending); the rest are counted,
+with the line they start at, for you to import once you have reviewed these.
 
   claude    CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md, .claude/rules/**/*.md; auto memory
             (MEMORY.md and its topic files, ~/.claude/projects/<project>/memory/)
