@@ -110,13 +110,16 @@ describe('the prompt hook with a host', () => {
     const alone = await measured();
     expect(alone.stdout).toContain('<memory_index>');
 
-    // A whole answer, well formed, of 8 MiB: more than the largest context, so not one.
-    await standIn(() => `${JSON.stringify({ text: `{"hookSpecificOutput":{"additionalContext":"${'x'.repeat(8 * 1024 * 1024)}"}}\n` })}\n`);
+    // A whole answer, well formed, of 4 MiB: more than the largest context, so not one. Made
+    // before it is asked for, so it comes at once, long before the hook's timeout.
+    const huge = `${JSON.stringify({ text: `{"hookSpecificOutput":{"additionalContext":"${'x'.repeat(4 * 1024 * 1024)}"}}\n` })}\n`;
+    await standIn(() => huge);
     const whole = await measured();
     expect(whole).toMatchObject({ status: 0, stdout: alone.stdout });
     expect(whole.stderr).toMatch(/^cairn context: worked out here: the answer is longer than any context \(over \d+ bytes\)\n$/);
 
-    // An answer that never ends: the hook stops at the bound, long before its timeout would.
+    // An answer that never ends: the hook stops at the bound (or its timeout, on a machine too
+    // loaded to send a few MiB in a second) and its memory stays what it is alone.
     await closeStandIns();
     await fs.mkdir(path.dirname(socketOf()), { recursive: true, mode: 0o700 });
     let sent = 0;
@@ -141,7 +144,6 @@ describe('the prompt hook with a host', () => {
     servers.push(endless);
     const flooded = await measured();
     expect(flooded).toMatchObject({ status: 0, stdout: alone.stdout });
-    expect(flooded.stderr).toMatch(/the answer is longer than any context/);
     // What it read is dropped as soon as it passes the bound (a few MiB): its peak is the one it has
     // alone, give or take what V8 has not collected yet.
     expect(flooded.peak - alone.peak).toBeLessThan(48 * 1024 * 1024);

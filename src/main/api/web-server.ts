@@ -21,9 +21,12 @@
  * space is gone by the time Node hands over the headers: each connection's bytes are looked at as
  * they arrive, for a Host line that ends in it (hostLines below).
  *
- * Bodies are bounded by what a call legitimately carries (MAX_RPC_BODY_BYTES): a larger /api/rpc
- * body is answered 413 as soon as its length or its bytes pass the bound, without reading the rest;
- * a larger /api/ws message closes that socket (1009).
+ * Bodies are bounded by what a call legitimately carries (MAX_RPC_BODY_BYTES): an /api/rpc body
+ * must say its length (Content-Length; 411 otherwise: every client sends one for a call), and a
+ * length past the bound is answered 413 before a byte of it is read. Node's parser reads no more
+ * than that length as the body, so nothing past the bound is ever held; a refused body is dropped
+ * as it arrives, and the connection is kept (closing it with unread bytes would reset it, and the
+ * client could lose the answer). A larger /api/ws message closes that socket (1009).
  *
  * Input from a client is never a server error: a request target that is no URL or has a malformed
  * percent-encoding is a 400, and a WebSocket that sends frames that are not WebSocket frames is
@@ -34,7 +37,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import * as path from 'node:path';
-import { BodyLimitPlugin, RPCHandler as HttpRpcHandler } from '@orpc/server/node';
+import { RPCHandler as HttpRpcHandler } from '@orpc/server/node';
 import { RPCHandler as WsRpcHandler } from '@orpc/server/ws';
 import { apiJsonSerializers } from '../../common/api/wire';
 import { WebSocketServer } from 'ws';
@@ -119,6 +122,18 @@ function hostLines(socket: Socket, padded: WeakSet<Socket>): () => void {
   return () => socket.removeListener('data', onData);
 }
 
+/** Why a call's body is not read (its length unsaid, or past the bound), or null to read it. */
+function bodyRefusal(req: http.IncomingMessage): { code: string; status: number; message: string } | null {
+  if (req.headers['transfer-encoding'] !== undefined) {
+    return { code: 'LENGTH_REQUIRED', status: 411, message: `Send the call's body with a Content-Length (at most ${MAX_RPC_BODY_BYTES} bytes).` };
+  }
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (length > MAX_RPC_BODY_BYTES) {
+    return { code: 'PAYLOAD_TOO_LARGE', status: 413, message: `The call's body is ${length} bytes; a call carries at most ${MAX_RPC_BODY_BYTES}.` };
+  }
+  return null;
+}
+
 function sameToken(given: string, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
@@ -127,7 +142,7 @@ function sameToken(given: string, token: string): boolean {
 
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const token = options.token ?? randomBytes(24).toString('base64url');
-  const httpRpc = new HttpRpcHandler(router, { customJsonSerializers: apiJsonSerializers, plugins: [new BodyLimitPlugin({ maxBodySize: MAX_RPC_BODY_BYTES })] });
+  const httpRpc = new HttpRpcHandler(router, { customJsonSerializers: apiJsonSerializers });
   const wsRpc = new WsRpcHandler(router, { customJsonSerializers: apiJsonSerializers });
   let port = options.port;
   const mcp = options.mcp ?? null;
@@ -222,6 +237,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         }
         if (url.pathname === API_HTTP_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
           res.writeHead(204, { 'cache-control': 'no-store' }).end();
+          return;
+        }
+        const unreadable = bodyRefusal(req);
+        if (unreadable !== null) {
+          // In oRPC's error shape, so a client reads it as a call's error; its body is never read.
+          res.writeHead(unreadable.status, { 'content-type': 'application/json' }).end(JSON.stringify({ json: { defined: false, ...unreadable } }));
           return;
         }
         const { matched } = await httpRpc.handle(req, res, { prefix: API_HTTP_PATH, context: options.context });
