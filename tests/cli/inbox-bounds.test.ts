@@ -3,11 +3,13 @@
 // 408 MB; `cairn inbox list` then took 4.5 s and 457 MB). Now one import proposes at most
 // MAX_IMPORT_PROPOSALS and says how many entries it left out, from which line, and what to do;
 // the inbox holds at most MAX_INBOX_PENDING pending items whatever proposes them, and `inbox list`
-// stays small and about as fast as on an empty home. A damaged item file (not JSON, or not an
+// stays small and about as fast as on an empty home; an archive (`--from cairn`) holds at most as
+// many changes. A damaged item file (not JSON, or not an
 // item) is listed as damaged, and showing, approving or rejecting it names the file and what to do,
 // leaving it as it is.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import * as tar from 'tar-stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_IMPORT_PROPOSALS, MAX_INBOX_PENDING } from '../../src/common/memory/constants';
 import { runCairn } from '../support/cli';
@@ -111,6 +113,25 @@ describe('the inbox bounds, through the CLI', () => {
     // Reading 500 small files is a few tens of milliseconds over starting the CLI; 100,000 took seconds.
     expect(list.ms).toBeLessThan(empty.ms * 2 + 1500);
   }, 180_000);
+});
+
+describe('an archive of Cairn memory, through the CLI', () => {
+  it('holds at most MAX_IMPORT_PROPOSALS changes and says how many files it left out, from which on', async () => {
+    const pack = tar.pack();
+    const files = MAX_IMPORT_PROPOSALS + 5;
+    for (let i = 0; i < files; i++) pack.entry({ name: `global/n${String(i).padStart(3, '0')}.md`, mode: 0o644 }, `- Note ${i}.\n`);
+    pack.finalize();
+    const chunks: Buffer[] = [];
+    for await (const c of pack) chunks.push(c as Buffer);
+    const file = path.join(sb.dir, 'memory.tar');
+    await fs.writeFile(file, Buffer.concat(chunks));
+    const result = await cairn(['import', '--from', 'cairn', file]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`memory.tar: ${files} memory files.\nHeld for your review: ${MAX_IMPORT_PROPOSALS} to create, 0 to replace.`);
+    expect(result.stdout).toContain(`5 files (from /memories/global/n${MAX_IMPORT_PROPOSALS}.md on) were not proposed: one import proposes at most ${MAX_IMPORT_PROPOSALS}`);
+    const listed = JSON.parse((await cairn(['inbox', 'list', '--json'])).stdout) as { items: unknown[] };
+    expect(listed.items).toHaveLength(MAX_IMPORT_PROPOSALS);
+  });
 });
 
 describe('a damaged inbox item file, through the CLI', () => {
