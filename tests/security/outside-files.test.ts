@@ -172,6 +172,17 @@ describe('cairn import follows no link out of the checkout', () => {
   });
 });
 
+describe('cairn import --from cairn opens the archive it is given without blocking', () => {
+  it('a FIFO or a device is refused at once with why, checked on the descriptor (no look-then-open)', async () => {
+    const fifo = path.join(sb.dir, 'memory.tar');
+    execFileSync('mkfifo', [fifo]);
+    for (const target of [fifo, '/dev/zero']) {
+      const run = await cairn(['import', '--from', 'cairn', target]);
+      expect(run).toEqual({ status: 1, stdout: '', stderr: `cairn import: ${target} is not read: it is not a regular file (a FIFO, a socket or a device).\n`, blocked: false });
+    }
+  });
+});
+
 describe('the harvest reads only regular files, following no link but to a transcript', () => {
   const notRegular = 'cannot be read: it is not a regular file (a FIFO, a socket or a device). Nothing was harvested.\n';
 

@@ -22,6 +22,7 @@ import { proposeTarFiles, readMemoryTar, type TarFileOutcome } from '../import/m
 import { entryScope, leftOutText, proposeEntries, sessionCheckout, type EntryOutcome, type LeftOutReason } from '../import/propose';
 import { IMPORT_FORMATS, ImportError, readSource, sourceFiles, type ImportFormat, type FoundSource, type SkippedSource, type SourceFile } from '../import/sources';
 import type { MemorySession } from '../memory/session';
+import { openRegular } from '../outside/outside-file';
 import { findGitRoot } from '../workspaces/identity';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { refusing, type CliIo } from './tool-command';
@@ -203,14 +204,22 @@ async function importTar(target: string, values: Flags, io: CliIo): Promise<numb
     input = io.stdin as Readable;
   }
   else {
+    // The file the person names (a link to it followed), opened without blocking and checked on its
+    // descriptor: a FIFO or device swapped in after a look would otherwise block or never end. The
+    // archive's reader bounds what it reads.
+    let real: string;
     try {
-      const stat = fs.statSync(target);
-      if (!stat.isFile()) throw new Error('not a file');
+      real = fs.realpathSync(target);
     } catch {
       io.stderr.write(`cairn import: ${target} is not a file\n`);
       return 1;
     }
-    input = fs.createReadStream(target);
+    const opened = await openRegular(real, { maxBytes: Number.MAX_SAFE_INTEGER });
+    if ('refused' in opened) {
+      io.stderr.write(`cairn import: ${target} is not read: ${opened.refused}\n`);
+      return 1;
+    }
+    input = opened.handle.createReadStream();
   }
   const shown = target === '-' ? 'the archive on stdin' : path.basename(target);
   const { files, problems } = await readMemoryTar(input);
