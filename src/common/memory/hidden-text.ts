@@ -55,9 +55,17 @@ const CANDIDATE = new RegExp(`[${CANDIDATE_SOURCE}]`, 'u');
 // eslint-disable-next-line no-misleading-character-class
 const CANDIDATES = new RegExp(`[${CANDIDATE_SOURCE}]`, 'gu');
 
+/**
+ * A test by UTF-16 code unit, without the `u` flag (several times faster over a long note): the
+ * BMP candidates, and the lead surrogates of the astral ones (U+13430, U+1BCA0, U+1D173, U+E0000
+ * blocks). A superset; CANDIDATE decides.
+ */
+// eslint-disable-next-line no-misleading-character-class
+const CANDIDATE_UNIT = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ud80d\ud82f\ud834\udb40-\udb43]/;
+
 /** Whether text holds any character that may be hidden (a cheap test before hiddenRuns). */
 export function mayHide(text: string): boolean {
-  return CANDIDATE.test(text);
+  return CANDIDATE_UNIT.test(text) && CANDIDATE.test(text);
 }
 
 const EMOJI = /\p{Emoji}/u;

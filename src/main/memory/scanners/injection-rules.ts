@@ -147,20 +147,25 @@ const PHRASE_ANCHORS: readonly PhraseAnchor[] = [
   { literal: 'velop', back: 2, lead: 'de', rule: 'system-prompt-marker', re: SYSTEM_MARKER_RE },
   { literal: 'uctio', back: 5, lead: 'instr', rule: 'new-instructions', re: NEW_INSTRUCTIONS_RE },
   { literal: 'user', back: 0, lead: '', rule: 'conceal-from-user', re: CONCEAL_RE },
+  // The verbs of an order addressed to the model: mostly the override phrases' own literals, so
+  // searched once for both (scanPhrases); the others start with an uncommon letter.
   ...(
     [
       ['verrid', 1, 'o'],
-      ['verrul', 1, 'o'],
       ['gnore', 1, 'i'],
       ['disreg', 0, ''],
       ['ypass', 1, 'b'],
-      ['defy', 0, ''],
-      ['disobey', 0, ''],
       ['forget', 0, ''],
-      ['contradict', 0, ''],
+      ['verrul', 1, 'o'],
+      ['fy', 2, 'de'],
+      ['bey', 4, 'diso'],
+      ['adict', 5, 'contr'],
     ] as const
   ).map(([literal, back, lead]): PhraseAnchor => ({ literal, back, lead, rule: 'addressed-order', re: ADDRESSED_ORDER_RE })),
 ];
+
+/** The phrase anchors by literal: each literal is searched for once, whatever rules start from it. */
+const PHRASE_LITERALS: ReadonlyMap<string, readonly PhraseAnchor[]> = PHRASE_ANCHORS.reduce((m, a) => m.set(a.literal, [...(m.get(a.literal) ?? []), a]), new Map<string, PhraseAnchor[]>());
 
 /** Phrase anchors found in the one pass of scanAnchored (see there), each starting its pattern. */
 const LATE_PHRASE_ANCHORS: readonly PhraseAnchor[] = [
@@ -226,7 +231,7 @@ function checkPhrase(ctx: ScanContext, reported: Reported, a: PhraseAnchor, p: n
 }
 
 function scanPhrases(ctx: ScanContext, reported: Reported): void {
-  for (const a of PHRASE_ANCHORS) eachIndex(ctx.lower, a.literal, (p) => checkPhrase(ctx, reported, a, p));
+  for (const [literal, anchors] of PHRASE_LITERALS) eachIndex(ctx.lower, literal, (p) => anchors.forEach((a) => checkPhrase(ctx, reported, a, p)));
 }
 
 // ---- exfiltration ----

@@ -32,7 +32,7 @@ export interface ScanContext {
   readonly lines: LineBounds;
   readonly out: RawFinding[];
   /** Lazily computed facts about the text, shared by rules. */
-  readonly memo: { pemBegins?: number[]; pemEnds?: number[]; fences?: number[] };
+  readonly memo: { pemBegins?: number[]; pemEnds?: number[]; fences?: number[]; passes?: number[] };
   /**
    * The text is a path's names, one per line (scanName): rules that need a note's lines around a
    * hit (exfiltration, transcripts) are off, and a quoted phrase is no mention (a name has no

@@ -473,7 +473,7 @@ function scanAssignments(ctx: ScanContext, found: RawFinding[]): void {
   // Keyword starts from all anchors, in text order, so that a keyword inside an assignment already
   // examined (password=token:secret=...) is not examined again.
   const starts: number[] = [];
-  eachIndex(lower, 'pass', (p) => starts.push(p));
+  for (const p of passesOf(ctx)) starts.push(p);
   eachIndex(lower, 'pw', (p) => starts.push(p));
   eachIndex(lower, 'heroku', (p) => starts.push(p));
   eachIndex(lower, 'key', (p) => starts.push(p));
@@ -507,8 +507,21 @@ const NETRC_TRIM_RE = /^[`'"]+|[`'".,;)\]}>!?]+$/g;
 const NETRC_INDENT_RE = /^[ \t>*+-]*$/;
 const NETRC_LINE_RE = /password[ \t]+([^\s]{1,300})(?:[ \t]+(?:login|account|port)[ \t]+[^\s]{1,300}){0,3}[ \t]*(?=\r?\n|$)/y;
 
+/** Every `pass` in the lower-cased note, found once for the rules that start there. */
+function passesOf(ctx: ScanContext): number[] {
+  if (ctx.memo.passes === undefined) {
+    const out: number[] = [];
+    eachIndex(ctx.lower, 'pass', (p) => out.push(p));
+    ctx.memo.passes = out;
+  }
+  return ctx.memo.passes;
+}
+
 function scanNetrc(ctx: ScanContext, found: RawFinding[]): void {
   const { text } = ctx;
+  // netrc's keyword is `password`, in lower case: a note without one holds no entry.
+  const keywords = passesOf(ctx).filter((p) => text.startsWith('password', p));
+  if (keywords.length === 0) return;
   const check = (p: number): void => {
     const entry = matchAt(NETRC_ENTRY_RE, text, p);
     if (entry === null) return;
@@ -535,15 +548,15 @@ function scanNetrc(ctx: ScanContext, found: RawFinding[]): void {
   eachIndex(text, 'machine', check);
   eachIndex(text, 'default', check);
   // A `password` line of an entry written over several lines, seen without its `machine` line.
-  eachIndex(text, 'password', (p) => {
-    const lineStart = text.lastIndexOf('\n', p - 1) + 1;
-    if (p - lineStart > 16 || !NETRC_INDENT_RE.test(text.slice(lineStart, p))) return;
+  for (const p of keywords) {
+    const lineStart = ctx.lines.at(p).start;
+    if (p - lineStart > 16 || !NETRC_INDENT_RE.test(text.slice(lineStart, p))) continue;
     const line = matchAt(NETRC_LINE_RE, text, p);
-    if (line === null) return;
+    if (line === null) continue;
     const value = line[1]!.replace(NETRC_TRIM_RE, '');
-    if (value === '' || NETRC_PROSE.has(value.toLowerCase()) || isReferenceOrPlaceholder(value) || !looksLikePassword(value)) return;
+    if (value === '' || NETRC_PROSE.has(value.toLowerCase()) || isReferenceOrPlaceholder(value) || !looksLikePassword(value)) continue;
     found.push({ kind: 'secret', rule: 'netrc-credentials', start: p, end: p + line[0].length });
-  });
+  }
 }
 
 // ---- a line of a PostgreSQL password file (.pgpass: host:port:database:user:password) ----
