@@ -11,9 +11,9 @@ import {
   claudeTranscriptPath,
   findClaudeTranscript,
   readClaudeTranscript,
-  readClaudeTranscriptFile,
 } from './claude-transcript';
 import type { Transcript, TranscriptMessage } from './transcript';
+import { readTranscriptFile } from './read-transcript';
 
 const FIXTURES = new URL('../../../tests/fixtures/transcripts/claude/', import.meta.url);
 const fixture = (name: string): string => fs.readFileSync(new URL(name, FIXTURES), 'utf8');
@@ -482,7 +482,8 @@ describe('where a session transcript lives', () => {
     fs.writeFileSync(path.join(bunDir, 's2.jsonl'), fixture('compaction-resume.jsonl'));
     expect(await findClaudeTranscript(long, 's2', config)).toBe(path.join(bunDir, 's2.jsonl'));
 
-    const t = await readClaudeTranscriptFile(path.join(dir, 's1.jsonl'));
+    // Files are read through the one rule of files from outside (read-transcript.ts).
+    const t = await readTranscriptFile(path.join(dir, 's1.jsonl'));
     expect(t.sessionId).toBe('s1');
     expect(t.messages).toHaveLength(read('plain-session.jsonl').messages.length);
   });

@@ -52,7 +52,7 @@
  * - Linear in the input: one JSON.parse per line, no repeated concatenation of the whole text.
  */
 
-import { realpath, readdir, readFile, stat } from 'node:fs/promises';
+import { realpath, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { MessageKind, MessageRole, Transcript, TranscriptMessage } from './transcript';
@@ -554,12 +554,6 @@ export async function findClaudeTranscript(cwd: string, sessionId: string, confi
     }
   }
   return null;
-}
-
-/** Reads a transcript file; the session id defaults to the file's name. */
-export async function readClaudeTranscriptFile(file: string, options: ReadClaudeTranscriptOptions = {}): Promise<Transcript> {
-  const buffer = await readFile(file);
-  return readClaudeTranscript(buffer, { ...options, sessionId: options.sessionId ?? path.basename(file, '.jsonl') });
 }
 
 function checkedSessionId(sessionId: string): string {
