@@ -49,11 +49,15 @@ export function fileOrigin(sessionId: string): { readonly how: 'import' | 'adopt
 }
 
 /**
- * Why nothing more is proposed: the inbox holds as many pending items as it takes. For a model
- * (memory_propose, a write under review) as much as for a person, so it names no host path.
+ * Why nothing more is proposed: the inbox holds as many pending items as it takes. Said to a model
+ * (memory_propose, a write under review: what to ask of the user) or to the person (an import, a
+ * harvest: how to make room); it names no host path.
  */
-export function inboxFullText(cap: number): string {
-  return `Cairn's inbox is full: ${cap} items already wait for a person's review, the most it holds, so nothing more is proposed until some are approved or rejected. Ask the user to review the inbox (cairn inbox list, or the Inbox in the Cairn app).`;
+export function inboxFullText(cap: number, to: 'model' | 'person' = 'model'): string {
+  const full = `Cairn's inbox is full: ${cap} items already wait for a person's review, the most it holds, so nothing more is proposed until some are approved or rejected.`;
+  return to === 'model'
+    ? `${full} Ask the user to review the inbox (cairn inbox list, or the Inbox in the Cairn app).`
+    : `${full} Review them (cairn inbox list, then cairn inbox approve or reject ID; or the app's Inbox, which rejects everything from one file or session at once).`;
 }
 
 /**

@@ -184,7 +184,7 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
       const c: Candidate = 'candidate' in p ? p.candidate : p;
       io.stdout.write(`  ${'id' in p ? `${p.id}  ` : ''}${c.category}  ${c.text}\n`);
     }
-    if (summary.rejected['inbox-full'] > 0) io.stdout.write(`${inboxFullText(MAX_INBOX_PENDING)}\n`);
+    if (summary.rejected['inbox-full'] > 0) io.stdout.write(`${inboxFullText(MAX_INBOX_PENDING, 'person')}\n`);
     if (!values['dry-run'] && summary.proposed.length > 0) io.stdout.write('Review them with: cairn inbox list\n');
     return 0;
   });

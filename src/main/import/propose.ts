@@ -49,7 +49,7 @@ export function leftOutText(reason: LeftOutReason, count: number, options: { ori
     const smaller = origin === 'import' ? 'or import a smaller file' : 'or adopt a few lines of it at a time';
     return `${entries} not proposed: one ${origin} proposes at most ${MAX_IMPORT_PROPOSALS}, as many as a person can review at once. Review these in the inbox, then ${again} (what is already proposed is not proposed twice), ${smaller}.`;
   }
-  return `${entries} not proposed: ${inboxFullText(MAX_INBOX_PENDING)} Then ${again} (what is already proposed is not proposed twice).`;
+  return `${entries} not proposed: ${inboxFullText(MAX_INBOX_PENDING, 'person')} Then ${again} (what is already proposed is not proposed twice).`;
 }
 
 export interface EntryOutcome {
