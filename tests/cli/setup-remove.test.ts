@@ -1,6 +1,6 @@
 // `cairn setup claude|codex|cursor --remove`: only Cairn's entries go; a file nothing else touched
-// since setup is byte-identical to before setup; a file setup created is deleted; a backup is kept;
-// setup's symlink rules hold. HOME and CODEX_HOME point into a temp dir: the real home is never touched.
+// since setup is byte-identical to before setup; a file setup created is deleted; a backup is kept
+// in the Cairn home; setup's symlink rules hold. HOME and CODEX_HOME point into a temp dir: the real home is never touched.
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -26,7 +26,12 @@ afterEach(async () => {
 });
 
 const cairn = (args: string[]) => runCairn(args, { env, cwd: project });
-const backups = async (file: string) => (await fs.readdir(path.dirname(file))).filter((n) => n.startsWith(`${path.basename(file)}.bak-`));
+/** What is kept of `file` in the Cairn home (HOME's ~/.cairn/backups), and whether anything was left beside it. */
+const backups = async (file: string) => {
+  expect((await fs.readdir(path.dirname(file)).catch(() => [] as string[])).filter((n) => n.includes('.bak-'))).toEqual([]);
+  const names = await fs.readdir(path.join(env.HOME!, '.cairn', 'backups')).catch(() => [] as string[]);
+  return names.filter((n) => n.startsWith(`${file.split(path.sep).join('%')}.`) && !n.endsWith('.setup.json')).map((n) => path.join(env.HOME!, '.cairn', 'backups', n));
+};
 const exists = (file: string) => fs.access(file).then(() => true, () => false);
 
 async function setupThenRemove(agent: string, extra: string[] = []): Promise<string> {
@@ -55,7 +60,7 @@ describe('cairn setup --remove', () => {
     // setup's backup (the original) and --remove's (what setup left, with Cairn in it).
     const kept = await backups(path.join(project, '.mcp.json'));
     expect(kept).toHaveLength(2);
-    const contents = await Promise.all(kept.map((n) => fs.readFile(path.join(project, n), 'utf8')));
+    const contents = await Promise.all(kept.map((n) => fs.readFile(n, 'utf8')));
     expect(contents.some((c) => c.includes('"cairn"'))).toBe(true);
 
     // Again: nothing of Cairn's is left, nothing changes.
@@ -66,11 +71,13 @@ describe('cairn setup --remove', () => {
     expect(await backups(path.join(project, '.mcp.json'))).toHaveLength(2);
   });
 
-  it('claude: the files setup created from nothing are deleted, so the project is as before (but for the backups)', async () => {
+  it('claude: the files setup created from nothing are deleted, with the .claude folder setup made: the project is as before', async () => {
     const out = await setupThenRemove('claude');
     expect(await exists(path.join(project, '.mcp.json'))).toBe(false);
-    expect(await exists(path.join(project, '.claude', 'settings.json'))).toBe(false);
+    expect(await exists(path.join(project, '.claude'))).toBe(false);
     expect(out).toMatch(/nothing else was in it, so it was deleted/);
+    expect(out).toContain(`and so was ${path.join(project, '.claude')}, which setup had made for it`);
+    expect(await fs.readdir(project)).toEqual(['.git']);
     expect(await backups(path.join(project, '.claude', 'settings.json'))).toHaveLength(1);
   });
 

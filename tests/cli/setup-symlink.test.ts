@@ -108,7 +108,7 @@ describe('a symlink that leads out of the checkout, or into its .git, is refused
     expect(result.stderr).toContain('nothing was changed');
     expect(result.stderr).toContain(`Replace ${path.join(project, link)} with a real`);
     expect(result.stderr).toContain(`merge the configuration by hand (\`cairn setup ${agent} --print\` shows it)`);
-    // Nothing changed: not the target, no backup beside it, not the checkout (the other file of the
+    // Nothing changed: not the target, no file beside it, not the checkout (the other file of the
     // run included), and git sees the same tree.
     expect(await snapshot(outside)).toEqual(before.outside);
     expect(await snapshot(project)).toEqual(before.checkout);
@@ -117,7 +117,7 @@ describe('a symlink that leads out of the checkout, or into its .git, is refused
 });
 
 describe('a symlink that stays inside the checkout', () => {
-  it('is written through to its target; the link stays, the backup is beside the target, the report says where', async () => {
+  it('is written through to its target; the link stays, the backup is in the Cairn home (not beside the target), the report says where', async () => {
     await fs.mkdir(path.join(project, 'config'));
     await fs.writeFile(path.join(project, 'config', 'mcp.json'), OUTSIDE_TEXT);
     await fs.symlink('config/mcp.json', path.join(project, '.mcp.json'));
@@ -130,9 +130,12 @@ describe('a symlink that stays inside the checkout', () => {
     expect(await fs.readlink(path.join(project, '.mcp.json'))).toBe('config/mcp.json');
     const written = JSON.parse(await fs.readFile(path.join(project, 'config', 'mcp.json'), 'utf8')) as { mcpServers: Record<string, unknown> };
     expect(Object.keys(written.mcpServers)).toEqual(['mine', 'cairn']);
-    const backups = (await fs.readdir(path.join(project, 'config'))).filter((n) => n.startsWith('mcp.json.bak-'));
-    expect(backups).toHaveLength(1);
-    expect(await fs.readFile(path.join(project, 'config', backups[0]!), 'utf8')).toBe(OUTSIDE_TEXT);
+    expect(await fs.readdir(path.join(project, 'config'))).toEqual(['mcp.json']);
+    const home = path.join(dir, 'userhome', '.cairn', 'backups');
+    const backups = (await fs.readdir(home)).filter((n) => n.endsWith('.before-setup'));
+    expect(backups).toEqual([expect.stringMatching(new RegExp(`^${path.join(project, '.mcp.json').split(path.sep).join('%').replace(/\./g, '\\.')}\\.`)) as string]);
+    expect(await fs.readFile(path.join(home, backups[0]!), 'utf8')).toBe(OUTSIDE_TEXT);
+    expect(result.stdout).toContain(`the previous file is kept in ${path.join(home, backups[0]!)}`);
     expect(await snapshot(outside)).toEqual({ 'mcp.json': OUTSIDE_TEXT, 'settings.json': '{}\n' });
   });
 

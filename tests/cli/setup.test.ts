@@ -1,6 +1,6 @@
 // `cairn setup claude|codex|cursor`: the printed configuration parses as the agent's format, and
-// writing merges into existing files (other entries kept, a backup kept, idempotent, invalid files
-// refused and left untouched). HOME and CODEX_HOME point into a temp dir: the real home is never
+// writing merges into existing files (other entries kept, a backup kept in the Cairn home,
+// idempotent, invalid files refused and left untouched). HOME and CODEX_HOME point into a temp dir: the real home is never
 // touched.
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
@@ -47,7 +47,12 @@ afterEach(async () => {
 
 const setup = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCairn(['setup', ...args], { env: { ...env, ...extraEnv }, cwd: dir });
 const readJson = async <T>(file: string) => JSON.parse(await fs.readFile(file, 'utf8')) as T;
-const backupsOf = async (file: string) => (await fs.readdir(path.dirname(file))).filter((n) => n.startsWith(`${path.basename(file)}.bak-`)).map((n) => path.join(path.dirname(file), n));
+/** The backups setup kept of `file`: in the Cairn home (HOME's ~/.cairn), named by its path. */
+const backupsOf = async (file: string) => {
+  const kept = path.join(env.HOME!, '.cairn', 'backups');
+  const names = await fs.readdir(kept).catch(() => [] as string[]);
+  return names.filter((n) => n.startsWith(`${file.split(path.sep).join('%')}.`) && n.endsWith('.before-setup')).map((n) => path.join(kept, n));
+};
 
 /** The sections of --print output: `# title` line, then the body. */
 function sections(stdout: string): Array<{ title: string; body: string }> {
@@ -144,8 +149,9 @@ describe('cairn setup claude', () => {
     expect(await fs.readFile(mcpBackup!, 'utf8')).toBe(oldMcp);
     expect(await fs.readFile(settingsBackup!, 'utf8')).toBe(oldSettings);
     expect(first.stdout).toContain(`the previous file is kept in ${mcpBackup}`);
-    // No temp files left behind.
-    expect((await fs.readdir(project)).filter((n) => n.includes('.tmp'))).toEqual([]);
+    // Nothing left beside the files in the checkout: no backup, no temp file.
+    expect((await fs.readdir(project)).sort()).toEqual(['.claude', '.git', '.mcp.json', 'src']);
+    expect(await fs.readdir(path.join(project, '.claude'))).toEqual(['settings.json']);
 
     const mcpAfter = await fs.readFile(mcpFile, 'utf8');
     const settingsAfter = await fs.readFile(settingsFile, 'utf8');

@@ -2,7 +2,8 @@
  * `cairn setup claude|codex|cursor`: prints (--print) or merges into the agent's own files the
  * configuration that makes it use Cairn (src/main/setup). With --http --print: the configuration
  * that reaches Cairn's MCP endpoint by URL instead (src/main/setup/http-setup.ts). With --remove:
- * Cairn's entries taken out again (src/main/setup/remove.ts). Exit 0 done (or
+ * Cairn's entries taken out again (src/main/setup/remove.ts). What a file held before a change is
+ * kept in Cairn's home (--home, $CAIRN_HOME, else ~/.cairn), under backups/. Exit 0 done (or
  * nothing to do), 1 a file could not be read, parsed or written (nothing written then), 2 usage error.
  */
 import * as path from 'node:path';
@@ -48,7 +49,7 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
     try {
       const { applyRemove, planRemove, renderRemoval } = await import('../setup/remove');
       const plan = await planRemove(agent as Agent, { cwd: values.cwd ?? process.cwd() });
-      io.stdout.write(renderRemoval(plan, await applyRemove(plan)));
+      io.stdout.write(renderRemoval(plan, await applyRemove(plan, resolveHome(chosenHome ? path.resolve(chosenHome) : undefined))));
       return 0;
     } catch (err) {
       if (!(err instanceof SetupError)) throw err;
@@ -80,7 +81,7 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
       io.stdout.write(renderPlan(plan));
       return 0;
     }
-    io.stdout.write(renderOutcomes(plan, await applyPlan(plan)));
+    io.stdout.write(renderOutcomes(plan, await applyPlan(plan, resolveHome(chosenHome ? path.resolve(chosenHome) : undefined))));
     return 0;
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;

@@ -269,13 +269,14 @@ that give it the memory index, the hot set and the relevant memories:
   cursor   <project>/.cursor/mcp.json (mcpServers.cairn)
 <project> is the git checkout containing --cwd (or --cwd itself outside a repository).
 
-Writing merges: the file's other entries are kept, Cairn's entry is added once (running setup
-again changes nothing), the previous file is kept beside it as <file>.bak-<timestamp>, and the new
-one replaces it atomically. A file that does not parse is left untouched (exit status 1).
+Writing merges: only Cairn's entry is added (once: running setup again changes nothing), the rest
+of the file stays byte for byte (layout, comments, line endings), the previous file is kept in
+<home>/backups/ (never beside it), and the new one replaces it atomically. A file that does not
+parse is left untouched, with its line and column (exit status 1).
 
 --remove takes Cairn's entries out again (the MCP server, the hooks; whatever launcher or home they
 name) and nothing else, keeping a backup: when nothing else changed since setup, the file is left
-exactly as it was before setup (from setup's backup), and one setup created is deleted.
+exactly as it was before setup, and one setup created is deleted (with the folder setup made for it).
 
 Options:
   --print        print the configuration instead of writing it

@@ -1,14 +1,15 @@
 /**
- * Reading and replacing an agent's configuration file: the previous content is kept in a backup
- * beside it (`<file>.bak-<timestamp>`), the new content is written to a temp file in the same
- * directory and renamed over the old one (never a half-written config), and a symlinked config
- * (dotfiles) is written through to its target rather than replaced by a plain file.
+ * Reading and replacing an agent's configuration file: the new content is written to a temp file
+ * in the same directory and renamed over the old one (never a half-written config), and a
+ * symlinked config (dotfiles) is written through to its target rather than replaced by a plain
+ * file. What the file held before is kept by the caller in Cairn's home (backups.ts), never beside
+ * the file.
  *
  * A file inside a checkout (`within`) is the repository's, and a repository can commit symlinks:
  * there, a symlink (the file itself, or a directory on the way to it) is written through only when
  * it leads to a place inside the checkout and outside its .git directory. One that leads anywhere
  * else is refused before anything is written, naming the link and what to do; its target is never
- * written, and no backup is put beside it.
+ * written.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
@@ -148,29 +149,21 @@ export async function readConfigFile(file: string, within?: ReadOptions): Promis
   }
 }
 
-function timestamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-}
-
-/** Writes the previous content to a new `<file>.bak-<timestamp>` (never overwriting a backup). */
-async function writeBackup(file: ConfigFile, now: Date): Promise<string> {
-  const base = `${file.realPath}.bak-${timestamp(now)}`;
-  for (let n = 0; ; n++) {
-    const candidate = n === 0 ? base : `${base}-${n}`;
-    try {
-      await fs.writeFile(candidate, file.text ?? '', { flag: 'wx', mode: file.mode ?? 0o644 });
-      return candidate;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 100) throw err;
-    }
+/** The directories missing on the way to `file`'s, outermost first: those a write of it makes. */
+export async function missingDirs(file: ConfigFile): Promise<string[]> {
+  const out: string[] = [];
+  for (let dir = path.dirname(file.realPath); ; dir = path.dirname(dir)) {
+    if ((await fs.lstat(dir).catch(() => null)) !== null || path.dirname(dir) === dir) break;
+    out.unshift(dir);
   }
+  return out;
 }
 
 /**
- * Replaces `file` (as read by readConfigFile) with `text`: backup first, then temp file, fsync,
- * rename. Refuses when the file changed since it was read. Returns the backup's path, if any.
+ * Replaces `file` (as read by readConfigFile) with `text`: temp file, fsync, rename. Refuses when
+ * the file changed since it was read.
  */
-export async function replaceConfigFile(file: ConfigFile, text: string, now = new Date()): Promise<string | null> {
+export async function replaceConfigFile(file: ConfigFile, text: string): Promise<void> {
   const dir = path.dirname(file.realPath);
   try {
     // In a checkout, where the file leads is checked again just before it is written.
@@ -183,7 +176,6 @@ export async function replaceConfigFile(file: ConfigFile, text: string, now = ne
       throw err;
     });
     if (current !== file.text) throw new SetupError(`${file.path} changed while Cairn was updating it; nothing was written, run the command again`);
-    const backup = file.text !== null ? await writeBackup(file, now) : null;
     const temp = path.join(dir, `.${path.basename(file.realPath)}.cairn-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
     try {
       const handle = await fs.open(temp, 'wx', file.mode ?? 0o644);
@@ -199,7 +191,6 @@ export async function replaceConfigFile(file: ConfigFile, text: string, now = ne
       await fs.rm(temp, { force: true });
       throw err;
     }
-    return backup;
   } catch (err) {
     if (err instanceof SetupError) throw err;
     throw new SetupError(`cannot write ${file.path}: ${(err as Error).message}`);
@@ -207,12 +198,11 @@ export async function replaceConfigFile(file: ConfigFile, text: string, now = ne
 }
 
 /**
- * Deletes `file` (as read by readConfigFile), keeping its content in a backup beside it first:
- * what `cairn setup --remove` does to a file that held nothing but Cairn's entries. The same
- * checks as replaceConfigFile (where a link in a checkout leads, the content unchanged since it
- * was read). Returns the backup's path.
+ * Deletes `file` (as read by readConfigFile): what `cairn setup --remove` does to a file setup
+ * created. The same checks as replaceConfigFile (where a link in a checkout leads, the content
+ * unchanged since it was read).
  */
-export async function deleteConfigFile(file: ConfigFile, now = new Date()): Promise<string> {
+export async function deleteConfigFile(file: ConfigFile): Promise<void> {
   try {
     if (file.within && (await confinedPath(file.path, file.within)).realPath !== file.realPath) {
       throw new SetupError(`${file.path} changed while Cairn was updating it; nothing was written, run the command again`);
@@ -222,30 +212,9 @@ export async function deleteConfigFile(file: ConfigFile, now = new Date()): Prom
       throw err;
     });
     if (current === null || current !== file.text) throw new SetupError(`${file.path} changed while Cairn was updating it; nothing was written, run the command again`);
-    const backup = await writeBackup(file, now);
     await fs.rm(file.realPath);
-    return backup;
   } catch (err) {
     if (err instanceof SetupError) throw err;
     throw new SetupError(`cannot remove ${file.path}: ${(err as Error).message}`);
   }
-}
-
-/** The backups `cairn setup` kept of `file` (`<file>.bak-<timestamp>[-n]`), newest first, with their text. */
-export async function backupsOf(file: ConfigFile): Promise<Array<{ path: string; text: string }>> {
-  const dir = path.dirname(file.realPath);
-  const base = `${path.basename(file.realPath)}.bak-`;
-  const names = (await fs.readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith(base) && /^\d{8}T\d{6}Z(-\d+)?$/.test(n.slice(base.length)));
-  const order = (n: string) => {
-    const [stamp, seq] = n.slice(base.length).split('-');
-    return `${stamp}-${(seq ?? '').padStart(4, '0')}`;
-  };
-  names.sort((a, b) => (order(a) < order(b) ? 1 : -1));
-  const out: Array<{ path: string; text: string }> = [];
-  for (const name of names.slice(0, 50)) {
-    const stat = await fs.lstat(path.join(dir, name)).catch(() => null);
-    if (!stat?.isFile() || stat.size > 1024 * 1024) continue;
-    out.push({ path: path.join(dir, name), text: await fs.readFile(path.join(dir, name), 'utf8') });
-  }
-  return out;
 }

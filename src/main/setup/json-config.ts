@@ -1,11 +1,12 @@
 /**
- * Merging Cairn into JSON configuration files: the `mcpServers` map of Claude Code's `.mcp.json`
- * and Cursor's `.cursor/mcp.json`, and the hooks of Claude Code's `.claude/settings.json`. The
- * user's other entries stay as they are; Cairn's own entries are added once, updated in place when
- * they point at another launcher, and never duplicated.
+ * Cairn's entries in JSON configuration files: the `mcpServers` map of Claude Code's `.mcp.json`
+ * and Cursor's `.cursor/mcp.json`, and the hooks of Claude Code's `.claude/settings.json`. They are
+ * added once, updated in place when they point at another launcher, never duplicated, and taken
+ * out again; everything else of the file stays byte for byte (the edits are json-edit.ts's).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { SetupError } from './config-file';
+import { appendElement, emptyInside, isBare, nodeAt, readJson, removeItem, replaceNode, setMember, valueOf, type JsonKey, type JsonText } from './json-edit';
 
 /** An MCP server entry as Claude Code, Cursor and Codex spell it. */
 export interface McpServerEntry {
@@ -18,42 +19,6 @@ export type JsonObject = Record<string, unknown>;
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Parses a JSON config whose top level must be an object; an empty file is an empty config. */
-export function parseJsonConfig(text: string | null, file: string): JsonObject {
-  if (text === null) return {};
-  const body = text.replace(/^\uFEFF/, '');
-  if (body.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (err) {
-    throw new SetupError(`${file} is not valid JSON (${(err as Error).message}); fix it or move it away and run again. It was left untouched.`);
-  }
-  if (!isObject(value)) throw new SetupError(`${file} must hold a JSON object at the top level; it was left untouched.`);
-  return value;
-}
-
-/** The indentation the file already uses (two spaces for a new file). */
-function indentOf(text: string | null): string | number {
-  const match = text?.match(/^[{[][^\n]*\n([ \t]+)\S/);
-  return match?.[1] ?? 2;
-}
-
-export function stringifyJsonConfig(doc: JsonObject, previous: string | null): string {
-  return `${JSON.stringify(doc, null, indentOf(previous))}\n`;
-}
-
-/** Sets `mcpServers[name]`; returns what changed, or null when it already was exactly that. */
-export function mergeMcpServer(doc: JsonObject, name: string, entry: McpServerEntry, file: string): string | null {
-  if (doc.mcpServers === undefined) doc.mcpServers = {};
-  const servers = doc.mcpServers;
-  if (!isObject(servers)) throw new SetupError(`${file}: "mcpServers" is not an object; it was left untouched.`);
-  const previous = servers[name];
-  if (isDeepStrictEqual(previous, entry)) return null;
-  servers[name] = entry;
-  return previous === undefined ? `added MCP server "${name}"` : `updated MCP server "${name}" (it was ${JSON.stringify(previous)})`;
 }
 
 /** Splits a command line into words: enough of the shell to recognize Cairn's own hook. */
@@ -141,45 +106,6 @@ export function harvestHook(command: string): CairnHook {
 }
 
 /**
- * Adds Cairn's hooks to the events of Claude Code's settings. A hook `cairn setup` wrote before with
- * another launcher or home is updated in place; one the user wrote by hand is kept as it is.
- */
-export function mergeClaudeHooks(doc: JsonObject, wanted: string | readonly CairnHook[], file: string): { changes: string[]; notes: string[] } {
-  const cairnHooks = typeof wanted === 'string' ? [contextHook(wanted)] : wanted;
-  if (doc.hooks === undefined) doc.hooks = {};
-  const hooks = doc.hooks;
-  if (!isObject(hooks)) throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
-  const changes: string[] = [];
-  const notes: string[] = [];
-  for (const hook of cairnHooks) {
-    for (const event of hook.events) {
-      if (hooks[event] === undefined) hooks[event] = [];
-      const groups = hooks[event];
-      if (!Array.isArray(groups)) throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
-      const found: JsonObject[] = [];
-      for (const group of groups) {
-        if (!isObject(group) || !Array.isArray(group.hooks)) continue;
-        for (const h of group.hooks) {
-          if (isObject(h) && typeof h.command === 'string' && hook.isIt(h.command)) found.push(h);
-        }
-      }
-      if (found.some((h) => h.command === hook.command)) continue;
-      const stale = found.find((h) => isSetupWrittenHook(h.command as string, hook.words));
-      if (stale) {
-        changes.push(`updated the ${event} hook (it ran ${JSON.stringify(stale.command)})`);
-        stale.command = hook.command;
-      } else if (found.length > 0) {
-        notes.push(`kept your own ${event} hook ${JSON.stringify(found[0]!.command)}`);
-      } else {
-        groups.push({ hooks: [{ type: 'command', command: hook.command }] });
-        changes.push(`added the ${event} hook`);
-      }
-    }
-  }
-  return { changes, notes };
-}
-
-/**
  * Whether an MCP server entry (a JSON config's, or a table of Codex's config.toml) runs Cairn:
  * `<...>/cairn mcp ...` (what `cairn setup` writes, for any launcher or home), or a URL entry of
  * Cairn's MCP endpoint (`.../mcp?cwd=...`, what `cairn setup --http --print` shows).
@@ -190,28 +116,143 @@ export function isCairnServer(entry: unknown): boolean {
   return typeof entry.url === 'string' && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/mcp(\?|$)/.test(entry.url);
 }
 
-/** What removing Cairn from a JSON config did: the doc without Cairn, and with what that emptied taken out too. */
-export interface JsonRemoval {
-  /** Cairn's entries taken out; containers they leave empty kept. */
-  readonly kept: JsonObject;
-  /** The same, with the containers Cairn's entries leave empty taken out as well. */
-  readonly pruned: JsonObject;
+
+/** What a merge or a removal makes of a file: its new text (null when nothing changes), and what it did. */
+export interface TextEdit {
+  readonly text: string | null;
   readonly changes: string[];
   readonly notes: string[];
 }
 
+/** Sets `mcpServers[name]`, added or updated in place; nothing when it already is exactly that. */
+export function mergeMcpServer(text: string | null, name: string, entry: McpServerEntry, file: string): TextEdit {
+  const doc = readJson(text ?? '', file);
+  const servers = nodeAt(doc.root, ['mcpServers']);
+  if (servers && servers.type !== 'object') throw new SetupError(`${file}: "mcpServers" is not an object; it was left untouched.`);
+  const previous = servers ? nodeAt(servers, [name]) : null;
+  if (previous && isDeepStrictEqual(valueOf(previous), entry)) return { text: null, changes: [], notes: [] };
+  const change = previous ? `updated MCP server "${name}" (it was ${JSON.stringify(valueOf(previous))})` : `added MCP server "${name}"`;
+  return { text: setMember(doc, ['mcpServers', name], entry, file), changes: [change], notes: [] };
+}
+
+/** The `command` strings of an event's hooks, with where each is. */
+function hookCommands(doc: JsonText, event: string): Array<{ command: string; path: JsonKey[] }> {
+  const out: Array<{ command: string; path: JsonKey[] }> = [];
+  const groups = nodeAt(doc.root, ['hooks', event]);
+  for (let g = 0; g < (groups?.type === 'array' ? (groups.children?.length ?? 0) : 0); g++) {
+    const list = nodeAt(doc.root, ['hooks', event, g, 'hooks']);
+    if (list?.type !== 'array') continue;
+    for (let h = 0; h < (list.children?.length ?? 0); h++) {
+      const path = ['hooks', event, g, 'hooks', h, 'command'];
+      const command = nodeAt(doc.root, path);
+      if (command?.type === 'string') out.push({ command: command.value as string, path });
+    }
+  }
+  return out;
+}
+
+/**
+ * Adds Cairn's hooks to the events of Claude Code's settings. A hook `cairn setup` wrote before with
+ * another launcher or home is updated in place; one the user wrote by hand is kept as it is.
+ */
+export function mergeClaudeHooks(text: string | null, wanted: readonly CairnHook[], file: string): TextEdit {
+  let current = text ?? '';
+  const hooks = nodeAt(readJson(current, file).root, ['hooks']);
+  if (hooks && hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
+  const changes: string[] = [];
+  const notes: string[] = [];
+  for (const hook of wanted) {
+    for (const event of hook.events) {
+      const doc = readJson(current, file);
+      const groups = nodeAt(doc.root, ['hooks', event]);
+      if (groups && groups.type !== 'array') throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
+      const found = hookCommands(doc, event).filter((c) => hook.isIt(c.command));
+      if (found.some((c) => c.command === hook.command)) continue;
+      const stale = found.find((c) => isSetupWrittenHook(c.command, hook.words));
+      if (stale) {
+        current = replaceNode(doc, nodeAt(doc.root, stale.path)!, hook.command);
+        changes.push(`updated the ${event} hook (it ran ${JSON.stringify(stale.command)})`);
+      } else if (found.length > 0) {
+        notes.push(`kept your own ${event} hook ${JSON.stringify(found[0]!.command)}`);
+      } else {
+        current = appendElement(doc, ['hooks', event], { hooks: [{ type: 'command', command: hook.command }] }, file);
+        changes.push(`added the ${event} hook`);
+      }
+    }
+  }
+  return { text: changes.length > 0 ? current : null, changes, notes };
+}
+
+/**
+ * The file as it was before `cairn setup` first put Cairn in it, when a backup says so: `text` null
+ * when setup created it. What a removal leaves follows it: a container Cairn's entries leave empty
+ * stays when it was there (`"hooks": {}` stays `{}`, `{ }` stays `{ }`) and goes when setup added it.
+ * Unknown (null): such containers go, and a file left as `{}` is deleted.
+ */
+export type BeforeSetup = { readonly text: string | null } | null;
+
+/** What taking Cairn out of a JSON config made of it; `empty`: nothing is left, the file goes. */
+export interface JsonRemoval extends TextEdit {
+  readonly empty: boolean;
+}
+
+interface Pruning {
+  /** The inside an emptied container at `path` gets back. */
+  inside(path: readonly JsonKey[]): string;
+  /** Whether an emptied container at `path` stays. */
+  keeps(path: readonly JsonKey[]): boolean;
+  /** The file before setup when it held no JSON value (blank): it gets that back. */
+  readonly blank: string | null;
+}
+
+function pruningFor(before: BeforeSetup): Pruning {
+  const unknown: Pruning = { inside: () => '', keeps: () => false, blank: null };
+  if (before === null || before.text === null) return unknown;
+  let doc: JsonText;
+  try {
+    doc = readJson(before.text, 'the backup');
+  } catch {
+    return unknown;
+  }
+  if (!doc.root) return { ...unknown, blank: before.text };
+  return { inside: (path) => emptyInside(doc, path) ?? '', keeps: (path) => path.length === 0 || nodeAt(doc.root, path) !== null, blank: null };
+}
+
+/** Takes out the member or element at `path`, its container getting back what it held before. */
+function removeAt(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
+  const doc = readJson(text, file);
+  return removeItem(doc, nodeAt(doc.root, path)!, pruning.inside(path.slice(0, -1)));
+}
+
+/** Takes out the container at `path` when Cairn's removals left it empty and it was not there before. */
+function prune(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
+  const doc = readJson(text, file);
+  const node = nodeAt(doc.root, path);
+  return node && isBare(doc, node) && !pruning.keeps(path) ? removeAt(text, path, pruning, file) : text;
+}
+
+function finish(text: string, changes: string[], notes: string[], pruning: Pruning, file: string): JsonRemoval {
+  if (changes.length === 0) return { text: null, changes, notes, empty: false };
+  const doc = readJson(text, file);
+  if (doc.root && isBare(doc, doc.root)) {
+    if (pruning.blank !== null) return { text: pruning.blank, changes, notes, empty: false };
+    if (!pruning.keeps([])) return { text: '', changes, notes, empty: true };
+  }
+  return { text, changes, notes, empty: false };
+}
+
 /** `mcpServers[name]` taken out when it runs Cairn (another server of that name is kept, with a note). */
-export function removeMcpServer(doc: JsonObject, name: string, file: string): JsonRemoval {
-  const kept = structuredClone(doc);
-  const servers = kept.mcpServers;
-  if (servers === undefined) return { kept, pruned: kept, changes: [], notes: [] };
-  if (!isObject(servers)) throw new SetupError(`${file}: "mcpServers" is not an object; it was left untouched.`);
-  if (servers[name] === undefined) return { kept, pruned: kept, changes: [], notes: [] };
-  if (!isCairnServer(servers[name])) return { kept, pruned: kept, changes: [], notes: [`kept the MCP server "${name}": it does not run cairn mcp (${JSON.stringify(servers[name])})`] };
-  delete servers[name];
-  const pruned = structuredClone(kept);
-  if (Object.keys(servers).length === 0) delete pruned.mcpServers;
-  return { kept, pruned, changes: [`removed MCP server "${name}"`], notes: [] };
+export function removeMcpServer(text: string, name: string, file: string, before: BeforeSetup = null): JsonRemoval {
+  const doc = readJson(text, file);
+  const servers = nodeAt(doc.root, ['mcpServers']);
+  if (!servers) return { text: null, changes: [], notes: [], empty: false };
+  if (servers.type !== 'object') throw new SetupError(`${file}: "mcpServers" is not an object; it was left untouched.`);
+  const entry = nodeAt(servers, [name]);
+  if (!entry) return { text: null, changes: [], notes: [], empty: false };
+  if (!isCairnServer(valueOf(entry))) return { text: null, changes: [], notes: [`kept the MCP server "${name}": it does not run cairn mcp (${JSON.stringify(valueOf(entry))})`], empty: false };
+  const pruning = pruningFor(before);
+  const out = prune(removeAt(text, ['mcpServers', name], pruning, file), ['mcpServers'], pruning, file);
+  return finish(out, [`removed MCP server "${name}"`], [], pruning, file);
 }
 
 /**
@@ -219,41 +260,37 @@ export function removeMcpServer(doc: JsonObject, name: string, file: string): Js
  * --format claude-hook`, `cairn harvest --hook`, with any launcher and home). A Cairn hook written
  * another way (a person's own) is kept, with a note. A group left with no hook goes too.
  */
-export function removeClaudeHooks(doc: JsonObject, file: string): JsonRemoval {
-  const kept = structuredClone(doc);
-  const hooks = kept.hooks;
-  if (hooks === undefined) return { kept, pruned: kept, changes: [], notes: [] };
-  if (!isObject(hooks)) throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
+export function removeClaudeHooks(text: string, file: string, before: BeforeSetup = null): JsonRemoval {
+  const hooks = nodeAt(readJson(text, file).root, ['hooks']);
+  if (!hooks) return { text: null, changes: [], notes: [], empty: false };
+  if (hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
+  const events = (hooks.children ?? []).map((p) => p.children?.[0]?.value as string);
   const ours = [contextHook(''), harvestHook('')];
+  const pruning = pruningFor(before);
   const changes: string[] = [];
   const notes: string[] = [];
-  const emptied: string[] = [];
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
+  let out = text;
+  for (const event of events) {
     let removed = 0;
-    const left = groups.filter((group) => {
-      if (!isObject(group) || !Array.isArray(group.hooks)) return true;
-      const list = group.hooks as unknown[];
-      const before = list.length;
-      group.hooks = list.filter((h) => {
-        if (!isObject(h) || typeof h.command !== 'string') return true;
-        const command = h.command;
-        if (ours.some((o) => isSetupWrittenHook(command, o.words))) return false;
-        if (ours.some((o) => o.isIt(command))) notes.push(`kept your own ${event} hook ${JSON.stringify(command)}`);
-        return true;
-      });
-      const after = (group.hooks as unknown[]).length;
-      removed += before - after;
-      return !(before > after && after === 0);
-    });
+    const kept: string[] = [];
+    // From the last hook back, so the places of those still to look at do not move.
+    for (const { command, path } of hookCommands(readJson(out, file), event).reverse()) {
+      if (ours.some((o) => isSetupWrittenHook(command, o.words))) {
+        const hook = path.slice(0, -1);
+        out = removeAt(out, hook, pruning, file);
+        removed++;
+        const list = hook.slice(0, -1);
+        const doc = readJson(out, file);
+        if (isBare(doc, nodeAt(doc.root, list)!)) out = removeAt(out, list.slice(0, -1), pruning, file);
+      } else if (ours.some((o) => o.isIt(command))) {
+        kept.unshift(`kept your own ${event} hook ${JSON.stringify(command)}`);
+      }
+    }
+    notes.push(...kept);
     if (removed === 0) continue;
-    hooks[event] = left;
     changes.push(`removed the ${event} hook`);
-    if (left.length === 0) emptied.push(event);
+    out = prune(out, ['hooks', event], pruning, file);
   }
-  const pruned = structuredClone(kept);
-  const prunedHooks = pruned.hooks as JsonObject;
-  for (const event of emptied) delete prunedHooks[event];
-  if (emptied.length > 0 && Object.keys(prunedHooks).length === 0) delete pruned.hooks;
-  return { kept, pruned, changes, notes };
+  if (changes.length > 0) out = prune(out, ['hooks'], pruning, file);
+  return finish(out, changes, notes, pruning, file);
 }

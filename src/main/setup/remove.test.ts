@@ -1,5 +1,4 @@
 // Taking Cairn out of config texts: only Cairn's entries, the rest kept as written.
-import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { isCairnServer, removeClaudeHooks, removeMcpServer } from './json-config';
 import { removeCodexServer } from './toml-config';
@@ -12,10 +11,11 @@ describe('removeCodexServer', () => {
     expect(out.changes).toEqual(['removed [mcp_servers.cairn]']);
   });
 
-  it('rewrites the file when the entry is an inline table, saying so', () => {
-    const out = removeCodexServer('model = "o3"\nmcp_servers = { cairn = { command = "cairn", args = ["mcp"] }, docs = { command = "d" } }\n', 'cairn', 'config.toml');
-    expect(parse(out.text!)).toEqual({ model: 'o3', mcp_servers: { docs: { command: 'd' } } });
-    expect(out.notes[0]).toMatch(/rewritten as a whole/);
+  it('takes out an entry set by dotted keys or an inline-table line; refuses one inside an inline mcp_servers', () => {
+    expect(removeCodexServer('# me\n[mcp_servers]\ncairn = { command = "cairn", args = ["mcp"] }\ndocs = { command = "d" }\n', 'cairn', 'c').text).toBe('# me\n[mcp_servers]\ndocs = { command = "d" }\n');
+    expect(removeCodexServer('model = "o3" # x\nmcp_servers.cairn.command = "cairn"\nmcp_servers.cairn.args = ["mcp"]\n', 'cairn', 'c').text).toBe('model = "o3" # x\n');
+    const inline = 'model = "o3"\nmcp_servers = { cairn = { command = "cairn", args = ["mcp"] }, docs = { command = "d" } }\n';
+    expect(() => removeCodexServer(inline, 'cairn', 'config.toml')).toThrow(/cannot remove its \[mcp_servers.cairn\] entry.*inline table.*left untouched\. Take \[mcp_servers.cairn\] out by hand/);
   });
 
   it('leaves a cairn table that does not run Cairn, and a file without one', () => {
@@ -32,20 +32,26 @@ describe('JSON removal', () => {
     expect(isCairnServer({ url: 'https://example.com/mcp' })).toBe(false);
   });
 
-  it('takes out the server and the hooks, and what they leave empty only in the pruned form', () => {
-    const servers = removeMcpServer({ mcpServers: { cairn: { command: 'cairn', args: ['mcp'] } } }, 'cairn', 'f');
-    expect([servers.kept, servers.pruned]).toEqual([{ mcpServers: {} }, {}]);
-    const hooks = removeClaudeHooks(
+  it('takes out the server and the hooks; what they leave empty goes, unless the file had it before setup', () => {
+    const servers = '{\n  "mcpServers": {\n    "cairn": { "command": "cairn", "args": ["mcp"] }\n  }\n}\n';
+    expect(removeMcpServer(servers, 'cairn', 'f')).toEqual({ text: '', changes: ['removed MCP server "cairn"'], notes: [], empty: true });
+    expect(removeMcpServer(servers, 'cairn', 'f', { text: '{ "mcpServers": { } }\n' }).text).toBe('{\n  "mcpServers": { }\n}\n');
+    const settings = JSON.stringify(
       {
         hooks: {
           SessionStart: [{ hooks: [{ type: 'command', command: "'/a b/cairn' context --format claude-hook --home /h" }] }],
           Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say hi' }, { type: 'command', command: 'cairn harvest --hook' }] }],
         },
       },
-      'f',
+      null,
+      2,
     );
-    expect(hooks.pruned).toEqual({ hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say hi' }] }] } });
-    expect(hooks.kept).toEqual({ hooks: { SessionStart: [], Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say hi' }] }] } });
+    const hooks = removeClaudeHooks(settings, 'f');
+    expect(JSON.parse(hooks.text!)).toEqual({ hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say hi' }] }] } });
     expect(hooks.changes).toEqual(['removed the SessionStart hook', 'removed the Stop hook']);
+    // "hooks" was there before setup, with SessionStart empty: both stay.
+    expect(JSON.parse(removeClaudeHooks(settings, 'f', { text: '{"hooks": {"SessionStart": []}}' }).text!)).toEqual({
+      hooks: { SessionStart: [], Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say hi' }] }] },
+    });
   });
 });

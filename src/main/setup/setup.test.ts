@@ -1,4 +1,4 @@
-// The merges behind `cairn setup`: TOML edited as text where it can be, JSON hooks recognized
+// The merges behind `cairn setup`: TOML edited as text (never re-serialized), JSON hooks recognized
 // however they were spelled, and config files replaced atomically through symlinks.
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfigFile, replaceConfigFile } from './config-file';
-import { isCairnContextHook, mergeClaudeHooks, mergeMcpServer, parseJsonConfig, shellWords, stringifyJsonConfig } from './json-config';
+import { contextHook, isCairnContextHook, mergeClaudeHooks, mergeMcpServer, shellWords } from './json-config';
 import { shellLine } from './launcher';
 import { headerKey, mergeCodexServer } from './toml-config';
 
@@ -31,12 +31,20 @@ describe('mergeCodexServer', () => {
     expect(parse(text!)).toEqual({ tui: { x: 1 }, mcp_servers: { cairn: entry } });
   });
 
-  it('re-serializes (and says so) when the entry is an inline table or dotted keys', () => {
-    for (const old of ['mcp_servers.cairn.command = "old"\n', '[mcp_servers]\ncairn = { command = "old" }\n']) {
+  it('replaces an entry written as dotted keys or an inline table line by line, never re-serializing', () => {
+    for (const old of ['# mine\nmcp_servers.cairn.command = "old"\n', '# mine\n[mcp_servers]\ncairn = { command = "old" }\n']) {
       const { text, notes } = mergeCodexServer(old, 'cairn', entry, 'config.toml');
       expect(parse(text!)).toEqual({ mcp_servers: { cairn: entry } });
-      expect(notes[0]).toContain('comments and formatting were not kept');
+      expect(text!.startsWith('# mine\n')).toBe(true);
+      expect(notes).toEqual([]);
     }
+    expect(() => mergeCodexServer('mcp_servers = { docs = { command = "d" } }\n', 'cairn', entry, 'config.toml')).toThrow(/written as an inline table.*left untouched/);
+  });
+
+  it('updates its table where it stands, the tables around it untouched', () => {
+    const old = '[a]\nx = 1\n\n[mcp_servers.cairn]\ncommand = "old"\nargs = ["mcp"]\n\n# b\n[b]\ny = 2\n';
+    const { text } = mergeCodexServer(old, 'cairn', entry, 'config.toml');
+    expect(text).toBe('[a]\nx = 1\n\n[mcp_servers.cairn]\ncommand = "/opt/cairn/bin/cairn"\nargs = [ "mcp" ]\n\n# b\n[b]\ny = 2\n');
   });
 
   it('changes nothing when the entry is already there, and keeps dates intact', () => {
@@ -48,7 +56,7 @@ describe('mergeCodexServer', () => {
   });
 
   it('refuses invalid TOML and a non-table mcp_servers', () => {
-    expect(() => mergeCodexServer('a = ', 'cairn', entry, '/c/config.toml')).toThrow(/\/c\/config\.toml is not valid TOML/);
+    expect(() => mergeCodexServer('a = ', 'cairn', entry, '/c/config.toml')).toThrow(/\/c\/config\.toml is not valid TOML: line 1, column \d+/);
     expect(() => mergeCodexServer('mcp_servers = 3\n', 'cairn', entry, 'f')).toThrow(/"mcp_servers" is not a table/);
   });
 
@@ -61,11 +69,9 @@ describe('mergeCodexServer', () => {
 
 describe('JSON configs', () => {
   it('keeps the indentation of the file, and treats an empty file as empty', () => {
-    const doc = parseJsonConfig('{\n    "a": 1\n}\n', 'f');
-    mergeMcpServer(doc, 'cairn', entry, 'f');
-    expect(stringifyJsonConfig(doc, '{\n    "a": 1\n}\n')).toMatch(/^\{\n {4}"a": 1,\n {4}"mcpServers"/);
-    expect(parseJsonConfig('  \n', 'f')).toEqual({});
-    expect(() => parseJsonConfig('{"mcpServers": 1}', 'f') && mergeMcpServer({ mcpServers: 1 }, 'cairn', entry, 'f')).toThrow(/"mcpServers" is not an object/);
+    expect(mergeMcpServer('{\n    "a": 1\n}\n', 'cairn', entry, 'f').text).toMatch(/^\{\n {4}"a": 1,\n {4}"mcpServers": \{\n {8}"cairn"/);
+    expect(mergeMcpServer('  \n', 'cairn', entry, 'f').text).toBe(`${JSON.stringify({ mcpServers: { cairn: entry } }, null, 2)}\n`);
+    expect(() => mergeMcpServer('{"mcpServers": 1}', 'cairn', entry, 'f')).toThrow(/"mcpServers" is not an object/);
   });
 
   it('recognizes Cairn hooks however they are spelled', () => {
@@ -77,7 +83,7 @@ describe('JSON configs', () => {
   });
 
   it('refuses hooks of the wrong shape', () => {
-    expect(() => mergeClaudeHooks({ hooks: { SessionStart: {} } }, 'cairn context --format claude-hook', 'f')).toThrow(/"hooks.SessionStart" is not an array/);
+    expect(() => mergeClaudeHooks('{"hooks": {"SessionStart": {}}}', [contextHook('cairn context --format claude-hook')], 'f')).toThrow(/"hooks.SessionStart" is not an array/);
   });
 });
 
@@ -90,21 +96,19 @@ describe('replaceConfigFile', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  it('writes through a symlink, keeps the mode and a backup', async () => {
+  it('writes through a symlink and keeps the mode', async () => {
     const real = path.join(dir, 'dotfiles', 'config.toml');
     await fs.mkdir(path.dirname(real));
     await fs.writeFile(real, 'old\n', { mode: 0o600 });
     const link = path.join(dir, 'config.toml');
     await fs.symlink(real, link);
     const file = await readConfigFile(link);
-    const backup = await replaceConfigFile(file, 'new\n', new Date('2025-01-02T03:04:05Z'));
+    await replaceConfigFile(file, 'new\n');
     expect((await fs.lstat(link)).isSymbolicLink()).toBe(true);
     expect(await fs.readFile(real, 'utf8')).toBe('new\n');
     expect((await fs.stat(real)).mode & 0o777).toBe(0o600);
-    expect(backup).toBe(`${real}.bak-20250102T030405Z`);
-    expect(await fs.readFile(backup!, 'utf8')).toBe('old\n');
-    // A second backup in the same second gets its own name.
-    expect(await replaceConfigFile(await readConfigFile(link), 'newer\n', new Date('2025-01-02T03:04:05Z'))).toBe(`${real}.bak-20250102T030405Z-1`);
+    // Nothing else beside it: no backup, no temp file.
+    expect(await fs.readdir(path.dirname(real))).toEqual(['config.toml']);
   });
 
   it('in a checkout, checks again before writing where the file leads: a link swapped in since the read is refused', async () => {

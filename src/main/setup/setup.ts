@@ -14,8 +14,10 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { findGitRoot } from '../workspaces/identity';
-import { readConfigFile, replaceConfigFile, SetupError, type ConfigFile } from './config-file';
-import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, parseJsonConfig, stringifyJsonConfig, type McpServerEntry } from './json-config';
+import { Backups, sha256 } from './backups';
+import { missingDirs, readConfigFile, replaceConfigFile, SetupError, type ConfigFile } from './config-file';
+import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, type McpServerEntry, type TextEdit } from './json-config';
+import { hasComments } from './json-edit';
 import { shellLine } from './launcher';
 import { codexSnippet, mergeCodexServer } from './toml-config';
 
@@ -63,19 +65,12 @@ export function claudeHarvestCommand(options: Pick<SetupOptions, 'launcher' | 'h
  */
 export const CURSOR_EXTRA_ARGS = ['--cwd', '${workspaceFolder}'];
 
-export interface MergeResult {
-  /** The new content, or null when nothing changes. */
-  text: string | null;
-  changes: string[];
-  notes: string[];
-}
-
 export interface SetupTarget {
   /** Absolute path of the config file. */
   path: string;
   /** What to print for --print: Cairn's part of the file. */
   snippet: string;
-  merge(previous: string | null): MergeResult;
+  merge(previous: string | null): TextEdit;
 }
 
 export interface SetupPlan {
@@ -106,11 +101,7 @@ function mcpJsonTarget(file: string, entry: McpServerEntry): SetupTarget {
   return {
     path: file,
     snippet: `${JSON.stringify({ mcpServers: { [SERVER_NAME]: entry } }, null, 2)}\n`,
-    merge(previous) {
-      const doc = parseJsonConfig(previous, file);
-      const change = mergeMcpServer(doc, SERVER_NAME, entry, file);
-      return change ? { text: stringifyJsonConfig(doc, previous), changes: [change], notes: [] } : { text: null, changes: [], notes: [] };
-    },
+    merge: (previous) => mergeMcpServer(previous, SERVER_NAME, entry, file),
   };
 }
 
@@ -121,9 +112,10 @@ function claudeSettingsTarget(file: string, command: string, harvest: string): S
     path: file,
     snippet: `${JSON.stringify({ hooks: { SessionStart: hook, UserPromptSubmit: hook, PreCompact: harvestHooks, SessionEnd: harvestHooks } }, null, 2)}\n`,
     merge(previous) {
-      const doc = parseJsonConfig(previous, file);
-      const { changes, notes } = mergeClaudeHooks(doc, [contextHook(command), harvestHook(harvest)], file);
-      return { text: changes.length > 0 ? stringifyJsonConfig(doc, previous) : null, changes, notes };
+      const merged = mergeClaudeHooks(previous, [contextHook(command), harvestHook(harvest)], file);
+      // Kept as they are, but Claude Code reads this file as strict JSON.
+      const comments = previous !== null && hasComments(previous) ? ['it has comments, which Claude Code does not accept in settings.json (it reports the file as invalid); Cairn kept them as they are'] : [];
+      return { ...merged, notes: [...merged.notes, ...comments] };
     },
   };
 }
@@ -187,6 +179,7 @@ export interface FileOutcome {
   created: boolean;
   changes: string[];
   notes: string[];
+  /** Where the file as it was before is kept (in <home>/backups), or null when there was no file. */
   backup: string | null;
   /** Where a symlinked file's content really is (written there), or null for a plain file. */
   writtenTo: string | null;
@@ -203,23 +196,43 @@ export function readTarget(plan: { readonly agent: Agent; readonly root: string 
 
 /**
  * Merges every file of the plan. Every file is read and merged before any is written, so an
- * invalid file stops the run with nothing written.
+ * invalid file stops the run with nothing written. Before a file is changed, what it held is kept
+ * in `<home>/backups`, with a record of the change that lets --remove give it back byte for byte.
  */
-export async function applyPlan(plan: SetupPlan, now = new Date()): Promise<FileOutcome[]> {
+export async function applyPlan(plan: SetupPlan, home: string, now = new Date()): Promise<FileOutcome[]> {
+  const backups = new Backups(home);
   const merged = [];
   for (const target of plan.targets) {
     const file = await readTarget(plan, target.path);
     merged.push({ target, file, result: target.merge(file.text) });
   }
+  // Every backup and record is kept before any file is written: a home that cannot take them stops the run first.
+  const kept = new Map<ConfigFile, string | null>();
+  for (const { file, result } of merged) {
+    if (result.text === null || result.text === file.text) continue;
+    const stem = await backups.stem(file.path, now);
+    const backup = file.text !== null ? await backups.keep(stem, file.text, 'before-setup') : null;
+    await backups.record(stem, {
+      file: path.resolve(file.path),
+      writtenTo: file.realPath,
+      before: backup === null ? null : path.basename(backup),
+      beforeSha256: file.text === null ? null : sha256(file.text),
+      afterSha256: sha256(result.text),
+      createdDirs: await missingDirs(file),
+      time: now.toISOString(),
+    });
+    kept.set(file, backup);
+  }
   const outcomes: FileOutcome[] = [];
   for (const { target, file, result } of merged) {
-    const backup = result.text !== null && result.text !== file.text ? await replaceConfigFile(file, result.text, now) : null;
+    const changed = kept.has(file);
+    if (changed) await replaceConfigFile(file, result.text!);
     outcomes.push({
       path: target.path,
-      created: file.text === null && result.text !== null,
-      changes: result.text !== null && result.text !== file.text ? result.changes : [],
+      created: file.text === null && changed,
+      changes: changed ? result.changes : [],
       notes: result.notes,
-      backup,
+      backup: kept.get(file) ?? null,
       writtenTo: file.throughLink ? file.realPath : null,
     });
   }

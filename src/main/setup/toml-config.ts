@@ -1,13 +1,15 @@
 /**
- * Merging Cairn's `[mcp_servers.cairn]` table into Codex's config.toml. The file is edited as text
- * where it can be (Cairn's old tables cut out, the new one appended), so the user's comments,
- * formatting and other tables stay byte for byte; the result is parsed back and must equal the old
- * configuration with only Cairn's entry changed. When the entry is spelled in a way that edit cannot
- * handle (an inline table, dotted keys), the file is re-serialized instead, which loses comments.
+ * Cairn's `[mcp_servers.cairn]` table in Codex's config.toml, edited as text: the table is appended
+ * (after a blank line), replaced where it stands, or cut out, and every other line stays byte for
+ * byte (comments, blank lines, key order, line endings). Each edit is parsed back and must equal
+ * the old configuration with only Cairn's entry changed. The file is never re-serialized: where
+ * such an edit cannot be made (`mcp_servers` written as an inline table, Cairn's entry as an inline
+ * table inside another value, a value over several lines under dotted keys), the file is left as it
+ * is and the person is told what to do.
  */
 import { parse, stringify, TomlError } from 'smol-toml';
 import { SetupError } from './config-file';
-import { isCairnServer, type McpServerEntry } from './json-config';
+import { isCairnServer, type McpServerEntry, type TextEdit } from './json-config';
 
 type TomlTable = Record<string, unknown>;
 
@@ -20,8 +22,11 @@ export function parseTomlConfig(text: string | null, file: string): TomlTable {
   try {
     return parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
-    const detail = err instanceof TomlError ? err.message.split('\n')[0] : (err as Error).message;
-    throw new SetupError(`${file} is not valid TOML (${detail}); fix it or move it away and run again. It was left untouched.`);
+    if (err instanceof TomlError) {
+      const detail = err.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '');
+      throw new SetupError(`${file} is not valid TOML: line ${err.line}, column ${err.column}: ${detail}. Fix it (or move it away) and run this again; it was left untouched.`);
+    }
+    throw new SetupError(`${file} is not valid TOML (${(err as Error).message}); fix it (or move it away) and run this again. It was left untouched.`);
   }
 }
 
@@ -40,157 +45,191 @@ function canonical(value: unknown): unknown {
 
 const sameToml = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
-/** The dotted key of a `[table]` or `[[array]]` header line, or null for any other line. */
-export function headerKey(line: string): string[] | null {
-  const match = line.match(/^\s*\[\[?(.*?)\]\]?\s*(?:#.*)?$/);
-  if (!match) return null;
-  const inner = match[1]!;
+/** The dotted key at `inner[i]`, up to where it stops (what follows is the caller's). */
+function readKeys(inner: string, from: number): { keys: string[]; next: number } | null {
   const keys: string[] = [];
-  let i = 0;
+  let i = from;
   for (;;) {
     while (inner[i] === ' ' || inner[i] === '\t') i++;
     let key: string;
     if (inner[i] === '"') {
-      let end = i + 1;
-      while (end < inner.length && inner[end] !== '"') end += inner[end] === '\\' ? 2 : 1;
+      let stop = i + 1;
+      while (stop < inner.length && inner[stop] !== '"') stop += inner[stop] === '\\' ? 2 : 1;
       try {
-        key = JSON.parse(inner.slice(i, end + 1)) as string;
+        key = JSON.parse(inner.slice(i, stop + 1)) as string;
       } catch {
         return null;
       }
-      i = end + 1;
+      i = stop + 1;
     } else if (inner[i] === "'") {
-      const end = inner.indexOf("'", i + 1);
-      if (end === -1) return null;
-      key = inner.slice(i + 1, end);
-      i = end + 1;
+      const stop = inner.indexOf("'", i + 1);
+      if (stop === -1) return null;
+      key = inner.slice(i + 1, stop);
+      i = stop + 1;
     } else {
-      const bare = inner.slice(i).match(/^[A-Za-z0-9_-]+/);
+      const bare = /^[A-Za-z0-9_-]+/.exec(inner.slice(i));
       if (!bare) return null;
       key = bare[0];
       i += key.length;
     }
     keys.push(key);
     while (inner[i] === ' ' || inner[i] === '\t') i++;
-    if (i >= inner.length) return keys;
-    if (inner[i] !== '.') return null;
+    if (inner[i] !== '.') return { keys, next: i };
     i++;
   }
 }
 
-/** The text with every `[mcp_servers.<name>...]` table cut out and the snippet appended. */
-function textEdit(text: string, name: string, snippet: string): string {
-  const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const kept = cutTables(text, name, false);
-  const body = snippet.replace(/\n/g, eol);
-  return kept.length === 0 ? body : `${kept.join(eol)}${eol}${eol}${body}`;
+/** The dotted key of a `[table]` or `[[array]]` header line, or null for any other line. */
+export function headerKey(line: string): string[] | null {
+  const match = /^\s*\[\[?(.*?)\]\]?\s*(?:#.*)?$/.exec(line);
+  if (!match) return null;
+  const read = readKeys(match[1]!, 0);
+  return read && read.next >= match[1]!.length ? read.keys : null;
 }
 
+/** The key a `key = value` line sets, relative to its table, or null for any other line. */
+function assignedKey(line: string): string[] | null {
+  const read = readKeys(line, 0);
+  return read && line[read.next] === '=' ? read.keys : null;
+}
+
+const isBlank = (line: string) => line.trim() === '';
+const isCommentOrBlank = (line: string) => /^\s*(#.*)?$/.test(line);
+
 /**
- * The lines of `text` without its `[mcp_servers.<name>...]` tables, trailing blank lines dropped.
- * Comments right above the next table belong to it and stay; with `keepTail`, so do the comments
- * after a cut table's last key at the end of the file (a removal cuts only what is Cairn's).
+ * The line ranges [start, end) holding Cairn's entry `mcp_servers.<name>`: its tables (`[mcp_servers.
+ * <name>]`, `[mcp_servers.<name>.env]`), each without the comments and blank lines that end it (those
+ * are the next table's, or the end of the file's), and the lines that set it by dotted keys.
  */
-function cutTables(text: string, name: string, keepTail: boolean): string[] {
-  const kept: string[] = [];
-  let skipped: string[] | null = null;
-  for (const line of text.split(/\r?\n/)) {
-    const key = headerKey(line);
-    if (key) {
-      const ours = key[0] === 'mcp_servers' && key[1] === name;
-      if (skipped && !ours) {
-        // Comments right above the next table belong to it.
-        let start = skipped.length;
-        while (start > 0 && /^\s*(#.*)?$/.test(skipped[start - 1]!)) start--;
-        while (start < skipped.length && skipped[start]!.trim() === '') start++;
-        kept.push(...skipped.slice(start));
-      }
-      skipped = ours ? [] : null;
+function cairnRanges(lines: readonly string[], name: string): { tables: Array<[number, number]>; keyLines: number[] } {
+  const ours = (keys: string[]) => keys[0] === 'mcp_servers' && keys[1] === name;
+  const tables: Array<[number, number]> = [];
+  const keyLines: number[] = [];
+  let table: string[] = [];
+  let start = -1;
+  const close = (at: number) => {
+    let stop = at;
+    while (stop > start + 1 && isCommentOrBlank(lines[stop - 1]!)) stop--;
+    tables.push([start, stop]);
+    start = -1;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const header = headerKey(lines[i]!);
+    if (header) {
+      if (start !== -1) close(i);
+      table = header;
+      if (ours(header)) start = i;
+      continue;
     }
-    if (skipped) skipped.push(line);
-    else kept.push(line);
+    if (start !== -1) continue;
+    const key = assignedKey(lines[i]!);
+    if (key && ours([...table, ...key])) keyLines.push(i);
   }
-  if (skipped && keepTail) {
-    let start = skipped.length;
-    while (start > 0 && /^\s*(#.*)?$/.test(skipped[start - 1]!)) start--;
-    while (start < skipped.length && skipped[start]!.trim() === '') start++;
-    kept.push(...skipped.slice(start));
-  }
-  while (kept.length > 0 && kept[kept.length - 1]!.trim() === '') kept.pop();
-  return kept;
-}
-
-export interface TomlRemoval {
-  /** The new text ('' when nothing but blank lines is left), or null when Cairn is not in the file. */
-  text: string | null;
-  changes: string[];
-  notes: string[];
+  if (start !== -1) close(lines.length);
+  return { tables, keyLines };
 }
 
 /**
- * `[mcp_servers.<name>]` taken out of Codex's config.toml when it runs Cairn, as text (the other
- * tables, comments and formatting stay byte for byte; trailing blank lines end in one newline);
- * the result must parse as the old configuration without Cairn's entry, else the file is
- * re-serialized (comments lost, said in a note; the backup keeps them).
+ * The lines with each range cut out, or replaced by `put` for the first one when given. A range cut
+ * out between blank lines (or a blank line and the end) takes the one before it along: it was the
+ * separator an append put there.
  */
-export function removeCodexServer(previous: string, name: string, file: string): TomlRemoval {
+function cut(lines: readonly string[], ranges: ReadonlyArray<[number, number]>, put?: readonly string[]): string[] {
+  const out = [...lines];
+  const first = Math.min(...ranges.map(([s]) => s));
+  for (const [s, e] of [...ranges].sort((a, b) => b[0] - a[0])) {
+    if (put && s === first) {
+      out.splice(s, e - s, ...put);
+      continue;
+    }
+    const from = s > 0 && isBlank(out[s - 1]!) && (e >= out.length || isBlank(out[e]!)) ? s - 1 : s;
+    out.splice(from, e - from);
+  }
+  return out;
+}
+
+function splitLines(text: string): { lines: string[]; eol: string } {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  return { lines: text.split(/\r?\n/), eol };
+}
+
+/** Why a text edit cannot be made, for the refusal. */
+function whyNot(text: string): string {
+  const { lines } = splitLines(text);
+  let table: string[] = [];
+  for (const line of lines) {
+    const header = headerKey(line);
+    if (header) table = header;
+    else if (assignedKey(line) && [...table, ...assignedKey(line)!].join('.') === 'mcp_servers') return 'its mcp_servers is written as an inline table, `mcp_servers = { ... }`';
+  }
+  return 'Cairn\'s entry is written as an inline table or over several lines';
+}
+
+function refuse(file: string, doing: 'add' | 'update' | 'remove', name: string, text: string): SetupError {
+  const instead = doing === 'remove' ? `Take [mcp_servers.${name}] out by hand` : `Add it by hand (\`cairn setup codex --print\` shows it), or write mcp_servers as [mcp_servers.<name>] tables and run this again`;
+  return new SetupError(
+    `${file}: Cairn cannot ${doing} its [mcp_servers.${name}] entry by editing only its own lines (${whyNot(text)}), and rewriting the whole file would lose your comments and layout, so it was left untouched. ${instead}.`,
+  );
+}
+
+/** `text` with `snippet` appended after a blank line (nothing of the text changed). */
+function appended(text: string, snippet: string): string {
+  if (text.trim() === '') return text + snippet;
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  if (/(\r?\n)[ \t]*\r?\n$/.test(text)) return text + snippet;
+  return text.endsWith('\n') ? `${text}${eol}${snippet}` : `${text}${eol}${eol}${snippet}`;
+}
+
+/** Parses back what an edit made: it must be `expected` (or one of them). */
+function parsesAs(text: string, ...expected: TomlTable[]): boolean {
+  try {
+    const parsed = parse(text.replace(/^\uFEFF/, ''));
+    return expected.some((e) => sameToml(parsed, e));
+  } catch {
+    return false;
+  }
+}
+
+/** `[mcp_servers.<name>]` taken out of Codex's config.toml when it runs Cairn, as text; '' when nothing is left. */
+export function removeCodexServer(previous: string, name: string, file: string): TextEdit {
   const doc = parseTomlConfig(previous, file);
   const servers = doc.mcp_servers;
   if (!isTable(servers) || servers[name] === undefined) return { text: null, changes: [], notes: [] };
   if (!isCairnServer(servers[name])) return { text: null, changes: [], notes: [`kept [mcp_servers.${name}]: it does not run cairn mcp`] };
   const rest = { ...servers };
   delete rest[name];
-  const expected: TomlTable = { ...doc, mcp_servers: rest };
   const withoutEmpty: TomlTable = { ...doc };
   delete withoutEmpty.mcp_servers;
-  const eol = previous.includes('\r\n') ? '\r\n' : '\n';
-  const kept = cutTables(previous, name, true);
-  const edited = kept.length === 0 ? '' : `${kept.join(eol)}${eol}`;
-  const change = `removed [mcp_servers.${name}]`;
-  try {
-    const parsed = parse(edited.replace(/^\uFEFF/, ''));
-    if (sameToml(parsed, expected) || (Object.keys(rest).length === 0 && sameToml(parsed, withoutEmpty))) return { text: edited, changes: [change], notes: [] };
-  } catch {}
-  const whole = Object.keys(rest).length === 0 ? withoutEmpty : expected;
-  return {
-    text: Object.keys(whole).length === 0 ? '' : stringify(whole),
-    changes: [change],
-    notes: [`${file} was rewritten as a whole (Cairn's entry was not a plain [mcp_servers.${name}] table), so its comments and formatting were not kept; the backup has them`],
-  };
+  const { lines, eol } = splitLines(previous);
+  const { tables, keyLines } = cairnRanges(lines, name);
+  const kept = cut(lines, [...tables, ...keyLines.map((i): [number, number] => [i, i + 1])]);
+  const edited = kept.every(isBlank) ? '' : kept.join(eol);
+  if (!parsesAs(edited, { ...doc, mcp_servers: rest }, ...(Object.keys(rest).length === 0 ? [withoutEmpty] : []))) throw refuse(file, 'remove', name, previous);
+  return { text: edited, changes: [`removed [mcp_servers.${name}]`], notes: [] };
 }
 
-/** The text as a removal leaves it (trailing blank lines as one newline): what a backup is compared by. */
-export function tomlTail(text: string): string {
-  const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const lines = text.split(/\r?\n/);
-  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
-  return lines.length === 0 ? '' : `${lines.join(eol)}${eol}`;
-}
-
-export interface TomlMerge {
-  /** The new text, or null when the file already holds exactly this entry. */
-  text: string | null;
-  changes: string[];
-  notes: string[];
-}
-
-export function mergeCodexServer(previous: string | null, name: string, entry: McpServerEntry, file: string): TomlMerge {
+/** Adds or updates `[mcp_servers.<name>]`: appended, or replaced where it stands; nothing when it already is that. */
+export function mergeCodexServer(previous: string | null, name: string, entry: McpServerEntry, file: string): TextEdit {
   const doc = parseTomlConfig(previous, file);
   if (doc.mcp_servers !== undefined && !isTable(doc.mcp_servers)) throw new SetupError(`${file}: "mcp_servers" is not a table; it was left untouched.`);
   const servers = (doc.mcp_servers ?? {}) as TomlTable;
   const old = servers[name];
   if (sameToml(old, entry)) return { text: null, changes: [], notes: [] };
   const change = old === undefined ? `added [mcp_servers.${name}]` : `updated [mcp_servers.${name}] (it was ${JSON.stringify(old)})`;
-
   const expected: TomlTable = { ...doc, mcp_servers: { ...servers, [name]: entry } };
-  const snippet = codexSnippet(name, entry);
-  const edited = textEdit(previous ?? '', name, snippet);
-  try {
-    if (sameToml(parse(edited.replace(/^\uFEFF/, '')), expected)) return { text: edited, changes: [change], notes: [] };
-  } catch {}
-  return {
-    text: stringify(expected),
-    changes: [change],
-    notes: [`${file} was rewritten as a whole (Cairn's entry was not a plain [mcp_servers.${name}] table), so its comments and formatting were not kept; the backup has them`],
-  };
+  const text = previous ?? '';
+  const { lines, eol } = splitLines(text);
+  const snippet = codexSnippet(name, entry).replace(/\n/g, eol);
+  const { tables, keyLines } = cairnRanges(lines, name);
+  let edited: string;
+  if (tables.length > 0) {
+    // Replaced where its first table stands; its other tables and keys go.
+    const ranges = [...tables, ...keyLines.map((i): [number, number] => [i, i + 1])];
+    edited = cut(lines, ranges, snippet.replace(/\r?\n$/, '').split(/\r?\n/)).join(eol);
+  } else {
+    const base = keyLines.length > 0 ? cut(lines, keyLines.map((i): [number, number] => [i, i + 1])).join(eol) : text;
+    edited = appended(base, snippet);
+  }
+  if (!parsesAs(edited, expected)) throw refuse(file, old === undefined ? 'add' : 'update', name, text);
+  return { text: edited, changes: [change], notes: [] };
 }
