@@ -204,16 +204,7 @@ export class InboxStore {
    * items made. Fewer items than candidates: the inbox is full, and the caller says so (inboxFullText).
    */
   add(candidates: readonly Candidate[], source: ItemSource): MemoryItem[] {
-    if (candidates.length === 0) return [];
-    const room = this.room();
-    if (room === 0) return [];
-    fs.mkdirSync(this.itemsDir, { recursive: true, mode: 0o700 });
-    const createdAt = new Date(this.now()).toISOString();
-    return candidates.slice(0, room).map((candidate) => {
-      const item: MemoryItem = { id: this.newId(), kind: 'memory', createdAt, status: 'pending', candidate, source, target: suggestedTarget(candidate) };
-      this.write(item);
-      return item;
-    });
+    return this.addPending(candidates, (candidate, id, createdAt) => ({ id, kind: 'memory', createdAt, status: 'pending', candidate, source, target: suggestedTarget(candidate) }));
   }
 
   /** Puts an agent's change under review in the inbox, pending; returns the item. InboxFullError when it is full. */
@@ -225,13 +216,18 @@ export class InboxStore {
 
   /** Puts changes in the inbox, pending, as many as it has room for (the first ones); returns the items made. */
   addChanges(changes: ReadonlyArray<{ readonly change: ProposedChange; readonly source: ChangeSource }>): ChangeItem[] {
-    if (changes.length === 0) return [];
+    return this.addPending(changes, ({ change, source }, id, createdAt) => ({ id, kind: 'change', createdAt, status: 'pending', change, source }));
+  }
+
+  /** Writes an item of each of the first `what` the inbox has room for (the cap's one place). */
+  private addPending<T, I extends InboxItem>(what: readonly T[], make: (one: T, id: string, createdAt: string) => I): I[] {
+    if (what.length === 0) return [];
     const room = this.room();
     if (room === 0) return [];
     fs.mkdirSync(this.itemsDir, { recursive: true, mode: 0o700 });
     const createdAt = new Date(this.now()).toISOString();
-    return changes.slice(0, room).map(({ change, source }) => {
-      const item: ChangeItem = { id: this.newId(), kind: 'change', createdAt, status: 'pending', change, source };
+    return what.slice(0, room).map((one) => {
+      const item = make(one, this.newId(), createdAt);
       this.write(item);
       return item;
     });
