@@ -6,11 +6,12 @@
 // edits keeps the text, says who deleted it, and offers to keep the text as a new file or close.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EMOJI_NOTES, smuggleInSelectors, smuggleInTags } from '../../../../tests/support/smuggle';
 import { editorText, editorView, makeBackend, renderPane, renderWithBackend, typeInEditor, type UiBackend } from '../../../../tests/support/ui-backend';
+import { DiffView } from './DiffView';
 import { FileEditor } from './FileEditor';
 
 afterEach(cleanup);
@@ -328,6 +329,12 @@ describe('hidden text in the editor', () => {
     expect(within(dialog).getByText(/Line 3 contains hidden text carried by 15 Unicode tag characters/)).toBeTruthy();
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(await onDisk(b)).toBe(ORIGINAL);
+  });
+
+  it('the comparison draws hidden text as the editor does, so a change that only hides text is seen', () => {
+    const { container } = render(<DiffView mine="Use tabs in Go files.\n" theirs={`${SMUGGLED}\n`} />);
+    const sides = [...container.querySelectorAll('.cm-content')];
+    expect(sides.map((side) => [...side.querySelectorAll('.cm-hidden-text')].map((el) => el.textContent))).toEqual([[], ['hidden text: 77 variation selectors']]);
   });
 
   it('draws emoji sequences as they are, with no placeholder and no warning', async () => {

@@ -81,7 +81,7 @@ const theme = EditorView.baseTheme({
   },
 });
 
-/** The extension; use it with basicSetup's highlightSpecialChars turned off. */
+/** The extension; with basicSetup, turn its highlightSpecialChars off (this one marks controls). */
 export function showHiddenText(): Extension {
   return [hiddenField, highlightSpecialChars({ specialChars: CONTROLS }), theme];
 }
