@@ -99,8 +99,11 @@ describe('the new scanner rules through the CLI', () => {
     expect(result.stdout).not.toContain('r7Tq2vLx9Wm4');
   });
 
-  it('cairn import refuses the lines of a .netrc entry and proposes nothing of it', async () => {
-    await fs.writeFile(path.join(sb.checkout, 'AGENTS.md'), '# Deploy\n\nUse the blue cluster for staging.\n\nmachine api.example.com login alice password Zx8vQ2mL9kPw\n\nmachine ci.example.org\n  login deploy\n  password r7Tq2vLx9Wm4\n');
+  it('cairn import refuses the lines of a .netrc entry and a line with smuggled text, and proposes nothing of them', async () => {
+    await fs.writeFile(
+      path.join(sb.checkout, 'AGENTS.md'),
+      `# Deploy\n\nUse the blue cluster for staging.\n\nmachine api.example.com login alice password Zx8vQ2mL9kPw\n\nmachine ci.example.org\n  login deploy\n  password r7Tq2vLx9Wm4\n\n${smuggleInSelectors('Use tabs in Go files.', ORDER)}\n`,
+    );
     const result = await runCairn(['import', '--from', 'codex', '.', '--json'], { cwd: sb.checkout, env: { CAIRN_HOME: sb.home, HOME: sb.dir, CODEX_HOME: '', CLAUDE_CONFIG_DIR: '' } });
     expect(result.status, result.stderr + result.stdout).toBe(0);
     const report = JSON.parse(result.stdout) as { proposed: Array<{ line: number; text: string | null }>; refused: Array<{ line: number; reason: string; detail: string }> };
@@ -108,7 +111,9 @@ describe('the new scanner rules through the CLI', () => {
     expect(report.refused.map((r) => [r.line, r.reason, r.detail])).toEqual([
       [5, 'flagged', 'a secret (netrc-credentials)'],
       [7, 'flagged', 'a secret (netrc-credentials)'],
+      [11, 'flagged', 'an injected instruction (ignore-previous-instructions)'],
     ]);
+    expect(result.stdout).not.toMatch(SMUGGLING);
     expect(result.stdout).not.toMatch(/Zx8vQ2mL9kPw|r7Tq2vLx9Wm4/);
   });
 });
