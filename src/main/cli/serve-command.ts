@@ -17,6 +17,7 @@ import { isLoopback } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
 import { loadOrCreateWebToken, rotateWebToken } from '../mcp/mcp-token';
 import { resolveHome } from '../workspaces/home-dir';
+import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { assertOwnHome } from '../runtime/local/ownership';
 import type { CliIo } from './tool-command';
 import { SERVE_HELP, UsageError } from './usage';
@@ -101,10 +102,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   if (other && other.pid !== process.pid) {
     io.stderr.write(`cairn: another Cairn server (pid ${other.pid}) is running at ${other.url}; leaving its server.json in place\n`);
   } else {
-    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-    const temp = `${infoFile}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, `${JSON.stringify({ url: server.url, port: server.port, token: server.token, pid: process.pid, mcpUrl: server.mcp?.url })}\n`, { mode: 0o600 });
-    fs.renameSync(temp, infoFile);
+    writeOwnFileSync(infoFile, `${JSON.stringify({ url: server.url, port: server.port, token: server.token, pid: process.pid, mcpUrl: server.mcp?.url })}\n`);
     wroteInfo = true;
   }
   // Listening for the signals before saying it runs: whoever reads that line may stop it at once.

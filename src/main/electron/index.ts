@@ -15,6 +15,7 @@ import { apiJsonSerializers } from '../../common/api/wire';
 import type { WebServer } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
 import { loadOrCreateWebToken } from '../mcp/mcp-token';
+import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { homeOwnershipProblem } from '../runtime/local/ownership';
 import { resolveHome } from '../workspaces/home-dir';
 import { loadWindowState, saveWindowState } from './window-state';
@@ -108,8 +109,7 @@ if (!app.requestSingleInstanceLock()) {
       // The persistent web token, as `cairn serve` uses: a browser page on this server survives a restart of the app.
       const web0 = { host: '127.0.0.1', staticDir: path.join(here, '../renderer'), token: loadOrCreateWebToken(home) };
       web = await startWebHost(context, { ...web0, port: 4873 }).catch(() => startWebHost(context, { ...web0, port: 0 }));
-      fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-      fs.writeFileSync(path.join(home, 'server.json'), `${JSON.stringify({ url: web.url, port: web.port, token: web.token, pid: process.pid, mcpUrl: web.mcp?.url })}\n`, { mode: 0o600 });
+      writeOwnFileSync(path.join(home, 'server.json'), `${JSON.stringify({ url: web.url, port: web.port, token: web.token, pid: process.pid, mcpUrl: web.mcp?.url })}\n`);
     } catch (err) {
       process.stderr.write(`cairn: the loopback server did not start: ${String(err)}\n`);
     }

@@ -1,7 +1,11 @@
-/** Remembers the main window's size, position and maximized state in <home>/window-state.json. */
+/**
+ * Remembers the main window's size, position and maximized state in <home>/window-state.json,
+ * written whole (runtime/local/atomic-write.ts): a full disk leaves the last state, not an empty file.
+ */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { writeOwnFileSync } from '../runtime/local/atomic-write';
 
 const stateSchema = z.object({
   x: z.number().int().optional(),
@@ -22,7 +26,6 @@ export function loadWindowState(home: string): WindowState {
 
 export function saveWindowState(home: string, state: WindowState): void {
   try {
-    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(path.join(home, 'window-state.json'), `${JSON.stringify(state)}\n`, { mode: 0o600 });
+    writeOwnFileSync(path.join(home, 'window-state.json'), `${JSON.stringify(state)}\n`);
   } catch {}
 }

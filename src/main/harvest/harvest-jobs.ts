@@ -3,7 +3,7 @@
  *
  * Under `<home>/harvest/`:
  *   jobs/<digest of the transcript's path>.json  one per queued session (queued, running, failed),
- *                                                written whole (temp file and rename, 0600)
+ *                                                written whole (runtime/local/atomic-write.ts, 0600)
  *   worker.lock                                  the worker's lease (proper-lockfile: its mtime is
  *                                                the heartbeat, refreshed every LEASE_UPDATE_MS; a
  *                                                lease not refreshed for LEASE_STALE_MS is taken over)
@@ -13,13 +13,16 @@
  * worker, the app, `cairn serve`); a job found `running` by a new lease holder was left by a worker
  * that died, and is run again at once (its attempt counted, so a session that kills the worker
  * every time stops after MAX_ATTEMPTS); a session queued again while it runs is kept queued once the run ends, so
- * no trigger is lost; a failed job is retried with backoff, then waits for a person's Retry.
+ * no trigger is lost; a failed job is retried with backoff, then waits for a person's Retry. A job
+ * or status file that does not parse is set aside as `<name>.damaged-<time>` and reported on stderr
+ * (the job is gone: the session's next hook queues it again).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { HarvestStatus } from '../../common/api/contract';
+import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
 import type { TranscriptAgent } from './transcript';
 
 /** The harvest's state under `<home>`: jobs, the worker's lease, statuses, each session's last message. */
@@ -80,18 +83,27 @@ export function jobId(transcript: string): string {
 }
 
 function writeWhole(file: string, value: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  fs.writeFileSync(temp, `${JSON.stringify(value)}\n`, { mode: 0o600 });
-  fs.renameSync(temp, file);
+  writeOwnFileSync(file, `${JSON.stringify(value)}\n`);
 }
 
-function readJson<T>(file: string): T | null {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-  } catch {
-    return null;
-  }
+const JOB_STATES: ReadonlyArray<HarvestJob['state']> = ['queued', 'running', 'failed'];
+
+/** A job file's text as a job; throws, saying what is wrong, when it is not one. */
+function parseJob(text: string): HarvestJob {
+  const job = JSON.parse(text) as Partial<HarvestJob> | null;
+  const ok =
+    typeof job === 'object' && job !== null &&
+    typeof job.id === 'string' && typeof job.transcript === 'string' && typeof job.workspaceId === 'string' &&
+    JOB_STATES.includes(job.state as HarvestJob['state']) && typeof job.queuedAt === 'string' && typeof job.attempts === 'number';
+  if (!ok) throw new Error('it is not a harvest job');
+  return job as HarvestJob;
+}
+
+/** A status file's text; throws when it is not one. */
+function parseStatus(text: string): { lastRun?: LastRun } {
+  const status = JSON.parse(text) as { lastRun?: unknown } | null;
+  if (typeof status !== 'object' || status === null || (status.lastRun !== undefined && (typeof status.lastRun !== 'object' || status.lastRun === null))) throw new Error('it is not a harvest status');
+  return status as { lastRun?: LastRun };
 }
 
 export class HarvestJobs {
@@ -131,7 +143,7 @@ export class HarvestJobs {
   }
 
   get(id: string): HarvestJob | null {
-    return /^[0-9a-f]{24}$/.test(id) ? readJson<HarvestJob>(this.jobFile(id)) : null;
+    return /^[0-9a-f]{24}$/.test(id) ? readOwnFileParsed(this.jobFile(id), parseJob) : null;
   }
 
   list(workspaceId?: string): HarvestJob[] {
@@ -143,8 +155,8 @@ export class HarvestJobs {
     }
     return names
       .filter((n) => /^[0-9a-f]{24}\.json$/.test(n))
-      .map((n) => readJson<HarvestJob>(path.join(this.jobsDir, n)))
-      .filter((j): j is HarvestJob => j !== null && typeof j.transcript === 'string' && (workspaceId === undefined || j.workspaceId === workspaceId))
+      .map((n) => readOwnFileParsed(path.join(this.jobsDir, n), parseJob))
+      .filter((j): j is HarvestJob => j !== null && (workspaceId === undefined || j.workspaceId === workspaceId))
       .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt) || a.id.localeCompare(b.id));
   }
 
@@ -160,7 +172,7 @@ export class HarvestJobs {
   }
 
   lastRun(workspaceId: string): LastRun | null {
-    return readJson<{ lastRun?: LastRun }>(this.statusFile(workspaceId))?.lastRun ?? null;
+    return readOwnFileParsed(this.statusFile(workspaceId), parseStatus)?.lastRun ?? null;
   }
 
   /** When the next failed job is due (for a host's timer), or null. */

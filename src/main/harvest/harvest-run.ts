@@ -7,12 +7,15 @@
  * it; when that id is no longer in the transcript (shortened or rewritten), it starts over and the
  * checks' dedupe absorbs what was proposed before. A harvest holds a lock on its session's state
  * (two triggers at once: the second answers 'busy' and calls no extractor), and a segment with no
- * new message calls no extractor either.
+ * new message calls no extractor either. The state is written whole (runtime/local/atomic-write.ts);
+ * one that does not parse is set aside as `<name>.damaged-<time>` and reported, and the session is
+ * harvested from its start (the checks' dedupe absorbs what was proposed before).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
+import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
 import type { Candidate } from './candidate';
 import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { HARVEST_DIR } from './harvest-jobs';
@@ -77,12 +80,11 @@ function statePath(home: string, transcript: Transcript): string {
 }
 
 function readState(file: string): SessionState | null {
-  try {
-    const state = JSON.parse(fs.readFileSync(file, 'utf8')) as SessionState;
-    return typeof state.lastId === 'string' ? state : null;
-  } catch {
-    return null;
-  }
+  return readOwnFileParsed(file, (text) => {
+    const state = JSON.parse(text) as Partial<SessionState> | null;
+    if (typeof state?.lastId !== 'string') throw new Error('it names no last message harvested');
+    return state as SessionState;
+  });
 }
 
 
@@ -150,9 +152,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     // (harvesting it again would propose the same once the person has made room; a run does not wait).
     outcome.rejected['inbox-full'] += grounded.length - proposed.length;
     const next: SessionState = { sessionId: req.transcript.sessionId, lastId: segment[segment.length - 1]!.id, at: new Date().toISOString() };
-    const temp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, `${JSON.stringify(next)}\n`, { mode: 0o600 });
-    fs.renameSync(temp, file);
+    writeOwnFileSync(file, `${JSON.stringify(next)}\n`);
     return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: said.length > 0, proposed, rejected: outcome.rejected };
   } finally {
     release();

@@ -18,6 +18,7 @@ import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
 import type { Extractor } from '../harvest/harvest-run';
 import { INBOX_DIR } from '../harvest/inbox-store';
 import { comparablePath, fileCwd, type PlacedSessionFile, type SessionFile } from '../harvest/session-files';
+import { TEMP_PREFIX } from '../runtime/local/atomic-write';
 import { isInside } from '../runtime/local/containment';
 import type { HomeServices } from './home-services';
 
@@ -166,7 +167,7 @@ export class HarvestHost {
     };
     // config.json: the harvest switch lives in the settings, and a status says whether it is on.
     const config = path.join(this.services.home, 'config.json');
-    this.watcher = watch([inbox, harvest, config], { ignoreInitial: true, depth: 2, ignored: (p) => p.endsWith('.tmp') || path.basename(p).startsWith('worker') || p.includes(`${path.sep}sessions`) });
+    this.watcher = watch([inbox, harvest, config], { ignoreInitial: true, depth: 2, ignored: (p) => p.endsWith('.tmp') || path.basename(p).startsWith(TEMP_PREFIX) || path.basename(p).startsWith('worker') || p.includes(`${path.sep}sessions`) });
     this.watcher.on('all', (_event, file) => {
       if (file.startsWith(inbox + path.sep)) inboxTimer = later(inboxTimer, this.inboxListeners);
       else statusTimer = later(statusTimer, this.statusListeners);

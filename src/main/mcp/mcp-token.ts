@@ -10,13 +10,15 @@
  * Two files, not one, because an agent's config is a weaker place than a browser's storage: leaking
  * the MCP token must not open the curation API.
  *
- * Invariant: nobody ever reads a half-written token. A new one is written whole to a temp file and
- * then linked (creation: racing processes agree on the first) or renamed (rotation) into place.
- * (This module sits in mcp/ for history: the MCP token came first. It imports nothing of Cairn's.)
+ * Invariant: nobody ever reads a half-written token. A new one is written whole by the atomic write
+ * (runtime/local/atomic-write.ts: temp file, fsync, then linked into place for a creation, so racing
+ * processes agree on the first, or renamed for a rotation); no temp file is left on a full disk.
+ * (This module sits in mcp/ for history: the MCP token came first.)
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { writeOwnFileSync } from '../runtime/local/atomic-write';
 
 /** Shorter than this, a token file's content is not one of ours (truncated, or typed by hand). */
 const MIN_TOKEN_LENGTH = 32;
@@ -41,27 +43,13 @@ export function loadOrCreateWebToken(home: string): string {
 
 /** Replaces `<home>/web-token` with a new token and returns it; the old one opens nothing from now on. */
 export function rotateWebToken(home: string): string {
-  const file = webTokenFile(home);
-  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const token = newToken();
-  const temp = writeTemp(file, token);
-  try {
-    fs.renameSync(temp, file);
-  } catch (err) {
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
+  writeOwnFileSync(webTokenFile(home), `${token}\n`);
   return token;
 }
 
 function newToken(): string {
   return randomBytes(32).toString('base64url');
-}
-
-function writeTemp(file: string, token: string): string {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(temp, `${token}\n`, { mode: 0o600 });
-  return temp;
 }
 
 function loadOrCreateToken(home: string, file: string, what: string): string {
@@ -74,15 +62,11 @@ function loadOrCreateToken(home: string, file: string, what: string): string {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-    // link fails if another process won the race; its token is then read on the next turn.
-    const temp = writeTemp(file, newToken());
+    // Exclusive: fails if another process won the race; its token is then read on the next turn.
     try {
-      fs.linkSync(temp, file);
+      writeOwnFileSync(file, `${newToken()}\n`, { exclusive: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      fs.rmSync(temp, { force: true });
     }
   }
   throw new Error(`could not read or create the ${what} token in ${file}`);

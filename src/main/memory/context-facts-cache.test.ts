@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pastCtimeTick } from '../../../tests/support/file-tree';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { TEMP_PREFIX } from '../runtime/local/atomic-write';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import type { Runtime } from '../runtime/runtime';
 import { ContextBuilder } from './context-builder';
@@ -131,17 +132,22 @@ describe('the facts cache, across builders (processes)', () => {
   it("removes a killed process's temp file once it is a minute old, and only then", async () => {
     await context();
     const dir = path.join(sb.home, 'cache', 'context-facts');
-    const old = path.join(dir, 'abc.123.deadbeef.tmp');
-    const recent = path.join(dir, 'abc.456.deadbeef.tmp');
-    await fs.writeFile(old, 'half a cache');
-    await fs.writeFile(recent, 'a save in progress');
+    // No process has a pid this high (pid_max is at most 2^22), so its writer is gone.
+    const old = `${TEMP_PREFIX}99999999-deadbeef`;
+    const recent = `${TEMP_PREFIX}99999998-deadbeef`;
+    const running = `${TEMP_PREFIX}${process.pid}-deadbeef`;
+    await fs.writeFile(path.join(dir, old), 'half a cache');
+    await fs.writeFile(path.join(dir, recent), 'a save in progress');
+    await fs.writeFile(path.join(dir, running), 'a slow save in progress');
     const past = (Date.now() - 120_000) / 1000;
-    await fs.utimes(old, past, past);
+    await fs.utimes(path.join(dir, old), past, past);
+    await fs.utimes(path.join(dir, running), past, past);
     await write('database/note-0.md', note('database', 0).replace('(0)', '(zero)'));
     await context(); // a change: the root's cache is saved again
     const names = await fs.readdir(dir);
-    expect(names).not.toContain('abc.123.deadbeef.tmp');
-    expect(names).toContain('abc.456.deadbeef.tmp');
+    expect(names).not.toContain(old);
+    expect(names).toContain(recent);
+    expect(names).toContain(running);
   });
 
   it('an outside edit shows in the next build, which reads that file alone', async () => {

@@ -13,9 +13,9 @@
  * - A fact is kept under its file's version (ListedEntry.version: device, inode, size, mtime and
  *   ctime, given only once the file has settled), and only used while the listing gives that same
  *   version; a file without a version is never kept.
- * - Written whole (a temp file in the same directory, then a rename): a reader sees an old cache or
- *   a new one, never a mix. Two processes saving at once each rename a complete file; the last wins.
- *   A temp file left by a killed process is removed by a later save once it is a minute old.
+ * - Written whole (runtime/local/atomic-write.ts: a temp file in the same directory, fsync, rename):
+ *   a reader sees an old cache or a new one, never a mix. Two processes saving at once each rename
+ *   a complete file; the last wins. A temp file left by a killed process is removed by a later save.
  * - Whatever is read is checked (the magic line with the format number, the build's fingerprint,
  *   the root it belongs to, every column's shape and length, the lengths adding up to the bytes
  *   there, UTF-8):
@@ -31,11 +31,12 @@
  * was loaded, through the descriptor kept open for that) only when an excerpt or a search needs
  * it: most calls need ten heads of thousands, and reading them all cost more than the rest.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INDEX_HEAD_BYTES } from '../../common/memory/constants';
+import { writeOwnFile } from '../runtime/local/atomic-write';
 import type { ScanFlag } from './context-builder';
 import { WORD_FIELDS, wordTableOf, wordsIn, type FieldWords, type WordTable, type WordsInTable } from './relevance-index';
 import { SCANNER_RULE_IDS } from './scanners/content-scanner';
@@ -126,17 +127,6 @@ export class ContextFactsCache {
     return path.join(this.dir, createHash('sha256').update(rootKey(label, rootPath)).digest('hex').slice(0, 40));
   }
 
-  /** Removes temp files of saves that never finished (their process was killed). */
-  private async removeLeftovers(): Promise<void> {
-    const now = Date.now();
-    for (const name of await fs.promises.readdir(this.dir)) {
-      if (!name.endsWith('.tmp')) continue;
-      const temp = path.join(this.dir, name);
-      const st = await fs.promises.lstat(temp).catch(() => null);
-      if (st && now - st.mtimeMs > LEFTOVER_MS) await fs.promises.rm(temp, { force: true });
-    }
-  }
-
   /** The kept facts of a root; empty when there is no usable cache (missing, damaged, foreign). */
   load(label: string, rootPath: string): Map<string, FileFacts> {
     let fd: number;
@@ -160,23 +150,14 @@ export class ContextFactsCache {
    * slower next call; the error is returned for the caller to log, never thrown).
    */
   async save(label: string, rootPath: string, facts: RootFacts): Promise<Error | null> {
-    const file = this.fileOf(label, rootPath);
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
-      await fs.promises.writeFile(temp, serialize(facts, rootKey(label, rootPath)), { mode: 0o600, flag: 'wx' });
-      await fs.promises.rename(temp, file);
-      await this.removeLeftovers();
+      await writeOwnFile(this.fileOf(label, rootPath), serialize(facts, rootKey(label, rootPath)));
       return null;
     } catch (err) {
-      await fs.promises.rm(temp, { force: true }).catch(() => {});
       return err as Error;
     }
   }
 }
-
-/** A temp file this old was left by a process that died before its rename: removed. */
-const LEFTOVER_MS = 60_000;
 
 function rootKey(label: string, rootPath: string): string {
   return `${label}\0${rootPath}`;

@@ -1,12 +1,15 @@
 // The seen marks and the badges derived from them, on the real filesystem: a real MemoryService
 // writing into a real version history (on a fake clock), marks written by this process and by two
-// others at once, and files damaged in the ways a crash or a person can damage them.
+// others at once, and files damaged in the ways a crash or a person can damage them (set aside and
+// reported, never replaced unseen).
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { captureStderr } from '../../../tests/support/stderr';
 import { HistoryStore } from '../history/history-store';
+import { setAsideDamaged, TEMP_PREFIX } from '../runtime/local/atomic-write';
 import { MemoryService } from './memory-service';
 import { SEEN_FILE, SeenStore } from './seen-store';
 
@@ -116,7 +119,7 @@ describe('the file', () => {
     await open('/memories/global/a.md');
     expect(fs.statSync(file()).mode & 0o777).toBe(0o600);
     expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual({ version: 1, files: { '/memories/global/a.md': new Date(now).toISOString() } });
-    expect(fs.readdirSync(sb.home).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(fs.readdirSync(sb.home).filter((n) => n.endsWith('.tmp') || n.startsWith(TEMP_PREFIX))).toEqual([]);
   });
 
   it.each([
@@ -125,14 +128,44 @@ describe('the file', () => {
     ['JSON of another shape', '[1, 2, 3]'],
     ['null', 'null'],
     ['marks that are not times', '{"version":1,"files":{"/memories/global/a.md":"yesterday","/memories/global/b.md":42}}'],
-  ])('reads a file %s as no marks (badges show again), and the next mark replaces it whole', async (_what, text) => {
+    ['a directory', null],
+  ])('sets a file %s aside as seen.json.damaged-<time>, says so, and reads it as no marks (badges show again)', async (_what, text) => {
     await as('agent', { command: 'create', path: '/memories/global/a.md', file_text: 'a\n' });
     fs.mkdirSync(sb.home, { recursive: true });
-    fs.writeFileSync(file(), text);
-    expect(seen.read().size).toBe(0);
-    expect(badges()).toEqual(['/memories/global/a.md agent']);
+    if (text === null) fs.mkdirSync(file());
+    else fs.writeFileSync(file(), text);
+    const said = captureStderr();
+    try {
+      expect(badges()).toEqual(['/memories/global/a.md agent']);
+    } finally {
+      said.restore();
+    }
+    const aside = fs.readdirSync(sb.home).filter((n) => n.startsWith(`${SEEN_FILE}.damaged-`));
+    expect(aside).toHaveLength(1);
+    expect(aside[0]).toMatch(/^seen\.json\.damaged-\d{8}T\d{6}Z$/);
+    // What was there is kept as it was, and the person is told where.
+    if (text !== null) expect(fs.readFileSync(path.join(sb.home, aside[0]!), 'utf8')).toBe(text);
+    expect(said.text()).toContain(`${file()} could not be read`);
+    expect(said.text()).toContain(path.join(sb.home, aside[0]!));
     await open('/memories/global/b.md');
     expect(Object.keys(JSON.parse(fs.readFileSync(file(), 'utf8')).files)).toEqual(['/memories/global/b.md']);
+    expect(fs.readdirSync(sb.home).filter((n) => n.startsWith(`${SEEN_FILE}.damaged-`))).toEqual(aside);
+  });
+
+  it('sets aside only the damaged file it read, not a good one written since', () => {
+    fs.mkdirSync(sb.home, { recursive: true });
+    fs.writeFileSync(file(), '{"files":');
+    const damaged = fs.statSync(file(), { bigint: true });
+    fs.writeFileSync(`${file()}.new`, '{"version":1,"files":{}}\n');
+    fs.renameSync(`${file()}.new`, file());
+    const said = captureStderr();
+    try {
+      expect(setAsideDamaged(file(), 'torn', damaged)).toBeNull();
+    } finally {
+      said.restore();
+    }
+    expect(fs.readFileSync(file(), 'utf8')).toBe('{"version":1,"files":{}}\n');
+    expect(said.text()).toBe('');
   });
 
   it('keeps a later mark when an earlier one arrives after it', async () => {

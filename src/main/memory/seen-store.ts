@@ -6,14 +6,15 @@
  * history already records every change with its actor and time, in every process.
  *
  * Invariants:
- * - the file is written whole (temp file, rename; 0600, the home 0700) under a cross-process lock,
- *   read, changed and written back, so two processes marking files at once lose neither mark;
- * - a torn, corrupt or foreign file reads as empty (every badge shows again), never as an error,
- *   and is replaced whole by the next mark; a mark that cannot be written fails only itself;
+ * - the file is written whole (runtime/local/atomic-write.ts: temp file, fsync, rename; 0600, the
+ *   home 0700) under a cross-process lock, read, changed and written back, so two processes marking
+ *   files at once lose neither mark;
+ * - a file that does not parse (torn, corrupt, foreign) is set aside as `seen.json.damaged-<time>`
+ *   and reported, then reads as empty (every badge shows again), never as an error; a mark that
+ *   cannot be written fails only itself;
  * - a seen time is taken before the read it stands for, so a change landing during that read
  *   badges the file again rather than being hidden.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SCOPES, type Scope } from '../../common/memory/constants';
@@ -21,6 +22,7 @@ import { badgeKey, badgeOf, type Badge } from '../../common/memory/badges';
 import { scopeOwner } from '../../common/memory/identity';
 import type { HistoryStore, HistoryVersion } from '../history/history-store';
 import { withLocalLock } from '../runtime/local-lock';
+import { readOwnFileParsed, writeOwnFile } from '../runtime/local/atomic-write';
 import type { MemorySession } from './session';
 
 export const SEEN_FILE = 'seen.json';
@@ -42,17 +44,15 @@ function isIsoDate(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
 }
 
-/** The marks in a file's text; anything that is not a well-formed file is no marks at all. */
+/** The marks in a file's text; throws, saying what is wrong, when it is not a well-formed file. */
 export function parseSeenFile(text: string): SeenMap {
   const map: SeenMap = new Map();
-  let files: unknown;
-  try {
-    files = (JSON.parse(text) as { files?: unknown } | null)?.files;
-  } catch {
-    return map;
+  const files = (JSON.parse(text) as { files?: unknown } | null)?.files;
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) throw new Error('it holds no "files" object');
+  for (const [key, at] of Object.entries(files)) {
+    if (key.length > 4096 || !isIsoDate(at)) throw new Error('a mark in it is not a path with a time');
+    map.set(key, at);
   }
-  if (typeof files !== 'object' || files === null || Array.isArray(files)) return map;
-  for (const [key, at] of Object.entries(files)) if (key.length <= 4096 && isIsoDate(at)) map.set(key, at);
   return map;
 }
 
@@ -97,19 +97,13 @@ export class SeenStore {
       const before = map.get(key);
       if (before !== undefined && before >= at) return;
       map.set(key, at);
-      this.write(map);
+      await writeOwnFile(this.file, serializeSeen(map));
     });
   }
 
-  /** Every mark (a fresh read of the file: other processes mark too). */
+  /** Every mark (a fresh read of the file: other processes mark too); a damaged file is set aside. */
   read(): SeenMap {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.file, 'utf8');
-    } catch {
-      return new Map();
-    }
-    return parseSeenFile(text);
+    return readOwnFileParsed(this.file, parseSeenFile) ?? new Map();
   }
 
   /**
@@ -127,17 +121,6 @@ export class SeenStore {
       for (const u of unseenChanges(versions, seenAt)) out.push({ scope, ...u });
     }
     return out;
-  }
-
-  private write(map: SeenMap): void {
-    const temp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      fs.writeFileSync(temp, serializeSeen(map), { flag: 'wx', mode: 0o600 });
-      fs.renameSync(temp, this.file);
-    } catch (err) {
-      fs.rmSync(temp, { force: true });
-      throw err;
-    }
   }
 }
 

@@ -1,9 +1,10 @@
 // The pins and usage sidecar on the real filesystem: what counts as a use (a pin does not), renames and deletes,
-// repair of damaged files, and failures that never fail a memory command.
+// repair of damaged files (the original set aside and reported), and failures that never fail a memory command.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { captureStderr } from '../../../tests/support/stderr';
 import { MemoryService } from './memory-service';
 import { parseUsageFile, UsageStore } from './usage-store';
 
@@ -11,6 +12,7 @@ let sb: Sandbox;
 let usage: UsageStore;
 let service: MemoryService;
 const run = (input: unknown, actor: 'agent' | 'user' = 'agent') => service.execute(input, sb.session, { mode: 'exec', actor });
+const asides = async () => (await fs.readdir(sb.home)).filter((n) => n.startsWith('memory-meta.json.damaged-'));
 const stored = async () => JSON.parse(await fs.readFile(path.join(sb.home, 'memory-meta.json'), 'utf8')).files as Record<string, { pinned: boolean; accessCount: number; lastAccessedAt: string | null; lastWriteAt: string | null; lastWriteBy: string | null }>;
 
 beforeEach(async () => {
@@ -117,8 +119,8 @@ describe('pins', () => {
 });
 
 describe('a damaged sidecar', () => {
-  it('is repaired field by field', () => {
-    const map = parseUsageFile(
+  it('is repaired field by field, and says it was', () => {
+    const { map, problem } = parseUsageFile(
       JSON.stringify({
         version: 1,
         files: {
@@ -131,6 +133,8 @@ describe('a damaged sidecar', () => {
     expect(map.get('global:ok.md')).toEqual({ pinned: true, accessCount: 4, lastAccessedAt: '2026-01-02T03:04:05.000Z', lastWriteAt: null, lastWriteBy: null });
     expect(map.get('global:bad.md')).toEqual({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null });
     expect(map.get('global:worse.md')).toEqual({ pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null });
+    expect(problem).toMatch(/held values that are not usage/);
+    expect(parseUsageFile(JSON.stringify({ version: 1, files: { 'global:ok.md': { pinned: true, accessCount: 4, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null } } })).problem).toBeNull();
   });
 
   it('salvages the entries of a truncated file', async () => {
@@ -139,15 +143,26 @@ describe('a damaged sidecar', () => {
     await service.setPinned('/memories/global/a.md', true, sb.session);
     const file = path.join(sb.home, 'memory-meta.json');
     const text = await fs.readFile(file, 'utf8');
-    await fs.writeFile(file, text.slice(0, text.indexOf('"global:b.md"') + 20)); // cut inside b's entry
+    const torn = text.slice(0, text.indexOf('"global:b.md"') + 20); // cut inside b's entry
+    await fs.writeFile(file, torn);
     const map = await new UsageStore(sb.home).read();
     expect(map.get('global:a.md')).toMatchObject({ pinned: true, accessCount: 1 });
-    // The next write rewrites a whole, valid file, keeping what was salvaged.
+    expect(await asides()).toEqual([]); // reading changes nothing
+    // The next write sets the torn file aside (saying so) and writes a whole, valid file with what was salvaged.
     await run({ command: 'view', path: '/memories/global/b.md' });
-    await usage.flush();
+    const said = captureStderr();
+    try {
+      await usage.flush();
+    } finally {
+      said.restore();
+    }
     const files = await stored();
     expect(files['global:a.md']).toMatchObject({ pinned: true, accessCount: 1 });
     expect(files['global:b.md']).toMatchObject({ accessCount: 1 });
+    const [aside] = await asides();
+    expect(await fs.readFile(path.join(sb.home, aside!), 'utf8')).toBe(torn);
+    expect(said.text()).toContain(`${file} could not be read`);
+    expect(said.text()).toContain(`moved aside to ${path.join(sb.home, aside!)}`);
   });
 
   it.each([
@@ -155,12 +170,20 @@ describe('a damaged sidecar', () => {
     ['an array', '[1, 2, 3]'],
     ['empty', ''],
     ['files is null', '{"version":1,"files":null}'],
-  ])('starts afresh from %s', async (_name, text) => {
+  ])('starts afresh from %s, the file set aside', async (_name, text) => {
     await fs.mkdir(sb.home, { recursive: true });
     await fs.writeFile(path.join(sb.home, 'memory-meta.json'), text);
     expect((await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' })).ok).toBe(true);
-    await usage.flush();
+    const said = captureStderr();
+    try {
+      await usage.flush();
+    } finally {
+      said.restore();
+    }
     expect((await stored())['global:a.md']).toMatchObject({ accessCount: 1 });
+    const [aside] = await asides();
+    expect(await fs.readFile(path.join(sb.home, aside!), 'utf8')).toBe(text);
+    expect(said.text()).toContain('could not be read');
   });
 
   it('reads what is queued and what other processes stored, between and after flushes', async () => {
@@ -191,11 +214,21 @@ describe('a damaged sidecar', () => {
     expect(await count(b, 'global:z.md')).toBe(3);
   });
 
-  it('a sidecar that cannot be written never fails a memory command', async () => {
-    await fs.mkdir(path.join(sb.home, 'memory-meta.json'), { recursive: true }); // a directory where the file should be
-    const result = await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
-    expect(result).toEqual({ ok: true, output: 'File created successfully at: /memories/global/a.md' });
-    await usage.flush(); // reports on stderr, does not throw
-    expect((await run({ command: 'view', path: '/memories/global/a.md' })).ok).toBe(true);
+  it('a directory where the sidecar should be never fails a memory command: it is set aside', async () => {
+    await fs.mkdir(path.join(sb.home, 'memory-meta.json', 'inside'), { recursive: true });
+    const said = captureStderr();
+    try {
+      const result = await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
+      expect(result).toEqual({ ok: true, output: 'File created successfully at: /memories/global/a.md' });
+      await usage.flush(); // reports on stderr, does not throw
+      expect((await run({ command: 'view', path: '/memories/global/a.md' })).ok).toBe(true);
+    } finally {
+      said.restore();
+    }
+    expect(said.text()).toContain('(it is not a file)');
+    const [aside] = await asides();
+    expect(await fs.readdir(path.join(sb.home, aside!))).toEqual(['inside']);
+    await usage.flush();
+    expect((await stored())['global:a.md']).toMatchObject({ accessCount: 2 });
   });
 });

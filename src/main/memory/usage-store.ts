@@ -5,23 +5,25 @@
  * Invariants:
  * - no increment is lost when several processes record uses at once: uses are queued in memory and
  *   merged into the file under a cross-process lock (read, apply, atomic rename), in order;
- * - recording never adds an fsync to a memory command: the queue is flushed after a short delay,
- *   and by hosts before they exit; the file is written atomically but not fsynced (losing the last
- *   uses in a power cut is acceptable, a torn file is not);
- * - a malformed or truncated file is repaired field by field, never fatal, and a stats failure
- *   never fails a memory command (it is reported on stderr);
+ * - recording never waits for the disk in a memory command: the queue is flushed after a short
+ *   delay, and by hosts before they exit, with the one atomic write of Cairn's files
+ *   (runtime/local/atomic-write.ts: temp file, fsync, rename; nothing left behind on a full disk);
+ * - a file that does not parse, or whose entries had to be repaired, is salvaged entry by entry and
+ *   field by field, never fatal; the next write sets the original aside as
+ *   `memory-meta.json.damaged-<time>` (reported on stderr) before it writes what was salvaged, so
+ *   no pin is dropped unseen; a stats failure never fails a memory command (it is reported on stderr);
  * - a use is an agent's view or a write; a pin or an unpin changes only `pinned` (counting it
  *   would push the file up in what agents receive: issue 20).
  * The file is only ever replaced whole, so long-lived hosts learn of other processes' pins and uses
  * by watching it (journal/meta-watcher.ts).
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ACTORS, type Actor } from '../../common/memory/constants';
 import { withinIdentity } from '../../common/memory/identity';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { withLocalLock } from '../runtime/local-lock';
+import { readOwnFile, setAsideDamaged, writeOwnFile } from '../runtime/local/atomic-write';
 
 export type UsageOp =
   /** A use: an agent view or a write (also sets lastWriteAt). */
@@ -42,42 +44,54 @@ function isIsoDate(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
 }
 
-/** One entry's stats from whatever was stored, each field checked on its own. */
-function repairEntry(raw: unknown): UsageStats {
-  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-  return {
+/** One entry's stats from whatever was stored, each field checked on its own; `repaired` when one was not right. */
+function repairEntry(raw: unknown): { stats: UsageStats; repaired: boolean } {
+  const isObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+  const r = (isObject ? raw : {}) as Record<string, unknown>;
+  const stats: UsageStats = {
     pinned: r.pinned === true,
     accessCount: typeof r.accessCount === 'number' && Number.isSafeInteger(r.accessCount) && r.accessCount >= 0 ? r.accessCount : 0,
     lastAccessedAt: isIsoDate(r.lastAccessedAt) ? r.lastAccessedAt : null,
     lastWriteAt: isIsoDate(r.lastWriteAt) ? r.lastWriteAt : null,
     lastWriteBy: (ACTORS as readonly unknown[]).includes(r.lastWriteBy) ? (r.lastWriteBy as Actor) : null,
   };
+  const kept = (field: keyof UsageStats, absent: unknown) => r[field] === undefined || r[field] === absent || r[field] === stats[field];
+  const repaired = !isObject || !kept('pinned', false) || !kept('accessCount', 0) || !kept('lastAccessedAt', null) || !kept('lastWriteAt', null) || !kept('lastWriteBy', null);
+  return { stats, repaired };
 }
 
 /** Entries written as `"key": {flat object}`, found one by one in a damaged file. */
 const ENTRY = /"((?:[^"\\]|\\.){1,2048})"\s*:\s*(\{[^{}]*\})/g;
 
-/** Parses the sidecar's text, salvaging what it can from a damaged one. */
-export function parseUsageFile(text: string): UsageMap {
+/**
+ * Parses the sidecar's text, salvaging what it can from a damaged one; `problem` says what was
+ * wrong (null: nothing, the file is as Cairn wrote it).
+ */
+export function parseUsageFile(text: string): { map: UsageMap; problem: string | null } {
   const map: UsageMap = new Map();
   let files: unknown;
+  let problem: string | null = null;
   try {
     files = (JSON.parse(text) as { files?: unknown })?.files;
-  } catch {
-    files = undefined;
+  } catch (err) {
+    problem = (err as Error).message;
   }
   if (typeof files === 'object' && files !== null && !Array.isArray(files)) {
-    for (const [key, value] of Object.entries(files)) map.set(key, repairEntry(value));
-    return map;
+    for (const [key, value] of Object.entries(files)) {
+      const entry = repairEntry(value);
+      if (entry.repaired) problem = `the entry of ${JSON.stringify(key.slice(0, 200))} held values that are not usage`;
+      map.set(key, entry.stats);
+    }
+    return { map, problem };
   }
   for (const m of text.matchAll(ENTRY)) {
     try {
       const key = JSON.parse(`"${m[1]}"`) as string;
       if (key === 'files') continue;
-      map.set(key, repairEntry(JSON.parse(m[2]!)));
+      map.set(key, repairEntry(JSON.parse(m[2]!)).stats);
     } catch {}
   }
-  return map;
+  return { map, problem: problem ?? 'it holds no "files" object' };
 }
 
 export function serializeUsage(map: UsageMap): string {
@@ -149,7 +163,7 @@ export class UsageStore {
    * replaced whole by a rename (a new inode), so an unchanged identity means unchanged content and
    * a search or context build does not parse it again.
    */
-  private parsed: { ino: number; size: number; mtimeNs: bigint; map: UsageMap } | null = null;
+  private parsed: { stat: fs.BigIntStats; map: UsageMap; problem: string | null } | null = null;
   /**
    * What read() last answered: the file's map `source` with the first `applied` ops of the queue
    * `pending` applied. While readFile() gives the same map (the kept parse) and the queue is the
@@ -208,50 +222,48 @@ export class UsageStore {
 
   /** The stored stats (the cached parse itself when the file is unchanged: copy before changing). */
   private readFile(): UsageMap {
-    const st = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
-    if (!st) return new Map();
-    const cached = this.parsed;
-    if (cached && cached.ino === Number(st.ino) && cached.size === Number(st.size) && cached.mtimeNs === st.mtimeNs) return cached.map;
-    let text: string;
     try {
-      text = fs.readFileSync(this.file, 'utf8');
+      return this.readParsed()?.map ?? new Map();
     } catch {
       return new Map();
     }
-    const map = parseUsageFile(text);
+  }
+
+  /**
+   * The file's parse (kept while its identity is unchanged); null when there is no file. Throws
+   * when it cannot be read (a merge must not write over what it could not read).
+   */
+  private readParsed(): { stat: fs.BigIntStats; map: UsageMap; problem: string | null } | null {
+    const st = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
+    if (!st) return null;
+    const cached = this.parsed;
+    if (cached && sameFile(cached.stat, st)) return cached;
+    const read = readOwnFile(this.file);
+    if (read === null) return null;
+    const parsed = { stat: read.stat, ...parseUsageFile(read.text) };
     // Kept only when the file read is the one stat saw (not replaced in between).
-    const after = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
-    this.parsed = after && after.ino === st.ino && after.size === st.size && after.mtimeNs === st.mtimeNs ? { ino: Number(st.ino), size: Number(st.size), mtimeNs: st.mtimeNs, map } : null;
-    return map;
+    this.parsed = sameFile(read.stat, st) ? parsed : null;
+    return parsed;
   }
 
   private async merge(ops: readonly UsageOp[]): Promise<void> {
     fs.mkdirSync(this.home, { recursive: true, mode: 0o700 });
     await withLocalLock(this.file, async () => {
-      // Temp files of a writer killed mid-merge (every merger holds this lock).
-      for (const name of fs.readdirSync(this.home)) {
-        if (name.startsWith(`${USAGE_FILE}.`) && name.endsWith('.tmp')) fs.rmSync(path.join(this.home, name), { force: true });
-      }
-      const map = applyUsageOps(new Map(this.readFile()), ops);
-      const temp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-      try {
-        const fd = fs.openSync(temp, 'wx', 0o600);
-        let st: fs.BigIntStats;
-        try {
-          fs.writeSync(fd, serializeUsage(map));
-          st = fs.fstatSync(fd, { bigint: true });
-        } finally {
-          fs.closeSync(fd);
-        }
-        fs.renameSync(temp, this.file);
-        // The file is now the inode just written (a rename keeps its mtime), holding `map` as
-        // serialized: the next read need not parse it back. Entries the serializer drops (never
-        // used, never written, not pinned) read as EMPTY_USAGE either way.
-        this.parsed = { ino: Number(st.ino), size: Number(st.size), mtimeNs: st.mtimeNs, map };
-      } catch (err) {
-        fs.rmSync(temp, { force: true });
-        throw err;
-      }
+      const stored = this.readParsed();
+      // A damaged file is kept aside (and reported) before what was salvaged of it replaces it.
+      if (stored?.problem) setAsideDamaged(this.file, stored.problem, stored.stat);
+      const map = applyUsageOps(new Map(stored?.map ?? []), ops);
+      await writeOwnFile(this.file, serializeUsage(map));
+      // The file is now the one just written, holding `map` as serialized: the next read need not
+      // parse it back. Entries the serializer drops (never used, never written, not pinned) read
+      // as EMPTY_USAGE either way.
+      const st = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
+      this.parsed = st ? { stat: st, map, problem: null } : null;
     });
   }
+}
+
+/** Whether two stats are of the same file, unchanged (it is only ever replaced whole, by a rename). */
+function sameFile(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs;
 }

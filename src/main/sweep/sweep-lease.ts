@@ -5,8 +5,8 @@
  * died, and is taken over), as the harvest's worker lease (harvest/harvest-jobs.ts). Beside it, a
  * holder file says who holds it and since when, so a second one is told exactly that.
  *
- * Invariant: the holder file is written only by the lease's holder, after taking it, and removed
- * before releasing it; a holder file without a lease is never believed (the refusal comes from the
+ * Invariant: the holder file is written only by the lease's holder, after taking it (whole: a
+ * reader never sees half of it), and removed before releasing it; a holder file without a lease is never believed (the refusal comes from the
  * lock alone, the file only words it).
  */
 import { createHash } from 'node:crypto';
@@ -15,6 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { MemoryToolError } from '../../common/memory/errors';
+import { writeOwnFileSync } from '../runtime/local/atomic-write';
 
 export const LEASE_STALE_MS = 60_000;
 export const LEASE_UPDATE_MS = 10_000;
@@ -91,7 +92,7 @@ export class SweepLeases {
     }
     const holder: LeaseHolder = { pid: process.pid, host: os.hostname(), doing, since: new Date(this.now()).toISOString() };
     try {
-      fs.writeFileSync(`${file}.json`, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+      writeOwnFileSync(`${file}.json`, `${JSON.stringify(holder)}\n`);
       return await fn();
     } finally {
       fs.rmSync(`${file}.json`, { force: true });

@@ -1,16 +1,19 @@
 /**
  * Consolidation proposals on disk (issue 22): `<home>/sweeps/<id>.json`, one per proposal, 0600,
- * written whole (temp file and rename), so a reader never sees half a proposal.
+ * written whole (runtime/local/atomic-write.ts: temp file, fsync, rename), so a reader never sees
+ * half a proposal.
  *
  * Invariants: at most one proposal per scope root is `open`: saving a new one marks the older open
  * ones `replaced` (with the new id), so an old proposal can never be applied over a newer view; an
  * open proposal past its expiry reads as `expired`; records are kept (discarding leaves the record,
- * nothing else) and collected after RECORD_KEEP_MS. A file that does not parse is skipped, never fatal.
+ * nothing else) and collected after RECORD_KEEP_MS. A file that does not parse is never fatal: it is
+ * set aside as `<id>.json.damaged-<time>` and reported (on stderr), and the proposal is gone.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SWEEP_ID_RE, sweepProposalSchema, type SweepProposal } from '../../common/sweep/proposal';
+import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
 
 export const SWEEPS_DIR = 'sweeps';
 /** Records of proposals (applied, discarded, replaced, expired) are kept this long. */
@@ -63,16 +66,7 @@ export class SweepStore {
 
   /** Writes a proposal whole (0600). */
   write(proposal: SweepProposal): void {
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const file = path.join(this.dir, `${proposal.id}.json`);
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      fs.writeFileSync(temp, `${JSON.stringify(proposal, null, 1)}\n`, { mode: 0o600 });
-      fs.renameSync(temp, file);
-    } catch (err) {
-      fs.rmSync(temp, { force: true });
-      throw err;
-    }
+    writeOwnFileSync(path.join(this.dir, `${proposal.id}.json`), `${JSON.stringify(proposal, null, 1)}\n`);
   }
 
   private collect(): void {
@@ -83,12 +77,16 @@ export class SweepStore {
   }
 
   private read(file: string): SweepProposal | null {
-    let parsed: SweepProposal;
-    try {
-      parsed = sweepProposalSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    } catch {
-      return null;
-    }
+    const parsed = readOwnFileParsed(file, parseProposal);
+    if (parsed === null) return null;
     return parsed.state === 'open' && Date.parse(parsed.expiresAt) <= this.now() ? { ...parsed, state: 'expired' } : parsed;
   }
+}
+
+/** A proposal's file's text as a proposal; throws, saying what is wrong, when it is not one. */
+function parseProposal(text: string): SweepProposal {
+  const parsed = sweepProposalSchema.safeParse(JSON.parse(text));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(`it is not a consolidation proposal (${issue ? `${issue.path.join('.') || 'the whole'}: ${issue.message}` : 'its shape'})`);
 }

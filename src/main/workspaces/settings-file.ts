@@ -11,11 +11,10 @@
  *   byte for byte.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { applyEdits, modify, parseTree, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { settingsSchema } from '../../common/api/settings';
-import { writeAtomically } from '../runtime/local/atomic-write';
+import { writeOwnFile } from '../runtime/local/atomic-write';
 
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -176,5 +175,5 @@ export function editedConfigText<W extends { id: string }>(stored: StoredConfig<
 
 /** Writes config.json whole and atomically (temp file in the home, fsync, rename), 0600. */
 export async function writeConfigText(file: string, text: string): Promise<void> {
-  await writeAtomically(path.dirname(file), path.basename(file), new TextEncoder().encode(text), { exclusive: false, sweepTemps: false });
+  await writeOwnFile(file, text);
 }

@@ -1,38 +1,98 @@
 /**
- * The atomic write of one file on the local disk: a temp file in the target's own directory,
- * written whole and fsynced, then renamed over the name. A reader sees the whole old file or the
- * whole new one, never a mix; a crash leaves at most a temp file, which the next write to that
- * directory sweeps.
+ * The atomic write of one file on the local disk, and what a reader does with one of Cairn's own
+ * files that does not parse.
  *
- * Invariants: the caller holds the scope's write lock (every writer of a root takes it, so any
- * temp file found while holding it belongs to a writer that died mid-write), and passes `dir` as
- * the pinned path of an already-contained directory (containment.ts). The rename replaces a
- * symlink at the name, never its target. Files are created 0600.
+ * A write is a temp file in the target's own directory, written whole and fsynced, then renamed
+ * over the name (or, for a file that must not exist yet, hard-linked to it). A reader sees the
+ * whole old file or the whole new one, never a mix; a failure at any step removes the temp file,
+ * and a crash leaves at most one, which a later write to that directory sweeps. Every temp file
+ * is named `.cairn-tmp-<pid>-<random>` (TEMP_PREFIX): hidden, so listings, counts and watchers
+ * pass over it. Files are created 0600.
+ *
+ * Two callers:
+ * - writeAtomically, for memory roots: the caller holds the scope's write lock (every writer of a
+ *   root takes it, so any temp file found while holding it belongs to a writer that died) and
+ *   passes `dir` as the pinned path of an already-contained directory (containment.ts). The rename
+ *   replaces a symlink at the name, never its target.
+ * - writeOwnFile / writeOwnFileSync, for Cairn's own files under its home (settings, seen marks,
+ *   usage, sweep records, harvest state, tokens, server.json): several files share a directory
+ *   under different locks, so only temp files of writers that are gone are swept (their process
+ *   no longer runs and the temp is over a minute old).
+ *
+ * A file of Cairn's that does not parse is never written over and never read as if absent without
+ * a word: setAsideDamaged renames it to `<name>.damaged-<time>` beside it and reports that on
+ * stderr (where the CLI and the hosts' logs show it); the reader then starts that file afresh.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { RuntimeError } from '../runtime';
-import { FILE_MODE, lstatOrNull } from './containment';
+import { DIR_MODE, FILE_MODE, lstatOrNull } from './containment';
 
 const fsc = fs.constants;
-const fsync = promisify(fs.fsync);
+/** fsync on the thread pool (looked up at each call, so a test can watch it). */
+const fsync = (fd: number) => new Promise<void>((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
 
 /** How a write's temp file is named: hidden, so never listed or counted. */
 export const TEMP_PREFIX = '.cairn-tmp-';
 
-/** Removes temp files left in `dir` by writers that died mid-write (the caller holds the lock). */
-function removeDeadWritersTemps(dir: string): void {
+/** A temp file this old whose writer no longer runs was left by a crash (a write takes far less). */
+export const LEFTOVER_MS = 60_000;
+
+/** Whether process `pid` of this machine runs (EPERM: it does, as another user). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temp files left in `dir` by writers that died mid-write: every one when the caller holds
+ * the lock every writer of `dir` takes (`all`), else those of a process that no longer runs, once
+ * they are LEFTOVER_MS old.
+ */
+function removeDeadWritersTemps(dir: string, all: boolean): void {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
   } catch {
     return;
   }
+  const now = Date.now();
   for (const name of names) {
-    if (name.startsWith(TEMP_PREFIX)) fs.rmSync(path.join(dir, name), { force: true });
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const temp = path.join(dir, name);
+    if (!all) {
+      const pid = Number(/^(\d+)-/.exec(name.slice(TEMP_PREFIX.length))?.[1]);
+      const st = lstatOrNull(temp);
+      if (!st || now - st.mtimeMs < LEFTOVER_MS || (Number.isSafeInteger(pid) && pid > 0 && running(pid))) continue;
+    }
+    fs.rmSync(temp, { force: true });
   }
+}
+
+/** A temp file, created and open, in `dir`. */
+function openTemp(dir: string): { temp: string; fd: number } {
+  const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+  return { temp, fd: fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE) };
+}
+
+function writeWhole(fd: number, data: Uint8Array): void {
+  for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, written);
+}
+
+/**
+ * Puts the written temp file at `target`: renamed over it, or (`exclusive`) hard-linked to it, which
+ * fails with EEXIST when anything is there, so racing creators agree on the first. The temp's own
+ * name goes either way.
+ */
+function place(temp: string, target: string, exclusive: boolean): void {
+  if (!exclusive) return fs.renameSync(temp, target);
+  fs.linkSync(temp, target);
+  fs.rmSync(temp, { force: true });
 }
 
 export interface AtomicWriteOptions {
@@ -41,28 +101,27 @@ export interface AtomicWriteOptions {
   /** Called right before the rename; throws to abandon the write (a late containment check). */
   readonly beforeRename?: () => void;
   /**
-   * Whether temp files of dead writers in `dir` are removed first (default: yes). Only where every
-   * writer of the directory holds the caller's lock; a directory shared by files under different
-   * locks (Cairn's home) keeps them.
+   * Whether every temp file in `dir` is taken for a dead writer's (default: yes). Only where every
+   * writer of the directory holds the caller's lock; otherwise (false) only temp files of writers
+   * that are gone are removed, as for Cairn's own files.
    */
   readonly sweepTemps?: boolean;
 }
 
 /**
- * Writes `data` to `name` in `dir`. A directory at the name is EISDIR; nothing is left behind on
- * any failure.
+ * Writes `data` to `name` in `dir` (a memory root's directory: see the header). A directory at the
+ * name is EISDIR; nothing is left behind on any failure.
  */
 export async function writeAtomically(dir: string, name: string, data: Uint8Array, options: AtomicWriteOptions): Promise<void> {
   const target = path.join(dir, name);
   const existing = lstatOrNull(target);
   if (existing && options.exclusive) throw new RuntimeError('EEXIST');
   if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
-  if (options.sweepTemps !== false) removeDeadWritersTemps(dir);
-  const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-  const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE);
+  removeDeadWritersTemps(dir, options.sweepTemps !== false);
+  const { temp, fd } = openTemp(dir);
   try {
     try {
-      for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, written);
+      writeWhole(fd, data);
       // On the thread pool: the one slow call of a write must not block the event loop.
       await fsync(fd);
     } finally {
@@ -73,5 +132,142 @@ export async function writeAtomically(dir: string, name: string, data: Uint8Arra
   } catch (err) {
     fs.rmSync(temp, { force: true });
     throw err;
+  }
+}
+
+export interface OwnFileOptions {
+  /** Create only: EEXIST when anything is at the name (racing creators agree on the first). */
+  readonly exclusive?: boolean;
+}
+
+function ownTemp(file: string, data: string | Uint8Array): { dir: string; bytes: Uint8Array } {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  removeDeadWritersTemps(dir, false);
+  return { dir, bytes: typeof data === 'string' ? Buffer.from(data, 'utf8') : data };
+}
+
+/**
+ * Writes one of Cairn's own files whole (its directory created 0700 if missing): the old content
+ * or the new, never a mix, and no temp file left on any failure (a full disk: ENOSPC, thrown).
+ * For callers off the event loop's hot path (a host's request): the fsync runs on the thread pool.
+ */
+export async function writeOwnFile(file: string, data: string | Uint8Array, options: OwnFileOptions = {}): Promise<void> {
+  const { dir, bytes } = ownTemp(file, data);
+  const { temp, fd } = openTemp(dir);
+  try {
+    try {
+      writeWhole(fd, bytes);
+      await fsync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    place(temp, file, options.exclusive === true);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/** writeOwnFile for synchronous callers (a CLI command, a hook, a lock held synchronously). */
+export function writeOwnFileSync(file: string, data: string | Uint8Array, options: OwnFileOptions = {}): void {
+  const { dir, bytes } = ownTemp(file, data);
+  const { temp, fd } = openTemp(dir);
+  try {
+    try {
+      writeWhole(fd, bytes);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    place(temp, file, options.exclusive === true);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/** One of Cairn's own files as read: its text and which file it was (to set aside that one only). */
+export interface OwnFileRead {
+  readonly text: string;
+  readonly stat: fs.BigIntStats;
+}
+
+/**
+ * Reads one of Cairn's own files; null when there is none. Anything at the name that is not a
+ * regular file (a directory, say) is set aside as damaged and reads as none; other errors
+ * (EACCES, EIO) are thrown.
+ */
+export function readOwnFile(file: string): OwnFileRead | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fsc.O_RDONLY | fsc.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const stat = fs.fstatSync(fd, { bigint: true });
+    if (!stat.isFile()) {
+      setAsideDamaged(file, 'it is not a file', stat);
+      return null;
+    }
+    return { text: fs.readFileSync(fd, 'utf8'), stat };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Reads one of Cairn's own files and parses it: null when there is none, and when `parse` throws,
+ * in which case the file is set aside (setAsideDamaged, with the error's message as the reason).
+ */
+export function readOwnFileParsed<T>(file: string, parse: (text: string) => T): T | null {
+  const read = readOwnFile(file);
+  if (read === null) return null;
+  try {
+    return parse(read.text);
+  } catch (err) {
+    setAsideDamaged(file, (err as Error)?.message ?? String(err), read.stat);
+    return null;
+  }
+}
+
+/** A file set aside: where it was, where it is now, and why. */
+export interface DamagedFile {
+  readonly file: string;
+  readonly aside: string;
+  readonly reason: string;
+}
+
+/** `<name>.damaged-<UTC time>` beside `file`, one not taken yet (`-2`, `-3`, ... after it). */
+function asideName(file: string, now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const base = `${file}.damaged-${stamp}`;
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (!lstatOrNull(candidate)) return candidate;
+  }
+}
+
+/**
+ * Moves one of Cairn's own files that does not parse out of the way, to `<name>.damaged-<time>`
+ * beside it, and says so on stderr: what was there is kept for the person to look at, and the next
+ * write starts the file afresh instead of replacing it unseen. `read` is the file as the reader
+ * saw it: when another file has replaced it since (a writer fixed it), nothing is moved. Returns
+ * what was moved, or null. Never throws (a file that cannot be moved is reported all the same).
+ */
+export function setAsideDamaged(file: string, reason: string, read?: fs.BigIntStats | fs.Stats): DamagedFile | null {
+  try {
+    const now = lstatOrNull(file);
+    if (!now) return null;
+    if (read && (BigInt(now.ino) !== BigInt(read.ino) || BigInt(now.dev) !== BigInt(read.dev))) return null;
+    const aside = asideName(file, new Date());
+    fs.renameSync(file, aside);
+    process.stderr.write(`cairn: ${file} could not be read (${reason}); it was moved aside to ${aside} and Cairn starts that file afresh. Look at it, and remove it once it holds nothing you need.\n`);
+    return { file, aside, reason };
+  } catch (err) {
+    process.stderr.write(`cairn: ${file} could not be read (${reason}), and could not be moved aside (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); Cairn leaves it as it is.\n`);
+    return null;
   }
 }

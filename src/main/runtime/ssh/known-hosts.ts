@@ -10,6 +10,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { writeOwnFileSync } from '../local/atomic-write';
 
 export type HostKeyState = 'trusted' | 'unknown' | 'changed';
 
@@ -127,14 +128,15 @@ export function recordHostKey(file: string, host: string, port: number, blob: Bu
   let lines: string[] = [];
   try {
     lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
-  } catch {}
+  } catch (err) {
+    // Only a missing file starts empty: one that cannot be read is never written over.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
   const kept = lines.filter((l) => {
     const fields = l.trim().split(/\s+/);
     const offset = fields[0]?.startsWith('@') ? 1 : 0;
     return !(fields[offset + 1] === keyType && hostFieldMatches(fields[offset] ?? '', name) && offset === 0);
   });
   kept.push(`${name} ${keyType} ${blob.toString('base64')}`);
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${kept.join('\n')}\n`, { mode: 0o600 });
-  fs.renameSync(temp, file);
+  writeOwnFileSync(file, `${kept.join('\n')}\n`);
 }
