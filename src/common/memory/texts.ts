@@ -174,7 +174,25 @@ export const errors = {
   reviewUnknown: (path: string, reason: string) => `Nothing was written to ${path}: ${reason}`,
   busy: (scope: Scope) => `${MEMORY_ROOT}/${scope} is busy with other writers; try the command again.`,
   io: (command: string, path: string, code: string) => `Could not ${command} ${path}: ${describeErrno(code)}.`,
+  historyUnavailable: (command: string, path: string, code: string) =>
+    `Could not ${command} ${path}: the version history could not record the change (${describeHistoryErrno(code)}), so nothing was changed. ${
+      code === 'ENOSPC' || code === 'EDQUOT' ? 'Free some disk space' : "Repair the folder `history` in Cairn's home (a folder of yours, its `log.jsonl` a file)"
+    }, then try again.`,
 } as const;
+
+/** A failure of Cairn's version history (its folder `history` in Cairn's home), never a host path. */
+function describeHistoryErrno(code: string): string {
+  switch (code) {
+    case 'EISDIR':
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'a file or folder is in the way of its files';
+    case 'EINVAL':
+      return 'the change could not be described';
+    default:
+      return describeErrno(code);
+  }
+}
 
 function describeErrno(code: string): string {
   switch (code) {

@@ -26,6 +26,10 @@
  *   a line that does not parse, and is skipped.
  * - A version id appears once: a line whose id was already taken is skipped (a batch appended again
  *   after the log was replaced by gc, see history-store.ts, is harmless).
+ * - A void line `{"v":2,"void":"<batch id>"}` takes back a batch recorded before its change was
+ *   made, when the change then was not made (history-store.ts prepare/abandon): that batch does not
+ *   count, wherever its lines are (before the void line, or appended again by gc). Only Cairn
+ *   appends void lines, always after their batch; gc's rewrite drops both.
  * - Every line is validated field by field before it is believed; a line that does not validate is
  *   skipped, never fatal. The log is Cairn's own (under the home, 0600), so this guards against
  *   damage, not an attacker.
@@ -123,6 +127,22 @@ export function serializeLine(v: HistoryVersion, i: number, n: number, data: Inl
   if (data.beforeData !== undefined) text += `,"beforeData":${quote(data.beforeData)}`;
   if (data.afterData !== undefined && !(v.after === v.before && data.beforeData !== undefined)) text += `,"afterData":${quote(data.afterData)}`;
   return `${text}}\n`;
+}
+
+/** The line that takes back batch `batch` (see the header). */
+export function voidLine(batch: string): string {
+  return `{"v":${LOG_FORMAT},"void":"${batch}"}\n`;
+}
+
+/** The batch a void line takes back, or null when `text` is no void line. */
+function parseVoid(text: string): string | null {
+  if (!text.startsWith('{"v":') || !text.includes('"void"')) return null;
+  try {
+    const o = JSON.parse(text) as Record<string, unknown>;
+    return Object.keys(o).length === 2 && o.v === LOG_FORMAT && typeof o.void === 'string' && ID_RE.test(o.void) ? o.void : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Serializes entries in order, numbering each run of one batch afresh (gc's rewrite drops some). */
@@ -225,6 +245,8 @@ export interface ChunkResult {
   readonly consumed: number;
   /** Lines skipped: unparseable, torn, or of a batch cut short. */
   readonly skipped: number;
+  /** The batches void lines take back, in log order. */
+  readonly voids: string[];
 }
 
 /**
@@ -234,6 +256,7 @@ export interface ChunkResult {
  */
 export function parseChunk(buf: Buffer): ChunkResult {
   const batches: ParsedLine[][] = [];
+  const voids: string[] = [];
   let pending: ParsedLine[] = [];
   let pendingStart = 0;
   let consumed = 0;
@@ -253,7 +276,15 @@ export function parseChunk(buf: Buffer): ChunkResult {
       consumed = pos;
       continue;
     }
-    const line = parseLine(buf.toString('utf8', start, nl));
+    const text = buf.toString('utf8', start, nl);
+    const voided = parseVoid(text);
+    if (voided !== null) {
+      drop();
+      voids.push(voided);
+      consumed = pos;
+      continue;
+    }
+    const line = parseLine(text);
     if (line === null) {
       drop();
       skipped++;
@@ -279,7 +310,7 @@ export function parseChunk(buf: Buffer): ChunkResult {
     }
   }
   if (pending.length > 0) consumed = pendingStart;
-  return { batches, consumed, skipped };
+  return { batches, consumed, skipped, voids };
 }
 
 /** Reads `[from, to)` of an open file. */
@@ -310,6 +341,8 @@ export class LogReader {
   private byId = new Map<string, HistoryVersion>();
   private inlineBySha = new Map<string, string>();
   private fileRefs = new Set<string>();
+  /** Batches taken back by void lines. */
+  private voided = new Set<string>();
 
   constructor(readonly file: string) {}
 
@@ -330,7 +363,9 @@ export class LogReader {
       if (st.size === this.offset) return;
       const chunk = parseChunk(readRange(fd, this.offset, st.size));
       this.offset += chunk.consumed;
+      if (chunk.voids.length > 0) this.takeBack(chunk.voids);
       for (const batch of chunk.batches) {
+        if (this.voided.has(batch[0]!.version.batch)) continue;
         for (const line of batch) {
           const { version } = line;
           if (this.byId.has(version.id)) continue;
@@ -365,6 +400,17 @@ export class LogReader {
     return this.fileRefs;
   }
 
+  /** Forgets the versions of batches void lines take back (inline bytes stay: they are checked when read). */
+  private takeBack(batches: readonly string[]): void {
+    for (const b of batches) this.voided.add(b);
+    if (!this.versions.some((v) => this.voided.has(v.batch))) return;
+    this.versions = this.versions.filter((v) => {
+      if (!this.voided.has(v.batch)) return true;
+      this.byId.delete(v.id);
+      return false;
+    });
+  }
+
   private reset(ino: number, dev: number, birth: number): void {
     this.ino = ino;
     this.dev = dev;
@@ -374,5 +420,6 @@ export class LogReader {
     this.byId = new Map();
     this.inlineBySha = new Map();
     this.fileRefs = new Set();
+    this.voided = new Set();
   }
 }

@@ -14,6 +14,7 @@
  *   Written as a temp file in the same directory, then renamed, so a reader never sees a partial
  *   blob. (Lines of format v 1 name small content here too; it is still read.)
  * - `incomplete`: the ISO time of the first record() that failed, until gc or clearIncomplete().
+ * - `reserve`: RESERVE_BYTES written and kept, the room abandon() frees on a full disk (below).
  * - `gc.lock`: proper-lockfile's lock, held by the one gc running.
  *
  * Durability: no fsync on record(). A SIGKILL leaves the page cache (so every blob and line
@@ -22,14 +23,33 @@
  * null, never wrong bytes, since it checks the digest). gc fsyncs the rewritten log before its
  * rename, so a crash never replaces the history with an empty file.
  *
- * record() is one batch: blob files first (only for content over INLINE_MAX_BYTES), then ONE
- * O_APPEND write of all its lines with their inline bytes, so no reader ever sees a line whose
- * bytes are not there yet, processes never interleave inside a batch, and a batch cut short (disk
- * full, a crash) is skipped whole by readers. It never throws: any failure leaves at most
- * unreferenced blobs (collected by gc) and sets the incomplete mark.
+ * A batch (prepare() or record()) is written as blob files first (only for content over
+ * INLINE_MAX_BYTES), then ONE O_APPEND write of all its lines with their inline bytes, so no reader
+ * ever sees a line whose bytes are not there yet, processes never interleave inside a batch, and a
+ * batch cut short (disk full, a crash) is skipped whole by readers. A failure leaves at most
+ * unreferenced blobs (collected by gc).
+ *
+ * Recorded before made (memory's own changes: prepare, abandon; driven by change-outbox.ts
+ * ChangeRecord under the scope's lock). The history must never lack a change that was made: the
+ * bytes a change replaces could not be restored. So a change is recorded BEFORE it is made, and a
+ * change the history cannot take (a full disk, the log a directory) is refused, nothing changed.
+ * The runtime calls the record at the last moment (runtime.ts BeforeChange): a write's new content
+ * is already in its temp file, so a full disk fails the write before anything is recorded, and
+ * what is left after the record is a rename or an unlink, which need no room. If that last step
+ * fails all the same, the batch is taken back by a void line (history-log.ts) appended after it:
+ * the log is shared by every scope and process and only ever appended to, so nothing is cut out of
+ * it; readers drop a void batch wherever they meet its line, gc drops both. The void line must be
+ * writable when the change failed for want of room, so prepare() first makes sure of the reserve,
+ * a file of RESERVE_BYTES in this directory (refusing the change when it cannot be made); abandon()
+ * on a full disk deletes it and appends in the room it freed (made again by the next prepare()).
+ * What remains: a process killed between the record and the change, or a disk that refuses even
+ * that, leaves a version listed that was not made (its "after" never on disk; the file's content
+ * is still its "before", so restoring is harmless): the history may say too much, never too little.
+ * record() is for changes found after they were made (outside edits, other agents' files): it
+ * never throws, and a failure sets the incomplete mark.
  *
  * Cost: a file create is 0.15-0.3 ms on the ext4 this was measured on, which is why small content
- * is inline: a typical record() (a 2 KiB update) hashes and base64-encodes its bytes and makes one
+ * is inline: a typical record() or prepare() (a 2 KiB update; prepare adds one lstat of the reserve) hashes and base64-encodes its bytes and makes one
  * append (open, fstat, pread of the last byte, write, stat, close): a median of about 0.045 ms
  * there (it was about 0.4 ms with a blob file per new content). Only a change with content over
  * 8 KiB pays for a blob file (create, write, futimes, rename) per new blob, or a utimes per reused
@@ -80,6 +100,8 @@ import {
   serializeLine,
   storageOf,
   versionId,
+  voidLine,
+  ID_RE,
   type HistoryActor,
   type LogEntry,
   type HistoryOp,
@@ -94,6 +116,9 @@ export const LOG_FILE = 'log.jsonl';
 export const BLOBS_DIR = 'blobs';
 export const INCOMPLETE_FILE = 'incomplete';
 export const GC_LOCK = 'gc.lock';
+export const RESERVE_FILE = 'reserve';
+/** The reserve's size: room for the void lines of many abandoned batches on a full disk. */
+export const RESERVE_BYTES = 64 * 1024;
 export const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
 /** Content of at most this many bytes is kept in its version's log line, larger in a blob file. */
 export const INLINE_MAX_BYTES = 8 * 1024;
@@ -170,6 +195,7 @@ export class HistoryStore {
   readonly logFile: string;
   readonly blobsDir: string;
   private readonly incompleteFile: string;
+  private readonly reserveFile: string;
   private readonly now: () => number;
   private readonly keepDays: number;
   private readonly keepNewest: number;
@@ -186,6 +212,7 @@ export class HistoryStore {
     this.logFile = path.join(this.dir, LOG_FILE);
     this.blobsDir = path.join(this.dir, BLOBS_DIR);
     this.incompleteFile = path.join(this.dir, INCOMPLETE_FILE);
+    this.reserveFile = path.join(this.dir, RESERVE_FILE);
     this.now = options.now ?? Date.now;
     this.keepDays = Math.max(0, options.keepDays ?? HISTORY_KEEP_DAYS);
     this.keepNewest = Math.max(1, Math.floor(options.keepNewest ?? HISTORY_KEEP_NEWEST));
@@ -195,70 +222,142 @@ export class HistoryStore {
   }
 
   /**
-   * Records changes made together (one batch): blob files of large content first, then ONE append
-   * of all their lines, small content inline.
-   * Never throws: on any failure nothing is recorded in the log, incompleteSince() is set, and []
-   * is returned. Returns the versions' ids, in the order of `changes`.
+   * Records changes made together (one batch) AFTER they were made, by what cannot be refused: an
+   * edit found outside Cairn, another agent's file. Never throws: on any failure nothing is
+   * recorded in the log, incompleteSince() is set, and [] is returned. Returns the versions' ids,
+   * in the order of `changes`.
    */
   record(changes: readonly HistoryChange[]): string[] {
     if (changes.length === 0) return [];
     try {
-      for (const change of changes) validateChange(change);
-      const ms = this.now();
-      const at = new Date(ms).toISOString();
-      const random = crypto.randomBytes(5).toString('hex');
-      const ids = changes.map((_, index) => versionId(ms, random, index));
-      const blobs = new Map<string, Uint8Array>();
-      let data: { beforeData?: string; afterData?: string } = {};
-      const digest = (bytes: Uint8Array | null | 'unknown', side: 'beforeData' | 'afterData'): string | null => {
-        if (bytes === null || bytes === 'unknown') return bytes;
-        const sha = crypto.createHash('sha256').update(bytes).digest('hex');
-        if (bytes.byteLength <= INLINE_MAX_BYTES) data[side] = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-        else blobs.set(sha, bytes);
-        return sha;
-      };
-      let lines = '';
-      changes.forEach((change, index) => {
-        data = {};
-        const version: HistoryVersion = {
-          id: ids[index]!,
-          at,
-          batch: ids[0]!,
-          owner: change.owner,
-          scope: change.scope,
-          path: change.path,
-          ...(change.oldPath === undefined ? {} : { oldPath: change.oldPath }),
-          op: change.op,
-          actor: change.actor,
-          cause: change.cause,
-          workspaceId: change.workspaceId,
-          projectId: change.projectId,
-          before: digest(change.before, 'beforeData'),
-          after: digest(change.after, 'afterData'),
-          beforeSize: change.before instanceof Uint8Array ? change.before.byteLength : null,
-          afterSize: change.after instanceof Uint8Array ? change.after.byteLength : null,
-        };
-        lines += serializeLine(version, index, changes.length, data, true);
-      });
-      const out = Buffer.from(lines, 'utf8');
-      const store = (): void => {
-        this.makeDir(this.dir);
-        for (const [sha, bytes] of blobs) this.putBlob(sha, bytes, ms);
-        this.append(out);
-      };
-      try {
-        store();
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        // The directory went away (a home being reset): make it again, once.
-        this.madeDirs.clear();
-        store();
-      }
+      const ids = this.store(changes, null);
       this.reported = false;
       return ids;
     } catch (err) {
       this.markIncomplete(err);
       return [];
+    }
+  }
+
+  /**
+   * Records changes BEFORE they are made (one batch; see "Recorded before made" above): the
+   * reserve, blob files of large content, then ONE append of the lines, after the void line of
+   * `supersedes` (an earlier prepare of the same change that was not made) when given. Throws an
+   * Error with the OS `code` (EINVAL: an invalid change) when the batch cannot be recorded whole:
+   * then nothing of it counts, and the change must not be made. Returns the versions' ids, in the
+   * order of `changes`; the first is the batch's id, for abandon().
+   */
+  prepare(changes: readonly HistoryChange[], supersedes: string | null = null): string[] {
+    if (changes.length === 0) return [];
+    return this.store(changes, supersedes, true);
+  }
+
+  /**
+   * The change of the batch `batch` (prepare()'s first id) was not made: appends its void line,
+   * freeing the reserve for it when the disk is full. Never throws; false (and a line on stderr)
+   * when even that failed: the history then lists a change that was not made (never the reverse).
+   */
+  abandon(batch: string): boolean {
+    const line = Buffer.from(voidLine(batch), 'utf8');
+    let failure: unknown;
+    try {
+      this.append(line);
+      return true;
+    } catch (err) {
+      failure = err;
+    }
+    const code = (failure as NodeJS.ErrnoException)?.code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      try {
+        fs.rmSync(this.reserveFile, { force: true });
+        this.append(line);
+        return true;
+      } catch (err) {
+        failure = err;
+      }
+    }
+    process.stderr.write(`cairn: a change that was not made could not be taken out of the history: ${(failure as NodeJS.ErrnoException)?.code ?? String(failure)}\n`);
+    return false;
+  }
+
+  /** Validates, stores blobs and appends the batch's lines (and a void line first); throws on any failure. */
+  private store(changes: readonly HistoryChange[], supersedes: string | null, reserve = false): string[] {
+    for (const change of changes) validateChange(change);
+    if (supersedes !== null && !ID_RE.test(supersedes)) throw Object.assign(new Error('invalid history change: supersedes'), { code: 'EINVAL' });
+    const ms = this.now();
+    const at = new Date(ms).toISOString();
+    const random = crypto.randomBytes(5).toString('hex');
+    const ids = changes.map((_, index) => versionId(ms, random, index));
+    const blobs = new Map<string, Uint8Array>();
+    let data: { beforeData?: string; afterData?: string } = {};
+    const digest = (bytes: Uint8Array | null | 'unknown', side: 'beforeData' | 'afterData'): string | null => {
+      if (bytes === null || bytes === 'unknown') return bytes;
+      const sha = crypto.createHash('sha256').update(bytes).digest('hex');
+      if (bytes.byteLength <= INLINE_MAX_BYTES) data[side] = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+      else blobs.set(sha, bytes);
+      return sha;
+    };
+    let lines = supersedes === null ? '' : voidLine(supersedes);
+    changes.forEach((change, index) => {
+      data = {};
+      const version: HistoryVersion = {
+        id: ids[index]!,
+        at,
+        batch: ids[0]!,
+        owner: change.owner,
+        scope: change.scope,
+        path: change.path,
+        ...(change.oldPath === undefined ? {} : { oldPath: change.oldPath }),
+        op: change.op,
+        actor: change.actor,
+        cause: change.cause,
+        workspaceId: change.workspaceId,
+        projectId: change.projectId,
+        before: digest(change.before, 'beforeData'),
+        after: digest(change.after, 'afterData'),
+        beforeSize: change.before instanceof Uint8Array ? change.before.byteLength : null,
+        afterSize: change.after instanceof Uint8Array ? change.after.byteLength : null,
+      };
+      lines += serializeLine(version, index, changes.length, data, true);
+    });
+    const out = Buffer.from(lines, 'utf8');
+    const store = (): void => {
+      this.makeDir(this.dir);
+      if (reserve) this.ensureReserve();
+      for (const [sha, bytes] of blobs) this.putBlob(sha, bytes, ms);
+      this.append(out);
+    };
+    try {
+      store();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // The directory went away (a home being reset): make it again, once.
+      this.madeDirs.clear();
+      store();
+    }
+    return ids;
+  }
+
+  /**
+   * Makes sure the reserve is there, whole (RESERVE_BYTES written, so its blocks are allocated):
+   * the room abandon() frees for a void line on a full disk. Written as a temp file, then renamed.
+   */
+  private ensureReserve(): void {
+    const st = lstatOrNull(this.reserveFile);
+    if (st?.isFile() && st.size >= RESERVE_BYTES) return;
+    const temp = `${this.reserveFile}.${process.pid}.${++tempSeq}${TEMP_SUFFIX}`;
+    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+    try {
+      const fd = fs.openSync(temp, flags, FILE_MODE);
+      try {
+        writeAll(fd, Buffer.alloc(RESERVE_BYTES, 0x20));
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, this.reserveFile);
+    } catch (err) {
+      fs.rmSync(temp, { force: true });
+      throw err;
     }
   }
 
@@ -471,7 +570,9 @@ export class HistoryStore {
           if (fs.readSync(fd, last, 0, 1, st.size - 1) === 1 && last[0] !== NEWLINE) out = Buffer.concat([Buffer.from('\n'), data]);
         }
         const written = fs.writeSync(fd, out);
-        if (written !== out.length) throw Object.assign(new Error('short write to the history log'), { code: 'EIO' });
+        // A short append to a regular file means the disk (or the quota) is full; its torn line
+        // is skipped by readers and closed by the next append.
+        if (written !== out.length) throw Object.assign(new Error('short write to the history log'), { code: 'ENOSPC' });
         let now: fs.Stats | null = null;
         try {
           now = fs.statSync(this.logFile);
@@ -522,7 +623,10 @@ export class HistoryStore {
       const seen = new Set<string>();
       const all: LogEntry[] = [];
       let duplicates = 0;
+      // A batch taken back is dropped with its void line; neither is a version.
+      const voided = new Set(chunk.voids);
       for (const batch of chunk.batches) {
+        if (voided.has(batch[0]!.version.batch)) continue;
         for (const line of batch) {
           if (seen.has(line.version.id)) duplicates++;
           else {
@@ -532,7 +636,7 @@ export class HistoryStore {
         }
       }
       const dropped = this.retention(all);
-      if (dropped.size === 0 && duplicates === 0 && chunk.skipped === 0) return 0;
+      if (dropped.size === 0 && duplicates === 0 && chunk.skipped === 0 && voided.size === 0) return 0;
       const kept = all.filter((e) => !dropped.has(e));
       const temp = `${this.logFile}.${process.pid}${TEMP_SUFFIX}`;
       const out = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, FILE_MODE);

@@ -53,6 +53,8 @@ export function toolError(err: RuntimeError, command: string, path: string, case
       return new MemoryToolError(errors.unavailable(scope, err.detail ?? 'its host cannot be reached right now.'));
     case 'UNSAFE_ROOT':
       return new MemoryToolError(errors.unavailable(scope, err.detail ?? 'its directory is not one Cairn can use.'));
+    case 'HISTORY':
+      return new MemoryToolError(errors.historyUnavailable(command.replace('_', ' '), path, err.errno ?? 'EIO'));
     case 'EINVAL':
     case 'IO':
       return new MemoryToolError(errors.io(command.replace('_', ' '), path, err.errno ?? err.code));

@@ -13,11 +13,22 @@ import { MemoryService } from './memory-service';
 
 const decode = (b: Uint8Array | null | 'unknown') => (b === null || b === 'unknown' ? b : new TextDecoder().decode(b));
 
+// Batches are recorded before their change is made; one taken back (abandoned) is forgotten.
 class ListSink implements HistorySink {
   readonly batches: HistoryChange[][] = [];
-  record(changes: readonly HistoryChange[]): string[] {
+  private readonly ids: string[] = [];
+  prepare(changes: readonly HistoryChange[], supersedes: string | null): string[] {
+    if (supersedes !== null) this.abandon(supersedes);
     this.batches.push([...changes]);
-    return changes.map((_, i) => `v${this.batches.length}-${i}`);
+    const id = `b${Math.random().toString(36).slice(2)}`;
+    this.ids.push(`${id}-0`);
+    return changes.map((_, i) => `${id}-${i}`);
+  }
+  abandon(batch: string): void {
+    const k = this.ids.indexOf(batch);
+    if (k < 0) return;
+    this.ids.splice(k, 1);
+    this.batches.splice(k, 1);
   }
   get last(): Array<Record<string, unknown>> {
     return this.batches.at(-1)!.map((c) => ({ ...c, before: decode(c.before), after: decode(c.after) }));

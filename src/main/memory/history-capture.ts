@@ -1,11 +1,13 @@
 /**
- * What a change did to each file, with the bytes before and after, for the version history
+ * What a change does to each file, with the bytes before and after, for the version history
  * (issue 18): MemoryTool and PersonEdits capture it under the scope's lock, where the bytes are
- * exactly those the change replaced, and the change outbox hands it to the history sink.
+ * exactly those the change replaces, and the change outbox's ChangeRecord hands it to the history
+ * sink before the change is made (a change the history cannot take is not made).
  *
  * Invariants: captured only while the lock is held (no other Cairn writer can change the files in
  * between); a file that cannot be read whole (over the cap, unreadable) is recorded as 'unknown',
- * never guessed; capturing never fails a command (a read error makes 'unknown').
+ * never guessed; capturing never fails a command (a read error makes 'unknown'); recording does,
+ * when the history cannot take the change.
  */
 import type { HistoryChange } from '../history/history-store';
 
@@ -21,7 +23,17 @@ export interface FileChange {
   readonly after: Uint8Array | null | 'unknown';
 }
 
-/** Where changes are recorded with their bytes, as one batch per call. Never throws. */
+/**
+ * Where changes are recorded with their bytes, as one batch per call, BEFORE they are made
+ * (HistoryStore.prepare, abandon; change-outbox.ts ChangeRecord says when).
+ */
 export interface HistorySink {
-  record(changes: readonly HistoryChange[]): string[];
+  /**
+   * Records changes about to be made (after taking back `supersedes`, an earlier batch not made);
+   * their ids, the first the batch's. Throws (an Error with the OS `code`) when it cannot: then
+   * nothing of it counts, and the change must not be made.
+   */
+  prepare(changes: readonly HistoryChange[], supersedes: string | null): string[];
+  /** The change of batch `batch` was not made: it no longer counts. Never throws. */
+  abandon(batch: string): void;
 }

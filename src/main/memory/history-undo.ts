@@ -5,7 +5,8 @@
  *
  * Invariants: the check and the writes happen under the scope's lock, so no Cairn writer can slip
  * in between (all or nothing against every other Cairn process); the undo is itself one change of
- * the person's, recorded in the history as one batch (cause `undo:<id>`), so it can be undone. The
+ * the person's, recorded in the history as one batch (cause `undo:<id>`) before its first file is
+ * put back (an undo the history cannot take is refused, nothing written), so it can be undone. The
  * caller (the CLI, later the API) looks the versions and their bytes up in the history store; this
  * module only compares and writes.
  */
@@ -52,6 +53,14 @@ async function current(b: AvailableScope, segments: readonly string[]): Promise<
 
 const same = (a: Uint8Array | null, b: Uint8Array | null) => (a === null || b === null ? a === b : Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
 
+/** One step of an undo as made: its event's change and content, and what it does to its file. */
+interface Made {
+  readonly step: UndoStep;
+  readonly change: Change;
+  readonly content: Uint8Array | null;
+  readonly files: FileChange[];
+}
+
 /** Takes back one applied step of an undo: the file as the change had left it. */
 async function putBack(b: AvailableScope, step: UndoStep): Promise<void> {
   const at = segmentsOf(step.path).segments;
@@ -71,7 +80,8 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
   if (scopes.size !== 1) throw new MemoryToolError('A batch to undo must lie in one scope.');
   const scope = [...scopes][0]!;
   const b = availableScope(session, scope);
-  const done: Array<{ change: Change; content: Uint8Array | null; files: FileChange[] }> = [];
+  const done: Made[] = [];
+  const record = outbox.begin(session, 'user', cause);
   let outcome: UndoOutcome;
   try {
     outcome = await mapRuntimeErrors(
@@ -89,35 +99,40 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
               return { status: 'conflict', kind: 'exists', path: step.oldPath, message: `${step.oldPath} exists again since that change; nothing was undone.` };
             }
           }
-          const applied: UndoStep[] = [];
+          // Every step planned first: the history records the undo, as one batch, before the
+          // first file is put back (an undo it cannot take is refused, nothing written).
+          const planned = steps.map((step): Made => {
+            const at = segmentsOf(step.path).segments;
+            if (step.op === 'rename' && step.oldPath !== undefined) {
+              const back = segmentsOf(step.oldPath).segments;
+              return { step, change: { scope, path: step.oldPath, oldPath: step.path, op: 'rename' }, content: null, files: [{ rel: back, oldRel: at, before: step.after, after: step.after }] };
+            }
+            if (step.before === null) return { step, change: { scope, path: step.path, op: 'delete' }, content: null, files: [{ rel: at, before: step.after, after: null }] };
+            return { step, change: { scope, path: step.path, op: step.after === null ? 'create' : 'update' }, content: step.before, files: [{ rel: at, before: step.after, after: step.before }] };
+          });
+          record.record(planned);
           try {
-            for (const step of steps) {
+            for (const made of planned) {
+              const { step } = made;
               const at = segmentsOf(step.path).segments;
-              if (step.op === 'rename' && step.oldPath !== undefined) {
-                const back = segmentsOf(step.oldPath).segments;
-                await b.runtime.rename(b.root, at, back);
-                done.push({ change: { scope, path: step.oldPath, oldPath: step.path, op: 'rename' }, content: null, files: [{ rel: back, oldRel: at, before: step.after, after: step.after }] });
-              } else if (step.before === null) {
-                await b.runtime.remove(b.root, at);
-                done.push({ change: { scope, path: step.path, op: 'delete' }, content: null, files: [{ rel: at, before: step.after, after: null }] });
-              } else {
-                await b.runtime.writeFile(b.root, at, step.before, { exclusive: false });
-                done.push({ change: { scope, path: step.path, op: step.after === null ? 'create' : 'update' }, content: step.before, files: [{ rel: at, before: step.after, after: step.before }] });
-              }
-              applied.push(step);
+              if (step.op === 'rename' && step.oldPath !== undefined) await b.runtime.rename(b.root, at, segmentsOf(step.oldPath).segments);
+              else if (step.before === null) await b.runtime.remove(b.root, at);
+              else await b.runtime.writeFile(b.root, at, step.before, { exclusive: false });
+              done.push(made);
             }
           } catch (err) {
             // All or nothing: a write that failed midway (a full disk, a permission) takes back
-            // the steps already made, newest first; what cannot be taken back stays recorded.
-            while (applied.length > 0) {
+            // the steps already made, newest first; what cannot be taken back stays, and the
+            // history keeps exactly that.
+            while (done.length > 0) {
               try {
-                await putBack(b, applied[applied.length - 1]!);
+                await putBack(b, done[done.length - 1]!.step);
               } catch {
                 break;
               }
-              applied.pop();
               done.pop();
             }
+            record.settle(done);
             throw err;
           }
           // A create or a rename may have made directories that are now empty: take those away too,
@@ -133,9 +148,9 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
       steps[0]!.path,
     );
   } finally {
-    // What was put back and stays is a change, recorded and announced: after a failure midway,
-    // only what could not be taken back again (the history then shows exactly that part).
-    if (done.length > 0) outbox.emitBatch(session, 'user', done, cause);
+    // What was put back and stays is a change, announced: after a failure midway, only what
+    // could not be taken back again (the history then shows exactly that part).
+    for (const made of done) record.emit(made.change, made.content);
   }
   return outcome;
 }

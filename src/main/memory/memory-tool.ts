@@ -4,7 +4,8 @@
  *
  * Order of every command (the envelope): schema -> path rules -> access policy -> scope
  * availability, all before any filesystem access; then, for writes, the scope's lock, the content
- * checks, the atomic write, the usage record and the change event (change-outbox.ts), in that
+ * checks, the version history's record (before the change is made: a change it cannot take is
+ * refused), the atomic write, the usage record and the change event (change-outbox.ts), in that
  * order. Reads take no lock: writes are atomic renames, so a reader sees a whole old or a whole new
  * file. Errors a model sees name virtual paths only (error-mapper.ts).
  *
@@ -33,8 +34,8 @@ import {
   withheldNames,
   type ViewRow,
 } from '../../common/memory/texts';
-import { RuntimeError, type Capture } from '../runtime/runtime';
-import { ChangeOutbox, sha256 } from './change-outbox';
+import { RuntimeError, type BeforeChange, type Capture } from '../runtime/runtime';
+import { ChangeOutbox, sha256, type Change } from './change-outbox';
 import { fileCases, mapRenameErrors, mapRuntimeErrors, toolError } from './error-mapper';
 import { NotAFileUnderReview, RecordingRuntime, ReviewUnknown, type ProposedCommand, type ReviewGate } from './review-gate';
 import { scanPath } from './scanners/content-scanner';
@@ -327,20 +328,26 @@ export class MemoryTool {
     const b = availableScope(session, target.scope);
     checkNames(target, options.actor);
     const data = encodeContent(target.path, text, options.actor);
+    const made: Change = { scope: target.scope, path: target.path, op: 'create' };
+    // The history records the change before it is made (change-outbox.ts ChangeRecord).
+    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool');
     await mapRuntimeErrors(
       () =>
-        b.runtime.withLock(b.root, async () => {
-          // Exclusive: anything already at the path (a file, a directory, even a dangling symlink)
-          // makes this fail with EEXIST, reported as "already exists"; the cap is checked with it.
-          if ((await b.runtime.createFile(b.root, target.segments, data, MAX_FILES_PER_SCOPE)) === 'full') {
-            throw new MemoryToolError(errors.scopeFull(target.scope));
-          }
-        }),
+        record.run(() =>
+          b.runtime.withLock(b.root, async () => {
+            // Exclusive: anything already at the path (a file, a directory, even a dangling symlink)
+            // makes this fail with EEXIST, reported as "already exists"; the cap is checked with it.
+            const before = record.before(made, () => [{ rel: target.segments, before: null, after: data }]);
+            if ((await b.runtime.createFile(b.root, target.segments, data, MAX_FILES_PER_SCOPE, before)) === 'full') {
+              throw new MemoryToolError(errors.scopeFull(target.scope));
+            }
+          }),
+        ),
       'create',
       target.path,
     );
     recordUse(this.usage, session, target, options.actor);
-    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'create' }, data, [{ rel: target.segments, before: null, after: data }], options.cause);
+    record.emit(made, data);
     return createdText(target.path);
   }
 
@@ -355,24 +362,35 @@ export class MemoryTool {
     const b = availableScope(session, target.scope);
     let result = '';
     let before: Uint8Array | null = null;
+    let after: Uint8Array | null = null;
+    const made: Change = { scope: target.scope, path: target.path, op: 'update' };
+    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool');
     // One mapping, outside the lock: a runtime's BUSY must leave withLock as it is (an SSH
     // runtime tries again on it), and the operation's own cases read as this command's.
     const data = await mapRuntimeErrors(
       () =>
-        b.runtime.withLock(b.root, () =>
-          b.runtime.editFile(b.root, target.segments, MAX_FILE_BYTES, (bytes) => {
-            before = bytes;
-            const next = change(decodeText(bytes, target.path));
-            result = next.result;
-            return encodeContent(target.path, next.content, options.actor);
-          }),
+        record.run(() =>
+          b.runtime.withLock(b.root, () =>
+            b.runtime.editFile(
+              b.root,
+              target.segments,
+              MAX_FILE_BYTES,
+              (bytes) => {
+                before = bytes;
+                const next = change(decodeText(bytes, target.path));
+                result = next.result;
+                return (after = encodeContent(target.path, next.content, options.actor));
+              },
+              record.before(made, () => [{ rel: target.segments, before: before ?? 'unknown', after: after! }]),
+            ),
+          ),
         ),
       command,
       target.path,
       fileCases(target.path),
     );
     recordUse(this.usage, session, target, options.actor);
-    this.outbox.emit(session, options.actor, { scope: target.scope, path: target.path, op: 'update' }, data, [{ rel: target.segments, before: before ?? 'unknown', after: data }], options.cause);
+    record.emit(made, data);
     return result;
   }
 
@@ -399,59 +417,61 @@ export class MemoryTool {
     });
   }
 
-  /** What a remove or rename is asked to read of the files it takes or moves: for the history, when there is one. */
-  private capture(): Capture | undefined {
-    return this.outbox.recordsHistory ? { maxBytes: MAX_FILE_BYTES } : undefined;
+  /**
+   * What a remove or rename is asked to read of the files it takes or moves, and to hand the
+   * history before it is made: when there is a history.
+   */
+  private capture(before: BeforeChange | undefined): Capture | undefined {
+    return before ? { maxBytes: MAX_FILE_BYTES, beforeChange: before } : undefined;
   }
 
   private async delete(target: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = availableScope(session, target.scope);
     const missing = () => errors.notFoundForDelete(target.path);
-    const removed = await mapRuntimeErrors(
+    const made: Change = { scope: target.scope, path: target.path, op: 'delete' };
+    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool');
+    // What the delete takes away, for the history: read by the remove itself, under the lock, and
+    // recorded before it is removed.
+    const before = record.before(made, (taken) => taken.map((f) => ({ rel: f.rel, before: f.data ?? 'unknown', after: null })));
+    await mapRuntimeErrors(
       () =>
-        // What the delete takes away, for the history: read by the remove itself, under the lock.
-        b.runtime.withLock(b.root, async () => {
-          if (options.expectedSha256 !== undefined) await expectFile(b, target, options.expectedSha256);
-          return b.runtime.remove(b.root, target.segments, this.capture());
-        }),
+        record.run(() =>
+          b.runtime.withLock(b.root, async () => {
+            if (options.expectedSha256 !== undefined) await expectFile(b, target, options.expectedSha256);
+            return b.runtime.remove(b.root, target.segments, this.capture(before));
+          }),
+        ),
       'delete',
       target.path,
       { ENOENT: missing, ENOTDIR: missing },
     );
     const id = memoryIdentity(target.scope, session, target.segments);
     if (this.usage && id !== null) this.usage.record({ type: 'delete', id });
-    this.outbox.emit(
-      session,
-      options.actor,
-      { scope: target.scope, path: target.path, op: 'delete' },
-      null,
-      removed.map((f) => ({ rel: f.rel, before: f.data ?? 'unknown', after: null })),
-      options.cause,
-    );
+    record.emit(made, null);
     return deletedText(target.path);
   }
 
   private async rename(source: InScope, dest: InScope, session: MemorySession, options: ExecuteOptions): Promise<string> {
     const b = availableScope(session, source.scope);
     checkNames(dest, options.actor);
-    const moved = await mapRenameErrors(b, source, dest, () =>
-      b.runtime.withLock(b.root, async () => {
-        if (options.expectedSha256 !== undefined) await expectFile(b, source, options.expectedSha256, dest);
-        return b.runtime.rename(b.root, source.segments, dest.segments, this.capture());
-      }),
+    const made: Change = { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename' };
+    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool');
+    // Each file where it will be, and where it was: the same bytes; recorded before the move.
+    const before = record.before(made, (moved) =>
+      moved.map((f) => ({ rel: [...dest.segments, ...f.rel.slice(source.segments.length)], oldRel: f.rel, before: f.data ?? 'unknown', after: f.data ?? 'unknown' })),
+    );
+    await mapRenameErrors(b, source, dest, () =>
+      record.run(() =>
+        b.runtime.withLock(b.root, async () => {
+          if (options.expectedSha256 !== undefined) await expectFile(b, source, options.expectedSha256, dest);
+          return b.runtime.rename(b.root, source.segments, dest.segments, this.capture(before));
+        }),
+      ),
     );
     const from = memoryIdentity(source.scope, session, source.segments);
     const to = memoryIdentity(dest.scope, session, dest.segments);
     if (this.usage && from !== null && to !== null) this.usage.record({ type: 'move', from, to });
-    this.outbox.emit(
-      session,
-      options.actor,
-      { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename' },
-      null,
-      // Each file where it is now, and where it was: the same bytes.
-      moved.map((f) => ({ rel: [...dest.segments, ...f.rel.slice(source.segments.length)], oldRel: f.rel, before: f.data ?? 'unknown', after: f.data ?? 'unknown' })),
-      options.cause,
-    );
+    record.emit(made, null);
     return renamedText(source.path, dest.path);
   }
 }

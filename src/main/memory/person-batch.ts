@@ -6,9 +6,11 @@
  * every file at once (history-undo.ts).
  *
  * Invariants: the checks and the writes happen under the scope's lock (no Cairn writer slips in
- * between); a group is all or nothing (a merge never lands half: its kept file written but the
- * others left); a failure midway takes back what was already written, newest first, and what
- * cannot be taken back is still recorded, so the history never lies about the disk. Content is a
+ * between); the whole is recorded in the history before the first file is written (a batch the
+ * history cannot take is refused, nothing written); a group is all or nothing (a merge never lands
+ * half: its kept file written but the others left); a failure midway takes back what was already
+ * written, newest first, and the record is settled to what stays (change-outbox.ts ChangeRecord),
+ * so the history never lacks a change the disk has. Content is a
  * person's (not refused by the scanners; callers scan what a model proposed); UTF-8 and the caps
  * apply. Reading and writing here are not uses of memory (a cleanup is not an agent's interest).
  */
@@ -74,6 +76,15 @@ function conflictOf(key: string, file: BatchFile, here: Uint8Array | null): Batc
   return null;
 }
 
+/** One change of the batch: its event's change and content, and what it does to its file. */
+interface Made {
+  readonly change: Change;
+  readonly content: Uint8Array | null;
+  readonly files: FileChange[];
+  /** Puts the file back as it was (after a later change of the batch failed). */
+  readonly takeBack: () => Promise<void>;
+}
+
 /** Makes `groups` (all in one scope) as the person's change with `cause`, recorded as one batch. */
 export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGroup[], cause: string, session: MemorySession): Promise<BatchOutcome> {
   const files = groups.flatMap((g) => g.files);
@@ -89,7 +100,8 @@ export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGro
   // Encoded before the lock: bad content refuses the whole batch before anything is looked at.
   const encoded = new Map<BatchFile, Uint8Array>();
   for (const f of files) if (typeof f.content === 'string') encoded.set(f, encodeContent(f.path, f.content, 'user'));
-  const done: Array<{ change: Change; content: Uint8Array | null; files: FileChange[] }> = [];
+  const done: Made[] = [];
+  const record = outbox.begin(session, 'user', cause);
   try {
     return await mapRuntimeErrors(
       () =>
@@ -110,40 +122,56 @@ export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGro
           }
           const creates = chosen.flatMap(({ before }) => [...before].filter(([f, here]) => here === null && encoded.has(f))).length;
           if (creates > 0 && (await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) + creates > MAX_FILES_PER_SCOPE) throw new MemoryToolError(errors.scopeFull(scope));
-          const undo: Array<() => Promise<void>> = [];
-          try {
-            for (const { group, before } of chosen) {
-              for (const f of group.files) {
-                if (f.content === undefined) continue;
-                const at = fileOf(f.path).segments;
-                const was = before.get(f) ?? null;
-                const data = encoded.get(f) ?? null;
-                if (data === null) {
-                  if (was === null) continue;
-                  await b.runtime.remove(b.root, at);
-                  undo.push(() => b.runtime.writeFile(b.root, at, was, { exclusive: true }));
-                  done.push({ change: { scope, path: f.path, op: 'delete' }, content: null, files: [{ rel: at, before: was, after: null }] });
-                } else {
-                  await b.runtime.writeFile(b.root, at, data, { exclusive: was === null });
-                  undo.push(async () => {
+          // Every change planned first: the history records them all, as one batch, before the
+          // first is made (a batch it cannot take is refused whole, nothing written).
+          const planned: Array<Made & { make: () => Promise<void> }> = [];
+          for (const { group, before } of chosen) {
+            for (const f of group.files) {
+              if (f.content === undefined) continue;
+              const at = fileOf(f.path).segments;
+              const was = before.get(f) ?? null;
+              const data = encoded.get(f) ?? null;
+              if (data === null) {
+                if (was === null) continue;
+                planned.push({
+                  change: { scope, path: f.path, op: 'delete' },
+                  content: null,
+                  files: [{ rel: at, before: was, after: null }],
+                  make: () => b.runtime.remove(b.root, at).then(() => undefined),
+                  takeBack: () => b.runtime.writeFile(b.root, at, was, { exclusive: true }),
+                });
+              } else {
+                planned.push({
+                  change: { scope, path: f.path, op: was === null ? 'create' : 'update' },
+                  content: data,
+                  files: [{ rel: at, before: was, after: data }],
+                  make: () => b.runtime.writeFile(b.root, at, data, { exclusive: was === null }),
+                  takeBack: async () => {
                     if (was === null) await b.runtime.remove(b.root, at);
                     else await b.runtime.writeFile(b.root, at, was, { exclusive: false });
-                  });
-                  done.push({ change: { scope, path: f.path, op: was === null ? 'create' : 'update' }, content: data, files: [{ rel: at, before: was, after: data }] });
-                }
+                  },
+                });
               }
             }
+          }
+          record.record(planned);
+          try {
+            for (const p of planned) {
+              await p.make();
+              done.push(p);
+            }
           } catch (err) {
-            // All or nothing: take back what was written, newest first; what cannot be stays recorded.
-            while (undo.length > 0) {
+            // All or nothing: take back what was written, newest first; what cannot be stays,
+            // and the history keeps exactly that.
+            while (done.length > 0) {
               try {
-                await undo[undo.length - 1]!();
+                await done[done.length - 1]!.takeBack();
               } catch {
                 break;
               }
-              undo.pop();
               done.pop();
             }
+            record.settle(done);
             throw err;
           }
           return { applied: chosen.map(({ group }) => group.key), conflicts };
@@ -152,6 +180,6 @@ export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGro
       files[0]!.path,
     );
   } finally {
-    if (done.length > 0) outbox.emitBatch(session, 'user', done, cause);
+    for (const d of done) record.emit(d.change, d.content);
   }
 }

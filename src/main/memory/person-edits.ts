@@ -14,7 +14,7 @@ import { memoryIdentity } from '../../common/memory/identity';
 import { displayPath, parseMemoryPath } from '../../common/memory/paths';
 import { errors } from '../../common/memory/texts';
 import { RuntimeError } from '../runtime/runtime';
-import { sha256, type ChangeOutbox } from './change-outbox';
+import { sha256, type Change, type ChangeOutbox } from './change-outbox';
 import { fileCases, mapRuntimeErrors } from './error-mapper';
 import type { MemorySession, SaveOutcome } from './session';
 import { availableScope, encodeContent, encodeUtf8, place, readText, recordUse, type InScope } from './targets';
@@ -70,10 +70,12 @@ export class PersonEdits {
     const target = fileTarget(rawPath);
     const b = availableScope(session, target.scope);
     const data = encodeContent(target.path, content, 'user');
-    let replaced: Uint8Array | null = null;
+    // The history records the save before it is made (change-outbox.ts ChangeRecord).
+    const record = this.outbox.begin(session, 'user', cause);
+    let made: Change | null = null;
     const outcome = await mapRuntimeErrors(
       () =>
-        b.runtime.withLock(b.root, async (): Promise<SaveOutcome> => {
+        record.run(async (): Promise<SaveOutcome> => b.runtime.withLock(b.root, async (): Promise<SaveOutcome> => {
           let current: Uint8Array | null = null;
           try {
             current = encodeUtf8(await readText(b, target));
@@ -86,16 +88,18 @@ export class PersonEdits {
           if (current === null && (await b.runtime.countFiles(b.root, MAX_FILES_PER_SCOPE)) >= MAX_FILES_PER_SCOPE) {
             throw new MemoryToolError(errors.scopeFull(target.scope));
           }
-          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: current === null });
-          replaced = current;
+          const change: Change = { scope: target.scope, path: target.path, op: current === null ? 'create' : 'update' };
+          const beforeChange = record.before(change, () => [{ rel: target.segments, before: current, after: data }]);
+          await b.runtime.writeFile(b.root, target.segments, data, { exclusive: current === null, ...(beforeChange ? { beforeChange } : {}) });
+          made = change;
           return { status: 'ok', sha256: sha256(data), created: current === null };
-        }),
+        })),
       'save',
       target.path,
     );
-    if (outcome.status === 'ok') {
+    if (outcome.status === 'ok' && made) {
       recordUse(this.usage, session, target, 'user');
-      this.outbox.emit(session, 'user', { scope: target.scope, path: target.path, op: outcome.created ? 'create' : 'update' }, outcome.sha256, [{ rel: target.segments, before: replaced, after: data }], cause);
+      record.emit(made, outcome.sha256);
     }
     return outcome;
   }

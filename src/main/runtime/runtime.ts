@@ -78,6 +78,11 @@ export type RuntimeErrorCode =
    * the kind (UnsafeRootKind), `detail` the reason for a person or a model.
    */
   | 'UNSAFE_ROOT'
+  /**
+   * The version history could not record the change before it was made (a BeforeChange hook
+   * refused it), so nothing was changed; `errno` carries the OS code of the history's failure.
+   */
+  | 'HISTORY'
   /** Any other failure; `errno` carries the OS code. */
   | 'IO';
 
@@ -139,9 +144,22 @@ export interface CapturedFile {
   readonly data: Uint8Array | null;
 }
 
+/**
+ * Called by a write right before the step that makes its change (the rename of the new content's
+ * temp file over the name, the unlink, the rename), once everything that could refuse or fail it
+ * for want of space is done, with the files a remove takes away or a rename moves ([] for a write
+ * of one file, whose bytes the caller has). The version history records the change here, before
+ * it is made; whatever the hook throws abandons the write, which then changes nothing, and is
+ * thrown as it is. A remote runtime calls it before the request that makes the change, and again
+ * before a retry of it (each call supersedes the one before, whose change was not made).
+ */
+export type BeforeChange = (files: readonly CapturedFile[]) => void;
+
 /** Asks a remove or a rename for the files it takes or moves, each read up to `maxBytes`. */
 export interface Capture {
   readonly maxBytes: number;
+  /** Called with those files before the remove or rename is made (BeforeChange). */
+  readonly beforeChange?: BeforeChange;
 }
 
 export interface ListOptions {
@@ -172,20 +190,20 @@ export interface Runtime {
    * Writes atomically (temp file in the same directory, fsync, rename), creating missing parents.
    * Never follows a symlink at the final component. `exclusive`: EEXIST if anything is there.
    */
-  writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void>;
+  writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; beforeChange?: BeforeChange }): Promise<void>;
   /**
    * Creates a file (as writeFile with `exclusive`) unless the scope already holds `maxFiles` files:
    * then 'full' and nothing is written, or EEXIST when something is at the path anyway. One request
    * on a remote runtime (the count travels with the write).
    */
-  createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'>;
+  createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number, beforeChange?: BeforeChange): Promise<'created' | 'full'>;
   /**
    * Read-modify-write of a regular file (the caller holds the scope lock): `change` gets the current
    * bytes and returns the new ones (or throws, and nothing is written); returns what was written.
    * A remote runtime that recently read or wrote the file sends the change with the bytes it was
    * based on, written only if they still match: one request instead of a read and a write.
    */
-  editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array): Promise<Uint8Array>;
+  editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array, beforeChange?: BeforeChange): Promise<Uint8Array>;
   /** Entries below a directory, sorted by name, hidden and unsafe names skipped; null if missing. */
   list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null>;
   /** Listed regular files in the whole scope, counting up to `limit`. */

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { lockPathFor, withLocalLock } from '../local-lock';
 import {
   RuntimeError,
+  type BeforeChange,
   type Capture,
   type CapturedFile,
   type EntryStat,
@@ -118,17 +119,22 @@ export class LocalRuntime implements Runtime {
     return rootReal ? readHeads(rootReal, rels, bytes) : rels.map(() => null);
   }
 
-  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
+  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; beforeChange?: BeforeChange }): Promise<void> {
     await this.write(root, rel, data, options);
   }
 
-  async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
+  async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number, beforeChange?: BeforeChange): Promise<'created' | 'full'> {
     // An existing name is refused first; then a full scope gets no file (nothing is written).
-    const written = await this.write(root, rel, data, { exclusive: true, admit: (rootReal) => countFiles(rootReal, maxFiles) < maxFiles });
+    const written = await this.write(root, rel, data, { exclusive: true, admit: (rootReal) => countFiles(rootReal, maxFiles) < maxFiles, ...(beforeChange ? { beforeChange } : {}) });
     return written ? 'created' : 'full';
   }
 
-  private async write(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; admit?: (rootReal: string) => boolean }): Promise<boolean> {
+  private async write(
+    root: ScopeRoot,
+    rel: readonly string[],
+    data: Uint8Array,
+    options: { exclusive: boolean; admit?: (rootReal: string) => boolean; beforeChange?: BeforeChange },
+  ): Promise<boolean> {
     const name = rel[rel.length - 1];
     if (name === undefined) throw new RuntimeError('EISDIR');
     try {
@@ -142,8 +148,13 @@ export class LocalRuntime implements Runtime {
       await this.pinned(rootReal, rel.slice(0, -1), true, (dir) =>
         writeAtomically(dir, name, data, {
           exclusive: options.exclusive,
-          // Without pinning, the directory must still be the one checked, after the fsync's wait.
-          ...(PINNING ? {} : { beforeRename: () => checkStillAt(dir) }),
+          // The new content is on disk in its temp file: only the rename is left, and the history
+          // records the change before it (BeforeChange). Without pinning, the directory must still
+          // be the one checked, after the fsync's wait.
+          beforeRename: () => {
+            if (!PINNING) checkStillAt(dir);
+            options.beforeChange?.([]);
+          },
         }),
       );
       return true;
@@ -163,9 +174,9 @@ export class LocalRuntime implements Runtime {
     }
   }
 
-  async editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array): Promise<Uint8Array> {
+  async editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array, beforeChange?: BeforeChange): Promise<Uint8Array> {
     const next = change((await this.readFile(root, rel, maxBytes)).data);
-    await this.writeFile(root, rel, next, { exclusive: false });
+    await this.writeFile(root, rel, next, { exclusive: false, ...(beforeChange ? { beforeChange } : {}) });
     return next;
   }
 
@@ -211,6 +222,7 @@ export class LocalRuntime implements Runtime {
           const dest = path.join(destDir, to[to.length - 1]!);
           if (lstatOrNull(dest)) throw new RuntimeError('EEXIST');
           const moved = capture ? captureFiles(source, st, from, capture.maxBytes) : [];
+          capture?.beforeChange?.(moved);
           fs.renameSync(source, dest);
           return moved;
         });
@@ -228,6 +240,7 @@ export class LocalRuntime implements Runtime {
         const target = path.join(dir, rel[rel.length - 1]!);
         const st = fs.lstatSync(target);
         const taken = capture ? captureFiles(target, st, rel, capture.maxBytes) : [];
+        capture?.beforeChange?.(taken);
         // A symlink is removed itself, never followed; a directory with everything in it.
         if (st.isDirectory()) fs.rmSync(target, { recursive: true });
         else fs.unlinkSync(target);

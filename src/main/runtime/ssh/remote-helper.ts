@@ -29,7 +29,7 @@
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '9';
+export const HELPER_VERSION = '10';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -482,6 +482,27 @@ $ops{rename} = sub {
       rename("$sd/$fname", "$dd/$tname") or os_fail();
       return @moved;
     });
+  });
+};
+# The files a remove of $rel would take away, or a rename to $to (when given) would move, read as
+# capture_tree does, changing nothing: the client records them before it asks for the change. The
+# errors come in the rename's order: an existing destination, then a missing source.
+$ops{capture} = sub {
+  my ($root, $anchor, $rel, $capture, $to) = @_;
+  my $rr = root_real($root, $anchor, 0);
+  fail('ENOENT') unless defined $rr && $rel ne '';
+  if (defined $to && $to ne '') {
+    my $probe = eval { target($rr, $to, 0) };
+    if (my $err = $@) { die $err unless ref $err && ($err->{code} eq 'ENOENT' || $err->{code} eq 'ENOTDIR') }
+    fail('EEXIST') if defined $probe && lstat $probe;
+  }
+  my @rel = split m{/}, $rel; my $name = pop @rel;
+  return with_dir($rr, \@rel, 0, sub {
+    my ($d) = @_;
+    lstat "$d/$name" or os_fail();
+    my @taken;
+    capture_tree("$d/$name", $rel, $capture, \@taken);
+    return @taken;
   });
 };
 $ops{remove} = sub {

@@ -29,7 +29,7 @@ import { Mutex } from 'async-mutex';
 import { INDEX_HEAD_BYTES, MAX_FILES_PER_SCOPE, VIEW_DEPTH } from '../../../common/memory/constants';
 import { isListedName } from '../../../common/memory/paths';
 import { LOCK_STALE_MS } from '../local-lock';
-import { RuntimeError, unsafeRootDetail, type Capture, type CapturedFile, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
+import { RuntimeError, unsafeRootDetail, type BeforeChange, type Capture, type CapturedFile, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
 import { SshError, type SshConnection } from './ssh-connection';
 
 const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'UNSAFE_ROOT', 'IO']);
@@ -250,14 +250,16 @@ export class SshRuntime implements Runtime {
     return out;
   }
 
-  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean }): Promise<void> {
+  async writeFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, options: { exclusive: boolean; beforeChange?: BeforeChange }): Promise<void> {
     if (rel.length === 0) throw new RuntimeError('EISDIR');
+    options.beforeChange?.([]);
     this.forgetContent(root, rel);
     await this.call(['write', root.path, root.anchor, rel.join('/'), options.exclusive ? '1' : '0', data]);
     this.remember(root, rel, data);
   }
 
-  async editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array): Promise<Uint8Array> {
+  async editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array, beforeChange?: BeforeChange): Promise<Uint8Array> {
+    const write = { exclusive: false, ...(beforeChange ? { beforeChange } : {}) };
     if (rel.length === 0) throw new RuntimeError('EISDIR');
     const based = this.known.get(this.contentKey(root, rel));
     let next: Uint8Array | null = null;
@@ -269,6 +271,7 @@ export class SshRuntime implements Runtime {
       }
     }
     if (based && next) {
+      beforeChange?.([]);
       this.forgetContent(root, rel);
       const res = await this.call(['cwrite', root.path, root.anchor, rel.join('/'), String(maxBytes), based, next]);
       if (res[0]?.toString() === 'ok') {
@@ -279,12 +282,12 @@ export class SshRuntime implements Runtime {
       const current = new Uint8Array(res[1]!);
       this.remember(root, rel, current);
       const again = change(current);
-      await this.writeFile(root, rel, again, { exclusive: false });
+      await this.writeFile(root, rel, again, write);
       return again;
     }
     const current = (await this.readFile(root, rel, maxBytes)).data;
     const again = change(current);
-    await this.writeFile(root, rel, again, { exclusive: false });
+    await this.writeFile(root, rel, again, write);
     return again;
   }
 
@@ -307,8 +310,9 @@ export class SshRuntime implements Runtime {
     for (const key of [...this.known.keys()]) if (key === prefix || key.startsWith(rel.length === 0 ? prefix : `${prefix}/`)) this.known.delete(key);
   }
 
-  async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number): Promise<'created' | 'full'> {
+  async createFile(root: ScopeRoot, rel: readonly string[], data: Uint8Array, maxFiles: number, beforeChange?: BeforeChange): Promise<'created' | 'full'> {
     if (rel.length === 0) throw new RuntimeError('EISDIR');
+    beforeChange?.([]);
     this.forgetContent(root, rel);
     const res = await this.call(['create', root.path, root.anchor, rel.join('/'), String(maxFiles), data]);
     if (res[0]?.toString() === 'full') return 'full';
@@ -373,12 +377,27 @@ export class SshRuntime implements Runtime {
   async rename(root: ScopeRoot, from: readonly string[], to: readonly string[], capture?: Capture): Promise<CapturedFile[]> {
     this.forgetContent(root, from);
     this.forgetContent(root, to);
+    if (capture?.beforeChange) {
+      // The files are read first (the destination checked as the rename does), the hook called,
+      // then the rename made: one more round trip, so that the history has them before the change.
+      const moved = captured(await this.call(['capture', root.path, root.anchor, from.join('/'), String(capture.maxBytes), to.join('/')]));
+      capture.beforeChange(moved);
+      await this.call(['rename', root.path, root.anchor, from.join('/'), to.join('/'), '']);
+      return moved;
+    }
     return captured(await this.call(['rename', root.path, root.anchor, from.join('/'), to.join('/'), capture ? String(capture.maxBytes) : '']));
   }
 
   async remove(root: ScopeRoot, rel: readonly string[], capture?: Capture): Promise<CapturedFile[]> {
     if (rel.length === 0) throw new RuntimeError('ENOENT');
     this.forgetContent(root, rel);
+    if (capture?.beforeChange) {
+      // As rename: the files read, the hook called, then the remove made.
+      const taken = captured(await this.call(['capture', root.path, root.anchor, rel.join('/'), String(capture.maxBytes), '']));
+      capture.beforeChange(taken);
+      await this.call(['remove', root.path, root.anchor, rel.join('/'), '']);
+      return taken;
+    }
     return captured(await this.call(['remove', root.path, root.anchor, rel.join('/'), capture ? String(capture.maxBytes) : '']));
   }
 
