@@ -217,34 +217,41 @@ describe('the Inbox', () => {
     ]);
   });
 
-  it('shows a conflict (the file changed while approving) and an error on the proposal, never dropping it', async () => {
+  it('adds to the file as it is when an agent writes it meanwhile; shows a conflict only when it never stops changing, never dropping the proposal', async () => {
     const b = await makeBackend();
     await b.write('/memories/project/conventions.md', '- Use pnpm.\n');
-    propose(b, [candidate('We use tabs, not spaces.', 'convention')]);
-    // An agent writes the file between the approval's read and its write (the real save then conflicts).
+    propose(b, [candidate('We use tabs, not spaces.', 'convention'), candidate('We keep a changelog.', 'convention')]);
+    // An agent writes the file between the approval's read and its write, once: the approval reads
+    // again and appends to the file as it is now.
     const service = b.host.service;
     const read = service.read.bind(service);
-    let raced = false;
+    let races = 1;
+    let n = 0;
     service.read = async (p, s) => {
       const result = await read(p, s);
-      if (!raced && p === '/memories/project/conventions.md') {
-        raced = true;
-        await b.agent({ command: 'str_replace', path: p, old_str: '- Use pnpm.', new_str: '- Use pnpm 9.' });
+      if (races > 0 && p === '/memories/project/conventions.md') {
+        races--;
+        await b.agent({ command: 'insert', path: p, insert_line: 0, insert_text: `# agent ${n++}` });
       }
       return result;
     };
     const user = await openInbox(b);
-    const item = proposal('Convention: We use tabs, not spaces.');
-    await user.click(within(item).getByRole('button', { name: 'Approve' }));
-    const conflict = await within(item).findByRole('alert');
-    expect(conflict.textContent).toMatch(/^Conflict: .*Nothing was added; approve it again to add it to the file as it is now\.$/);
-    expect(await onDisk(b, 'project', 'conventions.md')).toBe('- Use pnpm 9.\n');
-    expect(proposalNames()).toContain('Convention: We use tabs, not spaces.');
-    // Approving again adds it to the file as it is now.
-    await user.click(within(item).getByRole('button', { name: 'Approve' }));
+    const tabs = proposal('Convention: We use tabs, not spaces.');
+    await user.click(within(tabs).getByRole('button', { name: 'Approve' }));
     await within(inbox()).findByText('Added to /memories/project/conventions.md.');
-    expect(await onDisk(b, 'project', 'conventions.md')).toBe('- Use pnpm 9.\n- We use tabs, not spaces.\n');
-
+    expect(await onDisk(b, 'project', 'conventions.md')).toBe('# agent 0\n- Use pnpm.\n- We use tabs, not spaces.\n');
+    // A file that changes before every write: a conflict, shown on the proposal, which stays.
+    races = Number.POSITIVE_INFINITY;
+    const changelog = proposal('Convention: We keep a changelog.');
+    await user.click(within(changelog).getByRole('button', { name: 'Approve' }));
+    const conflict = await within(changelog).findByRole('alert');
+    expect(conflict.textContent).toMatch(/^Conflict: .*The file kept changing while this was added; nothing was added\. Approve it again\.$/);
+    expect(await onDisk(b, 'project', 'conventions.md')).not.toContain('changelog');
+    expect(proposalNames()).toContain('Convention: We keep a changelog.');
+    races = 0;
+    await user.click(within(changelog).getByRole('button', { name: 'Approve' }));
+    await expect.poll(() => onDisk(b, 'project', 'conventions.md')).toMatch(/- We use tabs, not spaces\.\n- We keep a changelog\.\n$/);
+    await waitFor(() => expect(proposalNames()).not.toContain('Convention: We keep a changelog.'));
   });
 
   it('shows an error on the proposal and keeps it when the memory cannot take it (no project here)', async () => {
