@@ -340,23 +340,23 @@ export class HistoryStore {
 
   /**
    * Makes sure the reserve is there, whole (RESERVE_BYTES written, so its blocks are allocated):
-   * the room abandon() frees for a void line on a full disk. Written as a temp file, then renamed.
+   * the room abandon() frees for a void line on a full disk. A reserve left short (a process killed
+   * while writing it) is written whole again; one that cannot be is removed (its room given back).
    */
   private ensureReserve(): void {
     const st = lstatOrNull(this.reserveFile);
     if (st?.isFile() && st.size >= RESERVE_BYTES) return;
-    const temp = `${this.reserveFile}.${process.pid}.${++tempSeq}${TEMP_SUFFIX}`;
-    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
     try {
-      const fd = fs.openSync(temp, flags, FILE_MODE);
+      const fd = fs.openSync(this.reserveFile, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, FILE_MODE);
       try {
         writeAll(fd, Buffer.alloc(RESERVE_BYTES, 0x20));
       } finally {
         fs.closeSync(fd);
       }
-      fs.renameSync(temp, this.reserveFile);
     } catch (err) {
-      fs.rmSync(temp, { force: true });
+      try {
+        fs.rmSync(this.reserveFile, { force: true });
+      } catch {}
       throw err;
     }
   }
