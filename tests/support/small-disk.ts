@@ -32,10 +32,13 @@ export function mountSmallDisk(dir: string, size: string): () => void {
   return () => execFileSync('umount', [dir]);
 }
 
-/** Fills the disk holding `dir` with a file until a write fails; returns the file (remove it to make room). */
+/**
+ * Fills the disk holding `dir` with a file (`dir`/filler, grown again by a second call) until a
+ * write fails; returns the file (remove it to make room).
+ */
 export function fillDisk(dir: string): string {
   const filler = path.join(dir, 'filler');
-  const fd = fs.openSync(filler, 'w');
+  const fd = fs.openSync(filler, 'a');
   const block = Buffer.alloc(4096, 120);
   try {
     for (;;) fs.writeSync(fd, block);
