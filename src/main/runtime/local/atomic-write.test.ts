@@ -84,11 +84,16 @@ describe.each([
     const dead = `${TEMP_PREFIX}99999999-aaaa`; // no pid is this high (pid_max is at most 2^22)
     const deadRecent = `${TEMP_PREFIX}99999998-bbbb`;
     const alive = `${TEMP_PREFIX}${process.pid}-cccc`;
-    for (const n of [dead, deadRecent, alive]) fs.writeFileSync(path.join(dir, n), 'half');
+    // The names older Cairns gave the temp files of the file written, and of another file.
+    const legacy = ['seen.json.99999997.tmp', 'seen.json.3f9a1c2e.tmp', 'seen.json.99999996-ab12cd34.tmp'];
+    const legacyAlive = `seen.json.${process.pid}.tmp`;
+    const another = 'config.json.99999995.tmp';
+    const all = [dead, deadRecent, alive, ...legacy, legacyAlive, another];
+    for (const n of all) fs.writeFileSync(path.join(dir, n), 'half');
     const past = (Date.now() - LEFTOVER_MS - 60_000) / 1000;
-    for (const n of [dead, alive]) fs.utimesSync(path.join(dir, n), past, past);
+    for (const n of all) if (n !== deadRecent) fs.utimesSync(path.join(dir, n), past, past);
     await write(path.join(dir, 'seen.json'), '{}');
-    expect(names()).toEqual([alive, deadRecent, 'seen.json'].sort());
+    expect(names()).toEqual([alive, deadRecent, legacyAlive, another, 'seen.json'].sort());
   });
 });
 

@@ -50,11 +50,25 @@ function running(pid: number): boolean {
 }
 
 /**
+ * Whether `name` is a temp file, and of which writer: its pid, or null when the name does not say.
+ * Besides TEMP_PREFIX names, with `target` (the file being written) also the names older Cairns
+ * gave its temp files, `<target>.<pid and/or random>.tmp`, so what a crash left then goes too.
+ */
+function tempWriter(name: string, target?: string): number | null | undefined {
+  let rest: string;
+  if (name.startsWith(TEMP_PREFIX)) rest = name.slice(TEMP_PREFIX.length);
+  else if (target !== undefined && name.startsWith(`${target}.`) && /^[0-9a-z.-]+\.tmp$/.test(name.slice(target.length + 1))) rest = name.slice(target.length + 1);
+  else return undefined;
+  const pid = Number(/^(\d+)[.-]/.exec(rest)?.[1]);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+}
+
+/**
  * Removes temp files left in `dir` by writers that died mid-write: every one when the caller holds
  * the lock every writer of `dir` takes (`all`), else those of a process that no longer runs, once
- * they are LEFTOVER_MS old.
+ * they are LEFTOVER_MS old (`target`: see tempWriter).
  */
-function removeDeadWritersTemps(dir: string, all: boolean): void {
+function removeDeadWritersTemps(dir: string, all: boolean, target?: string): void {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -63,12 +77,12 @@ function removeDeadWritersTemps(dir: string, all: boolean): void {
   }
   const now = Date.now();
   for (const name of names) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const pid = tempWriter(name, all ? undefined : target);
+    if (pid === undefined) continue;
     const temp = path.join(dir, name);
     if (!all) {
-      const pid = Number(/^(\d+)-/.exec(name.slice(TEMP_PREFIX.length))?.[1]);
       const st = lstatOrNull(temp);
-      if (!st || now - st.mtimeMs < LEFTOVER_MS || (Number.isSafeInteger(pid) && pid > 0 && running(pid))) continue;
+      if (!st?.isFile() || now - st.mtimeMs < LEFTOVER_MS || (pid !== null && running(pid))) continue;
     }
     fs.rmSync(temp, { force: true });
   }
@@ -143,7 +157,7 @@ export interface OwnFileOptions {
 function ownTemp(file: string, data: string | Uint8Array): { dir: string; bytes: Uint8Array } {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  removeDeadWritersTemps(dir, false);
+  removeDeadWritersTemps(dir, false, path.basename(file));
   return { dir, bytes: typeof data === 'string' ? Buffer.from(data, 'utf8') : data };
 }
 
