@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryToolError } from '../../common/memory/errors';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
+import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
 import { HistoryStore, RESERVE_FILE, type HistoryChange } from '../history/history-store';
 import { MemoryService } from './memory-service';
 
@@ -83,6 +84,39 @@ describe('recorded before made', () => {
     expect(fs.readFileSync(history.logFile, 'utf8')).toMatch(/\{"v":2,"void":"[0-9a-z-]+"\}\n$/);
     history.gc();
     expect(fs.readFileSync(history.logFile, 'utf8')).toBe('');
+  });
+});
+
+// The same for an agent's commands in a project scope, on this disk and on an SSH host (where the
+// record is made before the request that changes the file; the history is this machine's).
+describe.each(RUNTIME_KINDS)("an agent's commands the history cannot take, over the %s runtime", (kind) => {
+  const runtime = suiteRuntime(kind);
+  beforeEach(async () => {
+    sb = await makeSandbox({ runtime: runtime() });
+    history = new HistoryStore(sb.home);
+    service = new MemoryService({ history });
+  });
+  afterEach(async () => {
+    await sb.cleanup();
+  });
+
+  it('refuses each write, names the reason, and leaves the scope as it was', async () => {
+    const run = (input: Record<string, unknown>) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent' });
+    expect((await run({ command: 'create', path: '/memories/project/a.md', file_text: 'alpha\n' })).ok).toBe(true);
+    blockLog();
+    for (const input of [
+      { command: 'str_replace', path: '/memories/project/a.md', old_str: 'alpha', new_str: 'beta' },
+      { command: 'insert', path: '/memories/project/a.md', insert_line: 0, insert_text: 'top' },
+      { command: 'create', path: '/memories/project/b.md', file_text: 'b\n' },
+      { command: 'delete', path: '/memories/project/a.md' },
+      { command: 'rename', old_path: '/memories/project/a.md', new_path: '/memories/project/c.md' },
+    ]) {
+      const r = await run(input);
+      expect(r).toMatchObject({ ok: false, output: expect.stringMatching(refusal) });
+      expect(r.output).not.toContain(sb.home);
+    }
+    expect(fs.readdirSync(sb.roots.project)).toEqual(['a.md']);
+    expect(fs.readFileSync(path.join(sb.roots.project, 'a.md'), 'utf8')).toBe('alpha\n');
   });
 });
 
