@@ -116,6 +116,8 @@ export class ChangeRecord {
   /** The batch recorded and not yet known to be made (its id), what it recorded, and each change's first version. */
   private batch: string | null = null;
   private recorded: RecordedChange[] = [];
+  /** The runtime said what of a failed change was made (BeforeChange `partial`): the record stands. */
+  private final = false;
   private readonly ids = new Map<Change, string>();
 
   constructor(
@@ -177,7 +179,12 @@ export class ChangeRecord {
   /** The runtime's BeforeChange for one change whose files are known only then (a remove's or a rename's capture), or already. */
   before(change: Change, files: (captured: readonly CapturedFile[]) => readonly FileChange[]): BeforeChange | undefined {
     if (!this.history) return undefined;
-    return (captured) => this.record([{ change, files: files(captured) }]);
+    return (captured, partial) => {
+      if (!partial) return this.record([{ change, files: files(captured) }]);
+      // Part of a failed change was made: what was made stays recorded, in place of the whole.
+      this.final = true;
+      this.settle([{ change, files: files(captured) }].filter((c) => c.files.length > 0));
+    };
   }
 
   /** Runs the runtime's part of the command; if it fails, what was recorded for it is taken back (see the class). */
@@ -185,7 +192,7 @@ export class ChangeRecord {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof RuntimeError && err.code === 'UNREACHABLE') this.batch = null;
+      if (this.final || (err instanceof RuntimeError && err.code === 'UNREACHABLE')) this.batch = null;
       else this.abandon();
       throw err;
     }
@@ -202,7 +209,7 @@ export class ChangeRecord {
       this.abandon();
       return;
     }
-    if (made.length === this.recorded.length) return;
+    if (made.length === this.recorded.length && made.every((m, i) => m.files.length === this.recorded[i]!.files.length)) return;
     try {
       this.record(made);
     } catch {

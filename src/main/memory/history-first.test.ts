@@ -120,6 +120,54 @@ describe.each(RUNTIME_KINDS)("an agent's commands the history cannot take, over 
   });
 });
 
+function canChattr(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const dir = fs.mkdtempSync('/tmp/cairn-chattr-probe-');
+  try {
+    fs.writeFileSync(path.join(dir, 'f'), '');
+    execFileSync('chattr', ['+i', path.join(dir, 'f')], { stdio: 'ignore' });
+    execFileSync('chattr', ['-i', path.join(dir, 'f')], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// A directory's delete that stops midway (a file inside cannot be removed: made immutable, which
+// needs root and a filesystem with attributes; elsewhere skipped) keeps exactly what it took away.
+describe.each(RUNTIME_KINDS)('a delete of a directory that stops midway, over the %s runtime', (kind) => {
+  const runtime = suiteRuntime(kind);
+  let stuck: string | null = null;
+  beforeEach(async () => {
+    sb = await makeSandbox({ runtime: runtime() });
+    history = new HistoryStore(sb.home);
+    service = new MemoryService({ history });
+  });
+  afterEach(async () => {
+    if (stuck) execFileSync('chattr', ['-i', stuck]);
+    stuck = null;
+    await sb.cleanup();
+  });
+
+  it.runIf(canChattr())('records the delete of the files that are gone, and only those', async () => {
+    const run = (input: Record<string, unknown>) => service.execute(input, sb.session, { mode: 'exec', actor: 'agent' });
+    for (const name of ['a.md', 'b.md', 'sub/c.md']) expect((await run({ command: 'create', path: `/memories/project/d/${name}`, file_text: `${name}\n` })).ok).toBe(true);
+    stuck = path.join(sb.roots.project, 'd', 'sub', 'c.md');
+    execFileSync('chattr', ['+i', stuck]);
+    const r = await run({ command: 'delete', path: '/memories/project/d' });
+    expect(r.ok).toBe(false);
+    const gone = ['a.md', 'b.md', 'sub/c.md'].filter((n) => !fs.existsSync(path.join(sb.roots.project, 'd', n)));
+    expect(gone.length).toBeGreaterThan(0);
+    expect(gone).not.toContain('sub/c.md');
+    const deletes = history.list({ op: 'delete' }).map((v) => v.path.replace('/memories/project/d/', ''));
+    expect(deletes.sort()).toEqual(gone.sort());
+    // Each can be brought back from its version.
+    for (const v of history.list({ op: 'delete' })) expect(Buffer.from(history.readBlob(v.before!)!).toString()).toBe(`${v.path.replace('/memories/project/d/', '')}\n`);
+  });
+});
+
 function canMount(): boolean {
   if (process.getuid?.() !== 0) return false;
   try {

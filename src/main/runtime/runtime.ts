@@ -151,9 +151,11 @@ export interface CapturedFile {
  * of one file, whose bytes the caller has). The version history records the change here, before
  * it is made; whatever the hook throws abandons the write, which then changes nothing, and is
  * thrown as it is. A remote runtime calls it before the request that makes the change, and again
- * before a retry of it (each call supersedes the one before, whose change was not made).
+ * before a retry of it (each call supersedes the one before, whose change was not made). A remove
+ * of a directory that fails midway calls it once more with `partial` and just the files it did
+ * take away (what the record must keep), then throws its error.
  */
-export type BeforeChange = (files: readonly CapturedFile[]) => void;
+export type BeforeChange = (files: readonly CapturedFile[], partial?: boolean) => void;
 
 /** Asks a remove or a rename for the files it takes or moves, each read up to `maxBytes`. */
 export interface Capture {

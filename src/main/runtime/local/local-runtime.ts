@@ -242,8 +242,19 @@ export class LocalRuntime implements Runtime {
         const taken = capture ? captureFiles(target, st, rel, capture.maxBytes) : [];
         capture?.beforeChange?.(taken);
         // A symlink is removed itself, never followed; a directory with everything in it.
-        if (st.isDirectory()) fs.rmSync(target, { recursive: true });
-        else fs.unlinkSync(target);
+        if (!st.isDirectory()) fs.unlinkSync(target);
+        else {
+          try {
+            fs.rmSync(target, { recursive: true });
+          } catch (err) {
+            // Stopped midway: the history keeps exactly the files that are gone (BeforeChange).
+            capture?.beforeChange?.(
+              taken.filter((f) => lstatOrNull(path.join(dir, ...f.rel.slice(rel.length - 1))) === null),
+              true,
+            );
+            throw err;
+          }
+        }
         return taken;
       });
     } catch (err) {

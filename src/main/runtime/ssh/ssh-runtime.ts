@@ -395,7 +395,23 @@ export class SshRuntime implements Runtime {
       // As rename: the files read, the hook called, then the remove made.
       const taken = captured(await this.call(['capture', root.path, root.anchor, rel.join('/'), String(capture.maxBytes), '']));
       capture.beforeChange(taken);
-      await this.call(['remove', root.path, root.anchor, rel.join('/'), '']);
+      try {
+        await this.call(['remove', root.path, root.anchor, rel.join('/'), '']);
+      } catch (err) {
+        // A directory's remove stopped midway (the helper answered): the history keeps exactly the
+        // files that are gone, as listed now.
+        if (taken.length > 1 && err instanceof RuntimeError && err.code !== 'UNREACHABLE') {
+          const left = await this.list(root, rel, { depth: 1000, limit: 1_000_000, filesOnly: true }).catch(() => undefined);
+          if (left !== undefined) {
+            const there = new Set((left ?? []).map((e) => [...rel, ...e.rel].join('/')));
+            capture.beforeChange(
+              taken.filter((f) => !there.has(f.rel.join('/'))),
+              true,
+            );
+          } else capture.beforeChange(taken, true);
+        }
+        throw err;
+      }
       return taken;
     }
     return captured(await this.call(['remove', root.path, root.anchor, rel.join('/'), capture ? String(capture.maxBytes) : '']));
