@@ -2,7 +2,8 @@
  * The inbox (issue 19): what waits for a person, under `<home>/inbox/` (never in a memory root).
  * Two kinds of item: `memory`, a candidate from an agent's session that passed the host's checks;
  * `change`, an agent's write to a scope under review (review-mode.ts), with the file's text before
- * and after. One JSON file per item in `items/`, written whole (temp file and rename, 0600), so a
+ * and after. One JSON file per item in `items/`, written whole (the one write of Cairn's own files:
+ * temp file, fsync, rename; 0600), so a
  * reader never sees half an item; and `rejected.jsonl`, the candidate texts a person rejected,
  * kept REJECTED_KEEP_DAYS so that the same candidate is not proposed again.
  *
@@ -26,6 +27,7 @@ import { MemoryToolError } from '../../common/memory/errors';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import type { ProposedChange } from '../memory/review-gate';
 import { CANDIDATE_CATEGORIES, type Candidate, type CandidateCategory } from './candidate';
 import type { TranscriptAgent } from './transcript';
@@ -382,10 +384,8 @@ export class InboxStore {
     return item.kind === undefined ? { ...item, kind: 'memory' } : item;
   }
 
+  /** Written whole by the one write of Cairn's own files (temp, fsync, rename; no temp left on failure). */
   private write(item: InboxItem): void {
-    const file = path.join(this.itemsDir, `${item.id}.json`);
-    const temp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, `${JSON.stringify(item, null, 2)}\n`, { mode: 0o600 });
-    fs.renameSync(temp, file);
+    writeOwnFileSync(path.join(this.itemsDir, `${item.id}.json`), `${JSON.stringify(item, null, 2)}\n`);
   }
 }
