@@ -122,7 +122,7 @@ describe.runIf(sshdAvailable())("other agents' files in an SSH workspace's check
     expect(hits.map((h) => h.id)).toContain('CLAUDE.md');
   });
 
-  it('saves atomically on the host keeping the mode, through a link inside the checkout, and records the edit', async () => {
+  it('saves atomically on the host keeping the mode, never through a link, and records the edit', async () => {
     const file = path.join(w.sb.checkout, 'AGENTS.md');
     await fs.chmod(file, 0o640);
     const read = await w.client.agentFiles.read({ workspaceId: remote, id: 'AGENTS.md' });
@@ -140,14 +140,24 @@ describe.runIf(sshdAvailable())("other agents' files in an SSH workspace's check
     expect((await w.client.agentFiles.history({ workspaceId: remote, id: 'AGENTS.md' })).versions[0]).toMatchObject({ actor: 'external', before: content, after: edited.content });
     expect(await w.client.agentFiles.write({ workspaceId: remote, id: 'AGENTS.md', content, expectedSha256: edited.sha256 })).toMatchObject({ status: 'ok' });
 
-    // CLAUDE.md -> AGENTS.md: read and saved through the link, which stays a link.
+    // CLAUDE.md -> AGENTS.md: read through the link, but never saved through it (as locally);
+    // nor is a file under a linked folder.
     await fs.rm(path.join(w.sb.checkout, 'CLAUDE.md'));
     await fs.symlink('AGENTS.md', path.join(w.sb.checkout, 'CLAUDE.md'));
     const linked = await w.client.agentFiles.read({ workspaceId: remote, id: 'CLAUDE.md' });
     expect(linked.content).toBe(content);
-    expect(await w.client.agentFiles.write({ workspaceId: remote, id: 'CLAUDE.md', content: 'shared\n', expectedSha256: linked.sha256 })).toMatchObject({ status: 'ok', sha256: sha('shared\n') });
+    expect(await w.client.agentFiles.write({ workspaceId: remote, id: 'CLAUDE.md', content: 'shared\n', expectedSha256: linked.sha256 })).toEqual({
+      status: 'error',
+      message: 'CLAUDE.md cannot be saved: it, or a folder on its way, is a symbolic link on the host, and Cairn never writes through a link.',
+    });
     expect((await fs.lstat(path.join(w.sb.checkout, 'CLAUDE.md'))).isSymbolicLink()).toBe(true);
-    expect(await fs.readFile(file, 'utf8')).toBe('shared\n');
+    expect(await fs.readFile(file, 'utf8')).toBe(content);
+    await fs.mkdir(path.join(w.sb.checkout, 'docs', 'team'), { recursive: true });
+    await fs.mkdir(path.join(w.sb.checkout, '.claude', 'rules'), { recursive: true });
+    await fs.symlink('../../docs/team', path.join(w.sb.checkout, '.claude', 'rules', 'team'));
+    expect(await w.client.agentFiles.write({ workspaceId: remote, id: '.claude/rules/team/x.md', content: 'x\n', expectedSha256: null })).toMatchObject({ status: 'error', message: expect.stringMatching(/never writes through a link/) });
+    await expect(fs.access(path.join(w.sb.checkout, 'docs', 'team', 'x.md'))).rejects.toThrow();
+    await fs.rm(path.join(w.sb.checkout, '.claude', 'rules', 'team'));
 
     // A new file at a known place, its folders made.
     expect(await w.client.agentFiles.write({ workspaceId: remote, id: '.cursor/rules/db/sql.mdc', content: '- Use migrations.\n', expectedSha256: null })).toMatchObject({ status: 'ok', warnings: [] });

@@ -164,6 +164,8 @@ export class AgentFiles {
   private async writeRemoteNow(bases: Bases, id: string, base: RemoteBase, rel: readonly string[], data: Uint8Array, content: string, expected: string | null): Promise<WriteOutcome> {
     const hkey = historyKey(base.place, rel, bases.workspaceId);
     const { outcome, file } = await writeRemote(base, rel, data, expected);
+    // As locally: nothing is written through a link, checked on the host.
+    if (outcome === 'linked') throw new AgentFilesError(`${id} cannot be saved: it, or a folder on its way, is a symbolic link on the host, and Cairn never writes through a link.`);
     if (outcome === 'unreadable') throw new AgentFilesError(`${id} cannot be saved: ${file?.unreadable ?? 'it cannot be read.'}`);
     if (outcome === 'meanwhile') {
       // Changed between the host's two looks: `file` is what is there now.

@@ -88,7 +88,7 @@ export async function writeRemote(
   rel: readonly string[],
   data: Uint8Array,
   expected: string | null,
-): Promise<{ outcome: 'ok' | 'unreadable' | 'conflict' | 'meanwhile'; file: Inspected | null }> {
+): Promise<{ outcome: 'ok' | 'unreadable' | 'conflict' | 'meanwhile' | 'linked'; file: Inspected | null }> {
   const { outcome, file } = await base.remote.runtime.writeCheckoutFile(base.remote.path, rel, MAX_AGENT_FILE_BYTES, expected, NEW_FILE_MODE, data);
   return { outcome, file: file ? inspectedOf(base, file) : null };
 }

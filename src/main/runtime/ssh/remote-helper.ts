@@ -29,7 +29,7 @@
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '10';
+export const HELPER_VERSION = '11';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -762,8 +762,8 @@ $ops{afile} = sub {
 };
 # A conflict-safe save of one known file: written only if its digest is $expected ('' : no file
 # may be there), checked first and again right before the rename; atomic (a temp file in the same
-# directory, fsynced, its mode set, renamed over the name; through a link inside the checkout to
-# its target); missing folders made 0700 inside the checkout. Answers [outcome, 'some', state,
+# directory, fsynced, its mode set, renamed over the name); missing folders made 0700 inside the
+# checkout. Never through a link: 'linked' when the name or a folder on its way is one. Answers [outcome, 'some', state,
 # size, mtime, mode, bytes] (or [outcome, 'none']): the file before the save for 'ok' and
 # 'unreadable' and 'conflict', the file now for 'meanwhile' (changed between the two looks). An
 # existing file keeps its mode; $mode is a new file's.
@@ -773,6 +773,15 @@ $ops{afwrite} = sub {
   my @cur = af_inspect($root, $rel, $max);
   my @before = @cur ? ('some', @cur[0 .. 4]) : ('none');
   return ('unreadable', @before) if @cur && $cur[0] ne 'file';
+  my $walk = $root;
+  # A link leading out of the checkout or into .git, or nowhere, is refused below, saying so.
+  for my $seg (split m{/}, $rel) {
+    $walk = join_path($walk, $seg);
+    next unless lstat($walk) && -l _;
+    my $to = -e $walk ? Cwd::abs_path($walk) : undef;
+    return ('linked', @before) if defined $to && af_place($to, $root) eq 'inside';
+    last;
+  }
   my $now = @cur ? sha256_hex($cur[4]) : '';
   return ('conflict', @before) if $now ne $expected;
   my $target = @cur ? $cur[5] : join_path($root, split m{/}, $rel);

@@ -80,7 +80,8 @@ export interface CheckoutFileFound extends CheckoutFileState {
   readonly rel: string[];
 }
 
-export type CheckoutWriteOutcome = 'ok' | 'unreadable' | 'conflict' | 'meanwhile';
+/** 'linked': the name or a folder on its way is a symbolic link, and nothing is written through one. */
+export type CheckoutWriteOutcome = 'ok' | 'unreadable' | 'conflict' | 'meanwhile' | 'linked';
 
 function fileState(res: Buffer[], at: number): CheckoutFileState {
   const state = res[at]!.toString('utf8');
