@@ -73,9 +73,11 @@ describe.runIf(canMount())('on a full disk', () => {
     const add = await runCairn(['workspace', 'add', '--name', 'other', '--path', sb.dir, '--home', sb.home]);
     expect(add.status).not.toBe(0);
     expect(add.stderr).toContain('ENOSPC');
-    // Pins and usage: the failure is said, memory itself is untouched.
+    // A pin: refused, saying why, never reported done; memory itself is untouched.
     const unpin = await cairn('unpin', '/memories/global/a.md');
-    expect(unpin.stderr).toContain('could not record memory usage (ENOSPC)');
+    expect(unpin.status).toBe(1);
+    expect(unpin.stdout + unpin.stderr).toContain('Could not unpin /memories/global/a.md: the disk is full');
+    expect(unpin.stdout).not.toContain('Unpinned');
     // A seen mark: the read itself is answered, the failure logged.
     expect(await rpc(served, 'memory/read', { workspaceId, path: '/memories/global/a.md' })).toMatchObject({ content: 'a note\n' });
     await expect.poll(said).toContain('could not record that a file was opened (ENOSPC)');

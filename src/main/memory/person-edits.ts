@@ -145,8 +145,11 @@ export class PersonEdits {
     if (stat.type !== 'file') throw new MemoryToolError(errors.notAFile(target.path));
     const id = memoryIdentity(target.scope, session, target.segments);
     if (!this.usage || id === null) throw new MemoryToolError(errors.cannotPin(target.path));
-    this.usage.record({ type: 'pin', id, pinned, at: new Date().toISOString() });
-    await this.usage.flush();
+    try {
+      await this.usage.recordNow({ type: 'pin', id, pinned, at: new Date().toISOString() });
+    } catch (err) {
+      throw new MemoryToolError(errors.io(pinned ? 'pin' : 'unpin', target.path, (err as NodeJS.ErrnoException).code ?? 'EIO'));
+    }
     return pinned ? `Pinned ${target.path}` : `Unpinned ${target.path}`;
   }
 }

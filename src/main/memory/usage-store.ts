@@ -185,6 +185,28 @@ export class UsageStore {
     }
   }
 
+  /**
+   * Records `ops` and writes them, with whatever is queued, now; throws when they could not be
+   * written (a pin a person asked for is never reported done when it was lost). Queued usage that
+   * failed with them stays queued for the next flush.
+   */
+  async recordNow(...ops: UsageOp[]): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const queued = this.pending;
+    this.pending = [];
+    const run = this.flushing.then(() => this.merge([...queued, ...ops]));
+    this.flushing = run.catch(() => {});
+    try {
+      await run;
+    } catch (err) {
+      this.pending.unshift(...queued);
+      throw err;
+    }
+  }
+
   /** Writes every queued op to the file. Never throws: a failure is reported on stderr. */
   flush(): Promise<void> {
     if (this.timer) {
