@@ -10,19 +10,7 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { runCairn } from '../support/cli';
-
-function canMount(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    const dir = fs.mkdtempSync('/tmp/cairn-mount-probe-');
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', dir], { stdio: 'ignore' });
-    execFileSync('umount', [dir]);
-    fs.rmdirSync(dir);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { canMount } from '../support/small-disk';
 
 const PAGE = 4096;
 const NOTE = '/memories/global/notes.md';

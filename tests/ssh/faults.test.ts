@@ -16,19 +16,7 @@ import { makeSandbox, type Sandbox } from '../support/sandbox';
 import { testTarget } from '../support/ssh';
 import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';
 import { startProxy, type TcpProxy } from '../support/tcp-proxy';
-
-function canMount(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    const dir = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', dir], { stdio: 'ignore' });
-    execFileSync('umount', [dir]);
-    execFileSync('rmdir', [dir]);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { canMount } from '../support/small-disk';
 
 describe.runIf(sshdAvailable())('SshRuntime faults', () => {
   let sshd: Sshd;

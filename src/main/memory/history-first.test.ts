@@ -13,6 +13,7 @@ import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { RUNTIME_KINDS, suiteRuntime } from '../../../tests/support/ssh';
 import { HistoryStore, RESERVE_FILE, type HistoryChange } from '../history/history-store';
 import { MemoryService } from './memory-service';
+import { canMount } from '../../../tests/support/small-disk';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const refusal = /the version history could not record the change \(a file or folder is in the way of its files\), so nothing was changed/;
@@ -167,19 +168,6 @@ describe.each(RUNTIME_KINDS)('a delete of a directory that stops midway, over th
     for (const v of history.list({ op: 'delete' })) expect(Buffer.from(history.readBlob(v.before!)!).toString()).toBe(`${v.path.replace('/memories/project/d/', '')}\n`);
   });
 });
-
-function canMount(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    const dir = fs.mkdtempSync('/tmp/cairn-mount-probe-');
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', dir], { stdio: 'ignore' });
-    execFileSync('umount', [dir]);
-    fs.rmdirSync(dir);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe.runIf(canMount())('the reserve, on a full disk', () => {
   let home: string;
