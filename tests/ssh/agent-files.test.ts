@@ -229,10 +229,10 @@ describe.runIf(sshdAvailable())("other agents' files in an SSH workspace's check
 
     const local = checkoutFiles((await list(w.ws)).files);
     const over = checkoutFiles((await list(remote)).files);
-    // The same files and reasons; where a link leads is said locally only (the remote helper does not send it).
-    const unlinked = (files: AgentFile[]) => files.map((f) => ({ ...f, linkTo: null }));
-    expect(over).toEqual(unlinked(local));
-    expect(local.find((f) => f.id === 'GEMINI.md')?.linkTo).toBe('.git/notes.md');
+    // The same files, reasons and links, each shown with where it leads, as locally.
+    expect(over).toEqual(local);
+    expect(over.find((f) => f.id === 'GEMINI.md')?.linkTo).toBe('.git/notes.md');
+    expect(over.find((f) => f.id === 'CLAUDE.md')?.linkTo).toBe(outside);
     const reason = (id: string) => over.find((f) => f.id === id)?.unreadable;
     for (const [id, why] of Object.entries(HOSTILE_REASONS)) expect(reason(id)).toBe(why);
     expect(reason('.claude/rules/linked.md')).toBe('it has more than one hard link, so its content also has another name, perhaps outside; Cairn does not open it.');

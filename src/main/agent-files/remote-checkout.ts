@@ -46,32 +46,32 @@ export function remoteFailure(base: RemoteBase, err: unknown): string | null {
 export function inspectedOf(base: RemoteBase, s: CheckoutFileState): Inspected {
   switch (s.state) {
     case 'file':
-      return s.data && s.data.byteLength <= MAX_AGENT_FILE_BYTES ? textOf(s.data, s.size, s.mtimeMs, s.mode, null) : unreadableBecause(s.size, s.mtimeMs, WHY.over);
+      return s.data && s.data.byteLength <= MAX_AGENT_FILE_BYTES ? textOf(s.data, s.size, s.mtimeMs, s.mode, null, s.linkTo) : unreadableBecause(s.size, s.mtimeMs, WHY.over, 0, s.linkTo);
     case 'outside':
-      return unreadableBecause(0, s.mtimeMs, WHY.outside(base));
+      return unreadableBecause(0, s.mtimeMs, WHY.outside(base), 0, s.linkTo);
     case 'git':
-      return unreadableBecause(0, s.mtimeMs, WHY.git);
+      return unreadableBecause(0, s.mtimeMs, WHY.git, 0, s.linkTo);
     case 'dir':
-      return unreadableBecause(0, s.mtimeMs, WHY.folder);
+      return unreadableBecause(0, s.mtimeMs, WHY.folder, 0, s.linkTo);
     case 'special':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.special);
+      return unreadableBecause(s.size, s.mtimeMs, WHY.special, 0, s.linkTo);
     case 'links':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.links);
+      return unreadableBecause(s.size, s.mtimeMs, WHY.links, 0, s.linkTo);
     case 'large':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.large(s.size));
+      return unreadableBecause(s.size, s.mtimeMs, WHY.large(s.size), 0, s.linkTo);
     case 'over':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.over);
+      return unreadableBecause(s.size, s.mtimeMs, WHY.over, 0, s.linkTo);
     case 'loop':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.loop);
+      return unreadableBecause(s.size, s.mtimeMs, WHY.loop, 0, s.linkTo);
     case 'moved':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.moved);
+      return unreadableBecause(s.size, s.mtimeMs, WHY.moved, 0, s.linkTo);
     case 'utf8':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.utf8);
+      return unreadableBecause(s.size, s.mtimeMs, WHY.utf8, 0, s.linkTo);
     case 'nul':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.nul);
+      return unreadableBecause(s.size, s.mtimeMs, WHY.nul, 0, s.linkTo);
     default: {
       const code = /^open:(E[A-Z0-9]{1,15})$/.exec(s.state)?.[1];
-      return unreadableBecause(s.size, s.mtimeMs, WHY.open(code ?? 'error'));
+      return unreadableBecause(s.size, s.mtimeMs, WHY.open(code ?? 'error'), 0, s.linkTo);
     }
   }
 }

@@ -29,7 +29,7 @@
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '11';
+export const HELPER_VERSION = '12';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and
@@ -670,6 +670,14 @@ sub af_name {
 }
 # What is at $rel (segments joined by /) below the root: () when nothing is (or a link leads
 # nowhere), else (state, size, mtime, mode, bytes, realpath); the realpath stays on this host.
+# Where a link on the way of the file leads ('' when none is): relative to the checkout inside
+# it, else the host's path (shown to a person only, as locally).
+sub af_link_to {
+  my ($root, $full, $real) = @_;
+  return '' if $real eq $full;
+  return $real if af_place($real, $root) eq 'outside';
+  return substr($real, length($root) + ($root =~ m{/\z} ? 0 : 1));
+}
 sub af_inspect {
   my ($root, $rel, $max) = @_;
   my $full = join_path($root, split m{/}, $rel);
@@ -677,20 +685,21 @@ sub af_inspect {
   stat $full or return ();
   my $real = Cwd::abs_path($full);
   return () unless defined $real;
+  my $link = af_link_to($root, $full, $real);
   my $placed = af_place($real, $root);
-  return ($placed, 0, mtime_of($full, 0, @l), 0, '', '') if $placed ne 'inside';
+  return ($placed, 0, mtime_of($full, 0, @l), 0, '', '', $link) if $placed ne 'inside';
   my @st = stat $real or return ();
-  return ('dir', 0, mtime_of($real, 1, @st), 0, '', '') if S_ISDIR($st[2]);
-  return ('special', 0, mtime_of($real, 1, @st), 0, '', '') unless S_ISREG($st[2]);
-  return ('links', $st[7], mtime_of($real, 1, @st), 0, '', '') if $st[3] > 1;
-  return ('large', $st[7], mtime_of($real, 1, @st), 0, '', '') if $st[7] > $max;
+  return ('dir', 0, mtime_of($real, 1, @st), 0, '', '', $link) if S_ISDIR($st[2]);
+  return ('special', 0, mtime_of($real, 1, @st), 0, '', '', $link) unless S_ISREG($st[2]);
+  return ('links', $st[7], mtime_of($real, 1, @st), 0, '', '', $link) if $st[3] > 1;
+  return ('large', $st[7], mtime_of($real, 1, @st), 0, '', '', $link) if $st[7] > $max;
   my ($state, @read) = af_read_checked($real, $max, 1);
-  return ($state, $st[7], mtime_of($real, 1, @st), 0, '', '') if $state ne 'file';
+  return ($state, $st[7], mtime_of($real, 1, @st), 0, '', '', $link) if $state ne 'file';
   my ($data, @f) = @read;
   my $mtime = mtime_of($real, 1, @f);
-  return ('utf8', $f[7], $mtime, 0, '', '') unless af_utf8($data);
-  return ('nul', $f[7], $mtime, 0, '', '') if index($data, "\0") >= 0;
-  return ('file', $f[7], $mtime, $f[2] & 07777, $data, $real);
+  return ('utf8', $f[7], $mtime, 0, '', '', $link) unless af_utf8($data);
+  return ('nul', $f[7], $mtime, 0, '', '', $link) if index($data, "\0") >= 0;
+  return ('file', $f[7], $mtime, $f[2] & 07777, $data, $real, $link);
 }
 # Opens a resolved path without following a final link or blocking, and checks the descriptor:
 # ('file', bytes, fstat...) or a state (loop, open:ERRNO, special, links, large, over, moved).
@@ -750,7 +759,7 @@ $ops{afiles} = sub {
       undef $visit;
       s{\A/}{} for @rels;
     }
-    for my $rel (@rels) { my @r = af_inspect($root, $rel, $max); push @out, $i, $rel, @r[0 .. 4] if @r }
+    for my $rel (@rels) { my @r = af_inspect($root, $rel, $max); push @out, $i, $rel, @r[0 .. 4], $r[6] if @r }
   }
   return @out;
 };
@@ -758,7 +767,7 @@ $ops{afiles} = sub {
 $ops{afile} = sub {
   my ($path, $max, $rel) = @_;
   my @r = af_inspect(af_root_or_fail($path), $rel, $max);
-  return @r ? ('some', @r[0 .. 4]) : ('none');
+  return @r ? ('some', @r[0 .. 4], $r[6]) : ('none');
 };
 # A conflict-safe save of one known file: written only if its digest is $expected ('' : no file
 # may be there), checked first and again right before the rename; atomic (a temp file in the same

@@ -72,6 +72,8 @@ export interface CheckoutFileState {
   readonly mtimeMs: number;
   readonly mode: number;
   readonly data: Uint8Array | null;
+  /** Where a link on its way leads (relative to the checkout inside it, else the host's path); null when none is. */
+  readonly linkTo: string | null;
 }
 
 /** A listed file of a remote checkout: which pattern found it, and its segments below the checkout. */
@@ -83,9 +85,11 @@ export interface CheckoutFileFound extends CheckoutFileState {
 /** 'linked': the name or a folder on its way is a symbolic link, and nothing is written through one. */
 export type CheckoutWriteOutcome = 'ok' | 'unreadable' | 'conflict' | 'meanwhile' | 'linked';
 
-function fileState(res: Buffer[], at: number): CheckoutFileState {
+/** A file's state from the helper's fields at `at`; `withLink`: a sixth field says where a link on its way leads. */
+function fileState(res: Buffer[], at: number, withLink: boolean): CheckoutFileState {
   const state = res[at]!.toString('utf8');
-  return { state, size: Number(res[at + 1]!.toString()), mtimeMs: Number(res[at + 2]!.toString()), mode: Number(res[at + 3]!.toString()), data: state === 'file' ? new Uint8Array(res[at + 4]!) : null };
+  const linkTo = withLink ? res[at + 5]?.toString('utf8') || null : null;
+  return { state, size: Number(res[at + 1]!.toString()), mtimeMs: Number(res[at + 2]!.toString()), mode: Number(res[at + 3]!.toString()), data: state === 'file' ? new Uint8Array(res[at + 4]!) : null, linkTo };
 }
 
 
@@ -478,8 +482,8 @@ export class SshRuntime implements Runtime {
     for (const p of patterns) fields.push(p.dir.join('/'), 'exact' in p.name ? 'exact' : 'suffix', 'exact' in p.name ? p.name.exact : p.name.suffix, 'exact' in p.name || !p.name.recursive ? '0' : '1');
     const res = await this.call(fields);
     const out: CheckoutFileFound[] = [];
-    for (let i = 0; i + 6 < res.length; i += 7) {
-      out.push({ pattern: Number(res[i]!.toString()), rel: res[i + 1]!.toString('utf8').split('/'), ...fileState(res, i + 2) });
+    for (let i = 0; i + 7 < res.length; i += 8) {
+      out.push({ pattern: Number(res[i]!.toString()), rel: res[i + 1]!.toString('utf8').split('/'), ...fileState(res, i + 2, true) });
     }
     return out;
   }
@@ -487,7 +491,7 @@ export class SshRuntime implements Runtime {
   /** One known file of the checkout, or null when nothing is there. */
   async checkoutFile(checkoutPath: string, rel: readonly string[], maxBytes: number): Promise<CheckoutFileState | null> {
     const res = await this.call(['afile', checkoutPath, String(maxBytes), rel.join('/')]);
-    return res[0]?.toString() === 'some' ? fileState(res, 1) : null;
+    return res[0]?.toString() === 'some' ? fileState(res, 1, true) : null;
   }
 
   /**
@@ -498,7 +502,7 @@ export class SshRuntime implements Runtime {
   async writeCheckoutFile(checkoutPath: string, rel: readonly string[], maxBytes: number, expected: string | null, mode: number, data: Uint8Array): Promise<{ outcome: CheckoutWriteOutcome; file: CheckoutFileState | null }> {
     const res = await this.call(['afwrite', checkoutPath, String(maxBytes), rel.join('/'), expected ?? '', String(mode), data]);
     const outcome = res[0]!.toString() as CheckoutWriteOutcome;
-    return { outcome, file: res[1]?.toString() === 'some' ? fileState(res, 2) : null };
+    return { outcome, file: res[1]?.toString() === 'some' ? fileState(res, 2, false) : null };
   }
 
   private rootKey(root: ScopeRoot): string {
