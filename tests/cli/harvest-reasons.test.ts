@@ -126,6 +126,7 @@ describe('the checks, through the CLI', () => {
     const pending = JSON.parse((await runCairn(['inbox', '--json', '--home', sb.home])).stdout) as { items: unknown[] };
     expect(pending.items).toHaveLength(11);
     const status = JSON.parse((await runCairn(['harvest', '--status', '--json', '--home', sb.home, '--cwd', sb.checkout])).stdout) as { lastRun: { proposed: number; skipped: Record<string, number> } };
-    expect(status.lastRun).toMatchObject({ proposed: 10, skipped: second.rejected });
+    // The status lists the reasons that skipped something.
+    expect(status.lastRun).toMatchObject({ proposed: 10, skipped: Object.fromEntries(Object.entries(second.rejected).filter(([, n]) => n > 0)) });
   });
 });
