@@ -34,13 +34,17 @@ describe('every view reads the block the same way', () => {
     const builder = new ContextBuilder();
     const relevant = builder.relevant(await builder.snapshot(sb.session), 'zebra deploy', Date.now(), { relevant: 'relevant', relevantMaxBytes: 100_000, relevantMaxFiles: 50, hotSetMaxBytes: 1000, recentWhenNoMatch: false });
     const search = await new SessionSearch(builder, sb.session).search('zebra deploy', { limit: 50 });
+    // memory_search answers a path line then its matching line, per file, in ranked order (which
+    // ties leave to the files' times): looked up by path.
+    const lines = search.split('\n');
+    const hitOf = (p: string) => lines[lines.indexOf(p) + 1];
     for (const c of described) {
       expect(relevant).toContain(`<memory_file path="/memories/global/case-${c.i}.md">\nDeploy steps\nRun the zebra deploy.\n</memory_file>`);
-      expect(search).toContain(`/memories/global/case-${c.i}.md\n  Deploy steps\n`);
+      expect(hitOf(`/memories/global/case-${c.i}.md`)).toBe('  Deploy steps');
     }
     const blockOnly = FRONTMATTER_CASES.findIndex((c) => c.block === '');
     expect(relevant).toContain(`<memory_file path="/memories/global/case-${blockOnly}.md">\nRun the zebra deploy.\n</memory_file>`);
-    expect(search).toContain(`/memories/global/case-${blockOnly}.md\n  Run the zebra deploy.\n`);
+    expect(hitOf(`/memories/global/case-${blockOnly}.md`)).toBe('  Run the zebra deploy.');
     expect(relevant + search).not.toContain('\r');
   });
 
