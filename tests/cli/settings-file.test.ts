@@ -79,7 +79,7 @@ describe("a settings file that does not parse", () => {
     // A command that would change it fails, naming the file, line and column and what to do.
     const add = await runCairn(['workspace', 'add', '--name', 'dir', '--path', sb.dir, '--home', sb.home]);
     expect(add.status).toBe(1);
-    expect(add.stderr).toContain(`${configFile()} does not parse: line 11, column 3: a key was expected (a trailing comma?)`);
+    expect(add.stderr).toContain(`${configFile()} does not parse: line 11, column 3: a comma before a closing bracket, which JSON does not allow`);
     expect(add.stderr).toContain('fix it by hand');
     const list = await runCairn(['workspace', 'list', '--home', sb.home]);
     expect(list.status).toBe(1);

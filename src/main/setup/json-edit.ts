@@ -11,7 +11,8 @@
  * not. An insertion and the removal of what it inserted are exact inverses, except that an empty
  * container's inside (`{}` or `{ }`) is not known once filled: the caller says what it was.
  */
-import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError, type ParseErrorCode } from 'jsonc-parser';
+import { getNodeValue, type Node } from 'jsonc-parser';
+import { parseJsonTree } from '../../common/json/json-problem';
 import { SetupError } from './config-file';
 
 export type JsonKey = string | number;
@@ -22,56 +23,17 @@ export interface JsonText {
   readonly root: Node | null;
 }
 
-/** Line and column (1-based) of `offset` in `text`. */
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  return { line: before.split('\n').length, column: offset - (before.lastIndexOf('\n') + 1) + 1 };
-}
-
-const PARSE_ERRORS: Partial<Record<string, string>> = {
-  InvalidSymbol: 'a character that is not JSON',
-  InvalidNumberFormat: 'a number JSON cannot read',
-  PropertyNameExpected: 'a key (in double quotes) was expected',
-  ValueExpected: 'a value was expected',
-  ColonExpected: 'a colon was expected',
-  CommaExpected: 'a comma was expected',
-  CloseBraceExpected: 'a closing } was expected',
-  CloseBracketExpected: 'a closing ] was expected',
-  EndOfFileExpected: 'the file goes on after its JSON value',
-  UnexpectedEndOfComment: 'a comment is not closed',
-  UnexpectedEndOfString: 'a string is not closed',
-  UnexpectedEndOfNumber: 'a number is cut short',
-  InvalidUnicode: 'an invalid \\u escape',
-  InvalidEscapeCharacter: 'an invalid escape in a string',
-  InvalidCharacter: 'a character not allowed in a string',
-};
-
 /**
  * Reads a JSON (or JSONC: comments are kept, never needed) config whose top level must be an
  * object. A file that does not parse is refused with its line and column; an empty file (only
  * whitespace) has no tree. A byte order mark is kept.
  */
 export function readJson(text: string, file: string): JsonText {
-  // The mark, read as a space: offsets stay those of the text.
-  const source = text.startsWith('\uFEFF') ? ` ${text.slice(1)}` : text;
-  if (source.trim() === '') return { text, root: null };
-  const errors: ParseError[] = [];
-  const root = parseTree(source, errors, { allowTrailingComma: false, disallowComments: false, allowEmptyContent: false });
-  const first = errors[0];
-  if (first) {
-    const { line, column } = lineAndColumn(text, first.offset);
-    const code = printParseErrorCode(first.error as ParseErrorCode);
-    const trailingComma = (code === 'PropertyNameExpected' || code === 'ValueExpected') && /,\s*$/.test(stripComments(text.slice(0, first.offset)));
-    const what = trailingComma ? 'a comma before a closing bracket, which JSON does not allow' : (PARSE_ERRORS[code] ?? code);
-    throw new SetupError(`${file} is not valid JSON: line ${line}, column ${column}: ${what}. Fix it (or move it away) and run this again; it was left untouched.`);
-  }
+  if (text.replace(/^\uFEFF/, '').trim() === '') return { text, root: null };
+  const { root, problem } = parseJsonTree(text, { comments: true });
+  if (problem) throw new SetupError(`${file} is not valid JSON: line ${problem.line}, column ${problem.column}: ${problem.what}. Fix it (or move it away) and run this again; it was left untouched.`);
   if (!root || root.type !== 'object') throw new SetupError(`${file} must hold a JSON object at the top level; it was left untouched.`);
   return { text, root };
-}
-
-/** The text without its comments (strings kept): enough to look at what precedes an offset. */
-function stripComments(text: string): string {
-  return text.replace(/"(?:[^"\\]|\\.)*"|\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/g, (m) => (m.startsWith('"') ? m : ''));
 }
 
 /** Whether the file has comments (JSONC), which some agents refuse. */

@@ -11,9 +11,10 @@
  *   byte for byte.
  */
 import * as fs from 'node:fs';
-import { applyEdits, modify, parseTree, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
+import { applyEdits, modify, type FormattingOptions } from 'jsonc-parser';
 import { z } from 'zod';
 import { settingsSchema } from '../../common/api/settings';
+import { parseJsonTree } from '../../common/json/json-problem';
 import { writeOwnFile } from '../runtime/local/atomic-write';
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -51,46 +52,12 @@ export interface StoredConfig<W> {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Line and column (1-based) of `offset` in `text`. */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, column: offset - (before.lastIndexOf('\n') + 1) + 1 };
-}
-
-/** The value stored in `text` (strict JSON), or SettingsFileError naming the first problem's place. */
+/** The value stored in `text` (strict JSON), or SettingsFileError naming the first problem's place (common/json/json-problem.ts). */
 function parseStrict(file: string, text: string): unknown {
-  const errors: ParseError[] = [];
-  const tree = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
-  const first = errors[0];
-  if (first) {
-    const { line, column } = lineAndColumn(text, first.offset);
-    throw new SettingsFileError(file, `line ${line}, column ${column}: ${describeParseError(printParseErrorCode(first.error))}`);
-  }
-  if (!tree || tree.type !== 'object') throw new SettingsFileError(file, 'line 1, column 1: it holds no JSON object');
-  return JSON.parse(text) as unknown;
-}
-
-function describeParseError(code: string): string {
-  const words: Record<string, string> = {
-    InvalidSymbol: 'a character that JSON does not allow here',
-    InvalidNumberFormat: 'a number JSON does not allow',
-    PropertyNameExpected: 'a key was expected (a trailing comma?)',
-    ValueExpected: 'a value was expected (a trailing comma?)',
-    ColonExpected: 'a colon was expected',
-    CommaExpected: 'a comma was expected',
-    CloseBraceExpected: 'a closing } was expected',
-    CloseBracketExpected: 'a closing ] was expected',
-    EndOfFileExpected: 'the file goes on after its object ends',
-    InvalidCommentToken: 'a comment, which JSON does not allow',
-    UnexpectedEndOfComment: 'a comment that does not end',
-    UnexpectedEndOfString: 'a string that does not end',
-    UnexpectedEndOfNumber: 'a number that does not end',
-    InvalidUnicode: 'an invalid \\u escape',
-    InvalidEscapeCharacter: 'an invalid escape',
-    InvalidCharacter: 'a control character inside a string',
-  };
-  return words[code] ?? code;
+  const { root, problem } = parseJsonTree(text, { comments: false });
+  if (problem) throw new SettingsFileError(file, `line ${problem.line}, column ${problem.column}: ${problem.what}`);
+  if (!root || root.type !== 'object') throw new SettingsFileError(file, 'line 1, column 1: it holds no JSON object');
+  return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
 }
 
 /** The settings of `raw`, each member checked alone: an invalid one falls back to its default, and is reported. */
