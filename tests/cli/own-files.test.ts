@@ -61,6 +61,9 @@ describe.runIf(canMount())('on a full disk', () => {
     const workspaceId = await addWorkspace();
     expect((await cairn('tool', '{"command":"create","path":"/memories/global/a.md","file_text":"a note\\n"}')).status).toBe(0);
     expect((await cairn('pin', '/memories/global/a.md')).status).toBe(0);
+    // A project file (in the checkout, off the full disk) over 8 KiB: its versions go to blob files.
+    const big = `${'line of a long note\n'.repeat(1200)}end\n`;
+    expect((await cairn('tool', JSON.stringify({ command: 'create', path: '/memories/project/big.md', file_text: big }))).status).toBe(0);
     expect((await cairn('harvest', '--enable')).status).toBe(0);
     served = await serve(sb.home);
     const said = stderrOf(served);
@@ -84,7 +87,12 @@ describe.runIf(canMount())('on a full disk', () => {
     // The harvest hook queues nothing and says so (it never fails the agent).
     const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: JSON.stringify({ session_id: 's', transcript_path: path.join(sb.dir, 's.jsonl'), cwd: sb.checkout }) });
     expect(hook).toMatchObject({ status: 0, stderr: expect.stringContaining('ENOSPC') });
-    expect(await rpc(served, 'memory/badges', { workspaceId })).toEqual({ badges: [] });
+    expect(await rpc(served, 'memory/badges', { workspaceId })).toMatchObject({ badges: [{ path: '/memories/project/big.md', badge: 'agent' }] });
+    // A change whose versions need a new blob file: refused, the memory file as it was.
+    const edit = await cairn('tool', JSON.stringify({ command: 'str_replace', path: '/memories/project/big.md', old_str: 'end', new_str: 'the end' }));
+    expect(edit.status).not.toBe(0);
+    expect(edit.stdout + edit.stderr).toMatch(/disk is full|ENOSPC/);
+    expect(fs.readFileSync(path.join(sb.roots.project, 'big.md'), 'utf8')).toBe(big);
     expect(leftovers()).toEqual([]);
     for (const [file, text] of Object.entries(before)) expect(read(file), file).toBe(text);
 

@@ -11,14 +11,15 @@
  *   / `afterData`), written by the same append as the line. Identical inline bytes are stored again
  *   by each line that has them (at most ~11 KiB a side; accepted for one append and no file).
  * - `blobs/<sha[0..2]>/<sha>`: larger content, content-addressed, identical bytes stored once.
- *   Written as a temp file in the same directory, then renamed, so a reader never sees a partial
- *   blob. (Lines of format v 1 name small content here too; it is still read.)
+ *   Written by the one write of Cairn's own files (runtime/local/atomic-write.ts: a temp file in
+ *   the shard, fsynced, then renamed), so a reader never sees a partial blob. (Lines of format
+ *   v 1 name small content here too; it is still read.)
  * - `incomplete`: the ISO time of the first record() that failed, until gc or clearIncomplete().
  * - `reserve`: RESERVE_BYTES written and kept, the room abandon() frees on a full disk (below).
  * - `gc.lock`: proper-lockfile's lock, held by the one gc running.
  *
- * Durability: no fsync on record(). A SIGKILL leaves the page cache (so every blob and line
- * written) intact; only a power loss or kernel crash can lose the last records, and then a blob
+ * Durability: record()'s appended lines are not fsynced (a blob file is, by the shared write). A
+ * SIGKILL leaves the page cache (so every blob and line written) intact; only a power loss or kernel crash can lose the last records, and then a blob
  * may be lost together with the lines naming it (or lines without their blobs: readBlob answers
  * null, never wrong bytes, since it checks the digest). gc fsyncs the rewritten log before its
  * rename, so a crash never replaces the history with an empty file.
@@ -52,7 +53,7 @@
  * is inline: a typical record() or prepare() (a 2 KiB update; prepare adds one lstat of the reserve) hashes and base64-encodes its bytes and makes one
  * append (open, fstat, pread of the last byte, write, stat, close): a median of about 0.045 ms
  * there (it was about 0.4 ms with a blob file per new content). Only a change with content over
- * 8 KiB pays for a blob file (create, write, futimes, rename) per new blob, or a utimes per reused
+ * 8 KiB pays for a blob file (create, write, futimes, fsync, rename) per new blob, or a utimes per reused
  * one. The price is paid by readers and disk: a line of a 2 KiB update is about 6 KB (its before
  * and after, base64), and a reader keeps one base64 string per distinct inline content (decoded
  * and checked only by readBlob()): about 14 MB of heap, and about 0.1 s for the first list(), for
@@ -87,6 +88,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
+import { TEMP_PREFIX, writeOwnFileSync } from '../runtime/local/atomic-write';
 import { ACTORS, HISTORY_KEEP_DAYS, HISTORY_KEEP_NEWEST, HISTORY_MAX_BYTES_PER_SCOPE, SCOPES } from '../../common/memory/constants';
 import { parseMemoryPath } from '../../common/memory/paths';
 import {
@@ -129,7 +131,8 @@ const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 const NEWLINE = 0x0a;
 const TRASH_SUFFIX = '.gc';
-const TEMP_SUFFIX = '.tmp';
+/** How older Cairns named a blob's temp file (`<sha>.<pid>.<n>.tmp`); gc still removes those. */
+const LEGACY_TEMP_SUFFIX = '.tmp';
 
 /** What the store is told of one change (bytes as they were and are). */
 export interface HistoryChange {
@@ -188,7 +191,6 @@ export interface GcResult {
 }
 
 /** Temp files' numbers, unique in this process (with the pid, unique on the host). */
-let tempSeq = 0;
 
 export class HistoryStore {
   readonly dir: string;
@@ -346,19 +348,7 @@ export class HistoryStore {
   private ensureReserve(): void {
     const st = lstatOrNull(this.reserveFile);
     if (st?.isFile() && st.size >= RESERVE_BYTES) return;
-    try {
-      const fd = fs.openSync(this.reserveFile, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, FILE_MODE);
-      try {
-        writeAll(fd, Buffer.alloc(RESERVE_BYTES, 0x20));
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch (err) {
-      try {
-        fs.rmSync(this.reserveFile, { force: true });
-      } catch {}
-      throw err;
-    }
+    writeOwnFileSync(this.reserveFile, Buffer.alloc(RESERVE_BYTES, 0x20));
   }
 
   /** Newest first, including lines other processes appended. */
@@ -527,31 +517,8 @@ export class HistoryStore {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    const shard = path.dirname(p);
-    const temp = `${p}.${process.pid}.${++tempSeq}${TEMP_SUFFIX}`;
-    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
-    let fd: number;
-    try {
-      fd = fs.openSync(temp, flags, FILE_MODE);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      this.madeDirs.delete(shard);
-      this.madeDirs.delete(this.blobsDir);
-      this.makeDir(shard);
-      fd = fs.openSync(temp, flags, FILE_MODE);
-    }
-    try {
-      try {
-        writeAll(fd, bytes);
-        fs.futimesSync(fd, time, time);
-      } finally {
-        fs.closeSync(fd);
-      }
-      fs.renameSync(temp, p);
-    } catch (err) {
-      fs.rmSync(temp, { force: true });
-      throw err;
-    }
+    // The shared write: temp in the shard, fsync, rename; its mtime the record's (gc's grace).
+    writeOwnFileSync(p, bytes, { mtimeMs: ms });
   }
 
   /**
@@ -601,7 +568,7 @@ export class HistoryStore {
       return;
     }
     try {
-      fs.writeFileSync(this.incompleteFile, `${at}\n`, { flag: 'wx', mode: FILE_MODE });
+      writeOwnFileSync(this.incompleteFile, `${at}\n`, { exclusive: true });
     } catch (e) {
       // EEXIST: an earlier failure is already marked, and the earliest counts.
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') this.incompleteHere ??= at;
@@ -638,15 +605,7 @@ export class HistoryStore {
       const dropped = this.retention(all);
       if (dropped.size === 0 && duplicates === 0 && chunk.skipped === 0 && voided.size === 0) return 0;
       const kept = all.filter((e) => !dropped.has(e));
-      const temp = `${this.logFile}.${process.pid}${TEMP_SUFFIX}`;
-      const out = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, FILE_MODE);
-      try {
-        writeAll(out, Buffer.from(serializeEntries(kept), 'utf8'));
-        fs.fsyncSync(out);
-      } finally {
-        fs.closeSync(out);
-      }
-      fs.renameSync(temp, this.logFile);
+      writeOwnFileSync(this.logFile, serializeEntries(kept));
       // Whole lines appended to the old file since we read it (and a batch still being written
       // when we did) go into the new one; a record() still writing to the old file after this
       // sees the rename and appends again.
@@ -755,8 +714,8 @@ export class HistoryStore {
       }
       for (const name of names) {
         const p = path.join(dir, name);
-        if (name.endsWith(TEMP_SUFFIX)) {
-          // A temp file of a record() killed before its rename.
+        if (name.startsWith(TEMP_PREFIX) || name.endsWith(LEGACY_TEMP_SUFFIX)) {
+          // A temp file of a record() killed before its rename (or of an older Cairn's).
           const st = lstatOrNull(p);
           if (st && st.mtimeMs < young) fs.rmSync(p, { force: true });
           continue;
@@ -836,15 +795,6 @@ function validateChange(c: HistoryChange): void {
 /** Matches a file's exact path, or everything under a directory's prefix ending in '/'. */
 function pathMatcher(filter: string): (p: string) => boolean {
   return filter.endsWith('/') ? (p) => p.startsWith(filter) : (p) => p === filter;
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let off = 0;
-  while (off < bytes.byteLength) {
-    const n = fs.writeSync(fd, bytes, off, bytes.byteLength - off);
-    if (n <= 0) throw Object.assign(new Error('short write'), { code: 'EIO' });
-    off += n;
-  }
 }
 
 /** The number of bytes a (padded) base64 string decodes to. */

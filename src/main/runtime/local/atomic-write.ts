@@ -94,8 +94,40 @@ function openTemp(dir: string): { temp: string; fd: number } {
   return { temp, fd: fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE) };
 }
 
-function writeWhole(fd: number, data: Uint8Array): void {
-  for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, written);
+/** A temp file in `dir` holding `data` whole, closed; what `settle` (fsync, times) does to it first. */
+function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => Promise<void>): Promise<string>;
+function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => void): string;
+function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => void | Promise<void>): string | Promise<string> {
+  const { temp, fd } = openTemp(dir);
+  let settled: void | Promise<void>;
+  try {
+    for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, written);
+    settled = settle(fd);
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+  const closed = (): string => {
+    fs.closeSync(fd);
+    return temp;
+  };
+  if (!(settled instanceof Promise)) return closed();
+  return settled.then(closed, (err: unknown) => {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw err;
+  });
+}
+
+/** Runs `place` on the staged temp file; any failure removes the temp file and is thrown. */
+function placeTemp(temp: string, place: (temp: string) => void): void {
+  try {
+    place(temp);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
 }
 
 /**
@@ -103,10 +135,12 @@ function writeWhole(fd: number, data: Uint8Array): void {
  * fails with EEXIST when anything is there, so racing creators agree on the first. The temp's own
  * name goes either way.
  */
-function place(temp: string, target: string, exclusive: boolean): void {
-  if (!exclusive) return fs.renameSync(temp, target);
-  fs.linkSync(temp, target);
-  fs.rmSync(temp, { force: true });
+function placeAt(target: string, exclusive: boolean): (temp: string) => void {
+  return (temp) => {
+    if (!exclusive) return fs.renameSync(temp, target);
+    fs.linkSync(temp, target);
+    fs.rmSync(temp, { force: true });
+  };
 }
 
 export interface AtomicWriteOptions {
@@ -132,33 +166,31 @@ export async function writeAtomically(dir: string, name: string, data: Uint8Arra
   if (existing && options.exclusive) throw new RuntimeError('EEXIST');
   if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
   removeDeadWritersTemps(dir, options.sweepTemps !== false);
-  const { temp, fd } = openTemp(dir);
-  try {
-    try {
-      writeWhole(fd, data);
-      // On the thread pool: the one slow call of a write must not block the event loop.
-      await fsync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+  // On the thread pool: the one slow call of a write must not block the event loop.
+  const temp = await stageTemp(dir, data, fsync);
+  placeTemp(temp, (t) => {
     options.beforeRename?.();
-    fs.renameSync(temp, target);
-  } catch (err) {
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
+    fs.renameSync(t, target);
+  });
 }
 
 export interface OwnFileOptions {
   /** Create only: EEXIST when anything is at the name (racing creators agree on the first). */
   readonly exclusive?: boolean;
+  /** The file's modification time, when it must be another than now (a record's own clock). */
+  readonly mtimeMs?: number;
 }
 
+/** Makes `file`'s directory (0700) and sweeps dead writers' temps from it; its bytes. */
 function ownTemp(file: string, data: string | Uint8Array): { dir: string; bytes: Uint8Array } {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   removeDeadWritersTemps(dir, false, path.basename(file));
   return { dir, bytes: typeof data === 'string' ? Buffer.from(data, 'utf8') : data };
+}
+
+function setTimes(fd: number, options: OwnFileOptions): void {
+  if (options.mtimeMs !== undefined) fs.futimesSync(fd, options.mtimeMs / 1000, options.mtimeMs / 1000);
 }
 
 /**
@@ -168,37 +200,21 @@ function ownTemp(file: string, data: string | Uint8Array): { dir: string; bytes:
  */
 export async function writeOwnFile(file: string, data: string | Uint8Array, options: OwnFileOptions = {}): Promise<void> {
   const { dir, bytes } = ownTemp(file, data);
-  const { temp, fd } = openTemp(dir);
-  try {
-    try {
-      writeWhole(fd, bytes);
-      await fsync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    place(temp, file, options.exclusive === true);
-  } catch (err) {
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
+  const temp = await stageTemp(dir, bytes, (fd) => {
+    setTimes(fd, options);
+    return fsync(fd);
+  });
+  placeTemp(temp, placeAt(file, options.exclusive === true));
 }
 
 /** writeOwnFile for synchronous callers (a CLI command, a hook, a lock held synchronously). */
 export function writeOwnFileSync(file: string, data: string | Uint8Array, options: OwnFileOptions = {}): void {
   const { dir, bytes } = ownTemp(file, data);
-  const { temp, fd } = openTemp(dir);
-  try {
-    try {
-      writeWhole(fd, bytes);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    place(temp, file, options.exclusive === true);
-  } catch (err) {
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
+  const temp = stageTemp(dir, bytes, (fd) => {
+    setTimes(fd, options);
+    fs.fsyncSync(fd);
+  });
+  placeTemp(temp, placeAt(file, options.exclusive === true));
 }
 
 /** One of Cairn's own files as read: its text and which file it was (to set aside that one only). */
