@@ -179,6 +179,18 @@ describe('setup then --remove gives the file back byte for byte', () => {
     expect((await backups()).filter((n) => n.startsWith(`${flat}.`) && n.endsWith('.before-remove'))).toHaveLength(1);
   });
 
+  it("the person's file keeps its own mode through setup and --remove; a file setup makes is 0644 less the umask", async () => {
+    const settings = FILES.settings!('claude');
+    await fs.mkdir(path.dirname(settings), { recursive: true });
+    await fs.writeFile(settings, '{ "model": "opus" }\n');
+    await fs.chmod(settings, 0o664);
+    ok(await cairn(['setup', 'claude']));
+    expect((await fs.stat(settings)).mode & 0o777).toBe(0o664);
+    expect((await fs.stat(FILES.mcp!('claude'))).mode & 0o777).toBe(0o644 & ~process.umask());
+    ok(await cairn(['setup', 'claude', '--remove']));
+    expect((await fs.stat(settings)).mode & 0o777).toBe(0o664);
+  });
+
   it('backups are private: <home>/backups is 0700, each file in it 0600', async () => {
     await fs.writeFile(FILES.mcp!('claude'), '{"mcpServers": {}}\n');
     ok(await cairn(['setup', 'claude']));

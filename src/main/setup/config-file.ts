@@ -11,9 +11,9 @@
  * else is refused before anything is written, naming the link and what to do; its target is never
  * written.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { writeAtomically } from '../runtime/local/atomic-write';
 
 export class SetupError extends Error {
   override readonly name = 'SetupError';
@@ -176,21 +176,12 @@ export async function replaceConfigFile(file: ConfigFile, text: string): Promise
       throw err;
     });
     if (current !== file.text) throw new SetupError(`${file.path} changed while Cairn was updating it; nothing was written, run the command again`);
-    const temp = path.join(dir, `.${path.basename(file.realPath)}.cairn-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-    try {
-      const handle = await fs.open(temp, 'wx', file.mode ?? 0o644);
-      try {
-        await handle.writeFile(text, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      if (file.mode !== null) await fs.chmod(temp, file.mode);
-      await fs.rename(temp, file.realPath);
-    } catch (err) {
-      await fs.rm(temp, { force: true });
-      throw err;
-    }
+    // A new file is the person's as any file they make (0644 less their umask); one replaced keeps its mode.
+    await writeAtomically(dir, path.basename(file.realPath), Buffer.from(text, 'utf8'), {
+      exclusive: false,
+      sweepTemps: false,
+      mode: file.mode ?? 0o644 & ~process.umask(),
+    });
   } catch (err) {
     if (err instanceof SetupError) throw err;
     throw new SetupError(`cannot write ${file.path}: ${(err as Error).message}`);

@@ -10,7 +10,8 @@
  * pass over it. Files are created 0600.
  *
  * Two callers:
- * - writeAtomically, for memory roots: the caller holds the scope's write lock (every writer of a
+ * - writeAtomically, for memory roots (and, with `sweepTemps: false` and the file's own mode, for
+ *   agents' config files that setup edits): the caller holds the scope's write lock (every writer of a
  *   root takes it, so any temp file found while holding it belongs to a writer that died) and
  *   passes `dir` as the pinned path of an already-contained directory (containment.ts). The rename
  *   replaces a symlink at the name, never its target.
@@ -88,17 +89,25 @@ function removeDeadWritersTemps(dir: string, all: boolean, target?: string): voi
   }
 }
 
-/** A temp file, created and open, in `dir`. */
-function openTemp(dir: string): { temp: string; fd: number } {
+/** A temp file, created and open, in `dir`: 0600 less the umask, or exactly `mode`. */
+function openTemp(dir: string, mode?: number): { temp: string; fd: number } {
   const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-  return { temp, fd: fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, FILE_MODE) };
+  const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, mode ?? FILE_MODE);
+  try {
+    if (mode !== undefined) fs.fchmodSync(fd, mode);
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+  return { temp, fd };
 }
 
 /** A temp file in `dir` holding `data` whole, closed; what `settle` (fsync, times) does to it first. */
-function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => Promise<void>): Promise<string>;
-function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => void): string;
-function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => void | Promise<void>): string | Promise<string> {
-  const { temp, fd } = openTemp(dir);
+function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => Promise<void>, mode?: number): Promise<string>;
+function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => void, mode?: number): string;
+function stageTemp(dir: string, data: Uint8Array, settle: (fd: number) => void | Promise<void>, mode?: number): string | Promise<string> {
+  const { temp, fd } = openTemp(dir, mode);
   let settled: void | Promise<void>;
   try {
     for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, written);
@@ -154,6 +163,8 @@ export interface AtomicWriteOptions {
    * that are gone are removed, as for Cairn's own files.
    */
   readonly sweepTemps?: boolean;
+  /** The written file's permission bits, exactly (a person's file keeps its own); default 0600. */
+  readonly mode?: number;
 }
 
 /**
@@ -167,7 +178,7 @@ export async function writeAtomically(dir: string, name: string, data: Uint8Arra
   if (existing?.isDirectory()) throw new RuntimeError('EISDIR');
   removeDeadWritersTemps(dir, options.sweepTemps !== false);
   // On the thread pool: the one slow call of a write must not block the event loop.
-  const temp = await stageTemp(dir, data, fsync);
+  const temp = await stageTemp(dir, data, fsync, options.mode);
   placeTemp(temp, (t) => {
     options.beforeRename?.();
     fs.renameSync(t, target);
