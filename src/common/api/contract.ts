@@ -41,6 +41,22 @@ export const scopeStatusSchema = z.object({ scope: z.enum(SCOPES), available: z.
 export const scanWarningSchema = scanFlagSchema.extend({ message: z.string() });
 
 /** The outcome of a change a person asked for. */
+/**
+ * One of Cairn's own files that did not parse and was moved aside (`<name>.damaged-<time>`), so
+ * Cairn started it afresh: where it is, which file it was (relative to Cairn's home), when, and the
+ * start of what it holds.
+ */
+export const setAsideFileSchema = z.object({
+  aside: z.string(),
+  file: z.string(),
+  at: z.string(),
+  bytes: z.number(),
+  preview: z.string(),
+  /** Whether the file holds more than `preview`. */
+  cut: z.boolean(),
+});
+export type SetAsideFileView = z.infer<typeof setAsideFileSchema>;
+
 export const changeResultSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('ok'), message: z.string() }),
   z.object({ status: z.literal('error'), message: z.string() }),
@@ -411,6 +427,11 @@ export const contract = {
   settings: {
     get: oc.output(settingsSchema),
     set: oc.input(settingsPatchSchema).output(settingsSchema),
+  },
+  /** Cairn's own files that did not parse and were set aside; removed only when the person says so. */
+  setAside: {
+    list: oc.output(z.object({ files: z.array(setAsideFileSchema) })),
+    remove: oc.input(z.object({ aside: z.string().min(1).max(4096) })).output(changeResultSchema),
   },
 };
 

@@ -35,6 +35,7 @@ import type { Sweeps } from '../sweep/sweeps';
 import { AgentFilesError, type AgentFiles } from '../agent-files/agent-files';
 import { RegistryError, workspaceInfo, type WorkspaceRegistry } from '../workspaces/registry';
 import { SettingsFileError } from '../workspaces/settings-file';
+import { listSetAsideFiles, removeSetAsideFile, SetAsideError } from './set-aside-files';
 
 export interface RouterContext {
   readonly service: MemoryService;
@@ -70,7 +71,7 @@ const os = implement(contract).$context<RouterContext>();
 
 /** The message of an error a person caused and can fix; anything else stays inside. */
 function personError(err: unknown): string | null {
-  if (err instanceof MemoryToolError || err instanceof RegistryError || err instanceof AgentFilesError || err instanceof SettingsFileError) return err.message;
+  if (err instanceof MemoryToolError || err instanceof RegistryError || err instanceof AgentFilesError || err instanceof SettingsFileError || err instanceof SetAsideError) return err.message;
   return null;
 }
 
@@ -514,6 +515,16 @@ export const router = os.router({
       }
     }),
     set: os.settings.set.handler(({ input, context }) => context.registry.setSettings(input).catch(fail)),
+  },
+  setAside: {
+    list: os.setAside.list.handler(({ context }) => {
+      try {
+        return { files: listSetAsideFiles(context.registry.home) };
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    remove: os.setAside.remove.handler(({ input, context }) => change(async () => removeSetAsideFile(context.registry.home, input.aside))),
   },
 });
 

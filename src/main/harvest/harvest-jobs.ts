@@ -27,6 +27,11 @@ import type { TranscriptAgent } from './transcript';
 
 /** The harvest's state under `<home>`: jobs, the worker's lease, statuses, each session's last message. */
 export const HARVEST_DIR = 'harvest';
+/** The folders under HARVEST_DIR of the harvest's own files: sessions' progress, jobs, last runs. */
+export const HARVEST_SESSIONS_DIR = 'sessions';
+const HARVEST_JOBS_DIR = 'jobs';
+const HARVEST_STATUS_DIR = 'status';
+export const HARVEST_FILE_DIRS = [HARVEST_SESSIONS_DIR, HARVEST_JOBS_DIR, HARVEST_STATUS_DIR] as const;
 export const LEASE_STALE_MS = 60_000;
 export const LEASE_UPDATE_MS = 10_000;
 /** Runs of one session before it waits for a person's Retry. */
@@ -117,8 +122,8 @@ export class HarvestJobs {
     private readonly now: () => number = Date.now,
   ) {
     this.dir = path.join(home, HARVEST_DIR);
-    this.jobsDir = path.join(this.dir, 'jobs');
-    this.statusDir = path.join(this.dir, 'status');
+    this.jobsDir = path.join(this.dir, HARVEST_JOBS_DIR);
+    this.statusDir = path.join(this.dir, HARVEST_STATUS_DIR);
     this.leaseFile = path.join(this.dir, 'worker');
   }
 

@@ -18,7 +18,7 @@ import lockfile from 'proper-lockfile';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
 import type { Candidate } from './candidate';
 import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
-import { HARVEST_DIR } from './harvest-jobs';
+import { HARVEST_DIR, HARVEST_SESSIONS_DIR } from './harvest-jobs';
 import { checkCandidates, DEFAULT_MIN_CONFIDENCE, noRejections, type RejectionReason } from './checks';
 import type { InboxStore, ItemSource, MemoryItem } from './inbox-store';
 import { isCairnsOwn, speakerOf, type Transcript, type TranscriptMessage } from './transcript';
@@ -76,7 +76,7 @@ interface SessionState {
 
 function statePath(home: string, transcript: Transcript): string {
   const digest = createHash('sha256').update(transcript.sessionId).digest('hex').slice(0, 24);
-  return path.join(home, HARVEST_DIR, 'sessions', `${transcript.agent}-${digest}.json`);
+  return path.join(home, HARVEST_DIR, HARVEST_SESSIONS_DIR, `${transcript.agent}-${digest}.json`);
 }
 
 function readState(file: string): SessionState | null {

@@ -1,7 +1,7 @@
 /**
  * The left column: the registered workspaces (name, where the checkout is, reachable or not and
  * why, with a retry), each with its menu (Connect an agent…, Rename…, Remove…; the "⋯" button or a
- * right click), "Add workspace", and the Settings entry. A local workspace's reason is the
+ * right click), "Add workspace", the notice of files Cairn set aside, and the Settings entry. A local workspace's reason is the
  * server's sentence for a person (its folder gone: remove it or restore the folder); an SSH one's
  * is the clause agents get, after "Unreachable:".
  */
@@ -15,6 +15,7 @@ import { useAction } from '../lib/use-action';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { ConnectAgentDialog } from '../features/onboarding/ConnectAgentDialog';
 import { RemoveWorkspaceDialog } from '../features/workspaces/RemoveWorkspaceDialog';
+import { SetAsideNotice } from '../features/set-aside/SetAsideNotice';
 import { RenameWorkspaceDialog } from '../features/workspaces/RenameWorkspaceDialog';
 import { WorkspaceMenu } from '../features/workspaces/WorkspaceMenu';
 import type { View } from './view';
@@ -211,6 +212,7 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
       {task?.kind === 'connect' && <ConnectAgentDialog workspaceId={task.workspace.id} name={task.workspace.name} onClose={() => setTask(null)} />}
       {task?.kind === 'rename' && <RenameWorkspaceDialog workspace={task.workspace} onClose={() => setTask(null)} />}
       {task?.kind === 'remove' && <RemoveWorkspaceDialog workspace={task.workspace} onClose={() => setTask(null)} />}
+      <SetAsideNotice />
       <div className="side-foot">
         <button type="button" className={view.kind === 'settings' ? 'ws current' : 'ws'} aria-current={view.kind === 'settings' ? 'page' : undefined} onClick={() => onView({ kind: 'settings' })}>
           <Settings size={15} aria-hidden /> Settings

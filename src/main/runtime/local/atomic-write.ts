@@ -23,6 +23,8 @@
  * A file of Cairn's that does not parse is never written over and never read as if absent without
  * a word: setAsideDamaged renames it to `<name>.damaged-<time>` beside it and reports that on
  * stderr (where the CLI and the hosts' logs show it); the reader then starts that file afresh.
+ * listSetAside finds such files again, for the app to show them (api/set-aside-files.ts) until the
+ * person removes them.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -281,6 +283,9 @@ export interface DamagedFile {
   readonly reason: string;
 }
 
+/** How a set-aside file is named: `<name>.damaged-<UTC time, basic ISO>` and `-<n>` when taken. */
+const ASIDE_NAME = /^(.+)\.damaged-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z(?:-\d+)?$/;
+
 /** `<name>.damaged-<UTC time>` beside `file`, one not taken yet (`-2`, `-3`, ... after it). */
 function asideName(file: string, now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -311,4 +316,41 @@ export function setAsideDamaged(file: string, reason: string, read?: fs.BigIntSt
     process.stderr.write(`cairn: ${file} could not be read (${reason}), and could not be moved aside (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); Cairn leaves it as it is.\n`);
     return null;
   }
+}
+
+/** A file that was set aside, as found on disk: the file it was, when, and its size. */
+export interface SetAsideFile {
+  /** Where it is now. */
+  readonly aside: string;
+  /** The file it was (now started afresh, or absent). */
+  readonly file: string;
+  /** When it was set aside (from its name). */
+  readonly at: Date;
+  readonly bytes: number;
+}
+
+/**
+ * The files set aside in `dirs` (regular files named as setAsideDamaged names them), newest first.
+ * A folder that is missing or unreadable has none.
+ */
+export function listSetAside(dirs: readonly string[]): SetAsideFile[] {
+  const out: SetAsideFile[] = [];
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = ASIDE_NAME.exec(name);
+      if (!m) continue;
+      const aside = path.join(dir, name);
+      const st = lstatOrNull(aside);
+      if (!st?.isFile()) continue;
+      const at = new Date(Date.UTC(+m[2]!, +m[3]! - 1, +m[4]!, +m[5]!, +m[6]!, +m[7]!));
+      out.push({ aside, file: path.join(dir, m[1]!), at, bytes: st.size });
+    }
+  }
+  return out.sort((a, b) => b.at.getTime() - a.at.getTime() || a.aside.localeCompare(b.aside));
 }
