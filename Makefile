@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export ELECTRON_SKIP_BINARY_DOWNLOAD := 1
 NPM_STAMP := node_modules/.cairn-installed
 
-.PHONY: run test build lint typecheck unit bench screenshots deps sysdeps clean
+.PHONY: run test build lint typecheck unit bench screenshots deps sysdeps agent-clis clean
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -28,6 +28,11 @@ sysdeps:
 	  fi; \
 	fi
 
+# The agents' published CLIs (tests/agents/clis, exact versions) that tests/agents drives: installed
+# once per lock file into ~/.cache/cairn-agent-clis, outside the checkout.
+agent-clis: deps
+	npx tsx tests/support/agent-clis.ts --install
+
 build: deps
 	npx electron-vite build --logLevel warn
 
@@ -41,7 +46,7 @@ unit: build
 	npx vitest run
 
 # Lint and typecheck are part of the test run; a failure anywhere fails it.
-test: sysdeps build typecheck lint
+test: sysdeps agent-clis build typecheck lint
 	npx vitest run
 
 bench: build
