@@ -128,7 +128,7 @@ const CASES: Case[] = [
     file: 'mcp',
     text: '{"mcpServers":{"db":{"command":"pg-mcp","args":["--ro"]}},  "note": "mine"}',
     check(after) {
-      expect(after).toMatch(/^\{"mcpServers":\{"db":\{"command":"pg-mcp","args":\["--ro"\]\},"cairn":\{"command":"[^"]+","args":\["mcp"\]\}\}, {2}"note": "mine"\}$/);
+      expect(after).toMatch(/^\{"mcpServers":\{"db":\{"command":"pg-mcp","args":\["--ro"\]\},"cairn":\{"command":"[^"]+","args":\["mcp","--session-context","off"\]\}\}, {2}"note": "mine"\}$/);
     },
   },
   {

@@ -30,6 +30,8 @@ let env: NodeJS.ProcessEnv;
 let launcher: string;
 const hookCommand = () => `${launcher} context --format claude-hook`;
 const harvestCommand = () => `${launcher} harvest --hook`;
+/** Claude Code's server leaves the index and hot set to its SessionStart hook. */
+const CLAUDE_ARGS = ['mcp', '--session-context', 'off'];
 
 beforeAll(async () => {
   await requireBuiltCli();
@@ -75,12 +77,12 @@ describe('cairn setup --print', () => {
     const result = expectOk(await setup(['claude', '--print', '--cwd', path.join(project, 'src', 'deep')]));
     const [mcp, settings, alternative] = sections(result.stdout);
     expect(mcp!.title).toContain(path.join(project, '.mcp.json'));
-    expect(JSON.parse(mcp!.body)).toEqual({ mcpServers: { cairn: { command: launcher, args: ['mcp'] } } });
+    expect(JSON.parse(mcp!.body)).toEqual({ mcpServers: { cairn: { command: launcher, args: CLAUDE_ARGS } } });
     expect(settings!.title).toContain(path.join(project, '.claude', 'settings.json'));
     const hook = [{ hooks: [{ type: 'command', command: hookCommand() }] }];
     const harvest = [{ hooks: [{ type: 'command', command: harvestCommand() }] }];
     expect(JSON.parse(settings!.body)).toEqual({ hooks: { SessionStart: hook, UserPromptSubmit: hook, PreCompact: harvest, SessionEnd: harvest } });
-    expect(alternative!.body.trim()).toBe(`claude mcp add --scope project cairn -- ${launcher} mcp`);
+    expect(alternative!.body.trim()).toBe(`claude mcp add --scope project cairn -- ${launcher} mcp --session-context off`);
     // Nothing was written.
     await expect(fs.access(path.join(project, '.mcp.json'))).rejects.toThrow();
     await expect(fs.access(path.join(project, '.claude'))).rejects.toThrow();
@@ -90,7 +92,7 @@ describe('cairn setup --print', () => {
     const home = path.join(dir, 'cairn home');
     const result = expectOk(await setup(['claude', '--print', '--cwd', project, '--home', home]));
     const [mcp, settings, alternative] = sections(result.stdout);
-    expect(JSON.parse(mcp!.body)).toEqual({ mcpServers: { cairn: { command: launcher, args: ['mcp'], env: { CAIRN_HOME: home } } } });
+    expect(JSON.parse(mcp!.body)).toEqual({ mcpServers: { cairn: { command: launcher, args: CLAUDE_ARGS, env: { CAIRN_HOME: home } } } });
     expect((JSON.parse(settings!.body) as ClaudeSettings).hooks.SessionStart![0]!.hooks[0]!.command).toBe(`${hookCommand()} --home '${home}'`);
     expect(alternative!.body).toContain(`--env 'CAIRN_HOME=${home}' cairn --`);
 
@@ -131,7 +133,7 @@ describe('cairn setup claude', () => {
     expect(first.stdout).toContain(`${mcpFile}: added MCP server "cairn"`);
     expect(first.stdout).toContain(`${settingsFile}: added the SessionStart hook; added the UserPromptSubmit hook; added the PreCompact hook; added the SessionEnd hook`);
 
-    expect(await readJson(mcpFile)).toEqual({ mcpServers: { github: { command: 'gh-mcp', args: ['--stdio'] }, cairn: { command: launcher, args: ['mcp'] } } });
+    expect(await readJson(mcpFile)).toEqual({ mcpServers: { github: { command: 'gh-mcp', args: ['--stdio'] }, cairn: { command: launcher, args: CLAUDE_ARGS } } });
     const ours = { hooks: [{ type: 'command', command: hookCommand() }] };
     expect(await readJson(settingsFile)).toEqual({
       permissions: { allow: ['Bash(make test)'] },
@@ -167,7 +169,7 @@ describe('cairn setup claude', () => {
   it('creates both files in a fresh project, without backups', async () => {
     const result = expectOk(await setup(['claude', '--cwd', project]));
     expect(result.stdout).toContain('created');
-    expect(await readJson(path.join(project, '.mcp.json'))).toEqual({ mcpServers: { cairn: { command: launcher, args: ['mcp'] } } });
+    expect(await readJson(path.join(project, '.mcp.json'))).toEqual({ mcpServers: { cairn: { command: launcher, args: CLAUDE_ARGS } } });
     const settings = await readJson<ClaudeSettings>(path.join(project, '.claude', 'settings.json'));
     expect(settings.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: hookCommand() }] }]);
     expect(settings.hooks.SessionStart![0]!.matcher).toBeUndefined();
@@ -219,7 +221,7 @@ describe('cairn setup claude', () => {
     const plain = path.join(dir, 'plain');
     await fs.mkdir(plain);
     expectOk(await setup(['claude', '--cwd', plain]));
-    expect(await readJson(path.join(plain, '.mcp.json'))).toEqual({ mcpServers: { cairn: { command: launcher, args: ['mcp'] } } });
+    expect(await readJson(path.join(plain, '.mcp.json'))).toEqual({ mcpServers: { cairn: { command: launcher, args: CLAUDE_ARGS } } });
   });
 });
 

@@ -32,7 +32,7 @@ import type { MemorySession } from '../memory/session';
 import { UsageStore } from '../memory/usage-store';
 import { initializeAnswerLine, initializeRequestOf, peekFirstLine, type InitializeRequest } from '../mcp/early-initialize';
 import { deepestContaining, mcpSession } from '../mcp/session-binding';
-import { sessionContext, type SessionContext } from '../mcp/session-context';
+import { SESSION_CONTEXT_VALUES, sessionContext, type SessionContext, type SessionContextSetting } from '../mcp/session-context';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { findGitRoot, workspaceIdFor } from '../workspaces/identity';
 import { resolveHome } from '../workspaces/home-dir';
@@ -54,7 +54,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
-    options: { cwd: { type: 'string' }, workspace: { type: 'string' }, mode: { type: 'string' }, home: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { cwd: { type: 'string' }, workspace: { type: 'string' }, mode: { type: 'string' }, home: { type: 'string' }, 'session-context': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
     io.stdout.write(MCP_HELP);
@@ -62,6 +62,10 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   }
   const mode = (values.mode ?? 'exec') as Mode;
   if (!MODES.includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}`);
+  const setting = (values['session-context'] ?? 'on') as SessionContextSetting;
+  if (!SESSION_CONTEXT_VALUES.includes(setting)) throw new UsageError(`--session-context must be one of ${SESSION_CONTEXT_VALUES.join(', ')}`);
+  // Off: the agent's hooks hand over the index and the hot set (mcp/session-context.ts).
+  const inInstructions = setting === 'on';
   const cwd = path.resolve(values.cwd ?? process.cwd());
 
   // A --workspace may be remote or named: the registry's to resolve, after the services load.
@@ -73,7 +77,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     const first = await peekFirstLine(io.stdin);
     stdinEnded = first.ended;
     const request = first.line === null ? null : initializeRequestOf(first.line);
-    if (request) early = await answerEarly(request, home, cwd, mode, io);
+    if (request) early = await answerEarly(request, home, cwd, mode, inInstructions, io);
   }
 
   const [{ homeFromFlags, reportSettingsProblems }, { openHome }, { createMemoryMcpServer }, { proposalHost }, { CairnStdioTransport }] = await Promise.all([
@@ -100,7 +104,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
     // Without an early answer, the instructions are computed here, within the workspace's injection
     // settings (issue 23) as the registry gives them (as the HTTP endpoint's are).
-    const context = early ? early.context : await sessionContext(builder, session, mode, { injection: injectionFor(services.registry.settings(), session.workspaceId) });
+    const context = early ? early.context : await sessionContext(builder, session, mode, { injection: injectionFor(services.registry.settings(), session.workspaceId), inInstructions });
     mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, sweeps: services.sweeps, context });
   } catch (err) {
     await services.close();
@@ -128,7 +132,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
  * Computes the session's context with the light modules and writes the answer to `request`; null
  * (nothing written: the SDK answers) when that fails.
  */
-async function answerEarly(request: InitializeRequest, home: string, cwd: string, mode: Mode, io: CliIo): Promise<EarlyAnswer | null> {
+async function answerEarly(request: InitializeRequest, home: string, cwd: string, mode: Mode, inInstructions: boolean, io: CliIo): Promise<EarlyAnswer | null> {
   try {
     // The early context reads only (its files and the facts cache); the server's writes go
     // through the home's own LocalRuntime (host/home-services.ts). A LocalRuntime keeps nothing
@@ -136,7 +140,7 @@ async function answerEarly(request: InitializeRequest, home: string, cwd: string
     const session = await expectedSession(home, cwd, new LocalRuntime());
     const builder = new ContextBuilder(new UsageStore(home), { factsCache: new ContextFactsCache(home) });
     // The hot set within the workspace's injection settings (issue 23), read without zod.
-    const context = await sessionContext(builder, session, mode, { injection: readInjection(home, session.workspaceId) });
+    const context = await sessionContext(builder, session, mode, { injection: readInjection(home, session.workspaceId), inInstructions });
     const line = initializeAnswerLine(request, context.instructions);
     io.stdout.write(line);
     return { request, line, session, context };

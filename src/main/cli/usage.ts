@@ -255,6 +255,9 @@ Options:
   --workspace ID   a registered workspace (default: the one containing --cwd, else one registered
                    for the git root of --cwd)
   --mode MODE      exec (default), plan (project read-only) or explore (read-only)
+  --session-context on|off
+                   off: leave the memory index and hot set out of the instructions, for an agent
+                   whose hooks give them already (what \`cairn setup claude\` writes); default on
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;
 

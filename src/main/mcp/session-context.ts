@@ -4,6 +4,13 @@
  * `cairn mcp` can compute it, and answer `initialize` with it, before the rest of the server has
  * loaded (./early-initialize.ts); memory-mcp-server.ts uses the same function, so both say the
  * same bytes.
+ *
+ * An agent whose hooks already hand the model the index and the hot set at the start of a session
+ * (Claude Code's SessionStart, set up by `cairn setup claude`) is started with
+ * `cairn mcp --session-context off`: its instructions then leave both out, so the model reads them
+ * once, not twice (up to twice the hot set's budget, every session). A server set up by hand,
+ * without hooks, keeps the default and still gets them through its instructions. The resources
+ * cairn://index and cairn://hot-set carry them either way: they are read only when asked for.
  */
 import type { InjectionSettings } from '../../common/context/injection';
 import type { Mode } from '../../common/memory/constants';
@@ -23,7 +30,13 @@ export interface SessionContext {
 export interface SessionContextOptions {
   /** The workspace's injection settings (workspaces/injection-config.ts): the hot set's budget. Default: the defaults. */
   readonly injection?: InjectionSettings;
+  /** Whether the instructions carry the index and the hot set (default true; false when the agent's hooks deliver them). */
+  readonly inInstructions?: boolean;
 }
+
+/** The values of `cairn mcp --session-context`: `off` when the agent's hooks deliver the session's context. */
+export const SESSION_CONTEXT_VALUES = ['on', 'off'] as const;
+export type SessionContextSetting = (typeof SESSION_CONTEXT_VALUES)[number];
 
 export async function sessionContext(builder: ContextBuilder, session: MemorySession, mode: Mode, options: SessionContextOptions = {}): Promise<SessionContext> {
   const snapshot = await builder.snapshot(session);
@@ -32,8 +45,8 @@ export async function sessionContext(builder: ContextBuilder, session: MemorySes
   const instructions = [
     'Cairn keeps your persistent memory. Use the `memory` tool to read and write it (see its description), and `memory_search` to find files by keywords.',
     mode === 'exec' ? null : `This session is in ${mode} mode: ${mode === 'plan' ? '/memories/project is read-only.' : 'memory is read-only.'}`,
-    index,
-    hotSet,
+    options.inInstructions === false ? null : index,
+    options.inInstructions === false ? null : hotSet,
   ]
     .filter(Boolean)
     .join('\n\n');

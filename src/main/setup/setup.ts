@@ -1,7 +1,8 @@
 /**
  * `cairn setup`: the configuration that makes an agent use Cairn, printed or merged into the
  * agent's own files.
- * - Claude Code: the MCP server in the project's `.mcp.json`, and the SessionStart (every source,
+ * - Claude Code: the MCP server in the project's `.mcp.json` (with `--session-context off`: the
+ *   hooks give the index and the hot set, so the instructions leave them out), and the SessionStart (every source,
  *   compaction included) and UserPromptSubmit hooks running `cairn context --format claude-hook`
  *   in the project's `.claude/settings.json`.
  * - Codex: `[mcp_servers.cairn]` in `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`).
@@ -65,6 +66,12 @@ export function claudeHarvestCommand(options: Pick<SetupOptions, 'launcher' | 'h
  */
 export const CURSOR_EXTRA_ARGS = ['--cwd', '${workspaceFolder}'];
 
+/**
+ * Claude Code's SessionStart hook already hands the model the memory index and the hot set, so its
+ * server leaves them out of its instructions: the model reads them once, not twice.
+ */
+export const CLAUDE_EXTRA_ARGS = ['--session-context', 'off'];
+
 export interface SetupTarget {
   /** Absolute path of the config file. */
   path: string;
@@ -124,7 +131,7 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
   switch (agent) {
     case 'claude': {
       const root = await projectRoot(options.cwd);
-      const entry = serverEntry(options);
+      const entry = serverEntry(options, CLAUDE_EXTRA_ARGS);
       const env = entry.env ? Object.entries(entry.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]) : [];
       return {
         agent,
