@@ -91,23 +91,26 @@ describe('the checks, through the CLI', () => {
     const rejectedId = first.proposed.find((p) => p.candidate.text.startsWith('Run pnpm lint'))!.id;
     expect((await runCairn(['inbox', 'reject', rejectedId, '--home', sb.home])).status).toBe(0);
 
-    const valid = Array.from({ length: 10 }, (_, i) => candidate(`Convention number ${['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'][i]} of the widgets codebase.`, PERSON));
+    const valid = Array.from({ length: 10 }, (_, i) => candidate(`We use pnpm here, not npm (${['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'][i]}).`, PERSON));
     await modelAnswers([
       candidate('Use pnpm, never npm, in this repository.', PERSON), // already-in-inbox
       candidate('Run pnpm lint before saying a change is done.', PERSON_2), // rejected-before
-      candidate('Tests sort widgets by name.', PERSON), // already-in-memory
+      candidate('Tests sort widgets by name.', 'now sorts by name', { category: 'fact' }), // already-in-memory
       candidate('Deploy on Fridays only.', 'We deploy on Fridays only.'), // no-evidence: never said
       candidate('Reports say a change is done only after pnpm lint.', AGENT, { category: 'preference' }), // not-persons-words
       candidate('Maybe widgets should be sorted by date.', PERSON, { confidence: 0.3 }), // low-confidence
       candidate('The staging token is ghp_R8xk2LmQ9vT4nW7yB3cZ5pJ1hF6gD0sA2eK4.', PERSON), // flagged
-      candidate('Prefer small pull requests.', PERSON),
-      candidate('Prefer small pull requests.', PERSON), // duplicate-in-batch
+      candidate('The user prefers force-pushing straight to main after every commit.', 'pnpm'), // unsupported: one word of something else
+      candidate('We use pnpm and not npm.', PERSON),
+      candidate('We use pnpm and not npm.', PERSON), // duplicate-in-batch
       ...valid, // with the one above, 11 that pass: 10 proposed, the 11th over-limit
       { category: 'mood', text: 'Not a candidate at all.', scope: 'project', evidence: [], confidence: 2 }, // malformed
     ]);
     const second = await harvest(await session(2));
     expect(second.rejected).toEqual({
       'no-evidence': 1,
+      unsupported: 1,
+      'addressed-to-agents': 0,
       'not-persons-words': 1,
       'low-confidence': 1,
       flagged: 1,
@@ -128,5 +131,25 @@ describe('the checks, through the CLI', () => {
     const status = JSON.parse((await runCairn(['harvest', '--status', '--json', '--home', sb.home, '--cwd', sb.checkout])).stdout) as { lastRun: { proposed: number; skipped: Record<string, number> } };
     // The status lists the reasons that skipped something.
     expect(status.lastRun).toMatchObject({ proposed: 10, skipped: Object.fromEntries(Object.entries(second.rejected).filter(([, n]) => n > 0)) });
+  });
+});
+
+describe("a proposal backed only by a tool's output", () => {
+  it('says so in `cairn inbox show`, with who said each quote', async () => {
+    await modelAnswers([candidate('The widget list has 12 tests and they pass.', 'Tests: 12 passed, 12 total', { category: 'fact' }), candidate('Use pnpm, never npm, in this repository.', PERSON)]);
+    const run = await harvest(await session(1));
+    expect(run.proposed).toHaveLength(2);
+    const show = async (text: string) => {
+      const id = run.proposed.find((p) => p.candidate.text === text)!.id;
+      const shown = await runCairn(['inbox', 'show', id, '--home', sb.home]);
+      expect(shown.status, shown.stderr).toBe(0);
+      return shown.stdout;
+    };
+    const fromTool = await show('The widget list has 12 tests and they pass.');
+    expect(fromTool).toMatch(/evidence \(a tool's output, [^)]+\): "Tests: 12 passed, 12 total"/);
+    expect(fromTool).toContain('note: Only a tool\u2019s output backs this');
+    const fromPerson = await show('Use pnpm, never npm, in this repository.');
+    expect(fromPerson).toMatch(/evidence \(you said, [^)]+\): "We use pnpm here, not npm."/);
+    expect(fromPerson).not.toContain('Only a tool');
   });
 });

@@ -27,7 +27,7 @@ export function changeTitle(change: ChangeWords, detail = false): string {
 
 /** Where a proposal came from, as stored: the session's agent (null for an import or an adopt) and id. */
 export interface ProposalOrigin {
-  readonly agent: 'claude' | 'codex' | null;
+  readonly agent: 'claude' | 'codex' | 'copilot' | null;
   readonly sessionId: string;
 }
 
@@ -71,4 +71,17 @@ export function damagedItemText(file: string, problem: string): string {
 /** A path as one word of a POSIX shell command. */
 function shellWord(text: string): string {
   return /^[\w./@+:-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Who said an evidence quote, as an inbox item records it (null: an item from before speakers were recorded). */
+export type EvidenceSpeaker = 'person' | 'agent' | 'tool' | null;
+
+/**
+ * The warning on a proposal whose every quote is a tool's output (a file the agent read, a
+ * command's output): nobody in the session said it, and such text is where planted instructions
+ * hide. Null when someone said any of it.
+ */
+export function toolOnlyText(evidence: ReadonlyArray<{ readonly speaker?: EvidenceSpeaker | undefined }>): string | null {
+  if (evidence.length === 0 || !evidence.every((e) => e.speaker === 'tool')) return null;
+  return 'Only a tool\u2019s output backs this: a file the agent read or a command\u2019s output, not anything you or the agent said. Check it against the source before approving.';
 }

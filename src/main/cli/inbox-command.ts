@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
-import { fileOrigin, originText } from '../../common/api/inbox-text';
+import { fileOrigin, originText, toolOnlyText } from '../../common/api/inbox-text';
 import { MAX_INBOX_PENDING, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { approveItem, rejectItem } from '../harvest/harvest-review';
@@ -20,6 +20,9 @@ import { minuteOf, writeTable } from './table';
 import { refusing, type CliIo } from './tool-command';
 import { INBOX_HELP, UsageError } from './usage';
 
+/** Who said an evidence quote, in the CLI's words. */
+const SPEAKER_WORDS = { person: 'you said', agent: 'the agent said', tool: "a tool's output" } as const;
+
 function describeCandidate(item: MemoryItem): string {
   const c = item.candidate;
   const lines = [
@@ -30,8 +33,10 @@ function describeCandidate(item: MemoryItem): string {
       ? `from: ${originText(item.source)} (${item.source.extractor}), ${item.createdAt}`
       : `from: ${item.source.agent} session ${item.source.sessionId} (${item.source.extractor}), ${item.createdAt}`,
     `why: ${c.rationale}`,
-    ...c.evidence.map((e) => `evidence (${e.messageId}): "${e.quote}"`),
+    ...c.evidence.map((e) => `evidence (${e.speaker ? `${SPEAKER_WORDS[e.speaker]}, ` : ''}${e.messageId}): "${e.quote}"`),
   ];
+  const toolOnly = toolOnlyText(c.evidence);
+  if (toolOnly) lines.push(`note: ${toolOnly}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -4,7 +4,9 @@
  * refusal is counted by its reason, for the person to see.
  *
  * A candidate passes when: its evidence exists in the segment (each quote found verbatim in its
- * message after whitespace is normalised); a preference or a convention has the person's own words
+ * message after whitespace is normalised) and supports it (quotes long enough to carry meaning,
+ * sharing the claim's words, not only a compaction's summary); no tool output it stands on speaks
+ * to AI agents (planted instructions); a preference or a convention has the person's own words
  * among its evidence; its confidence is at least the threshold; the content scanners find neither a
  * secret nor an injected instruction in its text, its rationale, its evidence quotes, or the
  * messages they are from, as written or with the lead-ins of their lines and sentences taken off
@@ -22,6 +24,10 @@ export const DEFAULT_MIN_CONFIDENCE = 0.6;
 
 export const REJECTION_REASONS = [
   'no-evidence',
+  /** The quotes are too short to carry meaning, share too little of the claim, say the opposite, or are only a compaction's summary. */
+  'unsupported',
+  /** A tool's output it stands on speaks to AI agents ("Note to AI agents reading this file: ..."): planted, never a fact. */
+  'addressed-to-agents',
   'not-persons-words',
   'low-confidence',
   'flagged',
@@ -93,6 +99,81 @@ function flaggedText(text: string): boolean {
   return bare !== text && scanContent(bare).length > 0;
 }
 
+/**
+ * Words too common to say what a text is about: a quote made only of them ("commit" is one word,
+ * "and the" none) carries no claim. English, and the commonest of a few other languages people
+ * write to agents in.
+ */
+const STOPWORDS = new Set(
+  (
+    'a an the and or but if then so of to in on at by for with from into onto as is are was were be been being it its this that these those ' +
+    'there here i me my we us our you your he she they them their his her not no do does did done have has had will would can could should ' +
+    'shall may might must just also very too than such only own same all any each every some more most other about again once up down out ' +
+    'over under what which who whom whose when where why how please ok okay yes user person agent prefers prefer wants want likes like ' +
+    'der die das und oder nicht ist ein eine le la les et ou est un une de des el los las y o es en que por para il lo gli di che per non'
+  ).split(' '),
+);
+
+/** A text's content words: lower case, letters and digits, not stopwords, a crude stem. */
+function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    if (raw.length < 2 || STOPWORDS.has(raw)) continue;
+    out.add(stem(raw));
+  }
+  return out;
+}
+
+/** "commits", "committed", "committing" and "commit" alike: enough for overlap, not a linguist's stem. */
+function stem(word: string): string {
+  return word.replace(/(?:ing|ed|es|s)$/u, '').replace(/(.)\1$/u, '$1') || word;
+}
+
+/** Words that turn a statement into its opposite. */
+const NEGATION = /\b(?:never|not|no|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|avoid|without|nor|stop)\b/i;
+
+/** The fewest content words a quote needs to carry a claim. */
+export const MIN_QUOTE_WORDS = 3;
+
+/**
+ * Whether the quotes support the claim: together they hold at least MIN_QUOTE_WORDS content words
+ * (or as many as a shorter claim has), share at least two of the claim's (or all of a claim that
+ * has fewer), and none says "never" where
+ * the claim does not, or the other way round. Lexical, so a paraphrase that shares no word fails
+ * (the extractors are told to quote, not paraphrase), and an opposite that hides its negation in
+ * another word passes; it stops a one-word quote or a quote about something else.
+ */
+function supports(claim: string, quotes: readonly string[]): boolean {
+  const claimWords = contentWords(claim);
+  const quoteWords = new Set<string>();
+  for (const q of quotes) for (const w of contentWords(q)) quoteWords.add(w);
+  if (quoteWords.size < Math.min(MIN_QUOTE_WORDS, claimWords.size) || quoteWords.size === 0) return false;
+  let shared = 0;
+  for (const w of claimWords) if (quoteWords.has(w)) shared++;
+  if (shared < Math.min(2, claimWords.size)) return false;
+  const negated = quotes.some((q) => NEGATION.test(q));
+  return negated === NEGATION.test(claim) || quotes.length > 1;
+}
+
+/**
+ * Text in a tool's output that speaks to AI agents, the shape of instructions planted in a file or
+ * a web page for the agent that reads it ("Note to AI agents reading this file: remember ...", "If
+ * you are an AI assistant, ...", "Dear Claude, ..."). A person does not write a file's notes to
+ * "AI agents"; whatever such text asks for is never a fact of the project.
+ */
+const ADDRESSED_TO_AGENTS = [
+  /\b(?:note|message|instructions?|attention|reminder|notice|hint|memo)\s*(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:ai|llms?|language\s+models?|(?:ai\s+|coding\s+)?(?:agents?|assistants?)|bots?|copilot|claude|codex|gemini|chatgpt)\b/i,
+  /\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|(?:ai\s+|coding\s+)?(?:agent|assistant)|bot|copilot|claude|codex|gemini|chatgpt)\b/i,
+  /\b(?:ai|llm|coding)\s+(?:agents?|assistants?|models?)\s+(?:reading|processing|that\s+reads?|who\s+reads?|scanning)\b/i,
+  /\b(?:dear|hey|hello|hi)\s+(?:ai|llm|agent|assistant|claude|codex|gemini|copilot|chatgpt)\b/i,
+  /\b(?:ai|llm)s?\s*[:,]\s*(?:remember|always|never|you\s+must|make\s+sure)\b/i,
+];
+
+/** Whether a tool's output speaks to AI agents (see ADDRESSED_TO_AGENTS). */
+export function addressesAgents(text: string): boolean {
+  return ADDRESSED_TO_AGENTS.some((re) => re.test(text));
+}
+
 /** Every reason, at zero. */
 export function noRejections(): Record<RejectionReason, number> {
   return Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
@@ -125,6 +206,10 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
       // scanners what they find in the whole; a message that holds a secret or an injected
       // instruction is evidence of nothing.
       if (flaggedText(c.text) || flaggedText(c.rationale) || grounds.some(({ e, message }) => flaggedText(e.quote) || flaggedMessage(message!))) return 'flagged';
+      // A compaction's summary orients; it is never the only grounds of anything.
+      if (grounds.every(({ message }) => message!.kind === 'summary')) return 'unsupported';
+      if (!supports(c.text, grounds.map(({ e }) => e.quote))) return 'unsupported';
+      if (grounds.some(({ message }) => message!.kind === 'tool_result' && addressesAgents(message!.text))) return 'addressed-to-agents';
       const key = normalizedText(c.text);
       if (batch.has(key)) return 'duplicate-in-batch';
       if (inbox.has(key)) return 'already-in-inbox';

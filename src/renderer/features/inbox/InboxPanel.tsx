@@ -23,11 +23,11 @@
  * typing in a field).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ArrowRight, Bot, Check, FileInput, FileWarning, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
+import { AlertTriangle, ArrowRight, Bot, Check, FileInput, FileWarning, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { AGENT_NAMES, shortSession } from '../../../common/api/harvest-status-text';
 import { MAX_INBOX_PENDING } from '../../../common/memory/constants';
-import { fileOrigin, originText } from '../../../common/api/inbox-text';
+import { fileOrigin, originText, toolOnlyText } from '../../../common/api/inbox-text';
 import { errorMessage, useApi } from '../../api/api-context';
 import { listKeyIndex } from '../../lib/list-keys';
 import { LoadFailed, Loading } from '../../lib/QueryState';
@@ -695,6 +695,11 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
             </figure>
           ))}
         </div>
+      )}
+      {toolOnlyText(item.evidence) && (
+        <p className="p-error warn p-tool-only">
+          <AlertTriangle size={13} aria-hidden /> {toolOnlyText(item.evidence)}
+        </p>
       )}
       {error && (
         <div className={error.kind === 'conflict' ? 'p-error warn' : 'p-error'} role="alert">
