@@ -62,9 +62,12 @@ export async function contextCommand(args: string[], io: CliIo): Promise<number>
   }
 }
 
+/** The hooks' formats: Claude Code's JSON, and Copilot CLI's (its own input, a top-level additionalContext). */
+const HOOK_FORMATS: readonly string[] = ['claude-hook', 'copilot-hook'];
+
 /** Whether the arguments ask for the hook's format (looked at before they are parsed, which may fail). */
 function asksForHook(args: readonly string[]): boolean {
-  return args.some((a, i) => a === '--format=claude-hook' || (a === '--format' && args[i + 1] === 'claude-hook'));
+  return args.some((a, i) => HOOK_FORMATS.some((f) => a === `--format=${f}` || (a === '--format' && args[i + 1] === f)));
 }
 
 /** The home a failure is logged in: --home if it can be found, else the default. */
@@ -85,7 +88,8 @@ async function context(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const format = values.format ?? 'text';
-  if (!['text', 'json', 'claude-hook'].includes(format)) throw new UsageError('--format must be one of text, json, claude-hook');
+  if (!['text', 'json', ...HOOK_FORMATS].includes(format)) throw new UsageError('--format must be one of text, json, claude-hook, copilot-hook');
+  const asHook = HOOK_FORMATS.includes(format);
   if (values.prompt !== undefined && values['prompt-stdin']) throw new UsageError('give --prompt or --prompt-stdin, not both');
   if (values.workspace !== undefined && !isValidWorkspaceId(values.workspace)) {
     throw new UsageError('--workspace must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
@@ -93,16 +97,16 @@ async function context(args: string[], io: CliIo): Promise<number> {
 
   // Inside Cairn's own extraction run (the harvest's command backend), the hook adds nothing: the
   // model there reads a transcript as data, not memory.
-  if (format === 'claude-hook' && process.env[HARVEST_CHILD_ENV]) return 0;
+  if (asHook && process.env[HARVEST_CHILD_ENV]) return 0;
   let prompt = values.prompt;
   let hook: ClaudeHookInput = {};
-  const input = values['prompt-stdin'] || format === 'claude-hook' ? await readInput(io, values['prompt-stdin'] === true) : null;
+  const input = values['prompt-stdin'] || asHook ? await readInput(io, values['prompt-stdin'] === true) : null;
   if (input !== null) {
-    if (format === 'claude-hook') {
+    if (asHook) {
       try {
         hook = JSON.parse(input) as ClaudeHookInput;
       } catch {
-        if (input.trim() !== '') throw new UsageError('with --format claude-hook, stdin must be the hook input JSON Claude Code sends');
+        if (input.trim() !== '') throw new UsageError(`with --format ${format}, stdin must be the hook input JSON the agent sends`);
       }
       if (prompt === undefined && typeof hook.prompt === 'string') prompt = hook.prompt;
     } else prompt = input;
@@ -110,7 +114,9 @@ async function context(args: string[], io: CliIo): Promise<number> {
   const fallbackCwd = typeof hook.cwd === 'string' ? hook.cwd : process.cwd();
   const request: ContextRequest = {
     format: format as ContextRequest['format'],
-    event: hook.hook_event_name === 'UserPromptSubmit' ? 'UserPromptSubmit' : 'SessionStart',
+    // Gemini CLI's prompt hook is BeforeAgent (its input carries the prompt, as UserPromptSubmit's).
+    // Copilot CLI names no event: its userPromptSubmitted input alone has a prompt (its sessionStart's initialPrompt is left for that prompt's own hook).
+    event: hook.hook_event_name === 'UserPromptSubmit' || hook.hook_event_name === 'BeforeAgent' || (format === 'copilot-hook' && typeof hook.prompt === 'string') ? 'UserPromptSubmit' : 'SessionStart',
     ...(prompt !== undefined ? { prompt } : {}),
     cwd: path.resolve(values.cwd ?? fallbackCwd),
   };
@@ -129,7 +135,7 @@ async function context(args: string[], io: CliIo): Promise<number> {
   const home = resolveHome(values.home);
   assertOwnHome(home);
   const trace = process.env[CONTEXT_TRACE_ENV] ? (line: string) => io.stderr.write(`cairn context: ${line}\n`) : null;
-  if (format === 'claude-hook') {
+  if (asHook) {
     const asked = await askContextHost(home, request);
     if ('text' in asked) {
       trace?.('answered by a running Cairn (its host of the prompt hook)');
