@@ -62,12 +62,15 @@ export async function contextAnswer(builder: ContextBuilder, session: MemorySess
   const snapshot = await builder.snapshot(session);
   const relevant = prompt !== undefined ? builder.relevant(snapshot, prompt, Date.now(), injection) : '';
 
-  if (format === 'claude-hook') {
+  if (format === 'claude-hook' || format === 'copilot-hook') {
     // On each prompt only the relevant memories; at session start (and after a compaction) the
     // index and the hot set, computed once so they stay the same for the whole session.
     const event = request.event;
     const context = event === 'UserPromptSubmit' ? relevant : [builder.index(snapshot), await builder.hotSet(snapshot, session, injection.hotSetMaxBytes), relevant].filter(Boolean).join('\n\n');
-    return context === '' ? '' : `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`;
+    if (context === '') return '';
+    // Copilot CLI takes additionalContext at the top level only (it ignores hookSpecificOutput).
+    const output = format === 'copilot-hook' ? { additionalContext: context } : { hookSpecificOutput: { hookEventName: event, additionalContext: context } };
+    return `${JSON.stringify(output)}\n`;
   }
   const index = builder.index(snapshot);
   const hotSet = await builder.hotSet(snapshot, session, injection.hotSetMaxBytes);

@@ -224,7 +224,7 @@ function refusalOf(request: Partial<ContextRequestLine> | null, realHome: string
   return null;
 }
 
-const FORMATS: ReadonlyArray<ContextRequest['format']> = ['text', 'json', 'claude-hook'];
+const FORMATS: ReadonlyArray<ContextRequest['format']> = ['text', 'json', 'claude-hook', 'copilot-hook'];
 
 function reply(socket: net.Socket, line: ContextAnswerLine | ProbeAnswerLine): void {
   if (!socket.destroyed && !socket.writableEnded) socket.end(`${JSON.stringify(line)}\n`);

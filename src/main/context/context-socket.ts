@@ -52,8 +52,8 @@ const MAX_SOCKET_PATH = 103;
 
 /** What `cairn context` is asked (the parts its answer depends on besides the disk). */
 export interface ContextRequest {
-  readonly format: 'text' | 'json' | 'claude-hook';
-  /** For claude-hook: the hook's event (anything but a prompt is answered as a session start). */
+  readonly format: 'text' | 'json' | 'claude-hook' | 'copilot-hook';
+  /** For the hooks' formats: the hook's event (anything but a prompt is answered as a session start). */
   readonly event: 'SessionStart' | 'UserPromptSubmit';
   readonly prompt?: string;
   /** Where the agent runs (absolute): its session is the checkout's own. */

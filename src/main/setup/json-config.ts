@@ -68,7 +68,7 @@ export function isCairnContextHook(command: string): boolean {
 }
 
 /** A hook exactly as `cairn setup` writes it (`cairn <words>`, optionally `--home X`), whatever launcher and home. */
-function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
+export function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
   const all = shellWords(command);
   if (all.length !== words.length + 1 && all.length !== words.length + 3) return false;
   return basename(all[0]!) === 'cairn' && words.every((w, i) => all[i + 1] === w) && (all.length === words.length + 1 || all[words.length + 1] === '--home');
@@ -196,7 +196,7 @@ export interface JsonRemoval extends TextEdit {
   readonly empty: boolean;
 }
 
-interface Pruning {
+export interface Pruning {
   /** The inside an emptied container at `path` gets back. */
   inside(path: readonly JsonKey[]): string;
   /** Whether an emptied container at `path` stays. */
@@ -205,7 +205,7 @@ interface Pruning {
   readonly blank: string | null;
 }
 
-function pruningFor(before: BeforeSetup): Pruning {
+export function pruningFor(before: BeforeSetup): Pruning {
   const unknown: Pruning = { inside: () => '', keeps: () => false, blank: null };
   if (before === null || before.text === null) return unknown;
   let doc: JsonText;
@@ -219,19 +219,19 @@ function pruningFor(before: BeforeSetup): Pruning {
 }
 
 /** Takes out the member or element at `path`, its container getting back what it held before. */
-function removeAt(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
+export function removeAt(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
   const doc = readJson(text, file);
   return removeItem(doc, nodeAt(doc.root, path)!, pruning.inside(path.slice(0, -1)));
 }
 
 /** Takes out the container at `path` when Cairn's removals left it empty and it was not there before. */
-function prune(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
+export function prune(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
   const doc = readJson(text, file);
   const node = nodeAt(doc.root, path);
   return node && isBare(doc, node) && !pruning.keeps(path) ? removeAt(text, path, pruning, file) : text;
 }
 
-function finish(text: string, changes: string[], notes: string[], pruning: Pruning, file: string): JsonRemoval {
+export function finish(text: string, changes: string[], notes: string[], pruning: Pruning, file: string): JsonRemoval {
   if (changes.length === 0) return { text: null, changes, notes, empty: false };
   const doc = readJson(text, file);
   if (doc.root && isBare(doc, doc.root)) {

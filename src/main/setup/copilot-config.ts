@@ -1,0 +1,140 @@
+/**
+ * Cairn's entries in GitHub Copilot CLI's own files (`cairn setup copilot`), both in its home
+ * ($COPILOT_HOME, else ~/.copilot), as Copilot CLI 1.0.102 reads them (its bundled help and a real
+ * run against a scripted model):
+ * - `mcp-config.json`: `mcpServers.cairn`, a `local` (stdio) server with `tools: ["*"]`, as
+ *   `copilot mcp add` writes it. A user-level server: Copilot CLI starts it in every session (a
+ *   project's `.mcp.json` is read only once the folder is trusted, and never by `copilot -p`
+ *   unless told to), in the directory the session runs in, which selects the workspace.
+ * - `settings.json`: user-level hooks under `hooks.<event>`, each `{type: "command", bash}` (the
+ *   same schema as a repository's `.github/hooks/*.json`). sessionStart and userPromptSubmitted
+ *   run `cairn context --format copilot-hook`: Copilot CLI sends its own input (camelCase
+ *   `sessionId`, `cwd`, `prompt` on a prompt) and takes a top-level `additionalContext` from the
+ *   hook's stdout: a session start's becomes a message before the first prompt, a prompt's a
+ *   `<system_reminder>` after it.
+ * Copilot CLI keeps a server's instructions out of the system prompt (only allowlisted servers'
+ * go in), so the hooks are what hands over the index and the hot set.
+ *
+ * Taken out again by `--remove`: the server when it runs `cairn mcp`, and the hooks exactly as
+ * setup writes them; a Cairn hook a person wrote another way is kept, with a note.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SetupError } from './config-file';
+import { finish, isSetupWrittenHook, mergeMcpServer, prune, pruningFor, removeAt, shellWords, type BeforeSetup, type JsonRemoval, type McpServerEntry, type TextEdit } from './json-config';
+import { appendElement, nodeAt, readJson, replaceNode, type JsonKey, type JsonText } from './json-edit';
+import { shellLine } from './launcher';
+
+/** Copilot CLI's home: $COPILOT_HOME, else ~/.copilot. */
+export function defaultCopilotHome(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+  const set = env.COPILOT_HOME?.trim();
+  return set ? path.resolve(set) : path.join(home, '.copilot');
+}
+
+/** Cairn's server as Copilot CLI's mcp-config.json spells a stdio server (what `copilot mcp add` writes). */
+export function copilotServerEntry(entry: McpServerEntry): McpServerEntry & { type: 'local'; tools: string[] } {
+  return { type: 'local', command: entry.command, args: entry.args, ...(entry.env ? { env: entry.env } : {}), tools: ['*'] };
+}
+
+/** The events whose hooks give the session its context, and the words after `cairn` they run. */
+export const COPILOT_CONTEXT_EVENTS = ['sessionStart', 'userPromptSubmitted'] as const;
+const CONTEXT_WORDS = ['context', '--format', 'copilot-hook'] as const;
+
+/** The command of Copilot CLI's context hooks. */
+export function copilotHookCommand(options: { launcher: string; home?: string | undefined }): string {
+  return shellLine([options.launcher, ...CONTEXT_WORDS, ...(options.home ? ['--home', options.home] : [])]);
+}
+
+const basename = (p: string) => p.split(/[\\/]/).pop() ?? p;
+
+/** Any hook running `cairn context --format copilot-hook`, however it was written. */
+export function isCairnCopilotHook(command: string): boolean {
+  const words = shellWords(command);
+  while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift();
+  if (words.length === 0 || basename(words[0]!) !== 'cairn' || !words.includes('context')) return false;
+  return words.includes('--format=copilot-hook') || words.some((w, i) => w === '--format' && words[i + 1] === 'copilot-hook');
+}
+
+/** What `--print` shows of settings.json. */
+export function copilotHooksSnippet(command: string): string {
+  const hooks = Object.fromEntries(COPILOT_CONTEXT_EVENTS.map((event) => [event, [{ type: 'command', bash: command }]]));
+  return `${JSON.stringify({ hooks }, null, 2)}\n`;
+}
+
+/** The `bash` commands of an event's hooks, with where each is. */
+function hookCommands(doc: JsonText, event: string): Array<{ command: string; path: JsonKey[] }> {
+  const out: Array<{ command: string; path: JsonKey[] }> = [];
+  const list = nodeAt(doc.root, ['hooks', event]);
+  for (let h = 0; h < (list?.type === 'array' ? (list.children?.length ?? 0) : 0); h++) {
+    const path = ['hooks', event, h, 'bash'];
+    const command = nodeAt(doc.root, path);
+    if (command?.type === 'string') out.push({ command: command.value as string, path });
+  }
+  return out;
+}
+
+/**
+ * Adds Cairn's context hooks to Copilot CLI's settings.json. A hook setup wrote before with another
+ * launcher or home is updated in place; one the person wrote by hand is kept as it is.
+ */
+export function mergeCopilotHooks(text: string | null, command: string, file: string): TextEdit {
+  let current = text ?? '';
+  const hooks = nodeAt(readJson(current, file).root, ['hooks']);
+  if (hooks && hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
+  const changes: string[] = [];
+  const notes: string[] = [];
+  for (const event of COPILOT_CONTEXT_EVENTS) {
+    const doc = readJson(current, file);
+    const list = nodeAt(doc.root, ['hooks', event]);
+    if (list && list.type !== 'array') throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
+    const found = hookCommands(doc, event).filter((c) => isCairnCopilotHook(c.command));
+    if (found.some((c) => c.command === command)) continue;
+    const stale = found.find((c) => isSetupWrittenHook(c.command, CONTEXT_WORDS));
+    if (stale) {
+      current = replaceNode(doc, nodeAt(doc.root, stale.path)!, command);
+      changes.push(`updated the ${event} hook (it ran ${JSON.stringify(stale.command)})`);
+    } else if (found.length > 0) {
+      notes.push(`kept your own ${event} hook ${JSON.stringify(found[0]!.command)}`);
+    } else {
+      current = appendElement(doc, ['hooks', event], { type: 'command', bash: command }, file);
+      changes.push(`added the ${event} hook`);
+    }
+  }
+  return { text: changes.length > 0 ? current : null, changes, notes };
+}
+
+/** Cairn's hooks taken out of Copilot CLI's settings.json (those setup writes); an event left with none goes too. */
+export function removeCopilotHooks(text: string, file: string, before: BeforeSetup = null): JsonRemoval {
+  const hooks = nodeAt(readJson(text, file).root, ['hooks']);
+  if (!hooks) return { text: null, changes: [], notes: [], empty: false };
+  if (hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
+  const events = (hooks.children ?? []).map((p) => p.children?.[0]?.value as string);
+  const pruning = pruningFor(before);
+  const changes: string[] = [];
+  const notes: string[] = [];
+  let out = text;
+  for (const event of events) {
+    let removed = 0;
+    const kept: string[] = [];
+    // From the last hook back, so the places of those still to look at do not move.
+    for (const { command, path } of hookCommands(readJson(out, file), event).reverse()) {
+      if (isSetupWrittenHook(command, CONTEXT_WORDS)) {
+        out = removeAt(out, path.slice(0, -1), pruning, file);
+        removed++;
+      } else if (isCairnCopilotHook(command)) {
+        kept.unshift(`kept your own ${event} hook ${JSON.stringify(command)}`);
+      }
+    }
+    notes.push(...kept);
+    if (removed === 0) continue;
+    changes.push(`removed the ${event} hook`);
+    out = prune(out, ['hooks', event], pruning, file);
+  }
+  if (changes.length > 0) out = prune(out, ['hooks'], pruning, file);
+  return finish(out, changes, notes, pruning, file);
+}
+
+/** Sets Cairn's server in mcp-config.json (Copilot CLI's spelling of it). */
+export function mergeCopilotServer(text: string | null, name: string, entry: McpServerEntry, file: string): TextEdit {
+  return mergeMcpServer(text, name, copilotServerEntry(entry), file);
+}
