@@ -117,6 +117,7 @@ describe('the checks, through the CLI', () => {
       'duplicate-in-batch': 1,
       'already-in-inbox': 1,
       'rejected-before': 1,
+      'approved-before': 0,
       'already-in-memory': 1,
       'over-limit': 1,
       malformed: 1,

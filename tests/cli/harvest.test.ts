@@ -109,6 +109,29 @@ describe('cairn harvest and cairn inbox', () => {
     await expect(fs.stat(path.join(sb.roots.project, 'conventions.md'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('proposes nothing already decided when the transcript is read again from its start, whichever file it went to and however it was edited', async () => {
+    const file = await placed('codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl', [
+      codexSays('Remember that the release branch is cut every Thursday.', '2025-10-14T10:00:00.000Z'),
+      // What marks the line as typed by the person, as Codex writes it.
+      JSON.stringify({ timestamp: '2025-10-14T10:00:00.000Z', type: 'event_msg', payload: { type: 'user_message', message: 'Remember that the release branch is cut every Thursday.', images: [] } }),
+    ]);
+    const first = await harvest(file);
+    const item = (words: string) => first.proposed.find((p) => p.candidate.text.includes(words))!;
+    const [pnpm, lint, release] = [item('We use pnpm'), item('Always run pnpm lint'), item('release branch')];
+    expect([pnpm, lint, release].every(Boolean), JSON.stringify(first.proposed.map((p) => p.candidate.text))).toBe(true);
+    const approve = async (...args: string[]) => expect((await runCairn(['inbox', 'approve', ...args, ...home, '--cwd', sb.checkout])).status).toBe(0);
+    await approve(pnpm.id);
+    await approve(lint.id, '--to', '/memories/project/git.md');
+    await approve(release.id, '--text', 'The release branch is cut on Thursdays, every week.');
+
+    // A rewind or a fork: the session's harvest state is gone and the transcript read from its start.
+    await fs.rm(path.join(sb.home, 'harvest'), { recursive: true });
+    const again = await harvest(file);
+    expect(again.proposed).toEqual([]);
+    expect(again.rejected['already-in-memory'] + again.rejected['approved-before']).toBe(3);
+    expect((await inbox('list')).items).toEqual([]);
+  });
+
   it('reads a Claude Code transcript the same way, with --dry-run proposing nothing', async () => {
     const file = await placed('claude/plain-session.jsonl');
     const dry = await harvest(file, '--dry-run');

@@ -10,8 +10,8 @@
  * among its evidence; its confidence is at least the threshold; the content scanners find neither a
  * secret nor an injected instruction in its text, its rationale, its evidence quotes, or the
  * messages they are from, as written or with the lead-ins of their lines and sentences taken off
- * (see LEAD_INS); it repeats nothing of this batch, the inbox, a candidate rejected recently, or a
- * line already in memory; and fewer than MAX_PER_SEGMENT came before it.
+ * (see LEAD_INS); it repeats nothing of this batch, the inbox, a candidate decided (rejected or
+ * approved, as proposed or as edited) recently, or a line already in memory; and fewer than MAX_PER_SEGMENT came before it.
  */
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { Candidate } from './candidate';
@@ -34,6 +34,8 @@ export const REJECTION_REASONS = [
   'duplicate-in-batch',
   'already-in-inbox',
   'rejected-before',
+  /** A person approved it before (perhaps edited, perhaps into another file than memory is compared with). */
+  'approved-before',
   'already-in-memory',
   'over-limit',
   /** A model's answer held it in a shape that is no candidate (counted by the extractor, not checked here). */
@@ -47,6 +49,8 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 export interface KnownTexts {
   readonly inbox: Iterable<string>;
   readonly rejected: Iterable<string>;
+  /** Texts a person approved (as proposed and as edited): decided, whichever file they went to. */
+  readonly approved?: Iterable<string>;
   /** Lines of the memory files of the scopes the candidates may go to. */
   readonly memoryLines: Iterable<string>;
 }
@@ -191,6 +195,7 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
   const byId = new Map(segment.map((m) => [m.id, m]));
   const inbox = new Set([...known.inbox].map(normalizedText));
   const refused = new Set([...known.rejected].map(normalizedText));
+  const approved = new Set([...(known.approved ?? [])].map(normalizedText));
   const inMemory = new Set([...known.memoryLines].map(normalizedText).filter((l) => l.length > 0));
   const batch = new Set<string>();
   const accepted: Candidate[] = [];
@@ -214,6 +219,7 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
       if (batch.has(key)) return 'duplicate-in-batch';
       if (inbox.has(key)) return 'already-in-inbox';
       if (refused.has(key)) return 'rejected-before';
+      if (approved.has(key)) return 'approved-before';
       if (inMemory.has(key)) return 'already-in-memory';
       if (accepted.length >= MAX_PER_SEGMENT) return 'over-limit';
       batch.add(key);

@@ -124,7 +124,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     const outcome = checkCandidates(
       candidates,
       said,
-      { inbox: req.inbox.pendingTexts(), rejected: req.inbox.rejectedTexts(), memoryLines: req.memoryLines },
+      { inbox: req.inbox.pendingTexts(), rejected: req.inbox.rejectedTexts(), approved: req.inbox.approvedTexts(), memoryLines: req.memoryLines },
       req.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
     );
     outcome.rejected.malformed += discarded.malformed;

@@ -4,8 +4,9 @@
  * `change`, an agent's write to a scope under review (review-mode.ts), with the file's text before
  * and after. One JSON file per item in `items/`, written whole (the one write of Cairn's own files:
  * temp file, fsync, rename; 0600), so a
- * reader never sees half an item; and `rejected.jsonl`, the candidate texts a person rejected,
- * kept REJECTED_KEEP_DAYS so that the same candidate is not proposed again.
+ * reader never sees half an item; `rejected.jsonl` and `approved.jsonl`, the candidate texts a
+ * person rejected or approved (as proposed and as edited, wherever it went), kept
+ * DECIDED_KEEP_DAYS so that nothing decided is proposed again (after a rewind, a fork, a reset).
  *
  * Invariants: an item's id never changes and sorts by creation time; a decided item keeps what was
  * proposed and records what was decided, when and where it went; an item stored before kinds
@@ -33,8 +34,8 @@ import { CANDIDATE_CATEGORIES, type Candidate, type CandidateCategory } from './
 import type { TranscriptAgent } from './transcript';
 
 export const INBOX_DIR = 'inbox';
-/** How long a rejected candidate's text keeps the same text from being proposed again. */
-export const REJECTED_KEEP_DAYS = 90;
+/** How long a decided candidate's text keeps the same text from being proposed again. */
+export const DECIDED_KEEP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ID_RE = /^[0-9a-z]{9}-[0-9a-f]{8}$/;
 /** The problem of a file that is not there (read between a listing and a decision): no item, not damaged. */
@@ -142,7 +143,7 @@ const memoryItemShape = z.object({
   ...decidedShape,
   kind: z.literal('memory').optional(),
   candidate: z.object({ category: z.enum(CANDIDATE_CATEGORIES), text: z.string(), scope: z.enum(SCOPES), evidence: z.array(evidenceShape), confidence: z.number(), rationale: z.string() }),
-  source: z.object({ agent: z.enum(['claude', 'codex', 'copilot']).nullable(), sessionId: z.string(), cwd: z.string().nullable(), workspaceId: z.string().nullable(), projectId: z.string().nullable(), extractor: z.string() }),
+  source: z.object({ agent: z.enum(['claude', 'codex', 'copilot', 'gemini']).nullable(), sessionId: z.string(), cwd: z.string().nullable(), workspaceId: z.string().nullable(), projectId: z.string().nullable(), extractor: z.string() }),
   target: z.string(),
   approvedText: z.string().optional(),
 });
@@ -191,6 +192,7 @@ export class InboxStore {
   readonly dir: string;
   private readonly itemsDir: string;
   private readonly rejectedFile: string;
+  private readonly approvedFile: string;
 
   constructor(
     home: string,
@@ -199,6 +201,7 @@ export class InboxStore {
     this.dir = path.join(home, INBOX_DIR);
     this.itemsDir = path.join(this.dir, 'items');
     this.rejectedFile = path.join(this.dir, 'rejected.jsonl');
+    this.approvedFile = path.join(this.dir, 'approved.jsonl');
   }
 
   /**
@@ -297,8 +300,10 @@ export class InboxStore {
         ? { ...item, status: 'approved', decidedAt, approvedTo: decision.to, ...(item.kind === 'memory' && decision.text !== undefined ? { approvedText: decision.text } : {}) }
         : { ...item, status: 'rejected', decidedAt };
     this.write(next);
-    if (decision.status === 'rejected' && item.kind === 'memory') {
-      fs.appendFileSync(this.rejectedFile, `${JSON.stringify({ at: decidedAt, text: item.candidate.text })}\n`, { mode: 0o600 });
+    if (item.kind === 'memory') {
+      const texts = decision.status === 'approved' && decision.text !== undefined && decision.text !== item.candidate.text ? [item.candidate.text, decision.text] : [item.candidate.text];
+      const lines = texts.map((text) => `${JSON.stringify({ at: decidedAt, text })}\n`).join('');
+      fs.appendFileSync(decision.status === 'rejected' ? this.rejectedFile : this.approvedFile, lines, { mode: 0o600 });
     }
     return next;
   }
@@ -308,15 +313,24 @@ export class InboxStore {
     return this.candidates('pending').map((i) => i.candidate.text);
   }
 
-  /** Texts rejected in the last REJECTED_KEEP_DAYS. */
+  /** Texts rejected in the last DECIDED_KEEP_DAYS. */
   rejectedTexts(): string[] {
+    return this.decidedTexts(this.rejectedFile);
+  }
+
+  /** Texts approved in the last DECIDED_KEEP_DAYS, as proposed and as the person edited them. */
+  approvedTexts(): string[] {
+    return this.decidedTexts(this.approvedFile);
+  }
+
+  private decidedTexts(file: string): string[] {
     let text: string;
     try {
-      text = fs.readFileSync(this.rejectedFile, 'utf8');
+      text = fs.readFileSync(file, 'utf8');
     } catch {
       return [];
     }
-    const horizon = this.now() - REJECTED_KEEP_DAYS * DAY_MS;
+    const horizon = this.now() - DECIDED_KEEP_DAYS * DAY_MS;
     const out: string[] = [];
     for (const line of text.split('\n')) {
       try {

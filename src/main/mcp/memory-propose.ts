@@ -84,6 +84,7 @@ const REASON_TEXTS: Readonly<Record<RejectionReason, string>> = {
   'duplicate-in-batch': 'the same as another candidate of this call',
   'already-in-inbox': 'already waiting in the inbox',
   'rejected-before': 'a person rejected it recently',
+  'approved-before': 'a person approved it already (it is in memory, perhaps edited or in another file)',
   'already-in-memory': 'already in memory',
   'over-limit': `over the ${MAX_PER_SEGMENT} one call may propose`,
   malformed: 'not in the shape of a candidate',
@@ -154,7 +155,7 @@ export async function proposeCandidates(
   const outcome = checkCandidates(
     candidates,
     transcript.messages,
-    { inbox: host.inbox.pendingTexts(), rejected: host.inbox.rejectedTexts(), memoryLines: await memoryLines(service, session) },
+    { inbox: host.inbox.pendingTexts(), rejected: host.inbox.rejectedTexts(), approved: host.inbox.approvedTexts(), memoryLines: await memoryLines(service, session) },
     minConfidence,
   );
   // Each quote with who said it and when, from the transcript itself.
