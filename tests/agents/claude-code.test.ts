@@ -11,10 +11,15 @@ import { runCairn, runJsonl } from '../support/cli';
 import { anthropicWire } from '../support/model-server/anthropic';
 import { startModelServer, type Conversation, type ModelServer, type ModelTurn, type RecordedRequest } from '../support/model-server/model-server';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { approveAsPerson, claudeCommand, claudeTranscripts, runClaude, type ClaudeRun } from './claude-code-run';
+import { readTranscriptFile } from '../../src/main/harvest/read-transcript';
+import { speakerOf } from '../../src/main/harvest/transcript';
+import { approveAsPerson, claudeCommand, claudeTranscripts, RECORDED_PROMPTS, runClaude, type ClaudeRun } from './claude-code-run';
+
+const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'agents', 'claude-code');
 
 const CAIRN_TOOLS = ['mcp__cairn__memory', 'mcp__cairn__memory_search', 'mcp__cairn__memory_propose', 'mcp__cairn__memory_consolidate'];
-const PROMPT = 'How do I deploy the widgets service to staging?';
+// Said outright, so the rules extractor would take it were it the person's (the client says it is not).
+const PROMPT = 'Remember that staging comes first. How do I deploy the widgets service to staging?';
 const NOTES = '/memories/project/notes.md';
 
 /** The model's calls, in order; a strict-mode provider sends null for every field a command does not use. */
@@ -135,11 +140,57 @@ describe(`Claude Code ${pinnedVersion('claude')}, set up by cairn setup claude, 
     expect(relevant).not.toContain('style.md');
   });
 
-  it('keeps its own transcript of the session where harvest finds it', async () => {
+  it("keeps its own transcript, which harvest reads: a -p prompt is the SDK's, so none of it is the person's", async () => {
     const [transcript, ...more] = await claudeTranscripts(userHome, sb.checkout);
     expect(more).toEqual([]);
     const lines = (await fs.readFile(transcript!, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as Block);
-    // The -p prompt is recorded as the SDK's, not typed by the person.
     expect(lines.find((l) => l.type === 'user' && (l.message as Block).content === PROMPT)).toMatchObject({ promptSource: 'sdk' });
+
+    const read = await readTranscriptFile(transcript!);
+    expect(read.messages.map((m) => m.text)).toContain(PROMPT);
+    expect(read.messages.filter((m) => m.fromPerson)).toEqual([]);
+    const harvest = await runCairn(['harvest', '--transcript', transcript!, '--dry-run', '--json', '--home', sb.home]);
+    expect(harvest.status, harvest.stderr).toBe(0);
+    expect(JSON.parse(harvest.stdout)).toMatchObject({ agent: 'claude', status: 'harvested', proposed: [] });
+  });
+});
+
+describe(`Claude Code ${pinnedVersion('claude')}'s own files, recorded (tests/fixtures/agents/claude-code, by claude-code-run.ts --record)`, () => {
+  const transcript = path.join(FIXTURES, 'typed-and-queued.jsonl');
+
+  it('the person is exactly the prompts the client marks as typed and queued', async () => {
+    const read = await readTranscriptFile(transcript);
+    expect(read.messages.filter((m) => m.fromPerson).map((m) => m.text)).toEqual([...RECORDED_PROMPTS]);
+    // The rest: the model's calls and words, and tools' results (Cairn's own text among them).
+    expect(read.messages.filter((m) => !m.fromPerson).map(speakerOf)).toEqual(['agent', 'tool', 'agent', 'tool', 'agent']);
+    expect(read.messages.find((m) => m.kind === 'tool_result' && m.text.includes('File created successfully'))).toMatchObject({ fromPerson: false });
+  });
+
+  it("cairn harvest proposes from the person's words only, quoting the queued prompt", async () => {
+    const sandbox = await makeSandbox();
+    try {
+      const harvest = await runCairn(['harvest', '--transcript', transcript, '--dry-run', '--json', '--home', sandbox.home, '--cwd', sandbox.checkout]);
+      expect(harvest.status, harvest.stderr).toBe(0);
+      const { proposed } = JSON.parse(harvest.stdout) as { proposed: Array<{ text: string; evidence: Array<{ quote: string }> }> };
+      expect(proposed.map((p) => [p.text, p.evidence.map((e) => e.quote)])).toEqual([['Kestrel is the staging cluster.', [RECORDED_PROMPTS[1]]]]);
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+
+  it('cairn setup claude writes the files the client ran with, byte for byte, and --remove takes them away again', async () => {
+    const sandbox = await makeSandbox();
+    try {
+      const launcher = await fs.realpath(path.join(import.meta.dirname, '..', '..', 'bin', 'cairn'));
+      // The recording's anonymised paths, put back for this checkout and home.
+      const expected = async (name: string) => (await fs.readFile(path.join(FIXTURES, name), 'utf8')).replaceAll('/opt/cairn/bin/cairn', launcher).replaceAll('/home/person/work/home', sandbox.home);
+      expect((await runCairn(['setup', 'claude', '--home', sandbox.home, '--cwd', sandbox.checkout])).status).toBe(0);
+      expect(await fs.readFile(path.join(sandbox.checkout, '.mcp.json'), 'utf8')).toBe(await expected('setup.mcp.json'));
+      expect(await fs.readFile(path.join(sandbox.checkout, '.claude', 'settings.json'), 'utf8')).toBe(await expected('setup.settings.json'));
+      expect((await runCairn(['setup', 'claude', '--remove', '--home', sandbox.home, '--cwd', sandbox.checkout])).status).toBe(0);
+      expect((await fs.readdir(sandbox.checkout)).sort()).toEqual(['.git']);
+    } finally {
+      await sandbox.cleanup();
+    }
   });
 });
