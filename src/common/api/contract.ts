@@ -170,7 +170,7 @@ export const inboxItemSchema = z.object({
   /** The memory file it would be added to (a change: the file it writes, a rename's destination). */
   target: z.string(),
   /** The agent and its session (a change: not known, null and ''), and what proposed it (a change: 'review'). */
-  agent: z.enum(['claude', 'codex', 'copilot']).nullable(),
+  agent: z.enum(['claude', 'codex', 'copilot', 'gemini']).nullable(),
   sessionId: z.string(),
   extractor: z.string(),
   workspaceId: z.string().nullable(),
@@ -208,11 +208,11 @@ export const harvestStatusSchema = z.object({
   state: z.enum(['off', 'idle', 'waiting', 'harvesting', 'failed']),
   /** Sessions queued for this workspace, the one running included. */
   queued: z.number().int(),
-  current: z.object({ agent: z.enum(['claude', 'codex', 'copilot']), sessionId: z.string(), chunk: z.number().int(), chunks: z.number().int() }).nullable(),
+  current: z.object({ agent: z.enum(['claude', 'codex', 'copilot', 'gemini']), sessionId: z.string(), chunk: z.number().int(), chunks: z.number().int() }).nullable(),
   lastRun: z
     .object({
       at: z.string(),
-      agent: z.enum(['claude', 'codex', 'copilot']),
+      agent: z.enum(['claude', 'codex', 'copilot', 'gemini']),
       sessionId: z.string(),
       outcome: z.enum(['succeeded', 'nothing-found', 'failed']),
       proposed: z.number().int(),
@@ -226,7 +226,7 @@ export type HarvestStatus = z.infer<typeof harvestStatusSchema>;
 
 /** How to connect one agent to Cairn: what `cairn setup <agent>` does, as lines a person can copy. */
 export const agentGuideSchema = z.object({
-  agent: z.enum(['claude', 'codex', 'cursor', 'copilot']),
+  agent: z.enum(['claude', 'codex', 'cursor', 'gemini', 'copilot']),
   name: z.string(),
   /** The `cairn setup` line that writes the configuration. */
   command: z.string(),

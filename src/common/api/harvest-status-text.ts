@@ -8,10 +8,10 @@
  */
 import type { HarvestStatus } from './contract';
 
-export type HarvestAgent = 'claude' | 'codex' | 'copilot';
+export type HarvestAgent = 'claude' | 'codex' | 'copilot' | 'gemini';
 
 /** The agents' names as people know them. */
-export const AGENT_NAMES: Readonly<Record<HarvestAgent, string>> = { claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI' };
+export const AGENT_NAMES: Readonly<Record<HarvestAgent, string>> = { claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI', gemini: 'Gemini CLI' };
 
 /** A short session id, as a person can match it with the agent's own. */
 export function shortSession(sessionId: string): string {

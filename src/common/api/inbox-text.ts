@@ -27,7 +27,7 @@ export function changeTitle(change: ChangeWords, detail = false): string {
 
 /** Where a proposal came from, as stored: the session's agent (null for an import or an adopt) and id. */
 export interface ProposalOrigin {
-  readonly agent: 'claude' | 'codex' | 'copilot' | null;
+  readonly agent: 'claude' | 'codex' | 'copilot' | 'gemini' | null;
   readonly sessionId: string;
 }
 

@@ -164,7 +164,7 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
       io.stdout.write(`${JSON.stringify({ agent: transcript.agent, sessionId: transcript.sessionId, skippedLines: transcript.skipped, ...summary }, null, 2)}\n`);
       return 0;
     }
-    const who = `${{ claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI' }[transcript.agent] ?? transcript.agent} session ${transcript.sessionId}`;
+    const who = `${{ claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI', gemini: 'Gemini CLI' }[transcript.agent] ?? transcript.agent} session ${transcript.sessionId}`;
     if (summary.status === 'busy') {
       io.stdout.write(`${who} is being harvested by another run; nothing was done.\n`);
       return 0;

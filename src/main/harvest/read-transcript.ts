@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { readRest } from '../outside/outside-file';
 import { readClaudeTranscript } from './claude-transcript';
 import { readCodexRolloutData } from './codex-rollout';
+import { isGeminiSessionFile, readGeminiSessionData } from './gemini-session';
 import { isCopilotSessionFile, readCopilotSessionData } from './copilot-session';
 import { MAX_TRANSCRIPT_BYTES, openTranscript } from './session-files';
 import type { Transcript, TranscriptAgent } from './transcript';
@@ -15,6 +16,7 @@ import type { Transcript, TranscriptAgent } from './transcript';
 /** Which agent wrote `text` (a file's name helps: Codex names its rollouts `rollout-*.jsonl`). */
 export function transcriptAgent(text: string, fileName = ''): TranscriptAgent {
   if (/^rollout-.*\.jsonl$/.test(path.basename(fileName))) return 'codex';
+  if (isGeminiSessionFile(fileName)) return 'gemini';
   if (isCopilotSessionFile(fileName)) return 'copilot';
   let looked = 0;
   for (const line of text.split('\n')) {
@@ -29,6 +31,8 @@ export function transcriptAgent(text: string, fileName = ''): TranscriptAgent {
     if (typeof value !== 'object' || value === null) continue;
     // Codex: the envelope's payload; before it, a bare session meta, state markers, response items.
     if ('payload' in value || 'record_type' in value || ('instructions' in value && 'id' in value) || ('type' in value && 'role' in value && 'content' in value)) return 'codex';
+    // Gemini CLI: its session's metadata (a projectHash beside the sessionId), and its replay records.
+    if ('projectHash' in value || '$set' in value || '$rewindTo' in value) return 'gemini';
     if ('uuid' in value || 'sessionId' in value || 'parentUuid' in value) return 'claude';
     // Copilot CLI: an event, {type: "session.start" / "user.message" / ..., data, id, parentId}.
     if ('data' in value && 'parentId' in value && 'type' in value) return 'copilot';
@@ -67,6 +71,7 @@ export async function readTranscriptFile(file: string): Promise<Transcript> {
   const data = read.bytes;
   const agent = transcriptAgent(data.subarray(0, 64 * 1024).toString('utf8'), file);
   if (agent === 'codex') return readCodexRolloutData(data, file);
+  if (agent === 'gemini') return readGeminiSessionData(data, file);
   if (agent === 'copilot') return readCopilotSessionData(data, file);
   return readClaudeTranscript(data, { sessionId: path.basename(file, '.jsonl') });
 }

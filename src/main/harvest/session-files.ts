@@ -18,6 +18,7 @@ import { CLAUDE_PROJECT_DIR_MAX, claudeConfigDir, claudeProjectDirName, readClau
 import { follow, openRegular, readRest, type LinkRule, type RegularOpen } from '../outside/outside-file';
 import { isInside } from '../runtime/local/containment';
 import { codexHome, readCodexRollout } from './codex-rollout';
+import { geminiDir, readGeminiSession } from './gemini-session';
 import type { TranscriptAgent } from './transcript';
 
 /** Where the agents keep their sessions. */
@@ -26,6 +27,8 @@ export interface TranscriptRoots {
   readonly claudeConfigDir: string;
   /** Codex's home ($CODEX_HOME, else ~/.codex). */
   readonly codexHome: string;
+  /** Gemini CLI's folder ($GEMINI_CLI_HOME/.gemini, else ~/.gemini). */
+  readonly geminiDir?: string;
 }
 
 /** The agents' roots as this environment sets them (tests pass their own env and home). */
@@ -33,6 +36,7 @@ export function transcriptRoots(env: NodeJS.ProcessEnv = process.env, home: stri
   return {
     claudeConfigDir: claudeConfigDir(env, home),
     codexHome: env.CODEX_HOME?.trim() ? codexHome(env) : path.join(home, '.codex'),
+    geminiDir: geminiDir(env, home),
   };
 }
 
@@ -52,7 +56,7 @@ function realOr(dir: string): string {
 
 /** Where a link to a transcript may lead: a `.jsonl` file in the user's home or the agents' folders. */
 export function transcriptLinkRule(roots: TranscriptRoots = transcriptRoots(), home: string = os.homedir()): LinkRule {
-  const within = [home, roots.claudeConfigDir, roots.codexHome].map((dir) => ({ real: realOr(dir), where: 'your home folder or the agents\u2019 folders' }));
+  const within = [home, roots.claudeConfigDir, roots.codexHome, ...(roots.geminiDir ? [roots.geminiDir] : [])].map((dir) => ({ real: realOr(dir), where: 'your home folder or the agents\u2019 folders' }));
   return { within, sameKind: (real) => real.endsWith('.jsonl'), kindName: 'a transcript (.jsonl)' };
 }
 
@@ -159,11 +163,37 @@ export function codexSessionFiles(home: string, now: number, recentDays: number)
 }
 
 /**
+ * Gemini CLI's session files (`<gemini dir>/tmp/<project>/chats/session-*.jsonl`) of the projects
+ * whose root (`<project>/.project_root`, written by Gemini CLI) is one of `cwds` or below one;
+ * which directory a session ran in is still read from the file itself.
+ */
+export function geminiSessionFiles(dir: string, cwds: readonly string[]): SessionFile[] {
+  const tmp = path.join(dir, 'tmp');
+  const files: SessionFile[] = [];
+  for (const project of names(tmp)) {
+    let root: string;
+    try {
+      root = fs.readFileSync(path.join(tmp, project, '.project_root'), 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (!cwds.some((cwd) => isInside(root, cwd))) continue;
+    const chats = path.join(tmp, project, 'chats');
+    for (const entry of names(chats)) {
+      if (!/^session-.*\.jsonl$/.test(entry)) continue;
+      const found = statFile('gemini', path.join(chats, entry));
+      if (found) files.push(found);
+    }
+  }
+  return files;
+}
+
+/**
  * The directory a session file says its session ran in: read by the agent's own reader from the
  * file's head (whole lines only), and from the whole file when the head does not say.
  */
 export async function fileCwd({ agent, file }: SessionFile): Promise<string | null> {
-  const read = (data: Buffer): string | null => (agent === 'claude' ? readClaudeTranscript(data) : readCodexRollout(data)).cwd;
+  const read = (data: Buffer): string | null => (agent === 'claude' ? readClaudeTranscript(data) : agent === 'gemini' ? readGeminiSession(data) : readCodexRollout(data)).cwd;
   const opened = await openTranscript(file).catch(() => null);
   if (opened === null || 'refused' in opened) return null;
   try {
@@ -203,7 +233,7 @@ export async function withCwd(files: readonly SessionFile[]): Promise<PlacedSess
  */
 export async function sessionFilesIn(dir: string, roots: TranscriptRoots = transcriptRoots(), now = Date.now(), codexDays = 30): Promise<PlacedSessionFile[]> {
   const root = await comparablePath(dir);
-  const files = [...claudeSessionFiles(roots.claudeConfigDir, [dir, root]), ...codexSessionFiles(roots.codexHome, now, codexDays)];
+  const files = [...claudeSessionFiles(roots.claudeConfigDir, [dir, root]), ...codexSessionFiles(roots.codexHome, now, codexDays), ...(roots.geminiDir ? geminiSessionFiles(roots.geminiDir, [dir, root]) : [])];
   const placed: PlacedSessionFile[] = [];
   for (const file of await withCwd(files)) {
     if (isInside(await comparablePath(file.cwd), root)) placed.push(file);

@@ -10,7 +10,7 @@
  */
 import { MCP_CONSOLIDATE_PROMPT_MARKER, MCP_HARVEST_PROMPT_MARKER, MEMORY_CONSOLIDATE_TOOL, MEMORY_PROPOSE_TOOL } from '../../common/memory/tool-description';
 
-export type TranscriptAgent = 'claude' | 'codex' | 'copilot';
+export type TranscriptAgent = 'claude' | 'codex' | 'copilot' | 'gemini';
 
 export type MessageRole = 'user' | 'assistant';
 

@@ -59,6 +59,14 @@ export function renderHttpSetup(agent: Agent, options: HttpSetupOptions): string
         `${JSON.stringify({ mcpServers: { [SERVER_NAME]: { url, headers: { Authorization: `Bearer \${env:${TOKEN_ENV}}` } } } }, null, 2)}`,
         '',
       ].join('\n');
+    case 'gemini':
+      // Gemini CLI expands $VAR in its settings' strings.
+      return [
+        ...preamble,
+        `# ${name}: merge into ${path.join(options.root, '.gemini', 'settings.json')}`,
+        `${JSON.stringify({ mcpServers: { [SERVER_NAME]: { httpUrl: url, headers: { Authorization: `Bearer $${TOKEN_ENV}` } } } }, null, 2)}`,
+        '',
+      ].join('\n');
     case 'copilot':
       // The shell expands the token as the line runs: it goes into ~/.copilot/mcp-config.json, a file of the person's home, never a project's.
       return [

@@ -25,8 +25,9 @@ import { nodeAt, readJson } from './json-edit';
 import { AGENT_NAMES, defaultCodexHome, projectRoot, readTarget, SERVER_NAME, type Agent } from './setup';
 import { parseTomlConfig, removeCodexServer } from './toml-config';
 import { defaultCopilotHome, removeCopilotHooks } from './copilot-config';
+import { defaultGeminiCliHome, geminiPolicyFile, removeGeminiPolicy, removeGeminiSettings } from './gemini-config';
 
-type Kind = 'mcp-json' | 'claude-settings' | 'codex-toml' | 'copilot-settings';
+type Kind = 'mcp-json' | 'claude-settings' | 'codex-toml' | 'gemini-settings' | 'gemini-policy' | 'copilot-settings';
 
 export interface RemovePlan {
   readonly agent: Agent;
@@ -34,12 +35,17 @@ export interface RemovePlan {
   readonly targets: ReadonlyArray<{ path: string; kind: Kind }>;
 }
 
-export async function planRemove(agent: Agent, options: { cwd: string; codexHome?: string | undefined; copilotHome?: string | undefined }): Promise<RemovePlan> {
+export async function planRemove(agent: Agent, options: { cwd: string; codexHome?: string | undefined; geminiCliHome?: string | undefined; copilotHome?: string | undefined }): Promise<RemovePlan> {
   switch (agent) {
     case 'copilot': {
       const copilotHome = options.copilotHome ?? defaultCopilotHome();
       // mcp-config.json has Claude Code's mcpServers map: the same removal.
       return { agent, root: null, targets: [{ path: path.join(copilotHome, 'mcp-config.json'), kind: 'mcp-json' }, { path: path.join(copilotHome, 'settings.json'), kind: 'copilot-settings' }] };
+    }
+    case 'gemini': {
+      const root = await projectRoot(options.cwd);
+      const policy = geminiPolicyFile(options.geminiCliHome ?? defaultGeminiCliHome());
+      return { agent, root, targets: [{ path: path.join(root, '.gemini', 'settings.json'), kind: 'gemini-settings' }, { path: policy, kind: 'gemini-policy' }] };
     }
     case 'claude': {
       const root = await projectRoot(options.cwd);
@@ -49,8 +55,11 @@ export async function planRemove(agent: Agent, options: { cwd: string; codexHome
       const root = await projectRoot(options.cwd);
       return { agent, root, targets: [{ path: path.join(root, '.cursor', 'mcp.json'), kind: 'mcp-json' }] };
     }
-    case 'codex':
-      return { agent, root: null, targets: [{ path: path.join(options.codexHome ?? defaultCodexHome(), 'config.toml'), kind: 'codex-toml' }] };
+    case 'codex': {
+      const codexHome = options.codexHome ?? defaultCodexHome();
+      // Codex's hooks.json has the shape of Claude Code's hooks: the same removal.
+      return { agent, root: null, targets: [{ path: path.join(codexHome, 'config.toml'), kind: 'codex-toml' }, { path: path.join(codexHome, 'hooks.json'), kind: 'claude-settings' }] };
+    }
   }
 }
 
@@ -65,7 +74,9 @@ function cutOut(kind: Kind, text: string, file: string, before: BeforeSetup): Te
     const removal = removeCodexServer(text, SERVER_NAME, file);
     return { ...removal, empty: removal.text !== null && removal.text.trim() === '' };
   }
+  if (kind === 'gemini-settings') return removeGeminiSettings(text, file, before);
   if (kind === 'copilot-settings') return removeCopilotHooks(text, file, before);
+  if (kind === 'gemini-policy') return removeGeminiPolicy(text);
   return kind === 'mcp-json' ? removeMcpServer(text, SERVER_NAME, file, before) : removeClaudeHooks(text, file, before);
 }
 
@@ -85,7 +96,9 @@ function homesNamedIn(kind: Kind, text: string): string[] {
     if (kind === 'codex-toml') {
       const servers = parseTomlConfig(text, '').mcp_servers as Record<string, { env?: { CAIRN_HOME?: unknown } }> | undefined;
       homes.push(servers?.[SERVER_NAME]?.env?.CAIRN_HOME as string);
-    } else if (kind === 'mcp-json') {
+    } else if (kind === 'gemini-policy') {
+      // Names no home.
+    } else if (kind === 'mcp-json' || kind === 'gemini-settings') {
       const entry = nodeAt(readJson(text, '').root, ['mcpServers', SERVER_NAME, 'env', 'CAIRN_HOME']);
       homes.push(entry?.value as string);
     } else {

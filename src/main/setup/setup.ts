@@ -5,8 +5,15 @@
  *   hooks give the index and the hot set, so the instructions leave them out), and the SessionStart (every source,
  *   compaction included) and UserPromptSubmit hooks running `cairn context --format claude-hook`
  *   in the project's `.claude/settings.json`.
- * - Codex: `[mcp_servers.cairn]` in `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`).
+ * - Codex: `[mcp_servers.cairn]` in `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`), with
+ *   `required = true` (Codex waits for the server, so its instructions, the index and the hot set,
+ *   reach the first request) and `default_tools_approval_mode = "writes"` (the read-only tool runs
+ *   without a prompt; a person's own choice of mode is kept); and in `$CODEX_HOME/hooks.json` (the
+ *   same shape as Claude Code's hooks) the UserPromptSubmit hook running `cairn context --format
+ *   claude-hook` (Codex reads that output as Claude Code does) and the harvest hooks.
  * - Cursor: the MCP server in the project's `.cursor/mcp.json`.
+ * - Gemini CLI: the MCP server and the hooks in the project's `.gemini/settings.json`, and the
+ *   rules that run the read-only tools without asking in `~/.gemini/policies/cairn.toml` (gemini-config.ts).
  * The server is `<launcher> mcp`, with CAIRN_HOME in its environment when a home was chosen.
  * The project's files are the repository's: a symlink among them (a file, or a directory on the
  * way) is written through only when it stays inside the checkout and out of .git (config-file.ts).
@@ -20,12 +27,13 @@ import { missingDirs, readConfigFile, replaceConfigFile, SetupError, type Config
 import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, type McpServerEntry, type TextEdit } from './json-config';
 import { hasComments } from './json-edit';
 import { shellLine } from './launcher';
-import { codexSnippet, mergeCodexServer } from './toml-config';
+import { codexSnippet, mergeCodexServer, type TomlTable } from './toml-config';
 import { copilotHookCommand, copilotHooksSnippet, copilotServerEntry, defaultCopilotHome, mergeCopilotHooks, mergeCopilotServer } from './copilot-config';
+import { defaultGeminiCliHome, GEMINI_EXTRA_ARGS, geminiPolicyFile, geminiPolicyTarget, geminiSettingsTarget } from './gemini-config';
 
-export const AGENTS = ['claude', 'codex', 'cursor', 'copilot'] as const;
+export const AGENTS = ['claude', 'codex', 'cursor', 'gemini', 'copilot'] as const;
 export type Agent = (typeof AGENTS)[number];
-export const AGENT_NAMES: Record<Agent, string> = { claude: 'Claude Code', codex: 'Codex', cursor: 'Cursor', copilot: 'Copilot CLI' };
+export const AGENT_NAMES: Record<Agent, string> = { claude: 'Claude Code', codex: 'Codex', cursor: 'Cursor', gemini: 'Gemini CLI', copilot: 'Copilot CLI' };
 
 /** The name of Cairn's entry in every agent's MCP configuration. */
 export const SERVER_NAME = 'cairn';
@@ -39,6 +47,8 @@ export interface SetupOptions {
   cwd: string;
   /** Codex's home: $CODEX_HOME, else ~/.codex. */
   codexHome?: string | undefined;
+  /** Where Gemini CLI keeps its user files (`.gemini` in it): $GEMINI_CLI_HOME, else the home. */
+  geminiCliHome?: string | undefined;
   /** Copilot CLI's home: $COPILOT_HOME, else ~/.copilot. */
   copilotHome?: string | undefined;
 }
@@ -74,6 +84,35 @@ export const CURSOR_EXTRA_ARGS = ['--cwd', '${workspaceFolder}'];
  * server leaves them out of its instructions: the model reads them once, not twice.
  */
 export const CLAUDE_EXTRA_ARGS = ['--session-context', 'off'];
+
+/**
+ * Codex's keys in Cairn's `[mcp_servers.cairn]`: Codex waits for a required server before the first
+ * request (else `codex exec` sends it without Cairn's tools and instructions), and with "writes" it
+ * runs the tools marked read-only (memory_search) without a prompt and asks before the others.
+ */
+export function codexServerEntry(server: McpServerEntry): McpServerEntry & TomlTable {
+  const { env, ...rest } = server;
+  return { ...rest, required: true, default_tools_approval_mode: 'writes', ...(env ? { env } : {}) };
+}
+
+/** The keys of Cairn's Codex entry whose value is the person's once set (setup keeps it). */
+export const CODEX_PERSONS_CHOICE = ['default_tools_approval_mode'] as const;
+
+/**
+ * Codex's hooks.json (in CODEX_HOME, the shape of Claude Code's hooks): the prompt hook, and the
+ * harvest hooks. No SessionStart hook: the server's instructions already carry the index and the
+ * hot set (Codex puts them in every request), so the model reads them once.
+ */
+function codexHooksTarget(file: string, command: string, harvest: string): SetupTarget {
+  const prompt = { ...contextHook(command), events: ['UserPromptSubmit'] };
+  const hook = [{ hooks: [{ type: 'command', command }] }];
+  const harvestHooks = [{ hooks: [{ type: 'command', command: harvest }] }];
+  return {
+    path: file,
+    snippet: `${JSON.stringify({ hooks: { UserPromptSubmit: hook, PreCompact: harvestHooks, SessionEnd: harvestHooks } }, null, 2)}\n`,
+    merge: (previous) => mergeClaudeHooks(previous, [prompt, harvestHook(harvest)], file),
+  };
+}
 
 export interface SetupTarget {
   /** Absolute path of the config file. */
@@ -162,6 +201,21 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
         nextSteps: 'Open the project in Cursor and enable the "cairn" server under Settings > MCP (Cursor asks once for a new project server).',
       };
     }
+    case 'gemini': {
+      const root = await projectRoot(options.cwd);
+      return {
+        agent,
+        root,
+        targets: [
+          geminiSettingsTarget(path.join(root, '.gemini', 'settings.json'), SERVER_NAME, serverEntry(options, GEMINI_EXTRA_ARGS), claudeHookCommand(options), claudeHarvestCommand(options)),
+          geminiPolicyTarget(geminiPolicyFile(options.geminiCliHome ?? defaultGeminiCliHome())),
+        ],
+        nextSteps: [
+          'Start Gemini CLI in the project and trust the folder when it asks (it reads a project\'s .gemini/settings.json only in a trusted folder; check the server with /mcp).',
+          'It runs memory_search and the memory tool\'s view without asking (Cairn\'s policy file) and asks before every other call of Cairn\'s tools; `gemini -p` cannot ask, so there it refuses them. To let Gemini CLI write memory without asking, add a rule of your own in ~/.gemini/policies (mcpName = "cairn", toolName = "*", decision = "allow", priority = 200).',
+        ].join(' '),
+      };
+    }
     case 'copilot': {
       const copilotHome = options.copilotHome ?? defaultCopilotHome();
       const mcpFile = path.join(copilotHome, 'mcp-config.json');
@@ -184,18 +238,27 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
       };
     }
     case 'codex': {
-      const file = path.join(options.codexHome ?? defaultCodexHome(), 'config.toml');
-      const entry = serverEntry(options);
+      const codexHome = options.codexHome ?? defaultCodexHome();
+      const file = path.join(codexHome, 'config.toml');
+      const server = serverEntry(options);
+      const entry = codexServerEntry(server);
       return {
         agent,
         root: null,
-        targets: [{ path: file, snippet: codexSnippet(SERVER_NAME, entry), merge: (previous) => mergeCodexServer(previous, SERVER_NAME, entry, file) }],
+        targets: [
+          { path: file, snippet: codexSnippet(SERVER_NAME, entry), merge: (previous) => mergeCodexServer(previous, SERVER_NAME, entry, file, CODEX_PERSONS_CHOICE) },
+          codexHooksTarget(path.join(codexHome, 'hooks.json'), claudeHookCommand(options), claudeHarvestCommand(options)),
+        ],
         alternative: {
-          title: 'or with Codex\'s own CLI',
+          title: 'or, for the server alone (without required and the approval mode), with Codex\'s own CLI',
           asComment: true,
-          line: shellLine(['codex', 'mcp', 'add', ...(entry.env ? Object.entries(entry.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]) : []), SERVER_NAME, '--', entry.command, ...entry.args]),
+          line: shellLine(['codex', 'mcp', 'add', ...(server.env ? Object.entries(server.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]) : []), SERVER_NAME, '--', server.command, ...server.args]),
         },
-        nextSteps: 'Start a new Codex session: it starts "cairn mcp" from the directory you start it in, which selects the workspace and project (check with /mcp).',
+        nextSteps: [
+          'Start a new Codex session: it starts "cairn mcp" from the directory you start it in, which selects the workspace and project (check with /mcp).',
+          'Codex runs memory_search without asking and asks before each call of the memory tool, which may write (default_tools_approval_mode = "writes"; `codex exec` cannot ask, so there it refuses them). To let Codex use memory without asking, set default_tools_approval_mode = "approve" in [mcp_servers.cairn]; setup keeps your choice.',
+          'Codex runs a new hook only once you trust it: open /hooks in Codex and trust Cairn\'s hooks (the prompt hook brings the memories relevant to each prompt).',
+        ].join(' '),
       };
     }
   }
