@@ -28,6 +28,8 @@ describe('the rules extractor', () => {
     ['I prefer short answers without preamble.', 'The user prefers short answers without preamble.', 'preference', 'global'],
     ["I'd rather you ask before deleting files.", 'The user prefers you ask before deleting files.', 'preference', 'global'],
     ['ok, also: always keep PRs under 400 lines.', 'Always keep PRs under 400 lines.', 'convention', 'project'],
+    ['Remember that the api service listens on port 8081', 'The api service listens on port 8081.', 'fact', 'project'],
+    ['FYI the docs site is deployed from the gh-pages branch.', 'The docs site is deployed from the gh-pages branch.', 'fact', 'project'],
   ])('%s', (said, text, category, scope) => {
     const message = person(`Thanks, that works.\n${said}\nNow the next thing.`);
     const [found, ...more] = extractByRules([message]);

@@ -41,7 +41,8 @@ const ORDER = /^(?:make sure (?:you |to )?|be sure (?:to )?|remember to |it'd be
 const GENERAL = /\b(?:here|in this (?:repo|repository|codebase|project|package|folder|team|org)|in our (?:repo|codebase|code|project)|everywhere|every (?:\w+)|all (?:\w+)|any (?:test|script|file|table|change)s?|always|never|on (?:my|this) (?:machine|laptop|box)|in (?:prod|production|dev|staging)|that's (?:the|our) rule|that's how we)\b/i;
 
 /** A verb in the present: what a declaration of how things are needs. */
-const PRESENT = /\b(?:is|are|isn't|aren't|has|have|runs?|lives?|goes|go|gets?|needs?|must|should|uses?|use|owns?|takes?|follows?|reads?|resets?|returns?|keeps?|works?|means?|requires?|calls?|lives|points?|stays?|belongs?)\b/i;
+const PRESENT =
+  /\b(?:is|are|isn't|aren't|has|have|runs?|lives?|goes|go|gets?|needs?|must|should|uses?|use|owns?|takes?|follows?|reads?|resets?|returns?|keeps?|works?|means?|requires?|calls?|lives|points?|stays?|belongs?|listens?|serves?|deploys?|builds?|starts?|stores?|sends?|writes?|handles?|connects?|depends?|expects?|contains?|holds?|ships?|publishes?|exposes?|accepts?|produces?|generates?|hosts?|routes?|caches?|syncs?|fails?|expires?|rotates?|binds?|talks?|sits?)\b/i;
 
 /** A clause that takes back the one before it. */
 const RETRACTION = /^(?:(?:actually|no|wait|hmm|um)[,.]?\s+)*(?:scratch that|forget (?:i said|that|it)|never mind|nevermind|ignore that|not that)\b/i;
@@ -53,7 +54,8 @@ function notAStatement(clause: string): boolean {
     /^(?:if|when|whether|should|would|could|can|do|does|did|is|are|was|were|why|how|what|who|where|maybe|perhaps|what if|is it|are we|do we|does it)\b/i.test(clause) ||
     /\b(?:you said|they said|he said|she said|keeps saying|the docs say|docs say|according to|someone filed|the issue says|old readme|says ")\b/i.test(clause) ||
     // A story of the past, or of another place.
-    /\b(?:used to|back at|my old|previous|last (?:week|time|year)|at my old job|was|were|did|broke|wrote|deployed|shipped|said|asked)\b/i.test(clause) ||
+    // ("is deployed from", "are shipped as": the passive of the present is no story.)
+    /\b(?:used to|back at|my old|previous|last (?:week|time|year)|at my old job|was|were|did|broke|wrote|(?<!\b(?:is|are|be|gets?)\s+)(?:deployed|shipped)|said|asked)\b/i.test(clause) ||
     // A one-off, or words taken back.
     /\b(?:this time|for now|yet|in this pr|this pr|for this one|today|right now|never mind|nevermind|scratch that|forget i said|ignore that)\b/i.test(clause) ||
     // "don't always": an observation, not a rule.
