@@ -15,6 +15,8 @@ interface McpEntry {
   args: string[];
   env?: Record<string, string>;
 }
+/** Codex's keys setup adds to Cairn's server: wait for it, and run its read-only tool without a prompt. */
+const CODEX_KEYS = { required: true, default_tools_approval_mode: 'writes' };
 interface HookGroup {
   matcher?: string;
   hooks: Array<{ type: string; command: string }>;
@@ -100,14 +102,19 @@ describe('cairn setup --print', () => {
     expect((JSON.parse(sections(fromEnv.stdout)[0]!.body) as { mcpServers: { cairn: McpEntry } }).mcpServers.cairn.env).toEqual({ CAIRN_HOME: home });
   });
 
-  it('codex: the whole output parses as TOML with [mcp_servers.cairn]', async () => {
+  it('codex: config.toml\'s part parses as TOML with [mcp_servers.cairn], hooks.json\'s as JSON with the prompt and harvest hooks', async () => {
     const result = expectOk(await setup(['codex', '--print', '--home', path.join(dir, 'h')]));
-    expect(result.stdout).toContain(path.join(dir, 'codex', 'config.toml'));
-    expect(parseToml(result.stdout)).toEqual({ mcp_servers: { cairn: { command: launcher, args: ['mcp'], env: { CAIRN_HOME: path.join(dir, 'h') } } } });
+    const [toml, hooks] = sections(result.stdout);
+    expect(toml!.title).toContain(path.join(dir, 'codex', 'config.toml'));
+    expect(parseToml(toml!.body)).toEqual({ mcp_servers: { cairn: { ...CODEX_KEYS, command: launcher, args: ['mcp'], env: { CAIRN_HOME: path.join(dir, 'h') } } } });
+    expect(hooks!.title).toContain(path.join(dir, 'codex', 'hooks.json'));
+    const home = ['--home', path.join(dir, 'h')];
+    const group = (words: string[]) => [{ hooks: [{ type: 'command', command: [launcher, ...words, ...home].join(' ') }] }];
+    expect(JSON.parse(hooks!.body)).toEqual({ hooks: { UserPromptSubmit: group(['context', '--format', 'claude-hook']), PreCompact: group(['harvest', '--hook']), SessionEnd: group(['harvest', '--hook']) } });
     // Without $CODEX_HOME: ~/.codex.
     const noCodexHome = expectOk(await setup(['codex', '--print'], { CODEX_HOME: '' }));
     expect(noCodexHome.stdout).toContain(path.join(env.HOME!, '.codex', 'config.toml'));
-    expect(parseToml(noCodexHome.stdout)).toEqual({ mcp_servers: { cairn: { command: launcher, args: ['mcp'] } } });
+    expect(parseToml(sections(noCodexHome.stdout)[0]!.body)).toEqual({ mcp_servers: { cairn: { ...CODEX_KEYS, command: launcher, args: ['mcp'] } } });
   });
 
   it('cursor: .cursor/mcp.json as JSON, bound to the open project', async () => {
@@ -238,7 +245,7 @@ describe('cairn setup codex', () => {
     expect(text.startsWith(old)).toBe(true); // comments and formatting kept byte for byte
     expect(parseToml(text)).toEqual({
       model: 'o3',
-      mcp_servers: { github: { command: 'gh-mcp', args: ['--stdio'] }, cairn: { command: launcher, args: ['mcp'] } },
+      mcp_servers: { github: { command: 'gh-mcp', args: ['--stdio'] }, cairn: { ...CODEX_KEYS, command: launcher, args: ['mcp'] } },
       profiles: { fast: { model: 'o4-mini' } },
     });
     const [backup] = await backupsOf(file);
@@ -253,7 +260,7 @@ describe('cairn setup codex', () => {
     const third = expectOk(await setup(['codex', '--home', path.join(dir, 'h')]));
     expect(third.stdout).toContain('updated [mcp_servers.cairn]');
     const replaced = parseToml(await fs.readFile(file, 'utf8')) as unknown as { mcp_servers: Record<string, McpEntry> };
-    expect(replaced.mcp_servers.cairn).toEqual({ command: launcher, args: ['mcp'], env: { CAIRN_HOME: path.join(dir, 'h') } });
+    expect(replaced.mcp_servers.cairn).toEqual({ ...CODEX_KEYS, command: launcher, args: ['mcp'], env: { CAIRN_HOME: path.join(dir, 'h') } });
     expect(replaced.mcp_servers.github).toEqual({ command: 'gh-mcp', args: ['--stdio'] });
     expect(await fs.readFile(file, 'utf8')).toContain('# my codex config');
     expect(expectOk(await setup(['codex', '--home', path.join(dir, 'h')])).stdout).toContain('Nothing changed');
@@ -261,7 +268,17 @@ describe('cairn setup codex', () => {
 
   it('creates ~/.codex/config.toml when there is none', async () => {
     expectOk(await setup(['codex'], { CODEX_HOME: '' }));
-    expect(parseToml(await fs.readFile(path.join(env.HOME!, '.codex', 'config.toml'), 'utf8'))).toEqual({ mcp_servers: { cairn: { command: launcher, args: ['mcp'] } } });
+    expect(parseToml(await fs.readFile(path.join(env.HOME!, '.codex', 'config.toml'), 'utf8'))).toEqual({ mcp_servers: { cairn: { ...CODEX_KEYS, command: launcher, args: ['mcp'] } } });
+  });
+
+  it('keeps the approval mode the person chose, and says how to choose it', async () => {
+    const file = path.join(dir, 'codex', 'config.toml');
+    const first = expectOk(await setup(['codex']));
+    expect(first.stdout).toContain('default_tools_approval_mode = "approve"');
+    const chosen = (await fs.readFile(file, 'utf8')).replace('default_tools_approval_mode = "writes"', 'default_tools_approval_mode = "approve"');
+    await fs.writeFile(file, chosen);
+    expect(expectOk(await setup(['codex', '--home', path.join(dir, 'h')])).stdout).toContain('updated [mcp_servers.cairn]');
+    expect((parseToml(await fs.readFile(file, 'utf8')) as unknown as { mcp_servers: Record<string, Record<string, unknown>> }).mcp_servers.cairn!.default_tools_approval_mode).toBe('approve');
   });
 
   it('refuses invalid TOML and leaves it untouched', async () => {

@@ -21,8 +21,11 @@ const lineNumber = z.number().int();
 export const memoryToolInputSchema = z.object({
   command: z.enum(COMMANDS).describe('One of view, create, str_replace, insert, delete, rename.'),
   path: text.describe('Memory path, e.g. /memories/project/notes.md (view, create, str_replace, insert, delete).'),
+  // An array of exactly two integers, not a tuple: a tuple is advertised as `items: [{...}, {...}]`
+  // (the draft-07 form), which Codex's schema reader cannot read, and Codex then drops the whole tool.
   view_range: z
-    .tuple([lineNumber, lineNumber])
+    .array(lineNumber)
+    .length(2)
     .nullish()
     .describe('view: [start, end] line numbers, 1-based and inclusive; end -1 means the end of the file.'),
   file_text: text.describe('create: the whole content of the new file.'),
@@ -88,7 +91,7 @@ export function parseMemoryCommand(input: unknown): MemoryCommand {
   switch (i.command) {
     case 'view':
       return i.view_range
-        ? { command: 'view', path: required(path, 'path', 'view'), view_range: i.view_range }
+        ? { command: 'view', path: required(path, 'path', 'view'), view_range: [i.view_range[0]!, i.view_range[1]!] }
         : { command: 'view', path: required(path, 'path', 'view') };
     case 'create':
       return { command: 'create', path: required(path, 'path', 'create'), file_text: required(i.file_text ?? i.content, 'file_text', 'create') };

@@ -23,10 +23,15 @@
  *   twice, as a response item and as an event_msg (user_message / agent_message); the response items
  *   are what resume rebuilds the model's history from, and the only place tool calls are, so the
  *   events are skipped (and counted) and nothing is doubled.
- * - fromPerson: a user-role message Codex did not inject. Codex injects AGENTS.md, the environment
- *   context, skills, `!cmd` shell output, aborted-turn notes and sub-agent notifications as user
- *   messages marked by a leading tag (core/src/context/contextual_user_message.rs); those keep
- *   role 'user' but fromPerson false. Developer / system messages (permissions, collaboration
+ * - fromPerson: Codex's own word on what the person typed. Codex records each input of the person as
+ *   an event besides the response item: `event_msg` `user_message` ({message}), and since 0.1xx an
+ *   `event_msg` `item_completed` whose item is a `UserMessage` ({content: [{type: "text", text}]};
+ *   Codex 0.169 writes only this one). Where a rollout has such events, a user-role message is the
+ *   person's only when its text is one of them: everything else Codex puts in user-role messages
+ *   (AGENTS.md, the environment context, `<recommended_plugins>`, `<codex_internal_context ...>`,
+ *   and any kind still to come) is never the person. A rollout without such events (older formats)
+ *   falls back to the leading tags Codex marks its own user messages with
+ *   (core/src/context/contextual_user_message.rs); those keep role 'user' but fromPerson false. Developer / system messages (permissions, collaboration
  *   mode...) are the harness's prompt, not conversation: skipped. In a sub-agent's rollout
  *   (session_meta.source {"subagent": ...}) the "user" is the parent agent: nothing is fromPerson
  *   and every message is a side chain.
@@ -79,6 +84,8 @@ const INJECTED_USER_MARKERS: readonly string[] = [
   '<subagent_notification>',
   '<additional_context>',
   '<hook_prompt',
+  '<recommended_plugins>',
+  '<codex_internal_context',
 ];
 
 /**
@@ -183,6 +190,41 @@ function renderOutput(output: Json | undefined): string {
   return '';
 }
 
+/** The text the person typed, when `event` is Codex's record of a person's input; else null. */
+function typed(event: JsonObject): string | null {
+  if (event.type === 'user_message') return str(event.message);
+  if (event.type !== 'item_completed' || !isObject(event.item) || event.item.type !== 'UserMessage' || !Array.isArray(event.item.content)) return null;
+  return event.item.content
+    .map((part) => (isObject(part) && part.type === 'text' ? (str(part.text) ?? '') : ''))
+    .join('');
+}
+
+/**
+ * Marks as the person's exactly the user-role texts that Codex recorded as typed (each input once),
+ * and no other message.
+ */
+function personByEvents(messages: TranscriptMessage[], typedTexts: readonly string[]): void {
+  // An IDE's input is recorded whole; its message keeps only the request (see userMessage).
+  const keyOf = (text: string) => {
+    const begin = text.lastIndexOf(USER_MESSAGE_BEGIN);
+    return (begin >= 0 ? text.slice(begin + USER_MESSAGE_BEGIN.length) : text).trim();
+  };
+  const left = new Map<string, number>();
+  for (const text of typedTexts) {
+    const key = keyOf(text);
+    left.set(key, (left.get(key) ?? 0) + 1);
+  }
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role !== 'user' || message.kind !== 'text') continue;
+    const key = keyOf(message.text);
+    const n = left.get(key) ?? 0;
+    const person = n > 0 && !message.sidechain;
+    if (n > 0) left.set(key, n - 1);
+    if (person !== message.fromPerson) messages[i] = { ...message, fromPerson: person };
+  }
+}
+
 function isInjected(text: string): boolean {
   const head = text.trimStart().slice(0, 40).toLowerCase();
   return INJECTED_USER_MARKERS.some((marker) => head.startsWith(marker));
@@ -220,6 +262,9 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
     subagent = isObject(meta.source) && 'subagent' in meta.source;
     return TAKEN;
   };
+
+  /** The texts of the person's inputs, as Codex's events record them (see the header). */
+  const typedTexts: string[] = [];
 
   const userMessage = (content: Json[]): Outcome => {
     const parts: string[] = [];
@@ -325,9 +370,13 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
           return of(responseItem(payload));
         case 'compacted':
           return of(compacted(payload));
-        case 'event_msg':
+        case 'event_msg': {
           // user_message / agent_message repeat response items; the rest (token counts, ...) are not words.
+          // The person's inputs are noted: they say which user-role messages the person typed.
+          const typedText = typed(payload);
+          if (typedText !== null) typedTexts.push(typedText);
           return of({ skip: `event_msg:${str(payload.type) ?? '?'}` });
+        }
         default:
           return of({ skip: `unknown:${type}` });
       }
@@ -388,6 +437,8 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
       fromPerson: outcome.message.fromPerson && !subagent,
     });
   }
+
+  if (typedTexts.length > 0) personByEvents(messages, typedTexts);
 
   return {
     agent: 'codex',

@@ -11,7 +11,7 @@ import { parse, stringify, TomlError } from 'smol-toml';
 import { SetupError } from './config-file';
 import { isCairnServer, type McpServerEntry, type TextEdit } from './json-config';
 
-type TomlTable = Record<string, unknown>;
+export type TomlTable = Record<string, unknown>;
 
 function isTable(value: unknown): value is TomlTable {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
@@ -30,8 +30,8 @@ export function parseTomlConfig(text: string | null, file: string): TomlTable {
   }
 }
 
-/** The TOML Cairn adds: `[mcp_servers.<name>]` with command, args and env. */
-export function codexSnippet(name: string, entry: McpServerEntry): string {
+/** The TOML Cairn adds: `[mcp_servers.<name>]` with command, args, Codex's own keys, and env. */
+export function codexSnippet(name: string, entry: McpServerEntry & TomlTable): string {
   return stringify({ mcp_servers: { [name]: entry } });
 }
 
@@ -208,12 +208,18 @@ export function removeCodexServer(previous: string, name: string, file: string):
   return { text: edited, changes: [`removed [mcp_servers.${name}]`], notes: [] };
 }
 
-/** Adds or updates `[mcp_servers.<name>]`: appended, or replaced where it stands; nothing when it already is that. */
-export function mergeCodexServer(previous: string | null, name: string, entry: McpServerEntry, file: string): TextEdit {
+/**
+ * Adds or updates `[mcp_servers.<name>]`: appended, or replaced where it stands; nothing when it
+ * already is that. The keys in `personsChoice` keep the value the entry already has (the person
+ * chose it after setup: Codex's approval mode), and take `entry`'s only when the entry has none.
+ */
+export function mergeCodexServer(previous: string | null, name: string, wanted: McpServerEntry & TomlTable, file: string, personsChoice: readonly string[] = []): TextEdit {
   const doc = parseTomlConfig(previous, file);
   if (doc.mcp_servers !== undefined && !isTable(doc.mcp_servers)) throw new SetupError(`${file}: "mcp_servers" is not a table; it was left untouched.`);
   const servers = (doc.mcp_servers ?? {}) as TomlTable;
   const old = servers[name];
+  const kept = isTable(old) ? Object.fromEntries(personsChoice.filter((k) => old[k] !== undefined).map((k) => [k, old[k]])) : {};
+  const entry = { ...wanted, ...kept };
   if (sameToml(old, entry)) return { text: null, changes: [], notes: [] };
   const change = old === undefined ? `added [mcp_servers.${name}]` : `updated [mcp_servers.${name}] (it was ${JSON.stringify(old)})`;
   const expected: TomlTable = { ...doc, mcp_servers: { ...servers, [name]: entry } };
