@@ -337,6 +337,8 @@ describe('scanContent', () => {
     'API_KEY=xxxx',
     'token: ${GITHUB_TOKEN}',
     'OPENAI_API_KEY=sk-...',
+    'api_key=1234567890abcdef',
+    'AWS_ACCESS_KEY_ID=AKIA1234567890ABCDEF',
     'session 550e8400-e29b-41d4-a716-446655440000',
     'fixed in 4f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39',
     'yaml@2.9.1: sha256 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b',
@@ -386,6 +388,8 @@ describe('scanContent', () => {
     ['db.internal:5432:app:admin:Pa55\\:w0rd!x', 'password-assignment'],
     ['From now on, heroku: d924877e-0bec-2b71-a348-1c477ea482d5.', 'password-assignment'],
     ['HEROKU_TOKEN="d924877e-0bec-2b71-a348-1c477ea482d5"', 'password-assignment'],
+    // A real token that happens to hold a run like 1234567890abcdef is no placeholder.
+    ['token: Q7mZ2kLp1234567890abcdefR8tY1wC6dF3hJ5', 'password-assignment'],
   ])('flags %s as %s', (text, rule) => {
     expect(scanContent(text).map((f) => f.rule)).toContain(rule);
   });

@@ -107,7 +107,34 @@ export function looksLikePlaceholder(value: string, start = 0, end = value.lengt
   const n = s.length;
   if (n === 0) return true;
   if (distinctChars(s) < Math.min(8, Math.ceil(n / 3))) return true;
-  return longestTrivialRun(s) >= 6;
+  // A run only marks a placeholder when it is most of the value: a real token may hold one
+  // ("ghp_R8xk...1234567890abcdef...gD0") and still have a secret's worth of characters besides.
+  return longestTrivialRun(s) >= 6 && n - trivialRunsLength(s) < MIN_SECRET_REST;
+}
+
+/** The fewest characters outside trivial runs that still make a value a secret (a 64-bit random part at base64). */
+const MIN_SECRET_REST = 12;
+
+/** How many characters of `s` are in trivial runs (ascending or repeated) of four or more. */
+function trivialRunsLength(s: string): number {
+  let total = 0;
+  let asc = 1;
+  let same = 1;
+  const close = (run: number) => (run >= 4 ? run : 0);
+  for (let i = 1; i <= s.length; i++) {
+    const d = i < s.length ? s.charCodeAt(i) - s.charCodeAt(i - 1) : NaN;
+    if (d === 1) asc++;
+    else {
+      total += close(asc);
+      asc = 1;
+    }
+    if (d === 0) same++;
+    else {
+      total += close(same);
+      same = 1;
+    }
+  }
+  return total;
 }
 
 /**
