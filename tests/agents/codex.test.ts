@@ -165,10 +165,13 @@ describe(`Codex ${pinnedVersion('codex')}, as cairn setup codex leaves it`, () =
 describe(`Codex ${pinnedVersion('codex')}, memory writes approved and Cairn's hooks trusted by the person`, () => {
   let second: Run;
   let rollout: string;
+  let rolloutPath: string;
   const prefs = '/memories/global/preferences.md';
   beforeAll(async () => {
     const config = path.join(place.codexHome, 'config.toml');
     await fs.writeFile(config, configAfterSetup.replace('default_tools_approval_mode = "writes"', 'default_tools_approval_mode = "approve"'));
+    // Harvest on for this checkout's workspace: Codex's SessionEnd hook then queues the session.
+    await fs.writeFile(path.join(sb.home, 'config.json'), `${JSON.stringify({ version: 1, workspaces: [], settings: { harvestWorkspaces: [sb.session.workspaceId] } })}\n`);
     const before = new Set(await rolloutFiles(place.codexHome));
     second = await run(
       inOrder(
@@ -183,7 +186,8 @@ describe(`Codex ${pinnedVersion('codex')}, memory writes approved and Cairn's ho
     );
     const made = (await rolloutFiles(place.codexHome)).filter((f) => !before.has(f));
     expect(made).toHaveLength(1);
-    rollout = await fs.readFile(made[0]!, 'utf8');
+    rolloutPath = made[0]!;
+    rollout = await fs.readFile(rolloutPath, 'utf8');
     // CAIRN_RECORD_FIXTURES=1 records this run's files, anonymised, as the fixtures.
     if (process.env.CAIRN_RECORD_FIXTURES) {
       await fs.mkdir(FIXTURES, { recursive: true });
@@ -209,6 +213,18 @@ describe(`Codex ${pinnedVersion('codex')}, memory writes approved and Cairn's ho
     const [request] = second.server.modelCalls();
     expect(count(request!.body, 'make ship-widgets')).toBe(1);
     expect(count(request!.body, '<memory_index>')).toBe(1);
+  });
+
+  it('queues the session\'s harvest at its end, by the SessionEnd hook, with the rollout Codex wrote', async () => {
+    const jobs = path.join(sb.home, 'harvest', 'jobs');
+    const status = path.join(sb.home, 'harvest', 'status', `${sb.session.workspaceId}.json`);
+    // The hook starts a detached worker that may have run the job already: its status is then there.
+    const queued = async () => {
+      const names = await fs.readdir(jobs).catch(() => [] as string[]);
+      const found = await Promise.all(names.filter((n) => n.endsWith('.json')).map(async (n) => JSON.parse(await fs.readFile(path.join(jobs, n), 'utf8')) as { transcript: string }));
+      return found.some((job) => job.transcript === rolloutPath) || (await fs.stat(status).then(() => true, () => false));
+    };
+    await expect.poll(queued, { timeout: 20_000, interval: 100 }).toBe(true);
   });
 
   it('harvests the rollout Codex wrote: the person said only what the person typed', async () => {
