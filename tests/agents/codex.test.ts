@@ -7,6 +7,7 @@
 // a person who let Codex write memory without asking ("approve") and trusted Cairn's hooks. Codex
 // keeps a hook's trust as a hash in the person's config that only its /hooks screen writes; the
 // second run stands for that trust with `--dangerously-bypass-hook-trust` (Codex's own flag for it).
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,12 +15,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodexRollout } from '../../src/main/harvest/codex-rollout';
-import { pinnedVersion } from '../support/agent-clis';
+import { agentCli, pinnedVersion } from '../support/agent-clis';
 import { runCairn } from '../support/cli';
 import { inOrder, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server/model-server';
 import { openaiResponsesWire } from '../support/model-server/openai-responses';
 import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { addProvider, codexExec, rolloutFiles, type CodexPlace, type CodexResult } from './codex-run';
+import { addProvider, codexEnv, codexExec, rolloutFiles, type CodexPlace, type CodexResult } from './codex-run';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/agents/codex');
 const NAMESPACE = 'mcp__cairn';
@@ -114,8 +115,17 @@ describe(`Codex ${pinnedVersion('codex')}, as cairn setup codex leaves it`, () =
         { text: 'Done.' },
       ),
       DEPLOY_PROMPT,
+      // Every key setup wrote is one this Codex knows.
+      ['--strict-config'],
     );
   }, 120_000);
+
+  it('lists Cairn\'s server as setup wrote it, enabled', async () => {
+    const listed = await new Promise<string>((resolve, reject) => {
+      execFile(agentCli('codex'), ['mcp', 'list', '--json'], { env: codexEnv(place), cwd: sb.checkout }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
+    expect(JSON.parse(listed)).toEqual([expect.objectContaining({ name: 'cairn', enabled: true, transport: expect.objectContaining({ type: 'stdio', command: CAIRN_BIN, args: ['mcp'] }) })]);
+  });
 
   it('offers the model every tool Cairn advertises, and drops none', async () => {
     const advertised = await cairnTools();
