@@ -87,3 +87,19 @@ describe('rules sweep', () => {
     ]);
   });
 });
+
+describe('a merge of near-identical lines', () => {
+  it('keeps one version of a statement: the fuller one, in the kept line\u2019s place', () => {
+    const kept = '# Release\n- Run make test before pushing any branch to the remote.\n- Tag releases as vX.Y.Z.\n';
+    const other = '- Run make test before pushing any branch to the remote, always.\n- Deploys go out on Tuesdays.\n';
+    expect(mergedText(kept, [other])).toBe('# Release\n- Run make test before pushing any branch to the remote, always.\n- Tag releases as vX.Y.Z.\n- Deploys go out on Tuesdays.\n');
+  });
+
+  it('adds nothing for a line the kept file already says more fully', () => {
+    expect(mergedText('- Run make test before pushing any branch, always.\n', ['- Run make test before pushing any branch.\n'])).toBeNull();
+  });
+
+  it('keeps short lines and different statements apart', () => {
+    expect(mergedText('# Build\n- Use pnpm for installs.\n', ['# Builds\n- Use pnpm for scripts and lint.\n'])).toBe('# Build\n- Use pnpm for installs.\n# Builds\n- Use pnpm for scripts and lint.\n');
+  });
+});

@@ -67,20 +67,62 @@ function bodyLines(text: string): string[] {
   return frontmatterBody(text).split(/\r?\n/);
 }
 
-/** The kept file's text with the others' lines it lacks (compared as normalised words) appended; null when it lacks none. */
+/** Two lines this alike (shared words of all their words) say the same thing, one perhaps more fully. */
+export const NEAR_LINE_OVERLAP = 0.75;
+/** Lines shorter than this many words are the same only when equal (headings, one-word items). */
+const NEAR_LINE_MIN_WORDS = 4;
+
+/** Whether two lines' word sets are near-identical: one holds the other, or they share NEAR_LINE_OVERLAP of all. */
+function nearLines(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size < NEAR_LINE_MIN_WORDS || b.size < NEAR_LINE_MIN_WORDS) return false;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared === Math.min(a.size, b.size) || shared / (a.size + b.size - shared) >= NEAR_LINE_OVERLAP;
+}
+
+const lineWords = (line: string): Set<string> => new Set(normalizedText(line).split(' ').filter((w) => w !== ''));
+
+/**
+ * The kept file's text with the others' lines it lacks (compared as normalised words) appended;
+ * null when it lacks none. A line near-identical to one of the kept file's (one holds the other's
+ * words, or most are shared) is no new line: the one with more words stays, in the kept line's
+ * place, so a merge never leaves two versions of one statement side by side.
+ */
 export function mergedText(kept: string, others: readonly string[]): string | null {
-  const have = new Set(kept.split('\n').map(normalizedText).filter((l) => l !== ''));
-  const added: string[] = [];
+  const lines = kept.split('\n');
+  const have = new Set(lines.map(normalizedText).filter((l) => l !== ''));
+  // Every line a merged line may be near: the kept file's (by index) and those appended so far.
+  const keptWords = lines.map(lineWords);
+  const added: Array<{ line: string; words: Set<string> }> = [];
+  let replaced = false;
   for (const other of others) {
-    for (const line of bodyLines(other)) {
-      const key = normalizedText(line);
+    for (const raw of bodyLines(other)) {
+      const key = normalizedText(raw);
       if (key === '' || have.has(key)) continue;
       have.add(key);
-      added.push(line.replace(/\s+$/, ''));
+      const line = raw.replace(/\s+$/, '');
+      const words = lineWords(line);
+      const inKept = keptWords.findIndex((k) => nearLines(k, words));
+      if (inKept >= 0) {
+        if (words.size > keptWords[inKept]!.size) {
+          lines[inKept] = line;
+          keptWords[inKept] = words;
+          replaced = true;
+        }
+        continue;
+      }
+      const inAdded = added.find((a) => nearLines(a.words, words));
+      if (inAdded) {
+        if (words.size > inAdded.words.size) Object.assign(inAdded, { line, words });
+        continue;
+      }
+      added.push({ line, words });
     }
   }
-  if (added.length === 0) return null;
-  return `${kept}${kept === '' || kept.endsWith('\n') ? '' : '\n'}${added.join('\n')}\n`;
+  if (added.length === 0 && !replaced) return null;
+  const base = lines.join('\n');
+  if (added.length === 0) return base;
+  return `${base}${base === '' || base.endsWith('\n') ? '' : '\n'}${added.map((a) => a.line).join('\n')}\n`;
 }
 
 /** Which of two files a merge keeps: pinned, then most used (decayed), then most uses, then path. */
