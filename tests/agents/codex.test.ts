@@ -227,12 +227,13 @@ describe(`Codex ${pinnedVersion('codex')}, memory writes approved and Cairn's ho
 
   it('queues the session\'s harvest at its end, by the SessionEnd hook, with the rollout Codex wrote', async () => {
     const jobs = path.join(sb.home, 'harvest', 'jobs');
-    const status = path.join(sb.home, 'harvest', 'status', `${sb.session.workspaceId}.json`);
-    // The hook starts a detached worker that may have run the job already: its status is then there.
+    const status = path.join(sb.home, 'harvest', 'status');
+    const jsonIn = async (dir: string) => (await fs.readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+    // The hook starts a detached worker that may have run the job already: the workspace's last run
+    // is then recorded (the only workspace of this home), and the job gone.
     const queued = async () => {
-      const names = await fs.readdir(jobs).catch(() => [] as string[]);
-      const found = await Promise.all(names.filter((n) => n.endsWith('.json')).map(async (n) => JSON.parse(await fs.readFile(path.join(jobs, n), 'utf8')) as { transcript: string }));
-      return found.some((job) => job.transcript === rolloutPath) || (await fs.stat(status).then(() => true, () => false));
+      const found = await Promise.all((await jsonIn(jobs)).map(async (n) => JSON.parse(await fs.readFile(path.join(jobs, n), 'utf8')) as { transcript: string }));
+      return found.some((job) => job.transcript === rolloutPath) || (await jsonIn(status)).length > 0;
     };
     await expect.poll(queued, { timeout: 20_000, interval: 100 }).toBe(true);
   });
