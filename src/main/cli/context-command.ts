@@ -65,6 +65,22 @@ export async function contextCommand(args: string[], io: CliIo): Promise<number>
 /** The hooks' formats: Claude Code's JSON, and Copilot CLI's (its own input, a top-level additionalContext). */
 const HOOK_FORMATS: readonly string[] = ['claude-hook', 'copilot-hook'];
 
+/**
+ * A prompt without the hooks' context Gemini CLI wrapped before it: in `gemini -p` the SessionStart
+ * hook's output (the index, the hot set) is put before the prompt in `<hook_context>` (its own `<`
+ * and `>` escaped, so the block ends where it says), and BeforeAgent's input carries it too. The
+ * prompt's relevant memories are for the person's words, not for Cairn's index.
+ */
+function withoutHookContext(prompt: string): string {
+  let rest = prompt;
+  while (rest.trimStart().startsWith('<hook_context>')) {
+    const end = rest.indexOf('</hook_context>');
+    if (end < 0) return prompt;
+    rest = rest.slice(end + '</hook_context>'.length);
+  }
+  return rest === prompt ? prompt : rest.trim();
+}
+
 /** Whether the arguments ask for the hook's format (looked at before they are parsed, which may fail). */
 function asksForHook(args: readonly string[]): boolean {
   return args.some((a, i) => HOOK_FORMATS.some((f) => a === `--format=${f}` || (a === '--format' && args[i + 1] === f)));
@@ -108,7 +124,7 @@ async function context(args: string[], io: CliIo): Promise<number> {
       } catch {
         if (input.trim() !== '') throw new UsageError(`with --format ${format}, stdin must be the hook input JSON the agent sends`);
       }
-      if (prompt === undefined && typeof hook.prompt === 'string') prompt = hook.prompt;
+      if (prompt === undefined && typeof hook.prompt === 'string') prompt = withoutHookContext(hook.prompt);
     } else prompt = input;
   }
   const fallbackCwd = typeof hook.cwd === 'string' ? hook.cwd : process.cwd();
