@@ -49,9 +49,12 @@ interface Listed {
 }
 const inbox = async (...args: string[]) => JSON.parse((await runCairn(['inbox', ...args, '--json', ...home])).stdout) as Listed;
 
-/** A person's message in Codex's rollout format. */
+/** A person's typed message in Codex's rollout format: the model's input, and the event that marks it typed. */
 function codexSays(text: string, at: string): string {
-  return JSON.stringify({ timestamp: at, type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+  return [
+    JSON.stringify({ timestamp: at, type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } }),
+    JSON.stringify({ timestamp: at, type: 'event_msg', payload: { type: 'user_message', message: text, images: [] } }),
+  ].join('\n');
 }
 
 describe('cairn harvest and cairn inbox', () => {
@@ -102,18 +105,22 @@ describe('cairn harvest and cairn inbox', () => {
     const again = await harvest(file);
     expect(again.proposed).toEqual([]);
     expect(again.rejected['rejected-before']).toBe(1);
-    expect(again.rejected['already-in-memory']).toBe(1);
+    expect(again.rejected['approved-before']).toBe(1);
 
-    // The approval is undone like any change.
-    expect((await runCairn(['undo', '--last', ...home, '--cwd', sb.checkout])).status).toBe(0);
+    // The approval is undone like any change, and its item is the person's to decide again.
+    const undone = await runCairn(['undo', '--last', ...home, '--cwd', sb.checkout]);
+    expect(undone.status).toBe(0);
+    expect(undone.stdout).toContain(`Its approval is undone: inbox item ${pnpm.id} is pending again`);
     await expect(fs.stat(path.join(sb.roots.project, 'conventions.md'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const reopened = (await inbox('list')).items.find((i) => i.id === pnpm.id);
+    expect(reopened).toMatchObject({ status: 'pending', target: '/memories/project/conventions.md', candidate: { text: 'We use pnpm here, not npm.' } });
+    expect((await runCairn(['inbox', 'approve', pnpm.id, ...home, '--cwd', sb.checkout])).status).toBe(0);
+    expect(await fs.readFile(path.join(sb.roots.project, 'conventions.md'), 'utf8')).toContain('- We use pnpm here, not npm.');
   });
 
   it('proposes nothing already decided when the transcript is read again from its start, whichever file it went to and however it was edited', async () => {
     const file = await placed('codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl', [
       codexSays('Remember that the release branch is cut every Thursday.', '2025-10-14T10:00:00.000Z'),
-      // What marks the line as typed by the person, as Codex writes it.
-      JSON.stringify({ timestamp: '2025-10-14T10:00:00.000Z', type: 'event_msg', payload: { type: 'user_message', message: 'Remember that the release branch is cut every Thursday.', images: [] } }),
     ]);
     const first = await harvest(file);
     const item = (words: string) => first.proposed.find((p) => p.candidate.text.includes(words))!;
@@ -128,7 +135,7 @@ describe('cairn harvest and cairn inbox', () => {
     await fs.rm(path.join(sb.home, 'harvest'), { recursive: true });
     const again = await harvest(file);
     expect(again.proposed).toEqual([]);
-    expect(again.rejected['already-in-memory'] + again.rejected['approved-before']).toBe(3);
+    expect(again.rejected['already-in-memory']! + again.rejected['approved-before']!).toBe(3);
     expect((await inbox('list')).items).toEqual([]);
   });
 

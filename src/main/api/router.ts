@@ -25,7 +25,7 @@ import { scanContent } from '../memory/scanners/content-scanner';
 import type { SeenStore } from '../memory/seen-store';
 import type { MemorySession } from '../memory/session';
 import type { VersionHistory, VersionRow } from '../memory/version-history';
-import { approveItem, rejectItem } from '../harvest/harvest-review';
+import { approveItem, rejectItem, reopenUndone } from '../harvest/harvest-review';
 import { changeSummary, type InboxItem, type InboxStore } from '../harvest/inbox-store';
 import { reviewKey } from '../harvest/review-mode';
 import { agentGuides } from '../setup/guide';
@@ -317,7 +317,8 @@ export const router = os.router({
         if (outcome.status === 'conflict') return outcome;
         const v = outcome.version;
         const what = outcome.files === 1 ? v.path : `${outcome.files} files`;
-        return { status: 'ok' as const, message: `Undid the ${v.op} of ${what}.`, paths: [...outcome.paths] };
+        const reopened = reopenUndone(context.inbox, v.cause) !== null;
+        return { status: 'ok' as const, message: `Undid the ${v.op} of ${what}.${reopened ? ' Its inbox item is pending again.' : ''}`, paths: [...outcome.paths] };
       });
     }),
     restore: os.history.restore.handler(async ({ input, context }) => {

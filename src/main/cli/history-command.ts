@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
+import { reopenUndone } from '../harvest/harvest-review';
 import type { VersionRow } from '../memory/version-history';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
@@ -155,6 +156,8 @@ export async function undoCommand(args: string[], io: CliIo): Promise<number> {
       if (outcome.status === 'conflict') throw new MemoryToolError(outcome.message);
       const v = outcome.version;
       io.stdout.write(`Undid ${v.op} of ${outcome.files === 1 ? v.path : `${outcome.files} files`} (${v.actor}, ${minuteOf(v.at)} UTC): ${outcome.paths.join(', ')}\n`);
+      const reopened = reopenUndone(services.inbox, v.cause);
+      if (reopened) io.stdout.write(`Its approval is undone: inbox item ${reopened.id} is pending again (cairn inbox show ${reopened.id}).\n`);
       return 0;
     }),
   );

@@ -11,7 +11,7 @@
  * merged into the file as it is now, line by line, and is a conflict only when the lines it
  * changes were changed since (or the file it creates appeared, or the file it deletes or renames
  * changed). The history records the cause `harvest:<item id>` or `review:<item id>`, so it can be
- * undone. Only a pending item is decided.
+ * undone, and undoing it puts the item back to pending (reopenUndone). Only a pending item is decided.
  */
 import { applyPatch, structuredPatch } from 'diff';
 import { scopeOwner } from '../../common/memory/identity';
@@ -165,4 +165,13 @@ async function applyChange(inbox: InboxStore, service: MemoryService, session: M
 export function rejectItem(inbox: InboxStore, id: string): ReviewOutcome {
   const item = pending(inbox, id);
   return { status: 'rejected', item: inbox.decide(item.id, { status: 'rejected' }) };
+}
+
+/**
+ * After an undo of the change whose cause is `cause`: when that change was an inbox approval
+ * (`harvest:<id>`, `review:<id>`), the item is pending again, as proposed. Returns it, or null.
+ */
+export function reopenUndone(inbox: InboxStore, cause: string | null | undefined): InboxItem | null {
+  const m = /^(?:harvest|review):(.+)$/.exec(cause ?? '');
+  return m ? inbox.reopen(m[1]!) : null;
 }

@@ -308,6 +308,21 @@ export class InboxStore {
     return next;
   }
 
+  /**
+   * Puts an approved item back to pending, as it was proposed (its approval was undone: what it
+   * wrote is gone, so the decision is the person's to make again). Null when there is no such
+   * approved item.
+   */
+  reopen(id: string): InboxItem | null {
+    const item = this.get(id);
+    if (!item || item.status !== 'approved') return null;
+    const { decidedAt: _decided, approvedTo: _to, ...rest } = item;
+    const next = { ...rest, status: 'pending' } as InboxItem;
+    if (next.kind === 'memory') delete (next as { approvedText?: string }).approvedText;
+    this.write(next);
+    return next;
+  }
+
   /** Texts of pending candidates (a new candidate repeating one is not proposed again). */
   pendingTexts(): string[] {
     return this.candidates('pending').map((i) => i.candidate.text);
