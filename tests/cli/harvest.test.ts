@@ -173,4 +173,22 @@ describe('cairn harvest and cairn inbox', () => {
     const status = JSON.parse((await runCairn(['harvest', '--status', '--json', '--cwd', sb.checkout, ...home])).stdout) as { lastRun: { outcome: string; agent: string } };
     expect(status.lastRun).toMatchObject({ agent: 'codex', outcome: 'nothing-found' });
   });
+
+  it('fails when a session could not be harvested, saying why', async () => {
+    const codexHome = path.join(sb.dir, 'codex');
+    const day = codexDayDir(codexHome);
+    await fs.mkdir(day, { recursive: true });
+    await fs.rename(await placed('codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl'), path.join(day, 'rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl'));
+    const env = { CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: path.join(sb.dir, 'claude') };
+    expect((await runCairn(['workspace', 'add', '--name', 'widgets', '--path', sb.checkout, ...home])).status).toBe(0);
+    // The person's extractor command is broken.
+    const config = JSON.parse(await fs.readFile(path.join(sb.home, 'config.json'), 'utf8')) as { settings?: Record<string, unknown> };
+    config.settings = { ...config.settings, harvestExtractor: 'command', harvestCommand: `${JSON.stringify(process.execPath)} -e "process.exit(3)"` };
+    await fs.writeFile(path.join(sb.home, 'config.json'), JSON.stringify(config));
+    const run = await runCairn(['harvest', '--cwd', sb.checkout, ...home], { env });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/^Harvested 1 session: 0 new proposals in the inbox\.\n.*fail/is);
+    const json = await runCairn(['harvest', '--json', '--cwd', sb.checkout, ...home], { env });
+    expect(json.status).toBe(1);
+  });
 });

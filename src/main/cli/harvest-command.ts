@@ -114,9 +114,12 @@ async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined
     const outcome = files.length === 0 ? null : await jobs.work(harvestJobRunner(services, () => extractorFor(services.registry.settings())));
     const status = harvestStatus(jobs, workspaceId, services.registry.settings().harvestWorkspaces.includes(workspaceId));
     const added = services.inbox.list('pending').length - before;
+    const failure = harvestFailureText(status);
+    // A session that could not be harvested fails the command, as a script or a person expects.
+    const exit = failure ? 1 : 0;
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ sessions: files.length, proposed: added, busy: outcome?.status === 'busy', status }, null, 2)}\n`);
-      return 0;
+      return exit;
     }
     if (files.length === 0) {
       io.stdout.write('No session of Claude Code or Codex was found for this checkout on this machine.\n');
@@ -124,10 +127,9 @@ async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined
     }
     if (outcome?.status === 'busy') io.stdout.write(`Queued ${files.length} session${files.length === 1 ? '' : 's'}; another worker is running the queue and will harvest them.\n`);
     else io.stdout.write(`Harvested ${files.length} session${files.length === 1 ? '' : 's'}: ${added} new proposal${added === 1 ? '' : 's'} in the inbox.\n`);
-    const failure = harvestFailureText(status);
     if (failure) io.stdout.write(`${failure}\n`);
     if (added > 0) io.stdout.write('Review them with: cairn inbox list\n');
-    return 0;
+    return exit;
   });
 }
 
