@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCopilotSession } from '../../src/main/harvest/copilot-session';
+import { HarvestJobs } from '../../src/main/harvest/harvest-jobs';
 import { pinnedVersion } from '../support/agent-clis';
 import { runCairn } from '../support/cli';
 import { inOrder, startModelServer, type ModelServer, type RecordedRequest, type Script } from '../support/model-server/model-server';
@@ -171,6 +172,9 @@ describe(`Copilot CLI ${pinnedVersion('copilot')}, Cairn's tools allowed by the 
   let second: Run;
   const prefs = '/memories/global/preferences.md';
   beforeAll(async () => {
+    // Harvest on for the workspace: the sessionEnd hook then queues the session.
+    const enabled = await runCairn(['harvest', '--enable', '--home', sb.home], { env: { HOME: place.home, CAIRN_HOME: '' }, cwd: sb.checkout });
+    expect(enabled.status, enabled.stderr).toBe(0);
     second = await run(
       inOrder(
         { text: 'Noting that.', toolCalls: [{ name: `${PREFIX}memory`, input: { command: 'create', path: prefs, file_text: 'Answers in British English.\nTabs, not spaces.\n' } }] },
@@ -211,6 +215,25 @@ describe(`Copilot CLI ${pinnedVersion('copilot')}, Cairn's tools allowed by the 
     expect(harvested.status, harvested.stderr).toBe(0);
     expect(JSON.parse(harvested.stdout)).toMatchObject({ agent: 'copilot', sessionId: transcript.sessionId });
   });
+
+  it('queues the session for a harvest at its end, through the sessionEnd hook (its session file found by its sessionId)', async () => {
+    const sessionId = readCopilotSession(await fs.readFile(second.events, 'utf8')).sessionId;
+    const jobs = new HarvestJobs(sb.home);
+    const started = Date.now();
+    // The hook's worker runs detached from Copilot CLI: wait for its run to be recorded.
+    while (jobs.lastRun(sb.session.workspaceId!)?.sessionId !== sessionId) {
+      if (Date.now() - started > 30_000) throw new Error(`no harvest of ${sessionId} recorded: ${JSON.stringify(jobs.lastRun(sb.session.workspaceId!))}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    timings['sessionEnd hook to harvested'] = Date.now() - started;
+    expect(jobs.lastRun(sb.session.workspaceId!)).toMatchObject({ agent: 'copilot', sessionId });
+  });
+
+  it('`cairn harvest` finds both sessions Copilot CLI ran in the checkout', async () => {
+    const all = await runCairn(['harvest', '--json', '--home', sb.home], { env: { HOME: place.home, CAIRN_HOME: '' }, cwd: sb.checkout });
+    expect(all.status, all.stderr).toBe(0);
+    expect(JSON.parse(all.stdout)).toMatchObject({ sessions: 2 });
+  });
 });
 
 describe('the recorded Copilot CLI session file (fixture), read by the harvest', () => {
@@ -233,7 +256,9 @@ describe('the recorded Copilot CLI session file (fixture), read by the harvest',
       'assistant/text',
     ]);
     // The hooks' output (Cairn's own memories) is in the file, as hook.end events: never a message.
-    expect(transcript.skipped['hook.end']).toBe(2);
+    const hookEnds = (await fs.readFile(fixture, 'utf8')).split('\n').filter((l) => l.includes('"type":"hook.end"')).length;
+    expect(hookEnds).toBe(3); // sessionStart, userPromptSubmitted, sessionEnd
+    expect(transcript.skipped['hook.end']).toBe(hookEnds);
     expect(transcript.messages.some((m) => m.text.includes('<relevant_memories>'))).toBe(false);
     expect(Object.keys(transcript.skipped).filter((k) => k.startsWith('unknown:'))).toEqual([]);
   });

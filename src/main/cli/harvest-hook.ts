@@ -1,6 +1,8 @@
 /**
  * `cairn harvest --hook [--home DIR]`: what Claude Code's PreCompact and SessionEnd hooks run
- * (issue 19). It reads the hook's JSON on stdin (session_id, transcript_path, cwd), and when harvest
+ * (issue 19), and Copilot CLI's preCompact and sessionEnd. It reads the hook's JSON on stdin
+ * (session_id, transcript_path, cwd; Copilot CLI sends sessionId and cwd only, its session file
+ * being `<COPILOT_HOME>/session-state/<sessionId>/events.jsonl`), and when harvest
  * is on for the workspace of that cwd (the setting `harvestWorkspaces`, off by default) it queues
  * a harvest job for the transcript (harvest/harvest-jobs.ts) and starts the queue's worker,
  * `cairn harvest --work`, on its own, detached, and returns at once: a hook holds up the agent
@@ -14,6 +16,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { COPILOT_EVENTS_FILE, copilotHome } from '../harvest/copilot-session';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { assertOwnHome } from '../runtime/local/ownership';
 import { resolveHome } from '../workspaces/home-dir';
@@ -33,13 +36,20 @@ export function harvestEnabled(home: string, workspaceId: string): boolean {
   }
 }
 
+/** Copilot CLI's session file of `sessionId` (a uuid, so no path can be made of it), when it is there. */
+function copilotSessionFile(sessionId: unknown): string | undefined {
+  if (typeof sessionId !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(sessionId)) return undefined;
+  const file = path.join(copilotHome(), 'session-state', sessionId, COPILOT_EVENTS_FILE);
+  return fs.existsSync(file) ? file : undefined;
+}
+
 export async function harvestHook(args: string[], io: CliIo): Promise<number> {
   try {
     const { values } = parseArgs({ args, strict: false, options: { home: { type: 'string' }, hook: { type: 'boolean' } } });
     const home = resolveHome(typeof values.home === 'string' ? values.home : undefined);
     assertOwnHome(home);
-    const input = JSON.parse(await readAll(io.stdin, 1024 * 1024)) as { transcript_path?: unknown; cwd?: unknown };
-    const transcript = input.transcript_path;
+    const input = JSON.parse(await readAll(io.stdin, 1024 * 1024)) as { transcript_path?: unknown; sessionId?: unknown; cwd?: unknown };
+    const transcript = input.transcript_path ?? copilotSessionFile(input.sessionId);
     const cwd = input.cwd;
     if (typeof transcript !== 'string' || typeof cwd !== 'string' || !path.isAbsolute(transcript) || !path.isAbsolute(cwd)) {
       io.stderr.write('cairn harvest --hook: the hook input has no transcript_path and cwd; nothing was harvested.\n');

@@ -1,7 +1,8 @@
 /**
  * The agents' session files on this machine (issue 19): Claude Code's transcripts of a directory
  * (`<config>/projects/<encoded cwd>/*.jsonl`) and Codex's rollouts (`<codex home>/sessions/YYYY/MM/DD/
- * rollout-*.jsonl`, by day folder), each with the directory its session ran in, read from the file
+ * rollout-*.jsonl`, by day folder), Copilot CLI's (`<copilot home>/session-state/<id>/events.jsonl`),
+ * each with the directory its session ran in, read from the file
  * itself. The encoding of Claude Code's folder is lossy (`/a/b-c` and `/a/b/c` share one), so the
  * cwd inside a file decides, never a folder's name alone.
  *
@@ -19,6 +20,7 @@ import { follow, openRegular, readRest, type LinkRule, type RegularOpen } from '
 import { isInside } from '../runtime/local/containment';
 import { codexHome, readCodexRollout } from './codex-rollout';
 import { geminiDir, readGeminiSession } from './gemini-session';
+import { COPILOT_EVENTS_FILE, copilotHome, readCopilotSession } from './copilot-session';
 import type { TranscriptAgent } from './transcript';
 
 /** Where the agents keep their sessions. */
@@ -29,6 +31,8 @@ export interface TranscriptRoots {
   readonly codexHome: string;
   /** Gemini CLI's folder ($GEMINI_CLI_HOME/.gemini, else ~/.gemini). */
   readonly geminiDir?: string;
+  /** Copilot CLI's home ($COPILOT_HOME, else ~/.copilot). */
+  readonly copilotHome?: string;
 }
 
 /** The agents' roots as this environment sets them (tests pass their own env and home). */
@@ -37,6 +41,7 @@ export function transcriptRoots(env: NodeJS.ProcessEnv = process.env, home: stri
     claudeConfigDir: claudeConfigDir(env, home),
     codexHome: env.CODEX_HOME?.trim() ? codexHome(env) : path.join(home, '.codex'),
     geminiDir: geminiDir(env, home),
+    copilotHome: copilotHome(env, home),
   };
 }
 
@@ -56,7 +61,7 @@ function realOr(dir: string): string {
 
 /** Where a link to a transcript may lead: a `.jsonl` file in the user's home or the agents' folders. */
 export function transcriptLinkRule(roots: TranscriptRoots = transcriptRoots(), home: string = os.homedir()): LinkRule {
-  const within = [home, roots.claudeConfigDir, roots.codexHome, ...(roots.geminiDir ? [roots.geminiDir] : [])].map((dir) => ({ real: realOr(dir), where: 'your home folder or the agents\u2019 folders' }));
+  const within = [home, roots.claudeConfigDir, roots.codexHome, ...(roots.geminiDir ? [roots.geminiDir] : []), ...(roots.copilotHome ? [roots.copilotHome] : [])].map((dir) => ({ real: realOr(dir), where: 'your home folder or the agents\u2019 folders' }));
   return { within, sameKind: (real) => real.endsWith('.jsonl'), kindName: 'a transcript (.jsonl)' };
 }
 
@@ -189,11 +194,25 @@ export function geminiSessionFiles(dir: string, cwds: readonly string[]): Sessio
 }
 
 /**
+ * Copilot CLI's session files (`<copilot home>/session-state/<session id>/events.jsonl`) written in
+ * the last `recentDays` days; which directory a session ran in is read from the file itself.
+ */
+export function copilotSessionFiles(home: string, now: number, recentDays: number): SessionFile[] {
+  const sessions = path.join(home, 'session-state');
+  const files: SessionFile[] = [];
+  for (const id of names(sessions)) {
+    const found = statFile('copilot', path.join(sessions, id, COPILOT_EVENTS_FILE));
+    if (found && found.mtimeMs >= now - recentDays * DAY_MS) files.push(found);
+  }
+  return files;
+}
+
+/**
  * The directory a session file says its session ran in: read by the agent's own reader from the
  * file's head (whole lines only), and from the whole file when the head does not say.
  */
 export async function fileCwd({ agent, file }: SessionFile): Promise<string | null> {
-  const read = (data: Buffer): string | null => (agent === 'claude' ? readClaudeTranscript(data) : agent === 'gemini' ? readGeminiSession(data) : readCodexRollout(data)).cwd;
+  const read = (data: Buffer): string | null => (agent === 'claude' ? readClaudeTranscript(data) : agent === 'gemini' ? readGeminiSession(data) : agent === 'copilot' ? readCopilotSession(data) : readCodexRollout(data)).cwd;
   const opened = await openTranscript(file).catch(() => null);
   if (opened === null || 'refused' in opened) return null;
   try {
@@ -228,12 +247,12 @@ export async function withCwd(files: readonly SessionFile[]): Promise<PlacedSess
 }
 
 /**
- * Every session of Claude Code and Codex (Codex: the last `codexDays` days' folders) that ran in
+ * Every session of the agents (Codex and Copilot CLI: those of the last `codexDays` days) that ran in
  * `dir` or below it: what "Harvest now" and `cairn harvest` queue.
  */
 export async function sessionFilesIn(dir: string, roots: TranscriptRoots = transcriptRoots(), now = Date.now(), codexDays = 30): Promise<PlacedSessionFile[]> {
   const root = await comparablePath(dir);
-  const files = [...claudeSessionFiles(roots.claudeConfigDir, [dir, root]), ...codexSessionFiles(roots.codexHome, now, codexDays), ...(roots.geminiDir ? geminiSessionFiles(roots.geminiDir, [dir, root]) : [])];
+  const files = [...claudeSessionFiles(roots.claudeConfigDir, [dir, root]), ...codexSessionFiles(roots.codexHome, now, codexDays), ...(roots.geminiDir ? geminiSessionFiles(roots.geminiDir, [dir, root]) : []), ...(roots.copilotHome ? copilotSessionFiles(roots.copilotHome, now, codexDays) : [])];
   const placed: PlacedSessionFile[] = [];
   for (const file of await withCwd(files)) {
     if (isInside(await comparablePath(file.cwd), root)) placed.push(file);

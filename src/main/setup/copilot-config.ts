@@ -11,7 +11,8 @@
  *   run `cairn context --format copilot-hook`: Copilot CLI sends its own input (camelCase
  *   `sessionId`, `cwd`, `prompt` on a prompt) and takes a top-level `additionalContext` from the
  *   hook's stdout: a session start's becomes a message before the first prompt, a prompt's a
- *   `<system_reminder>` after it.
+ *   `<system_reminder>` after it. preCompact and sessionEnd run `cairn harvest --hook`, which finds
+ *   the session's file by its sessionId (a no-op until harvest is turned on for the workspace).
  * Copilot CLI keeps a server's instructions out of the system prompt (only allowlisted servers'
  * go in), so the hooks are what hands over the index and the hot set.
  *
@@ -21,7 +22,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SetupError } from './config-file';
-import { finish, isSetupWrittenHook, mergeMcpServer, prune, pruningFor, removeAt, shellWords, type BeforeSetup, type JsonRemoval, type McpServerEntry, type TextEdit } from './json-config';
+import { finish, isCairnHarvestHook, isSetupWrittenHook, mergeMcpServer, prune, pruningFor, removeAt, shellWords, type BeforeSetup, type CairnHook, type JsonRemoval, type McpServerEntry, type TextEdit } from './json-config';
 import { appendElement, nodeAt, readJson, replaceNode, type JsonKey, type JsonText } from './json-edit';
 import { shellLine } from './launcher';
 
@@ -39,10 +40,19 @@ export function copilotServerEntry(entry: McpServerEntry): McpServerEntry & { ty
 /** The events whose hooks give the session its context, and the words after `cairn` they run. */
 export const COPILOT_CONTEXT_EVENTS = ['sessionStart', 'userPromptSubmitted'] as const;
 const CONTEXT_WORDS = ['context', '--format', 'copilot-hook'] as const;
+/** The events before which a session is harvested (a compaction, its end). */
+export const COPILOT_HARVEST_EVENTS = ['preCompact', 'sessionEnd'] as const;
+const HARVEST_WORDS = ['harvest', '--hook'] as const;
 
-/** The command of Copilot CLI's context hooks. */
-export function copilotHookCommand(options: { launcher: string; home?: string | undefined }): string {
-  return shellLine([options.launcher, ...CONTEXT_WORDS, ...(options.home ? ['--home', options.home] : [])]);
+type Launch = { launcher: string; home?: string | undefined };
+const line = (options: Launch, words: readonly string[]) => shellLine([options.launcher, ...words, ...(options.home ? ['--home', options.home] : [])]);
+
+/** Cairn's hooks in Copilot CLI's settings.json: the context hook and the harvest hook. */
+export function copilotHooks(options: Launch): CairnHook[] {
+  return [
+    { command: line(options, CONTEXT_WORDS), events: COPILOT_CONTEXT_EVENTS, isIt: isCairnCopilotHook, words: CONTEXT_WORDS },
+    { command: line(options, HARVEST_WORDS), events: COPILOT_HARVEST_EVENTS, isIt: isCairnHarvestHook, words: HARVEST_WORDS },
+  ];
 }
 
 const basename = (p: string) => p.split(/[\\/]/).pop() ?? p;
@@ -56,8 +66,8 @@ export function isCairnCopilotHook(command: string): boolean {
 }
 
 /** What `--print` shows of settings.json. */
-export function copilotHooksSnippet(command: string): string {
-  const hooks = Object.fromEntries(COPILOT_CONTEXT_EVENTS.map((event) => [event, [{ type: 'command', bash: command }]]));
+export function copilotHooksSnippet(wanted: readonly CairnHook[]): string {
+  const hooks = Object.fromEntries(wanted.flatMap((hook) => hook.events.map((event) => [event, [{ type: 'command', bash: hook.command }]])));
   return `${JSON.stringify({ hooks }, null, 2)}\n`;
 }
 
@@ -74,30 +84,32 @@ function hookCommands(doc: JsonText, event: string): Array<{ command: string; pa
 }
 
 /**
- * Adds Cairn's context hooks to Copilot CLI's settings.json. A hook setup wrote before with another
+ * Adds Cairn's hooks to Copilot CLI's settings.json. A hook setup wrote before with another
  * launcher or home is updated in place; one the person wrote by hand is kept as it is.
  */
-export function mergeCopilotHooks(text: string | null, command: string, file: string): TextEdit {
+export function mergeCopilotHooks(text: string | null, wanted: readonly CairnHook[], file: string): TextEdit {
   let current = text ?? '';
   const hooks = nodeAt(readJson(current, file).root, ['hooks']);
   if (hooks && hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
   const changes: string[] = [];
   const notes: string[] = [];
-  for (const event of COPILOT_CONTEXT_EVENTS) {
-    const doc = readJson(current, file);
-    const list = nodeAt(doc.root, ['hooks', event]);
-    if (list && list.type !== 'array') throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
-    const found = hookCommands(doc, event).filter((c) => isCairnCopilotHook(c.command));
-    if (found.some((c) => c.command === command)) continue;
-    const stale = found.find((c) => isSetupWrittenHook(c.command, CONTEXT_WORDS));
-    if (stale) {
-      current = replaceNode(doc, nodeAt(doc.root, stale.path)!, command);
-      changes.push(`updated the ${event} hook (it ran ${JSON.stringify(stale.command)})`);
-    } else if (found.length > 0) {
-      notes.push(`kept your own ${event} hook ${JSON.stringify(found[0]!.command)}`);
-    } else {
-      current = appendElement(doc, ['hooks', event], { type: 'command', bash: command }, file);
-      changes.push(`added the ${event} hook`);
+  for (const hook of wanted) {
+    for (const event of hook.events) {
+      const doc = readJson(current, file);
+      const list = nodeAt(doc.root, ['hooks', event]);
+      if (list && list.type !== 'array') throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
+      const found = hookCommands(doc, event).filter((c) => hook.isIt(c.command));
+      if (found.some((c) => c.command === hook.command)) continue;
+      const stale = found.find((c) => isSetupWrittenHook(c.command, hook.words));
+      if (stale) {
+        current = replaceNode(doc, nodeAt(doc.root, stale.path)!, hook.command);
+        changes.push(`updated the ${event} hook (it ran ${JSON.stringify(stale.command)})`);
+      } else if (found.length > 0) {
+        notes.push(`kept your own ${event} hook ${JSON.stringify(found[0]!.command)}`);
+      } else {
+        current = appendElement(doc, ['hooks', event], { type: 'command', bash: hook.command }, file);
+        changes.push(`added the ${event} hook`);
+      }
     }
   }
   return { text: changes.length > 0 ? current : null, changes, notes };
@@ -118,10 +130,10 @@ export function removeCopilotHooks(text: string, file: string, before: BeforeSet
     const kept: string[] = [];
     // From the last hook back, so the places of those still to look at do not move.
     for (const { command, path } of hookCommands(readJson(out, file), event).reverse()) {
-      if (isSetupWrittenHook(command, CONTEXT_WORDS)) {
+      if (isSetupWrittenHook(command, CONTEXT_WORDS) || isSetupWrittenHook(command, HARVEST_WORDS)) {
         out = removeAt(out, path.slice(0, -1), pruning, file);
         removed++;
-      } else if (isCairnCopilotHook(command)) {
+      } else if (isCairnCopilotHook(command) || isCairnHarvestHook(command)) {
         kept.unshift(`kept your own ${event} hook ${JSON.stringify(command)}`);
       }
     }

@@ -28,7 +28,7 @@ import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, type McpSer
 import { hasComments } from './json-edit';
 import { shellLine } from './launcher';
 import { codexSnippet, mergeCodexServer, type TomlTable } from './toml-config';
-import { copilotHookCommand, copilotHooksSnippet, copilotServerEntry, defaultCopilotHome, mergeCopilotHooks, mergeCopilotServer } from './copilot-config';
+import { copilotHooks, copilotHooksSnippet, copilotServerEntry, defaultCopilotHome, mergeCopilotHooks, mergeCopilotServer } from './copilot-config';
 import { defaultGeminiCliHome, GEMINI_EXTRA_ARGS, geminiPolicyFile, geminiPolicyTarget, geminiSettingsTarget } from './gemini-config';
 
 export const AGENTS = ['claude', 'codex', 'cursor', 'gemini', 'copilot'] as const;
@@ -171,8 +171,8 @@ function claudeSettingsTarget(file: string, command: string, harvest: string): S
 
 /** What a person does after `cairn setup copilot`, and what Copilot CLI asks. */
 const COPILOT_NEXT_STEPS = [
-  'Start a new Copilot CLI session: it starts "cairn mcp" in the directory you start it in, which selects the workspace and project (check with /mcp), and its hooks give it the memory index, the hot set and the relevant memories.',
-  'Copilot CLI asks before each call of Cairn\'s tools; to let it use memory without asking, start it with --allow-tool=cairn (or answer "always" when it asks).',
+  'Start a new Copilot CLI session: it starts "cairn mcp" in the directory you start it in, which selects the workspace and project (check with /mcp), and its hooks give it the memory index, the hot set and the relevant memories (and, once harvest is on, propose memories from its sessions: cairn harvest --enable).',
+  'Copilot CLI runs memory_search (marked read-only) without asking and asks before each call of the memory tool, which may write (`copilot -p` cannot ask, so there it refuses them); to let it use memory without asking, start it with --allow-tool=cairn.',
 ].join(' ');
 
 export async function planSetup(agent: Agent, options: SetupOptions): Promise<SetupPlan> {
@@ -221,13 +221,13 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
       const mcpFile = path.join(copilotHome, 'mcp-config.json');
       const settingsFile = path.join(copilotHome, 'settings.json');
       const server = serverEntry(options);
-      const hook = copilotHookCommand(options);
+      const hooks = copilotHooks(options);
       return {
         agent,
         root: null,
         targets: [
           { path: mcpFile, snippet: `${JSON.stringify({ mcpServers: { [SERVER_NAME]: copilotServerEntry(server) } }, null, 2)}\n`, merge: (previous) => mergeCopilotServer(previous, SERVER_NAME, server, mcpFile) },
-          { path: settingsFile, snippet: copilotHooksSnippet(hook), merge: (previous) => mergeCopilotHooks(previous, hook, settingsFile) },
+          { path: settingsFile, snippet: copilotHooksSnippet(hooks), merge: (previous) => mergeCopilotHooks(previous, hooks, settingsFile) },
         ],
         alternative: {
           title: 'or, for the server alone (without the hooks), with Copilot CLI\'s own CLI',
