@@ -27,7 +27,7 @@ Commands:
   inbox     review proposed memories and agents' changes held for review: list, show,
             approve (--to, --text), reject, review (--scope S --on|--off)
   serve     serve Cairn's web UI on loopback
-  setup     connect an agent to Cairn: cairn setup claude|codex|cursor [--print | --remove]
+  setup     connect an agent to Cairn: cairn setup claude|codex|cursor|copilot|gemini [--print | --remove]
   import    propose other memory for your review in the inbox: cairn import --from
             claude|codex|cursor|aegis|kimchi|markdown PATH, or --from cairn memory.tar
   export    write memory as a tar: cairn export [--scope S] > memory.tar
@@ -228,7 +228,9 @@ Options:
   --prompt TEXT        add the memories relevant to TEXT
   --prompt-stdin       read the prompt from stdin
   --format FORMAT      text (default), json, or claude-hook: the JSON Claude Code's SessionStart
-                       and UserPromptSubmit hooks accept; the hook input is read from stdin
+                       and UserPromptSubmit hooks accept; the hook input is read from stdin;
+                       copilot-hook: the same for Copilot CLI's sessionStart and userPromptSubmitted
+                       hooks (its own input; a top-level additionalContext)
   --cwd DIR            the checkout (default: the current directory, or the hook's cwd)
   --workspace ID       workspace id (default: derived from the checkout's path)
   --home DIR           Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
@@ -261,7 +263,7 @@ Options:
   --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;
 
-export const SETUP_HELP = `Usage: cairn setup claude|codex|cursor [--print | --remove] [options]
+export const SETUP_HELP = `Usage: cairn setup claude|codex|cursor|copilot|gemini [--print | --remove] [options]
 
 Connects an agent to Cairn: writes the MCP server that runs \`cairn mcp\` (this checkout's
 bin/cairn, by its absolute path) into the agent's own configuration, and for Claude Code the hooks
@@ -270,6 +272,13 @@ that give it the memory index, the hot set and the relevant memories:
            and UserPromptSubmit hooks running \`cairn context --format claude-hook\`)
   codex    $CODEX_HOME/config.toml, default ~/.codex/config.toml ([mcp_servers.cairn])
   cursor   <project>/.cursor/mcp.json (mcpServers.cairn)
+  copilot  $COPILOT_HOME/mcp-config.json, default ~/.copilot/mcp-config.json (mcpServers.cairn), and
+           settings.json beside it (sessionStart and userPromptSubmitted hooks running \`cairn context
+           --format copilot-hook\`, preCompact and sessionEnd running \`cairn harvest --hook\`)
+  gemini   <project>/.gemini/settings.json (mcpServers.cairn; SessionStart and BeforeAgent hooks
+           running \`cairn context --format claude-hook\`, PreCompress and SessionEnd running
+           \`cairn harvest --hook\`), and $GEMINI_CLI_HOME/.gemini/policies/cairn.toml, default
+           ~/.gemini/policies/cairn.toml (memory_search and the memory tool's view run without asking)
 <project> is the git checkout containing --cwd (or --cwd itself outside a repository).
 
 Writing merges: only Cairn's entry is added (once: running setup again changes nothing), the rest

@@ -130,9 +130,9 @@ describe('the transcript of this session', () => {
     expect(await findSessionTranscript(work, { roots, now: () => NOW })).toBeNull();
   });
 
-  it("takes the agents' roots from CLAUDE_CONFIG_DIR and CODEX_HOME, else from the home directory", () => {
-    expect(transcriptRoots({ CLAUDE_CONFIG_DIR: '/opt/claude', CODEX_HOME: '/opt/codex' }, '/home/dev')).toEqual({ claudeConfigDir: '/opt/claude', codexHome: '/opt/codex' });
-    expect(transcriptRoots({}, '/home/dev')).toEqual({ claudeConfigDir: '/home/dev/.claude', codexHome: '/home/dev/.codex' });
+  it("takes the agents' roots from CLAUDE_CONFIG_DIR, CODEX_HOME and COPILOT_HOME, else from the home directory", () => {
+    expect(transcriptRoots({ CLAUDE_CONFIG_DIR: '/opt/claude', CODEX_HOME: '/opt/codex', COPILOT_HOME: '/opt/copilot' }, '/home/dev')).toMatchObject({ claudeConfigDir: '/opt/claude', codexHome: '/opt/codex', copilotHome: '/opt/copilot' });
+    expect(transcriptRoots({}, '/home/dev')).toMatchObject({ claudeConfigDir: '/home/dev/.claude', codexHome: '/home/dev/.codex', copilotHome: '/home/dev/.copilot' });
   });
 });
 
