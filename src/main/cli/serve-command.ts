@@ -19,6 +19,7 @@ import { loadOrCreateWebToken, rotateWebToken } from '../mcp/mcp-token';
 import { resolveHome } from '../workspaces/home-dir';
 import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { assertOwnHome } from '../runtime/local/ownership';
+import { processRuns } from '../runtime/local/process-alive';
 import type { CliIo } from './tool-command';
 import { SERVE_HELP, UsageError } from './usage';
 
@@ -37,15 +38,6 @@ function rendererDir(): string | null {
   return null;
 }
 
-function alive(pid: unknown): boolean {
-  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The server.json of a running server in `home`, or null (a stale one, left by a dead process, counts as none). */
 
@@ -54,7 +46,7 @@ const SHUTDOWN_DEADLINE_MS = 3_000;
 export function runningServer(home: string): { url: string; port: number; token: string; pid: number } | null {
   try {
     const info = JSON.parse(fs.readFileSync(path.join(home, 'server.json'), 'utf8')) as { url: string; port: number; token: string; pid: number };
-    return alive(info.pid) ? info : null;
+    return processRuns(info.pid) ? info : null;
   } catch {
     return null;
   }

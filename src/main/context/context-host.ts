@@ -32,6 +32,7 @@ import type { ContextBuilder } from '../memory/context-builder';
 import { UsageStore } from '../memory/usage-store';
 import { withLocalLock } from '../runtime/local-lock';
 import { realpathOrNull } from '../runtime/local/containment';
+import { processRuns } from '../runtime/local/process-alive';
 import type { LocalRuntime } from '../runtime/local/local-runtime';
 import { projectIdNeedsGit } from '../workspaces/identity';
 import { contextBuilderFor, localContextAnswer } from './context-answer';
@@ -243,17 +244,8 @@ function readLink(link: string): string | null {
 function removeLeftovers(dir: string): void {
   for (const name of fs.readdirSync(dir)) {
     const pid = OWN_SOCKET.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+    if (pid === undefined || Number(pid) === process.pid || processRuns(Number(pid))) continue;
     fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,6 +1,7 @@
 // The harvest's jobs on a real temp home, with a fake clock: one run per queued session, retries
 // with backoff then a person's Retry, one worker across instances (the lease), a dead worker's
 // lease and job taken over, a session queued again while it runs kept for one more run.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,6 +129,24 @@ describe('HarvestJobs', () => {
     expect(await jobs.work(run)).toEqual({ status: 'done', ran: 1 });
     expect(run.runs).toEqual(['/t/a.jsonl']);
     expect(jobs.list()).toEqual([]);
+  });
+
+  it("says a worker that died is not harvesting: its session waits for the next worker (no phantom \"chunk 26 of 49\")", async () => {
+    const jobs = new HarvestJobs(home, now);
+    jobs.enqueue({ transcript: '/t/a.jsonl', cwd: '/w', workspaceId: 'ws1' });
+    const job = jobs.list()[0]!;
+    const file = path.join(home, HARVEST_DIR, 'jobs', `${job.id}.json`);
+    const runningBy = (workerPid: number) =>
+      fs.writeFileSync(file, JSON.stringify({ ...job, state: 'running', attempts: 1, agent: 'claude', sessionId: 'sess-1234567890', chunk: { index: 26, count: 49 }, workerPid }));
+    // A worker at work (this process) is harvesting, at its chunk.
+    runningBy(process.pid);
+    expect(harvestStatus(jobs, 'ws1', true)).toMatchObject({ state: 'harvesting', current: { chunk: 26, chunks: 49 } });
+    // A worker that is gone (a real process that has ended): nothing is harvesting; the session waits.
+    const ended = spawnSync(process.execPath, ['-e', '0']);
+    runningBy(ended.pid!);
+    const status = harvestStatus(jobs, 'ws1', true);
+    expect(status).toMatchObject({ state: 'waiting', current: null, queued: 1 });
+    expect(harvestStatusText(status, clock)).not.toContain('26');
   });
 
   it('does not take over a live lease', async () => {

@@ -13,7 +13,8 @@
  * worker, the app, `cairn serve`); a job found `running` by a new lease holder was left by a worker
  * that died, and is run again at once (its attempt counted, so a session that kills the worker
  * every time stops after MAX_ATTEMPTS); a session queued again while it runs is kept queued once the run ends, so
- * no trigger is lost; a failed job is retried with backoff, then waits for a person's Retry. A job
+ * no trigger is lost; a running job names its worker's pid, so a status never shows a dead worker
+ * as harvesting; a failed job is retried with backoff, then waits for a person's Retry. A job
  * or status file that does not parse is set aside as `<name>.damaged-<time>` and reported on stderr
  * (the job is gone: the session's next hook queues it again).
  */
@@ -23,6 +24,7 @@ import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { HarvestStatus } from '../../common/api/contract';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
+import { processRuns } from '../runtime/local/process-alive';
 import type { TranscriptAgent } from './transcript';
 
 /** The harvest's state under `<home>`: jobs, the worker's lease, statuses, each session's last message. */
@@ -57,6 +59,8 @@ export interface HarvestJob {
   readonly agent?: TranscriptAgent | null;
   readonly sessionId?: string | null;
   readonly chunk?: { readonly index: number; readonly count: number } | null;
+  /** While running: the worker's pid, so a status tells a worker that died from one at work. */
+  readonly workerPid?: number;
 }
 
 export type JobOutcome =
@@ -217,7 +221,7 @@ export class HarvestJobs {
       for (const job of this.list()) {
         if (job.state !== 'running') continue;
         if (job.attempts >= MAX_ATTEMPTS) this.failed(job, 'the worker stopped while harvesting this session, each time');
-        else writeWhole(this.jobFile(job.id), { ...job, state: 'queued', chunk: null });
+        else writeWhole(this.jobFile(job.id), { ...job, state: 'queued', chunk: null, workerPid: undefined });
       }
       // Each job once per request: one queued again while it ran is run again, a failed one is not.
       const tried = new Set<string>();
@@ -241,7 +245,7 @@ export class HarvestJobs {
   }
 
   private async runOne(job: HarvestJob, run: JobRunner): Promise<void> {
-    let current: HarvestJob = { ...job, state: 'running', attempts: job.attempts + 1, chunk: null };
+    let current: HarvestJob = { ...job, state: 'running', attempts: job.attempts + 1, chunk: null, workerPid: process.pid };
     writeWhole(this.jobFile(job.id), current);
     const update = (patch: Partial<HarvestJob>): void => {
       current = { ...current, ...patch };
@@ -298,9 +302,12 @@ export class HarvestJobs {
 /** A workspace's harvest as its status line shows it (the API's HarvestStatus). */
 export function harvestStatus(jobs: HarvestJobs, workspaceId: string, enabled: boolean): HarvestStatus {
   const mine = jobs.list(workspaceId);
-  const running = mine.find((j) => j.state === 'running');
+  // A job left running by a worker that died (killed, crashed) is not being harvested: it waits
+  // for the next worker, which runs it again. (A job of an older Cairn names no worker.)
+  const live = (j: HarvestJob) => j.state === 'running' && (j.workerPid === undefined || processRuns(j.workerPid));
+  const running = mine.find(live);
   const failed = mine.filter((j) => j.state === 'failed').sort((a, b) => (a.retryAt ?? '~').localeCompare(b.retryAt ?? '~'))[0];
-  const waiting = mine.filter((j) => j.state === 'queued').length;
+  const waiting = mine.filter((j) => j.state === 'queued' || (j.state === 'running' && !live(j))).length;
   const state: HarvestStatus['state'] = running ? 'harvesting' : waiting > 0 ? 'waiting' : failed ? 'failed' : enabled ? 'idle' : 'off';
   return {
     workspaceId,

@@ -31,6 +31,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RuntimeError } from '../runtime';
 import { DIR_MODE, FILE_MODE, lstatOrNull } from './containment';
+import { processRuns } from './process-alive';
 
 const fsc = fs.constants;
 /** fsync on the thread pool (looked up at each call, so a test can watch it). */
@@ -41,16 +42,6 @@ export const TEMP_PREFIX = '.cairn-tmp-';
 
 /** A temp file this old whose writer no longer runs was left by a crash (a write takes far less). */
 export const LEFTOVER_MS = 60_000;
-
-/** Whether process `pid` of this machine runs (EPERM: it does, as another user). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Whether `name` is a temp file, and of which writer: its pid, or null when the name does not say.
@@ -85,7 +76,7 @@ function removeDeadWritersTemps(dir: string, all: boolean, target?: string): voi
     const temp = path.join(dir, name);
     if (!all) {
       const st = lstatOrNull(temp);
-      if (!st?.isFile() || now - st.mtimeMs < LEFTOVER_MS || (pid !== null && running(pid))) continue;
+      if (!st?.isFile() || now - st.mtimeMs < LEFTOVER_MS || (pid !== null && processRuns(pid))) continue;
     }
     fs.rmSync(temp, { force: true });
   }
