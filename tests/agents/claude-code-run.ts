@@ -62,12 +62,17 @@ export function claudeEnv(userHome: string, modelUrl: string): NodeJS.ProcessEnv
 }
 
 /**
- * What a person does once in the client's own dialogs: approves the project's "cairn" server and
- * allows `tools` to run without asking. Written in the throwaway HOME's user settings
- * (~/.claude/settings.json), so the project's files stay as `cairn setup` left them.
+ * What a person has done once in the client's own dialogs: finished onboarding, accepted the API
+ * key, trusted the project folder (until then the client ignores the project's permissions.allow,
+ * saying so on stderr, even with -p), approved the project's "cairn" server, and allowed `tools` to
+ * run without asking. Written where the client keeps them in the throwaway HOME (~/.claude.json,
+ * ~/.claude/settings.json), so the project's files stay as `cairn setup` left them.
  */
-export async function approveAsPerson(userHome: string, tools: readonly string[]): Promise<void> {
+export async function approveAsPerson(userHome: string, project: string, tools: readonly string[]): Promise<void> {
   await fs.mkdir(path.join(userHome, '.claude'), { recursive: true });
+  const key = claudeEnv(userHome, '').ANTHROPIC_API_KEY!;
+  const state = { hasCompletedOnboarding: true, theme: 'dark', customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] }, projects: { [project]: { hasTrustDialogAccepted: true } } };
+  await fs.writeFile(path.join(userHome, '.claude.json'), JSON.stringify(state));
   const settings = { enabledMcpjsonServers: ['cairn'], permissions: { allow: tools } };
   await fs.writeFile(path.join(userHome, '.claude', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
 }
@@ -156,10 +161,7 @@ async function recordFixtures(outDir: string): Promise<void> {
   const setup = await runCairn(['setup', 'claude', '--home', sb.home, '--cwd', sb.checkout]);
   if (setup.status !== 0) throw new Error(setup.stderr);
   const setupFiles = { mcp: await fs.readFile(path.join(sb.checkout, '.mcp.json'), 'utf8'), settings: await fs.readFile(path.join(sb.checkout, '.claude', 'settings.json'), 'utf8') };
-  await approveAsPerson(userHome, ['mcp__cairn__memory', 'mcp__cairn__memory_search']);
-  // The state the client's first-run dialogs leave: onboarding done, the key and the folder trusted.
-  const key = claudeEnv(userHome, '').ANTHROPIC_API_KEY!;
-  await fs.writeFile(path.join(userHome, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, theme: 'dark', customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] }, projects: { [sb.checkout]: { hasTrustDialogAccepted: true } } }));
+  await approveAsPerson(userHome, sb.checkout, ['mcp__cairn__memory']);
 
   const turns = [
     { toolCalls: [{ name: 'ToolSearch', input: { query: 'select:mcp__cairn__memory', max_results: 5 } }] },

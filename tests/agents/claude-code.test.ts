@@ -26,12 +26,14 @@ const NOTES = '/memories/project/notes.md';
 const CREATE = { command: 'create', path: NOTES, file_text: 'Staging deploys need the VPN.\n', view_range: null, old_str: null, new_str: null, insert_line: null, insert_text: null, old_path: null, new_path: null };
 const EDIT = { command: 'str_replace', path: NOTES, old_str: 'the VPN', new_str: 'the office VPN', file_text: null, view_range: null, insert_line: null, insert_text: null, old_path: null, new_path: null };
 const VIEW = { command: 'view', path: NOTES, view_range: null, file_text: null, old_str: null, new_str: null, insert_line: null, insert_text: null, old_path: null, new_path: null };
+const SEARCH = { query: 'deploy staging kestrel', scope: null, limit: null };
 const TURNS: ModelTurn[] = [
   // The client defers MCP tools: the model loads their schemas by name first, as a real model does.
   { toolCalls: [{ name: 'ToolSearch', input: { query: `select:${CAIRN_TOOLS.join(',')}`, max_results: 5 } }] },
   { toolCalls: [{ name: 'mcp__cairn__memory', input: CREATE }] },
   { toolCalls: [{ name: 'mcp__cairn__memory', input: EDIT }] },
   { toolCalls: [{ name: 'mcp__cairn__memory', input: VIEW }] },
+  { toolCalls: [{ name: 'mcp__cairn__memory_search', input: SEARCH }] },
   { text: 'Noted: staging deploys need the office VPN.' },
 ];
 
@@ -73,7 +75,8 @@ beforeAll(async () => {
   ]);
   const setup = await runCairn(['setup', 'claude', ...flags]);
   expect(setup.status, setup.stderr).toBe(0);
-  await approveAsPerson(userHome, ['mcp__cairn__memory', 'mcp__cairn__memory_search']);
+  // The person allows the tool that writes; memory_search is allowed by setup (read-only).
+  await approveAsPerson(userHome, sb.checkout, ['mcp__cairn__memory']);
   server = await startModelServer(anthropicWire, script);
   const options = { userHome, cwd: sb.checkout, modelUrl: server.url };
   run = await runClaude({ ...options, prompt: PROMPT });
@@ -120,6 +123,12 @@ describe(`Claude Code ${pinnedVersion('claude')}, set up by cairn setup claude, 
     } finally {
       await twin.cleanup();
     }
+  });
+
+  it('runs memory_search without asking, as setup allowed it (read-only), and hands its answer back', () => {
+    const result = toolResultFor(server.modelCalls(), SEARCH);
+    expect(result.is_error).toBeUndefined();
+    expect(JSON.stringify(result.content)).toContain('/memories/project/deploy.md');
   });
 
   it("gives the model the memory index and the hot set in its first request, exactly once, without a tool call", () => {

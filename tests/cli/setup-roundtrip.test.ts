@@ -90,7 +90,7 @@ const CASES: Case[] = [
     text: ONE_LINE,
     check(after) {
       expect(after.split('\n')).toHaveLength(2);
-      expect(after.startsWith('{ "permissions": { "allow": ["Bash(npm test)"] }, "hooks": { "SessionStart": [{ "hooks": [{ "type": "command", "command": ')).toBe(true);
+      expect(after.startsWith('{ "permissions": { "allow": ["Bash(npm test)", "mcp__cairn__memory_search"] }, "hooks": { "SessionStart": [{ "hooks": [{ "type": "command", "command": ')).toBe(true);
     },
   },
   {
@@ -247,8 +247,8 @@ const EDITS: Edit[] = [
     agent: 'claude',
     file: 'settings',
     text: ONE_LINE,
-    from: '["Bash(npm test)"]',
-    to: '["Bash(npm test)", "Bash(ls)"]',
+    from: '"Bash(npm test)"',
+    to: '"Bash(npm test)", "Bash(ls)"',
   },
   {
     name: '.mcp.json with comments: a comment and a setting added after setup stay',

@@ -34,6 +34,8 @@ const hookCommand = () => `${launcher} context --format claude-hook`;
 const harvestCommand = () => `${launcher} harvest --hook`;
 /** Claude Code's server leaves the index and hot set to its SessionStart hook. */
 const CLAUDE_ARGS = ['mcp', '--session-context', 'off'];
+/** Cairn's read-only tool runs without asking; the memory tool is the person's to allow. */
+const CLAUDE_PERMISSIONS = { allow: ['mcp__cairn__memory_search'] };
 
 beforeAll(async () => {
   await requireBuiltCli();
@@ -83,7 +85,7 @@ describe('cairn setup --print', () => {
     expect(settings!.title).toContain(path.join(project, '.claude', 'settings.json'));
     const hook = [{ hooks: [{ type: 'command', command: hookCommand() }] }];
     const harvest = [{ hooks: [{ type: 'command', command: harvestCommand() }] }];
-    expect(JSON.parse(settings!.body)).toEqual({ hooks: { SessionStart: hook, UserPromptSubmit: hook, PreCompact: harvest, SessionEnd: harvest } });
+    expect(JSON.parse(settings!.body)).toEqual({ hooks: { SessionStart: hook, UserPromptSubmit: hook, PreCompact: harvest, SessionEnd: harvest }, permissions: CLAUDE_PERMISSIONS });
     expect(alternative!.body.trim()).toBe(`claude mcp add --scope project cairn -- ${launcher} mcp --session-context off`);
     // Nothing was written.
     await expect(fs.access(path.join(project, '.mcp.json'))).rejects.toThrow();
@@ -143,7 +145,7 @@ describe('cairn setup claude', () => {
     expect(await readJson(mcpFile)).toEqual({ mcpServers: { github: { command: 'gh-mcp', args: ['--stdio'] }, cairn: { command: launcher, args: CLAUDE_ARGS } } });
     const ours = { hooks: [{ type: 'command', command: hookCommand() }] };
     expect(await readJson(settingsFile)).toEqual({
-      permissions: { allow: ['Bash(make test)'] },
+      permissions: { allow: ['Bash(make test)', ...CLAUDE_PERMISSIONS.allow] },
       hooks: {
         SessionStart: [lint, ours],
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }],
@@ -200,7 +202,7 @@ describe('cairn setup claude', () => {
     const result = expectOk(await setup(['claude', '--cwd', project]));
     expect(result.stdout).toContain('kept your own SessionStart hook');
     const harvest = [{ hooks: [{ type: 'command', command: harvestCommand() }] }];
-    expect(await readJson(path.join(project, '.claude', 'settings.json'))).toEqual({ hooks: { SessionStart: [handWritten], UserPromptSubmit: [handWritten], PreCompact: harvest, SessionEnd: harvest } });
+    expect(await readJson(path.join(project, '.claude', 'settings.json'))).toEqual({ hooks: { SessionStart: [handWritten], UserPromptSubmit: [handWritten], PreCompact: harvest, SessionEnd: harvest }, permissions: CLAUDE_PERMISSIONS });
   });
 
   it('refuses invalid JSON, names the file, writes nothing and leaves it untouched', async () => {

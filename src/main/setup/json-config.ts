@@ -106,6 +106,28 @@ export function harvestHook(command: string): CairnHook {
 }
 
 /**
+ * The rules Cairn adds to Claude Code's `permissions.allow`: its read-only tool runs without a
+ * prompt; the `memory` tool, which writes, is left for the person to allow or not.
+ */
+export const CLAUDE_ALLOW_RULES = ['mcp__cairn__memory_search'] as const;
+
+/** Adds `rules` to `permissions.allow`, each once; nothing when all are there. */
+export function mergeClaudeAllow(text: string | null, rules: readonly string[], file: string): TextEdit {
+  let current = text ?? '';
+  const permissions = nodeAt(readJson(current, file).root, ['permissions']);
+  if (permissions && permissions.type !== 'object') throw new SetupError(`${file}: "permissions" is not an object; it was left untouched.`);
+  const changes: string[] = [];
+  for (const rule of rules) {
+    const doc = readJson(current, file);
+    const allow = nodeAt(doc.root, ['permissions', 'allow']);
+    if (allow?.type === 'array' && (valueOf(allow) as unknown[]).includes(rule)) continue;
+    current = appendElement(doc, ['permissions', 'allow'], rule, file);
+    changes.push(`allowed ${rule} (read-only) to run without asking`);
+  }
+  return { text: changes.length > 0 ? current : null, changes, notes: [] };
+}
+
+/**
  * Whether an MCP server entry (a JSON config's, or a table of Codex's config.toml) runs Cairn:
  * `<...>/cairn mcp ...` (what `cairn setup` writes, for any launcher or home), or a URL entry of
  * Cairn's MCP endpoint (`.../mcp?cwd=...`, what `cairn setup --http --print` shows).
@@ -262,9 +284,8 @@ export function removeMcpServer(text: string, name: string, file: string, before
  */
 export function removeClaudeHooks(text: string, file: string, before: BeforeSetup = null): JsonRemoval {
   const hooks = nodeAt(readJson(text, file).root, ['hooks']);
-  if (!hooks) return { text: null, changes: [], notes: [], empty: false };
-  if (hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
-  const events = (hooks.children ?? []).map((p) => p.children?.[0]?.value as string);
+  if (hooks && hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
+  const events = (hooks?.children ?? []).map((p) => p.children?.[0]?.value as string);
   const ours = [contextHook(''), harvestHook('')];
   const pruning = pruningFor(before);
   const changes: string[] = [];
@@ -292,5 +313,16 @@ export function removeClaudeHooks(text: string, file: string, before: BeforeSetu
     out = prune(out, ['hooks', event], pruning, file);
   }
   if (changes.length > 0) out = prune(out, ['hooks'], pruning, file);
+  // The permission rules setup adds (CLAUDE_ALLOW_RULES), from the last back.
+  const allow = nodeAt(readJson(out, file).root, ['permissions', 'allow']);
+  const rules = allow?.type === 'array' ? (valueOf(allow) as unknown[]) : [];
+  let taken = 0;
+  for (let i = rules.length - 1; i >= 0; i--) {
+    if (!(CLAUDE_ALLOW_RULES as readonly unknown[]).includes(rules[i])) continue;
+    out = removeAt(out, ['permissions', 'allow', i], pruning, file);
+    changes.push(`removed the permission ${String(rules[i])}`);
+    taken++;
+  }
+  if (taken > 0) out = prune(prune(out, ['permissions', 'allow'], pruning, file), ['permissions'], pruning, file);
   return finish(out, changes, notes, pruning, file);
 }

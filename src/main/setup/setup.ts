@@ -4,7 +4,8 @@
  * - Claude Code: the MCP server in the project's `.mcp.json` (with `--session-context off`: the
  *   hooks give the index and the hot set, so the instructions leave them out), and the SessionStart (every source,
  *   compaction included) and UserPromptSubmit hooks running `cairn context --format claude-hook`
- *   in the project's `.claude/settings.json`.
+ *   in the project's `.claude/settings.json`, with the read-only memory_search in its
+ *   `permissions.allow` (the memory tool, which writes, is the person's to allow).
  * - Codex: `[mcp_servers.cairn]` in `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`), with
  *   `required = true` (Codex waits for the server, so its instructions, the index and the hot set,
  *   reach the first request) and `default_tools_approval_mode = "writes"` (the read-only tool runs
@@ -24,7 +25,7 @@ import * as path from 'node:path';
 import { findGitRoot } from '../workspaces/identity';
 import { Backups, sha256 } from './backups';
 import { missingDirs, readConfigFile, replaceConfigFile, SetupError, type ConfigFile } from './config-file';
-import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, type McpServerEntry, type TextEdit } from './json-config';
+import { CLAUDE_ALLOW_RULES, contextHook, harvestHook, mergeClaudeAllow, mergeClaudeHooks, mergeMcpServer, type McpServerEntry, type TextEdit } from './json-config';
 import { hasComments } from './json-edit';
 import { shellLine } from './launcher';
 import { codexSnippet, mergeCodexServer, type TomlTable } from './toml-config';
@@ -159,9 +160,11 @@ function claudeSettingsTarget(file: string, command: string, harvest: string): S
   const harvestHooks = [{ hooks: [{ type: 'command', command: harvest }] }];
   return {
     path: file,
-    snippet: `${JSON.stringify({ hooks: { SessionStart: hook, UserPromptSubmit: hook, PreCompact: harvestHooks, SessionEnd: harvestHooks } }, null, 2)}\n`,
+    snippet: `${JSON.stringify({ hooks: { SessionStart: hook, UserPromptSubmit: hook, PreCompact: harvestHooks, SessionEnd: harvestHooks }, permissions: { allow: CLAUDE_ALLOW_RULES } }, null, 2)}\n`,
     merge(previous) {
-      const merged = mergeClaudeHooks(previous, [contextHook(command), harvestHook(harvest)], file);
+      const hooked = mergeClaudeHooks(previous, [contextHook(command), harvestHook(harvest)], file);
+      const allowed = mergeClaudeAllow(hooked.text ?? previous, CLAUDE_ALLOW_RULES, file);
+      const merged = { text: allowed.text ?? hooked.text, changes: [...hooked.changes, ...allowed.changes], notes: hooked.notes };
       // Kept as they are, but Claude Code reads this file as strict JSON.
       const comments = previous !== null && hasComments(previous) ? ['it has comments, which Claude Code does not accept in settings.json (it reports the file as invalid); Cairn kept them as they are'] : [];
       return { ...merged, notes: [...merged.notes, ...comments] };
@@ -189,7 +192,7 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
           title: `or, instead of .mcp.json, with Claude Code's own CLI (run in ${root}; --scope user for every project)`,
           line: shellLine(['claude', 'mcp', 'add', '--scope', 'project', ...env, SERVER_NAME, '--', entry.command, ...entry.args]),
         },
-        nextSteps: 'Start a new Claude Code session in the project: it asks once to approve the project\'s "cairn" MCP server (check with /mcp), and the hooks give it the memory index, the hot set and the relevant memories.',
+        nextSteps: 'Start a new Claude Code session in the project: it asks once to approve the project\'s "cairn" MCP server (check with /mcp), and the hooks give it the memory index, the hot set and the relevant memories. memory_search runs without asking; the memory tool, which writes, asks until you allow it ("mcp__cairn__memory" in permissions.allow).',
       };
     }
     case 'cursor': {
