@@ -131,13 +131,17 @@ describe(`Copilot CLI ${pinnedVersion('copilot')}, as cairn setup copilot leaves
         { text: 'Done.' },
       ),
       DEPLOY_PROMPT,
+      // Its events on stdout as JSON lines: what it says of its MCP servers.
+      ['--output-format', 'json'],
     );
     timings['run as setup leaves it'] = first.result.ms;
   }, 120_000);
 
-  it('offers the model every tool Cairn advertises, and drops none', async () => {
+  it('connects to Cairn\'s server, offers the model every tool Cairn advertises, and drops none', async () => {
     const advertised = await cairnTools();
     expect(advertised).toContain('memory');
+    const events = first.result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Item & { data: Item });
+    expect(events.filter((e) => e.type === 'session.mcp_server_tools_loaded').map((e) => e.data)).toEqual([{ serverName: 'cairn', toolCount: advertised.length }]);
     for (const request of first.server.modelCalls()) expect(cairnToolsIn(request)).toEqual(advertised);
   });
 
