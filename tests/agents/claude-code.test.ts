@@ -75,6 +75,8 @@ beforeAll(async () => {
   ]);
   const setup = await runCairn(['setup', 'claude', ...flags]);
   expect(setup.status, setup.stderr).toBe(0);
+  // So the SessionEnd hook setup wrote harvests the session when the client ends it.
+  expect((await runCairn(['harvest', '--enable', ...flags])).status).toBe(0);
   // The person allows the tool that writes; memory_search is allowed by setup (read-only).
   await approveAsPerson(userHome, sb.checkout, ['mcp__cairn__memory']);
   server = await startModelServer(anthropicWire, script);
@@ -149,7 +151,7 @@ describe(`Claude Code ${pinnedVersion('claude')}, set up by cairn setup claude, 
     expect(relevant).not.toContain('style.md');
   });
 
-  it("keeps its own transcript, which harvest reads: a -p prompt is the SDK's, so none of it is the person's", async () => {
+  it("keeps its own transcript, which the SessionEnd hook harvests: a -p prompt is the SDK's, so none of it is the person's", async () => {
     const [transcript, ...more] = await claudeTranscripts(userHome, sb.checkout);
     expect(more).toEqual([]);
     const lines = (await fs.readFile(transcript!, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as Block);
@@ -158,9 +160,10 @@ describe(`Claude Code ${pinnedVersion('claude')}, set up by cairn setup claude, 
     const read = await readTranscriptFile(transcript!);
     expect(read.messages.map((m) => m.text)).toContain(PROMPT);
     expect(read.messages.filter((m) => m.fromPerson)).toEqual([]);
-    const harvest = await runCairn(['harvest', '--transcript', transcript!, '--dry-run', '--json', '--home', sb.home]);
-    expect(harvest.status, harvest.stderr).toBe(0);
-    expect(JSON.parse(harvest.stdout)).toMatchObject({ agent: 'claude', status: 'harvested', proposed: [] });
+    // The SessionEnd hook setup wrote harvested this session, in the background, once the client
+    // ended it: nothing found, the prompt being the SDK's.
+    const status = async () => (JSON.parse((await runCairn(['harvest', '--status', '--json', '--home', sb.home, '--cwd', sb.checkout])).stdout) as { lastRun: unknown }).lastRun;
+    await expect.poll(status, { timeout: 30_000 }).toMatchObject({ agent: 'claude', sessionId: path.basename(transcript!, '.jsonl'), outcome: 'nothing-found', proposed: 0 });
   });
 });
 
