@@ -355,7 +355,8 @@ describe('helpers of the editor and the first-run state', () => {
 
   it('gives each agent its setup line for the workspace checkout, and a placeholder without one', async () => {
     const guides = await client.setup.guide({ workspaceId: wsA });
-    expect(guides.map((g) => g.agent)).toEqual(['claude', 'codex', 'cursor']);
+    expect(guides.map((g) => g.agent)).toEqual(['claude', 'codex', 'cursor', 'gemini', 'copilot']);
+    expect(guides.find((g) => g.agent === 'gemini')!.files.map((f) => path.basename(f.path))).toEqual(['settings.json', 'cairn.toml']);
     const claude = guides[0]!;
     expect(claude.command).toMatch(/ setup claude --cwd /);
     expect(claude.command).toContain(sb.checkout);
