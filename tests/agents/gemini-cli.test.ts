@@ -96,6 +96,7 @@ function mcpList(s: Session): Promise<string> {
 
 /** A checkout with memory, set up by `cairn setup gemini`, trusted by the person; then one `gemini -p`. */
 async function session(turns: ModelTurn[], prompt: string, personAllowsAll: boolean): Promise<Session> {
+  // The second session's person also turns harvest on: its SessionEnd hook then queues the session.
   const started = Date.now();
   const sb = await makeSandbox();
   const userHome = path.join(sb.dir, 'user');
@@ -110,7 +111,11 @@ async function session(turns: ModelTurn[], prompt: string, personAllowsAll: bool
   expect(setup.status, setup.stderr).toBe(0);
   await writeUserSettings(userHome);
   await trustFolder(userHome, sb.checkout);
-  if (personAllowsAll) await allowAllOfCairn(userHome);
+  if (personAllowsAll) {
+    await allowAllOfCairn(userHome);
+    const on = await runCairn(['harvest', '--enable', ...flags]);
+    expect(on.status, on.stderr).toBe(0);
+  }
   const server = await startModelServer(geminiWire, scriptOf(turns));
   const run = await geminiPrompt({ home: userHome, cwd: sb.checkout, baseUrl: server.url, prompt, cairnHome: sb.home });
   return { sb, userHome, server, run, ms: Date.now() - started };
@@ -219,13 +224,31 @@ describe(`Gemini CLI ${pinnedVersion('gemini')}, when the person lets it use all
     const read = await readTranscriptFile(file!);
     expect(read).toMatchObject({ agent: 'gemini', cwd: b.sb.checkout });
     expect(read.messages.filter((m) => m.fromPerson).map((m) => m.text)).toEqual([PROMPT_B]);
-    const harvest = await runCairn(['harvest', '--transcript', file!, '--dry-run', '--json', '--home', b.sb.home]);
+    // In a home of its own: the session's own home has its SessionEnd harvest in the inbox already.
+    const other = await makeSandbox();
+    const harvest = await runCairn(['harvest', '--transcript', file!, '--dry-run', '--json', '--home', other.home, '--cwd', b.sb.checkout]).finally(() => other.cleanup());
     expect(harvest.status, harvest.stderr).toBe(0);
     const out = JSON.parse(harvest.stdout) as { agent: string; proposed: Array<{ text: string; evidence: Array<{ quote: string }> }> };
     expect(out.agent).toBe('gemini');
     expect(out.proposed.map((p) => p.text)).toContain('Always run make lint before you commit.');
     // The index the SessionStart hook handed over says "Always squash merge release branches": not the person.
     expect(JSON.stringify(out.proposed)).not.toMatch(/squash/i);
+  });
+});
+
+describe(`Gemini CLI ${pinnedVersion('gemini')}'s hooks, with harvest on`, () => {
+  it("harvests the session at its end (the SessionEnd hook queues Gemini CLI's own file): the person's convention is proposed in the inbox", async () => {
+    type Item = { source: { agent: string | null }; candidate?: { text: string; evidence: Array<{ quote: string }> } };
+    const pending = async (): Promise<Item[]> => {
+      const list = await runCairn(['inbox', 'list', '--json', '--home', b.sb.home, '--cwd', b.sb.checkout]);
+      return list.status === 0 ? (JSON.parse(list.stdout) as { items: Item[] }).items : [];
+    };
+    // The hook starts a detached worker: waited for by what it leaves in the inbox.
+    await expect.poll(async () => (await pending()).length, { timeout: 30_000, interval: 250 }).toBeGreaterThan(0);
+    const items = await pending();
+    expect(items.map((i) => i.source.agent)).toEqual(items.map(() => 'gemini'));
+    expect(items.map((i) => i.candidate?.text)).toContain('Always run make lint before you commit.');
+    expect(JSON.stringify(items)).not.toMatch(/squash/i);
   });
 });
 
