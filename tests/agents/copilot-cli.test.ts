@@ -117,7 +117,7 @@ describe(`Copilot CLI ${pinnedVersion('copilot')}: what cairn setup copilot writ
     timings['mcp list'] = Date.now() - started;
     expect(listed.status, listed.stderr).toBe(0);
     const servers = (JSON.parse(listed.stdout) as { mcpServers: Record<string, Item> }).mcpServers;
-    expect(servers.cairn).toMatchObject({ type: 'local', command: CAIRN_BIN, args: ['mcp'], env: { CAIRN_HOME: sb.home }, source: 'user', enabled: true });
+    expect(servers.cairn).toMatchObject({ type: 'local', command: CAIRN_BIN, args: ['mcp', '--session-context', 'off'], env: { CAIRN_HOME: sb.home }, source: 'user', enabled: true });
   });
 });
 

@@ -32,6 +32,13 @@ export function defaultCopilotHome(env: NodeJS.ProcessEnv = process.env, home: s
   return set ? path.resolve(set) : path.join(home, '.copilot');
 }
 
+/**
+ * The sessionStart hook hands the model the memory index and the hot set, so the server leaves them
+ * out of its instructions (Copilot CLI 1.0.102 puts only allowlisted servers' instructions in its
+ * prompt; this keeps them once for a person who starts it with --allow-all-mcp-server-instructions).
+ */
+export const COPILOT_EXTRA_ARGS = ['--session-context', 'off'];
+
 /** Cairn's server as Copilot CLI's mcp-config.json spells a stdio server (what `copilot mcp add` writes). */
 export function copilotServerEntry(entry: McpServerEntry): McpServerEntry & { type: 'local'; tools: string[] } {
   return { type: 'local', command: entry.command, args: entry.args, ...(entry.env ? { env: entry.env } : {}), tools: ['*'] };

@@ -29,7 +29,7 @@ import { CLAUDE_ALLOW_RULES, contextHook, harvestHook, mergeClaudeAllow, mergeCl
 import { hasComments } from './json-edit';
 import { shellLine } from './launcher';
 import { codexSnippet, mergeCodexServer, type TomlTable } from './toml-config';
-import { copilotHooks, copilotHooksSnippet, copilotServerEntry, defaultCopilotHome, mergeCopilotHooks, mergeCopilotServer } from './copilot-config';
+import { COPILOT_EXTRA_ARGS, copilotHooks, copilotHooksSnippet, copilotServerEntry, defaultCopilotHome, mergeCopilotHooks, mergeCopilotServer } from './copilot-config';
 import { defaultGeminiCliHome, GEMINI_EXTRA_ARGS, geminiPolicyFile, geminiPolicyTarget, geminiSettingsTarget } from './gemini-config';
 
 export const AGENTS = ['claude', 'codex', 'cursor', 'gemini', 'copilot'] as const;
@@ -223,7 +223,7 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
       const copilotHome = options.copilotHome ?? defaultCopilotHome();
       const mcpFile = path.join(copilotHome, 'mcp-config.json');
       const settingsFile = path.join(copilotHome, 'settings.json');
-      const server = serverEntry(options);
+      const server = serverEntry(options, COPILOT_EXTRA_ARGS);
       const hooks = copilotHooks(options);
       return {
         agent,
