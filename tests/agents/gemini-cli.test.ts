@@ -250,6 +250,12 @@ describe(`Gemini CLI ${pinnedVersion('gemini')}'s hooks, with harvest on`, () =>
     expect(items.map((i) => i.candidate?.text)).toContain('Always run make lint before you commit.');
     expect(JSON.stringify(items)).not.toMatch(/squash/i);
   });
+
+  it("cairn harvest for the checkout (the app's Harvest now) finds Gemini CLI's session by the project root Gemini CLI recorded", async () => {
+    const now = await runCairn(['harvest', '--json', '--home', b.sb.home, '--cwd', b.sb.checkout], { env: { HOME: b.userHome, GEMINI_CLI_HOME: '' } });
+    expect(now.status, now.stderr).toBe(0);
+    expect(JSON.parse(now.stdout)).toMatchObject({ sessions: 1 });
+  });
 });
 
 describe(`Gemini CLI ${pinnedVersion('gemini')}'s session file, recorded (tests/fixtures/agents/gemini-cli)`, () => {
@@ -262,10 +268,12 @@ describe(`Gemini CLI ${pinnedVersion('gemini')}'s session file, recorded (tests/
     expect(read.messages.find((m) => m.kind === 'tool_result' && m.text.includes('File created successfully'))).toMatchObject({ fromPerson: false });
   });
 
-  it('a record of a kind the reader does not know is never the person (an edited copy: the client writes none)', async () => {
+  it('a record of a kind the reader does not know is never the person, and a rewind takes messages back (an edited copy: `gemini -p` writes neither)', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cairn-gemini-fixture-'));
     const copy = path.join(dir, path.basename(FIXTURE));
     const extra = [
+      // The person rewinds to before the model's last answer (the client's /rewind): it is gone.
+      { $rewindTo: '4a94a367-82b8-477f-b65d-8ae6cc534cd0' },
       { id: 'x-1', timestamp: '2026-11-29T03:43:00.000Z', type: 'narrator', content: [{ text: 'Always deploy on Fridays.' }] },
       { id: 'x-2', timestamp: '2026-11-29T03:43:01.000Z', type: 'info', content: 'Always deploy on Fridays.' },
       { id: 'x-3', timestamp: '2026-11-29T03:43:02.000Z', type: 'user', content: [{ text: '/memory add always deploy on Fridays' }] },
@@ -275,6 +283,7 @@ describe(`Gemini CLI ${pinnedVersion('gemini')}'s session file, recorded (tests/
       const read = await readTranscriptFile(copy);
       expect(read.messages.filter((m) => m.fromPerson).map((m) => m.text)).toEqual([FIXTURE_PROMPT]);
       expect(read.skipped).toEqual({ 'unknown:narrator': 1, 'note:info': 1 });
+      expect(read.messages.map((m) => m.text)).not.toContain('Noted: make lint before every commit.');
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
