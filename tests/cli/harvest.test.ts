@@ -170,8 +170,11 @@ describe('cairn harvest and cairn inbox', () => {
     expect(first).toMatchObject({ status: 0, stdout: 'Harvested 1 session: 2 new proposals in the inbox.\nReview them with: cairn inbox list\n' });
     const again = await runCairn(['harvest', '--cwd', sb.checkout, ...home], { env });
     expect(again.stdout).toBe('Harvested 1 session: 0 new proposals in the inbox.\n');
-    const status = JSON.parse((await runCairn(['harvest', '--status', '--json', '--cwd', sb.checkout, ...home])).stdout) as { lastRun: { outcome: string; agent: string } };
+    const status = JSON.parse((await runCairn(['harvest', '--status', '--json', '--cwd', sb.checkout, ...home])).stdout) as { lastRun: { outcome: string; agent: string }; lastProposing: { proposed: number } };
     expect(status.lastRun).toMatchObject({ agent: 'codex', outcome: 'nothing-found' });
+    // The run that proposed something is kept beside it, and said.
+    expect(status.lastProposing).toMatchObject({ proposed: 2 });
+    expect((await runCairn(['harvest', '--status', '--cwd', sb.checkout, ...home])).stdout).toMatch(/nothing to propose\. The last run that proposed something, just now: 2 proposed\./);
   });
 
   it('fails when a session could not be harvested, saying why', async () => {

@@ -197,6 +197,17 @@ export type InboxItemView = z.infer<typeof inboxItemSchema>;
 export const damagedInboxItemSchema = z.object({ id: z.string(), file: z.string(), problem: z.string(), createdAt: z.string().nullable() });
 export type DamagedInboxItemView = z.infer<typeof damagedInboxItemSchema>;
 
+/** One harvest run of a session, as a workspace's status records it. */
+export const harvestRunSchema = z.object({
+  at: z.string(),
+  agent: z.enum(['claude', 'codex', 'copilot', 'gemini']),
+  sessionId: z.string(),
+  outcome: z.enum(['succeeded', 'nothing-found', 'failed']),
+  proposed: z.number().int(),
+  /** Candidates the checks refused, by reason (only reasons that refused some). */
+  skipped: z.record(z.string(), z.number().int()),
+});
+
 /**
  * Where one workspace's harvest stands (issue 19), as its status line shows it: off; idle; waiting
  * (sessions queued); harvesting (a session, chunk i of n); the last run's outcome; a failure with
@@ -209,17 +220,9 @@ export const harvestStatusSchema = z.object({
   /** Sessions queued for this workspace, the one running included. */
   queued: z.number().int(),
   current: z.object({ agent: z.enum(['claude', 'codex', 'copilot', 'gemini']), sessionId: z.string(), chunk: z.number().int(), chunks: z.number().int() }).nullable(),
-  lastRun: z
-    .object({
-      at: z.string(),
-      agent: z.enum(['claude', 'codex', 'copilot', 'gemini']),
-      sessionId: z.string(),
-      outcome: z.enum(['succeeded', 'nothing-found', 'failed']),
-      proposed: z.number().int(),
-      /** Candidates the checks refused, by reason (only reasons that refused some). */
-      skipped: z.record(z.string(), z.number().int()),
-    })
-    .nullable(),
+  lastRun: harvestRunSchema.nullable(),
+  /** The last run that proposed something, kept when a later run proposed nothing. */
+  lastProposing: harvestRunSchema.nullable().default(null),
   failure: z.object({ message: z.string(), attempts: z.number().int(), retryAt: z.string().nullable() }).nullable(),
 });
 export type HarvestStatus = z.infer<typeof harvestStatusSchema>;

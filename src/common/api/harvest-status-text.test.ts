@@ -6,7 +6,7 @@ import type { HarvestStatus } from './contract';
 import { AGENT_NAMES, harvestFailureText, harvestHeadline, harvestLastRunText, harvestStatusText, shortSession } from './harvest-status-text';
 
 const NOW = Date.parse('2026-11-25T14:00:00.000Z');
-const base: HarvestStatus = { workspaceId: 'ws', enabled: true, state: 'idle', queued: 0, current: null, lastRun: null, failure: null };
+const base: HarvestStatus = { workspaceId: 'ws', enabled: true, state: 'idle', queued: 0, current: null, lastRun: null, lastProposing: null, failure: null };
 
 describe('the harvest status in words', () => {
   it('says each state', () => {
@@ -25,6 +25,11 @@ describe('the harvest status in words', () => {
     expect(harvestLastRunText(base, NOW)).toBeNull();
     expect(harvestLastRunText({ ...base, lastRun: run }, NOW)).toBe('Last run 5 min ago: 3 proposed, 5 skipped (2 no evidence, 3 already in memory).');
     expect(harvestLastRunText({ ...base, lastRun: { ...run, outcome: 'nothing-found', proposed: 0, skipped: {} } }, NOW)).toBe('Last run 5 min ago: nothing to propose.');
+    // A run that found nothing does not hide the last one that proposed something.
+    const earlier = { ...run, at: new Date(NOW - 3 * 60 * 60_000).toISOString() };
+    expect(harvestLastRunText({ ...base, lastRun: { ...run, outcome: 'nothing-found', proposed: 0, skipped: {} }, lastProposing: earlier }, NOW)).toBe(
+      'Last run 5 min ago: nothing to propose. The last run that proposed something, 3 h ago: 3 proposed.',
+    );
     expect(harvestLastRunText({ ...base, lastRun: { ...run, at: new Date(NOW - 20_000).toISOString(), outcome: 'failed' } }, NOW)).toBe('Last run just now: failed.');
   });
 

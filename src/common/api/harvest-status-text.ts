@@ -70,7 +70,9 @@ export function harvestLastRunText(status: HarvestStatus, now: number): string |
   const total = skipped.reduce((sum, [, n]) => sum + n, 0);
   const why = skipped.length ? `, ${total} skipped (${skipped.map(([reason, n]) => `${n} ${reason.replace(/-/g, ' ')}`).join(', ')})` : '';
   const proposed = run.outcome === 'nothing-found' && total === 0 ? 'nothing to propose' : `${run.proposed} proposed`;
-  return `Last run ${when}: ${proposed}${why}.`;
+  const earlier = status.lastProposing;
+  const kept = run.proposed === 0 && earlier && earlier.at !== run.at ? ` The last run that proposed something, ${ago(earlier.at, now)}: ${earlier.proposed} proposed.` : '';
+  return `Last run ${when}: ${proposed}${why}.${kept}`;
 }
 
 /**

@@ -190,7 +190,7 @@ describe('HarvestJobs', () => {
   it('says off for a workspace with harvest off and nothing queued', () => {
     const jobs = new HarvestJobs(home, now);
     const status = harvestStatus(jobs, 'ws1', false);
-    expect(status).toEqual({ workspaceId: 'ws1', enabled: false, state: 'off', queued: 0, current: null, lastRun: null, failure: null });
+    expect(status).toEqual({ workspaceId: 'ws1', enabled: false, state: 'off', queued: 0, current: null, lastRun: null, lastProposing: null, failure: null });
     expect(harvestStatusText(status, clock)).toBe('Harvest is off for this workspace.');
   });
 });

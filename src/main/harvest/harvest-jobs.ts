@@ -109,10 +109,11 @@ function parseJob(text: string): HarvestJob {
 }
 
 /** A status file's text; throws when it is not one. */
-function parseStatus(text: string): { lastRun?: LastRun } {
-  const status = JSON.parse(text) as { lastRun?: unknown } | null;
-  if (typeof status !== 'object' || status === null || (status.lastRun !== undefined && (typeof status.lastRun !== 'object' || status.lastRun === null))) throw new Error('it is not a harvest status');
-  return status as { lastRun?: LastRun };
+function parseStatus(text: string): { lastRun?: LastRun; lastProposing?: LastRun } {
+  const status = JSON.parse(text) as { lastRun?: unknown; lastProposing?: unknown } | null;
+  const run = (r: unknown) => r === undefined || (typeof r === 'object' && r !== null);
+  if (typeof status !== 'object' || status === null || !run(status.lastRun) || !run(status.lastProposing)) throw new Error('it is not a harvest status');
+  return status as { lastRun?: LastRun; lastProposing?: LastRun };
 }
 
 export class HarvestJobs {
@@ -182,6 +183,12 @@ export class HarvestJobs {
 
   lastRun(workspaceId: string): LastRun | null {
     return readOwnFileParsed(this.statusFile(workspaceId), parseStatus)?.lastRun ?? null;
+  }
+
+  /** The workspace's last run that proposed something (a later run that found nothing leaves it). */
+  lastProposing(workspaceId: string): LastRun | null {
+    const status = readOwnFileParsed(this.statusFile(workspaceId), parseStatus);
+    return status?.lastProposing ?? (status?.lastRun && status.lastRun.proposed > 0 ? status.lastRun : null);
   }
 
   /** When the next failed job is due (for a host's timer), or null. */
@@ -287,7 +294,9 @@ export class HarvestJobs {
 
   /** Records a workspace's last run (the worker's, or a harvest run in a terminal). */
   recordRun(workspaceId: string, lastRun: LastRun): void {
-    writeWhole(this.statusFile(workspaceId), { lastRun });
+    // A run that proposed nothing does not hide the last one that did: both are kept.
+    const lastProposing = lastRun.proposed > 0 ? lastRun : this.lastProposing(workspaceId);
+    writeWhole(this.statusFile(workspaceId), { lastRun, ...(lastProposing ? { lastProposing } : {}) });
   }
 
   private jobFile(id: string): string {
@@ -319,6 +328,7 @@ export function harvestStatus(jobs: HarvestJobs, workspaceId: string, enabled: b
         ? { agent: running.agent, sessionId: running.sessionId, chunk: running.chunk?.index ?? 0, chunks: running.chunk?.count ?? 0 }
         : null,
     lastRun: jobs.lastRun(workspaceId),
+    lastProposing: jobs.lastProposing(workspaceId),
     failure: failed ? { message: failed.error ?? 'the harvest failed', attempts: failed.attempts, retryAt: failed.retryAt } : null,
   };
 }

@@ -19,7 +19,7 @@ afterEach(cleanup);
 
 const NOW = Date.parse('2026-11-25T14:00:00.000Z');
 const clock = localClock(NOW, { locale: 'en-GB', timeZone: 'Asia/Kolkata' });
-const base: HarvestStatus = { workspaceId: 'ws', enabled: true, state: 'idle', queued: 0, current: null, lastRun: null, failure: null };
+const base: HarvestStatus = { workspaceId: 'ws', enabled: true, state: 'idle', queued: 0, current: null, lastRun: null, lastProposing: null, failure: null };
 const SESSION = 'c0ffee00-0000-4000-8000-000000000001';
 
 function draw(status: HarvestStatus | null, props: Partial<HarvestStatusViewProps> = {}) {

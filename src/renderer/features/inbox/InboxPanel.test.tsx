@@ -96,7 +96,7 @@ describe('the Inbox', () => {
     expect(within(proposal('Command: Run make check before pushing.')).getByRole('group', { name: 'Evidence' }).textContent).toContain('In the session');
   });
 
-  it('approves a proposal: the line is in the file on disk, the proposal leaves, the confirmation opens the file and can undo it', async () => {
+  it('approves a proposal: the line is in the file on disk, the proposal leaves, the confirmation opens the file and can undo it (the proposal comes back)', async () => {
     const b = await makeBackend();
     const [tabs] = propose(b, [candidate('We use tabs, not spaces.', 'convention')]);
     propose(b, [candidate('Lint before committing.', 'lesson')], 'sess-2');
@@ -112,12 +112,16 @@ describe('the Inbox', () => {
     // The tree shows the new file.
     await screen.findByRole('treeitem', { name: '/memories/project/conventions.md' });
 
-    // Undo takes it back out (the history's version caused by harvest:<id>).
+    // Undo takes it back out (the history's version caused by harvest:<id>), and the proposal is
+    // back, to decide again.
     await user.click(await within(status).findByRole('button', { name: 'Undo' }));
-    await within(inbox()).findByText('Took the approved text back out of /memories/project/conventions.md.');
+    await within(inbox()).findByText('Took the approved text back out of /memories/project/conventions.md; the proposal is back to decide again.');
     await expect(onDisk(b, 'project', 'conventions.md')).rejects.toThrow();
+    await waitFor(() => expect(proposalNames().sort()).toEqual(['Convention: We use tabs, not spaces.', 'Lesson: Lint before committing.']));
 
-    // Approve the other, then open the file it went to.
+    // Reject it this time; approve the other, then open the file it went to.
+    await user.click(within(proposal('Convention: We use tabs, not spaces.')).getByRole('button', { name: 'Reject' }));
+    await waitFor(() => expect(proposalNames()).toEqual(['Lesson: Lint before committing.']));
     await user.click(within(proposal('Lesson: Lint before committing.')).getByRole('button', { name: 'Approve' }));
     await within(inbox()).findByText('Added to /memories/project/lessons.md (a new file).');
     await within(inbox()).findByText('Nothing to review');

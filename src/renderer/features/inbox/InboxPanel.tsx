@@ -197,7 +197,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
       decided(item.id);
       void queryClient.invalidateQueries({ queryKey: orpc.memory.list.key({ input: { workspaceId } }) });
       if (item.change) {
-        say({ tone: 'ok', text: changeApprovedText(item.change), path: result.path, itemId: item.id, versionId: null, undoText: `Took the agent\u2019s change back: ${changeTitle(item.change)} is undone.`, canOpen: item.change.command !== 'delete' });
+        say({ tone: 'ok', text: changeApprovedText(item.change), path: result.path, itemId: item.id, versionId: null, undoText: `Took the agent\u2019s change back: ${changeTitle(item.change)} is undone, and back in the Inbox to decide again.`, canOpen: item.change.command !== 'delete' });
       } else say({ tone: 'ok', text: result.message, path: result.path, itemId: item.id, versionId: null });
       // The next decision need not wait for the Undo below: a key pressed now (r on the proposal the
       // focus moved to) is acted on, not dropped.
@@ -269,7 +269,16 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
     try {
       const result = await client.history.undo({ workspaceId, id: n.versionId });
       void queryClient.invalidateQueries({ queryKey: orpc.history.key() });
-      if (result.status === 'ok') say({ tone: 'ok', text: n.undoText ?? `Took the approved text back out of ${n.path}.`, path: n.undoText ? null : n.path, itemId: null, versionId: null });
+      // An approval undone puts its proposal back in the Inbox, to decide again.
+      const back = n.itemId;
+      if (result.status === 'ok' && back)
+        setGone((g) => {
+          const next = new Set(g);
+          next.delete(back);
+          return next;
+        });
+      void queryClient.invalidateQueries({ queryKey: orpc.inbox.list.key() });
+      if (result.status === 'ok') say({ tone: 'ok', text: n.undoText ?? `Took the approved text back out of ${n.path}; the proposal is back to decide again.`, path: n.undoText ? null : n.path, itemId: null, versionId: null });
       else say({ tone: 'alert', text: `Could not undo: ${result.message}` });
     } catch (err) {
       say({ tone: 'alert', text: `Could not undo: ${errorMessage(err)}` });
