@@ -46,10 +46,17 @@ const NULLS = { path: null, view_range: null, file_text: null, old_str: null, ne
 const CREATE = { ...NULLS, command: 'create', path: NOTES, file_text: 'Staging deploys need the VPN.\n' };
 const EDIT = { ...NULLS, command: 'str_replace', path: NOTES, old_str: 'the VPN', new_str: 'the office VPN' };
 const VIEW = { ...NULLS, command: 'view', path: NOTES };
+// The agent proposes a memory quoting the person: Cairn checks the quote against Gemini CLI's own session file.
+const PROPOSE = {
+  candidates: [
+    { category: 'preference', text: 'Run make lint before every commit.', scope: 'project', evidence: [{ quote: 'always run make lint before you commit' }], confidence: 0.9, rationale: 'The person asked for it from now on.' },
+  ],
+};
 const TURNS_B: ModelTurn[] = [
   { text: 'Noting it.', toolCalls: [{ name: 'mcp_cairn_memory', input: CREATE }] },
   { toolCalls: [{ name: 'mcp_cairn_memory', input: EDIT }] },
   { toolCalls: [{ name: 'mcp_cairn_memory', input: VIEW }] },
+  { toolCalls: [{ name: 'mcp_cairn_memory_propose', input: PROPOSE }] },
   { text: 'Noted: staging deploys need the office VPN.' },
 ];
 
@@ -215,6 +222,11 @@ describe(`Gemini CLI ${pinnedVersion('gemini')}, when the person lets it use all
     } finally {
       await twin.cleanup();
     }
+  });
+
+  it("memory_propose finds Gemini CLI's session file (its MCP client says it is Gemini CLI) and takes the person's quoted words", () => {
+    const answer = String(responseFor(b.server.modelCalls(), PROPOSE).output);
+    expect(answer).toMatch(/^<untrusted_context>\nProposed 1 of 1 for a person's review in Cairn's inbox: #1 as \S+\.\n/);
   });
 
   it("keeps its own session file, which harvest reads: the person's prompt is theirs, the hooks' context is not", async () => {

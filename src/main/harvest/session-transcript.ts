@@ -12,7 +12,7 @@
  */
 import { squash } from './checks';
 import { readTranscriptFile } from './read-transcript';
-import { claudeSessionFiles, codexSessionFiles, comparablePath, fileCwd, transcriptRoots, type TranscriptRoots } from './session-files';
+import { claudeSessionFiles, codexSessionFiles, comparablePath, fileCwd, geminiSessionFiles, transcriptRoots, type TranscriptRoots } from './session-files';
 import { isCairnsOwn, type Transcript, type TranscriptAgent, type TranscriptMessage } from './transcript';
 
 /** How many days of Codex's day folders are looked at, today's included. */
@@ -22,7 +22,7 @@ export const MAX_FILES_TRIED = 40;
 
 export interface FindSessionOptions {
   readonly roots?: TranscriptRoots;
-  /** The agents to look for (the MCP client may say which it is); default both. */
+  /** The agents to look for (the MCP client may say which it is); default Claude Code, Codex and Gemini CLI. */
   readonly agents?: readonly TranscriptAgent[];
   /** The clock that says which Codex day folders are recent. */
   readonly now?: () => number;
@@ -34,11 +34,12 @@ export interface FindSessionOptions {
  */
 export async function findSessionTranscript(cwd: string, options: FindSessionOptions = {}): Promise<Transcript | null> {
   const roots = options.roots ?? transcriptRoots();
-  const agents = options.agents ?? ['claude', 'codex'];
+  const agents = options.agents ?? ['claude', 'codex', 'gemini'];
   const wanted = await comparablePath(cwd);
   const files = [
     ...(agents.includes('claude') ? claudeSessionFiles(roots.claudeConfigDir, [cwd, wanted]) : []),
     ...(agents.includes('codex') ? codexSessionFiles(roots.codexHome, options.now?.() ?? Date.now(), CODEX_RECENT_DAYS) : []),
+    ...(agents.includes('gemini') && roots.geminiDir ? geminiSessionFiles(roots.geminiDir, [cwd, wanted]) : []),
   ].sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? 1 : a.file > b.file ? -1 : 0));
   for (const candidate of files.slice(0, MAX_FILES_TRIED)) {
     const own = await fileCwd(candidate);

@@ -118,6 +118,8 @@ export function clientAgents(clientName: string | undefined): TranscriptAgent[] 
   if (clientName === undefined) return undefined;
   if (/claude/i.test(clientName)) return ['claude'];
   if (/codex/i.test(clientName)) return ['codex'];
+  // Gemini CLI names its MCP client gemini-cli-mcp-client.
+  if (/gemini/i.test(clientName)) return ['gemini'];
   return undefined;
 }
 
