@@ -43,7 +43,7 @@ describe('the harvest status in words', () => {
   });
 
   it('names the agents and shortens session ids the one way', () => {
-    expect(AGENT_NAMES).toEqual({ claude: 'Claude Code', codex: 'Codex' });
+    expect(AGENT_NAMES).toEqual({ claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI', gemini: 'Gemini CLI' });
     expect(shortSession('0199d5e2-7a41-7c30')).toBe('0199d5e2');
     expect(shortSession('short')).toBe('short');
   });
