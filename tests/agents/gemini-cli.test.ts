@@ -354,6 +354,23 @@ describe('cairn setup gemini, --print and --remove', () => {
     }
   });
 
+  it('the files and folders setup created go again with --remove, in the checkout and in the home', async () => {
+    const sandbox = await makeSandbox();
+    try {
+      const userHome = path.join(sandbox.dir, 'user');
+      const cairn = (args: string[]) => runCairn([...args, '--home', sandbox.home, '--cwd', sandbox.checkout], { env: { HOME: userHome, GEMINI_CLI_HOME: '' } });
+      expect((await cairn(['setup', 'gemini'])).status).toBe(0);
+      expect((await fs.readdir(sandbox.checkout)).sort()).toEqual(['.gemini', '.git']);
+      const removed = await cairn(['setup', 'gemini', '--remove']);
+      expect(removed.status, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain(`and so was ${path.join(sandbox.checkout, '.gemini')}, which setup had made for it`);
+      expect((await fs.readdir(sandbox.checkout)).sort()).toEqual(['.git']);
+      await expect(fs.access(path.join(userHome, '.gemini'))).rejects.toThrow();
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+
   it('a policy file of that name that is not Cairn\u2019s is left alone, and setup says so', async () => {
     const sandbox = await makeSandbox();
     try {
