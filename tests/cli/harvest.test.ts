@@ -177,6 +177,26 @@ describe('cairn harvest and cairn inbox', () => {
     expect((await runCairn(['harvest', '--status', '--cwd', sb.checkout, ...home])).stdout).toMatch(/nothing to propose\. The last run that proposed something, just now: 2 proposed\./);
   });
 
+  it('finds the sessions Claude Code started in a folder under the checkout, and not those of a sibling folder', async () => {
+    const claudeDir = path.join(sb.dir, 'claude');
+    const plain = await fs.readFile(path.join(FIXTURES, 'claude', 'plain-session.jsonl'), 'utf8');
+    // Where Claude Code keeps a session: a folder named for its cwd, each non-alphanumeric a '-'.
+    const place = async (cwd: string, id: string) => {
+      const folder = path.join(claudeDir, 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'));
+      await fs.mkdir(folder, { recursive: true });
+      await fs.writeFile(path.join(folder, `${id}.jsonl`), plain.replaceAll(FIXTURE_CWD, cwd).replaceAll('3f2a9c41-8e7d-4b6a-b1c2-0d9e8f7a6b5c', id));
+    };
+    await fs.mkdir(path.join(sb.checkout, 'packages', 'api'), { recursive: true });
+    await place(path.join(sb.checkout, 'packages', 'api'), '3f2a9c41-8e7d-4b6a-b1c2-000000000001');
+    await place(`${sb.checkout}-old`, '3f2a9c41-8e7d-4b6a-b1c2-000000000002');
+    const env = { CODEX_HOME: path.join(sb.dir, 'codex'), CLAUDE_CONFIG_DIR: claudeDir };
+    const run = await runCairn(['harvest', '--cwd', sb.checkout, ...home], { env });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Harvested 1 session: [1-9]\d* new proposals? in the inbox\.\n/);
+    const sessions = new Set((await inbox('list')).items.map((i) => (i as unknown as { source: { sessionId: string } }).source.sessionId));
+    expect([...sessions]).toEqual(['3f2a9c41-8e7d-4b6a-b1c2-000000000001']);
+  });
+
   it('fails when a session could not be harvested, saying why', async () => {
     const codexHome = path.join(sb.dir, 'codex');
     const day = codexDayDir(codexHome);

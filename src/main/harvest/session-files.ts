@@ -114,15 +114,22 @@ function names(dir: string): string[] {
 /**
  * The session files of Claude Code's project folders for `cwds` (the cwd as given and as its real
  * path): the folder named by the encoding, and for a name past 200 characters every folder with the
- * same cut prefix (the hash suffix depends on the runtime Claude Code ran under).
+ * same cut prefix (the hash suffix depends on the runtime Claude Code ran under). With `below`, also
+ * the folders of sessions started in a directory under a cwd (`-...-proj-sub`: the encoding plus
+ * `-`); a sibling whose name shares that start (`proj-old`) is among them, so the caller keeps only
+ * files whose own cwd is inside.
  */
-export function claudeSessionFiles(configDir: string, cwds: readonly string[]): SessionFile[] {
+export function claudeSessionFiles(configDir: string, cwds: readonly string[], below = false): SessionFile[] {
   const projects = path.join(configDir, 'projects');
   const folders = new Set<string>();
   let listed: string[] | null = null;
   for (const cwd of cwds) {
     const name = claudeProjectDirName(cwd);
     folders.add(name);
+    if (below) {
+      listed ??= names(projects);
+      for (const entry of listed) if (entry.startsWith(`${name}-`)) folders.add(entry);
+    }
     if (name.length > CLAUDE_PROJECT_DIR_MAX) {
       const prefix = `${name.slice(0, CLAUDE_PROJECT_DIR_MAX)}-`;
       listed ??= names(projects);
@@ -252,7 +259,7 @@ export async function withCwd(files: readonly SessionFile[]): Promise<PlacedSess
  */
 export async function sessionFilesIn(dir: string, roots: TranscriptRoots = transcriptRoots(), now = Date.now(), codexDays = 30): Promise<PlacedSessionFile[]> {
   const root = await comparablePath(dir);
-  const files = [...claudeSessionFiles(roots.claudeConfigDir, [dir, root]), ...codexSessionFiles(roots.codexHome, now, codexDays), ...(roots.geminiDir ? geminiSessionFiles(roots.geminiDir, [dir, root]) : []), ...(roots.copilotHome ? copilotSessionFiles(roots.copilotHome, now, codexDays) : [])];
+  const files = [...claudeSessionFiles(roots.claudeConfigDir, [dir, root], true), ...codexSessionFiles(roots.codexHome, now, codexDays), ...(roots.geminiDir ? geminiSessionFiles(roots.geminiDir, [dir, root]) : []), ...(roots.copilotHome ? copilotSessionFiles(roots.copilotHome, now, codexDays) : [])];
   const placed: PlacedSessionFile[] = [];
   for (const file of await withCwd(files)) {
     if (isInside(await comparablePath(file.cwd), root)) placed.push(file);
