@@ -117,6 +117,13 @@ async function session(turns: ModelTurn[], prompt: string, personAllowsAll: bool
   const setup = await runCairn(['setup', 'gemini', ...flags], { env: { HOME: userHome, GEMINI_CLI_HOME: '' } });
   expect(setup.status, setup.stderr).toBe(0);
   await writeUserSettings(userHome);
+  if (!personAllowsAll) {
+    // The test's own hook, beside the person's settings: it records each PreCompress the client fires.
+    const settings = path.join(userHome, '.gemini', 'settings.json');
+    const user = JSON.parse(await fs.readFile(settings, 'utf8')) as Json;
+    const command = `cat >> '${path.join(sb.dir, 'precompress.jsonl')}'; echo >> '${path.join(sb.dir, 'precompress.jsonl')}'`;
+    await fs.writeFile(settings, JSON.stringify({ ...user, hooks: { PreCompress: [{ hooks: [{ type: 'command', command }] }] } }));
+  }
   await trustFolder(userHome, sb.checkout);
   if (personAllowsAll) {
     await allowAllOfCairn(userHome);
@@ -197,6 +204,15 @@ describe(`Gemini CLI ${pinnedVersion('gemini')}, set up by cairn setup gemini al
     expect(relevant).toContain('the staging cluster is called kestrel.');
     expect(relevant).not.toContain('style.md');
     expect(text).toContain(`</hook_context>\n\n${PROMPT_A}`);
+  });
+});
+
+describe(`Gemini CLI ${pinnedVersion('gemini')}'s PreCompress`, () => {
+  it('fires before every model call, compressing nothing: so Cairn harvests at SessionEnd and hooks nothing there', async () => {
+    const fired = (await fs.readFile(path.join(a.sb.dir, 'precompress.jsonl'), 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
+    expect(fired.map((f) => [f.hook_event_name, f.trigger])).toEqual(a.server.modelCalls().map(() => ['PreCompress', 'auto']));
+    const settings = JSON.parse(await fs.readFile(path.join(a.sb.checkout, '.gemini', 'settings.json'), 'utf8')) as { hooks: Json };
+    expect(Object.keys(settings.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'SessionEnd']);
   });
 });
 
@@ -341,7 +357,7 @@ describe('cairn setup gemini, --print and --remove', () => {
       const written = (await import('jsonc-parser')).parse(await fs.readFile(settingsFile, 'utf8')) as Json;
       const snippet = JSON.parse(/# Gemini CLI: merge into .*settings\.json\n([\s\S]*?\n\})\n/.exec(printed.stdout)![1]!) as Json;
       expect(written).toEqual({ mcpServers: { db: { command: 'pg-mcp' }, ...(snippet.mcpServers as Json) }, hooks: snippet.hooks });
-      expect(Object.keys(snippet.hooks as Json)).toEqual(['SessionStart', 'BeforeAgent', 'PreCompress', 'SessionEnd']);
+      expect(Object.keys(snippet.hooks as Json)).toEqual(['SessionStart', 'BeforeAgent', 'SessionEnd']);
       expect((await fs.readFile(settingsFile, 'utf8')).startsWith('{\n  // mine\n')).toBe(true);
       expect((await cairn(['setup', 'gemini'])).stdout).toContain('Nothing changed: Gemini CLI was already set up to use Cairn.');
 

@@ -276,7 +276,7 @@ that give it the memory index, the hot set and the relevant memories:
            settings.json beside it (sessionStart and userPromptSubmitted hooks running \`cairn context
            --format copilot-hook\`, preCompact and sessionEnd running \`cairn harvest --hook\`)
   gemini   <project>/.gemini/settings.json (mcpServers.cairn; SessionStart and BeforeAgent hooks
-           running \`cairn context --format claude-hook\`, PreCompress and SessionEnd running
+           running \`cairn context --format claude-hook\`, SessionEnd running
            \`cairn harvest --hook\`), and $GEMINI_CLI_HOME/.gemini/policies/cairn.toml, default
            ~/.gemini/policies/cairn.toml (memory_search and the memory tool's view run without asking)
 <project> is the git checkout containing --cwd (or --cwd itself outside a repository).

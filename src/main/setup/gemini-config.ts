@@ -5,9 +5,12 @@
  *   and `hooks` in Claude Code's shape (`{ hooks: [{ type: "command", command }] }` per event):
  *   SessionStart and BeforeAgent (each prompt) run `cairn context --format claude-hook` (Gemini CLI
  *   reads `hookSpecificOutput.additionalContext` and hands it to the model inside
- *   `<hook_context>`), PreCompress and SessionEnd run `cairn harvest --hook` (their input carries
- *   `transcript_path` and `cwd`). Gemini CLI reads a project's settings only in a folder the person
- *   trusted, which is theirs to do.
+ *   `<hook_context>`), SessionEnd runs `cairn harvest --hook` (its input carries `transcript_path`
+ *   and `cwd`). No PreCompress hook: Gemini CLI 0.61 fires it before every model call, before it
+ *   looks whether the history needs compressing at all (ChatCompressionService.compress), so a
+ *   harvest there would run on every turn; and its session file keeps every record through a
+ *   compression, so the harvest at the session's end reads the whole session. Gemini CLI reads a
+ *   project's settings only in a folder the person trusted, which is theirs to do.
  * - Cairn's policy file `~/.gemini/policies/cairn.toml` (`$GEMINI_CLI_HOME` instead of the home
  *   when set): the rules that run Cairn's read-only tools without asking, memory_search and the
  *   memory tool's `view`. Policies in a project's `.gemini/policies` are not read by this version,
@@ -23,8 +26,8 @@ import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, removeClaud
 
 /** The events whose hook gives the model context: the session's start, and each prompt. */
 export const GEMINI_CONTEXT_EVENTS = ['SessionStart', 'BeforeAgent'] as const;
-/** The events before which the session's file is harvested: a compression of the history, the session's end. */
-export const GEMINI_HARVEST_EVENTS = ['PreCompress', 'SessionEnd'] as const;
+/** The event at which the session's file is harvested: the session's end (not PreCompress: see above). */
+export const GEMINI_HARVEST_EVENTS = ['SessionEnd'] as const;
 
 /**
  * The SessionStart hook hands the model the memory index and the hot set, so the server leaves
@@ -87,7 +90,7 @@ export function geminiSettingsTarget(file: string, name: string, entry: McpServe
   const harvest = [{ hooks: [{ type: 'command', command: harvestCommand }] }];
   return {
     path: file,
-    snippet: `${JSON.stringify({ mcpServers: { [name]: entry }, hooks: { SessionStart: context, BeforeAgent: context, PreCompress: harvest, SessionEnd: harvest } }, null, 2)}\n`,
+    snippet: `${JSON.stringify({ mcpServers: { [name]: entry }, hooks: { SessionStart: context, BeforeAgent: context, SessionEnd: harvest } }, null, 2)}\n`,
     merge(previous) {
       const server = mergeMcpServer(previous, name, entry, file);
       const hooks = mergeClaudeHooks(server.text ?? previous, hooksOf(contextCommand, harvestCommand), file);
