@@ -317,6 +317,26 @@ describe(`Gemini CLI ${pinnedVersion('gemini')}'s session file, recorded (tests/
     }
   });
 
+  it('a compression keeps what was said before it, and its summary is not the person\u2019s (an edited copy: `gemini -p` here compresses nothing)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cairn-gemini-fixture-'));
+    const copy = path.join(dir, path.basename(FIXTURE));
+    // What Gemini CLI appends after compressing (GeminiChat.initialize -> updateMessagesFromHistory):
+    // the whole shortened history, the summary first as a "user" message, then the turns it kept.
+    const summary = { id: 's-1', timestamp: '2026-11-29T03:43:00.000Z', type: 'user', content: [{ text: '<state_snapshot>\nAlways deploy on Fridays.\n</state_snapshot>' }] };
+    const kept = { id: '4a94a367-82b8-477f-b65d-8ae6cc534cd0', timestamp: '2026-11-29T03:42:53.631Z', type: 'gemini', content: 'Noted: make lint before every commit.' };
+    await fs.writeFile(copy, `${await fs.readFile(FIXTURE, 'utf8')}${JSON.stringify({ $set: { messages: [summary, kept] } })}\n`);
+    try {
+      const before = await readTranscriptFile(FIXTURE);
+      const read = await readTranscriptFile(copy);
+      expect(read.messages.filter((m) => m.fromPerson).map((m) => m.text)).toEqual([FIXTURE_PROMPT]);
+      expect(read.messages.map((m) => m.id)).toEqual([...before.messages.map((m) => m.id), 's-1']);
+      expect(read.messages.at(-1)).toMatchObject({ kind: 'summary', fromPerson: false });
+      expect(read.compactions).toEqual([before.messages.at(-1)!.id]);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("cairn harvest --transcript proposes from the person's words only", async () => {
     const sandbox = await makeSandbox();
     try {

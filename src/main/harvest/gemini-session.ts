@@ -15,13 +15,19 @@
  *   and tool calls are known); type "user" (content: parts, text or functionResponse), "gemini"
  *   (content: the model's text; `toolCalls: [{id, name, args, result, status}]`, `thoughts`),
  *   "info", "warning", "error" (the CLI's own notes);
- * - `{$set: {...}}` updates the metadata; `$set.messages` replaces the whole history (the session's
- *   first context, a compression);
+ * - `{$set: {...}}` updates the metadata; `$set.messages` replaces the whole history the CLI resumes
+ *   from (the session's first context; after a compression, the summary and the turns it kept);
  * - `{$rewindTo: id}`: the person rewound the session; that message and the ones after it are gone.
+ * A harvest wants everything that was said, not what the CLI would resume with: a `$set.messages`
+ * adds the messages it brings and takes none away (the lines before it stay in the file); only a
+ * rewind takes messages back. Where a `$set.messages` leaves out messages that were there, the
+ * history was compressed: the last of them is a compaction point.
  * An older version wrote the whole record as one JSON object (`messages` inside); it is read too.
  *
  * Who spoke, by Gemini CLI's own rules (isIgnoredUserContent, convertSessionToClientHistory):
- * - a "user" message is the person's only in its text: a functionResponse part is a tool's answer;
+ * - a "user" message is the person's only in its text, and only when the CLI recorded it as a
+ *   message of its own (every prompt is): one that first comes in a `$set.messages` is the CLI's
+ *   (its environment context, a compression's summary). A functionResponse part is a tool's answer;
  *   text starting `<session_context>` is the CLI's description of the environment; text starting
  *   `/` or `?` is a command to the CLI, not words to the model. What the person typed is the
  *   message's displayContent when it has one (content then holds what the CLI added, such as the
@@ -170,28 +176,38 @@ export function readGeminiSession(input: string | Buffer, options: GeminiSession
     skipped[why] = (skipped[why] ?? 0) + 1;
   };
   const metadata: JsonObject = {};
-  // The session as Gemini CLI replays it: messages by id, in the order they first came.
-  let records = new Map<string, JsonObject>();
+  // Every message recorded, by id, in the order they first came (a record again replaces it in place).
+  const records = new Map<string, JsonObject>();
+  // The messages that came only in a `$set.messages` (never the person's), and whether after a compression.
+  const fromSet = new Map<string, 'context' | 'summary'>();
   const compactedAfter: string[] = [];
 
   const setMessages = (list: Json[]): void => {
-    const last = [...records.keys()].at(-1);
-    const next = new Map<string, JsonObject>();
-    for (const m of list) if (isObject(m) && typeof m.id === 'string') next.set(m.id, m);
-    // A history replaced after it had messages: a compression (its summary is among the new ones).
-    if (last !== undefined && !next.has(last)) compactedAfter.push(last);
-    records = next;
+    const listed = new Set<string>();
+    for (const m of list) if (isObject(m) && typeof m.id === 'string') listed.add(m.id);
+    const dropped = [...records.keys()].filter((id) => !listed.has(id));
+    // Messages that were there and are left out: the history was compressed, after the last message so far.
+    if (dropped.length > 0) compactedAfter.push([...records.keys()].at(-1)!);
+    for (const m of list) {
+      if (!isObject(m) || typeof m.id !== 'string' || records.has(m.id)) continue;
+      records.set(m.id, m);
+      fromSet.set(m.id, dropped.length > 0 ? 'summary' : 'context');
+    }
   };
 
   const take = (record: JsonObject): void => {
     if (typeof record.$rewindTo === 'string') {
       const ids = [...records.keys()];
       const at = ids.indexOf(record.$rewindTo);
-      for (const id of at < 0 ? ids : ids.slice(at)) records.delete(id);
+      for (const id of at < 0 ? ids : ids.slice(at)) {
+        records.delete(id);
+        fromSet.delete(id);
+      }
       return;
     }
     if (typeof record.id === 'string') {
       records.set(record.id, record);
+      fromSet.delete(record.id);
       return;
     }
     if (isObject(record.$set)) {
@@ -244,7 +260,10 @@ export function readGeminiSession(input: string | Buffer, options: GeminiSession
   const messages: TranscriptMessage[] = [];
   const directories: string[] = Array.isArray(metadata.directories) ? metadata.directories.filter((d): d is string => typeof d === 'string') : [];
   const compactions: string[] = [];
+  // The last message each record gave, for the compaction points.
+  const lastOf = new Map<string, string>();
   for (const [id, record] of records) {
+    if (messages.length > 0) lastOf.set(id, messages.at(-1)!.id);
     const type = str(record.type);
     const at = str(record.timestamp);
     if (type === 'user') {
@@ -252,14 +271,22 @@ export function readGeminiSession(input: string | Buffer, options: GeminiSession
         const text = isObject(part) ? str(part.text) : null;
         if (text?.trimStart().startsWith('<session_context>')) directories.push(...contextDirectories(text));
       }
-      userMessages(record, subagent).forEach((m, i) => messages.push({ ...m, id: i === 0 ? id : `${id}#${i}`, at, sidechain: subagent }));
+      const origin = fromSet.get(id);
+      userMessages(record, subagent || origin !== undefined).forEach((m, i) =>
+        messages.push({ ...m, ...(origin === 'summary' && m.kind === 'text' ? { kind: 'summary' as const } : {}), id: i === 0 ? id : `${id}#${i}`, at, sidechain: subagent }),
+      );
     } else if (type === 'gemini') {
       for (const { suffix, ...m } of modelMessages(record)) messages.push({ ...m, id: `${id}${suffix}`, at, sidechain: subagent });
     } else if (type !== null && CLI_NOTES.has(type)) skip(`note:${type}`);
     else skip(`unknown:${type ?? '?'}`);
   }
-  // The ids after which the history was replaced, as far as they are still in it.
-  for (const id of compactedAfter) if (messages.some((m) => m.id === id)) compactions.push(id);
+  // The messages after which the history was compressed: the last one the record before it gave.
+  const ids = [...records.keys()];
+  for (const id of compactedAfter) {
+    const next = ids[ids.indexOf(id) + 1];
+    const point = next === undefined ? messages.at(-1)?.id : lastOf.get(next);
+    if (point !== undefined && compactions.at(-1) !== point) compactions.push(point);
+  }
 
   // The project's root is the directory whose sha256 is the session's projectHash.
   const hash = str(metadata.projectHash);

@@ -8,8 +8,9 @@
  *   `<hook_context>`), SessionEnd runs `cairn harvest --hook` (its input carries `transcript_path`
  *   and `cwd`). No PreCompress hook: Gemini CLI 0.61 fires it before every model call, before it
  *   looks whether the history needs compressing at all (ChatCompressionService.compress), so a
- *   harvest there would run on every turn; and its session file keeps every record through a
- *   compression, so the harvest at the session's end reads the whole session. Gemini CLI reads a
+ *   harvest there would run on every turn; a compression leaves the lines before it in the session
+ *   file (it appends the shortened history as a `$set`), and Cairn's reader keeps them, so the
+ *   harvest at the session's end reads the whole session. Gemini CLI reads a
  *   project's settings only in a folder the person trusted, which is theirs to do.
  * - Cairn's policy file `~/.gemini/policies/cairn.toml` (`$GEMINI_CLI_HOME` instead of the home
  *   when set): the rules that run Cairn's read-only tools without asking, memory_search and the
