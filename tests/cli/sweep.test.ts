@@ -94,4 +94,22 @@ describe('cairn sweep', () => {
     const again = await runCairn(['sweep', ...flags]);
     expect(again.stdout).toMatch(/^Nothing to consolidate in \/memories\/project: nothing changed since the last consolidation \(.+ UTC\) and no file is unused for 60 days\.\n/);
   });
+
+  it('sees the edits made with a plain editor while no Cairn process ran, and consolidates again', async () => {
+    const id = (JSON.parse((await runCairn(['sweep', '--json', ...flags])).stdout) as { proposal: { id: string } }).proposal.id;
+    await runCairn(['sweep', 'apply', id, ...flags]);
+    // No Cairn process runs now: a new file, and a line appended to another, by hand.
+    put('deploy.md', 'Deploys go out from the release branch on Tuesdays.\n', 0);
+    put('build.md', `${tree()['build.md']}Use the fake clock in tests.\n`, 0);
+    const after = await runCairn(['sweep', '--json', ...flags]);
+    expect(after.status, after.stderr).toBe(0);
+    const answer = JSON.parse(after.stdout) as { status: string; extractorCalled?: boolean; since: { total: number; changed: Array<{ path: string; actor: string }> } };
+    const since = answer.since;
+    expect(since.changed.map((c) => [c.path, c.actor]).sort()).toEqual([
+      [P('build.md'), 'external'],
+      [P('deploy.md'), 'external'],
+    ]);
+    // The extractor was asked (before, "nothing changed since" answered without asking it).
+    expect(answer.status === 'proposed' || answer.extractorCalled === true).toBe(true);
+  });
 });

@@ -86,10 +86,14 @@ describe.each(RUNTIME_KINDS)('cairn sweep over the %s runtime', (kind) => {
     expect(p.changes[1]!.reason).toBe('not used for 90 days (last use 2026-12-01, 3 uses in all); unchanged for 200 days; not pinned (threshold: 60 days)');
     expect(p.changes[0]!.reason).toMatch(/^never used by an agent; unchanged for 120 days/);
     expect(p.changes[1]!.files[0]).toMatchObject({ path: G('old.md'), content: null, usage: { pinned: false, accessCount: 3 } });
-    expect(p.since).toMatchObject({ last: null, total: 1, changed: [{ path: G('recorded.md'), op: 'create', actor: 'agent' }] });
-    // Proposing wrote nothing: not memory, not usage, not the history.
+    // Since last time: the file an agent created through Cairn, and the six the history had never
+    // seen (written to disk while no Cairn process watched), found and recorded as outside edits.
+    expect(p.since).toMatchObject({ last: null, total: 7 });
+    expect(p.since.changed).toContainEqual(expect.objectContaining({ path: G('recorded.md'), op: 'create', actor: 'agent' }));
+    expect(p.since.changed.filter((c) => c.actor === 'external').map((c) => c.path).sort()).toEqual(['fresh', 'never', 'old', 'pinned', 'used', 'written'].map((n) => G(`${n}.md`)));
+    // Proposing changed nothing: not memory, not usage; the history learned only what was on disk.
     expect(fs.readFileSync(usage.file, 'utf8')).toBe(usageFile);
-    expect(history.list({})).toHaveLength(1);
+    expect(history.list({}).map((v) => v.actor).sort()).toEqual(['agent', ...Array(6).fill('external')]);
     expect(fs.statSync(path.join(sweeps.store.dir, `${p.id}.json`)).mode & 0o777).toBe(0o600);
 
     // With 100 days, the note last used 90 days ago is kept.

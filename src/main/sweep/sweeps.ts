@@ -42,7 +42,9 @@ import {
   type SweepRefusal,
   type SweepSince,
 } from '../../common/sweep/proposal';
-import type { HistoryStore } from '../history/history-store';
+import type { HistoryStore, HistoryVersion } from '../history/history-store';
+import { OutsideEdits } from '../memory/outside-edits';
+import { outsideEditEvent } from '../../common/memory/events';
 import { sha256 } from '../memory/change-outbox';
 import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
@@ -114,8 +116,11 @@ export class Sweeps {
       const b = availableScope(session, scope);
       const now = this.now();
       const cutoff = now - days * DAY_MS;
-      const since = this.since(owner);
       const listed = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE, filesOnly: true })) ?? [];
+      // Edits made while no Cairn process watched (an editor, a pull) are recorded first, so the
+      // history, the baseline of "since last time", knows what is on disk.
+      await this.recordOutsideEdits(session, scope, owner, listed.map((e) => e.rel));
+      const since = this.since(owner);
       const usage = await this.options.usage.read();
       const recent = this.recentPaths(owner, new Date(cutoff).toISOString());
       const entries = listed.map((entry) => {
@@ -424,6 +429,35 @@ export class Sweeps {
     return { changes: out.slice(0, SWEEP_MAX_CHANGES), more: Math.max(0, out.length - SWEEP_MAX_CHANGES), refused };
   }
 
+  /**
+   * Records as outside edits what differs between the scope's files on disk (`rels`, as listed)
+   * and the history's last version of each: a file written, created or deleted while no Cairn
+   * process watched the root. A file the history already holds as it is records nothing.
+   */
+  private async recordOutsideEdits(session: MemorySession, scope: Scope, owner: string, rels: ReadonlyArray<readonly string[]>): Promise<void> {
+    const outside = new OutsideEdits(this.options.history);
+    const onDisk = new Set<string>();
+    for (const rel of rels) {
+      const event = outsideEditEvent(scope, rel, 'update', null, session);
+      onDisk.add(event.path);
+      await outside.record(event, session);
+    }
+    // Files the history last knew as present that are gone from disk (not knowable when the listing
+    // stopped at the cap: a file past it is not gone).
+    if (rels.length >= MAX_FILES_PER_SCOPE) return;
+    const latest = new Map<string, HistoryVersion>();
+    for (const v of this.options.history.list({ owner })) {
+      if (!latest.has(v.path)) latest.set(v.path, v);
+      if (v.oldPath !== undefined && v.oldPath !== v.path && !latest.has(v.oldPath)) latest.set(v.oldPath, v);
+    }
+    for (const [path, v] of latest) {
+      if (onDisk.has(path) || v.path !== path || v.after === null) continue;
+      const parsed = parseMemoryPath(path);
+      if (parsed.kind !== 'scope' || parsed.scope !== scope) continue;
+      await outside.record(outsideEditEvent(scope, parsed.segments, 'delete', null, session), session);
+    }
+  }
+
   /** What changed in `owner`'s root since its last applied consolidation (the history is the baseline). */
   since(owner: string): SweepSince {
     let last: SweepSince['last'] = null;
@@ -439,12 +473,16 @@ export class Sweeps {
     return { last, changed: changed.slice(0, SINCE_LISTED), total: changed.length };
   }
 
-  /** Paths a version created, wrote or renamed into at or after `sinceIso` (they are fresh). */
+  /**
+   * Paths a version created, wrote or renamed into at or after `sinceIso` (they are fresh). An
+   * outside edit's version is when Cairn found it, perhaps long after it was made: the file's own
+   * mtime says when that was, so it is left to that.
+   */
   private recentPaths(owner: string, sinceIso: string): Set<string> {
     const out = new Set<string>();
     for (const v of this.options.history.list({ owner })) {
       if (v.at < sinceIso) break;
-      if (v.op !== 'delete') out.add(v.path);
+      if (v.op !== 'delete' && v.actor !== 'external') out.add(v.path);
     }
     return out;
   }
