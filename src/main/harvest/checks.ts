@@ -183,7 +183,11 @@ export function noRejections(): Record<RejectionReason, number> {
   return Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
 }
 
-export function checkCandidates(candidates: readonly Candidate[], segment: readonly TranscriptMessage[], known: KnownTexts, minConfidence = DEFAULT_MIN_CONFIDENCE): CheckOutcome {
+/**
+ * `textIsQuote`: each candidate's text is its quote's own words, reformatted (an import of a
+ * person's file), not a claim an extractor made of them: whether the quotes support it is not asked.
+ */
+export function checkCandidates(candidates: readonly Candidate[], segment: readonly TranscriptMessage[], known: KnownTexts, minConfidence = DEFAULT_MIN_CONFIDENCE, textIsQuote = false): CheckOutcome {
   const rejected = noRejections();
   // The scanners' verdict on a whole message, worked out once however many candidates cite it.
   const verdicts = new Map<TranscriptMessage, boolean>();
@@ -213,7 +217,7 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
       if (flaggedText(c.text) || flaggedText(c.rationale) || grounds.some(({ e, message }) => flaggedText(e.quote) || flaggedMessage(message!))) return 'flagged';
       // A compaction's summary orients; it is never the only grounds of anything.
       if (grounds.every(({ message }) => message!.kind === 'summary')) return 'unsupported';
-      if (!supports(c.text, grounds.map(({ e }) => e.quote))) return 'unsupported';
+      if (!textIsQuote && !supports(c.text, grounds.map(({ e }) => e.quote))) return 'unsupported';
       if (grounds.some(({ message }) => message!.kind === 'tool_result' && addressesAgents(message!.text))) return 'addressed-to-agents';
       const key = normalizedText(c.text);
       if (batch.has(key)) return 'duplicate-in-batch';

@@ -200,7 +200,7 @@ function proposeFile(
     const key = normalizedText(text);
     // A repeat of an entry proposed earlier in this import is counted as that, not as in the inbox.
     const only = (set: Set<string>) => (set.has(key) && !seen.has(key) ? [text] : []);
-    const outcome = checkCandidates([candidate], [message], { inbox: only(pending), rejected: only(rejected), memoryLines: only(memory) }, 0);
+    const outcome = checkCandidates([candidate], [message], { inbox: only(pending), rejected: only(rejected), memoryLines: only(memory) }, 0, true);
     const reason = (Object.entries(outcome.rejected).find(([, n]) => n > 0)?.[0] ?? (seen.has(key) ? 'duplicate-in-batch' : null)) as RefusalReason | null;
     if (reason === 'flagged') {
       outcomes.push({ shown: source.shown, line: entry.line, status: 'refused', reason, detail: findingText(candidate.text, candidate.rationale, entry.text) });
