@@ -248,8 +248,10 @@ describe('the harvest status line in Chromium', () => {
     // the rules, in the first test): nothing new, and no extractor is asked.
     await fs.writeFile(path.join(held, 'gate'), '');
     const run = await terminal;
-    expect(run.status, run.stderr).toBe(0);
-    await line.getByText(/^Last run (just now|\d+ min ago): nothing to propose\.$/).waitFor();
+    // The terminal's own session failed: its command says so by its exit status.
+    expect(run.status, run.stderr).toBe(1);
+    // This run found nothing; the first test's run, which proposed, is still said.
+    await line.getByText(/^Last run (just now|\d+ min ago): nothing to propose\. The last run that proposed something, (just now|\d+ min ago): \d+ proposed\.$/).waitFor();
     await line.getByText('Harvest is off for this workspace.').waitFor();
     expect(await fs.readFile(path.join(held, 'calls'), 'utf8')).toBe('2');
     await page.getByRole('button', { name: 'Inbox, 2 to review' }).waitFor();
