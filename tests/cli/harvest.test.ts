@@ -165,7 +165,7 @@ describe('cairn harvest and cairn inbox', () => {
     await fs.rename(await placed('codex/rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl'), path.join(day, 'rollout-2025-10-14T11-12-03-0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01.jsonl'));
     const env = { CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: claudeDir };
     const none = await runCairn(['harvest', '--cwd', path.join(sb.dir, 'elsewhere'), ...home], { env });
-    expect(none.stdout).toBe('No session of Claude Code or Codex was found for this checkout on this machine.\n');
+    expect(none.stdout).toBe('No session of Claude Code, Codex, Gemini CLI or Copilot CLI was found for this checkout on this machine.\n');
     const first = await runCairn(['harvest', '--cwd', sb.checkout, ...home], { env });
     expect(first).toMatchObject({ status: 0, stdout: 'Harvested 1 session: 2 new proposals in the inbox.\nReview them with: cairn inbox list\n' });
     const again = await runCairn(['harvest', '--cwd', sb.checkout, ...home], { env });

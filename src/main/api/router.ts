@@ -374,7 +374,7 @@ export const router = os.router({
     now: os.harvest.now.handler(({ input, context }) =>
       change(async () => {
         const n = await harvestOf(context).harvestNow(workspaceIdOf(input.workspaceId));
-        return n === 0 ? 'No session of Claude Code or Codex was found for this workspace on this machine.' : `Queued ${n} session${n === 1 ? '' : 's'} for harvest; proposals arrive in the inbox.`;
+        return n === 0 ? 'No session of Claude Code, Codex, Gemini CLI or Copilot CLI was found for this workspace on this machine.' : `Queued ${n} session${n === 1 ? '' : 's'} for harvest; proposals arrive in the inbox.`;
       }),
     ),
     retry: os.harvest.retry.handler(({ input, context }) =>

@@ -96,7 +96,7 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
 }
 
 /**
- * `cairn harvest` with no transcript: every session of Claude Code and Codex that ran in this
+ * `cairn harvest` with no transcript: every session of Claude Code, Codex, Gemini CLI and Copilot CLI that ran in this
  * checkout (as "Harvest now" in the app), through the queue and its one worker, in the foreground.
  */
 async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined; json?: boolean | undefined; extractor?: string | undefined } & SessionFlags, io: CliIo): Promise<number> {
@@ -122,7 +122,7 @@ async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined
       return exit;
     }
     if (files.length === 0) {
-      io.stdout.write('No session of Claude Code or Codex was found for this checkout on this machine.\n');
+      io.stdout.write('No session of Claude Code, Codex, Gemini CLI or Copilot CLI was found for this checkout on this machine.\n');
       return 0;
     }
     if (outcome?.status === 'busy') io.stdout.write(`Queued ${files.length} session${files.length === 1 ? '' : 's'}; another worker is running the queue and will harvest them.\n`);
