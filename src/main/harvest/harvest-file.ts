@@ -11,7 +11,7 @@ import type { MemorySession } from '../memory/session';
 import { resolveLocalSession } from '../workspaces/session';
 import type { JobOutcome, JobRunner } from './harvest-jobs';
 import type { InboxStore } from './inbox-store';
-import { harvestTranscript, type Extractor, type HarvestSummary } from './harvest-run';
+import { harvestTranscript, pruneSessionStates, type Extractor, type HarvestSummary } from './harvest-run';
 import { TARGET_FILES } from './inbox-store';
 import { readTranscriptFile } from './read-transcript';
 import type { Transcript } from './transcript';
@@ -54,6 +54,8 @@ export interface HarvestFileOptions {
 }
 
 export async function harvestFile(services: HarvestServices, file: string, options: HarvestFileOptions): Promise<{ transcript: Transcript; summary: HarvestSummary; workspaceId: string | null }> {
+  // Housekeeping of what is kept only for a while (at most once a day: the inbox's stamp).
+  if (!options.dryRun && services.inbox.prune() !== null) pruneSessionStates(services.home, Date.now());
   const transcript = await readTranscriptFile(file);
   options.onTranscript?.(transcript);
   const cwd = options.cwd ?? transcript.cwd;

@@ -20,7 +20,7 @@ import type { Candidate } from './candidate';
 import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { HARVEST_DIR, HARVEST_SESSIONS_DIR } from './harvest-jobs';
 import { checkCandidates, DEFAULT_MIN_CONFIDENCE, noRejections, type RejectionReason } from './checks';
-import type { InboxStore, ItemSource, MemoryItem } from './inbox-store';
+import { DECIDED_KEEP_DAYS, type InboxStore, type ItemSource, type MemoryItem } from './inbox-store';
 import { isCairnsOwn, speakerOf, type Transcript, type TranscriptMessage } from './transcript';
 
 
@@ -87,6 +87,32 @@ function readState(file: string): SessionState | null {
   });
 }
 
+
+/**
+ * Removes the state of sessions not harvested for DECIDED_KEEP_DAYS (their file's mtime): such a
+ * session harvested again starts from its beginning, and what was decided about it is still
+ * known for as long. Returns how many went.
+ */
+export function pruneSessionStates(home: string, now: number): number {
+  const dir = path.join(home, HARVEST_DIR, HARVEST_SESSIONS_DIR);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  const horizon = now - DECIDED_KEEP_DAYS * 24 * 60 * 60 * 1000;
+  let removed = 0;
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    const file = path.join(dir, name);
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile() || st.mtimeMs >= horizon) continue;
+    fs.rmSync(file, { force: true });
+    removed++;
+  }
+  return removed;
+}
 
 /** Whether a transcript is of a session Cairn's command backend started: its prompt opens it. */
 export function isOwnRun(transcript: Transcript): boolean {

@@ -2,7 +2,8 @@
 // MAX_INBOX_PENDING pending items whoever adds them (a batch is cut at the cap, a change refused
 // with a text naming no host path); a listing reads at most that many, newest first, and counts the
 // older files it left; a file that is no item (not JSON, not an item's shape, a link, a FIFO, too
-// large, misnamed) is listed as damaged with what is wrong, never hidden and never changed.
+// large, misnamed) is listed as damaged with what is wrong, never hidden and never changed; what was
+// decided over 90 days ago is removed, at most once a day.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -123,5 +124,34 @@ describe('damaged item files', () => {
     expect(store.lookup('../inbox/items/notes')).toBeNull();
     expect(store.lookup('..')).toBeNull();
     expect(store.lookup('0mx00000z-0000abcd')).toBeNull();
+  });
+});
+
+describe('housekeeping', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  it('removes what was decided over 90 days ago, keeps pending items and recent decisions, and runs at most once a day', () => {
+    const [oldApproved, oldRejected, oldPending] = store.add([candidate('Old approved.'), candidate('Old rejected.'), candidate('Old pending.')], SOURCE);
+    store.decide(oldApproved!.id, { status: 'approved', to: '/memories/global/facts.md' });
+    store.decide(oldRejected!.id, { status: 'rejected' });
+    clock += 60 * DAY;
+    const [recent] = store.add([candidate('Recently rejected.')], SOURCE);
+    store.decide(recent!.id, { status: 'rejected' });
+    clock += 31 * DAY;
+
+    expect(store.prune()).toBe(2);
+    const left = store.list().map((i) => [i.kind === 'memory' ? i.candidate.text : '', i.status]);
+    expect(left.sort()).toEqual([
+      ['Old pending.', 'pending'],
+      ['Recently rejected.', 'rejected'],
+    ]);
+    expect(store.get(oldPending!.id)?.status).toBe('pending');
+    // The decided texts keep only the last 90 days' lines.
+    expect(store.rejectedTexts()).toEqual(['Recently rejected.']);
+    expect(fs.readFileSync(path.join(dir, 'inbox', 'rejected.jsonl'), 'utf8')).not.toContain('Old rejected.');
+    expect(fs.readFileSync(path.join(dir, 'inbox', 'approved.jsonl'), 'utf8')).toBe('');
+    // Again the same day: nothing to do, and nothing read.
+    expect(store.prune()).toBeNull();
+    clock += DAY;
+    expect(store.prune()).toBe(0);
   });
 });

@@ -303,7 +303,7 @@ export class InboxStore {
     if (item.kind === 'memory') {
       const texts = decision.status === 'approved' && decision.text !== undefined && decision.text !== item.candidate.text ? [item.candidate.text, decision.text] : [item.candidate.text];
       const lines = texts.map((text) => `${JSON.stringify({ at: decidedAt, text })}\n`).join('');
-      fs.appendFileSync(decision.status === 'rejected' ? this.rejectedFile : this.approvedFile, lines, { mode: 0o600 });
+      appendLines(decision.status === 'rejected' ? this.rejectedFile : this.approvedFile, lines);
     }
     return next;
   }
@@ -326,6 +326,65 @@ export class InboxStore {
   /** Texts of pending candidates (a new candidate repeating one is not proposed again). */
   pendingTexts(): string[] {
     return this.candidates('pending').map((i) => i.candidate.text);
+  }
+
+  /**
+   * Housekeeping, at most once a day (a stamp file's mtime): removes the items decided more than
+   * DECIDED_KEEP_DAYS ago and the lines of the decided texts older than that; pending items and
+   * damaged files are never touched. Returns how many items went, or null when it was done less
+   * than a day ago.
+   */
+  prune(): number | null {
+    const stamp = path.join(this.dir, 'pruned');
+    const now = this.now();
+    try {
+      if (now - fs.statSync(stamp).mtimeMs < DAY_MS) return null;
+    } catch {}
+    const horizon = now - DECIDED_KEEP_DAYS * DAY_MS;
+    let removed = 0;
+    for (const name of this.fileNames()) {
+      const id = name.slice(0, -5);
+      // Ids begin with their creation time: an item made since the horizon was decided since too.
+      if (!ID_RE.test(id) || parseInt(id.slice(0, 9), 36) >= horizon) continue;
+      const item = this.read(id);
+      if ('problem' in item || item.status === 'pending' || !item.decidedAt || Date.parse(item.decidedAt) >= horizon) continue;
+      fs.rmSync(path.join(this.itemsDir, name), { force: true });
+      removed++;
+    }
+    for (const file of [this.rejectedFile, this.approvedFile]) {
+      let fd: number;
+      try {
+        fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      } catch {
+        continue;
+      }
+      try {
+        const text = fs.readFileSync(fd, 'utf8');
+        const read = Buffer.byteLength(text);
+        const kept = text.split('\n').filter((line) => {
+          try {
+            return Date.parse((JSON.parse(line) as { at: string }).at) >= horizon;
+          } catch {
+            return false;
+          }
+        });
+        const next = kept.length ? `${kept.join('\n')}\n` : '';
+        if (next === text) continue;
+        writeOwnFileSync(file, next);
+        // Lines a decision appended to the old file meanwhile go into the new one (a decision
+        // that appends after this looks again: appendLines).
+        const size = fs.fstatSync(fd).size;
+        if (size > read) {
+          const tail = Buffer.alloc(size - read);
+          fs.readSync(fd, tail, 0, tail.length, read);
+          appendLines(file, tail.toString('utf8'));
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    writeOwnFileSync(stamp, `${new Date(now).toISOString()}\n`, { mtimeMs: now });
+    return removed;
   }
 
   /** Texts rejected in the last DECIDED_KEEP_DAYS. */
@@ -416,5 +475,26 @@ export class InboxStore {
   /** Written whole by the one write of Cairn's own files (temp, fsync, rename; no temp left on failure). */
   private write(item: InboxItem): void {
     writeOwnFileSync(path.join(this.itemsDir, `${item.id}.json`), `${JSON.stringify(item, null, 2)}\n`);
+  }
+}
+
+/**
+ * Appends whole lines to a decided-texts log, and again when the log was replaced meanwhile (a
+ * prune rewrote it between this open and this write), so no decision is lost; a line twice is
+ * harmless (the texts are a set).
+ */
+function appendLines(file: string, lines: string): void {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+    let same: boolean;
+    try {
+      fs.writeSync(fd, lines);
+      const written = fs.fstatSync(fd);
+      const now = fs.statSync(file, { throwIfNoEntry: false });
+      same = now !== undefined && now.ino === written.ino && now.dev === written.dev;
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (same) return;
   }
 }
