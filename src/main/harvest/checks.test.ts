@@ -73,6 +73,13 @@ describe('the host checks', () => {
     expect(outcome.accepted).toHaveLength(MAX_PER_SEGMENT);
     expect(outcome.rejected['over-limit']).toBe(4);
   });
+
+  it(`keep the ${MAX_PER_SEGMENT} most confident when more pass, in the order given`, () => {
+    const many = Array.from({ length: 14 }, (_, i) => candidate({ category: 'fact', text: `We use tabs, not spaces (${i}).`, confidence: 0.6 + (i % 7) * 0.05 }));
+    const outcome = checkCandidates(many, segment, none);
+    expect(outcome.accepted.map((c) => c.text)).toEqual(many.filter((c) => c.confidence >= 0.6 + 2 * 0.05 - 1e-9).map((c) => c.text));
+    expect(outcome.rejected['over-limit']).toBe(4);
+  });
 });
 
 /** A message the person typed. */

@@ -203,7 +203,12 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
   const inMemory = new Set([...known.memoryLines].map(normalizedText).filter((l) => l.length > 0));
   const batch = new Set<string>();
   const accepted: Candidate[] = [];
-  for (const c of candidates) {
+  // When more pass than a segment may bring, the most confident are kept (ties in the order given),
+  // not the earliest; what passes is then put back in the order given.
+  const byConfidence = candidates.map((c, i) => ({ c, i })).sort((a, b) => (b.c.confidence || 0) - (a.c.confidence || 0) || a.i - b.i);
+  const order = new Map<Candidate, number>();
+  for (const { c, i } of byConfidence) {
+    order.set(c, i);
     const reason = ((): RejectionReason | null => {
       const grounds = c.evidence.map((e) => ({ e, message: byId.get(e.messageId) }));
       if (grounds.length === 0 || grounds.some(({ e, message }) => !message || e.quote.trim() === '' || !squash(message.text).includes(squash(e.quote)))) return 'no-evidence';
@@ -232,5 +237,6 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
     if (reason === null) accepted.push(c);
     else rejected[reason]++;
   }
+  accepted.sort((a, b) => order.get(a)! - order.get(b)!);
   return { accepted, rejected };
 }
