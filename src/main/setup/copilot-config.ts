@@ -22,8 +22,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SetupError } from './config-file';
-import { finish, isCairnHarvestHook, isSetupWrittenHook, mergeMcpServer, prune, pruningFor, removeAt, shellWords, type BeforeSetup, type CairnHook, type JsonRemoval, type McpServerEntry, type TextEdit } from './json-config';
-import { appendElement, nodeAt, readJson, replaceNode, type JsonKey, type JsonText } from './json-edit';
+import { finish, isCairnHarvestHook, isSetupWrittenHook, mergeHooks, mergeMcpServer, prune, pruningFor, removeAt, shellWords, type BeforeSetup, type CairnHook, type HookLayout, type JsonRemoval, type McpServerEntry, type TextEdit } from './json-config';
+import { nodeAt, readJson, type JsonKey, type JsonText } from './json-edit';
 import { shellLine } from './launcher';
 
 /** Copilot CLI's home: $COPILOT_HOME, else ~/.copilot. */
@@ -90,36 +90,15 @@ function hookCommands(doc: JsonText, event: string): Array<{ command: string; pa
   return out;
 }
 
+/** Copilot CLI's layout of hooks: each event's array holds `{type: "command", bash}` itself. */
+const COPILOT_HOOK_LAYOUT: HookLayout = { commands: hookCommands, element: (command) => ({ type: 'command', bash: command }) };
+
 /**
  * Adds Cairn's hooks to Copilot CLI's settings.json. A hook setup wrote before with another
  * launcher or home is updated in place; one the person wrote by hand is kept as it is.
  */
 export function mergeCopilotHooks(text: string | null, wanted: readonly CairnHook[], file: string): TextEdit {
-  let current = text ?? '';
-  const hooks = nodeAt(readJson(current, file).root, ['hooks']);
-  if (hooks && hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
-  const changes: string[] = [];
-  const notes: string[] = [];
-  for (const hook of wanted) {
-    for (const event of hook.events) {
-      const doc = readJson(current, file);
-      const list = nodeAt(doc.root, ['hooks', event]);
-      if (list && list.type !== 'array') throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
-      const found = hookCommands(doc, event).filter((c) => hook.isIt(c.command));
-      if (found.some((c) => c.command === hook.command)) continue;
-      const stale = found.find((c) => isSetupWrittenHook(c.command, hook.words));
-      if (stale) {
-        current = replaceNode(doc, nodeAt(doc.root, stale.path)!, hook.command);
-        changes.push(`updated the ${event} hook (it ran ${JSON.stringify(stale.command)})`);
-      } else if (found.length > 0) {
-        notes.push(`kept your own ${event} hook ${JSON.stringify(found[0]!.command)}`);
-      } else {
-        current = appendElement(doc, ['hooks', event], { type: 'command', bash: hook.command }, file);
-        changes.push(`added the ${event} hook`);
-      }
-    }
-  }
-  return { text: changes.length > 0 ? current : null, changes, notes };
+  return mergeHooks(text, wanted, file, COPILOT_HOOK_LAYOUT);
 }
 
 /** Cairn's hooks taken out of Copilot CLI's settings.json (those setup writes); an event left with none goes too. */

@@ -174,10 +174,27 @@ function hookCommands(doc: JsonText, event: string): Array<{ command: string; pa
 }
 
 /**
+ * How an agent's settings hold its hooks under `hooks.<event>` (an array): where each hook's command
+ * is, and the element a new hook is appended as.
+ */
+export interface HookLayout {
+  commands(doc: JsonText, event: string): Array<{ command: string; path: JsonKey[] }>;
+  element(command: string): unknown;
+}
+
+/** Claude Code's layout (Codex's hooks.json and Gemini CLI's settings share it): groups of `{type, command}`. */
+export const CLAUDE_HOOK_LAYOUT: HookLayout = { commands: hookCommands, element: (command) => ({ hooks: [{ type: 'command', command }] }) };
+
+/**
  * Adds Cairn's hooks to the events of Claude Code's settings. A hook `cairn setup` wrote before with
  * another launcher or home is updated in place; one the user wrote by hand is kept as it is.
  */
 export function mergeClaudeHooks(text: string | null, wanted: readonly CairnHook[], file: string): TextEdit {
+  return mergeHooks(text, wanted, file, CLAUDE_HOOK_LAYOUT);
+}
+
+/** Adds Cairn's hooks to an agent's settings laid out as `layout` says (see mergeClaudeHooks). */
+export function mergeHooks(text: string | null, wanted: readonly CairnHook[], file: string, layout: HookLayout): TextEdit {
   let current = text ?? '';
   const hooks = nodeAt(readJson(current, file).root, ['hooks']);
   if (hooks && hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
@@ -188,7 +205,7 @@ export function mergeClaudeHooks(text: string | null, wanted: readonly CairnHook
       const doc = readJson(current, file);
       const groups = nodeAt(doc.root, ['hooks', event]);
       if (groups && groups.type !== 'array') throw new SetupError(`${file}: "hooks.${event}" is not an array; it was left untouched.`);
-      const found = hookCommands(doc, event).filter((c) => hook.isIt(c.command));
+      const found = layout.commands(doc, event).filter((c) => hook.isIt(c.command));
       if (found.some((c) => c.command === hook.command)) continue;
       const stale = found.find((c) => isSetupWrittenHook(c.command, hook.words));
       if (stale) {
@@ -197,7 +214,7 @@ export function mergeClaudeHooks(text: string | null, wanted: readonly CairnHook
       } else if (found.length > 0) {
         notes.push(`kept your own ${event} hook ${JSON.stringify(found[0]!.command)}`);
       } else {
-        current = appendElement(doc, ['hooks', event], { hooks: [{ type: 'command', command: hook.command }] }, file);
+        current = appendElement(doc, ['hooks', event], layout.element(hook.command), file);
         changes.push(`added the ${event} hook`);
       }
     }
