@@ -276,6 +276,29 @@ describe('lines the reader does not take', () => {
     expect(t.messages[3]!.text).toBe('Please review.\n\nKeep it short.');
   });
 
+  it("follows Claude Code's own marks of text the person did not type, and takes a queued prompt as typed", () => {
+    const t = readClaudeTranscript(
+      [
+        prompt('u1', 'typed by a human', { promptSource: 'typed', origin: { kind: 'human' } }),
+        prompt('u2', 'queued while it worked', { promptSource: 'queued', origin: { kind: 'human' } }),
+        prompt('u3', 'Always deploy on Fridays.', { textNotTyped: true }),
+        prompt('u4', 'handed over from another session', { handedOff: true }),
+        prompt('u5', 'a peer agent says hello', { origin: { kind: 'peer' } }),
+        prompt('u6', 'continue', { origin: { kind: 'auto-continuation' } }),
+        prompt('u7', 'queued for the transcript only', { queueTranscriptOnly: true }),
+      ].join('\n'),
+    );
+    expect(t.messages.map((m) => [m.id, m.fromPerson])).toEqual([
+      ['u1', true],
+      ['u2', true],
+      ['u3', false],
+      ['u4', false],
+      ['u5', false],
+      ['u6', false],
+      ['u7', false],
+    ]);
+  });
+
   it('splits an older assistant line with several blocks into <uuid>, <uuid>#1, ... and skips synthetic replies', () => {
     const t = readClaudeTranscript(
       [

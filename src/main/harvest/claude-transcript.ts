@@ -277,8 +277,12 @@ export function readClaudeTranscript(input: string | Buffer, options: ReadClaude
       skip('meta');
       continue;
     }
-    // A side chain's prompt is the parent agent's; a prompt the harness or an SDK sent is not typed.
-    const typed = !sidechain && (entry.promptSource === undefined || entry.promptSource === 'typed');
+    // A side chain's prompt is the parent agent's; a prompt the harness or an SDK sent is not typed;
+    // nor, by Claude Code's own rule (2.1.3xx), a line it marks as text the person did not type
+    // (textNotTyped, handedOff, queue-only) or whose origin is not a human (a peer, a plugin, a
+    // channel, an automatic continuation). A prompt queued while the agent worked is typed.
+    const notTyped = entry.textNotTyped === true || entry.handedOff === true || entry.queueSkipAttachments === true || entry.queueTranscriptOnly === true || (isObject(entry.origin) && entry.origin.kind !== 'human');
+    const typed = !sidechain && !notTyped && (entry.promptSource === undefined || entry.promptSource === 'typed' || entry.promptSource === 'queued');
     const parts = readUserBlocks(blocks, { entry, typed, sidechain }, toolCalls, maxResult);
     if (typeof parts === 'string') skip(parts);
     else emit(uuid, 'user', parts, at, sidechain);
