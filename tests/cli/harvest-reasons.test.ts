@@ -129,6 +129,12 @@ describe('the checks, through the CLI', () => {
     // The inbox holds the first run's one pending and these ten; the status says the same.
     const pending = JSON.parse((await runCairn(['inbox', '--json', '--home', sb.home])).stdout) as { items: unknown[] };
     expect(pending.items).toHaveLength(11);
+    // What the run sent to the model: one call (the session is one chunk), its prompt's characters;
+    // the command backend reports no tokens.
+    const cost = (second as unknown as { cost: { calls: number; chars: number; inputTokens: number | null } }).cost;
+    expect(cost).toMatchObject({ calls: 1, inputTokens: null, outputTokens: null });
+    expect(cost.chars).toBeGreaterThan(1000);
+    expect((await runCairn(['harvest', '--status', '--home', sb.home, '--cwd', sb.checkout])).stdout).toContain(`Sent to the model: 1 call, ${cost.chars.toLocaleString('en-US')} characters.`);
     const status = JSON.parse((await runCairn(['harvest', '--status', '--json', '--home', sb.home, '--cwd', sb.checkout])).stdout) as { lastRun: { proposed: number; skipped: Record<string, number> } };
     // The status lists the reasons that skipped something.
     expect(status.lastRun).toMatchObject({ proposed: 10, skipped: Object.fromEntries(Object.entries(second.rejected).filter(([, n]) => n > 0)) });

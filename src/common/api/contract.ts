@@ -206,6 +206,8 @@ export const harvestRunSchema = z.object({
   proposed: z.number().int(),
   /** Candidates the checks refused, by reason (only reasons that refused some). */
   skipped: z.record(z.string(), z.number().int()),
+  /** What the run sent to a model (calls, characters, and tokens when the API reported them); absent before it was recorded. */
+  cost: z.object({ calls: z.number().int(), chars: z.number().int(), inputTokens: z.number().int().nullable(), outputTokens: z.number().int().nullable() }).optional(),
 });
 
 /**

@@ -70,9 +70,10 @@ export function harvestLastRunText(status: HarvestStatus, now: number): string |
   const total = skipped.reduce((sum, [, n]) => sum + n, 0);
   const why = skipped.length ? `, ${total} skipped (${skipped.map(([reason, n]) => `${n} ${reason.replace(/-/g, ' ')}`).join(', ')})` : '';
   const proposed = run.outcome === 'nothing-found' && total === 0 ? 'nothing to propose' : `${run.proposed} proposed`;
+  const sent = run.cost && run.cost.calls > 0 ? ` ${costText(run.cost)}` : '';
   const earlier = status.lastProposing;
   const kept = run.proposed === 0 && earlier && earlier.at !== run.at ? ` The last run that proposed something, ${ago(earlier.at, now)}: ${earlier.proposed} proposed.` : '';
-  return `Last run ${when}: ${proposed}${why}.${kept}`;
+  return `Last run ${when}: ${proposed}${why}.${sent}${kept}`;
 }
 
 /**
@@ -89,4 +90,11 @@ export function harvestFailureText(status: HarvestStatus, clock: TimeFormatter =
 /** Every line of the status, as the CLI prints it. */
 export function harvestStatusText(status: HarvestStatus, now: number, clock: TimeFormatter = utcClock): string {
   return [harvestHeadline(status), harvestLastRunText(status, now), harvestFailureText(status, clock)].filter((l): l is string => l !== null).join('\n');
+}
+
+/** "Sent to the model: 3 calls, 41,200 characters (10,250 tokens in, 812 out)." */
+export function costText(cost: { readonly calls: number; readonly chars: number; readonly inputTokens: number | null; readonly outputTokens: number | null }): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const tokens = cost.inputTokens !== null && cost.outputTokens !== null ? ` (${n(cost.inputTokens)} tokens in, ${n(cost.outputTokens)} out)` : '';
+  return `Sent to the model: ${cost.calls === 1 ? '1 call' : `${n(cost.calls)} calls`}, ${n(cost.chars)} characters${tokens}.`;
 }

@@ -17,7 +17,7 @@ import { harvestFile, harvestJobRunner, runOutcome } from '../harvest/harvest-fi
 import { TranscriptRefused } from '../harvest/read-transcript';
 import { extractorFor } from '../harvest/extractors';
 import { HARVEST_EXTRACTORS } from '../../common/api/settings';
-import { harvestFailureText, harvestStatusText } from '../../common/api/harvest-status-text';
+import { costText, harvestFailureText, harvestStatusText } from '../../common/api/harvest-status-text';
 import { sessionFilesIn } from '../harvest/session-files';
 import { findGitRoot } from '../workspaces/identity';
 import { startWorker } from './harvest-hook';
@@ -186,6 +186,7 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
       const c: Candidate = 'candidate' in p ? p.candidate : p;
       io.stdout.write(`  ${'id' in p ? `${p.id}  ` : ''}${c.category}  ${c.text}\n`);
     }
+    if (summary.cost.calls > 0) io.stdout.write(`${costText(summary.cost)}\n`);
     if (summary.rejected['inbox-full'] > 0) io.stdout.write(`${inboxFullText(MAX_INBOX_PENDING, 'person')}\n`);
     if (!values['dry-run'] && summary.proposed.length > 0) io.stdout.write('Review them with: cairn inbox list\n');
     return 0;

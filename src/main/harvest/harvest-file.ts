@@ -104,5 +104,6 @@ export function runOutcome(transcript: Transcript, summary: HarvestSummary): Exc
     sessionId: transcript.sessionId,
     proposed: summary.proposed.length,
     skipped: Object.fromEntries(Object.entries(summary.rejected).filter(([, n]) => n > 0)),
+    cost: summary.cost,
   };
 }

@@ -25,6 +25,7 @@ import lockfile from 'proper-lockfile';
 import type { HarvestStatus } from '../../common/api/contract';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
 import { processRuns } from '../runtime/local/process-alive';
+import type { ModelCost } from './harvest-run';
 import type { TranscriptAgent } from './transcript';
 
 /** The harvest's state under `<home>`: jobs, the worker's lease, statuses, each session's last message. */
@@ -64,7 +65,7 @@ export interface HarvestJob {
 }
 
 export type JobOutcome =
-  | { readonly outcome: 'succeeded' | 'nothing-found'; readonly agent: TranscriptAgent; readonly sessionId: string; readonly proposed: number; readonly skipped: Readonly<Record<string, number>> }
+  | { readonly outcome: 'succeeded' | 'nothing-found'; readonly agent: TranscriptAgent; readonly sessionId: string; readonly proposed: number; readonly skipped: Readonly<Record<string, number>>; readonly cost?: ModelCost }
   /** Another run holds the session (a `cairn harvest` in a terminal): try again shortly, not an attempt. */
   | { readonly outcome: 'busy' };
 
@@ -76,6 +77,8 @@ export interface LastRun {
   readonly outcome: 'succeeded' | 'nothing-found' | 'failed';
   readonly proposed: number;
   readonly skipped: Readonly<Record<string, number>>;
+  /** What the run sent to a model. */
+  readonly cost?: ModelCost;
 }
 
 /** What runs one job: reads its transcript, extracts, checks, fills the inbox. */
@@ -273,7 +276,7 @@ export class HarvestJobs {
       writeWhole(this.jobFile(job.id), { ...current, state: 'failed', attempts: job.attempts, chunk: null, retryAt: new Date(this.now() + RETRY_BACKOFF_MS[0]!).toISOString(), error: 'another harvest of this session was running' });
       return;
     }
-    this.recordRun(job.workspaceId, { at: new Date(this.now()).toISOString(), agent: outcome.agent, sessionId: outcome.sessionId, outcome: outcome.outcome, proposed: outcome.proposed, skipped: outcome.skipped });
+    this.recordRun(job.workspaceId, { at: new Date(this.now()).toISOString(), agent: outcome.agent, sessionId: outcome.sessionId, outcome: outcome.outcome, proposed: outcome.proposed, skipped: outcome.skipped, ...(outcome.cost ? { cost: outcome.cost } : {}) });
     const latest = this.get(job.id);
     if (latest && latest.queuedAt !== job.queuedAt) {
       // Queued again while it ran (a later hook): run once more, from where this run stopped.

@@ -38,6 +38,16 @@ export interface ExtractOptions {
    * `malformed`) and items past the most an answer may hold (counted as `over-limit`).
    */
   readonly onDiscarded?: (counts: { readonly malformed: number; readonly overLimit: number }) => void;
+  /** A model backend says what each call sent: the prompt's characters, and the tokens the API reported. */
+  readonly onCall?: (call: { readonly chars: number; readonly tokens?: { readonly input: number; readonly output: number } }) => void;
+}
+
+/** What a run sent to a model: calls, characters, and tokens when every call's API reported them. */
+export interface ModelCost {
+  readonly calls: number;
+  readonly chars: number;
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
 }
 
 export interface HarvestRequest {
@@ -66,7 +76,12 @@ export interface HarvestSummary {
   /** Candidates that passed the checks: inbox items, or (dry run) the candidates themselves. */
   readonly proposed: ReadonlyArray<MemoryItem | Candidate>;
   readonly rejected: Readonly<Record<RejectionReason, number>>;
+  /** What the run sent to a model (none: zero calls). */
+  readonly cost: ModelCost;
 }
+
+/** No model asked. */
+export const NO_COST: ModelCost = { calls: 0, chars: 0, inputTokens: null, outputTokens: null };
 
 interface SessionState {
   readonly sessionId: string;
@@ -120,7 +135,7 @@ export function isOwnRun(transcript: Transcript): boolean {
 }
 
 export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSummary> {
-  if (isOwnRun(req.transcript)) return { status: 'own-run', segmentMessages: 0, restarted: false, extractorCalled: false, proposed: [], rejected: noRejections() };
+  if (isOwnRun(req.transcript)) return { status: 'own-run', segmentMessages: 0, restarted: false, extractorCalled: false, proposed: [], rejected: noRejections(), cost: NO_COST };
   const file = statePath(req.home, req.transcript);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   let release: () => void;
@@ -128,7 +143,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     release = lockfile.lockSync(file, { realpath: false, stale: 60_000 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-    return { status: 'busy', segmentMessages: 0, restarted: false, extractorCalled: false, proposed: [], rejected: noRejections() };
+    return { status: 'busy', segmentMessages: 0, restarted: false, extractorCalled: false, proposed: [], rejected: noRejections(), cost: NO_COST };
   }
   try {
     const messages = req.transcript.messages;
@@ -136,8 +151,12 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     const at = state ? messages.findIndex((m) => m.id === state.lastId) : -1;
     const restarted = state !== null && at === -1;
     const segment = messages.slice(at + 1);
-    if (segment.length === 0) return { status: 'nothing-new', segmentMessages: 0, restarted, extractorCalled: false, proposed: [], rejected: noRejections() };
+    if (segment.length === 0) return { status: 'nothing-new', segmentMessages: 0, restarted, extractorCalled: false, proposed: [], rejected: noRejections(), cost: NO_COST };
     const discarded = { malformed: 0, overLimit: 0 };
+    let calls = 0;
+    let chars = 0;
+    // Tokens are summed while every call's API reported them; one that did not leaves them unknown.
+    let tokens: { input: number; output: number } | null = { input: 0, output: 0 };
     // Cairn's own prompts and proposing calls are no part of what the session said (transcript.ts).
     const said = segment.filter((m) => !isCairnsOwn(m));
     const candidates = said.length === 0 ? [] : await req.extractor.extract(said, {
@@ -146,7 +165,14 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
         discarded.malformed += counts.malformed;
         discarded.overLimit += counts.overLimit;
       },
+      onCall: (call) => {
+        calls++;
+        chars += call.chars;
+        tokens = tokens && call.tokens ? { input: tokens.input + call.tokens.input, output: tokens.output + call.tokens.output } : null;
+      },
     });
+    const used = tokens as { input: number; output: number } | null;
+    const cost: ModelCost = { calls, chars, inputTokens: calls > 0 && used ? used.input : null, outputTokens: calls > 0 && used ? used.output : null };
     const outcome = checkCandidates(
       candidates,
       said,
@@ -155,7 +181,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     );
     outcome.rejected.malformed += discarded.malformed;
     outcome.rejected['over-limit'] += discarded.overLimit;
-    if (req.dryRun) return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: said.length > 0, proposed: outcome.accepted, rejected: outcome.rejected };
+    if (req.dryRun) return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: said.length > 0, proposed: outcome.accepted, rejected: outcome.rejected, cost };
     const source: ItemSource = {
       agent: req.transcript.agent,
       sessionId: req.transcript.sessionId,
@@ -179,7 +205,7 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     outcome.rejected['inbox-full'] += grounded.length - proposed.length;
     const next: SessionState = { sessionId: req.transcript.sessionId, lastId: segment[segment.length - 1]!.id, at: new Date().toISOString() };
     writeOwnFileSync(file, `${JSON.stringify(next)}\n`);
-    return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: said.length > 0, proposed, rejected: outcome.rejected };
+    return { status: 'harvested', segmentMessages: segment.length, restarted, extractorCalled: said.length > 0, proposed, rejected: outcome.rejected, cost };
   } finally {
     release();
   }

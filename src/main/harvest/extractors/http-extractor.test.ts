@@ -77,8 +77,11 @@ describe('the http backend, Anthropic Messages API', () => {
     const extractor = extractorFor({ harvestExtractor: 'http', harvestCommand: '', harvestHttp: { api: 'anthropic', url: api.base, model: 'claude-x', keyEnv: 'CAIRN_TEST_ANTHROPIC_KEY' } }, env);
     // The key is read when the model is asked, not when the extractor is made.
     env.CAIRN_TEST_ANTHROPIC_KEY = KEY;
-    const candidates = await extractor.extract(segment);
+    const calls: unknown[] = [];
+    const candidates = await extractor.extract(segment, { onCall: (call) => calls.push(call) });
     expect(candidates).toMatchObject([{ text: 'Never push to main directly.', evidence: [{ messageId: 'u2' }] }]);
+    // What the call cost, as the API reported it: the prompt's characters and its tokens.
+    expect(calls).toEqual([{ chars: JSON.parse(api.requests[0]!.body).messages[0].content.length, tokens: { input: 10, output: 20 } }]);
 
     expect(api.requests).toHaveLength(1);
     const [req] = api.requests;
@@ -117,7 +120,11 @@ describe('the http backend, OpenAI-compatible chat completions', () => {
   it('posts the prompt to <base>/chat/completions with a bearer key and reads choices[0].message.content', async () => {
     const api = await serve((_req, res) => json(res, 200, { id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: `Here it is: ${answer}` }, finish_reason: 'stop' }] }));
     const extractor = extractorFor({ harvestExtractor: 'http', harvestCommand: '', harvestHttp: { api: 'openai', url: `${api.base}/v1`, model: 'gpt-x', keyEnv: 'OPENAI_TEST_KEY' } }, { OPENAI_TEST_KEY: KEY });
-    expect(await extractor.extract(segment)).toMatchObject([{ text: 'Never push to main directly.' }]);
+    const calls: Array<{ tokens?: unknown }> = [];
+    expect(await extractor.extract(segment, { onCall: (call) => calls.push(call) })).toMatchObject([{ text: 'Never push to main directly.' }]);
+    // An API that reports no usage: the call is counted, its tokens unknown.
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.tokens).toBeUndefined();
 
     const [req] = api.requests;
     expect(req).toMatchObject({ method: 'POST', url: '/v1/chat/completions' });

@@ -107,6 +107,11 @@ function requestOf(model: HttpModel, key: string, prompt: string): { headers: Re
 }
 
 /** The model's text in a successful response body. */
+/** The tokens an API reports it used, when it reports both counts. */
+function tokensOf(input: unknown, output: unknown): { tokens?: { input: number; output: number } } {
+  return typeof input === 'number' && typeof output === 'number' ? { tokens: { input, output } } : {};
+}
+
 function answerOf(model: HttpModel, body: string): ModelAnswer | null {
   let parsed: unknown;
   try {
@@ -115,18 +120,18 @@ function answerOf(model: HttpModel, body: string): ModelAnswer | null {
     return null;
   }
   if (model.api === 'anthropic') {
-    const r = parsed as { content?: Array<{ type?: unknown; text?: unknown }>; stop_reason?: unknown };
+    const r = parsed as { content?: Array<{ type?: unknown; text?: unknown }>; stop_reason?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown } };
     if (!Array.isArray(r.content)) return null;
     const text = r.content
       .filter((b) => b.type === 'text' && typeof b.text === 'string')
       .map((b) => b.text as string)
       .join('');
-    return { text, cutShort: r.stop_reason === 'max_tokens' };
+    return { text, cutShort: r.stop_reason === 'max_tokens', ...tokensOf(r.usage?.input_tokens, r.usage?.output_tokens) };
   }
-  const r = parsed as { choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }> };
+  const r = parsed as { choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
   const choice = Array.isArray(r.choices) ? r.choices[0] : undefined;
   if (!choice || typeof choice.message?.content !== 'string') return null;
-  return { text: choice.message.content, cutShort: choice.finish_reason === 'length' };
+  return { text: choice.message.content, cutShort: choice.finish_reason === 'length', ...tokensOf(r.usage?.prompt_tokens, r.usage?.completion_tokens) };
 }
 
 /** Sends the prompt to the model; its answer, or an Error naming what went wrong (never the key). */

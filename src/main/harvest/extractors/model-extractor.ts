@@ -39,6 +39,8 @@ export interface ModelAnswer {
   readonly text: string;
   /** The model stopped at its output limit (Anthropic stop_reason max_tokens, OpenAI finish_reason length). */
   readonly cutShort?: boolean;
+  /** The tokens the API says the call used, when it says. */
+  readonly tokens?: { readonly input: number; readonly output: number };
 }
 
 /**
@@ -71,7 +73,9 @@ export function modelExtractor(name: string, ask: Ask, options: ModelExtractorOp
         run?.onChunk?.(i + 1, chunks.length);
         let parsed;
         try {
-          const answer = await ask(harvestPrompt(chunk));
+          const prompt = harvestPrompt(chunk);
+          const answer = await ask(prompt);
+          run?.onCall?.({ chars: prompt.length, ...(answer.tokens ? { tokens: answer.tokens } : {}) });
           try {
             parsed = parseAnswer(answer.text);
           } catch (err) {
