@@ -143,6 +143,14 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
 
   const state = useRef({ dirty, loaded });
   state.current = { dirty, loaded };
+  // A read that ends after the editor closed (another file opened, the window torn down) changes nothing.
+  const open = useRef(true);
+  useEffect(() => {
+    open.current = true;
+    return () => {
+      open.current = false;
+    };
+  }, []);
 
   /** Who deleted the file last, as its history says (null: not recorded). */
   const whoDeleted = useCallback(async (): Promise<Actor | null> => {
@@ -161,6 +169,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     setLoadError(null);
     try {
       const doc = await src.read();
+      if (!open.current) return;
       const shown = opening ? kept.offer(doc) : { base: doc.content, sha256: doc.sha256, draft: doc.content };
       setLoaded({ base: shown.base, sha256: shown.sha256 });
       setDraft(shown.draft);
@@ -169,6 +178,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       setGone(false);
       badgeStore.clear(key);
     } catch (err) {
+      if (!open.current) return;
       const message = errorMessage(err);
       if (!src.isGone(message)) {
         setLoadError(message);
@@ -176,7 +186,9 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       }
       // Gone: unsaved text stays with the choice of keeping it; without any, the editor says so.
       setTheirs(null);
-      setDeletedBy(await whoDeleted());
+      const by = await whoDeleted();
+      if (!open.current) return;
+      setDeletedBy(by);
       // Text kept from before the page was reloaded counts as unsaved text here.
       const keptText = opening ? kept.offerGone() : null;
       if (keptText !== null) {
