@@ -1,12 +1,14 @@
 /**
  * How a client reaches the API in web mode: a WebSocket at /api/ws offering the API's subprotocol
  * and the token as a second subprotocol (never in the URL, which lands in logs), or HTTP at
- * /api/rpc with `Authorization: Bearer <token>`.
+ * /api/rpc with `Authorization: Bearer <token>`. Agents reach the MCP endpoint on the same server
+ * at /mcp (what `cairn setup --http` writes into their configs).
  */
 import { MAX_FILE_BYTES } from '../memory/constants';
 
 export const API_WS_PATH = '/api/ws';
 export const API_HTTP_PATH = '/api/rpc';
+export const MCP_HTTP_PATH = '/mcp';
 export const WS_PROTOCOL = 'cairn.v1';
 export const WS_TOKEN_PREFIX = 'cairn.token.';
 

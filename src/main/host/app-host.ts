@@ -12,7 +12,8 @@
 import type { RouterContext } from '../api/router';
 import { createRouterContext } from '../api/router';
 import { startWebServer, type WebServer } from '../api/web-server';
-import { createMcpHttpEndpoint, MCP_HTTP_PATH, type McpHttpEndpoint } from '../mcp/http-endpoint';
+import { MCP_HTTP_PATH } from '../../common/api/transport';
+import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/http-endpoint';
 import { loadOrCreateMcpToken } from '../mcp/mcp-token';
 import { extractorFor } from '../harvest/extractors';
 import { codexSessionFiles, sessionFilesIn, transcriptRoots } from '../harvest/session-files';

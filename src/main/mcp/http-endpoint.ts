@@ -48,7 +48,6 @@ import { proposalHost } from './memory-propose';
 import { mcpSession } from './session-binding';
 import { sessionContext } from './session-context';
 
-export const MCP_HTTP_PATH = '/mcp';
 /** The header naming a registered workspace, for clients that cannot put it in the URL. */
 export const WORKSPACE_HEADER = 'x-cairn-workspace';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;

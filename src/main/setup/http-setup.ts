@@ -12,7 +12,7 @@
  */
 import * as path from 'node:path';
 import { stringify } from 'smol-toml';
-import { MCP_HTTP_PATH } from '../mcp/http-endpoint';
+import { MCP_HTTP_PATH } from '../../common/api/transport';
 import { shellLine } from './launcher';
 import { AGENT_NAMES, SERVER_NAME, type Agent } from './setup';
 
