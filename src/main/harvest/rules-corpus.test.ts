@@ -1,12 +1,16 @@
-// The rules extractor (issue 19) against a labelled corpus: 40 transcripts whose expected memories
-// were written blind, before the extractor's output was seen (tests/fixtures/harvest-corpus/README.md).
+// The rules extractor (issue 19) against a labelled corpus (tests/fixtures/harvest-corpus/README.md):
+// transcripts whose expected memories were written blind, before the extractor's output was seen.
+// An entry holds its messages inline, or names a transcript recorded from a real client
+// (tests/fixtures/agents), read here by Cairn's own reader so the messages are the real format's.
 // Proposals are matched to expected memories by content-word overlap (the rule below, documented in
 // the README); precision and recall over the whole corpus are printed with every miss and false
-// positive, and held to the issue's floor: precision at least 0.9, recall at least 0.6.
+// positive, and held to the issue's floor: precision at least 0.9, recall at least 0.7.
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readTranscriptFile } from './read-transcript';
 import { extractByRules } from './rules-extractor';
-import type { MessageKind, MessageRole, TranscriptMessage } from './transcript';
+import { isCairnsOwn, type MessageKind, type MessageRole, type TranscriptAgent, type TranscriptMessage } from './transcript';
 
 interface CorpusMessage {
   id: string;
@@ -17,21 +21,41 @@ interface CorpusMessage {
   sidechain: boolean;
 }
 
-interface CorpusTranscript {
+/** An entry as written: its messages inline, or the recording (under tests/fixtures) they are read from. */
+interface CorpusEntry {
   id: string;
-  agent: 'claude' | 'codex';
+  agent: TranscriptAgent;
   notes: string;
-  messages: CorpusMessage[];
+  messages?: CorpusMessage[];
+  recording?: string;
   expected: string[];
 }
 
-const CORPUS_DIR = new URL('../../../tests/fixtures/harvest-corpus/', import.meta.url);
+interface CorpusTranscript {
+  id: string;
+  agent: TranscriptAgent;
+  notes: string;
+  /** The recording the messages were read from, if any. */
+  recording: string | null;
+  messages: TranscriptMessage[];
+  expected: string[];
+}
 
-function loadCorpus(): CorpusTranscript[] {
-  return readdirSync(CORPUS_DIR)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(readFileSync(new URL(name, CORPUS_DIR), 'utf8')) as CorpusTranscript);
+const FIXTURES_DIR = new URL('../../../tests/fixtures/', import.meta.url);
+const CORPUS_DIR = new URL('harvest-corpus/', FIXTURES_DIR);
+
+async function loadEntry(entry: CorpusEntry): Promise<CorpusTranscript> {
+  if ((entry.messages === undefined) === (entry.recording === undefined)) throw new Error(`${entry.id}: give either messages or a recording`);
+  const base = { id: entry.id, agent: entry.agent, notes: entry.notes, expected: entry.expected };
+  if (entry.messages) return { ...base, recording: null, messages: entry.messages.map((m) => ({ ...m, at: null })) };
+  const transcript = await readTranscriptFile(fileURLToPath(new URL(entry.recording!, FIXTURES_DIR)));
+  if (transcript.agent !== entry.agent) throw new Error(`${entry.id}: read as ${transcript.agent}'s, labelled ${entry.agent}'s`);
+  return { ...base, recording: entry.recording!, messages: [...transcript.messages] };
+}
+
+async function loadCorpus(): Promise<CorpusTranscript[]> {
+  const names = readdirSync(CORPUS_DIR).filter((name) => name.endsWith('.json')).sort();
+  return Promise.all(names.map((name) => loadEntry(JSON.parse(readFileSync(new URL(name, CORPUS_DIR), 'utf8')) as CorpusEntry)));
 }
 
 // ---- the matching rule ----
@@ -117,8 +141,8 @@ interface PerTranscript {
 
 function measure(corpus: readonly CorpusTranscript[]): { rows: PerTranscript[]; precision: number; recall: number; proposed: number; expected: number; matched: number } {
   const rows = corpus.map((t): PerTranscript => {
-    const messages: TranscriptMessage[] = t.messages.map((m) => ({ ...m, at: null }));
-    const proposed = extractByRules(messages).map((c) => c.text);
+    // What a harvest gives an extractor: Cairn's own prompts and proposing calls left out (harvest-run.ts).
+    const proposed = extractByRules(t.messages.filter((m) => !isCairnsOwn(m))).map((c) => c.text);
     const pairs = matchAll(proposed, t.expected);
     const mp = new Set(pairs.map(([p]) => p));
     const me = new Set(pairs.map(([, e]) => e));
@@ -141,7 +165,7 @@ function report(m: ReturnType<typeof measure>): string {
   const lines = [
     `rules extractor on the harvest corpus (${m.rows.length} transcripts)`,
     `  proposed ${m.proposed}, expected ${m.expected}, matched ${m.matched}`,
-    `  precision ${m.precision.toFixed(3)} (floor 0.9), recall ${m.recall.toFixed(3)} (floor 0.6)`,
+    `  precision ${m.precision.toFixed(3)} (floor 0.9), recall ${m.recall.toFixed(3)} (floor 0.7)`,
     '',
     '  transcript                          prop  exp  match',
   ];
@@ -155,7 +179,7 @@ function report(m: ReturnType<typeof measure>): string {
   return lines.join('\n');
 }
 
-const CORPUS = loadCorpus();
+const CORPUS = await loadCorpus();
 const MEASURED = measure(CORPUS);
 
 describe('the harvest corpus', () => {
@@ -176,6 +200,17 @@ describe('the harvest corpus', () => {
     expect(MEASURED.expected).toBeGreaterThanOrEqual(40);
   });
 
+  // The readers' path, not retyped messages: each real client's recording, read as a harvest reads it.
+  it("holds a recording of each real client, read by Cairn's reader into the person's typed words", () => {
+    const recorded = CORPUS.filter((t) => t.recording !== null);
+    expect(new Set(recorded.map((t) => t.agent))).toEqual(new Set(['claude', 'codex', 'copilot', 'gemini']));
+    for (const t of recorded) {
+      expect(t.messages.filter((m) => m.fromPerson).length, t.id).toBeGreaterThan(0);
+      // The harness's own text (instructions files, session context, tool output) is never the person's.
+      expect(t.messages.some((m) => !m.fromPerson && m.role === 'user'), t.id).toBe(true);
+    }
+  });
+
   it('matches by content words: paraphrase and polarity', () => {
     expect(matchScore("Please don't ever force-push to main.", 'Never force-push to main.')).toBeGreaterThan(0);
     expect(matchScore('Always force-push to main.', 'Never force-push to main.')).toBe(0);
@@ -188,10 +223,13 @@ describe('the harvest corpus', () => {
   // 6 matched: precision 0.500, recall 0.125. The extractor was rewritten (clauses, lead-ins,
   // standing orders, general statements, retractions) while looking at this corpus, so its figures
   // here (37 proposed, 37 matched: precision 1.0, recall 0.77) flatter it; a corpus written blind
-  // after the rules is the fair measure (see the corpus README).
-  it('the rules extractor: precision at least 0.9, recall at least 0.6', () => {
+  // after the rules is the fair measure (see the corpus README). The recordings of the real clients
+  // and the adversarial entries, labelled blind, brought it to 50 transcripts: 42 proposed, 52
+  // expected, 40 matched (precision 0.952, recall 0.769); the two false positives are the secrets
+  // the person said, which the host's checks refuse (adversarial.test.ts).
+  it('the rules extractor: precision at least 0.9, recall at least 0.7', () => {
     console.log(report(MEASURED));
     expect(MEASURED.precision).toBeGreaterThanOrEqual(0.9);
-    expect(MEASURED.recall).toBeGreaterThanOrEqual(0.6);
+    expect(MEASURED.recall).toBeGreaterThanOrEqual(0.7);
   });
 });
