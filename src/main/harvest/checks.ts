@@ -6,8 +6,10 @@
  * A candidate passes when: its evidence exists in the segment (each quote found verbatim in its
  * message after whitespace is normalised) and supports it (quotes long enough to carry meaning,
  * sharing the claim's words, not only a compaction's summary); no tool output it stands on speaks
- * to AI agents (planted instructions); a preference or a convention has the person's own words
- * among its evidence; its confidence is at least the threshold; the content scanners find neither a
+ * to AI agents (planted instructions), nor does it repeat what a tool's output in the segment says
+ * to them (the agent echoing a planted order) unless the person's own quotes say it; a preference
+ * or a convention has the person's own words among its evidence; its confidence is at least the
+ * threshold; the content scanners find neither a
  * secret nor an injected instruction in its text, its rationale, its evidence quotes, or the
  * messages they are from, as written or with the lead-ins of their lines and sentences taken off
  * (see LEAD_INS); it repeats nothing of this batch, the inbox, a candidate decided (rejected or
@@ -26,7 +28,7 @@ export const REJECTION_REASONS = [
   'no-evidence',
   /** The quotes are too short to carry meaning, share too little of the claim, say the opposite, or are only a compaction's summary. */
   'unsupported',
-  /** A tool's output it stands on speaks to AI agents ("Note to AI agents reading this file: ..."): planted, never a fact. */
+  /** A tool's output it stands on, or one whose words it repeats, speaks to AI agents ("Note to AI agents reading this file: ..."): planted, never a fact. */
   'addressed-to-agents',
   'not-persons-words',
   'low-confidence',
@@ -178,6 +180,31 @@ export function addressesAgents(text: string): boolean {
   return ADDRESSED_TO_AGENTS.some((re) => re.test(text));
 }
 
+/** The passages of a text that speak to AI agents: each from where it addresses them to the end of its paragraph. */
+function passagesToAgents(text: string): string[] {
+  const out: string[] = [];
+  for (const re of ADDRESSED_TO_AGENTS) {
+    for (const match of text.matchAll(new RegExp(re.source, 'gi'))) {
+      const rest = text.slice(match.index);
+      out.push(rest.slice(0, rest.search(/\n[ \t]*\n|$/)));
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether a claim repeats a passage: at least half of its content words (and two) are the
+ * passage's. The planted order said again in the agent's own words ("The doc also says all deploys
+ * must target ...") is still the planted order.
+ */
+function repeats(claim: string, passage: string): boolean {
+  const claimWords = contentWords(claim);
+  const passageWords = contentWords(passage);
+  let shared = 0;
+  for (const w of claimWords) if (passageWords.has(w)) shared++;
+  return shared >= Math.max(2, Math.ceil(claimWords.size / 2));
+}
+
 /** Every reason, at zero. */
 export function noRejections(): Record<RejectionReason, number> {
   return Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
@@ -197,6 +224,8 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
     return flagged;
   };
   const byId = new Map(segment.map((m) => [m.id, m]));
+  // What the segment's tool output says to AI agents: planted, whichever message repeats it.
+  const toAgents = segment.filter((m) => m.kind === 'tool_result').flatMap((m) => passagesToAgents(m.text));
   const inbox = new Set([...known.inbox].map(normalizedText));
   const refused = new Set([...known.rejected].map(normalizedText));
   const approved = new Set([...(known.approved ?? [])].map(normalizedText));
@@ -224,6 +253,10 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
       if (grounds.every(({ message }) => message!.kind === 'summary')) return 'unsupported';
       if (!textIsQuote && !supports(c.text, grounds.map(({ e }) => e.quote))) return 'unsupported';
       if (grounds.some(({ message }) => message!.kind === 'tool_result' && addressesAgents(message!.text))) return 'addressed-to-agents';
+      // Quoted from the agent repeating it, the planted text is no more a fact; unless the
+      // person's own words say it (then it is theirs to decide).
+      const persons = grounds.filter(({ message }) => message!.fromPerson).map(({ e }) => e.quote);
+      if (toAgents.some((p) => repeats(c.text, p)) && !(persons.length > 0 && supports(c.text, persons))) return 'addressed-to-agents';
       const key = normalizedText(c.text);
       if (batch.has(key)) return 'duplicate-in-batch';
       if (inbox.has(key)) return 'already-in-inbox';
