@@ -3,7 +3,8 @@
 // standing in for `claude -p`; no model runs here) configured as the harvest's (harvestCommand). It
 // answers fixed changes: the proposal lists them with the refused one and its reason, `show --diff`
 // shows the rewrite and the rename, apply writes them, `cairn undo` gives back the tree byte for
-// byte. The files' ages are set on the disk, so no clock is raced.
+// byte. Each model proposal says what asking the model sent (a call and the characters of the
+// prompt the model received). The files' ages are set on the disk, so no clock is raced.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -28,7 +29,11 @@ const tree = (): Record<string, string> => fileTree(sb.roots.project);
 
 const settings = (extra: Record<string, unknown>): void => mergeStoredSettings(sb.home, extra);
 
-const runs = () => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+const prompts = (): string[] => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8').trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { prompt: string }).prompt) : []);
+const runs = () => prompts().length;
+
+/** The line saying what asking the model sent: one call, the prompt it received (a command reports no tokens). */
+const sentLine = (prompt: string) => `Sent to the model: 1 call, ${prompt.length.toLocaleString('en-US')} characters.\n`;
 
 beforeAll(requireBuiltCli);
 beforeEach(async () => {
@@ -68,6 +73,10 @@ describe('cairn sweep with a model', () => {
     expect(proposed.stdout).toContain(`  3.  rename   ${P('misc.md')}  (to ${P('release.md')})\n               It only holds the release steps.\n`);
     expect(proposed.stdout).toContain("Refused 1 change of the extractor's answer:\n");
     expect(proposed.stdout).toContain(`  rename ${P('deploy.md')} to /memories/project/../global/deploy.md: ${P('deploy.md')} has another change in this answer; a file changes once\n`);
+    expect(prompts()[0]!.length).toBeGreaterThan(1000);
+    expect(proposed.stdout).toContain(sentLine(prompts()[0]!));
+    // The proposal keeps it: `show` says it too.
+    expect((await runCairn(['sweep', 'show', id!, ...flags])).stdout).toContain(sentLine(prompts()[0]!));
 
     const diff = await runCairn(['sweep', 'show', id!, '--diff', ...flags]);
     expect(diff.stdout).toContain(`--- ${P('deploy.md')}\tnow\n+++ ${P('deploy.md')}\tproposed\n`);
@@ -86,7 +95,8 @@ describe('cairn sweep with a model', () => {
   it('the setting sweepExtractor chooses the model; nothing changed since the last sweep asks it nothing', async () => {
     settings({ sweepExtractor: 'command' });
     const first = JSON.parse((await runCairn(['sweep', '--json', ...flags])).stdout) as { status: string; summary: string; proposal: { id: string; extractor: string } };
-    expect(first).toMatchObject({ status: 'proposed', summary: '1 deletion, 1 rewrite, 1 rename', proposal: { extractor: 'command' } });
+    const cost = { calls: 1, chars: prompts()[0]!.length, inputTokens: null, outputTokens: null };
+    expect(first).toMatchObject({ status: 'proposed', summary: '1 deletion, 1 rewrite, 1 rename', cost, proposal: { extractor: 'command', cost } });
     await runCairn(['sweep', 'apply', first.proposal.id, ...flags]);
     expect(runs()).toBe(1);
     const again = await runCairn(['sweep', ...flags]);
@@ -128,6 +138,6 @@ describe('cairn sweep with a model', () => {
     fs.writeFileSync(answerFile, '{"changes":[]}');
     const none = await runCairn(['sweep', '--extractor', 'command', ...flags]);
     expect(none).toMatchObject({ status: 0 });
-    expect(none.stdout.startsWith('Nothing to consolidate in /memories/project: the command extractor proposed no change.\n')).toBe(true);
+    expect(none.stdout.startsWith(`Nothing to consolidate in /memories/project: the command extractor proposed no change.\n${sentLine(prompts().at(-1)!)}`)).toBe(true);
   });
 });

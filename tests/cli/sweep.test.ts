@@ -32,6 +32,9 @@ describe('cairn sweep', () => {
   it('proposes, shows a diff, applies with exactly one conflict after an agent write, and cairn undo takes the sweep back', async () => {
     const first = JSON.parse((await runCairn(['sweep', '--json', ...flags])).stdout) as { status: string; summary: string; proposal: { id: string } };
     expect(first).toMatchObject({ status: 'proposed', summary: '2 deletions, 1 merge' });
+    // The rules ask no model: no cost, in the JSON or the text.
+    expect(first).not.toHaveProperty('cost');
+    expect(first.proposal).not.toHaveProperty('cost');
 
     // A newer proposal replaces it; the text lists each change with its reason.
     const proposed = await runCairn(['sweep', ...flags]);
@@ -41,6 +44,7 @@ describe('cairn sweep', () => {
     expect(proposed.stdout).toContain(`  1.  merge    ${P('build.md')}  (deletes ${P('ci/testing.md')})\n               testing.md says the same as build.md (`);
     expect(proposed.stdout).toMatch(/ {2}2\. {2}delete {3}\/memories\/project\/old\.md\n {15}never used by an agent; unchanged for 200 days; not pinned \(threshold: 60 days\)\n/);
     expect(proposed.stdout).toContain(`cairn sweep apply ${id} [--only PATH...]`);
+    expect(proposed.stdout).not.toContain('Sent to the model');
     const list = await runCairn(['sweep', 'list', ...flags]);
     expect(list.stdout.split('\n').slice(1, 3).map((l) => l.split(/\s{2,}/))).toEqual([
       [id, expect.any(String), 'open', '2 deletions, 1 merge', '/memories/project'],

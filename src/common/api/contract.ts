@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { badgeSchema } from '../memory/badges';
 import { ACTORS, MAX_FILE_BYTES, SCOPES } from '../memory/constants';
 import { memoryChangeEventSchema } from '../memory/events';
-import { sweepProposalSchema, sweepRefusalSchema, sweepSinceSchema } from '../sweep/proposal';
+import { sweepCostSchema, sweepProposalSchema, sweepRefusalSchema, sweepSinceSchema } from '../sweep/proposal';
 import { COMPARE_MAX, COMPARE_MIN, adoptResultSchema, adoptScopeSchema, agentFileHitSchema, agentFileIdSchema, agentFileSchema, agentFileVersionSchema, compareResultSchema, lineRangesSchema } from '../agent-files/schema';
 import { settingsPatchSchema, settingsSchema } from './settings';
 
@@ -358,9 +358,10 @@ export const contract = {
       .input(z.object({ workspaceId: workspaceRef, scope: z.enum(SCOPES), days: z.number().int().min(1).max(3650).optional() }))
       .output(
         z.discriminatedUnion('status', [
-          z.object({ status: z.literal('proposed'), proposal: sweepProposalSchema, summary: z.string() }),
+          // `cost`: what asking a model sent (absent when none was asked; a proposal keeps it too).
+          z.object({ status: z.literal('proposed'), proposal: sweepProposalSchema, summary: z.string(), cost: sweepCostSchema.optional() }),
           // `refused`: the extractor's changes the checks refused, with why (a model's answer, every change refused, is 'nothing' too).
-          z.object({ status: z.literal('nothing'), since: sweepSinceSchema, extractorCalled: z.boolean(), summary: z.string(), refused: z.array(sweepRefusalSchema) }),
+          z.object({ status: z.literal('nothing'), since: sweepSinceSchema, extractorCalled: z.boolean(), summary: z.string(), refused: z.array(sweepRefusalSchema), cost: sweepCostSchema.optional() }),
           z.object({ status: z.literal('error'), message: z.string() }),
         ]),
       ),

@@ -1,8 +1,9 @@
 /**
  * A consolidation proposal (issue 22, `cairn sweep`), as it is stored under `<home>/sweeps/` and
  * sent over the API: the changes to one scope root, each with its reason, the files it touches,
- * the sha256 each file had when proposed and its usage, and what changed in the scope since the
- * last applied consolidation. Pure: schemas and the summary text, shared by main and renderer.
+ * the sha256 each file had when proposed and its usage, what changed in the scope since the
+ * last applied consolidation, and what asking a model for it cost. Pure: schemas and the summary
+ * text, shared by main and renderer.
  *
  * Invariant: a change is applied only while each of its files still has the sha256 recorded here
  * (a file marked `created` only while it does not exist); a file's `content` is what it becomes
@@ -77,6 +78,19 @@ export const sweepResultSchema = z.object({
 });
 export type SweepResult = z.infer<typeof sweepResultSchema>;
 
+/**
+ * What proposing sent to a model: its calls, the characters of its prompts, and the tokens when the
+ * API reported them for every call (the harvest's ModelCost, main/harvest/harvest-run.ts). Absent
+ * when no model was asked (the rules, an agent's answer over MCP).
+ */
+export const sweepCostSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  chars: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative().nullable(),
+  outputTokens: z.number().int().nonnegative().nullable(),
+});
+export type SweepCost = z.infer<typeof sweepCostSchema>;
+
 /** A change an extractor answered that the checks refused: what it was, in a line, and why. */
 export const sweepRefusalSchema = z.object({ change: z.string(), reason: z.string() });
 export type SweepRefusal = z.infer<typeof sweepRefusalSchema>;
@@ -102,6 +116,8 @@ export const sweepProposalSchema = z.object({
   result: sweepResultSchema.nullable(),
   /** The extractor's changes the host's checks refused, each with why (a model's answer, mostly). */
   refused: z.array(sweepRefusalSchema).optional(),
+  /** What asking the model for it cost; absent when no model was asked. */
+  cost: sweepCostSchema.optional(),
 });
 export type SweepProposal = z.infer<typeof sweepProposalSchema>;
 

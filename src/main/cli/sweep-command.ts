@@ -11,11 +11,12 @@
  */
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
+import { costText } from '../../common/api/harvest-status-text';
 import { SWEEP_EXTRACTORS } from '../../common/api/settings';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { formatMemoryPath } from '../../common/memory/paths';
-import { sweepSummary, type SweepChange, type SweepFile, type SweepProposal, type SweepRefusal, type SweepSince } from '../../common/sweep/proposal';
+import { sweepSummary, type SweepChange, type SweepCost, type SweepFile, type SweepProposal, type SweepRefusal, type SweepSince } from '../../common/sweep/proposal';
 import type { HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
 import { sweepExtractorFor } from '../sweep/sweep-backends';
@@ -92,6 +93,7 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
               : `Nothing to consolidate in ${where}: nothing changed since the last consolidation (${minuteOf(outcome.since.last?.at ?? null)} UTC) and no file is unused for ${days ?? 60} days.\n`,
           );
           writeRefused(io, outcome.refused);
+          writeCost(io, outcome.cost);
           writeSince(io, outcome.since);
         } else {
           writeProposal(io, outcome.proposal);
@@ -209,6 +211,7 @@ function writeProposal(io: CliIo, p: SweepProposal): void {
   p.changes.forEach((c, i) => writeChange(io, i + 1, c));
   if (p.more > 0) io.stdout.write(`(${p.more} more ${p.more === 1 ? 'change qualifies' : 'changes qualify'} past the ${p.changes.length} a proposal holds: the next cairn sweep proposes them)\n`);
   writeRefused(io, p.refused ?? []);
+  writeCost(io, p.cost);
   if (p.state === 'replaced' && p.replacedBy) io.stdout.write(`Replaced by ${p.replacedBy}.\n`);
   if (p.result) {
     io.stdout.write(`Applied ${minuteOf(p.result.at)} UTC: ${p.result.applied.length} applied, ${p.result.skipped.length} skipped${p.result.batch ? `; undo with: cairn undo ${p.result.batch}` : ''}\n`);
@@ -222,6 +225,11 @@ function writeRefused(io: CliIo, refused: readonly SweepRefusal[]): void {
   if (refused.length === 0) return;
   io.stdout.write(`Refused ${refused.length} ${refused.length === 1 ? 'change' : 'changes'} of the extractor's answer:\n`);
   for (const r of refused) io.stdout.write(`  ${r.change}: ${r.reason}\n`);
+}
+
+/** What asking a model sent, as `cairn harvest` says it; nothing when no model was asked (the rules). */
+function writeCost(io: CliIo, cost: SweepCost | undefined): void {
+  if (cost && cost.calls > 0) io.stdout.write(`${costText(cost)}\n`);
 }
 
 function writeSince(io: CliIo, since: SweepSince): void {

@@ -12,6 +12,7 @@
  */
 import type { Scope } from '../../common/memory/constants';
 import type { SweepRefusal, SweepSince, SweepUsage } from '../../common/sweep/proposal';
+import type { ModelCost } from '../harvest/harvest-run';
 
 /** One file of the scope, as the extractor sees it. */
 export interface SweepFileInput {
@@ -64,6 +65,8 @@ export interface SweepAnswer {
   readonly changes: readonly ProposedChange[];
   /** Items of a model's answer that were no change at all, or no change it may propose. */
   readonly refused?: readonly SweepRefusal[];
+  /** What a model backend sent to get this answer; absent when no model was asked. */
+  readonly cost?: ModelCost;
 }
 
 export interface SweepExtractor {

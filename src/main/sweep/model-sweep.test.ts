@@ -4,7 +4,9 @@
 // OpenAI wire formats. What left Cairn is recorded, so the tests check it: the marked prompt with
 // the files as fenced data and no planted secret. The model's fixed changes (a delete, a merge, a
 // rewrite, a rename) become a proposal; apply then undo gives back a byte-identical tree; a scope
-// where nothing changed asks no model at all; Cancel stops the command and the request.
+// where nothing changed asks no model at all; Cancel stops the command and the request. What each
+// proposal sent is recorded with it: one call, the prompt's characters, and the tokens when the
+// API's answer reports its usage (a command reports none); the rules ask no model and record no cost.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -134,6 +136,10 @@ describe('the command backend of the sweep', () => {
       ['rename', G('misc.md'), [[G('misc.md'), 'deleted'], [G('release.md'), 'created']]],
     ]);
     expect(p.changes[1]!.reason).toBe('Says the same as testing.md. Keeps the line testing-2.md had.');
+    // What was sent: one call, the prompt the model received; a command reports no tokens.
+    const sent = { calls: 1, chars: runs()[0]!.prompt.length, inputTokens: null, outputTokens: null };
+    expect(outcome.cost).toEqual(sent);
+    expect(sweeps.get(p.id, sb.session).cost).toEqual(sent);
 
     const before = tree();
     const applied = await sweeps.apply(p.id, sb.session);
@@ -147,7 +153,9 @@ describe('the command backend of the sweep', () => {
 
     // Nothing changed since and nothing unused: "nothing to consolidate", and the model is not run.
     clock += DAY;
-    expect(await sweeps.propose(sb.session, { scope: 'global', extractor })).toMatchObject({ status: 'nothing', extractorCalled: false, summary: 'nothing to consolidate' });
+    const nothing = await sweeps.propose(sb.session, { scope: 'global', extractor });
+    expect(nothing).toMatchObject({ status: 'nothing', extractorCalled: false, summary: 'nothing to consolidate' });
+    expect(nothing).not.toHaveProperty('cost');
     expect(runs()).toHaveLength(1);
 
     // One undo takes back the whole sweep, the rename included.
@@ -176,6 +184,17 @@ describe('the command backend of the sweep', () => {
     ]);
     // The refusals stay with the proposal, for the person looking at it later.
     expect(sweeps.get(outcome.proposal.id, sb.session).refused).toEqual(outcome.refused);
+  });
+
+  it('a model answering no change still says what asking it sent; the rules ask no model and say no cost', async () => {
+    answer([]);
+    const outcome = await sweeps.propose(sb.session, { scope: 'global', extractor: sweepExtractorFor(commandSettings()) });
+    expect(outcome).toMatchObject({ status: 'nothing', extractorCalled: true, cost: { calls: 1, chars: runs()[0]!.prompt.length, inputTokens: null, outputTokens: null } });
+
+    const rules = await sweeps.propose(sb.session, { scope: 'global' });
+    if (rules.status !== 'proposed') throw new Error('expected a proposal');
+    expect(rules).not.toHaveProperty('cost');
+    expect(sweeps.get(rules.proposal.id, sb.session)).not.toHaveProperty('cost');
   });
 
   it('a failing model is an error the person can act on; nothing is stored', async () => {
@@ -260,12 +279,18 @@ function modelReply(body: string): { prompt: string; text: string } {
 
 const KEY = 'test-key-0123456789abcdef';
 
+/** The API's answer carrying `text`, with the tokens it reports used (its own field names), or no usage at all. */
+function apiAnswer(api: 'anthropic' | 'openai', text: string, used: { input: number; output: number } | null): unknown {
+  if (api === 'anthropic') return { content: [{ type: 'text', text }], stop_reason: 'end_turn', ...(used ? { usage: { input_tokens: used.input, output_tokens: used.output } } : {}) };
+  return { choices: [{ message: { role: 'assistant', content: text }, finish_reason: 'stop' }], ...(used ? { usage: { prompt_tokens: used.input, completion_tokens: used.output, total_tokens: used.input + used.output } } : {}) };
+}
+
 describe.each(['anthropic', 'openai'] as const)('the http backend of the sweep, %s API', (api) => {
   it('sends the files as data and no secret, with the key; the answer becomes the proposal', async () => {
     const server = await serve((req, res) => {
       const { text } = modelReply(req.body);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(api === 'anthropic' ? { content: [{ type: 'text', text }], stop_reason: 'end_turn' } : { choices: [{ message: { role: 'assistant', content: text }, finish_reason: 'stop' }] }));
+      res.end(JSON.stringify(apiAnswer(api, text, null)));
     });
     const extractor = sweepExtractorFor({ sweepExtractor: 'http', harvestCommand: '', harvestHttp: { api, url: api === 'anthropic' ? server.base : `${server.base}/v1`, model: 'm-1', keyEnv: 'CAIRN_TEST_SWEEP_KEY' } }, { env: { CAIRN_TEST_SWEEP_KEY: KEY } });
     const outcome = await sweeps.propose(sb.session, { scope: 'global', extractor });
@@ -276,6 +301,22 @@ describe.each(['anthropic', 'openai'] as const)('the http backend of the sweep, 
     expect(req.body).not.toContain(TOKEN);
     expectCleanPrompt(modelReply(req.body).prompt);
     expect(outcome).toMatchObject({ status: 'proposed', summary: '1 deletion, 1 merge, 1 rewrite, 1 rename', refused: [] });
+    // An answer reporting no usage: the call and its characters are known, the tokens are not.
+    expect(outcome.cost).toEqual({ calls: 1, chars: modelReply(req.body).prompt.length, inputTokens: null, outputTokens: null });
+  });
+
+  it('records the tokens the API reports, with the call and the prompt\'s characters, in the outcome and the stored proposal', async () => {
+    const server = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(apiAnswer(api, modelReply(req.body).text, { input: 12_345, output: 678 })));
+    });
+    const extractor = sweepExtractorFor({ sweepExtractor: 'http', harvestCommand: '', harvestHttp: { api, url: api === 'anthropic' ? server.base : `${server.base}/v1`, model: 'm-1', keyEnv: 'K' } }, { env: { K: KEY } });
+    const outcome = await sweeps.propose(sb.session, { scope: 'global', extractor });
+    if (outcome.status !== 'proposed') throw new Error('expected a proposal');
+    const sent = { calls: 1, chars: modelReply(server.requests[0]!.body).prompt.length, inputTokens: 12_345, outputTokens: 678 };
+    expect(sent.chars).toBeGreaterThan(1000);
+    expect(outcome.cost).toEqual(sent);
+    expect(sweeps.get(outcome.proposal.id, sb.session).cost).toEqual(sent);
   });
 
   it('Cancel aborts the request the model is holding; nothing is stored', async () => {

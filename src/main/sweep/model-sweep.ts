@@ -2,7 +2,8 @@
  * The sweep's model backends (issue 22): `command` and `http` propose a consolidation by asking a
  * model once with sweepPrompt (sweep-prompt.ts), through the harvest's runner (the Ask of
  * harvest/extractors/index.ts modelBackendFor: one runner, its timeouts, output caps and Cancel),
- * and read its reply with the harvest's reader (json-answer.ts answerList(output, 'changes')).
+ * and read its reply with the harvest's reader (json-answer.ts answerList(output, 'changes')). The
+ * answer carries what the call sent (ModelCost: the prompt's characters, the tokens its API reported).
  *
  * The model answers with operations on files: write (new whole text), delete (with `mergedInto`
  * when the file is merged into another), rename; each with the sha256 it was based on and a reason.
@@ -22,6 +23,7 @@ import { formatMemoryPath } from '../../common/memory/paths';
 import { SWEEP_MAX_CHANGES, type SweepRefusal } from '../../common/sweep/proposal';
 import { AnswerError, answerList, excerpt } from '../harvest/extractors/json-answer';
 import type { Ask } from '../harvest/extractors/model-extractor';
+import type { ModelCost } from '../harvest/harvest-run';
 import { holdsRedactionMarker } from '../harvest/extractors/redact';
 import type { ProposedChange, SweepAnswer, SweepExtractor, SweepInput } from './extractor';
 import { shownFiles, sweepPrompt } from './sweep-prompt';
@@ -157,9 +159,12 @@ export function modelSweepExtractor(name: string, ask: Ask): SweepExtractor {
     name,
     offline: false,
     async propose(input: SweepInput): Promise<SweepAnswer> {
-      const answer = await ask(sweepPrompt(input), input.signal);
+      const prompt = sweepPrompt(input);
+      const answer = await ask(prompt, input.signal);
+      // One call: its tokens are known exactly when its API reported them.
+      const cost: ModelCost = { calls: 1, chars: prompt.length, inputTokens: answer.tokens?.input ?? null, outputTokens: answer.tokens?.output ?? null };
       try {
-        return changesOfAnswer(answer.text, input);
+        return { ...changesOfAnswer(answer.text, input), cost };
       } catch (err) {
         if (err instanceof AnswerError && answer.cutShort) throw new AnswerError(`${err.message} (the model stopped at its output limit: its answer was cut short)`);
         throw err;

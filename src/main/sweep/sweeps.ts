@@ -23,7 +23,9 @@
  *   .writeBatch): a change whose files moved on since the proposal is skipped and reported, the
  *   rest are written as the person with cause `sweep:<id>`, one history batch (`cairn undo` of it
  *   takes back the whole sweep). Usage is not touched, so an undo brings back the files' usage too;
- * - a session sees and acts on the proposals of its own scope roots only.
+ * - a session sees and acts on the proposals of its own scope roots only;
+ * - what asking a model sent (calls, characters, tokens when its API reported them) is on the
+ *   outcome and kept with the proposal; when no model was asked (the rules) neither says a cost.
  */
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
@@ -42,6 +44,7 @@ import {
   type SweepRefusal,
   type SweepSince,
 } from '../../common/sweep/proposal';
+import { NO_COST, type ModelCost } from '../harvest/harvest-run';
 import type { HistoryStore, HistoryVersion } from '../history/history-store';
 import { OutsideEdits } from '../memory/outside-edits';
 import { outsideEditEvent } from '../../common/memory/events';
@@ -81,10 +84,13 @@ export interface ProposeOptions {
   readonly signal?: AbortSignal;
 }
 
-/** `refused`: the extractor's changes the checks refused, with why (also kept in the proposal). */
+/**
+ * `refused`: the extractor's changes the checks refused, with why (also kept in the proposal).
+ * `cost`: what asking a model sent (also kept in the proposal); absent when no model was asked.
+ */
 export type ProposeOutcome =
-  | { readonly status: 'proposed'; readonly proposal: SweepProposal; readonly summary: string; readonly refused: readonly SweepRefusal[] }
-  | { readonly status: 'nothing'; readonly since: SweepSince; readonly extractorCalled: boolean; readonly summary: string; readonly refused: readonly SweepRefusal[] };
+  | { readonly status: 'proposed'; readonly proposal: SweepProposal; readonly summary: string; readonly refused: readonly SweepRefusal[]; readonly cost?: ModelCost }
+  | { readonly status: 'nothing'; readonly since: SweepSince; readonly extractorCalled: boolean; readonly summary: string; readonly refused: readonly SweepRefusal[]; readonly cost?: ModelCost };
 
 export interface ApplyOptions {
   /** Only the changes about these paths (`/memories/<scope>/...` or relative to the scope). */
@@ -175,9 +181,11 @@ export class Sweeps {
         throw new MemoryToolError(`The ${extractor.name} extractor proposed nothing: ${err.message}`);
       }
       options.signal?.throwIfAborted();
+      const cost = answer.cost ?? NO_COST;
+      const asked = cost.calls > 0 ? { cost } : {};
       const { changes, more, refused } = this.checked(answer.changes, input, extractor, new Set(entries.map((e) => e.path)));
       refused.unshift(...(answer.refused ?? []));
-      if (changes.length === 0) return { status: 'nothing', since, extractorCalled: true, summary: sweepSummary([]), refused };
+      if (changes.length === 0) return { status: 'nothing', since, extractorCalled: true, summary: sweepSummary([]), refused, ...asked };
       const id = newSweepId(now);
       const proposal: SweepProposal = {
         v: 1,
@@ -196,9 +204,10 @@ export class Sweeps {
         since,
         result: null,
         ...(refused.length > 0 ? { refused } : {}),
+        ...asked,
       };
       this.store.add(proposal);
-      return { status: 'proposed', proposal, summary: sweepSummary(changes), refused };
+      return { status: 'proposed', proposal, summary: sweepSummary(changes), refused, ...asked };
     });
   }
 

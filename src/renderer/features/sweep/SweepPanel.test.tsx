@@ -8,16 +8,19 @@
 // writes nothing. A file an agent changed after the proposal is flagged in its diff and its change
 // skipped as a conflict, in words. Cancel aborts the proposal's call (the route, asked with that
 // signal, stores nothing) and says so; a scope with nothing to do says so, and why; Escape closes
-// the view.
+// the view. A model's proposal (the setting sweepExtractor: a command standing in for one) says what
+// asking it sent; the rules' says nothing about cost.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { REPO_ROOT } from '../../../../tests/support/sandbox';
 import { makeBackend, renderWithBackend, type UiBackend } from '../../../../tests/support/ui-backend';
 import { SweepPanel } from './SweepPanel';
 
 const P = '/memories/project';
+const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'sweep', 'fixtures', 'fake-sweep-model.mjs');
 const TESTS = 'Run make test before every push. The integration suite needs Docker running. Use make test-unit for a quick check.\n';
 const DEPLOY = 'Deploy with make release from the main branch after the changelog is updated and the version is tagged.\n';
 
@@ -65,6 +68,8 @@ describe('the consolidation view', () => {
     expect((deploy as HTMLInputElement).checked).toBe(true);
     within(view).getByText(/tests-copy\.md says the same as tests\.md/);
     within(view).getByText('This scope was never consolidated; 4 files changed in its history.');
+    // The rules asked no model.
+    expect(within(view).queryByText(/Sent to the model/)).toBeNull();
     expect((within(view).getByRole('button', { name: 'Apply 2 selected' }) as HTMLButtonElement).disabled).toBe(false);
     // The focus starts on the first change.
     await waitFor(() => expect(document.activeElement).toBe(within(view).getAllByRole('checkbox', { name: /^Merge / })[0]));
@@ -152,6 +157,29 @@ describe('the consolidation view', () => {
     expect(proposed).toBe(1);
     const { proposals } = await backend.client.sweep.list({ workspaceId: backend.workspaceId });
     expect(proposals.find((p) => p.id === waiting.proposal.id)?.state).toBe('replaced');
+  });
+
+  it("says what asking the model sent, with its proposal and when it proposed nothing", async () => {
+    const backend = await makeBackend();
+    await seedDuplicates(backend);
+    const record = path.join(backend.sb.dir, 'record.jsonl');
+    const answerFile = path.join(backend.sb.dir, 'answer.txt');
+    fs.writeFileSync(answerFile, JSON.stringify({ changes: [{ op: 'write', path: `${P}/deploy.md`, basedOn: `{{sha:${P}/deploy.md}}`, content: 'Deploy with make release.\n', reason: 'Shorter.' }] }));
+    await backend.client.settings.set({ sweepExtractor: 'command', harvestCommand: `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answerFile}'` });
+    // The prompts the model received, in order.
+    const prompts = () => fs.readFileSync(record, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { prompt: string }).prompt);
+    const sent = (prompt: string) => `Sent to the model: 1 call, ${prompt.length.toLocaleString('en-US')} characters.`;
+    await renderWithBackend((b) => <SweepPanel workspaceId={b.workspaceId} scope="project" fileCount={4} onClose={() => {}} />, backend);
+    const view = screen.getByRole('region', { name: 'Consolidate project memory' });
+    await within(view).findByText('1 rewrite');
+    within(view).getByText(sent(prompts()[0]!));
+
+    // Asked again, the model proposes nothing: that call is said too.
+    fs.writeFileSync(answerFile, '{"changes":[]}');
+    await userEvent.setup().click(within(view).getByRole('button', { name: 'Propose again' }));
+    await within(view).findByRole('heading', { name: 'Nothing to consolidate' });
+    expect(prompts()).toHaveLength(2);
+    within(view).getByText(sent(prompts()[1]!));
   });
 
   it('Discard drops the proposal and writes nothing', async () => {

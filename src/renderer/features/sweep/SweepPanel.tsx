@@ -5,7 +5,7 @@
  * stored; "Propose again" always asks anew), then shows it: the summary ("4 deletions, 1 merge"), what changed since the
  * last consolidation, and one row per change with its checkbox (all checked), its reason, each
  * file's usage and what happens to it, and on request each file side by side, now and after
- * (SideBySideDiff). "Apply N selected" applies only the checked changes (`sweep.apply` with their
+ * (SideBySideDiff), and, when a model proposed, what asking it sent (the harvest's costText). "Apply N selected" applies only the checked changes (`sweep.apply` with their
  * paths as `only`) and then says what was applied and what was skipped (a file that changed since
  * the proposal: a conflict, in words), with Undo; "Discard" drops the proposal. "Nothing to
  * consolidate" is a calm state saying why.
@@ -22,8 +22,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { AlertTriangle, BrushCleaning, Check, ChevronDown, ChevronRight, Loader2, RotateCcw, X } from 'lucide-react';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { costText } from '../../../common/api/harvest-status-text';
 import type { Scope } from '../../../common/memory/constants';
-import { SWEEP_DEFAULT_DAYS, sweepSummary, type SweepChange, type SweepFile, type SweepProposal, type SweepRefusal, type SweepSince } from '../../../common/sweep/proposal';
+import { SWEEP_DEFAULT_DAYS, sweepSummary, type SweepChange, type SweepCost, type SweepFile, type SweepProposal, type SweepRefusal, type SweepSince } from '../../../common/sweep/proposal';
 import { errorMessage, useApi } from '../../api/api-context';
 import { listKeyIndex } from '../../lib/list-keys';
 import { relativeTime } from '../../lib/relative-time';
@@ -45,7 +46,7 @@ type Phase =
   | { kind: 'proposing' }
   | { kind: 'cancelled' }
   | { kind: 'failed'; message: string }
-  | { kind: 'nothing'; since: SweepSince; refused: readonly SweepRefusal[] }
+  | { kind: 'nothing'; since: SweepSince; refused: readonly SweepRefusal[]; cost: SweepCost | undefined }
   /** `earlier`: a proposal already open when the view opened (from `cairn sweep`, an agent, or this view before). */
   | { kind: 'open'; proposal: SweepProposal; earlier: boolean }
   | { kind: 'applied'; proposal: SweepProposal; undone: { ok: boolean; text: string } | null }
@@ -108,7 +109,7 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
           setChecked(new Set(r.proposal.changes.map(changeKey)));
           setShown(new Set());
           setPhase({ kind: 'open', proposal: r.proposal, earlier: r.status === 'earlier' });
-        } else if (r.status === 'nothing') setPhase({ kind: 'nothing', since: r.since, refused: r.refused ?? [] });
+        } else if (r.status === 'nothing') setPhase({ kind: 'nothing', since: r.since, refused: r.refused ?? [], cost: r.cost });
         else setPhase({ kind: 'failed', message: r.message });
       },
       (err: unknown) => {
@@ -267,6 +268,7 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
           <h3>Nothing to consolidate</h3>
           <p>{nothingWhy(scope, SWEEP_DEFAULT_DAYS, phase.since)}</p>
           {phase.refused.length > 0 && <Refused refused={phase.refused} />}
+          <Cost cost={phase.cost} />
           <button type="button" className="btn" onClick={onClose}>
             Close
           </button>
@@ -290,6 +292,7 @@ export function SweepPanel({ workspaceId, scope, fileCount, onClose }: SweepPane
               <p className="sweep-earlier muted">This proposal was waiting for you (made {relativeTime(proposal.createdAt) ?? proposal.createdAt} by {proposerName(proposal.extractor)}); Propose again to look at the scope afresh.</p>
             )}
             {proposal.refused && proposal.refused.length > 0 && <Refused refused={proposal.refused} />}
+            <Cost cost={proposal.cost} />
             {proposal.more > 0 && (
               <p className="sweep-more muted">
                 {proposal.more} more {proposal.more === 1 ? 'change qualified' : 'changes qualified'} past the {changes.length} a proposal holds; consolidate again after this one.
@@ -354,6 +357,11 @@ function Again({ onAgain, onClose }: { onAgain: () => void; onClose: () => void 
       </button>
     </div>
   );
+}
+
+/** What asking the model sent, said as the harvest says it; nothing when no model was asked (the rules). */
+function Cost({ cost }: { cost: SweepCost | undefined }) {
+  return cost && cost.calls > 0 ? <p className="sweep-cost muted">{costText(cost)}</p> : null;
 }
 
 function Refused({ refused }: { refused: readonly SweepRefusal[] }) {
