@@ -159,7 +159,8 @@ export const inboxItemSchema = z.object({
   id: z.string(),
   kind: z.enum(['memory', 'change']),
   createdAt: z.string(),
-  status: z.enum(['pending', 'approved', 'rejected']),
+  /** `held`: past the most a run proposes, kept for a person to look at, never asked about. */
+  status: z.enum(['pending', 'held', 'approved', 'rejected']),
   category: z.enum(['preference', 'convention', 'fact', 'command', 'lesson']).nullable(),
   text: z.string(),
   scope: z.enum(SCOPES),
@@ -208,6 +209,10 @@ export const harvestRunSchema = z.object({
   skipped: z.record(z.string(), z.number().int()),
   /** What the run sent to a model (calls, characters, and tokens when the API reported them); absent before it was recorded. */
   cost: z.object({ calls: z.number().int(), chars: z.number().int(), inputTokens: z.number().int().nullable(), outputTokens: z.number().int().nullable() }).optional(),
+  /** Candidates that passed past the most a run proposes, kept in the inbox as held. */
+  heldBack: z.number().int().optional(),
+  /** The run stopped at its budget: the chunks of the session left for the next run, and the budget. */
+  stopped: z.object({ chunksLeft: z.number().int(), budget: z.object({ calls: z.number().int(), chars: z.number().int() }) }).optional(),
 });
 
 /**
@@ -314,11 +319,12 @@ export const contract = {
   },
   inbox: {
     /**
-     * Proposals newest first: pending ones, or every one with `all`, at most MAX_INBOX_PENDING; the
-     * damaged files met (whatever `all` says), and how many older files were not read.
+     * Proposals newest first: pending ones, the held ones with `held`, or every one with `all`, at
+     * most MAX_INBOX_PENDING; the damaged files met (whatever `all` says), and how many older files
+     * were not read.
      */
     list: oc
-      .input(z.object({ all: z.boolean().default(false) }))
+      .input(z.object({ all: z.boolean().default(false), held: z.boolean().default(false) }))
       .output(z.object({ items: z.array(inboxItemSchema), damaged: z.array(damagedInboxItemSchema), unread: z.number().int() })),
     /** Adds a proposal to memory as the person (to the suggested file, or `to`; its text, or `text`), undoable. */
     approve: oc

@@ -71,9 +71,11 @@ export function harvestLastRunText(status: HarvestStatus, now: number): string |
   const why = skipped.length ? `, ${total} skipped (${skipped.map(([reason, n]) => `${n} ${reason.replace(/-/g, ' ')}`).join(', ')})` : '';
   const proposed = run.outcome === 'nothing-found' && total === 0 ? 'nothing to propose' : `${run.proposed} proposed`;
   const sent = run.cost && run.cost.calls > 0 ? ` ${costText(run.cost)}` : '';
+  const held = run.heldBack ? ` ${heldBackText(run.heldBack)}` : '';
+  const stopped = run.stopped ? ` ${budgetStopText(run.stopped)}` : '';
   const earlier = status.lastProposing;
   const kept = run.proposed === 0 && earlier && earlier.at !== run.at ? ` The last run that proposed something, ${ago(earlier.at, now)}: ${earlier.proposed} proposed.` : '';
-  return `Last run ${when}: ${proposed}${why}.${sent}${kept}`;
+  return `Last run ${when}: ${proposed}${why}.${held}${stopped}${sent}${kept}`;
 }
 
 /**
@@ -97,4 +99,19 @@ export function costText(cost: { readonly calls: number; readonly chars: number;
   const n = (x: number) => x.toLocaleString('en-US');
   const tokens = cost.inputTokens !== null && cost.outputTokens !== null ? ` (${n(cost.inputTokens)} tokens in, ${n(cost.outputTokens)} out)` : '';
   return `Sent to the model: ${cost.calls === 1 ? '1 call' : `${n(cost.calls)} calls`}, ${n(cost.chars)} characters${tokens}.`;
+}
+
+/** "Stopped at the run's budget (20 calls, 1,500,000 characters): 29 chunks of the session wait for the next harvest." */
+export function budgetStopText(stop: { readonly chunksLeft: number; readonly budget: { readonly calls: number; readonly chars: number } }): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const left = stop.chunksLeft === 1 ? '1 chunk of the session waits' : `${n(stop.chunksLeft)} chunks of the session wait`;
+  return `Stopped at the run's budget (${stop.budget.calls === 1 ? '1 call' : `${n(stop.budget.calls)} calls`}, ${n(stop.budget.chars)} characters): ${left} for the next harvest.`;
+}
+
+/**
+ * Candidates a long session's run found past the most it proposes: "3 more were held back (less
+ * confident than those proposed)." The caller says where to see them.
+ */
+export function heldBackText(count: number): string {
+  return `${count === 1 ? '1 more was' : `${count} more were`} held back (less confident than those proposed).`;
 }

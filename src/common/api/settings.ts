@@ -23,6 +23,9 @@ export const injectionSettingsSchema = z.object({
 /** A workspace's override: the fields it sets; the others are the global ones. */
 export const injectionOverrideSchema = z.object(injectionFields).partial();
 
+/** One harvest run's budget by default: about 20 chunks of a long session (a chunk is up to 60,000 characters). */
+export const DEFAULT_HARVEST_BUDGET = { calls: 20, chars: 1_500_000 } as const;
+
 /** The extractor backends a person can choose for the harvest's jobs (issue 19). */
 export const HARVEST_EXTRACTORS = ['rules', 'command', 'http'] as const;
 
@@ -65,6 +68,13 @@ export const settingsSchema = z.object({
   sweepExtractor: z.enum(SWEEP_EXTRACTORS).default('rules'),
   /** Candidates an extractor is less sure of than this are not proposed. */
   harvestMinConfidence: z.number().min(0).max(1).default(0.6),
+  /**
+   * The most one harvest run sends to a model: calls and characters of prompt. A long session
+   * reaching it is harvested on over the next runs, each from where the last stopped.
+   */
+  harvestBudget: z
+    .object({ calls: z.number().int().min(1).max(10_000), chars: z.number().int().min(1_000).max(1_000_000_000) })
+    .default({ ...DEFAULT_HARVEST_BUDGET }),
   /**
    * Review mode (issue 19), per scope root: agents' writes to these become proposals in the inbox
    * instead of changing memory. Keys: `global`, `project:<projectId>`, `workspace:<workspaceId>`.

@@ -331,7 +331,7 @@ export const router = os.router({
   },
   inbox: {
     list: os.inbox.list.handler(async ({ input, context }) => {
-      const { items, damaged, unread } = context.inbox.listing(input.all ? undefined : 'pending');
+      const { items, damaged, unread } = context.inbox.listing(input.all ? undefined : input.held ? 'held' : 'pending');
       return { items: items.map(inboxItemOut), damaged, unread };
     }),
     approve: os.inbox.approve.handler(async ({ input, context }) => {

@@ -17,7 +17,7 @@ import { harvestFile, harvestJobRunner, runOutcome } from '../harvest/harvest-fi
 import { TranscriptRefused } from '../harvest/read-transcript';
 import { extractorFor } from '../harvest/extractors';
 import { HARVEST_EXTRACTORS } from '../../common/api/settings';
-import { costText, harvestFailureText, harvestStatusText } from '../../common/api/harvest-status-text';
+import { budgetStopText, costText, harvestFailureText, harvestStatusText, heldBackText } from '../../common/api/harvest-status-text';
 import { sessionFilesIn } from '../harvest/session-files';
 import { findGitRoot } from '../workspaces/identity';
 import { startWorker } from './harvest-hook';
@@ -128,6 +128,7 @@ async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined
     if (outcome?.status === 'busy') io.stdout.write(`Queued ${files.length} session${files.length === 1 ? '' : 's'}; another worker is running the queue and will harvest them.\n`);
     else io.stdout.write(`Harvested ${files.length} session${files.length === 1 ? '' : 's'}: ${added} new proposal${added === 1 ? '' : 's'} in the inbox.\n`);
     if (failure) io.stdout.write(`${failure}\n`);
+    if (status.lastRun?.stopped) io.stdout.write(`${budgetStopText(status.lastRun.stopped)}\n`);
     if (added > 0) io.stdout.write('Review them with: cairn inbox list\n');
     return exit;
   });
@@ -144,6 +145,7 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
       // The workspace is the transcript's own cwd, as `cairn mcp --cwd` resolves it.
       run = await harvestFile(services, path.resolve(values.transcript), {
         extractor,
+        budget: settings.harvestBudget,
         dryRun: values['dry-run'] === true,
         session: (transcript) => sessionFromFlags(services, { ...values, cwd: values.cwd ?? transcript.cwd ?? undefined }),
       });
@@ -168,7 +170,7 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
     }
     const who = `${{ claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI', gemini: 'Gemini CLI' }[transcript.agent] ?? transcript.agent} session ${transcript.sessionId}`;
     if (summary.status === 'busy') {
-      io.stdout.write(`${who} is being harvested by another run; nothing was done.\n`);
+      io.stdout.write(`${who} is being harvested by another run (or by one that stopped less than a minute ago); nothing was done. Try again in a minute.\n`);
       return 0;
     }
     if (summary.status === 'own-run') {
@@ -186,6 +188,8 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
       const c: Candidate = 'candidate' in p ? p.candidate : p;
       io.stdout.write(`  ${'id' in p ? `${p.id}  ` : ''}${c.category}  ${c.text}\n`);
     }
+    if (summary.heldBack > 0) io.stdout.write(`${heldBackText(summary.heldBack)}${values['dry-run'] ? '' : ' See them with cairn inbox list --held.'}\n`);
+    if (summary.stopped) io.stdout.write(`${budgetStopText(summary.stopped)}\n`);
     if (summary.cost.calls > 0) io.stdout.write(`${costText(summary.cost)}\n`);
     if (summary.rejected['inbox-full'] > 0) io.stdout.write(`${inboxFullText(MAX_INBOX_PENDING, 'person')}\n`);
     if (!values['dry-run'] && summary.proposed.length > 0) io.stdout.write('Review them with: cairn inbox list\n');

@@ -1,13 +1,14 @@
 /**
  * `cairn inbox` (issue 19): a person's review of what waits in the inbox: memories proposed from
  * the agents' sessions, and agents' changes to scopes under review (review mode).
- *   cairn inbox list [--all] [--json] | show ID | approve ID [--to PATH] [--text T] | reject ID
+ *   cairn inbox list [--held | --all] [--json] | show ID | approve ID [--to PATH] [--text T] | reject ID
  *   cairn inbox review [--scope S] [--on | --off]
  * The review itself is harvest/harvest-review.ts (approval writes as the person, cause
  * harvest:<id> or review:<id>, undoable); the setting is harvest/review-mode.ts's.
  */
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
+import { heldBackText } from '../../common/api/harvest-status-text';
 import { fileOrigin, originText, toolOnlyText } from '../../common/api/inbox-text';
 import { MAX_INBOX_PENDING, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
@@ -75,6 +76,7 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
     options: {
       ...SESSION_OPTIONS,
       all: { type: 'boolean' },
+      held: { type: 'boolean' },
       json: { type: 'boolean' },
       to: { type: 'string' },
       text: { type: 'string' },
@@ -97,7 +99,7 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
       const inbox = services.inbox;
       switch (verb) {
         case 'list': {
-          const { items, damaged, unread } = inbox.listing(values.all ? undefined : 'pending');
+          const { items, damaged, unread } = inbox.listing(values.all ? undefined : values.held ? 'held' : 'pending');
           if (values.json) {
             io.stdout.write(`${JSON.stringify({ items, damaged, unread }, null, 2)}\n`);
             return 0;
@@ -108,7 +110,11 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
             ...damaged.map((d) => [d.id, d.createdAt === null ? '?' : minuteOf(d.createdAt), 'damaged', '-', `${d.problem}: ${d.file}`]),
             ...items.map((i) => [i.id, minuteOf(i.createdAt), kindOf(i), targetOf(i), textOf(i)]),
           ]);
-          if (items.length === 0 && damaged.length === 0) io.stdout.write('(the inbox is empty)\n');
+          if (items.length === 0 && damaged.length === 0) io.stdout.write(values.held ? '(nothing is held back)\n' : '(the inbox is empty)\n');
+          if (!values.all && !values.held) {
+            const held = inbox.list('held').length;
+            if (held > 0) io.stdout.write(`${heldBackText(held)} See ${held === 1 ? 'it' : 'them'} with cairn inbox list --held; approve or reject any as usual.\n`);
+          }
           if (damaged.length > 0) {
             io.stdout.write(
               `${damaged.length === 1 ? '1 inbox file is damaged' : `${damaged.length} inbox files are damaged`}: Cairn cannot read ${damaged.length === 1 ? 'it' : 'them'} and leaves ${damaged.length === 1 ? 'it' : 'them'} as ${damaged.length === 1 ? 'it is' : 'they are'}. Look at each file; remove it once it holds nothing you need (cairn inbox show ID says more).\n`,

@@ -55,6 +55,8 @@ export interface KnownTexts {
   readonly approved?: Iterable<string>;
   /** Lines of the memory files of the scopes the candidates may go to. */
   readonly memoryLines: Iterable<string>;
+  /** Texts this run already took (earlier chunks of a long session): a repeat is a duplicate in the batch. */
+  readonly batch?: Iterable<string>;
 }
 
 export interface CheckOutcome {
@@ -213,8 +215,9 @@ export function noRejections(): Record<RejectionReason, number> {
 /**
  * `textIsQuote`: each candidate's text is its quote's own words, reformatted (an import of a
  * person's file), not a claim an extractor made of them: whether the quotes support it is not asked.
+ * `limit`: the most accepted (a long session's run checks each chunk with none, and caps the whole).
  */
-export function checkCandidates(candidates: readonly Candidate[], segment: readonly TranscriptMessage[], known: KnownTexts, minConfidence = DEFAULT_MIN_CONFIDENCE, textIsQuote = false): CheckOutcome {
+export function checkCandidates(candidates: readonly Candidate[], segment: readonly TranscriptMessage[], known: KnownTexts, minConfidence = DEFAULT_MIN_CONFIDENCE, textIsQuote = false, limit = MAX_PER_SEGMENT): CheckOutcome {
   const rejected = noRejections();
   // The scanners' verdict on a whole message, worked out once however many candidates cite it.
   const verdicts = new Map<TranscriptMessage, boolean>();
@@ -230,7 +233,7 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
   const refused = new Set([...known.rejected].map(normalizedText));
   const approved = new Set([...(known.approved ?? [])].map(normalizedText));
   const inMemory = new Set([...known.memoryLines].map(normalizedText).filter((l) => l.length > 0));
-  const batch = new Set<string>();
+  const batch = new Set([...(known.batch ?? [])].map(normalizedText));
   const accepted: Candidate[] = [];
   // When more pass than a segment may bring, the most confident are kept (ties in the order given),
   // not the earliest; what passes is then put back in the order given.
@@ -263,7 +266,7 @@ export function checkCandidates(candidates: readonly Candidate[], segment: reado
       if (refused.has(key)) return 'rejected-before';
       if (approved.has(key)) return 'approved-before';
       if (inMemory.has(key)) return 'already-in-memory';
-      if (accepted.length >= MAX_PER_SEGMENT) return 'over-limit';
+      if (accepted.length >= limit) return 'over-limit';
       batch.add(key);
       return null;
     })();

@@ -11,7 +11,7 @@ import type { MemorySession } from '../memory/session';
 import { resolveLocalSession } from '../workspaces/session';
 import type { JobOutcome, JobRunner } from './harvest-jobs';
 import type { InboxStore } from './inbox-store';
-import { harvestTranscript, pruneSessionStates, type Extractor, type HarvestSummary } from './harvest-run';
+import { harvestTranscript, pruneSessionStates, type Extractor, type HarvestBudget, type HarvestSummary } from './harvest-run';
 import { TARGET_FILES } from './inbox-store';
 import { readTranscriptFile } from './read-transcript';
 import type { Transcript } from './transcript';
@@ -48,6 +48,8 @@ export interface HarvestFileOptions {
   readonly session?: (transcript: Transcript) => Promise<MemorySession>;
   readonly dryRun?: boolean;
   readonly minConfidence?: number;
+  /** The most the run may send to a model (the `harvestBudget` setting). */
+  readonly budget?: HarvestBudget;
   /** Called once the transcript is read: which session this is. */
   readonly onTranscript?: (transcript: Transcript) => void;
   readonly onChunk?: (index: number, count: number) => void;
@@ -76,6 +78,7 @@ export async function harvestFile(services: HarvestServices, file: string, optio
     dryRun: options.dryRun === true,
     ...(options.minConfidence !== undefined ? { minConfidence: options.minConfidence } : {}),
     ...(options.onChunk ? { onChunk: options.onChunk } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
   return { transcript, summary, workspaceId: session.workspaceId };
 }
@@ -88,6 +91,7 @@ export function harvestJobRunner(services: HarvestServices, extractor: () => Ext
       extractor: extractor(),
       cwd: job.cwd ?? undefined,
       minConfidence: settings.harvestMinConfidence,
+      budget: settings.harvestBudget,
       onTranscript: (t) => progress.session(t.agent, t.sessionId),
       onChunk: (index, count) => progress.chunk(index, count),
     });
@@ -105,5 +109,7 @@ export function runOutcome(transcript: Transcript, summary: HarvestSummary): Exc
     proposed: summary.proposed.length,
     skipped: Object.fromEntries(Object.entries(summary.rejected).filter(([, n]) => n > 0)),
     cost: summary.cost,
+    ...(summary.heldBack > 0 ? { heldBack: summary.heldBack } : {}),
+    ...(summary.stopped ? { stopped: summary.stopped } : {}),
   };
 }

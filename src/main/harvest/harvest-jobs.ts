@@ -25,7 +25,7 @@ import lockfile from 'proper-lockfile';
 import type { HarvestStatus } from '../../common/api/contract';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
 import { processRuns } from '../runtime/local/process-alive';
-import type { ModelCost } from './harvest-run';
+import type { BudgetStop, ModelCost } from './harvest-run';
 import type { TranscriptAgent } from './transcript';
 
 /** The harvest's state under `<home>`: jobs, the worker's lease, statuses, each session's last message. */
@@ -65,7 +65,7 @@ export interface HarvestJob {
 }
 
 export type JobOutcome =
-  | { readonly outcome: 'succeeded' | 'nothing-found'; readonly agent: TranscriptAgent; readonly sessionId: string; readonly proposed: number; readonly skipped: Readonly<Record<string, number>>; readonly cost?: ModelCost }
+  | { readonly outcome: 'succeeded' | 'nothing-found'; readonly agent: TranscriptAgent; readonly sessionId: string; readonly proposed: number; readonly skipped: Readonly<Record<string, number>>; readonly cost?: ModelCost; readonly heldBack?: number; readonly stopped?: BudgetStop }
   /** Another run holds the session (a `cairn harvest` in a terminal): try again shortly, not an attempt. */
   | { readonly outcome: 'busy' };
 
@@ -79,6 +79,10 @@ export interface LastRun {
   readonly skipped: Readonly<Record<string, number>>;
   /** What the run sent to a model. */
   readonly cost?: ModelCost;
+  /** Candidates past the most a run proposes, kept in the inbox as held. */
+  readonly heldBack?: number;
+  /** The run stopped at its budget, with chunks of the session left. */
+  readonly stopped?: BudgetStop;
 }
 
 /** What runs one job: reads its transcript, extracts, checks, fills the inbox. */
@@ -276,7 +280,7 @@ export class HarvestJobs {
       writeWhole(this.jobFile(job.id), { ...current, state: 'failed', attempts: job.attempts, chunk: null, retryAt: new Date(this.now() + RETRY_BACKOFF_MS[0]!).toISOString(), error: 'another harvest of this session was running' });
       return;
     }
-    this.recordRun(job.workspaceId, { at: new Date(this.now()).toISOString(), agent: outcome.agent, sessionId: outcome.sessionId, outcome: outcome.outcome, proposed: outcome.proposed, skipped: outcome.skipped, ...(outcome.cost ? { cost: outcome.cost } : {}) });
+    this.recordRun(job.workspaceId, { at: new Date(this.now()).toISOString(), agent: outcome.agent, sessionId: outcome.sessionId, outcome: outcome.outcome, proposed: outcome.proposed, skipped: outcome.skipped, ...(outcome.cost ? { cost: outcome.cost } : {}), ...(outcome.heldBack ? { heldBack: outcome.heldBack } : {}), ...(outcome.stopped ? { stopped: outcome.stopped } : {}) });
     const latest = this.get(job.id);
     if (latest && latest.queuedAt !== job.queuedAt) {
       // Queued again while it ran (a later hook): run once more, from where this run stopped.

@@ -39,7 +39,7 @@ function pending(inbox: InboxStore, id: string): InboxItem {
   // A damaged file is neither approved nor rejected: the person looks at it (damagedText says how).
   if (item && 'problem' in item) throw new DamagedItemError(item);
   if (!item) throw new MemoryToolError(`There is no inbox item ${JSON.stringify(id)}; list them with cairn inbox list.`);
-  if (item.status !== 'pending') throw new MemoryToolError(`Inbox item ${id} was already ${item.status}.`);
+  if (item.status !== 'pending' && item.status !== 'held') throw new MemoryToolError(`Inbox item ${id} was already ${item.status}.`);
   return item;
 }
 

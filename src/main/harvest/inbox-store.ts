@@ -56,7 +56,11 @@ export interface ItemSource {
 interface ItemBase {
   readonly id: string;
   readonly createdAt: string;
-  readonly status: 'pending' | 'approved' | 'rejected';
+  /**
+   * `held`: a candidate a long session's run found past the most a run proposes (less confident
+   * than those it proposed), kept where a person can see and decide it but not asked about.
+   */
+  readonly status: 'pending' | 'held' | 'approved' | 'rejected';
   /** Once decided: when, and for an approval the file it went to. */
   readonly decidedAt?: string;
   readonly approvedTo?: string;
@@ -135,7 +139,7 @@ const evidenceShape = z.object({ messageId: z.string(), quote: z.string(), speak
 const decidedShape = {
   id: z.string(),
   createdAt: z.string(),
-  status: z.enum(['pending', 'approved', 'rejected']),
+  status: z.enum(['pending', 'held', 'approved', 'rejected']),
   decidedAt: z.string().optional(),
   approvedTo: z.string().optional(),
 };
@@ -210,6 +214,23 @@ export class InboxStore {
    */
   add(candidates: readonly Candidate[], source: ItemSource): MemoryItem[] {
     return this.addPending(candidates, (candidate, id, createdAt) => ({ id, kind: 'memory', createdAt, status: 'pending', candidate, source, target: suggestedTarget(candidate) }));
+  }
+
+  /**
+   * Keeps candidates held back (a run's over its limit), as many as there is room for beside the
+   * MAX_INBOX_PENDING held ones already kept; returns the items made. Held items count against no
+   * pending room: they wait for a person to look, never ask.
+   */
+  hold(candidates: readonly Candidate[], source: ItemSource): MemoryItem[] {
+    if (candidates.length === 0) return [];
+    const room = Math.max(0, MAX_INBOX_PENDING - this.list('held').length);
+    fs.mkdirSync(this.itemsDir, { recursive: true, mode: 0o700 });
+    const createdAt = new Date(this.now()).toISOString();
+    return candidates.slice(0, room).map((candidate) => {
+      const item: MemoryItem = { id: this.newId(), kind: 'memory', createdAt, status: 'held', candidate, source, target: suggestedTarget(candidate) };
+      this.write(item);
+      return item;
+    });
   }
 
   /** Puts an agent's change under review in the inbox, pending; returns the item. InboxFullError when it is full. */
@@ -323,15 +344,15 @@ export class InboxStore {
     return next;
   }
 
-  /** Texts of pending candidates (a new candidate repeating one is not proposed again). */
+  /** Texts of the candidates waiting, pending or held (a new candidate repeating one is not proposed again). */
   pendingTexts(): string[] {
-    return this.candidates('pending').map((i) => i.candidate.text);
+    return [...this.candidates('pending'), ...this.candidates('held')].map((i) => i.candidate.text);
   }
 
   /**
    * Housekeeping, at most once a day (a stamp file's mtime): removes the items decided more than
-   * DECIDED_KEEP_DAYS ago and the lines of the decided texts older than that; pending items and
-   * damaged files are never touched. Returns how many items went, or null when it was done less
+   * DECIDED_KEEP_DAYS ago, held items proposed longer ago than that, and the lines of the decided
+   * texts older than that; pending items and damaged files are never touched. Returns how many items went, or null when it was done less
    * than a day ago.
    */
   prune(): number | null {
@@ -347,7 +368,9 @@ export class InboxStore {
       // Ids begin with their creation time: an item made since the horizon was decided since too.
       if (!ID_RE.test(id) || parseInt(id.slice(0, 9), 36) >= horizon) continue;
       const item = this.read(id);
-      if ('problem' in item || item.status === 'pending' || !item.decidedAt || Date.parse(item.decidedAt) >= horizon) continue;
+      if ('problem' in item) continue;
+      const stale = item.status === 'held' || (item.status !== 'pending' && item.decidedAt !== undefined && Date.parse(item.decidedAt) < horizon);
+      if (!stale) continue;
       fs.rmSync(path.join(this.itemsDir, name), { force: true });
       removed++;
     }

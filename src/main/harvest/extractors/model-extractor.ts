@@ -1,13 +1,15 @@
 /**
- * What the model backends (command, http) share (issue 19): a segment's messages redacted, split
- * into chunks, each chunk's prompt sent to the model once, each answer read into candidates, and
- * the candidates of all chunks concatenated in chunk order. A backend only says how a prompt
- * reaches its model and how the answer comes back (Ask).
+ * What the model backends (command, http) share: a segment's messages redacted, split into chunks,
+ * each chunk's prompt sent to the model once, and each answer read into candidates, handed to the
+ * run chunk by chunk (onChunkDone) or, for a caller that does not take them so, returned together
+ * in chunk order. A backend only says how a prompt reaches its model and how the answer comes back
+ * (Ask).
  *
  * Invariants: nothing reaches a backend but harvestPrompt's text of redacted messages; chunks go
- * one at a time, in order, and onChunk is told before each (1-based: chunk 2 of 4); one failing
- * chunk fails the whole extraction (the segment is not marked harvested, so a retry starts over),
- * and an answer cut short by the model's output limit says so when it cannot be read.
+ * one at a time, in order, and onChunk is told before each (1-based: chunk 2 of 4); no prompt is
+ * sent that the run's mayCall refuses (the extraction ends there); one failing chunk fails the
+ * extraction, the chunks handed over before it staying done; and an answer cut short by the
+ * model's output limit says so when it cannot be read.
  */
 import type { Candidate } from '../candidate';
 import type { ExtractOptions, Extractor } from '../harvest-run';
@@ -74,6 +76,7 @@ export function modelExtractor(name: string, ask: Ask, options: ModelExtractorOp
         let parsed;
         try {
           const prompt = harvestPrompt(chunk);
+          if (run?.mayCall && !run.mayCall(prompt.length)) return out;
           const answer = await ask(prompt);
           run?.onCall?.({ chars: prompt.length, ...(answer.tokens ? { tokens: answer.tokens } : {}) });
           try {
@@ -89,7 +92,8 @@ export function modelExtractor(name: string, ask: Ask, options: ModelExtractorOp
         }
         options.onAnswer?.({ chunk: i + 1, candidates: parsed.candidates.length, dropped: parsed.dropped, ignored: parsed.ignored });
         if (parsed.dropped + parsed.ignored > 0) run?.onDiscarded?.({ malformed: parsed.dropped, overLimit: parsed.ignored });
-        out.push(...parsed.candidates);
+        if (run?.onChunkDone) run.onChunkDone({ candidates: parsed.candidates, lastId: chunk[chunk.length - 1]!.id });
+        else out.push(...parsed.candidates);
       }
       return out;
     },
