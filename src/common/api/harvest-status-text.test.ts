@@ -33,6 +33,17 @@ describe('the harvest status in words', () => {
     expect(harvestLastRunText({ ...base, lastRun: { ...run, at: new Date(NOW - 20_000).toISOString(), outcome: 'failed' } }, NOW)).toBe('Last run just now: failed.');
   });
 
+  it("says what a long session's run held back and that it stopped at its budget, with what waits", () => {
+    const run = { at: new Date(NOW - 5 * 60_000).toISOString(), agent: 'claude' as const, sessionId: 's', outcome: 'succeeded' as const, proposed: 10, skipped: {} };
+    const cost = { calls: 20, chars: 1_200_000, inputTokens: null, outputTokens: null };
+    expect(harvestLastRunText({ ...base, lastRun: { ...run, heldBack: 4, stopped: { chunksLeft: 29, budget: { calls: 20, chars: 1_500_000 } }, cost } }, NOW)).toBe(
+      "Last run 5 min ago: 10 proposed. 4 more were held back (less confident than those proposed). Stopped at the run's budget (20 calls, 1,500,000 characters): 29 chunks of the session wait for the next harvest. Sent to the model: 20 calls, 1,200,000 characters.",
+    );
+    expect(harvestLastRunText({ ...base, lastRun: { ...run, heldBack: 1, stopped: { chunksLeft: 1, budget: { calls: 1, chars: 60_000 } } } }, NOW)).toBe(
+      "Last run 5 min ago: 10 proposed. 1 more was held back (less confident than those proposed). Stopped at the run's budget (1 call, 60,000 characters): 1 chunk of the session waits for the next harvest.",
+    );
+  });
+
   it('says a failure, its retry time in UTC by default or in the clock given, and never doubles its full stop', () => {
     const failure = { message: 'The harvest command failed with exit status 3.', attempts: 1, retryAt: '2026-11-25T14:01:00.000Z' };
     expect(harvestFailureText(base)).toBeNull();

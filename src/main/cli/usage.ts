@@ -2,7 +2,8 @@
  * Help texts of the `cairn` CLI and the usage error it exits 2 with. Scripts depend on these
  * commands and flags: change them only on purpose.
  */
-export class UsageError extends Error {
+import { CairnError } from '../../common/errors';
+export class UsageError extends CairnError {
   override readonly name = 'UsageError';
 }
 
@@ -146,6 +147,12 @@ with cairn inbox. Only the part of a session not harvested yet is read; every ca
 (evidence quoted from the session, your own words for a preference or convention, no secret, no
 repeat of the inbox, of what you rejected, or of memory) and what was skipped is counted.
 
+A model (command or http) reads a long session in parts of up to 60,000 characters, one call each;
+each part is recorded done as its answer comes, so a run that stops (a crash, a failed call) goes on
+from there next time. A run sends at most the setting harvestBudget (20 calls and 1,500,000
+characters by default) and says how many parts wait for the next run. It proposes the 10 surest of
+all it found and holds the rest back (cairn inbox list --held).
+
 Options:
   --transcript FILE   one session's transcript (without it: every session of this checkout)
   --extractor NAME    rules (offline: what you said outright, such as "remember that ..."), command
@@ -163,7 +170,7 @@ Options:
   --home DIR          Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 `;
 
-export const INBOX_HELP = `Usage: cairn inbox [list] [--all] [--json]
+export const INBOX_HELP = `Usage: cairn inbox [list] [--held | --all] [--json]
        cairn inbox show ID
        cairn inbox approve ID [--to PATH] [--text TEXT]
        cairn inbox reject ID
@@ -177,6 +184,10 @@ is proposed (by a harvest, an agent, review mode, an import) until you decide so
 the newest 500. A file of the inbox that is no item Cairn can read is listed as damaged (KIND
 damaged), with what is wrong and where it is; Cairn leaves it as it is for you to look at and remove.
 
+A harvest run proposes at most 10 memories, the surest; what else it found is held back: kept in the
+inbox, never asked about, listed with --held, and approved or rejected like any item (held items go
+after 90 days).
+
 Review mode (off by default) is set per scope of this checkout: while it is on, an agent's writes to
 that scope (create, str_replace, insert, delete, rename) change nothing and wait here instead, as a
 change (KIND change); \`show ID\` prints it as a diff. Approving applies it as you (cause review:ID,
@@ -184,6 +195,7 @@ undoable), only if the file is still as the agent saw it; rejecting drops it. Yo
 never held for review. \`review\` without --on or --off shows each scope's state.
 
 Options:
+  --held           list the items held back
   --all            list decided items too
   --json           print JSON
   --scope S        the scope review mode is set for: global, project or workspace

@@ -197,6 +197,32 @@ describe('the Inbox', () => {
     await expect(onDisk(b, 'global', 'preferences.md')).rejects.toThrow();
   });
 
+  it('keeps what a long session held back out of the count, shows it on request, and approves one like any proposal', async () => {
+    const b = await makeBackend();
+    propose(b, [candidate('We use tabs, not spaces.', 'convention')], 'sess-long');
+    b.host.inbox.hold([candidate('Service 1 listens on port 8001.', 'fact', { confidence: 0.62 }), candidate('Service 2 listens on port 8002.', 'fact', { confidence: 0.61 })], {
+      agent: 'claude',
+      sessionId: 'sess-long',
+      cwd: b.sb.checkout,
+      workspaceId: b.workspaceId,
+      projectId: null,
+      extractor: 'command',
+    });
+    const user = await openInbox(b);
+    // Only what asks for a decision is counted and listed.
+    await within(inbox()).findByText(/^1 proposal to review\./);
+    expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.']);
+    const held = within(inbox()).getByRole('region', { name: 'Held back' });
+    expect(held.textContent).toContain('2 more were held back (less confident than those proposed).');
+    await user.click(within(held).getByRole('button', { name: 'Show 2' }));
+    expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.', 'Fact: Service 1 listens on port 8001.', 'Fact: Service 2 listens on port 8002.']);
+    await within(inbox()).findByText(/^1 proposal to review\./);
+    await user.click(within(proposal('Fact: Service 2 listens on port 8002.')).getByRole('button', { name: 'Approve' }));
+    await waitFor(async () => expect(await onDisk(b, 'project', 'facts.md')).toContain('- Service 2 listens on port 8002.'));
+    await waitFor(() => expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.', 'Fact: Service 1 listens on port 8001.']));
+    expect(within(inbox()).getByRole('region', { name: 'Held back' }).textContent).toContain('1 more was held back');
+  });
+
   it('rejects all from one session after confirming, leaving other sessions alone', async () => {
     const b = await makeBackend();
     propose(b, [candidate('Keep it.', 'fact')], 'sess-keep');

@@ -23,9 +23,9 @@
  * typing in a field).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { AlertTriangle, ArrowRight, Bot, Check, FileInput, FileWarning, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
+import { AlertTriangle, Archive, ArrowRight, Bot, Check, FileInput, FileWarning, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { AGENT_NAMES, shortSession } from '../../../common/api/harvest-status-text';
+import { AGENT_NAMES, heldBackText, shortSession } from '../../../common/api/harvest-status-text';
 import { MAX_INBOX_PENDING } from '../../../common/memory/constants';
 import { fileOrigin, originText, toolOnlyText } from '../../../common/api/inbox-text';
 import { errorMessage, useApi } from '../../api/api-context';
@@ -54,7 +54,7 @@ import {
 import { HarvestStatusLine } from './HarvestStatusLine';
 import { HarvestSwitch } from './HarvestSwitch';
 import { ReviewSwitch } from './ReviewSwitch';
-import { useInbox } from './use-inbox';
+import { useHeldBack, useInbox } from './use-inbox';
 
 export const HARVEST_LINE = 'cairn harvest --transcript FILE';
 /** The accessible name of the section (and list) of agents' changes held by review mode. */
@@ -94,6 +94,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
   const { client, orpc } = useApi();
   const queryClient = useQueryClient();
   const { query, items: viewItems, damaged, unread } = useInbox(workspaceId);
+  const heldBack = useHeldBack(workspaceId);
+  const [showHeld, setShowHeld] = useState(false);
   // The memory files of this view, for "Add to" (the browser has loaded them already).
   const files = useQuery(orpc.memory.list.queryOptions({ input: { workspaceId } }));
   const [gone, setGone] = useState<ReadonlySet<string>>(new Set());
@@ -120,7 +122,11 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
   const groups = useMemo(() => groupBySession(split.proposals), [split]);
   const confirmSession = confirmKey === null ? null : (groups.find((g) => g.key === confirmKey) ?? null);
   const heldChanges = split.changes;
-  const ordered = useMemo(() => [...heldChanges, ...groups.flatMap((g) => g.items)], [heldChanges, groups]);
+  const heldItems = useMemo(() => heldBack.items.filter((i) => !gone.has(i.id)), [heldBack.items, gone]);
+  const ordered = useMemo(
+    () => [...heldChanges, ...groups.flatMap((g) => g.items), ...(showHeld ? heldItems : [])],
+    [heldChanges, groups, showHeld, heldItems],
+  );
   const byId = useMemo(() => new Map(ordered.map((i) => [i.id, i])), [ordered]);
   const knownPaths = useMemo(() => new Set((files.data?.files ?? []).map((f) => f.path)), [files.data]);
   const targets = useMemo(() => {
@@ -328,7 +334,27 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
   };
 
   const focusable = focusedId !== null && byId.has(focusedId) ? focusedId : ordered[0]?.id;
-  const count = viewItems === undefined ? null : ordered.length;
+  const proposal = (item: InboxItem) => (
+    <Proposal
+      key={item.id}
+      item={item}
+      focusable={item.id === focusable}
+      busy={busy === item.id}
+      error={errors[item.id] ?? null}
+      draft={draft?.id === item.id ? draft : null}
+      targetExists={knownPaths.has(item.target)}
+      datalistId={datalistId}
+      onFocus={() => setFocusedId(item.id)}
+      onApprove={() => void approve(item)}
+      onReject={() => void reject(item)}
+      onEdit={(focus) => edit(item, focus)}
+      onDraft={(d) => setDraft(d)}
+      onApproveDraft={(d) => void approve(item, d)}
+      onCancel={() => cancelEdit(item.id)}
+    />
+  );
+  // What asks for a decision: held-back proposals shown on request are not counted.
+  const count = viewItems === undefined ? null : ordered.length - (showHeld ? heldItems.length : 0);
 
   return (
     <section className="inbox" aria-label="Inbox" ref={panelRef} tabIndex={-1}>
@@ -384,10 +410,13 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
           <LoadFailed what="the inbox" error={query.error} onRetry={() => void query.refetch()} />
         ) : viewItems === undefined ? (
           <Loading what="the inbox" />
-        ) : ordered.length === 0 && damaged.length > 0 ? (
+        ) : ordered.length === 0 && (damaged.length > 0 || heldItems.length > 0) ? (
           <div className="inbox-list">
-            <DamagedSection damaged={damaged} />
+            {damaged.length > 0 && <DamagedSection damaged={damaged} />}
             {unread > 0 && <UnreadNote unread={unread} />}
+            {heldItems.length > 0 && <HeldBackSection count={heldItems.length} open={showHeld} onToggle={() => setShowHeld((v) => !v)}>
+              {heldItems.map(proposal)}
+            </HeldBackSection>}
           </div>
         ) : ordered.length === 0 ? (
           <div className="inbox-empty">
@@ -447,27 +476,14 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
                 busy={busy === `session:${g.key}`}
                 onRejectAll={() => setConfirmKey(g.key)}
               >
-                {g.items.map((item) => (
-                  <Proposal
-                    key={item.id}
-                    item={item}
-                    focusable={item.id === focusable}
-                    busy={busy === item.id}
-                    error={errors[item.id] ?? null}
-                    draft={draft?.id === item.id ? draft : null}
-                    targetExists={knownPaths.has(item.target)}
-                    datalistId={datalistId}
-                    onFocus={() => setFocusedId(item.id)}
-                    onApprove={() => void approve(item)}
-                    onReject={() => void reject(item)}
-                    onEdit={(focus) => edit(item, focus)}
-                    onDraft={(d) => setDraft(d)}
-                    onApproveDraft={(d) => void approve(item, d)}
-                    onCancel={() => cancelEdit(item.id)}
-                  />
-                ))}
+                {g.items.map(proposal)}
               </SessionSection>
             ))}
+            {heldItems.length > 0 && (
+              <HeldBackSection count={heldItems.length} open={showHeld} onToggle={() => setShowHeld((v) => !v)}>
+                {heldItems.map(proposal)}
+              </HeldBackSection>
+            )}
             <datalist id={datalistId}>
               {targets.map((p) => (
                 <option key={p} value={p} />
@@ -552,6 +568,33 @@ function UnreadNote({ unread }: { unread: number }) {
       {unread === 1 ? '1 older inbox file was' : `${unread} older inbox files were`} not read: the Inbox shows the newest {MAX_INBOX_PENDING}. Approve or reject these to see
       the rest.
     </p>
+  );
+}
+
+/**
+ * What a long session's run found past the most it proposes: less confident, never asked about,
+ * shown on the person's click and decided like any proposal.
+ */
+function HeldBackSection({ count, open, onToggle, children }: { count: number; open: boolean; onToggle: () => void; children: React.ReactNode }) {
+  const listId = useId();
+  return (
+    <section className="inbox-session held-back" aria-label="Held back">
+      <div className="session-head">
+        <Archive size={15} aria-hidden />
+        <span className="session-what">
+          <strong>Held back</strong>
+          <span className="muted"> · {heldBackText(count)} Not asked about; decide any you want.</span>
+        </span>
+        <button type="button" className="btn small" aria-expanded={open} aria-controls={listId} onClick={onToggle}>
+          {open ? 'Hide' : `Show ${count}`}
+        </button>
+      </div>
+      {open && (
+        <ul id={listId} className="proposals" aria-label="Held back proposals">
+          {children}
+        </ul>
+      )}
+    </section>
   );
 }
 

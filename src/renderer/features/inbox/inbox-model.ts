@@ -16,8 +16,8 @@ export type DamagedInboxItem = DamagedInboxItemView;
  * no registered workspace (they can go to this view's memory, or be retargeted). The global view
  * (no workspace) reviews only the latter.
  */
-export function itemsForView(items: readonly InboxItem[], workspaceId: string | null): InboxItem[] {
-  return items.filter((i) => i.status === 'pending' && (i.workspaceId === null || i.workspaceId === workspaceId));
+export function itemsForView(items: readonly InboxItem[], workspaceId: string | null, status: 'pending' | 'held' = 'pending'): InboxItem[] {
+  return items.filter((i) => i.status === status && (i.workspaceId === null || i.workspaceId === workspaceId));
 }
 
 type Agent = NonNullable<InboxItem['agent']>;

@@ -60,6 +60,22 @@ function useInboxStream(): void {
   }, [api, queryClient]);
 }
 
+/**
+ * The candidates held back in this view (a long session's run found them past the most it
+ * proposes), the surest first, kept live by the same stream.
+ */
+export function useHeldBack(workspaceId: string | null) {
+  const { orpc } = useApi();
+  useInboxStream();
+  const query = useQuery({ ...orpc.inbox.list.queryOptions({ input: { held: true } }), refetchOnWindowFocus: true });
+  // The surest first: the next worth a look.
+  const items = useMemo<InboxItem[]>(
+    () => (query.data ? itemsForView(query.data.items, workspaceId, 'held').sort((a, b) => (b.confidence ?? 0) - (a.confidence ?? 0)) : []),
+    [query.data, workspaceId],
+  );
+  return { query, items };
+}
+
 export function useInbox(workspaceId: string | null) {
   const { orpc } = useApi();
   useInboxStream();

@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { makeBackend, renderWithBackend, type UiBackend } from '../../../../tests/support/ui-backend';
 import { SettingsView } from './SettingsView';
 
-const MODEL_KEYS = ['harvestExtractor', 'sweepExtractor', 'harvestCommand', 'harvestHttp', 'harvestMinConfidence'] as const;
-const DEFAULTS = { harvestExtractor: 'rules', sweepExtractor: 'rules', harvestCommand: '', harvestHttp: null, harvestMinConfidence: 0.6 };
+const MODEL_KEYS = ['harvestExtractor', 'sweepExtractor', 'harvestCommand', 'harvestHttp', 'harvestMinConfidence', 'harvestBudget'] as const;
+const DEFAULTS = { harvestExtractor: 'rules', sweepExtractor: 'rules', harvestCommand: '', harvestHttp: null, harvestMinConfidence: 0.6, harvestBudget: { calls: 20, chars: 1_500_000 } };
 
 async function open() {
   const user = userEvent.setup();
@@ -32,6 +32,33 @@ const radio = (form: ReturnType<typeof within>, group: 'Harvest proposes with' |
   within(form.getByRole('radiogroup', { name: group })).getByRole('radio', { name }) as HTMLInputElement;
 
 describe('Settings: Models', () => {
+  it("sets a harvest run's budget of calls and characters; a budget out of range is named and not saved", async () => {
+    const { user, b, form } = await open();
+    const calls = form.getByRole('spinbutton', { name: 'Most calls per run' }) as HTMLInputElement;
+    const chars = form.getByRole('textbox', { name: 'Most characters per run' }) as HTMLInputElement;
+    expect(calls.value).toBe('20');
+    expect(chars.value).toBe('1500000');
+    const save = form.getByRole('button', { name: 'Save' }) as HTMLButtonElement;
+    await user.clear(calls);
+    await user.type(calls, '0');
+    await user.clear(chars);
+    await user.type(chars, 'lots');
+    expect(form.getByText('A whole number from 1 to 10,000, such as 20.')).toBeTruthy();
+    expect(form.getByText('A whole number of characters from 1,000, such as 1500000.')).toBeTruthy();
+    expect(calls.getAttribute('aria-invalid')).toBe('true');
+    expect(save.disabled).toBe(true);
+    await user.click(save);
+    expect(await stored(b)).toEqual(DEFAULTS);
+
+    await user.clear(calls);
+    await user.type(calls, '40');
+    await user.clear(chars);
+    await user.type(chars, '2,000,000');
+    await user.click(save);
+    await form.findByText('Saved. The next harvest and consolidation use this.');
+    expect(await stored(b)).toEqual({ ...DEFAULTS, harvestBudget: { calls: 40, chars: 2_000_000 } });
+  });
+
   it('chooses a command for the harvest and consolidation; an empty command is named and not saved', async () => {
     const { user, b, form } = await open();
     expect(await stored(b)).toEqual(DEFAULTS);

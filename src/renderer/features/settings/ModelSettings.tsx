@@ -27,7 +27,7 @@ type Backend = (typeof HARVEST_EXTRACTORS)[number];
 type Api = 'anthropic' | 'openai';
 
 /** The settings this tab edits. */
-type ModelPatch = Pick<Settings, 'harvestExtractor' | 'sweepExtractor' | 'harvestCommand' | 'harvestHttp' | 'harvestMinConfidence'>;
+type ModelPatch = Pick<Settings, 'harvestExtractor' | 'sweepExtractor' | 'harvestCommand' | 'harvestHttp' | 'harvestMinConfidence' | 'harvestBudget'>;
 
 /** The form's values as typed. */
 interface Draft {
@@ -39,12 +39,15 @@ interface Draft {
   model: string;
   keyEnv: string;
   minConfidence: string;
+  budgetCalls: string;
+  budgetChars: string;
 }
-type Field = 'command' | 'url' | 'model' | 'keyEnv' | 'minConfidence';
+type Field = 'command' | 'url' | 'model' | 'keyEnv' | 'minConfidence' | 'budgetCalls' | 'budgetChars';
 
 const httpShape = settingsSchema.shape.harvestHttp.unwrap().unwrap().shape;
 const commandSchema = settingsSchema.shape.harvestCommand.unwrap();
 const confidenceSchema = settingsSchema.shape.harvestMinConfidence.unwrap();
+const budgetShape = settingsSchema.shape.harvestBudget.unwrap().shape;
 
 const COMMAND_EXAMPLES = ['claude -p --output-format json', 'codex exec --skip-git-repo-check -'] as const;
 
@@ -62,6 +65,8 @@ const toDraft = (s: Settings): Draft => ({
   model: s.harvestHttp?.model ?? '',
   keyEnv: s.harvestHttp?.keyEnv ?? '',
   minConfidence: String(s.harvestMinConfidence),
+  budgetCalls: String(s.harvestBudget.calls),
+  budgetChars: String(s.harvestBudget.chars),
 });
 
 const stored = (s: Settings): ModelPatch => ({
@@ -70,6 +75,7 @@ const stored = (s: Settings): ModelPatch => ({
   harvestCommand: s.harvestCommand,
   harvestHttp: s.harvestHttp,
   harvestMinConfidence: s.harvestMinConfidence,
+  harvestBudget: s.harvestBudget,
 });
 
 /** Who uses a backend, in words: "the harvest and consolidation", "the harvest", "consolidation", or null. */
@@ -109,7 +115,13 @@ function checkDraft(d: Draft): { patch: ModelPatch; errors: Partial<Record<Field
   const confidence = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(d.minConfidence) ? Number(d.minConfidence) : Number.NaN;
   if (!confidenceSchema.safeParse(confidence).success) errors.minConfidence = 'A number from 0 to 1, such as 0.6.';
 
-  return { patch: { harvestExtractor: d.harvest, sweepExtractor: d.sweep, harvestCommand: command, harvestHttp, harvestMinConfidence: confidence }, errors };
+  const whole = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN);
+  const calls = whole(d.budgetCalls);
+  const chars = whole(d.budgetChars.replace(/[,_ ]/g, ''));
+  if (!budgetShape.calls.safeParse(calls).success) errors.budgetCalls = 'A whole number from 1 to 10,000, such as 20.';
+  if (!budgetShape.chars.safeParse(chars).success) errors.budgetChars = 'A whole number of characters from 1,000, such as 1500000.';
+
+  return { patch: { harvestExtractor: d.harvest, sweepExtractor: d.sweep, harvestCommand: command, harvestHttp, harvestMinConfidence: confidence, harvestBudget: { calls, chars } }, errors };
 }
 
 function safeProtocol(url: string): string {
@@ -240,6 +252,40 @@ export function ModelSettingsPanel() {
                 onChange={(e) => set('minConfidence', e.target.value)}
               />
               {under('minConfidence', 'Proposals less sure than this (from 0 to 1) are dropped; 0.6 by default.')}
+            </div>
+          </div>
+          <div className="models-row">
+            <label htmlFor={`${id}-budgetCalls`}>Most calls per run</label>
+            <div className="models-control">
+              <input
+                id={`${id}-budgetCalls`}
+                className="models-number"
+                type="number"
+                inputMode="numeric"
+                min={1}
+                step={1}
+                value={d.budgetCalls}
+                aria-invalid={errors.budgetCalls ? true : undefined}
+                aria-describedby={`${id}-budgetCalls-hint`}
+                onChange={(e) => set('budgetCalls', e.target.value)}
+              />
+              {under('budgetCalls', 'A run of the command or HTTP model asks it at most this often (one call per part of a long session); 20 by default. The rest of a session waits for the next run.')}
+            </div>
+          </div>
+          <div className="models-row">
+            <label htmlFor={`${id}-budgetChars`}>Most characters per run</label>
+            <div className="models-control">
+              <input
+                id={`${id}-budgetChars`}
+                className="models-number wide"
+                type="text"
+                inputMode="numeric"
+                value={d.budgetChars}
+                aria-invalid={errors.budgetChars ? true : undefined}
+                aria-describedby={`${id}-budgetChars-hint`}
+                onChange={(e) => set('budgetChars', e.target.value)}
+              />
+              {under('budgetChars', 'What a run sends the model at most, in characters of prompt; 1,500,000 by default (a part of a session is up to 60,000).')}
             </div>
           </div>
           <AgentLine prompt={HARVEST_PROMPT} />
