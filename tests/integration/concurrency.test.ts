@@ -9,7 +9,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { localRuntime } from '../../src/main/host/home-services';
-import { LOCK_STALE_MS } from '../../src/main/runtime/local-lock';
+import { LOCK_STALE_MS } from '../../src/main/runtime/local/file-lock';
 import { closeAllConnections } from '../../src/main/runtime/ssh/ssh-connection';
 import { WorkspaceRegistry } from '../../src/main/workspaces/registry';
 import { makeSandbox, requireBuiltCli, CAIRN_BIN, REPO_ROOT, type Sandbox } from '../support/sandbox';

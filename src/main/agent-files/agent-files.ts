@@ -22,7 +22,7 @@ import type { Scope } from '../../common/memory/constants';
 import type { InboxStore } from '../harvest/inbox-store';
 import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
-import { withLocalLock } from '../runtime/local-lock';
+import { withLocalLock } from '../runtime/local/file-lock';
 import { RuntimeError } from '../runtime/runtime';
 import type { WorkspaceRegistry } from '../workspaces/registry';
 import { adoptFile } from './adopt';

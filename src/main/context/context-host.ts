@@ -9,7 +9,8 @@
  * silent, or of another build or protocol (after an upgrade). Otherwise it stands by, and looks
  * again every CLAIM_INTERVAL_MS, so a home is served again soon after its host closes. Claims and
  * a closing host's removal of its link are made under the lock `<home>/run/context.lock`, and the
- * link is replaced whole (a new link renamed over it): hooks find the old host or the new one.
+ * link is replaced whole (a new link renamed over it, runtime/local/atomic-write.ts): hooks find
+ * the old host or the new one.
  * Node removes a closing host's own socket by its name, which no other host uses.
  *
  * Invariants:
@@ -30,7 +31,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import type { ContextBuilder } from '../memory/context-builder';
 import { UsageStore } from '../memory/usage-store';
-import { withLocalLock } from '../runtime/local-lock';
+import { withLocalLock } from '../runtime/local/file-lock';
+import { writeOwnSymlinkSync } from '../runtime/local/atomic-write';
 import { realpathOrNull } from '../runtime/local/containment';
 import { processRuns } from '../runtime/local/process-alive';
 import type { LocalRuntime } from '../runtime/local/local-runtime';
@@ -154,9 +156,7 @@ export class ContextHost {
         if (typeof answer === 'string' && answer.startsWith('the host could not be reached') && OWN_SOCKET.test(current)) fs.rmSync(other, { force: true });
       }
       removeLeftovers(dir);
-      const temp = `${this.link}.${randomBytes(4).toString('hex')}.tmp`;
-      fs.symlinkSync(this.name, temp);
-      fs.renameSync(temp, this.link);
+      writeOwnSymlinkSync(this.link, this.name);
     });
   }
 

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harvestStatusText } from '../../common/api/harvest-status-text';
-import { HARVEST_DIR, HarvestJobs, LEASE_STALE_MS, MAX_ATTEMPTS, RETRY_BACKOFF_MS, harvestStatus, type JobOutcome, type JobRunner } from './harvest-jobs';
+import { HARVEST_DIR, HarvestJobs, MAX_ATTEMPTS, RETRY_BACKOFF_MS, harvestStatus, type JobOutcome, type JobRunner } from './harvest-jobs';
+import { LEASE_STALE_MS } from '../runtime/local/file-lock';
 
 let home: string;
 let clock: number;

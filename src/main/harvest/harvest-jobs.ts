@@ -4,9 +4,8 @@
  * Under `<home>/harvest/`:
  *   jobs/<digest of the transcript's path>.json  one per queued session (queued, running, failed),
  *                                                written whole (runtime/local/atomic-write.ts, 0600)
- *   worker.lock                                  the worker's lease (proper-lockfile: its mtime is
- *                                                the heartbeat, refreshed every LEASE_UPDATE_MS; a
- *                                                lease not refreshed for LEASE_STALE_MS is taken over)
+ *   worker.lock                                  the worker's lease (runtime/local/file-lock.ts: one
+ *                                                not refreshed for LEASE_STALE_MS is taken over)
  *   status/<workspace id>.json                   the last run's outcome, per workspace
  *
  * Invariants: at most one worker runs jobs at a time, across processes (the hook's detached
@@ -21,9 +20,9 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import lockfile from 'proper-lockfile';
 import type { HarvestStatus } from '../../common/api/contract';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
+import { takeLease } from '../runtime/local/file-lock';
 import { processRuns } from '../runtime/local/process-alive';
 import type { BudgetStop, ModelCost } from './harvest-run';
 import type { TranscriptAgent } from './transcript';
@@ -35,8 +34,6 @@ export const HARVEST_SESSIONS_DIR = 'sessions';
 const HARVEST_JOBS_DIR = 'jobs';
 const HARVEST_STATUS_DIR = 'status';
 export const HARVEST_FILE_DIRS = [HARVEST_SESSIONS_DIR, HARVEST_JOBS_DIR, HARVEST_STATUS_DIR] as const;
-export const LEASE_STALE_MS = 60_000;
-export const LEASE_UPDATE_MS = 10_000;
 /** Runs of one session before it waits for a person's Retry. */
 export const MAX_ATTEMPTS = 5;
 /** Wait before the next attempt, after the 1st, 2nd, ... failure. */
@@ -212,23 +209,8 @@ export class HarvestJobs {
    */
   async work(run: JobRunner): Promise<{ status: 'busy' } | { status: 'done'; ran: number }> {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    let compromised = false;
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(this.leaseFile, {
-        realpath: false,
-        stale: LEASE_STALE_MS,
-        update: LEASE_UPDATE_MS,
-        // A lease lost to a takeover (this process stalled past LEASE_STALE_MS): the other worker
-        // now owns the jobs; this one stops at its next job instead of crashing the process.
-        onCompromised: () => {
-          compromised = true;
-        },
-      });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') return { status: 'busy' };
-      throw err;
-    }
+    const lease = await takeLease(this.leaseFile);
+    if (!lease) return { status: 'busy' };
     let ran = 0;
     try {
       // Holding the lease, a job still marked running was left by a worker that died.
@@ -240,7 +222,9 @@ export class HarvestJobs {
       // Each job once per request: one queued again while it ran is run again, a failed one is not.
       const tried = new Set<string>();
       for (;;) {
-        if (compromised) break;
+        // The lease lost to a takeover (this process stalled past its stale time): the other
+        // worker now owns the jobs; this one stops before its next job.
+        if (lease.lost) break;
         const job = this.list().find((j) => !tried.has(`${j.id} ${j.queuedAt}`) && this.due(j));
         if (!job) break;
         tried.add(`${job.id} ${job.queuedAt}`);
@@ -248,7 +232,7 @@ export class HarvestJobs {
         ran++;
       }
     } finally {
-      await release().catch(() => {});
+      await lease.release();
     }
     return { status: 'done', ran };
   }

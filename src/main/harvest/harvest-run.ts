@@ -22,8 +22,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
+import { takeLeaseSync } from '../runtime/local/file-lock';
 import type { Candidate } from './candidate';
 import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { HARVEST_DIR, HARVEST_SESSIONS_DIR } from './harvest-jobs';
@@ -186,13 +186,9 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
   if (isOwnRun(req.transcript)) return idle('own-run');
   const file = statePath(req.home, req.transcript);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  let release: () => void;
-  try {
-    release = lockfile.lockSync(file, { realpath: false, stale: 60_000 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-    return idle('busy');
-  }
+  // Taken synchronously, so of two triggers at once the first called holds it.
+  const lease = takeLeaseSync(file);
+  if (!lease) return idle('busy');
   try {
     const messages = req.transcript.messages;
     const state = readState(file);
@@ -317,6 +313,6 @@ export async function harvestTranscript(req: HarvestRequest): Promise<HarvestSum
     if (last !== null) writeState(last, null);
     return summary(proposed, held.length);
   } finally {
-    release();
+    lease.release();
   }
 }

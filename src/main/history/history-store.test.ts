@@ -6,9 +6,9 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../tests/support/random';
+import { takeLeaseSync } from '../runtime/local/file-lock';
 import { serializeLine } from './history-log';
 import { HistoryStore, INLINE_MAX_BYTES, type HistoryChange, type HistoryStoreOptions, type HistoryVersion } from './history-store';
 
@@ -651,11 +651,12 @@ describe('HistoryStore: gc', () => {
     s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('1') })]);
     s.record([change({ path: '/memories/global/a.md', op: 'update', before: bytes('1'), after: bytes('2') })]);
     clock += 10 * DAY;
-    const release = lockfile.lockSync(path.join(home, 'history', 'log.jsonl'), { lockfilePath: path.join(home, 'history', 'gc.lock'), realpath: false });
+    const lease = takeLeaseSync(path.join(home, 'history', 'log.jsonl'), { lockfilePath: path.join(home, 'history', 'gc.lock'), syncRun: true });
+    expect(lease).not.toBeNull();
     try {
       expect(s.gc()).toEqual({ versions: 0, blobs: 0, bytes: 0 });
     } finally {
-      release();
+      lease!.release();
     }
     expect(s.gc().versions).toBe(1);
   });

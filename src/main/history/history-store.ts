@@ -16,7 +16,7 @@
  *   v 1 name small content here too; it is still read.)
  * - `incomplete`: the ISO time of the first record() that failed, until gc or clearIncomplete().
  * - `reserve`: RESERVE_BYTES written and kept, the room abandon() frees on a full disk (below).
- * - `gc.lock`: proper-lockfile's lock, held by the one gc running.
+ * - `gc.lock`: the lease of the one gc running (runtime/local/file-lock.ts).
  *
  * Durability: record()'s appended lines are not fsynced (a blob file is, by the shared write). A
  * SIGKILL leaves the page cache (so every blob and line written) intact; only a power loss or kernel crash can lose the last records, and then a blob
@@ -62,8 +62,8 @@
  * Concurrency, record() against gc() (of this or other processes; record() takes no lock, so a
  * memory command never waits for a gc). Inline bytes need nothing here: they live and go with
  * their line, whose copy into a replaced log is covered below; only blob files do:
- * - gc runs under the cross-process lock `gc.lock` (proper-lockfile; a second gc finds it busy and
- *   removes nothing), so gcs never overlap.
+ * - gc runs under the cross-process lease `gc.lock` (runtime/local/file-lock.ts; a second gc
+ *   finds it busy and removes nothing), so gcs never overlap.
  * - Blobs: every blob a record() writes or reuses gets its mtime set to the record's time (a reused
  *   one is touched with utimes; ENOENT means it is gone, and is written again). gc deletes only
  *   unreferenced blobs older than a grace period (blobGraceMs, 1 hour), and does it by renaming the
@@ -87,8 +87,8 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { TEMP_PREFIX, writeOwnFileSync } from '../runtime/local/atomic-write';
+import { takeLeaseSync } from '../runtime/local/file-lock';
 import { ACTORS, HISTORY_KEEP_DAYS, HISTORY_KEEP_NEWEST, HISTORY_MAX_BYTES_PER_SCOPE, SCOPES } from '../../common/memory/constants';
 import { parseMemoryPath } from '../../common/memory/paths';
 import {
@@ -124,8 +124,6 @@ export const RESERVE_BYTES = 64 * 1024;
 export const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
 /** Content of at most this many bytes is kept in its version's log line, larger in a blob file. */
 export const INLINE_MAX_BYTES = 8 * 1024;
-/** A gc lock older than this was left by a killed gc (gc runs synchronously; it never takes this long). */
-const GC_LOCK_STALE_MS = 120_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -470,18 +468,9 @@ export class HistoryStore {
    */
   gc(): GcResult {
     if (!isDirectory(this.dir)) return { versions: 0, blobs: 0, bytes: 0 };
-    let release: () => void;
-    try {
-      release = lockfile.lockSync(this.logFile, {
-        lockfilePath: path.join(this.dir, GC_LOCK),
-        realpath: false,
-        stale: GC_LOCK_STALE_MS,
-        onCompromised: () => {},
-      });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') return { versions: 0, blobs: 0, bytes: 0 };
-      throw err;
-    }
+    // gc runs synchronously, so its lease has no heartbeat while it runs (`syncRun`).
+    const lease = takeLeaseSync(this.logFile, { lockfilePath: path.join(this.dir, GC_LOCK), syncRun: true });
+    if (!lease) return { versions: 0, blobs: 0, bytes: 0 };
     try {
       const versions = this.collectVersions();
       const referenced = this.referencedBlobs();
@@ -489,9 +478,7 @@ export class HistoryStore {
       this.clearIncomplete();
       return { versions, blobs: blobs.count, bytes: blobs.bytes };
     } finally {
-      try {
-        release();
-      } catch {}
+      lease.release();
     }
   }
 

@@ -32,7 +32,7 @@ import { SCOPES } from '../../common/memory/constants';
 import { outsideEditEvent, type MemoryChangeEvent } from '../../common/memory/events';
 import { isListedName } from '../../common/memory/paths';
 import type { MemorySession, ScopeBinding } from '../memory/session';
-import { lockPathFor } from '../runtime/local-lock';
+import { lockPathFor } from '../runtime/local/file-lock';
 import { resolveRoot } from '../runtime/local/containment';
 
 export interface ExternalWatcherOptions {

@@ -19,7 +19,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MemoryChangeEvent } from '../../common/memory/events';
-import { withLocalLock } from '../runtime/local-lock';
+import { withLocalLock } from '../runtime/local/file-lock';
 import { JournalTail, type JournalEvent, type JournalTailOptions } from './tail';
 
 export type { JournalEvent } from './tail';

@@ -21,7 +21,7 @@ import { SCOPES, type Scope } from '../../common/memory/constants';
 import { badgeKey, badgeOf, type Badge } from '../../common/memory/badges';
 import { scopeOwner } from '../../common/memory/identity';
 import type { HistoryStore, HistoryVersion } from '../history/history-store';
-import { withLocalLock } from '../runtime/local-lock';
+import { withLocalLock } from '../runtime/local/file-lock';
 import { readOwnFileParsed, writeOwnFile } from '../runtime/local/atomic-write';
 import type { MemorySession } from './session';
 

@@ -22,7 +22,7 @@ import * as path from 'node:path';
 import { ACTORS, type Actor } from '../../common/memory/constants';
 import { withinIdentity } from '../../common/memory/identity';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
-import { withLocalLock } from '../runtime/local-lock';
+import { withLocalLock } from '../runtime/local/file-lock';
 import { readOwnFile, setAsideDamaged, writeOwnFile } from '../runtime/local/atomic-write';
 
 export type UsageOp =

@@ -1,9 +1,8 @@
 /**
- * One consolidation per scope root at a time (issue 22), across processes: a lease taken with
- * proper-lockfile under `<home>/sweeps/leases/<digest of the owner>`, its mtime the heartbeat
- * (refreshed every LEASE_UPDATE_MS; one not refreshed for LEASE_STALE_MS was left by a process that
- * died, and is taken over), as the harvest's worker lease (harvest/harvest-jobs.ts). Beside it, a
- * holder file says who holds it and since when, so a second one is told exactly that.
+ * One consolidation per scope root at a time, across processes: a lease (runtime/local/file-lock.ts)
+ * on `<home>/sweeps/leases/<digest of the owner>`, taken over when its holder's heartbeat stopped,
+ * as the harvest's worker lease. Beside it, a holder file says who holds it and since when, so a
+ * second one is told exactly that.
  *
  * Invariant: the holder file is written only by the lease's holder, after taking it (whole: a
  * reader never sees half of it), and removed before releasing it; a holder file without a lease is never believed (the refusal comes from the
@@ -13,12 +12,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { MemoryToolError } from '../../common/memory/errors';
 import { writeOwnFileSync } from '../runtime/local/atomic-write';
-
-export const LEASE_STALE_MS = 60_000;
-export const LEASE_UPDATE_MS = 10_000;
+import { leaseHeld, takeLease } from '../runtime/local/file-lock';
 
 /** Who holds a scope's lease. */
 export interface LeaseHolder {
@@ -61,7 +57,7 @@ export class SweepLeases {
   /** Who holds `owner`'s lease now, or null when nobody does. */
   holder(owner: string): LeaseHolder | null {
     const file = this.fileOf(owner);
-    if (!lockfile.checkSync(file, { realpath: false, stale: LEASE_STALE_MS })) return null;
+    if (!leaseHeld(file)) return null;
     try {
       return JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as LeaseHolder;
     } catch {
@@ -76,27 +72,17 @@ export class SweepLeases {
   async with<T>(owner: string, scopePath: string, doing: string, fn: () => Promise<T>): Promise<T> {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = this.fileOf(owner);
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(file, {
-        realpath: false,
-        stale: LEASE_STALE_MS,
-        update: LEASE_UPDATE_MS,
-        // Lost to a takeover (this process stalled past LEASE_STALE_MS): the apply itself is still
-        // safe, since every write is checked against its sha256 under the scope's write lock.
-        onCompromised: () => {},
-      });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw new SweepBusyError(scopePath, this.holder(owner));
-      throw err;
-    }
+    // Lost to a takeover (this process stalled past its stale time), the apply itself is still
+    // safe: every write is checked against its sha256 under the scope's write lock.
+    const lease = await takeLease(file);
+    if (!lease) throw new SweepBusyError(scopePath, this.holder(owner));
     const holder: LeaseHolder = { pid: process.pid, host: os.hostname(), doing, since: new Date(this.now()).toISOString() };
     try {
       writeOwnFileSync(`${file}.json`, `${JSON.stringify(holder)}\n`);
       return await fn();
     } finally {
       fs.rmSync(`${file}.json`, { force: true });
-      await release().catch(() => {});
+      await lease.release();
     }
   }
 }

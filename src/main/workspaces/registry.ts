@@ -21,7 +21,7 @@ import type { Scope } from '../../common/memory/constants';
 import { relativeFolderProblem } from '../../common/workspaces/folder-path';
 import type { MemorySession, ScopeBinding } from '../memory/session';
 import { recordHostKey, type HostKeyState } from '../runtime/ssh/known-hosts';
-import { withLocalLock } from '../runtime/local-lock';
+import { withLocalLock } from '../runtime/local/file-lock';
 import type { Runtime } from '../runtime/runtime';
 import type { ConnectionOptions } from '../runtime/ssh/ssh-connection';
 import { SshError } from '../runtime/ssh/ssh-error';

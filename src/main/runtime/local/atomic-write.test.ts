@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canMount, fillDisk, mountSmallDisk } from '../../../../tests/support/small-disk';
 import { captureStderr } from '../../../../tests/support/stderr';
-import { LEFTOVER_MS, readOwnFileParsed, setAsideDamaged, TEMP_PREFIX, writeOwnFile, writeOwnFileSync } from './atomic-write';
+import { LEFTOVER_MS, readOwnFileParsed, setAsideDamaged, TEMP_PREFIX, writeOwnFile, writeOwnFileSync, writeOwnSymlinkSync } from './atomic-write';
 
 let dir: string;
 beforeEach(() => {
@@ -94,6 +94,36 @@ describe.each([
     for (const n of all) if (n !== deadRecent) fs.utimesSync(path.join(dir, n), past, past);
     await write(path.join(dir, 'seen.json'), '{}');
     expect(names()).toEqual([alive, deadRecent, legacyAlive, another, 'seen.json'].sort());
+  });
+});
+
+describe('writeOwnSymlinkSync', () => {
+  it('points the link at the new target in one rename, leaving no temp link', () => {
+    const link = path.join(dir, 'run', 'context.sock');
+    writeOwnSymlinkSync(link, 'context-1-aa.sock');
+    expect(fs.readlinkSync(link)).toBe('context-1-aa.sock');
+    expect(fs.statSync(path.dirname(link)).mode & 0o777).toBe(0o700);
+    writeOwnSymlinkSync(link, 'context-2-bb.sock');
+    expect(fs.readlinkSync(link)).toBe('context-2-bb.sock');
+    expect(names(path.dirname(link))).toEqual(['context.sock']);
+  });
+
+  it('removes its temp link when the rename fails', () => {
+    const link = path.join(dir, 'context.sock');
+    fs.mkdirSync(path.join(link, 'inside'), { recursive: true }); // a directory at the name: rename fails
+    expect(() => writeOwnSymlinkSync(link, 'context-1-aa.sock')).toThrow();
+    expect(names()).toEqual(['context.sock']);
+  });
+
+  it("sweeps temp links of writers that are gone, and older Cairns' `<link>.<random>.tmp`; never a recent one", () => {
+    const dead = `${TEMP_PREFIX}99999999-aaaa`;
+    const legacy = 'context.sock.3f9a1c2e.tmp';
+    const recent = `${TEMP_PREFIX}99999998-bbbb`;
+    for (const n of [dead, legacy, recent]) fs.symlinkSync('context-9-old.sock', path.join(dir, n));
+    const past = (Date.now() - LEFTOVER_MS - 60_000) / 1000;
+    for (const n of [dead, legacy]) fs.lutimesSync(path.join(dir, n), past, past);
+    writeOwnSymlinkSync(path.join(dir, 'context.sock'), 'context-1-aa.sock');
+    expect(names()).toEqual(['context.sock', recent].sort());
   });
 });
 

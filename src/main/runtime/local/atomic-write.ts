@@ -5,7 +5,8 @@
  * A write is a temp file in the target's own directory, written whole and fsynced, then renamed
  * over the name (or, for a file that must not exist yet, hard-linked to it). A reader sees the
  * whole old file or the whole new one, never a mix; a failure at any step removes the temp file,
- * and a crash leaves at most one, which a later write to that directory sweeps. Every temp file
+ * and a crash leaves at most one, which a later write to that directory sweeps. Nothing else in src
+ * writes a temp file and renames it. Every temp file
  * is named `.cairn-tmp-<pid>-<random>` (TEMP_PREFIX): hidden, so listings, counts and watchers
  * pass over it. Files are created 0600.
  *
@@ -19,6 +20,10 @@
  *   usage, sweep records, harvest state, tokens, server.json): several files share a directory
  *   under different locks, so only temp files of writers that are gone are swept (their process
  *   no longer runs and the temp is over a minute old).
+ * - writeOwnSymlinkSync, for the one link among Cairn's own files (`<home>/run/context.sock`, to the
+ *   context host that serves): the link is made at a temp name and renamed over the name the same
+ *   way, so a hook finds the old link or the new one, never none. Not fsynced: each host that
+ *   claims the link makes it again.
  *
  * A file of Cairn's that does not parse is never written over and never read as if absent without
  * a word: setAsideDamaged renames it to `<name>.damaged-<time>` beside it and reports that on
@@ -76,15 +81,21 @@ function removeDeadWritersTemps(dir: string, all: boolean, target?: string): voi
     const temp = path.join(dir, name);
     if (!all) {
       const st = lstatOrNull(temp);
-      if (!st?.isFile() || now - st.mtimeMs < LEFTOVER_MS || (pid !== null && processRuns(pid))) continue;
+      const temporary = st?.isFile() || st?.isSymbolicLink();
+      if (!st || !temporary || now - st.mtimeMs < LEFTOVER_MS || (pid !== null && processRuns(pid))) continue;
     }
     fs.rmSync(temp, { force: true });
   }
 }
 
+/** A new temp file's name in `dir`: TEMP_PREFIX, this process's pid, and a random part. */
+function tempPath(dir: string): string {
+  return path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+
 /** A temp file, created and open, in `dir`: 0600 less the umask, or exactly `mode`. */
 function openTemp(dir: string, mode?: number): { temp: string; fd: number } {
-  const temp = path.join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+  const temp = tempPath(dir);
   const fd = fs.openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, mode ?? FILE_MODE);
   try {
     if (mode !== undefined) fs.fchmodSync(fd, mode);
@@ -219,6 +230,19 @@ export function writeOwnFileSync(file: string, data: string | Uint8Array, option
     fs.fsyncSync(fd);
   });
   placeTemp(temp, placeAt(file, options.exclusive === true));
+}
+
+/**
+ * Points the symbolic link `link` (its directory created 0700 if missing) at `target`, replacing
+ * whatever is at the name in one rename; no temp link is left on any failure.
+ */
+export function writeOwnSymlinkSync(link: string, target: string): void {
+  const dir = path.dirname(link);
+  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  removeDeadWritersTemps(dir, false, path.basename(link));
+  const temp = tempPath(dir);
+  fs.symlinkSync(target, temp);
+  placeTemp(temp, placeAt(link, false));
 }
 
 /** One of Cairn's own files as read: its text and which file it was (to set aside that one only). */

@@ -7,11 +7,11 @@
  * Metadata calls and reads of memory files (at most 100 KiB) are synchronous: each takes
  * microseconds on a local disk, a tenth of a thread-pool round trip. The one slow call, fsync,
  * runs on the thread pool so it never blocks the event loop. Writes are serialized per scope root
- * by withLock (local-lock.ts); reads take no lock (a write is an atomic rename).
+ * by withLock (file-lock.ts); reads take no lock (a write is an atomic rename).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { lockPathFor, withLocalLock } from '../local-lock';
+import { lockPathFor, withLocalLock } from './file-lock';
 import {
   RuntimeError,
   type BeforeChange,

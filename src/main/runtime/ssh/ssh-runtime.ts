@@ -28,7 +28,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Mutex } from 'async-mutex';
 import { INDEX_HEAD_BYTES, MAX_FILES_PER_SCOPE, VIEW_DEPTH } from '../../../common/memory/constants';
 import { isListedName } from '../../../common/memory/paths';
-import { LOCK_STALE_MS } from '../local-lock';
+import { LOCK_STALE_MS } from '../local/file-lock';
 import { RuntimeError, unsafeRootDetail, type BeforeChange, type Capture, type CapturedFile, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
 import { SshError, type SshConnection } from './ssh-connection';
 
