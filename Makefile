@@ -14,10 +14,11 @@ $(NPM_STAMP): package.json package-lock.json
 
 deps: $(NPM_STAMP)
 
-# Debian packages the test suites drive for real: Chromium (end-to-end tests of the UI) and
-# OpenSSH's sshd and ssh-keygen (the SSH suites start their own sshd). Installed when missing (as
-# root, as on CI); otherwise says what to install.
-SYSDEPS := $(if $(wildcard /usr/bin/chromium),,chromium) $(if $(wildcard /usr/sbin/sshd),,openssh-server) $(if $(wildcard /usr/bin/ssh-keygen),,openssh-client)
+# Debian packages the test suites drive for real: Chromium (end-to-end tests of the UI), OpenSSH's
+# sshd and ssh-keygen (the SSH suites start their own sshd), and perl (the SSH remote helper runs
+# on it, and its test checks it with perl -c; Debian's perl-base is essential, so rarely missing).
+# Installed when missing (as root, as on CI); otherwise says what to install.
+SYSDEPS := $(if $(wildcard /usr/bin/chromium),,chromium) $(if $(wildcard /usr/sbin/sshd),,openssh-server) $(if $(wildcard /usr/bin/ssh-keygen),,openssh-client) $(if $(wildcard /usr/bin/perl),,perl)
 sysdeps:
 	@if [ -n "$(strip $(SYSDEPS))" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

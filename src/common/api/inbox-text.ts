@@ -61,6 +61,14 @@ export function inboxFullText(cap: number, to: 'model' | 'person' = 'model'): st
 }
 
 /**
+ * Why the inbox cannot be listed at all (its folder of items exists but cannot be read, `code` the
+ * system's error code: EACCES, EIO, ...): never shown as an empty inbox. Names no host path.
+ */
+export function inboxUnreadableText(code: string): string {
+  return `Cairn cannot read its inbox (${code}), so it cannot say what waits for your review; nothing in it is lost. Check the owner and permissions of the inbox folder in Cairn's home (it must be yours and readable by you), then try again.`;
+}
+
+/**
  * What a person can do about an inbox item file Cairn cannot read (it is not JSON, or not an
  * item): the file is left as it is, never rewritten or removed by Cairn.
  */

@@ -201,11 +201,12 @@ describe('lines the reader does not take', () => {
   const prompt = (uuid: string, content: unknown, extra: object = {}): string =>
     line({ parentUuid: null, isSidechain: false, cwd: '/home/dev/projects/widgets', sessionId: 's1', type: 'user', message: { role: 'user', content }, uuid, timestamp: '2026-01-01T00:00:00.000Z', ...extra });
 
-  it('tolerates a half-written last line, counted as malformed', () => {
+  it('tolerates a half-written last line, counted as truncated (it is read whole later)', () => {
     const text = fixture('plain-session.jsonl');
     const cut = text.slice(0, text.length - 40);
     const t = readClaudeTranscript(cut);
-    expect(t.skipped.malformed).toBe(1);
+    expect(t.skipped.truncated).toBe(1);
+    expect(t.skipped.malformed).toBeUndefined();
     expect(t.skipped.summary).toBeUndefined();
     expect(t.messages).toHaveLength(read('plain-session.jsonl').messages.length);
   });

@@ -47,14 +47,16 @@
  * - Every non-blank line is either taken (it yields a message or a compaction point) or counted in
  *   `skipped` under a reason: its kind for known kinds not taken ('file-history-snapshot',
  *   'system:stop_hook_summary', 'attachment:hook_success', 'meta', 'interrupt', 'thinking', ...),
- *   'unknown:<type>' for kinds this reader does not know, 'malformed' for what is not a JSON
- *   object (a half-written last line, say). Reading never throws on content.
+ *   'unknown:<type>' for kinds this reader does not know, and as jsonl-lines.ts says, 'malformed'
+ *   for what is not a JSON object, 'truncated' for a last line still being written. Reading never
+ *   throws on content.
  * - Linear in the input: one JSON.parse per line, no repeated concatenation of the whole text.
  */
 
 import { realpath, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { jsonlObjects } from './jsonl-lines';
 import type { MessageKind, MessageRole, Transcript, TranscriptMessage } from './transcript';
 
 export interface ReadClaudeTranscriptOptions {
@@ -179,26 +181,7 @@ export function readClaudeTranscript(input: string | Buffer, options: ReadClaude
     }
   };
 
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.slice(start, end).trim();
-    start = end + 1;
-    if (line === '') continue;
-
-    let entry: unknown;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      skip('malformed');
-      continue;
-    }
-    if (!isObject(entry)) {
-      skip('malformed');
-      continue;
-    }
-
+  for (const entry of jsonlObjects(text, skip)) {
     const sidechain = entry.isSidechain === true;
     if (typeof entry.cwd === 'string' && entry.cwd !== '') {
       // The session's directory is where its main conversation started; a side chain's only if

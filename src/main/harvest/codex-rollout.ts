@@ -53,6 +53,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isObject, jsonlObjects, type Json, type JsonObject } from './jsonl-lines';
 import type { MessageKind, MessageRole, Transcript, TranscriptMessage } from './transcript';
 
 export interface CodexRolloutOptions {
@@ -116,11 +117,6 @@ const IGNORED_RESPONSE_ITEMS = new Set(['reasoning', 'ghost_snapshot', 'compacti
 /** Line kinds of newer versions that carry no conversation for a harvest. */
 const IGNORED_LINE_KINDS = new Set(['world_state', 'inter_agent_communication', 'inter_agent_communication_metadata']);
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** JSON with object keys sorted: the same text for the same content, whoever serialized it. */
@@ -396,26 +392,7 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
     return legacy({ skip: type === null ? 'malformed' : `unknown:${type}` });
   };
 
-  let start = 0;
-  while (start < source.length) {
-    const newline = source.indexOf('\n', start);
-    const end = newline < 0 ? source.length : newline;
-    let raw = source.slice(start, end);
-    start = end + 1;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (raw.trim() === '') continue;
-    let line: unknown;
-    try {
-      line = JSON.parse(raw);
-    } catch {
-      // Without a newline, the last line may still be being written: it is read again when it is whole.
-      skip(newline < 0 ? 'truncated' : 'malformed');
-      continue;
-    }
-    if (!isObject(line)) {
-      skip('malformed');
-      continue;
-    }
+  for (const line of jsonlObjects(source, skip)) {
     const { outcome, kind, at, payload } = classify(line);
     if ('skip' in outcome) {
       skip(outcome.skip);

@@ -32,6 +32,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isObject, jsonlObjects, type Json, type JsonObject } from './jsonl-lines';
 import type { Transcript, TranscriptMessage } from './transcript';
 
 export interface CopilotSessionOptions {
@@ -97,10 +98,6 @@ const BOOKKEEPING = new Set([
   'abort',
 ]);
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** Keeps the head and the tail of a long text (errors and summaries sit at the end of output). */
@@ -192,23 +189,8 @@ export function readCopilotSession(text: string | Buffer, options: CopilotSessio
     }
   };
 
-  let start = 0;
-  while (start < source.length) {
-    const newline = source.indexOf('\n', start);
-    const end = newline < 0 ? source.length : newline;
-    let raw = source.slice(start, end);
-    start = end + 1;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (raw.trim() === '') continue;
-    let event: unknown;
-    try {
-      event = JSON.parse(raw);
-    } catch {
-      // Without a newline, the last line may still be being written: it is read again when it is whole.
-      skip(newline < 0 ? 'truncated' : 'malformed');
-      continue;
-    }
-    if (!isObject(event) || typeof event.type !== 'string' || typeof event.id !== 'string') {
+  for (const event of jsonlObjects(source, skip)) {
+    if (typeof event.type !== 'string' || typeof event.id !== 'string') {
       skip('malformed');
       continue;
     }

@@ -48,6 +48,7 @@
 import * as crypto from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isObject, jsonlObjects, type Json, type JsonObject } from './jsonl-lines';
 import type { Transcript, TranscriptMessage } from './transcript';
 
 /** Longest rendering of one tool call or result, in characters; beyond it the middle is left out. */
@@ -56,10 +57,6 @@ export const GEMINI_TOOL_TEXT_LIMIT = 2000;
 /** The message types Gemini CLI writes that are its own notes, not conversation. */
 const CLI_NOTES = new Set(['info', 'warning', 'error']);
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 function clip(text: string, limit = GEMINI_TOOL_TEXT_LIMIT): string {
@@ -236,25 +233,7 @@ export function readGeminiSession(input: string | Buffer, options: GeminiSession
     }
   }
   if (isObject(whole)) take(whole);
-  else {
-    let start = 0;
-    while (start < source.length) {
-      const newline = source.indexOf('\n', start);
-      const end = newline < 0 ? source.length : newline;
-      const raw = source.slice(start, end).replace(/\r$/, '');
-      start = end + 1;
-      if (raw.trim() === '') continue;
-      let line: unknown;
-      try {
-        line = JSON.parse(raw);
-      } catch {
-        skip(newline < 0 ? 'truncated' : 'malformed');
-        continue;
-      }
-      if (!isObject(line)) skip('malformed');
-      else take(line);
-    }
-  }
+  else for (const line of jsonlObjects(source, skip)) take(line);
 
   const subagent = metadata.kind === 'subagent';
   const messages: TranscriptMessage[] = [];

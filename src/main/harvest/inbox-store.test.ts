@@ -127,6 +127,21 @@ describe('damaged item files', () => {
   });
 });
 
+describe('a folder of items that cannot be read', () => {
+  it('is empty only when missing; any other failure is an error saying so, naming no path', () => {
+    expect(store.listing()).toEqual({ items: [], damaged: [], unread: 0 });
+    // In place of the folder, a file: reading it fails (ENOTDIR), as a folder without read
+    // permission does (EACCES: tests/security/unreadable-folders.test.ts, as another user).
+    fs.mkdirSync(path.dirname(itemsDir()), { recursive: true });
+    fs.writeFileSync(itemsDir(), '');
+    for (const read of [() => store.listing(), () => store.list('pending'), () => store.pendingTexts(), () => store.room()]) {
+      expect(read).toThrow(/^Cairn cannot read its inbox \(ENOTDIR\)/);
+      expect(read).not.toThrow(dir);
+    }
+    expect(() => store.add([candidate('A new one.')], SOURCE)).toThrow(/cannot read its inbox/);
+  });
+});
+
 describe('housekeeping', () => {
   const DAY = 24 * 60 * 60 * 1000;
   it('removes what was decided over 90 days ago, keeps pending items and recent decisions, and runs at most once a day', () => {

@@ -19,10 +19,11 @@
  * items of what it asks for, newest first, counting the older files it did not read. A file of
  * `items/` that cannot be read as an item (not JSON, not an item's shape, not a regular file, too
  * large, misnamed) is listed as damaged with what is wrong, never hidden, and never rewritten or
- * removed here: the person looks at it and decides.
+ * removed here: the person looks at it and decides. A folder of items that cannot be read (EACCES,
+ * EIO) is an error saying so, never an empty inbox; only a missing one is empty.
  */
 import { z } from 'zod';
-import { changeTitle, damagedItemText, inboxFullText } from '../../common/api/inbox-text';
+import { changeTitle, damagedItemText, inboxFullText, inboxUnreadableText } from '../../common/api/inbox-text';
 import { MAX_INBOX_ITEM_BYTES, MAX_INBOX_PENDING, SCOPES } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { randomBytes } from 'node:crypto';
@@ -451,8 +452,12 @@ export class InboxStore {
     let names: string[];
     try {
       names = fs.readdirSync(this.itemsDir);
-    } catch {
-      return [];
+    } catch (err) {
+      // No folder yet: nothing was ever proposed. A folder that is there but cannot be read is no
+      // empty inbox: a person told "empty" would never look for what waits.
+      const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+      if (code === 'ENOENT') return [];
+      throw new MemoryToolError(inboxUnreadableText(code));
     }
     return names
       .filter((n) => n.endsWith('.json') && !n.startsWith('.'))

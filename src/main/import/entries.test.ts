@@ -60,6 +60,15 @@ describe('parseMarkdown', () => {
     expect(brief(parsed)).toEqual([[6, 'No any.', 'TypeScript rules']]);
   });
 
+  it('reads an .mdc rule’s description as the index reads a memory file’s: YAML quoting and folding', () => {
+    const context = (frontmatter: string) => brief(parseMarkdown(bytes(`---\n${frontmatter}\n---\n- No any.\n`), { descriptionAsContext: true }))[0]![2];
+    expect(context("description: 'It''s TypeScript'")).toBe("It's TypeScript");
+    expect(context('description: >-\n  TypeScript rules\n  for the server\nglobs: src/**/*.ts')).toBe('TypeScript rules for the server');
+    expect(context('description: "Tabs\\tand \\"quotes\\""')).toBe('Tabs and "quotes"');
+    expect(context('description: Use when: deploying')).toBe('Use when: deploying');
+    expect(context('description:\nglobs: src/**/*.ts')).toBeNull();
+  });
+
   it('reports lines that are not UTF-8, hold a NUL, or open a block never closed, and entries too long', () => {
     const data = new Uint8Array([...bytes('- fine\n- bad '), 0xff, 0xfe, ...bytes('\n- nul \0 here\n- also fine\n\n```\ncode\n')]);
     const parsed = parseMarkdown(data);

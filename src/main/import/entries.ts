@@ -22,6 +22,7 @@
 import type { Scope } from '../../common/memory/constants';
 import { frontmatterBlock } from '../../common/memory/frontmatter-block';
 import type { CandidateCategory } from '../harvest/candidate';
+import { extractDescription } from '../memory/frontmatter';
 
 /** The longest entry taken: a memory is a sentence or two, not a document. */
 const MAX_ENTRY_CHARS = 1000;
@@ -111,18 +112,6 @@ function frontmatterEnd(lines: readonly string[]): number | null {
   return block === null ? -1 : bodyLine - 2;
 }
 
-/** A one-line `description:` of a frontmatter block, unquoted. */
-function frontmatterDescription(lines: readonly string[]): string | null {
-  for (const line of lines) {
-    const m = line.match(/^description:[ \t]*(.*)$/);
-    if (m) {
-      const value = m[1]!.trim().replace(/^(["'])(.*)\1$/, '$2').trim();
-      return value.length > 0 ? value : null;
-    }
-  }
-  return null;
-}
-
 /**
  * Markdown split into entries (see the header). `descriptionAsContext`: a frontmatter
  * `description` (an .mdc rule's) becomes the context of everything below it.
@@ -135,7 +124,8 @@ export function parseMarkdown(data: Uint8Array, options: { descriptionAsContext?
   const end = frontmatterEnd(lines);
   if (end === null) bad.push({ line: 1, reason: 'the frontmatter opened here (---) is never closed; the file is read as Markdown from line 2' });
   else if (end >= 0) {
-    if (options.descriptionAsContext) baseContext = frontmatterDescription(lines.slice(1, end));
+    // The description as the index reads a memory file's (quoted, folded, over several lines).
+    if (options.descriptionAsContext) baseContext = oneLine(extractDescription(lines.slice(0, end + 1).join('\n')) ?? '') || null;
     first = end + 1;
   }
   if (end === null) first = 1;

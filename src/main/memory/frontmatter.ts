@@ -1,8 +1,9 @@
 /**
  * The description of a memory file: the `description:` of its optional YAML frontmatter (where the
  * block is: common/memory/frontmatter-block.ts, every view's one reader), read from the first bytes
- * of the file. Display metadata only; anything malformed yields no description
- * rather than an error.
+ * of the file. The one reader of a description: the index's and an imported .mdc rule's context
+ * (import/entries.ts) read the same value. Display metadata only; anything malformed yields no
+ * description rather than an error.
  *
  * The common case, a one-line plain scalar, is read directly (the YAML library costs about 0.1 ms
  * a file, which an index of thousands of files would feel); anything else (quotes, block scalars,
