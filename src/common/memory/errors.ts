@@ -2,7 +2,8 @@
  * The one error type a memory command fails with. Its message is model-facing text: it names only
  * virtual `/memories/...` paths, never a host path, and it is printed after `Error: `.
  */
-export class MemoryToolError extends Error {
+import { CairnError } from '../errors';
+export class MemoryToolError extends CairnError {
   override readonly name = 'MemoryToolError';
   constructor(message: string) {
     super(message);

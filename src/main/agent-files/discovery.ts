@@ -15,6 +15,7 @@
  * in one request per listing, and every path it answers is checked here again (parseId, entryFor);
  * its home there (and Claude Code's auto memory of it) is not looked at.
  */
+import { CairnError } from '../../common/errors';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AgentFilePlace } from '../../common/agent-files/schema';
@@ -29,7 +30,7 @@ import { inspect, MAX_AGENT_FILE_BYTES, realDir, type Base, type Inspected } fro
 import { inspectedOf, inspectRemote, isRemote, remoteFailure, type RemoteBase } from './remote-checkout';
 
 /** A refusal a person can act on (an unknown file, an unreadable one); its message names no host path. */
-export class AgentFilesError extends Error {}
+export class AgentFilesError extends CairnError {}
 
 /** Where files are looked for: a folder on this machine, or an SSH workspace's checkout on its host. */
 export type AnyBase = Base | RemoteBase;

@@ -4,6 +4,7 @@
  * way, listed with the start of what they hold so the person sees what was lost, and removed when
  * the person says so. Only a file of that list is ever removed.
  */
+import { CairnError } from '../../common/errors';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SetAsideFileView } from '../../common/api/contract';
@@ -15,7 +16,7 @@ import { SWEEPS_DIR } from '../sweep/sweep-store';
 export const PREVIEW_BYTES = 4096;
 
 /** A request about set-aside files a person can fix (one no longer there, say). */
-export class SetAsideError extends Error {}
+export class SetAsideError extends CairnError {}
 
 /** The folders of Cairn's own files that are set aside when they do not parse. */
 function setAsideDirs(home: string): string[] {

@@ -4,6 +4,7 @@
  * a Claude Code transcript's a `uuid` or a `sessionId`. Unknown lines are the readers' to count.
  * The file is read once, by the rule of files from outside (openTranscript).
  */
+import { CairnError } from '../../common/errors';
 import * as path from 'node:path';
 import { readRest } from '../outside/outside-file';
 import { readClaudeTranscript } from './claude-transcript';
@@ -41,7 +42,7 @@ export function transcriptAgent(text: string, fileName = ''): TranscriptAgent {
 }
 
 /** A transcript that is not read, and why, for a person (no host path: the caller names the file). */
-export class TranscriptRefused extends Error {
+export class TranscriptRefused extends CairnError {
   constructor(
     readonly reason: string,
     /** Where the name leads when it is a link (a host path: shown to the person who named the file only). */

@@ -20,6 +20,7 @@
  * Invariant: the names shown (in evidence, in the report) are relative to the checkout or `~/`,
  * or the file's own name: never another host path, but for where a skipped link leads outside.
  */
+import { CairnError } from '../../common/errors';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -45,7 +46,7 @@ const KNOWN_FILES: Readonly<Record<ImportFormat, readonly string[]>> = {
   markdown: ['*.md'],
 };
 
-export class ImportError extends Error {
+export class ImportError extends CairnError {
   override readonly name = 'ImportError';
 }
 

@@ -12,6 +12,7 @@
  * Invariant: only regular files are proposed; a delete or rename of a directory or a link under
  * review is refused (NotAFileUnderReview), since one diff cannot show it.
  */
+import { CairnError } from '../../common/errors';
 import type { Scope } from '../../common/memory/constants';
 import { RuntimeError, type Capture, type CapturedFile, type EntryStat, type FileContent, type ListOptions, type ListedEntry, type Runtime, type ScopeRoot } from '../runtime/runtime';
 import type { MemorySession } from './session';
@@ -55,7 +56,7 @@ export interface RecordedWrite {
  * Whether a scope is under review cannot be told (the settings do not parse): the write is refused,
  * never let through unreviewed. The message is for the model (no host path).
  */
-export class ReviewUnknown extends Error {
+export class ReviewUnknown extends CairnError {
   override readonly name = 'ReviewUnknown';
 }
 

@@ -12,6 +12,7 @@
  * reason, and the other scopes still work. Host keys are trusted only through trust(), which
  * records the key the host presents if it matches the fingerprint the person checked.
  */
+import { CairnError } from '../../common/errors';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -91,7 +92,7 @@ export interface WorkspaceStatus {
 }
 export type { Settings };
 
-export class RegistryError extends Error {
+export class RegistryError extends CairnError {
   override readonly name = 'RegistryError';
 }
 

@@ -10,6 +10,7 @@
  *   indentation and line endings: everything else, unknown keys and invalid values included, stays
  *   byte for byte.
  */
+import { CairnError } from '../../common/errors';
 import * as fs from 'node:fs';
 import { applyEdits, modify, type FormattingOptions } from 'jsonc-parser';
 import { z } from 'zod';
@@ -20,7 +21,7 @@ import { writeOwnFile } from '../runtime/local/atomic-write';
 export type Settings = z.infer<typeof settingsSchema>;
 
 /** config.json does not parse: nothing is written over it, and writes that depend on it are refused. */
-export class SettingsFileError extends Error {
+export class SettingsFileError extends CairnError {
   override readonly name = 'SettingsFileError';
   constructor(
     readonly file: string,

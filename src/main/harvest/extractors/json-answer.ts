@@ -14,9 +14,10 @@
  * one); an answer with no such object at all, or one the tool reports as failed, is an
  * AnswerError whose message a person can act on.
  */
+import { CairnError } from '../../../common/errors';
 
 /** An answer that cannot be read at all: the message says what was wrong, for a person to act on. */
-export class AnswerError extends Error {
+export class AnswerError extends CairnError {
   override readonly name = 'AnswerError';
 }
 

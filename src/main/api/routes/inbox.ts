@@ -1,0 +1,86 @@
+/** The inbox routes: proposals and held changes, approving (as the person, undoable), rejecting, review mode. */
+import type { InboxItemView } from '../../../common/api/contract';
+import { SCOPES } from '../../../common/memory/constants';
+import { approveItem, rejectItem } from '../../harvest/harvest-review';
+import { changeSummary, type InboxItem } from '../../harvest/inbox-store';
+import { reviewKey } from '../../harvest/review-mode';
+import { os, withSession } from '../base';
+import { notified } from '../notified';
+
+/** An inbox item as the API gives it (a change's sha256 and checkout stay inside). */
+function inboxItemOut(item: InboxItem): InboxItemView {
+  const decided = { workspaceId: item.source.workspaceId, decidedAt: item.decidedAt ?? null, approvedTo: item.approvedTo ?? null };
+  if (item.kind === 'change') {
+    const c = item.change;
+    return {
+      id: item.id,
+      kind: 'change',
+      createdAt: item.createdAt,
+      status: item.status,
+      category: null,
+      text: changeSummary(c),
+      scope: c.scope,
+      confidence: null,
+      rationale: '',
+      evidence: [],
+      target: c.newPath ?? c.path,
+      agent: null,
+      sessionId: '',
+      extractor: 'review',
+      ...decided,
+      change: { command: c.command, path: c.path, newPath: c.newPath, before: c.before, after: c.after },
+    };
+  }
+  const c = item.candidate;
+  return {
+    id: item.id,
+    kind: 'memory',
+    createdAt: item.createdAt,
+    status: item.status,
+    category: c.category,
+    text: c.text,
+    scope: c.scope,
+    confidence: c.confidence,
+    rationale: c.rationale,
+    evidence: c.evidence.map((e) => ({ messageId: e.messageId, quote: e.quote, speaker: e.speaker ?? null, at: e.at ?? null })),
+    target: item.target,
+    agent: item.source.agent,
+    sessionId: item.source.sessionId,
+    extractor: item.source.extractor,
+    ...decided,
+    change: null,
+  };
+}
+
+export const inbox = {
+  list: os.inbox.list.handler(({ input, context }) => {
+    const { items, damaged, unread } = context.inbox.listing(input.all ? undefined : input.held ? 'held' : 'pending');
+    return { items: items.map(inboxItemOut), damaged, unread };
+  }),
+  approve: os.inbox.approve.use(withSession).handler(async ({ input, context }) => {
+    const outcome = await approveItem(context.inbox, context.service, context.session, input.id, { to: input.to ?? undefined, text: input.text ?? undefined });
+    if (outcome.status === 'conflict') return { status: 'conflict' as const, message: outcome.message };
+    if (outcome.status !== 'approved') return { status: 'error' as const, message: 'Nothing was approved.' };
+    const message = outcome.item.kind === 'change' ? `Applied: ${changeSummary(outcome.item.change)}.` : `Added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}.`;
+    return { status: 'ok' as const, message, path: outcome.path };
+  }),
+  reject: os.inbox.reject.handler(({ input, context }) => {
+    rejectItem(context.inbox, input.id);
+    return { status: 'ok' as const, message: 'Rejected; the same text will not be proposed again for 90 days.' };
+  }),
+  reviewScopes: os.inbox.reviewScopes.use(withSession).handler(({ context }) => {
+    const on = new Set(context.registry.settings().reviewScopes);
+    return SCOPES.map((scope) => {
+      const key = reviewKey(scope, context.session);
+      return { scope, key, on: key !== null && on.has(key) };
+    });
+  }),
+  rejectSession: os.inbox.rejectSession.handler(({ input, context }) => {
+    const items = context.inbox.list('pending').filter((i) => i.kind === 'memory' && i.source.sessionId === input.sessionId);
+    for (const item of items) rejectItem(context.inbox, item.id);
+    return { status: 'ok' as const, message: `Rejected ${items.length} proposal${items.length === 1 ? '' : 's'} from that session.` };
+  }),
+  onChange: os.inbox.onChange.handler(async function* ({ context, signal }) {
+    yield* notified(signal, (wake) => context.harvest?.onInboxChange(wake) ?? (() => {}), () => ({ pending: context.inbox.list('pending').length }));
+  }),
+};
