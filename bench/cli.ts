@@ -5,7 +5,7 @@
  * them, in the same run: `node -e 0`, the floor any Node.js CLI pays, so the table shows what is
  * Cairn's own. Spawns alternate between the commands so a change in the machine's load hits all.
  *
- * Then the prompt hook and the MCP start at scale (issue 21): memory of 100, 1000 and 3000 files
+ * Then the prompt hook and the MCP start at scale: memory of 100, 1000 and 3000 files
  * (a third in each scope, 1-4 KiB each), `cairn context --format claude-hook` for a UserPromptSubmit
  * with nothing changed since the last call, right after one file changed, and as the first call on a
  * fresh home (no facts cache), and `cairn mcp` from spawn to its answer to `initialize` (with the
@@ -44,7 +44,7 @@ export interface CliBenchResult {
   nodeFloorMs: CliStats;
   contextPromptMs: CliStats;
   toolViewMs: CliStats;
-  /** `cairn harvest --hook` (issue 19's target: p95 <= 150 ms), harvest off for the workspace. */
+  /** `cairn harvest --hook` (target: p95 <= 150 ms), harvest off for the workspace. */
   harvestHookMs: CliStats;
   /** The same with harvest on: it queues the session and starts the worker, detached. */
   harvestHookOnMs: CliStats;
@@ -126,7 +126,7 @@ export function formatCliBench(r: CliBenchResult): string {
   )}\n`;
 }
 
-// ---- the prompt hook and the MCP start at scale (issue 21) ----
+// ---- the prompt hook and the MCP start at scale ----
 
 const SCALE_TOPICS = ['build', 'testing', 'release', 'database', 'auth', 'frontend', 'deploy', 'logging', 'caching', 'api'] as const;
 const HOOK_PROMPT = 'how do we run the database migration before the release';

@@ -1,5 +1,5 @@
 /**
- * The harvest section of `make bench` (issue 19): how long a harvest of a 10 MB transcript takes
+ * The harvest section of `make bench`: how long a harvest of a 10 MB transcript takes
  * with the offline `rules` extractor, reading the file to the inbox (target: at most 2 s), for a
  * Claude Code transcript and a Codex rollout built from the anonymised fixtures, next to the floor
  * any reader pays: reading the file and JSON.parse of every line. Each run harvests into a fresh

@@ -437,7 +437,7 @@ export async function runMcpBench(): Promise<McpBenchResult> {
     const httpLatencyMs = await measureHttp(await box(), Math.max(1, Math.floor(iterations / 2)), Math.min(warmup, 10), failures);
     const concurrency = await measureConcurrency(await box(), await temp('cairn-bench-mcp-refconc-'), path.join(await temp('cairn-bench-mcp-graphconc-'), 'memory.jsonl'));
 
-    // Issue 17's guard: on every command, Cairn's median within 1.10x of the faster reference
+    // The guard: on every command, Cairn's median within 1.10x of the faster reference
     // implementation that has a counterpart (the reference tool, or server-memory).
     let worst = { ratio: 0, op: null as McpOp | null };
     for (const o of MCP_OPS) {

@@ -961,7 +961,7 @@ function target(id: string, description: string, value: number, limit: number, u
   return { id, description, value: round(value), limit, met: value <= limit, ...(unit ? { unit } : {}) };
 }
 
-/** Issue 21's targets, at the largest memory measured (3000 files in a full run). */
+/** The prompt hook's targets, at the largest memory measured (3000 files in a full run). */
 function contextScaleTargets(rows: readonly ContextScaleRow[]): Target[] {
   const r = rows.at(-1);
   if (!r) return [];
@@ -1085,7 +1085,7 @@ async function main(): Promise<number> {
       return s.median;
     };
     const targets: Target[] = [
-      // Issue 17's guards for the write path in process.
+      // The guards for the write path in process.
       target('create_vs_raw', 'Cairn create median <= 1.3x write-file-atomic of the same bytes', med('create', 'cairn') / med('create', 'raw'), 1.3),
       target('str_replace_vs_raw', 'Cairn str_replace median <= 1.3x write-file-atomic of the same bytes', med('str_replace', 'cairn') / med('str_replace', 'raw'), 1.3),
       target('view_file_vs_raw_fmt', 'Cairn view (file) median <= 1.5x (raw readFile + line-number formatting)', med('view_file', 'cairn') / med('view_file', 'raw+fmt'), 1.5),

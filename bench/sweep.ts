@@ -1,5 +1,5 @@
 /**
- * The consolidation section of `make bench` (issue 22): a `rules` proposal (`cairn sweep`) over a
+ * The consolidation section of `make bench`: a `rules` proposal (`cairn sweep`) over a
  * scope of 1000 files (target: at most 3 s), and the memory writes made between proposal and
  * apply (target: none: no change event, no history version, the tree byte-identical). The scope
  * mixes what a sweep looks for: a third of the files unused for 100+ days, one in fifty a near

@@ -1,4 +1,4 @@
-// The context facts cache as agents meet it (issue 21): real `cairn context` processes (the prompt
+// The context facts cache as agents meet it: real `cairn context` processes (the prompt
 // hook) and a real `cairn mcp` through the official MCP client, sharing <home>/cache/context-facts.
 // Every answer is compared with what a build from nothing gives (the cache deleted first); several
 // processes building the cache at once all answer that; a damaged cache is rebuilt; an outside

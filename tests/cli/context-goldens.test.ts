@@ -1,4 +1,4 @@
-// Injection settings (issue 23) keep today's bytes with their defaults: over the fixed home of
+// Injection settings keep today's bytes with their defaults: over the fixed home of
 // tests/support/context-home.ts, real `cairn context` processes (text and Claude Code's hook, at
 // session start and with a prompt that matches and one that matches nothing) and a real `cairn mcp`
 // (its instructions, through the official MCP client) print exactly the goldens in

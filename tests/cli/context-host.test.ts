@@ -1,4 +1,4 @@
-// The prompt hook and a running host (issue 21), as Claude Code runs them: the built `cairn context
+// The prompt hook and a running host, as Claude Code runs them: the built `cairn context
 // --format claude-hook` asks a host of its home when one listens on `<home>/run/context.sock`,
 // prints the host's answer as it is, and works its answer out itself when nobody answers, when
 // the host refuses, answers something else, or takes too long. A real `cairn mcp` is such a host:

@@ -1,4 +1,4 @@
-// Injection settings (issue 23) as agents feel them: set through the API (settings.set on the
+// Injection settings as agents feel them: set through the API (settings.set on the
 // router over real services, as the Settings view does), then read by real `cairn context`
 // processes (text, and Claude Code's hook) and a real `cairn mcp` (its instructions, through the
 // official MCP client), over the fixed home of tests/support/context-home.ts.

@@ -1,4 +1,4 @@
-// The harvest trigger Claude Code runs (issue 19): `cairn harvest --hook` reads the hook's JSON,
+// The harvest trigger Claude Code runs: `cairn harvest --hook` reads the hook's JSON,
 // does nothing while harvest is off for the workspace (the default), and when a person has turned
 // it on (`cairn harvest --enable`) queues a harvest that runs on its own, returning at once; the
 // proposals then arrive in the inbox. Real processes, real disk; the background harvest is waited

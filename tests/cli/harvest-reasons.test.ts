@@ -1,6 +1,6 @@
 // Every reason a candidate is refused for (the host's checks, and an item of the model's answer in
 // no candidate's shape), counted exactly, through the real CLI
-// (issue 19): `cairn harvest --extractor command` runs a real child process (a small node script
+//: `cairn harvest --extractor command` runs a real child process (a small node script
 // standing in for `claude -p`; no model runs here) that answers a fixed set of candidates, each
 // made to meet one reason, on the Codex fixture moved into a sandbox checkout. The counts, the
 // inbox and the workspace's status all say the same.

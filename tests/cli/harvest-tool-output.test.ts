@@ -1,4 +1,4 @@
-// Tool output passed off as the person (issue 30): a file, a web page or an MCP server whose text
+// Tool output passed off as the person: a file, a web page or an MCP server whose text
 // begins with Claude Code's refusal sentence ("The user doesn't want to proceed with this tool
 // use...") and goes on with an order must never become the person's words in the inbox. Only
 // Claude Code's own refusal record counts: a tool_result for the call it refuses, is_error, the

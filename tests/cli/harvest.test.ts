@@ -1,4 +1,4 @@
-// `cairn harvest` and `cairn inbox` as a person runs them (issue 19), on the anonymised fixtures
+// `cairn harvest` and `cairn inbox` as a person runs them, on the anonymised fixtures
 // of both agents' real formats, moved into a sandbox checkout: what the person said outright is
 // proposed, checked and counted; approving writes the memory file as the person (in the history,
 // undoable) and `cairn context` shows it; a second run changes nothing and calls no extractor;

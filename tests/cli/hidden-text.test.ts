@@ -1,4 +1,4 @@
-// Hidden text through the built CLI (issue 30): an agent's `cairn tool` create that carries an
+// Hidden text through the built CLI: an agent's `cairn tool` create that carries an
 // instruction smuggled in variation selectors or tag characters is refused with the line and the
 // carrier, and `cairn context` never shows it, nor a file placed by hand that carries it; ordinary
 // emoji sequences are stored and shown byte for byte. A .netrc entry is refused from an agent and

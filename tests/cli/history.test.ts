@@ -1,4 +1,4 @@
-// `cairn history` as a person runs it (issue 18): every change an agent or a person made is listed
+// `cairn history` as a person runs it: every change an agent or a person made is listed
 // with who, the cause and the lines it added and removed; `show` gives a version's content or its
 // diff; a change acknowledged before a SIGKILL is in the history. Real processes, real disk.
 import { spawn } from 'node:child_process';

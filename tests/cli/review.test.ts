@@ -1,4 +1,4 @@
-// Review mode through the real CLI (issue 19), each command its own process as a person and an
+// Review mode through the real CLI, each command its own process as a person and an
 // agent run them: `cairn inbox review --scope project --on` in one process holds the next agent
 // write made by another (`cairn tool`); `cairn inbox list` shows it as a change, `show` as a
 // unified diff; approve writes it as the person (undoable with cairn undo --last), reject drops

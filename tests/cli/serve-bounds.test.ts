@@ -1,4 +1,4 @@
-// `cairn serve` against a client with the token that sends what no page sends (issue 30): a 200 MB
+// `cairn serve` against a client with the token that sends what no page sends: a 200 MB
 // body to /api/rpc is answered 413 without the server holding it (its resident memory does not
 // follow the body), a WebSocket message past the same bound closes that socket, and a normal save
 // goes on working; a request with two Host headers, or a Host with white space after its value, is

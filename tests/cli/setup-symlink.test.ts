@@ -1,5 +1,5 @@
 // `cairn setup` in a checkout whose config files (or their directories) are symlinks committed to
-// the repository (issue 16). A link that leads out of the checkout, or into its .git, is refused
+// the repository. A link that leads out of the checkout, or into its .git, is refused
 // before anything is written: the message names the link and what to do, its target is not written,
 // no backup is put beside it, and the other files of the run are not written either. A link that
 // stays inside the checkout is written through, and the report says where the content went.

@@ -1,4 +1,4 @@
-// `cairn sweep --extractor command` as a person runs it (issue 22): real `cairn` processes on a real
+// `cairn sweep --extractor command` as a person runs it: real `cairn` processes on a real
 // disk, the model a real child process (src/main/sweep/fixtures/fake-sweep-model.mjs, a node script
 // standing in for `claude -p`; no model runs here) configured as the harvest's (harvestCommand). It
 // answers fixed changes: the proposal lists them with the refused one and its reason, `show --diff`

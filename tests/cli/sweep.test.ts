@@ -1,4 +1,4 @@
-// `cairn sweep` as a person runs it (issue 22): real processes on a real disk. The files' ages are
+// `cairn sweep` as a person runs it: real processes on a real disk. The files' ages are
 // set on the disk (mtimes 100+ days back) rather than waited for, so no clock is raced: the CLI's
 // own clock only has to be later than those times.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// `cairn workspace add --path` with a relative folder (issue 20, defect 8): the registry takes
+// `cairn workspace add --path` with a relative folder: the registry takes
 // absolute folders only (a server must never resolve against its own directory), so the command
 // line resolves the argument against the shell's directory, as a person at a terminal means it.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

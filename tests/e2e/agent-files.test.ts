@@ -1,4 +1,4 @@
-// Other agents' files in real Chromium against `cairn serve` (issue 23): the files laid out as the
+// Other agents' files in real Chromium against `cairn serve`: the files laid out as the
 // agents lay them out, in a fake user home (the server's HOME) and the sandbox's checkout; the
 // section under the scope tree with a group per agent; CLAUDE.md opened, edited, changed on disk
 // meanwhile, saved into the conflict banner, compared and overwritten; its history; a clean open
@@ -58,7 +58,7 @@ beforeAll(async () => {
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
-describe("other agents' files in Chromium (issue 23)", () => {
+describe("other agents' files in Chromium", () => {
   it('shows a group per agent whose files exist, global and the checkout’s, apart from memory', async () => {
     const page = await open();
     await section(page).getByRole('group', { name: 'Claude Code' }).waitFor();

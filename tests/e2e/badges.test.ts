@@ -1,4 +1,4 @@
-// "Agent edited" badges the server knows, and live pins and uses (issue 20, defects 3 and 5), in
+// "Agent edited" badges the server knows, and live pins and uses, in
 // real Chromium against a real `cairn serve` on a temp home, with agents and the person's terminal
 // as their own processes (`cairn tool`, `cairn pin`). An agent's write made while no page is open
 // badges the file in every browser that opens later; opening the file clears the badge, in the

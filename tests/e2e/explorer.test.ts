@@ -1,4 +1,4 @@
-// The explorer in real Chromium against `cairn serve` with a temp home (issue 20, "what users of VS
+// The explorer in real Chromium against `cairn serve` with a temp home ("what users of VS
 // Code's explorer and Obsidian expect"): the right-click menu (mouse and Shift+F10), multi-select
 // with one confirmed bulk delete, and drag and drop (a move within a scope; another scope refused
 // in the rename dialog's words). Also content search, the sort control and "What agents receive",
@@ -46,7 +46,7 @@ beforeAll(async () => {
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
-describe('the explorer in Chromium (issue 20)', () => {
+describe('the explorer in Chromium', () => {
   it('right-click menu: its actions on a row, and Shift+F10 opens it from the keyboard', async () => {
     const page = await open();
     await row(page, `${P}/deploy.md`).click({ button: 'right' });

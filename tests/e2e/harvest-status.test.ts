@@ -1,4 +1,4 @@
-// The harvest's status line and the live inbox in real Chromium against `cairn serve` (issue 19).
+// The harvest's status line and the live inbox in real Chromium against `cairn serve`.
 // The served process finds agents' sessions where this test puts them (CLAUDE_CONFIG_DIR and
 // CODEX_HOME point at temp folders): a Claude Code transcript of the sandbox's checkout, long
 // enough for four chunks. The `command` extractor runs a small script standing in for a model CLI

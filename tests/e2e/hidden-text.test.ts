@@ -1,4 +1,4 @@
-// Hidden text in real Chromium against `cairn serve` (issue 30): a memory file that arrived from
+// Hidden text in real Chromium against `cairn serve`: a memory file that arrived from
 // outside Cairn with an instruction smuggled in variation selectors, a soft hyphen and tag
 // characters opens with each hidden run drawn as a visible placeholder, and emoji as they are;
 // Save warns with the scanners' findings. Saved under test-results/hidden-text-editor*.png for a

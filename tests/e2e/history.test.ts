@@ -1,4 +1,4 @@
-// Version history in real Chromium against `cairn serve` with a temp home (issue 18): a delete made
+// Version history in real Chromium against `cairn serve` with a temp home: a delete made
 // in the UI can be undone from its toast for 10 seconds; an undo that conflicts (an agent wrote the
 // path again) says so and writes nothing; the open file's History compares an older version with
 // the file now and restores it after a confirmation; a scope's Recently deleted brings a file back.

@@ -1,4 +1,4 @@
-// The Inbox in real Chromium against `cairn serve` with a temp home (issue 19): proposals come from
+// The Inbox in real Chromium against `cairn serve` with a temp home: proposals come from
 // `cairn harvest --transcript` on the anonymised Codex and Claude Code fixtures (moved into the
 // sandbox's checkout), and are reviewed in the memory pane: approve (the file on disk, the
 // confirmation opening the file), edit then approve (another text, another file), reject (from the

@@ -1,4 +1,4 @@
-// Settings, Agent context (issue 23) in real Chromium against `cairn serve` with the fixed home of
+// Settings, Agent context in real Chromium against `cairn serve` with the fixed home of
 // tests/support/context-home.ts: a person sets what every prompt gets for all workspaces and
 // overrides it for one, and Claude Code's hook (a real `cairn context` process) follows at the
 // next prompt. The form is saved under test-results/ (injection-settings-*.png) for a person to
@@ -43,7 +43,7 @@ async function openAgentContext(): Promise<Page> {
   return page;
 }
 
-describe('Settings, Agent context in Chromium (issue 23)', () => {
+describe('Settings, Agent context in Chromium', () => {
   it('the global settings and a workspace override, followed by the prompt hook at the next prompt', async () => {
     expect(await hookPaths(RELEASE_PROMPT)).toEqual(['/memories/project/build.md']);
     const page = await openAgentContext();

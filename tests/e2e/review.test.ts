@@ -1,4 +1,4 @@
-// Review mode in real Chromium against `cairn serve` with a temp home (issue 19): the person turns
+// Review mode in real Chromium against `cairn serve` with a temp home: the person turns
 // review on for the project memory with the Inbox's switch; an agent's edit and delete (cairn tool,
 // its own process) then wait in the Inbox as diffs of the file now against the agent's version;
 // Approve writes the edit to disk, Reject leaves the file as it was. Screenshots land under

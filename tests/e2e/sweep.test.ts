@@ -1,4 +1,4 @@
-// Consolidation in real Chromium against `cairn serve` with a temp home (issue 22): a project scope
+// Consolidation in real Chromium against `cairn serve` with a temp home: a project scope
 // seeded with stale files and near-duplicates (written to the disk with old mtimes, and a usage
 // sidecar with old last uses, before the server starts: its clock is real, so "old" is far past 60
 // days). From the UI: Consolidate… on the scope, the proposal (summary, reasons, usage), a diff,

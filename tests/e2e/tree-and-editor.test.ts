@@ -1,4 +1,4 @@
-// The tree and the editor in real Chromium against `cairn serve` with a temp home (issue 20, defects
+// The tree and the editor in real Chromium against `cairn serve` with a temp home (defects
 // 2, 4 and 9): the rename dialog's verdict before renaming, a file an agent deletes under unsaved
 // edits, tooltips on cut names, the draggable split (kept across reloads), Collapse all / Expand
 // all on a 1000-file tree, the diff's gutters in dark mode, and the favicon. Each state is saved at
@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
-describe('the tree and the editor in Chromium (issue 20)', () => {
+describe('the tree and the editor in Chromium', () => {
   it('has a favicon, and no request of the page fails', async () => {
     const failed: string[] = [];
     const page = await browser.context.newPage();

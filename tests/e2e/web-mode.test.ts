@@ -220,7 +220,7 @@ describe('a large memory', () => {
       await page.setViewportSize({ width: 1280, height: 760 });
       await page.goto(s.address);
       await page.getByRole('treeitem', { name: /^GLOBAL memory, 1000 files/ }).waitFor();
-      // A tree this large starts with its directories closed (issue 20): open them all.
+      // A tree this large starts with its directories closed: open them all.
       await page.getByRole('button', { name: 'Expand all' }).click();
       await page.getByRole('treeitem', { name: '/memories/global/topic-00/note-000.md' }).waitFor();
       expect(await page.getByRole('treeitem').count()).toBeLessThan(100);

@@ -1,5 +1,5 @@
 // Web mode across restarts of `cairn serve`, in real Chromium against real server processes on one
-// temp home and one port (issue 20, defect 1): the open page reconnects by itself and a save then
+// temp home and one port: the open page reconnects by itself and a save then
 // works; a save while the server is down says so in a sentence and loses nothing; a reload keeps
 // the unsaved text; a new tab of the plain address (no token in it) gets in after the first visit;
 // a rotated token makes the old page say what to do; a browser that never had the token is told

@@ -1,5 +1,5 @@
 // Workspaces, setup help and the preview in real Chromium against `cairn serve` with a temp home
-// (issue 20, defects 6, 7 and 8): a note's table and task list rendered as GitHub renders them;
+//: a note's table and task list rendered as GitHub renders them;
 // "Connect an agent…" from each workspace's menu at 1400 and 800 px, with memory already there and
 // for a second project; Rename… and Remove… from the keyboard; a workspace whose folder was deleted
 // explained in a person's words; a relative folder refused by "Add workspace". Each state is saved
@@ -78,7 +78,7 @@ beforeAll(async () => {
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
-describe('workspaces, setup help and the preview in Chromium (issue 20)', () => {
+describe('workspaces, setup help and the preview in Chromium', () => {
   it('the preview renders a table and a task list as GitHub does', async () => {
     const page = await open();
     await row(page, `${P}/build-matrix.md`).click();

@@ -1,4 +1,4 @@
-// Other agents' files (issue 23): agentFiles.search (memory_search's ranking, a line per hit with
+// Other agents' files: agentFiles.search (memory_search's ranking, a line per hit with
 // the matching words' spans), adopt (into the Inbox, split, scanned, deduplicated against memory,
 // pending and rejected proposals and each other) and compare (rows two or more sides state
 // differently), over the real router and services, each agent's files laid out as it lays them out.

@@ -1,4 +1,4 @@
-// Other agents' files (issue 23): agentFiles.list, read, write and history over the real router and
+// Other agents' files: agentFiles.list, read, write and history over the real router and
 // services, with each agent's files laid out as the agent lays them out (tests/fixtures/agent-files)
 // in a temp user home and checkout; the envelope's hostile cases; the conflict-safe save.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The harvest in a long-lived host (issue 19), through the oRPC router over real services in a temp
+// The harvest in a long-lived host, through the oRPC router over real services in a temp
 // home: the idle pickup of Codex sessions (a fake clock decides "idle for 30 minutes"; the rollout
 // is a real file in a temp $CODEX_HOME), "Harvest now" finding Claude Code's transcripts of the
 // workspace, the status line's states, Retry of a failed harvest, rejecting a whole session, and

@@ -1,4 +1,4 @@
-// Edits made outside Cairn (an editor, a `git pull`) are versions in the history too (issue 18):
+// Edits made outside Cairn (an editor, a `git pull`) are versions in the history too:
 // found by the app's watchers, recorded with what was found and, as "before", the last version
 // Cairn knew; each once, delivered with its version's id; undoable like any change. Real disk, a
 // real app host and its change stream.

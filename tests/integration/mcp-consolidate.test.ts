@@ -1,4 +1,4 @@
-// The `agent` sweep backend (issue 22) through the official MCP client against `cairn mcp`: the
+// The `agent` sweep backend through the official MCP client against `cairn mcp`: the
 // prompt `consolidate` gives the agent the scope's files as the model backends get them (fenced,
 // untrusted, secrets removed), and the tool `memory_consolidate` turns the agent's changes into a
 // stored proposal (seen by `cairn sweep list` / `show`), each change checked as a model's, the

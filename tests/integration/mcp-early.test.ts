@@ -1,4 +1,4 @@
-// `cairn mcp` answers `initialize` before its server has loaded (issue 21), as real processes: the
+// `cairn mcp` answers `initialize` before its server has loaded, as real processes: the
 // official MCP client gets the instructions of before (the golden the build printed before the
 // early answer existed) and a session that works end to end; the early answer is the very line a
 // server that does not answer early (`--workspace`) gives; messages sent before the server has

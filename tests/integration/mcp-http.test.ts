@@ -196,7 +196,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     for (let w = 0; w < 4; w++) for (let n = 0; n < 50; n++) expect(lines.has(`s${w}-${n}`)).toBe(true);
   });
 
-  it("gives a session the hot set within the workspace's injection settings (issue 23), as cairn mcp does", async () => {
+  it("gives a session the hot set within the workspace's injection settings, as cairn mcp does", async () => {
     const api: RouterClient<AppRouter> = createRouterClient(router, { context: host });
     const ws = (await api.workspaces.add({ name: 'w', path: sb.checkout })).id;
     await api.memory.save({ workspaceId: ws, path: '/memories/global/hot.md', content: 'a pinned note\n', expectedSha256: null });

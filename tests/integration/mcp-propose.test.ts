@@ -1,4 +1,4 @@
-// The `agent` harvest backend (issue 19) through the official MCP client against `cairn mcp`: the
+// The `agent` harvest backend through the official MCP client against `cairn mcp`: the
 // prompt `harvest`, and the tool `memory_propose` checking the agent's quotes against the session's
 // own transcript, a Claude Code fixture placed where Claude Code keeps the checkout's sessions
 // (~/.claude/projects/<encoded checkout>/, with HOME pointed at a temp dir). Accepted candidates

@@ -101,7 +101,7 @@ async function rawSession(): Promise<RawSession> {
   await session.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
   expect(await session.next()).toMatchObject({ id: 0, result: { serverInfo: { name: 'cairn' } } });
   await session.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-  // initialize is answered before the server has loaded (issue 21): a ping's answer says it has,
+  // initialize is answered before the server has loaded: a ping's answer says it has,
   // so what a test measures of the process (its memory) is the server's, not its start.
   await session.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'loaded', method: 'ping' })}\n`);
   expect(await session.next()).toEqual({ jsonrpc: '2.0', id: 'loaded', result: {} });

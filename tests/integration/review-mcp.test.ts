@@ -1,4 +1,4 @@
-// Review mode seen by an agent through the official MCP client (issue 19): a `cairn mcp` started
+// Review mode seen by an agent through the official MCP client: a `cairn mcp` started
 // while review is off writes as usual; a person then turns review on for the project from another
 // process (`cairn inbox review`), and the same server, not restarted, holds its next writes: the
 // tool's answer says the change awaits a person's review, views still show memory unchanged, and

@@ -1,4 +1,4 @@
-// Review mode (issue 19) on a real home and checkout: an agent's writes to a scope under review
+// Review mode on a real home and checkout: an agent's writes to a scope under review
 // change nothing on disk and become inbox items with the file before and after; the answer says so;
 // validation answers as for a real write; a person's writes are never held; approval applies the
 // change as the person (undoable), refuses a file that moved on; rejection drops it; the setting

@@ -1,4 +1,4 @@
-// The sweep routes (issue 22) as the UI will call them: the built `cairn serve` on a loopback port,
+// The sweep routes as the UI will call them: the built `cairn serve` on a loopback port,
 // oRPC over HTTP with the token. Propose, list, get, apply a part, discard; refusals come back as
 // typed errors a person can act on, naming no host path. Files are aged on the disk (mtimes), so
 // no clock is raced.

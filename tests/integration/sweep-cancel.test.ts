@@ -1,4 +1,4 @@
-// The Cancel of a consolidation (issue 22) as the router wires it: the client call's AbortSignal
+// The Cancel of a consolidation as the router wires it: the client call's AbortSignal
 // reaches sweep.propose's handler, which hands it to Sweeps.propose; the proposal stops, nothing
 // is stored, the answer says so. Real services in a temp home, the router called in process with
 // a signal aborted before the call (the only way to land a cancel at a known point: the rules

@@ -1,4 +1,4 @@
-// The sweep's model backend behind the API (issue 22), as the app's "Consolidate..." uses it: the
+// The sweep's model backend behind the API, as the app's "Consolidate..." uses it: the
 // setting sweepExtractor chooses `command` (harvestCommand: a real child process, the node script
 // src/main/sweep/fixtures/fake-sweep-model.mjs standing in for `claude -p`; no model runs here).
 // Real services in a temp home, the router called in process. The proposal crosses the contract

@@ -1,4 +1,4 @@
-// The workspaces.* routes a person's UI uses (issue 20, defect 8), over the real router and
+// The workspaces.* routes a person's UI uses, over the real router and
 // services in a temp home: rename (display name only), a relative folder refused by the server
 // (never resolved against the server's directory), and a folder that went away said in a person's
 // words in memory.list and workspaces.status, while an agent on the same workspace is still told

@@ -1,4 +1,4 @@
-// Other agents' files in an SSH workspace's checkout (issue 23), over a real OpenSSH sshd on
+// Other agents' files in an SSH workspace's checkout, over a real OpenSSH sshd on
 // loopback (tests/support/sshd.ts): the checkout laid out as the agents lay it out
 // (tests/fixtures/agent-files) is registered twice, as a local workspace and as an SSH workspace
 // of the same folder, so each answer over SSH is compared with the same answer read locally:

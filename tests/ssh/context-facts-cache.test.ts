@@ -1,4 +1,4 @@
-// The context facts cache (issue 21) for a scope reached over SSH: a new process (a new connection
+// The context facts cache for a scope reached over SSH: a new process (a new connection
 // and a new builder over the home's cache) answers exactly what a build from nothing answers, with
 // no more round trips than that build (the heads come with the listing either way), and an edit
 // made on the host in place (same size, the mtime put back) shows at once. Real OpenSSH sshd on

@@ -133,7 +133,7 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
         { op: 'create', path: '/memories/project/pulled.md', actor: 'external' },
         { op: 'create', path: '/memories/project/later.md', actor: 'external' },
       ]);
-      // Each is a version in the history, with the bytes found on the remote host (issue 18).
+      // Each is a version in the history, with the bytes found on the remote host.
       const { versions } = await client.history.list({ workspaceId: ws.id, scope: 'project' });
       expect(versions.map((v) => [v.op, v.actor, v.path])).toEqual([
         ['create', 'external', '/memories/project/later.md'],

@@ -1,5 +1,5 @@
 /**
- * A fixed home for the context-injection tests (issue 23): the same memory files, mtimes, pins
+ * A fixed home for the context-injection tests: the same memory files, mtimes, pins
  * and usage every time, written straight to the sandbox's roots and sidecar, so `cairn context`
  * and the MCP server's instructions give the same bytes on every run (the goldens in
  * tests/fixtures/context-settings were printed by the build before injection settings existed).

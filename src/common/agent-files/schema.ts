@@ -1,5 +1,5 @@
 /**
- * Other agents' files (issue 23): the vocabulary and the wire shapes of what Cairn shows of the
+ * Other agents' files: the vocabulary and the wire shapes of what Cairn shows of the
  * instruction and memory files Claude Code, Codex, Cursor, Copilot and Gemini CLI read. Pure and
  * isomorphic (the renderer, the router and the CLI import it).
  *

@@ -1,4 +1,4 @@
-// The harvest's status in words (issue 19), as `cairn harvest --status` prints it and the app's
+// The harvest's status in words, as `cairn harvest --status` prints it and the app's
 // status line shows it: each state, the last run with what was skipped and why, a failure with its
 // retry time (UTC for the CLI, the reader's clock in the app) or waiting for Retry. A fixed clock.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * A workspace's harvest status in words (issue 19): what the app's status line and
+ * A workspace's harvest status in words: what the app's status line and
  * `cairn harvest --status` say, from one HarvestStatus, and the agents' names and short session ids
  * every view of the harvest and the inbox uses. Pure; times are relative to `now`.
  *

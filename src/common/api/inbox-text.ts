@@ -1,7 +1,7 @@
 /**
  * The Inbox's words, said the same way by the app's cards, the CLI's lines and the API's answers:
- * what an agent's change held for review does (issue 19, review mode), and where a proposal came
- * from (an agent's session, or a file a person imported or adopted: issue 23). Pure.
+ * what an agent's change held for review does (review mode), and where a proposal came
+ * from (an agent's session, or a file a person imported or adopted). Pure.
  */
 import { AGENT_NAMES, shortSession } from './harvest-status-text';
 export interface ChangeWords {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { DEFAULT_INJECTION, INJECTION_LIMITS, RELEVANT_MODES } from '../context/injection';
 
-/** Injection settings (issue 23; common/context/injection.ts, whose injectionFor reads them without zod). */
+/** Injection settings (common/context/injection.ts, whose injectionFor reads them without zod). */
 const injectionFields = {
   relevant: z.enum(RELEVANT_MODES),
   relevantMaxBytes: z.number().int().min(INJECTION_LIMITS.relevantMaxBytes.min).max(INJECTION_LIMITS.relevantMaxBytes.max),
@@ -26,10 +26,10 @@ export const injectionOverrideSchema = z.object(injectionFields).partial();
 /** One harvest run's budget by default: about 20 chunks of a long session (a chunk is up to 60,000 characters). */
 export const DEFAULT_HARVEST_BUDGET = { calls: 20, chars: 1_500_000 } as const;
 
-/** The extractor backends a person can choose for the harvest's jobs (issue 19). */
+/** The extractor backends a person can choose for the harvest's jobs. */
 export const HARVEST_EXTRACTORS = ['rules', 'command', 'http'] as const;
 
-/** The extractor backends a person can choose for consolidation (issue 22): the harvest's, with the same model configuration. */
+/** The extractor backends a person can choose for consolidation: the harvest's, with the same model configuration. */
 export const SWEEP_EXTRACTORS = HARVEST_EXTRACTORS;
 
 export const settingsSchema = z.object({
@@ -37,12 +37,12 @@ export const settingsSchema = z.object({
   /** Show the rendered Markdown preview by default in the editor. */
   previewByDefault: z.boolean().default(false),
   /**
-   * Workspaces whose agents' sessions are harvested into the inbox by the agents' hooks (issue 19):
+   * Workspaces whose agents' sessions are harvested into the inbox by the agents' hooks:
    * off until a person turns it on.
    */
   harvestWorkspaces: z.array(z.string().min(1).max(64)).max(1000).default([]),
   /**
-   * What proposes candidates from a session (issue 19): `rules` (offline, a person's explicit
+   * What proposes candidates from a session: `rules` (offline, a person's explicit
    * "remember that...", "always...", "we use X, not Y"), `command` (harvestCommand) or `http`
    * (harvestHttp). The `agent` backend needs no setting: the running agent proposes through MCP.
    */
@@ -61,7 +61,7 @@ export const settingsSchema = z.object({
     .nullable()
     .default(null),
   /**
-   * What proposes a consolidation (issue 22, `cairn sweep`): `rules` (offline: unused files, files
+   * What proposes a consolidation (`cairn sweep`): `rules` (offline: unused files, files
    * saying the same thing), or a model through `command` (harvestCommand) or `http` (harvestHttp),
    * the same configuration as the harvest's.
    */
@@ -76,11 +76,11 @@ export const settingsSchema = z.object({
     .object({ calls: z.number().int().min(1).max(10_000), chars: z.number().int().min(1_000).max(1_000_000_000) })
     .default({ ...DEFAULT_HARVEST_BUDGET }),
   /**
-   * Review mode (issue 19), per scope root: agents' writes to these become proposals in the inbox
+   * Review mode, per scope root: agents' writes to these become proposals in the inbox
    * instead of changing memory. Keys: `global`, `project:<projectId>`, `workspace:<workspaceId>`.
    */
   reviewScopes: z.array(z.string().min(1).max(100)).max(1000).default([]),
-  /** What agents are given without a tool call (issue 23): the hot set's budget, what each prompt gets. */
+  /** What agents are given without a tool call: the hot set's budget, what each prompt gets. */
   injection: injectionSettingsSchema.default({ ...DEFAULT_INJECTION }),
   /** Per workspace id, the injection settings it overrides (a workspace not here uses the global ones). */
   injectionByWorkspace: z

@@ -1,5 +1,5 @@
 /**
- * Injection settings (issue 23): how much memory agents are given without a tool call. Global
+ * Injection settings: how much memory agents are given without a tool call. Global
  * settings, and per workspace an override of any of them (a field the override leaves out is the
  * global one). Stored in the registry's settings (`<home>/config.json`: `injection` and
  * `injectionByWorkspace`, keyed by workspace id); the API's schema is in common/api/settings.ts.

@@ -18,7 +18,7 @@ describe('truncateUtf8', () => {
 
 // ---- wrapper tags: what a model could read as one ----
 
-/** Brackets a model may read as `<` (issue 16 names U+FF1C, U+2039, U+3008, U+FE64, U+02C2). */
+/** Brackets a model may read as `<` (U+FF1C, U+2039, U+3008, U+FE64, U+02C2). */
 const BRACKETS: readonly string[] = ['<', '\uff1c', '\ufe64', '\u2039', '\u00ab', '\u3008', '\u300a', '\u2329', '\u27e8', '\u27ea', '\u276c', '\u276e', '\u2770', '\u29fc', '\u02c2', '\u1438', '\u227a'];
 /** Slashes a model may read as `/`. */
 const SLASHES: readonly string[] = ['/', '\uff0f', '\u2215', '\u2044', '\u29f8', '\u2571', '\\'];

@@ -1,5 +1,5 @@
 /**
- * "Agent edited" and "edited outside Cairn" badges (issue 20): what the badge of a file can be,
+ * "Agent edited" and "edited outside Cairn" badges: what the badge of a file can be,
  * and the key that names a file as a person sees it. The server keeps, per key, when the person
  * last opened the file (main/memory/seen-store.ts); the renderer keeps its rows' badges by the
  * same key (renderer/features/changes/badge-store.ts).

@@ -52,7 +52,7 @@ export const USAGE_HALF_LIFE_MS = 7 * 24 * 60 * 60 * 1000;
 export const RELEVANT_MAX_FILES = 10;
 export const RELEVANT_MAX_BYTES = 2 * 1024;
 
-// ---- Version history (issue 18) ----
+// ---- Version history ----
 
 /** Versions are kept this many days, but always the newest HISTORY_KEEP_NEWEST of each file... */
 export const HISTORY_KEEP_DAYS = 90;

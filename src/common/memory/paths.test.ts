@@ -48,7 +48,7 @@ const rejected: Array<[string, string, string]> = [
 
 /**
  * Characters that are invisible, or that make two names look the same, or one name that the disk
- * stores as another: each is refused, named by its code point, and shown escaped (issue 16).
+ * stores as another: each is refused, named by its code point, and shown escaped.
  */
 const invisible: Array<[string, string, string]> = [
   // [what, the character, how displayPath shows it]

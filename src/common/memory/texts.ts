@@ -73,7 +73,7 @@ export function renamedText(from: string, to: string): string {
 }
 
 /**
- * The answer to an agent's write to a scope under review (issue 19, Cairn's own): nothing changed,
+ * The answer to an agent's write to a scope under review (Cairn's own): nothing changed,
  * a person decides, and views keep showing memory as it is, so the agent must not try again.
  */
 export function reviewText(command: 'create' | 'str_replace' | 'insert' | 'delete' | 'rename', path: string, newPath: string | null, itemId: string): string {

@@ -1,5 +1,5 @@
 /**
- * A consolidation proposal (issue 22, `cairn sweep`), as it is stored under `<home>/sweeps/` and
+ * A consolidation proposal (`cairn sweep`), as it is stored under `<home>/sweeps/` and
  * sent over the API: the changes to one scope root, each with its reason, the files it touches,
  * the sha256 each file had when proposed and its usage, what changed in the scope since the
  * last applied consolidation, and what asking a model for it cost. Pure: schemas and the summary

@@ -1,5 +1,5 @@
 /**
- * Adopt (issue 23): another agent's file, some of its lines, or a text selected in it, copied into a
+ * Adopt: another agent's file, some of its lines, or a text selected in it, copied into a
  * Cairn scope as inbox candidates for a person to approve. The file is split into statements
  * (statements.ts: the import's Markdown reader, a list item or a paragraph, a paragraph of one
  * sentence per line split into its lines; frontmatter, comments and `@` imports are not entries), and the

@@ -1,5 +1,5 @@
 /**
- * The history of other agents' files (issue 23): every save a person makes through Cairn, and every
+ * The history of other agents' files: every save a person makes through Cairn, and every
  * change Cairn sees between two of its looks at a file it has a history of, with the bytes before
  * and after. Kept by the version history's store (history/history-store.ts) in a home of its own,
  * `<home>/agent-files/` (so `<home>/agent-files/history/`), never mixed with memory's history: no

@@ -1,5 +1,5 @@
 /**
- * Other agents' files (issue 23), what the API and the CLI ask of them: list, read, conflict-safe
+ * Other agents' files, what the API and the CLI ask of them: list, read, conflict-safe
  * write (recorded in their own history), search, adopt into the inbox, compare. Owns nothing on disk
  * but `<home>/agent-files/` (the history of edits); the files themselves belong to their agents.
  * The pieces: the catalogue of known files (catalogue.ts), discovery and ids (discovery.ts), the

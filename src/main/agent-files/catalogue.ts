@@ -1,5 +1,5 @@
 /**
- * The catalogue of other agents' files (issue 23): which file names, at which places, each agent
+ * The catalogue of other agents' files: which file names, at which places, each agent
  * reads, with the documentation that says so. Discovery (discovery.ts) looks at these places and
  * nowhere else; an id names a file only if it matches an entry here (the envelope: known names at
  * known places only). README.md's "Other agents' files" shows the same table with the same links.

@@ -1,5 +1,5 @@
 /**
- * Compare (issue 23): what two or more files (other agents' files, Cairn memory files) state, side
+ * Compare: what two or more files (other agents' files, Cairn memory files) state, side
  * by side, as rows of statements. A statement is what statements.ts reads (a list item, a paragraph,
  * or a line of a paragraph of one sentence per line; one line, with the line it starts at). Statements
  * of different sides are the same when their words are (harvest/checks.ts normalizedText, how the

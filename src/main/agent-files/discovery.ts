@@ -1,5 +1,5 @@
 /**
- * Discovery of other agents' files (issue 23): for a workspace, the files of the catalogue
+ * Discovery of other agents' files: for a workspace, the files of the catalogue
  * (catalogue.ts) that exist under the user's home and in the checkout, and the resolution of an
  * id (a display path) back to its place. An id names a file only when it matches a catalogue entry
  * after its segments pass the path rules' name check (common/memory/paths.ts isSafeName), so an id

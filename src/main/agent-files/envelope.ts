@@ -1,5 +1,5 @@
 /**
- * The envelope of other agents' files (issue 23): what Cairn may read of a known file at a known
+ * The envelope of other agents' files: what Cairn may read of a known file at a known
  * place, and how it writes one. The rule of every file from outside (outside/outside-file.ts),
  * applied to a base that is the workspace's checkout or the user's home, with the same writes as
  * memory roots (docs/architecture.md, "Security envelope").

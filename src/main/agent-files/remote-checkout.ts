@@ -1,5 +1,5 @@
 /**
- * Other agents' files in an SSH workspace's checkout (issue 23): the checkout is on the other host,
+ * Other agents' files in an SSH workspace's checkout: the checkout is on the other host,
  * so its known files are listed, read and saved there by the remote helper (SshRuntime.checkoutFiles,
  * checkoutFile, writeCheckoutFile; remote-helper.ts `afiles`, `afile`, `afwrite`), one request each,
  * and what the helper found is turned here into what the local envelope (envelope.ts) would say.

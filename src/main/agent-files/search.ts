@@ -1,5 +1,5 @@
 /**
- * Search over other agents' files (issue 23): the files ranked exactly as memory_search ranks
+ * Search over other agents' files: the files ranked exactly as memory_search ranks
  * memory (relevance-index.ts rankRelevant: BM25 over path and content with the recency bonus), then
  * every line of each that holds a matching word, best file first, in line order, with the matching
  * words' spans (session-search.ts matchSpans, what the tree's content search highlights).

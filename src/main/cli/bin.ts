@@ -16,7 +16,7 @@ main(argv, processIo).then(
 );
 
 /**
- * `cairn context` runs before every prompt a person sends (issue 21), and leaves nothing behind
+ * `cairn context` runs before every prompt a person sends, and leaves nothing behind
  * when its promise settles: every write it makes is awaited. It exits as soon as its output is
  * out instead of waiting for the event loop to wind down and the heap to be torn down, which
  * cost a 3000-file memory about 7 ms a prompt. Other commands may leave work running (a server, a

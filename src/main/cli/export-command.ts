@@ -1,5 +1,5 @@
 /**
- * `cairn export [--scope S] [--cwd DIR | --workspace ID] > memory.tar` (issue 23): the memory files
+ * `cairn export [--scope S] [--cwd DIR | --workspace ID] > memory.tar`: the memory files
  * of the session's scope roots as a deterministic tar on stdout (src/main/import/memory-tar.ts
  * says what is in it); what was exported, and what was not and why, on stderr. Pins, usage,
  * history and the inbox are not exported. `cairn import --from cairn memory.tar` reads it back.

@@ -1,5 +1,5 @@
 /**
- * `cairn harvest` (issue 19): memory proposed to the inbox from the agents' own sessions.
+ * `cairn harvest`: memory proposed to the inbox from the agents' own sessions.
  *   cairn harvest --transcript FILE [--extractor rules] [--dry-run] [--json]
  * The harvest runs in harvest/harvest-run.ts (segments, checks, the inbox); the review is
  * `cairn inbox` (inbox-command.ts). The transcript is read by the rule of files from outside

@@ -1,6 +1,6 @@
 /**
  * `cairn harvest --hook [--home DIR]`: what Claude Code's PreCompact and SessionEnd hooks run
- * (issue 19), and Copilot CLI's preCompact and sessionEnd. It reads the hook's JSON on stdin
+ *, and Copilot CLI's preCompact and sessionEnd. It reads the hook's JSON on stdin
  * (session_id, transcript_path, cwd; Copilot CLI sends sessionId and cwd only, its session file
  * being `<COPILOT_HOME>/session-state/<sessionId>/events.jsonl`), and when harvest
  * is on for the workspace of that cwd (the setting `harvestWorkspaces`, off by default) it queues

@@ -1,5 +1,5 @@
 /**
- * `cairn history`: the version history of the memory an agent in this checkout sees (issue 18).
+ * `cairn history`: the version history of the memory an agent in this checkout sees.
  *   cairn history [PATH] [--scope S] [--json] [--limit N]   versions, newest first
  *   cairn history --deleted [PATH]              recently deleted files, with the version to restore
  *   cairn history show ID [--diff]              one version: its content, or the change as a diff

@@ -1,5 +1,5 @@
 /**
- * `cairn import` (issue 23): other memory into Cairn's inbox, for a person's review; nothing is
+ * `cairn import`: other memory into Cairn's inbox, for a person's review; nothing is
  * written to memory here.
  *   cairn import --from claude|codex|cursor|aegis|kimchi|markdown PATH [--scope S] [--dry-run] [--json]
  *   cairn import --from cairn FILE|- [--scope S] [--dry-run] [--json]

@@ -1,5 +1,5 @@
 /**
- * `cairn inbox` (issue 19): a person's review of what waits in the inbox: memories proposed from
+ * `cairn inbox`: a person's review of what waits in the inbox: memories proposed from
  * the agents' sessions, and agents' changes to scopes under review (review mode).
  *   cairn inbox list [--held | --all] [--json] | show ID | approve ID [--to PATH] [--text T] | reject ID
  *   cairn inbox review [--scope S] [--on | --off]

@@ -9,7 +9,7 @@
  * or not JSON-RPC gets an error answer and the session goes on; each such error, and any other
  * the protocol layer reports, is one line on stderr.
  *
- * The early answer (issue 21): loading the MCP SDK, zod and the home's services takes most of the
+ * The early answer: loading the MCP SDK, zod and the home's services takes most of the
  * start, and an agent waits for the answer to `initialize` before its session begins. So, without
  * --workspace, the first line of stdin is read ahead (mcp/early-initialize.ts): when it is an
  * initialize request the SDK would take as it is, the session's context is computed with the light
@@ -103,7 +103,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     // process last looked (memory/context-facts-cache.ts).
     const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
     // Without an early answer, the instructions are computed here, within the workspace's injection
-    // settings (issue 23) as the registry gives them (as the HTTP endpoint's are).
+    // settings as the registry gives them (as the HTTP endpoint's are).
     const context = early ? early.context : await sessionContext(builder, session, mode, { injection: injectionFor(services.registry.settings(), session.workspaceId), inInstructions });
     mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, sweeps: services.sweeps, context });
   } catch (err) {
@@ -139,7 +139,7 @@ async function answerEarly(request: InitializeRequest, home: string, cwd: string
     // about the disk between calls, so this one sees what that one does.
     const session = await expectedSession(home, cwd, new LocalRuntime());
     const builder = new ContextBuilder(new UsageStore(home), { factsCache: new ContextFactsCache(home) });
-    // The hot set within the workspace's injection settings (issue 23), read without zod.
+    // The hot set within the workspace's injection settings, read without zod.
     const context = await sessionContext(builder, session, mode, { injection: readInjection(home, session.workspaceId), inInstructions });
     const line = initializeAnswerLine(request, context.instructions);
     io.stdout.write(line);

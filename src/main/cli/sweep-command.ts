@@ -1,5 +1,5 @@
 /**
- * `cairn sweep`: consolidation of one scope root (issue 22).
+ * `cairn sweep`: consolidation of one scope root.
  *   cairn sweep [--scope S] [--days N] [--extractor E] [--json]
  *                                                 propose (nothing is written to memory); the
  *                                                 extractor is the setting sweepExtractor unless given

@@ -1,4 +1,4 @@
-// ContextHost (the prompt hook's host, issue 21) on the real disk and real Unix sockets: its
+// ContextHost (the prompt hook's host) on the real disk and real Unix sockets: its
 // answers are the bytes the hook works out alone (contextAnswerHere), for every event and format
 // and after an edit made outside; one host serves a home while another stands by and takes over
 // when it closes (the standby's timer is faked, nothing else); a host that was killed, or one of

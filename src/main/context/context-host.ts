@@ -1,5 +1,5 @@
 /**
- * ContextHost: a long-lived process's answer to the prompt hook (issue 21) over the home's socket
+ * ContextHost: a long-lived process's answer to the prompt hook over the home's socket
  * (./context-socket.ts). The app, `cairn serve` and `cairn mcp` each start one with their home's
  * services (host/home-services.ts).
  *

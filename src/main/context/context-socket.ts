@@ -1,5 +1,5 @@
 /**
- * The prompt hook's socket (issue 21): a long-lived Cairn process of a home (the app, `cairn
+ * The prompt hook's socket: a long-lived Cairn process of a home (the app, `cairn
  * serve`, `cairn mcp`: ./context-host.ts) answers `cairn context --format claude-hook` over
  * `<home>/run/context.sock`, so the hook, started anew before every prompt, loads next to nothing
  * and the host's warm builder does the work. The answer is what the hook would print itself

@@ -1,4 +1,4 @@
-// Adversarial transcripts through the full pipeline (issue 19): harvestTranscript with a real temp
+// Adversarial transcripts through the full pipeline: harvestTranscript with a real temp
 // home and InboxStore, run once with the rules extractor and once with an "obedient model": a mock
 // of a model that does whatever the transcript tells it (a compromised or merely credulous one),
 // whose extract() returns the planted candidates such a model would propose, each with its quote

@@ -1,5 +1,5 @@
 /**
- * A candidate memory (issue 19): what an extractor proposes from a segment of a transcript, before
+ * A candidate memory: what an extractor proposes from a segment of a transcript, before
  * the host's checks and a person's review. Every extractor (agent, command, http, rules) answers
  * in this shape; nothing here is memory until a person approves it.
  */

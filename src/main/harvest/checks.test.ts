@@ -1,4 +1,4 @@
-// The host's checks (issue 19): each rule refuses exactly the candidates it should, counted by
+// The host's checks: each rule refuses exactly the candidates it should, counted by
 // reason, whatever the extractor claimed; what passes keeps its order.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The host's checks of an extractor's candidates (issue 19): whatever an extractor (a model, a
+ * The host's checks of an extractor's candidates: whatever an extractor (a model, a
  * command, the rules) proposes, only candidates that pass every check reach the inbox, and every
  * refusal is counted by its reason, for the person to see.
  *

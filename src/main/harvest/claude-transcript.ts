@@ -1,5 +1,5 @@
 /**
- * The reader of Claude Code's session transcripts (issue 19): one JSONL file per session under
+ * The reader of Claude Code's session transcripts: one JSONL file per session under
  * `<config>/projects/<encoded cwd>/<session id>.jsonl`, read into the agent-neutral Transcript of
  * transcript.ts. This module owns what each kind of line means for a harvest and where a session's
  * file lives; it reads text, writes nothing and follows nothing in it.

@@ -1,5 +1,5 @@
 /**
- * The reader of Codex rollouts (issue 19): `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl`
+ * The reader of Codex rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl`
  * (CODEX_HOME defaults to ~/.codex), turned into the harvest's Transcript (transcript.ts). Owns: which
  * rollout lines become messages, who said them, their ids, the session's id and cwd, where Codex
  * compacted, and the listing of rollout files.
@@ -440,7 +440,7 @@ export interface CodexRolloutFile {
   /** When the session started, from the file's name: local time, `YYYY-MM-DDThh:mm:ss`. */
   readonly startedAt: string | null;
   readonly size: number;
-  /** Last written: a session idle for a while (issue 19: 30 minutes) is ready to harvest. */
+  /** Last written: a session idle for a while (30 minutes) is ready to harvest. */
   readonly mtimeMs: number;
 }
 

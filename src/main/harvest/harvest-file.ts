@@ -1,5 +1,5 @@
 /**
- * One transcript file harvested for a home (issue 19): read it, resolve its workspace from its cwd
+ * One transcript file harvested for a home: read it, resolve its workspace from its cwd
  * (as `cairn mcp --cwd` does), gather the memory lines a candidate must not repeat, and run
  * harvestTranscript. What `cairn harvest --transcript` and the job worker both run.
  */

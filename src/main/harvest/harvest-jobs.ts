@@ -1,5 +1,5 @@
 /**
- * The harvest's jobs (issue 19): sessions queued for a harvest, and the one worker that runs them.
+ * The harvest's jobs: sessions queued for a harvest, and the one worker that runs them.
  *
  * Under `<home>/harvest/`:
  *   jobs/<digest of the transcript's path>.json  one per queued session (queued, running, failed),

@@ -1,5 +1,5 @@
 /**
- * A person's review of the inbox (issue 19): approving a candidate adds it to a memory file (the
+ * A person's review of the inbox: approving a candidate adds it to a memory file (the
  * suggested one, or one the person chooses; the text as proposed, or as the person edited it), and
  * rejecting it keeps its text from being proposed again. Approving an agent's change made under
  * review mode applies it as it was proposed; rejecting it drops it.

@@ -1,5 +1,5 @@
 /**
- * The inbox (issue 19): what waits for a person, under `<home>/inbox/` (never in a memory root).
+ * The inbox: what waits for a person, under `<home>/inbox/` (never in a memory root).
  * Two kinds of item: `memory`, a candidate from an agent's session that passed the host's checks;
  * `change`, an agent's write to a scope under review (review-mode.ts), with the file's text before
  * and after. One JSON file per item in `items/`, written whole (the one write of Cairn's own files:

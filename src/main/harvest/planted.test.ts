@@ -1,4 +1,4 @@
-// Planted samples (issue 19): every secret and injection sample of the scanners' corpus
+// Planted samples: every secret and injection sample of the scanners' corpus
 // (tests/fixtures/scanner-corpus), planted in a transcript as the person's own words in the forms
 // the rules extractor picks up ("Remember that ...", "From now on, ...", "Always ..."), the whole
 // sample and its flagged line alone, goes through the full pipeline (harvestTranscript with the

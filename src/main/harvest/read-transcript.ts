@@ -1,5 +1,5 @@
 /**
- * Reads a transcript file of either agent (issue 19), telling the formats apart by their lines: a
+ * Reads a transcript file of either agent, telling the formats apart by their lines: a
  * Codex rollout's lines carry a `payload` (or, in its oldest format, start with the session's meta),
  * a Claude Code transcript's a `uuid` or a `sessionId`. Unknown lines are the readers' to count.
  * The file is read once, by the rule of files from outside (openTranscript).

@@ -1,5 +1,5 @@
 /**
- * Review mode (issue 19), a per-scope setting: an agent's writes to a scope under review become
+ * Review mode, a per-scope setting: an agent's writes to a scope under review become
  * `change` items in the inbox instead of changing memory (memory-tool.ts computes them; this keeps
  * them). The setting is `reviewScopes` in <home>/config.json, a list of scope owners: `global`,
  * `project:<projectId>`, `workspace:<workspaceId>` (identity.ts's scopeOwner, the same keys as the

@@ -1,4 +1,4 @@
-// The rules extractor (issue 19) against a labelled corpus (tests/fixtures/harvest-corpus/README.md):
+// The rules extractor against a labelled corpus (tests/fixtures/harvest-corpus/README.md):
 // transcripts whose expected memories were written blind, before the extractor's output was seen.
 // An entry holds its messages inline, or names a transcript recorded from a real client
 // (tests/fixtures/agents), read here by Cairn's own reader so the messages are the real format's.

@@ -1,4 +1,4 @@
-// The rules extractor (issue 19) proposes only what a person said outright, table-driven: each
+// The rules extractor proposes only what a person said outright, table-driven: each
 // statement gives the memory a person would expect, with its category, scope and verbatim
 // evidence; questions, suppositions, code, quotes, and anything the agent or a tool wrote give
 // nothing.

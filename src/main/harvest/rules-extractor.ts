@@ -1,5 +1,5 @@
 /**
- * The `rules` extractor (issue 19): deterministic and offline. It proposes only what a person said
+ * The `rules` extractor: deterministic and offline. It proposes only what a person said
  * outright in a transcript, clause by clause, from the messages the person typed:
  * - statements after a lead-in that marks them as lasting ("remember that", "from now on", "FYI",
  *   "heads up", "note for the future:", "for the record", "lesson learned:", "rule of thumb:", "our

@@ -1,5 +1,5 @@
 /**
- * The agents' session files on this machine (issue 19): Claude Code's transcripts of a directory
+ * The agents' session files on this machine: Claude Code's transcripts of a directory
  * (`<config>/projects/<encoded cwd>/*.jsonl`) and Codex's rollouts (`<codex home>/sessions/YYYY/MM/DD/
  * rollout-*.jsonl`, by day folder), Copilot CLI's (`<copilot home>/session-state/<id>/events.jsonl`),
  * each with the directory its session ran in, read from the file

@@ -1,6 +1,6 @@
 /**
  * The transcript of the agent session an MCP session serves, for the `agent` harvest backend
- * (issue 19: the running agent proposes memories with `memory_propose`, and the host checks its
+ * (the running agent proposes memories with `memory_propose`, and the host checks its
  * quotes against what was really said). Owns two things:
  * - finding the transcript by the session's working directory: of the agents' session files
  *   (session-files.ts; Codex's only the last few days' folders), the most recently written one

@@ -1,5 +1,5 @@
 /**
- * What a harvest reads of an agent's session (issue 19), whatever the agent: a Transcript of
+ * What a harvest reads of an agent's session, whatever the agent: a Transcript of
  * messages, each with an id taken from the transcript itself, so that a segment (the part not
  * harvested yet) is keyed by message ids, never by counters a compaction or a reset renumbers.
  * The readers of each agent's format (claude-transcript.ts, codex-rollout.ts) produce it; lines of

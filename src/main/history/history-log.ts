@@ -1,5 +1,5 @@
 /**
- * The version log's line format and its reader (issue 18): `<home>/history/log.jsonl`, one JSON line
+ * The version log's line format and its reader: `<home>/history/log.jsonl`, one JSON line
  * per recorded version, the lines of one record() call (a batch) written together in one O_APPEND
  * write. Owns: how a version is serialized, how a line is validated, and which lines count.
  *

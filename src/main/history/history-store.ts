@@ -1,5 +1,5 @@
 /**
- * The storage of memory version history (issue 18): every change's bytes before and after, kept
+ * The storage of memory version history: every change's bytes before and after, kept
  * under `<home>/history/` (never inside a memory root or a repository), listed, read back, and
  * collected by retention. Owns the directory's layout; knows nothing of memory roots or runtimes
  * (MemoryService tells it what changed). Synchronous throughout: a record() is a few syscalls.

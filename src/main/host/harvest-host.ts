@@ -1,5 +1,5 @@
 /**
- * The harvest in a long-lived host (issue 19; the app and `cairn serve`): runs the queued jobs in
+ * The harvest in a long-lived host (the app and `cairn serve`): runs the queued jobs in
  * this process, retries failed ones when due, picks up Codex sessions idle for CODEX_IDLE_MS in
  * the workspaces where harvest is on, answers "Harvest now" and Retry, and tells subscribers when
  * the inbox or a workspace's harvest changed — whichever process changed it (a hook's worker,

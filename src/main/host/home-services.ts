@@ -16,11 +16,11 @@
  *   calls (docs/architecture.md, "What is kept between calls"), so one is all a process needs, and
  *   nothing can differ between two views of the same root.
  * - `usage` (pins and usage, <home>/memory-meta.json) and `journal` (<home>/journal/);
- * - `history` (<home>/history/): every change's bytes before and after (issue 18);
- * - `seen` (<home>/seen.json): when the person last opened each file, for its badges (issue 20);
- * - `sweeps` (<home>/sweeps/): consolidation proposals, applied through `service` (issue 22);
+ * - `history` (<home>/history/): every change's bytes before and after;
+ * - `seen` (<home>/seen.json): when the person last opened each file, for its badges;
+ * - `sweeps` (<home>/sweeps/): consolidation proposals, applied through `service`;
  * - `agentFiles` (<home>/agent-files/): other agents' files under the user's home and in each
- *   checkout, read and saved for a person, never memory (issue 23);
+ *   checkout, read and saved for a person, never memory;
  * - `service`: the MemoryService, recording usage, each change's history, and appending every
  *   change to the journal; an agent's writes to a scope under review (the setting `reviewScopes`,
  *   read per write) go to the inbox instead (harvest/review-mode.ts);
@@ -98,9 +98,9 @@ export interface HomeServices {
   readonly versions: VersionHistory;
   /** Memories proposed from the agents' sessions, waiting for a person (<home>/inbox). */
   readonly inbox: InboxStore;
-  /** Consolidation proposals per scope root (<home>/sweeps, issue 22): propose, apply, discard. */
+  /** Consolidation proposals per scope root (<home>/sweeps): propose, apply, discard. */
   readonly sweeps: Sweeps;
-  /** Other agents' files (issue 23): list, read, save, search, adopt, compare; their own history. */
+  /** Other agents' files: list, read, save, search, adopt, compare; their own history. */
   readonly agentFiles: AgentFiles;
   readonly registry: WorkspaceRegistry;
   readonly builder: ContextBuilder;

@@ -1,5 +1,5 @@
 /**
- * The readers of other memory systems' files (issue 23, `cairn import`): each turns one file's text
+ * The readers of other memory systems' files (`cairn import`): each turns one file's text
  * into entries, each a candidate memory of one line with the 1-based line it starts at, and reports
  * the lines it could not take (with their number and why), which are skipped.
  *

@@ -1,5 +1,5 @@
 /**
- * Cairn's own memory as a tar (issue 23): `cairn export` writes the memory files of a session's
+ * Cairn's own memory as a tar: `cairn export` writes the memory files of a session's
  * scope roots, `cairn import --from cairn` reads such a tar back as held inbox changes.
  *
  * The archive: one regular-file entry per memory file, named `<scope>/<path below the root>`

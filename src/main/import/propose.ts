@@ -1,5 +1,5 @@
 /**
- * Imported entries into the inbox (issue 23, `cairn import --from FORMAT`): each entry a source
+ * Imported entries into the inbox (`cairn import --from FORMAT`): each entry a source
  * file holds becomes a memory candidate, with the file and line as its evidence and the headings
  * above it in its rationale, and passes the harvest's own checks (harvest/checks.ts): the content
  * scanners on its text, its rationale and the source text it stands on; no repeat of another entry

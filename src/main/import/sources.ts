@@ -1,5 +1,5 @@
 /**
- * Which files `cairn import --from FORMAT PATH` reads (issue 23), how each is shown, and the scope
+ * Which files `cairn import --from FORMAT PATH` reads, how each is shown, and the scope
  * its entries go to by default. PATH may be a file (read as FORMAT says) or a directory: then the
  * files FORMAT knows in it, where the agent keeps them (listed in KNOWN_FILES), and no others.
  *

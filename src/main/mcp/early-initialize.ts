@@ -1,5 +1,5 @@
 /**
- * The answer to an MCP `initialize` request, made without the MCP SDK (issue 21): `cairn mcp`
+ * The answer to an MCP `initialize` request, made without the MCP SDK: `cairn mcp`
  * answers an agent's first message with the session's instructions while the SDK, the home's
  * services and the server are still loading (about 150 ms of a 250 ms start). The SDK's server is
  * then given the same request, so it knows the client, and its own answer is dropped

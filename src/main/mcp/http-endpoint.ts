@@ -223,7 +223,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     try {
       await ended?.transport.close().catch(() => {});
       const { session, mode, cwd } = await bind(req, url);
-      // The instructions' hot set within the workspace's injection settings (issue 23), as cairn mcp's.
+      // The instructions' hot set within the workspace's injection settings, as cairn mcp's.
       const context = await sessionContext(builder, session, mode, { injection: injectionFor(registry.settings(), session.workspaceId) });
       const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes, proposals: proposalHost(registry, inbox, cwd), ...(options.sweeps ? { sweeps: options.sweeps } : {}), context });
       let entry: LiveSession | null = null;

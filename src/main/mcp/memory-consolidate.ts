@@ -1,5 +1,5 @@
 /**
- * The `agent` sweep backend over MCP (issue 22): the prompt `consolidate`, which gives the running
+ * The `agent` sweep backend over MCP: the prompt `consolidate`, which gives the running
  * agent one scope's files as the model backends get them (sweep/sweep-prompt.ts: ranked by use,
  * their usage, what changed since the last consolidation, fenced as untrusted data, secrets
  * removed), and the tool `memory_consolidate`, by which it answers with changes. Owns the tool's

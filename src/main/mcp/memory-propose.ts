@@ -1,5 +1,5 @@
 /**
- * The `agent` harvest backend over MCP (issue 19): the prompt `harvest`, which asks the running
+ * The `agent` harvest backend over MCP: the prompt `harvest`, which asks the running
  * agent to look back over its session, and the tool `memory_propose`, by which it proposes
  * candidates. Owns the tool's input schema, the path from its candidates to the inbox, and the
  * texts of its answers.

@@ -22,7 +22,7 @@
  * which covers what agents are shown (render.ts: shownText, descriptionText). Each file's verdicts
  * are part of its facts, so a kept file is not scanned again.
  *
- * The injection settings (common/context/injection.ts, issue 23) are the callers' to resolve and
+ * The injection settings (common/context/injection.ts) are the callers' to resolve and
  * pass: the hot set's budget, and what a prompt gets (its best matches, the most recent files, or
  * nothing; the most recent when nothing matches). Their defaults are the constants, so a caller
  * that passes none gives the bytes it always did. Recent files are the clean ones only, as matches.

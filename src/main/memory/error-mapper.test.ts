@@ -1,5 +1,5 @@
 // The error mapper names the path a failure is about. A rename has two paths, and the runtime's
-// ESCAPE does not say which one leads out of the scope: the error must name that one (issue 16: a
+// ESCAPE does not say which one leads out of the scope: the error must name that one (a
 // rename whose destination escapes used to name its source). On the real filesystem, locally and
 // over SSH (a real sshd on loopback), with directory symlinks leading out of the scope root.
 import * as fs from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// What MemoryService hands the version history for each change (issue 18): the bytes each file held
+// What MemoryService hands the version history for each change: the bytes each file held
 // before and holds after, captured under the scope's lock, on the real filesystem (LocalRuntime).
 // A seeded random mix of the six commands and a person's saves: after every change, each recorded
 // file's `after` is exactly what the disk holds, and its `before` what the disk held just before.

@@ -1,6 +1,6 @@
 /**
  * What a change does to each file, with the bytes before and after, for the version history
- * (issue 18): MemoryTool and PersonEdits capture it under the scope's lock, where the bytes are
+ *: MemoryTool and PersonEdits capture it under the scope's lock, where the bytes are
  * exactly those the change replaces, and the change outbox's ChangeRecord hands it to the history
  * sink before the change is made (a change the history cannot take is not made).
  *

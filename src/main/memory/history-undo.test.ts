@@ -1,4 +1,4 @@
-// Undo through the real history (issue 18), on the real disk: a seeded mix of commands and saves,
+// Undo through the real history, on the real disk: a seeded mix of commands and saves,
 // then every recorded batch undone newest first, gives back a tree byte-identical to the start;
 // an undo meets a file changed since with a conflict and changes nothing; an undo can be undone.
 import * as fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Undo of recorded changes (issue 18): puts the files of one change, or of a batch made together,
+ * Undo of recorded changes: puts the files of one change, or of a batch made together,
  * back as they were before it, only if each is still exactly what that change left; otherwise
  * nothing is changed and the answer names the first conflict (changed, exists, deleted).
  *

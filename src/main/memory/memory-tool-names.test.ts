@@ -1,5 +1,5 @@
 // The memory tool refuses an agent's create and rename whose destination has a name the scanners
-// flag (issue 16): a secret or an injected instruction in a name is shown in every session's index.
+// flag: a secret or an injected instruction in a name is shown in every session's index.
 // Refused like flagged content: the rule and which name, never the name itself; nothing written.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';

@@ -9,7 +9,7 @@
  * order. Reads take no lock: writes are atomic renames, so a reader sees a whole old or a whole new
  * file. Errors a model sees name virtual paths only (error-mapper.ts).
  *
- * Review mode (issue 19): an agent's write to a scope under review (the ReviewGate says which) runs
+ * Review mode: an agent's write to a scope under review (the ReviewGate says which) runs
  * the same command over a RecordingRuntime (review-gate.ts), so it is validated exactly as a real
  * one, and the write it would have made becomes a proposal; the answer says it awaits a person.
  * A person's commands are never diverted.

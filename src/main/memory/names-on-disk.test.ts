@@ -1,4 +1,4 @@
-// The one rule for names (src/common/memory/paths.ts) on the real disk (issue 16): files whose names
+// The one rule for names (src/common/memory/paths.ts) on the real disk: files whose names
 // a model could not have written (invisible characters, NFD spellings, bytes that are not UTF-8,
 // .git) are never listed nor indexed, and the tool refuses to create them, so no two names that
 // look the same can become two files. Local runtime (the SSH helper keeps its own listing rule).

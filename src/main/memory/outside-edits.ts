@@ -1,6 +1,6 @@
 /**
  * OutsideEdits: records in the version history the edits made outside Cairn (an editor, a `git
- * pull`) that a watcher or the SSH poller found (issue 18). An outside edit records what it found
+ * pull`) that a watcher or the SSH poller found. An outside edit records what it found
  * on disk; its "before" is the last version Cairn knew of that path (from the history), or unknown
  * when there is none (null for a file that appeared where none was known).
  *

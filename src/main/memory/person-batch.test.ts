@@ -1,4 +1,4 @@
-// A person's multi-file change as one history batch (issue 22), on the real disk and over the real
+// A person's multi-file change as one history batch, on the real disk and over the real
 // sshd: groups whose files moved on are skipped and reported, the rest land, one batch is recorded,
 // and undoing that batch gives back every file at once.
 import * as fs from 'node:fs';

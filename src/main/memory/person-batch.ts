@@ -1,5 +1,5 @@
 /**
- * A person's change of several files at once, as ONE history batch (issue 22: applying a
+ * A person's change of several files at once, as ONE history batch (applying a
  * consolidation): groups of file writes and deletes, each file checked against the sha256 the
  * person saw. A group whose files do not all still hold those bytes is skipped and reported; the
  * other groups are made. The whole is recorded with one cause, so undoing its batch takes back

@@ -123,7 +123,7 @@ export class PersonEdits {
   }
 
   /**
-   * Writes an earlier version's content back to its file (history, issue 18): a new change by the
+   * Writes an earlier version's content back to its file (history): a new change by the
    * person, with the cause it is given (`restore:<versionId>`), made whatever the file holds now
    * (missing: it is created again, its directories too). The content must be UTF-8 text within the
    * cap, as any save. Returns whether it created the file.
@@ -134,7 +134,7 @@ export class PersonEdits {
   }
 
   /**
-   * Pins or unpins a file (files only; not a use: issue 20). A person's action on the sidecar,
+   * Pins or unpins a file (files only; not a use). A person's action on the sidecar,
    * not a write to memory, so no mode applies; the path rules do, and the file must exist.
    */
   async setPinned(rawPath: string, pinned: boolean, session: MemorySession): Promise<string> {

@@ -1,5 +1,5 @@
 /**
- * Review mode's seam in the memory layer (issue 19): what the agent's tool needs to divert a write
+ * Review mode's seam in the memory layer: what the agent's tool needs to divert a write
  * to a scope under review into a proposal, without knowing where proposals are kept (the host
  * hands it a ReviewGate; harvest/review-mode.ts keeps them in the inbox).
  *

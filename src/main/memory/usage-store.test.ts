@@ -39,7 +39,7 @@ describe('what counts as a use', () => {
     expect(Date.parse(entry.lastWriteAt!)).toBeLessThanOrEqual(Date.parse(entry.lastAccessedAt!));
   });
 
-  it('a pin and an unpin are not uses: they leave the use count and the last use as they were (issue 20)', async () => {
+  it('a pin and an unpin are not uses: they leave the use count and the last use as they were', async () => {
     await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
     await run({ command: 'view', path: '/memories/global/a.md' });
     await usage.flush();

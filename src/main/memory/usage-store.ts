@@ -13,7 +13,7 @@
  *   `memory-meta.json.damaged-<time>` (reported on stderr) before it writes what was salvaged, so
  *   no pin is dropped unseen; a stats failure never fails a memory command (it is reported on stderr);
  * - a use is an agent's view or a write; a pin or an unpin changes only `pinned` (counting it
- *   would push the file up in what agents receive: issue 20).
+ *   would push the file up in what agents receive).
  * The file is only ever replaced whole, so long-lived hosts learn of other processes' pins and uses
  * by watching it (journal/meta-watcher.ts).
  */

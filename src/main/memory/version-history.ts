@@ -1,5 +1,5 @@
 /**
- * VersionHistory: what a person does with the version history (issue 18), once, for the CLI and
+ * VersionHistory: what a person does with the version history, once, for the CLI and
  * the app's API: list a file's (or a scope's) versions with the lines each added and removed, list
  * the recently deleted files, read one version, restore a file to one, undo a change.
  *

@@ -82,7 +82,7 @@ export function isCairnHarvestHook(command: string): boolean {
 }
 
 export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit'] as const;
-/** The events before which a session's transcript is harvested (issue 19): a compaction, its end. */
+/** The events before which a session's transcript is harvested: a compaction, its end. */
 export const CLAUDE_HARVEST_EVENTS = ['PreCompact', 'SessionEnd'] as const;
 
 /** One of Cairn's hooks: its command, the events it runs on, and how to know it in a file. */

@@ -1,5 +1,5 @@
 /**
- * What proposes a consolidation (issue 22): the extractor interface of the harvest (issue 19),
+ * What proposes a consolidation: the extractor interface of the harvest,
  * for a scope's files instead of a session's messages. `rules` (rules-sweep.ts) runs offline; the
  * model backends (`command`, `http`: model-sweep.ts) ask a model through the harvest's runner
  * (harvest/extractors/), given this same input as untrusted data (sweep-prompt.ts).

@@ -1,4 +1,4 @@
-// The sweep's model backends (issue 22) end to end over the real disk: the `command` backend runs a
+// The sweep's model backends end to end over the real disk: the `command` backend runs a
 // real child process (fixtures/fake-sweep-model.mjs, a node script standing in for `claude -p`; no
 // model runs here) and the `http` backend posts to real loopback servers speaking the Anthropic and
 // OpenAI wire formats. What left Cairn is recorded, so the tests check it: the marked prompt with

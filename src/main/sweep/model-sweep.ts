@@ -1,5 +1,5 @@
 /**
- * The sweep's model backends (issue 22): `command` and `http` propose a consolidation by asking a
+ * The sweep's model backends: `command` and `http` propose a consolidation by asking a
  * model once with sweepPrompt (sweep-prompt.ts), through the harvest's runner (the Ask of
  * harvest/extractors/index.ts modelBackendFor: one runner, its timeouts, output caps and Cancel),
  * and read its reply with the harvest's reader (json-answer.ts answerList(output, 'changes')). The

@@ -1,4 +1,4 @@
-// The rules extractor's parts (issue 22): near-duplicate groups (prefix filtering finds exactly
+// The rules extractor's parts: near-duplicate groups (prefix filtering finds exactly
 // the pairs an all-pairs comparison finds, on seeded random notes), the merged text, and a pinned
 // file never merged away.
 import { createHash } from 'node:crypto';

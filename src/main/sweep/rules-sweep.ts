@@ -1,5 +1,5 @@
 /**
- * The `rules` consolidation extractor (issue 22), offline and deterministic:
+ * The `rules` consolidation extractor, offline and deterministic:
  * - delete each file the host found unused for `days` (SweepInput.stale);
  * - merge files saying the same thing: two files whose word sets (harvest/checks.ts
  *   normalizedText) overlap by at least MERGE_MIN_OVERLAP (Jaccard: shared words over all words)

@@ -1,5 +1,5 @@
 /**
- * The sweep's extractor from the settings (issue 22): `sweepExtractor` picks the backend, `rules`
+ * The sweep's extractor from the settings: `sweepExtractor` picks the backend, `rules`
  * (offline) or a model through `command` / `http`, configured by the harvest's own settings
  * (harvestCommand, harvestHttp) and run by the harvest's runner (harvest/extractors/index.ts
  * modelBackendFor). `cairn sweep --extractor` overrides the setting.

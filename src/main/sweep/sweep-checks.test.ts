@@ -1,4 +1,4 @@
-// The checks of a model's sweep answer (issue 22), table-driven over a real scope on disk: each row
+// The checks of a model's sweep answer, table-driven over a real scope on disk: each row
 // is one change a model may not make, answered alone; it must be refused with exactly its reason,
 // and nothing proposed. The model is a fixed Ask (the answer text a model would print): the runner
 // around it (a real process, a real HTTP server) is model-sweep.test.ts's; here the point is what

@@ -1,4 +1,4 @@
-// The sweep's prompt (issue 22) as text: marked, deterministic, the files as one JSON line each
+// The sweep's prompt as text: marked, deterministic, the files as one JSON line each
 // inside a fence no file can close, secrets redacted, long files cut and marked not whole, and
 // past the budget listed without their text. Pure: the input is built here, no disk.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The sweep's prompt (issue 22): one text for the model backends (`command` on stdin, `http` as the
+ * The sweep's prompt: one text for the model backends (`command` on stdin, `http` as the
  * user message) asking for a consolidation of one scope root as structured changes (write, delete,
  * rename), given the scope's files ranked by use, their usage, and what changed since the last
  * consolidation, as untrusted data.

@@ -1,5 +1,5 @@
 /**
- * Consolidation proposals on disk (issue 22): `<home>/sweeps/<id>.json`, one per proposal, 0600,
+ * Consolidation proposals on disk: `<home>/sweeps/<id>.json`, one per proposal, 0600,
  * written whole (runtime/local/atomic-write.ts: temp file, fsync, rename), so a reader never sees
  * half a proposal.
  *

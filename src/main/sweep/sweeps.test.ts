@@ -1,4 +1,4 @@
-// Consolidation (issue 22) on the real disk and over the real sshd, on a fake clock: usage-driven
+// Consolidation on the real disk and over the real sshd, on a fake clock: usage-driven
 // deletion (pinned and fresh files never proposed), near-duplicate merge, an agent's write between
 // proposal and apply gives exactly one conflict, apply then undo gives back a byte-identical tree
 // (100 of 100 seeded runs), the lease, expiry and replacement, "nothing to consolidate".

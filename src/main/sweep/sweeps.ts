@@ -1,5 +1,5 @@
 /**
- * Consolidation (issue 22, `cairn sweep`): proposals for one scope root from real usage and
+ * Consolidation (`cairn sweep`): proposals for one scope root from real usage and
  * near-duplicates, previewed by a person, applied as ONE undoable history batch, or discarded.
  * The CLI and the API call this; the storage is sweep-store.ts, the lease sweep-lease.ts, the
  * proposing an extractor (extractor.ts): `rules` offline, or a model backend (model-sweep.ts,

@@ -1,4 +1,4 @@
-// The registry's workspace management on a real temp home (issue 20, defect 8): a rename changes
+// The registry's workspace management on a real temp home: a rename changes
 // the display name only, in config.json, across processes' reads; a relative folder is refused and
 // never resolved against this process's directory; a folder that went away is said in a person's
 // words in the status, while the session agents get keeps the protocol's text.

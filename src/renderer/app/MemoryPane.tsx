@@ -26,7 +26,7 @@ import { PaneSplitter, useTreeWidth } from './PaneSplitter';
 
 // The editor (CodeMirror and its diff) loads when a file is first opened, not with the tree.
 const FileEditor = lazy(() => import('../features/editor/FileEditor').then((m) => ({ default: m.FileEditor })));
-// Another agent's file (issue 23) opens in the same editor, with that file as its source.
+// Another agent's file opens in the same editor, with that file as its source.
 const AgentFileEditor = lazy(() => import('../features/agent-files/AgentFileEditor').then((m) => ({ default: m.AgentFileEditor })));
 
 export interface MemoryPaneProps {
@@ -46,7 +46,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const [inboxOpen, setInboxOpen] = useState(false);
   // Where the person asked to go while the open file had unsaved edits: a file, nothing, or the Inbox.
   const [pending, setPending] = useState<string | null | 'inbox' | { sweep: Scope } | undefined>(undefined);
-  // The scope whose consolidation shows on the right (issue 22), if any.
+  // The scope whose consolidation shows on the right, if any.
   const [sweeping, setSweeping] = useState<Scope | null>(null);
   const inbox = useInbox(workspaceId);
   // A damaged inbox file counts too: the person has to look at it.

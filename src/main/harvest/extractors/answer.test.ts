@@ -1,4 +1,4 @@
-// Reading a model's answer (issue 19): the candidates come out whatever wraps them (prose, a
+// Reading a model's answer: the candidates come out whatever wraps them (prose, a
 // fence, Claude Code's json and stream-json output, Codex's last message and --json events);
 // invalid items are dropped and counted, at most 50 are looked at, and an answer with no JSON
 // answer object, or a run the tool reports as failed, is an error a person can read.

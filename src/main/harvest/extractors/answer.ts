@@ -1,5 +1,5 @@
 /**
- * A model's answer to the harvest prompt, read into candidates (issue 19). Models and the tools
+ * A model's answer to the harvest prompt, read into candidates. Models and the tools
  * around them wrap the JSON the prompt asks for in many ways; what is read:
  * - the text itself, or prose around it, or a ``` / ```json fence around it;
  * - Claude Code's `claude -p --output-format json` envelope ({"type":"result","result":"<text>"}),

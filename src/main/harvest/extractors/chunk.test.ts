@@ -1,4 +1,4 @@
-// Chunks of a long segment (issue 19): split between messages, never inside one, each within the
+// Chunks of a long segment: split between messages, never inside one, each within the
 // budget as the prompt renders it; the same input gives the same chunks; a single message over the
 // budget is a chunk of its own, cut with a note.
 import { describe, expect, it } from 'vitest';

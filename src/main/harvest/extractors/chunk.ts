@@ -1,5 +1,5 @@
 /**
- * Chunks of a segment for the model backends (issue 19): a long segment is split so that each
+ * Chunks of a segment for the model backends: a long segment is split so that each
  * chunk's messages, as the prompt renders them (prompt.ts renderMessage, one line each), fit a
  * budget of characters.
  *

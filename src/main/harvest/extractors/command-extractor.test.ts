@@ -1,4 +1,4 @@
-// The `command` backend (issue 19) with real child processes: a stand-in for a model CLI
+// The `command` backend with real child processes: a stand-in for a model CLI
 // (fixtures/fake-model.mjs, a node script; no model runs here) gets the prompt on stdin through
 // /bin/sh and answers as Claude Code or Codex would, fails, hangs, prints garbage or floods. What
 // it received is recorded, so the tests see what left Cairn: the marker line, the transcript with

@@ -1,5 +1,5 @@
 /**
- * The `command` backend of the harvest (issue 19): the command line a person configured (setting
+ * The `command` backend of the harvest: the command line a person configured (setting
  * `harvestCommand`, such as `claude -p --output-format json` or `codex exec --skip-git-repo-check -`)
  * runs through `/bin/sh -c`, gets the harvest prompt on stdin, and prints the answer on stdout.
  *

@@ -1,4 +1,4 @@
-// The `http` backend (issue 19) against real loopback HTTP servers (node:http) that speak the
+// The `http` backend against real loopback HTTP servers (node:http) that speak the
 // Anthropic Messages and the OpenAI chat completions wire formats. No model runs here: each server
 // answers with a fixed candidate, and records the request it got, so the tests check what left
 // Cairn: the endpoint, the headers (the key arrived, as the API expects it), the body (the marked

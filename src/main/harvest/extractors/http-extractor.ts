@@ -1,5 +1,5 @@
 /**
- * The `http` backend of the harvest (issue 19): the harvest prompt sent as one user message to
+ * The `http` backend of the harvest: the harvest prompt sent as one user message to
  * Anthropic's Messages API (`api: 'anthropic'`, POST <url>/v1/messages) or to an OpenAI-compatible
  * chat completions endpoint (`api: 'openai'`, POST <url>/chat/completions, url being the base with
  * its /v1), with Node's own fetch.

@@ -1,5 +1,5 @@
 /**
- * The harvest's extractor from the settings (issue 19): `harvestExtractor` picks the backend,
+ * The harvest's extractor from the settings: `harvestExtractor` picks the backend,
  * `rules` (offline), `command` (harvestCommand) or `http` (harvestHttp). A backend chosen but not
  * configured is an error that says which setting to fill in, never a silent fall back to another
  * backend (a person who chose a model would otherwise get the rules' proposals unknowingly).

@@ -1,5 +1,5 @@
 /**
- * The JSON object a model's reply holds, wherever it is (issue 19's harvest and issue 22's sweep
+ * The JSON object a model's reply holds, wherever it is (the harvest's and the sweep's
  * share it): the one reader of model replies for every model backend. Models and the tools around
  * them wrap the JSON a prompt asks for in many ways; what is read:
  * - the text itself, or prose around it, or a ``` / ```json fence around it;

@@ -1,4 +1,4 @@
-// The harvest prompt (issue 19): it begins with Cairn's marker line, asks for the answer shape the
+// The harvest prompt: it begins with Cairn's marker line, asks for the answer shape the
 // parser reads, says the transcript is untrusted data, and carries each message as one line of
 // JSON between boundary lines that no message text can forge or close.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The harvest prompt (issue 19): one text for every model backend (`command` on stdin, `http` as
+ * The harvest prompt: one text for every model backend (`command` on stdin, `http` as
  * the user message), asking for candidates in the shape of candidate.ts and nothing else.
  *
  * Invariants:

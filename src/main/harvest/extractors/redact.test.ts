@@ -1,4 +1,4 @@
-// Redaction before any transcript text leaves the process (issue 19): every secret sample of the
+// Redaction before any transcript text leaves the process: every secret sample of the
 // scanners' own corpus (tests/fixtures/scanner-corpus, all fake) comes out without its credential,
 // with a marker naming the rule, and with nothing the scanners still call a secret; the benign
 // samples come out unchanged, and so does everything around a secret.

@@ -1,5 +1,5 @@
 /**
- * Redaction of secrets in transcript text before any of it leaves the process (issue 19): the
+ * Redaction of secrets in transcript text before any of it leaves the process: the
  * model backends (command, http) send a model only what redactSecrets returns. The secrets are the
  * content scanners' own (memory/scanners, the same rules that refuse a secret in memory), each
  * replaced by a marker naming its rule, `[redacted secret: github-token]`, never a part of it.

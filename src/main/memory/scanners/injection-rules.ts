@@ -628,7 +628,7 @@ function checkDestructive(ctx: ScanContext, state: AnchoredState, p: number, re:
   if (m !== null && isOrdered(ctx, p)) report(ctx, state.reported, DESTRUCTIVE_RULE, p, p + m[0].length);
 }
 
-// ---- the rules added for issue 16, found in one pass ----
+// ---- rules for look-alike brackets and phrasings, found in one pass ----
 
 interface AnchoredState {
   readonly reported: Reported;

@@ -558,7 +558,7 @@ $ops{probe} = sub {
   return ('dir', $real, $git, $config, $roots);
 };
 
-# ---- Other agents' files in the workspace's checkout (issue 23; src/main/agent-files) ----
+# ---- Other agents' files in the workspace's checkout (src/main/agent-files) ----
 # The checkout is no memory root: its files are reached only through these ops, which take the
 # workspace's path and resolve the checkout's own containment root here (af_root: the git root
 # above the path's realpath, else that realpath, as the client's findGitRoot does). Every file is

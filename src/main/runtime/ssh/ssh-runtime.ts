@@ -472,7 +472,7 @@ export class SshRuntime implements Runtime {
     });
   }
 
-  // ---- Other agents' files in the workspace's checkout (issue 23) ----
+  // ---- Other agents' files in the workspace's checkout ----
   // The checkout is no scope root: these take the workspace's remote path, and the helper
   // resolves and checks the checkout's own containment there (afiles, afile, afwrite).
 

@@ -1,5 +1,5 @@
 /**
- * "Adopt…" (issue 23): copy another agent's file, or the lines selected in it, into a Cairn scope
+ * "Adopt…": copy another agent's file, or the lines selected in it, into a Cairn scope
  * as Inbox proposals (agentFiles.adopt: split into entries, scanned, deduplicated against memory
  * and the Inbox). Nothing is written to memory here: the person approves each proposal in the
  * Inbox. The result is said in words ("3 proposed to the Inbox, 2 already in memory, 1 refused: a

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// Other agents' files in the memory pane (issue 23): the real backend for memory (ui-backend.tsx)
+// Other agents' files in the memory pane: the real backend for memory (ui-backend.tsx)
 // and a fake agentFiles API holding the files in this process (the server's routes are tested on
 // their own; the Chromium suite tests/e2e/agent-files.test.ts drives both for real). The groups
 // and their facts, the filter and content search, the editor's conflict-safe save on these files,

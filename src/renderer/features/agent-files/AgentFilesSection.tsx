@@ -1,5 +1,5 @@
 /**
- * Other agents' files (issue 23) under the scope tree, apart from Cairn memory: a group per agent
+ * Other agents' files under the scope tree, apart from Cairn memory: a group per agent
  * whose files exist (Claude Code, Codex, Cursor, GitHub Copilot, Gemini CLI), global files (in the
  * person's home) and the checkout's, each with its size, last change and which agents read it; a
  * file that cannot be opened says why, and a symbolic link says where it leads. The filter box above narrows it by path; in content mode it

@@ -1,5 +1,5 @@
 /**
- * "Compare…" (issue 23): pick two to six files, other agents' files and Cairn memory files alike,
+ * "Compare…": pick two to six files, other agents' files and Cairn memory files alike,
  * and see side by side the lines they state differently (agentFiles.compare): a column per file,
  * a row per statement that differs, is stated by one file only, or is missing from some. Lines
  * every file states the same way are counted, not listed. Text is shown as plain text.

@@ -1,4 +1,4 @@
-// The words of other agents' files (issue 23): groups in the agents' order, "read by", sizes, an
+// The words of other agents' files: groups in the agents' order, "read by", sizes, an
 // adopt's result as a person reads it, line ranges, and the pane's key for an open agent file.
 import { describe, expect, it } from 'vitest';
 import type { AgentFile } from '../../../common/agent-files/schema';

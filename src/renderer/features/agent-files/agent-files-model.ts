@@ -1,5 +1,5 @@
 /**
- * How other agents' files (issue 23) read to a person: the groups (one per agent whose files
+ * How other agents' files read to a person: the groups (one per agent whose files
  * exist, in the agents' order; global files first, then the checkout's), "read by Codex, Cursor",
  * sizes, the words for an adopt's result, and the open file's key in the memory pane. Pure, so the
  * wording is tested without a DOM.

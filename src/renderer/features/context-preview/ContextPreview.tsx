@@ -1,5 +1,5 @@
 /**
- * What agents receive without asking (issue 20): the memory index and the hot set of this view,
+ * What agents receive without asking: the memory index and the hot set of this view,
  * exactly as `cairn context` and the MCP server's instructions render them (context.preview: the
  * same ContextBuilder and render functions on the server), each with its size against its byte
  * budget. Shown as plain text: memory content is untrusted and is never rendered as markup here.

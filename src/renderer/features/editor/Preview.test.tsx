@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// The preview is GitHub-flavoured (issue 20, defect 6): a memory's table is a table, its task list
+// The preview is GitHub-flavoured: a memory's table is a table, its task list
 // has (read-only) check boxes, ~~text~~ is struck and a bare address is a link, as on GitHub; raw
 // HTML stays out, also inside a table cell. Without remark-gfm each of these comes out as raw text.
 import { cleanup, render, screen, within } from '@testing-library/react';

@@ -4,7 +4,7 @@
 // (what a reload or a closed tab leaves: planted here as the page stored it, since a component test
 // cannot reload) comes back when the file is opened, and "Discard my text" drops it; leaving the
 // file with the pane's "Discard" drops it too; text kept for a file an agent deleted meanwhile
-// comes back in the editor's deleted-file flow (issue 20, defect 4) instead of being lost. The Chromium suite tests/e2e/web-restart.test.ts
+// comes back in the editor's deleted-file flow instead of being lost. The Chromium suite tests/e2e/web-restart.test.ts
 // reloads a real page.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * The version history of the open file (issue 18): every recorded version, newest first (when,
+ * The version history of the open file: every recorded version, newest first (when,
  * who, how, lines added and removed); the selected one compared with the file as it is now (or
  * with what came just before it), and "Restore this version" after a confirmation. The list and
  * the comparison follow changes to the file live (the change stream's events for its path).

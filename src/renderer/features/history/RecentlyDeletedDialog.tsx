@@ -1,5 +1,5 @@
 /**
- * Recently deleted files of one scope (issue 18): each with when and by whom it was deleted, what
+ * Recently deleted files of one scope: each with when and by whom it was deleted, what
  * it held (on request), and Restore, which brings it back as it was just before the delete
  * (`history.restore` with its path and the delete's version). The list follows the history: a
  * file restored (here, by Undo, or written again) leaves it.

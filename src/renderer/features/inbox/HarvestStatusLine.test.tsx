@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// The harvest's status line (issue 19). First each state as the view draws it, at a fixed clock in
+// The harvest's status line. First each state as the view draws it, at a fixed clock in
 // a fixed zone (Asia/Kolkata, +05:30, so that a local time cannot pass for UTC): off, waiting,
 // harvesting chunk 2 of 4, the last run with what was skipped and why, failed with its retry time,
 // failed waiting for Retry; the buttons' states. Then live in the memory pane against the real

@@ -1,5 +1,5 @@
 /**
- * The harvest's status line of one workspace, in the Inbox's header (issue 19): the state now (off,
+ * The harvest's status line of one workspace, in the Inbox's header: the state now (off,
  * on, waiting, harvesting session X chunk 2 of 4, failed), the last run (N proposed, M skipped and
  * why), a failure with its reason and when it is tried again, with Retry, and Harvest now. Live: it
  * follows the server's status stream (use-harvest-status.ts). The sentences are the CLI's own

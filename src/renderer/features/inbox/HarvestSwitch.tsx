@@ -1,5 +1,5 @@
 /**
- * The per-workspace switch of harvest by the agents' hooks (issue 19): off until the person turns
+ * The per-workspace switch of harvest by the agents' hooks: off until the person turns
  * it on; stored in the settings (`harvestWorkspaces`), which `cairn harvest --hook` reads.
  */
 import { useQuery } from '@tanstack/react-query';

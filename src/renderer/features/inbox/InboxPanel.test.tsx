@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// The Inbox against the real backend (issue 19): proposals put in the home's inbox the way a
+// The Inbox against the real backend: proposals put in the home's inbox the way a
 // harvest does (the host's InboxStore), reviewed in the memory pane: the count beside the tree,
 // each proposal's text, category, target, confidence, session, rationale and evidence; Approve
 // (the line on disk, the confirmation with Open and Undo), Edit then approve (edited text, another

@@ -1,5 +1,5 @@
 /**
- * The Inbox (issue 19): memories proposed from agents' sessions, waiting for a person. Each
+ * The Inbox: memories proposed from agents' sessions, waiting for a person. Each
  * proposal shows its text, category, the file it would be added to, how sure the extractor is, the
  * session it came from and when, why it was proposed, and the quotes it rests on. The person
  * approves it (added to that file), edits then approves (its text, and/or another file, chosen or
@@ -599,7 +599,7 @@ function HeldBackSection({ count, open, onToggle, children }: { count: number; o
 }
 
 function SessionSection({ group, busy, onRejectAll, children }: { group: SessionGroup; busy: boolean; onRejectAll: () => void; children: React.ReactNode }) {
-  // A file a person imported or adopted (issue 23) is no session: said as what it is.
+  // A file a person imported or adopted is no session: said as what it is.
   const file = fileOrigin(group.sessionId);
   const count = `${group.items.length} ${group.items.length === 1 ? 'proposal' : 'proposals'}`;
   const origin = originText(group);

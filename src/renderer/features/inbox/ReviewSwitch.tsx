@@ -1,5 +1,5 @@
 /**
- * Review mode's switches (issue 19), in the Inbox's header beside the harvest switch: per scope of
+ * Review mode's switches, in the Inbox's header beside the harvest switch: per scope of
  * this view, whether agents' writes to it wait here for the person instead of changing memory. Off
  * until turned on; stored in the settings (`reviewScopes`, keyed by the scope's owner, which the
  * server names: inbox.reviewScopes), read by every agent's process at its next write.

@@ -1,5 +1,5 @@
 /**
- * How the inbox reads (issue 19): which proposals a view shows, grouped by the agent's session they
+ * How the inbox reads: which proposals a view shows, grouped by the agent's session they
  * came from (agents' changes held by review mode apart), and the words for an item's category,
  * confidence, source and evidence, and for a change. Pure, so the grouping and wording are tested
  * without a DOM. The agents' names and short session ids are the harvest's own

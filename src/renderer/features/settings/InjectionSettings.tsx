@@ -1,5 +1,5 @@
 /**
- * Settings, Agent context (issue 23): the injection settings for every workspace, and per
+ * Settings, Agent context: the injection settings for every workspace, and per
  * workspace the ones it overrides ("Use global" per field). Stored through settings.set
  * (`injection`, `injectionByWorkspace`: common/context/injection.ts says what each means), read
  * by `cairn context` and `cairn mcp` at their next call or session.

@@ -1,6 +1,6 @@
 /**
- * Settings, Models: what proposes the harvest's memories (`harvestExtractor`, issue 19) and a
- * scope's consolidation (`sweepExtractor`, issue 22): rules (offline, the default), a command
+ * Settings, Models: what proposes the harvest's memories (`harvestExtractor`) and a
+ * scope's consolidation (`sweepExtractor`): rules (offline, the default), a command
  * (`harvestCommand`) or a model over HTTP (`harvestHttp`: api, base URL, model and the NAME of the
  * environment variable holding its key, never the key), both backends sharing one command and one
  * model; and the harvest's `harvestMinConfidence`. Stored through settings.set, read by `cairn

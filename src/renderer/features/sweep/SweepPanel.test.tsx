@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// The consolidation view against the real backend (issue 22): two pairs of near-duplicate files
+// The consolidation view against the real backend: two pairs of near-duplicate files
 // (written by an agent, so the rules propose merging each), proposed as the view opens; the
 // summary, every change checked; unchecking one (a click, or Space from the keyboard after the
 // arrows) and Apply sends only the other's path (`only`), and the outcome says what was applied

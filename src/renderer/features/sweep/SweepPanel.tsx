@@ -1,5 +1,5 @@
 /**
- * The consolidation view of one scope root (issue 22), where the Inbox and the editor show: it
+ * The consolidation view of one scope root, where the Inbox and the editor show: it
  * shows the scope's proposal waiting to be reviewed (made by `cairn sweep` or an agent), else asks
  * for one at once ("Looking at 412 files…", with Cancel: the call is aborted and nothing is
  * stored; "Propose again" always asks anew), then shows it: the summary ("4 deletions, 1 merge"), what changed since the

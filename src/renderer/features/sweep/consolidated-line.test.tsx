@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// The scope's "Last consolidated … · Undo" in the memory pane's tree (issue 22), against the real
+// The scope's "Last consolidated … · Undo" in the memory pane's tree, against the real
 // backend: a consolidation applied (here through the API, as `cairn sweep apply` in another window
 // would) shows on its scope; Undo there takes the whole of it back, says so, and the line goes. A
 // proposal waiting for review shows on its scope, and Review opens it. Consolidate… from the scope

@@ -1,5 +1,5 @@
 /**
- * The consolidation view's words and choices (issue 22), pure: what each change and each file of
+ * The consolidation view's words and choices, pure: what each change and each file of
  * it does, a file's usage as a line, what changed since the last consolidation, the outcome of an
  * apply, why there is nothing to consolidate, and which applied proposal is a scope's last.
  * Changes are read generically from `files[]` (a file's `content`: its new text, null when it goes,

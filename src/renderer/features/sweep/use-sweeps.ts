@@ -1,5 +1,5 @@
 /**
- * A view's consolidations as the tree shows them (issue 22): each scope's proposal waiting for
+ * A view's consolidations as the tree shows them: each scope's proposal waiting for
  * review, its last applied consolidation that is not undone yet ("Last consolidated 3 d ago ·
  * Undo"), and the Undo of one: the whole sweep batch taken back through `history.undo`, all or
  * nothing (a file changed since makes it a conflict, said in words, and nothing is written).

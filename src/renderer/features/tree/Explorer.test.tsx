@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// Issue 20's explorer expectations against the real backend (renderPane: the router over a sandbox
+// The explorer's expectations against the real backend (renderPane: the router over a sandbox
 // home, the real ContextBuilder and memory_search code): content search ranked as agents'
 // memory_search ranks, with highlights and the keyboard; the sort control, remembered; the view of
 // what agents receive with its budgets; the row menu by mouse and keyboard; the multi-selection with

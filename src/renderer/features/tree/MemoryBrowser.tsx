@@ -4,7 +4,7 @@
  * opens every directory: the pane's Collapse all / Expand all), and the row actions (pin, delete with confirmation, then an Undo toast; the focus then goes
  * to the next row, or the one above), and each scope's recently deleted files (restorable).
  * A large tree starts with its directories closed (tree-model's initialOpenState).
- * Issue 20's explorer: the filter box's second mode searches inside memory content (ContentResults,
+ * The explorer: the filter box's second mode searches inside memory content (ContentResults,
  * ranked by the server as memory_search ranks); the sort control orders files within each
  * directory (remembered in localStorage); the row menu (RowMenu); the multi-selection (Ctrl/Cmd+click,
  * Shift+click, Shift+arrows) with bulk pin, unpin and delete (one confirmation listing the files;
@@ -79,7 +79,7 @@ export interface MemoryBrowserProps {
   onOpenPath?: (path: string) => void;
   /** What the filter box holds and whether it searches content (other agents' files follow it: features/agent-files). */
   onQuery?: (text: string, content: boolean) => void;
-  /** Opens the consolidation of a scope (issue 22): the scope row's menu and button offer it. */
+  /** Opens the consolidation of a scope: the scope row's menu and button offer it. */
   onConsolidate?: (scope: Scope) => void;
   label: string;
 }

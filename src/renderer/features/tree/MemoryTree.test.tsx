@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 // The scope tree against the real backend: order, chevrons, expand and collapse, recursive counts,
 // the roles and names assistive technology reads, the keyboard, the filter and virtualization; and
-// issue 20's small ones: the focus after a delete, ArrowDown from the filter, Collapse all / Expand
+// the small ones: the focus after a delete, ArrowDown from the filter, Collapse all / Expand
 // all, and a 1000-file tree that does not start fully open.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -265,7 +265,7 @@ describe('the scope tree', () => {
   });
 });
 
-describe('the tree, day to day (issue 20)', () => {
+describe('the tree, day to day', () => {
   /** Deletes the focused row from the keyboard, confirming, and waits for its row to go. */
   async function deleteFocused(user: ReturnType<typeof userEvent.setup>, name: string): Promise<void> {
     item(name).focus();

@@ -36,7 +36,7 @@ export interface MemoryTreeProps {
   onDragEnd: () => void;
   canDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => boolean;
   onDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => void;
-  /** Opens the consolidation of a scope (issue 22); without it, scope rows offer none. */
+  /** Opens the consolidation of a scope; without it, scope rows offer none. */
   onConsolidate?: (scope: Row['scope']) => void;
   /** Undoes a scope's last consolidation; without it, its row offers no Undo. */
   onUndoSweep?: (row: Extract<Row, { kind: 'consolidated' }>) => void;

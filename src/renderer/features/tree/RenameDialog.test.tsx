@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// Rename (F2) against the real backend (issue 20, defect 2): the field holds the full virtual path
+// Rename (F2) against the real backend: the field holds the full virtual path
 // with the base name selected; a full path or a path inside the scope is accepted; the dialog says
 // where the file will land before it is renamed, and why it cannot (another scope, a bad name, an
 // existing one) before anything is sent. Typing another scope's full path never creates

@@ -36,7 +36,7 @@ export interface RowActions {
   /** Whether what is being dragged may be dropped on this row (a directory or scope). */
   canDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => boolean;
   onDrop: (row: Extract<Row, { kind: 'dir' | 'scope' }>) => void;
-  /** Opens the consolidation of a scope (issue 22). */
+  /** Opens the consolidation of a scope. */
   onConsolidate?: (scope: Row['scope']) => void;
   /** Undoes a scope's last consolidation (its "Last consolidated" row). */
   onUndoSweep?: (row: Extract<Row, { kind: 'consolidated' }>) => void;

@@ -1,4 +1,4 @@
-// Where a rename lands, from what the person typed (issue 20, defect 2): pure, no DOM.
+// Where a rename lands, from what the person typed: pure, no DOM.
 import { describe, expect, it } from 'vitest';
 import { baseNameRange, renameTarget, type RenameSource } from './rename-target';
 

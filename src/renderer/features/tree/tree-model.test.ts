@@ -58,7 +58,7 @@ describe('the scope tree', () => {
     expect(show(rows)).toEqual(['global (0)', '  - Nothing matches the filter.', 'project (1)', '  notes/ (1)', '    deep/ (1)', '      c.md', 'workspace (0)', '  - Nothing matches the filter.']);
   });
 
-  it('starts a scope with its consolidation waiting for review and its last consolidation still in place (issue 22), not while filtering nor when closed', () => {
+  it('starts a scope with its consolidation waiting for review and its last consolidation still in place, not while filtering nor when closed', () => {
     const consolidated = { project: { at: '2026-11-25T10:00:00.000Z', batch: 'b1' } };
     const rows = flattenTree(buildForest(files.filter((f) => f.scope === 'project' && !f.path.includes('/notes/'))), all, { collapsed: new Set(), consolidated });
     expect(show(rows)).toEqual(['global (0)', '  - No memories yet.', 'project (3)', '  ~ consolidated 2026-11-25T10:00:00.000Z', '  api/ (1)', '    a.md', '  Alpha.md', '  zeta.md', 'workspace (0)', '  - No memories yet.']);

@@ -35,9 +35,9 @@ export type Row =
   | { kind: 'note'; id: string; level: 2; scope: Scope; text: string; parentId: string }
   /** The scope's recently deleted files (its last row, when there are any). */
   | { kind: 'deleted'; id: string; level: 2; scope: Scope; count: number; parentId: string }
-  /** The scope's last consolidation still in place (issue 22): when, and the history batch its Undo takes back (its first row). */
+  /** The scope's last consolidation still in place: when, and the history batch its Undo takes back (its first row). */
   | { kind: 'consolidated'; id: string; level: 2; scope: Scope; at: string; batch: string; parentId: string }
-  /** A consolidation proposal of the scope waiting for review (issue 22): when, and its summary ("2 deletions, 1 merge"). */
+  /** A consolidation proposal of the scope waiting for review: when, and its summary ("2 deletions, 1 merge"). */
   | { kind: 'sweep-waiting'; id: string; level: 2; scope: Scope; at: string; summary: string; parentId: string };
 
 export const SCOPE_LABELS: Record<Scope, string> = { global: 'GLOBAL', project: 'PROJECT', workspace: 'WORKSPACE' };

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// Workspaces in the app's sidebar against the real backend (issue 20, defects 7 and 8): each one's
+// Workspaces in the app's sidebar against the real backend: each one's
 // "⋯" menu, from the keyboard, opens the setup guide of that workspace (also once memory exists,
 // and for a second project), renames it (display name only) and removes it (the checkout and its
 // project memory stay); a folder that went away is explained in a person's words with a way to
