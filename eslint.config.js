@@ -26,11 +26,12 @@ const mainImports = {
   harvest: ['runtime', 'outside', 'history', 'memory', 'workspaces'],
   sweep: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'harvest'],
   import: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'harvest'],
-  'agent-files': ['runtime', 'outside', 'history', 'memory', 'workspaces', 'harvest', 'import'],
+  // context: a file is compared and searched with the words the index ranks by.
+  'agent-files': ['runtime', 'outside', 'history', 'memory', 'workspaces', 'context', 'harvest', 'import'],
   // Agents' config files: written for a workspace's identity, on the runtime's atomic write.
   setup: ['runtime', 'history', 'memory', 'workspaces'],
-  api: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'harvest', 'sweep', 'import', 'agent-files', 'setup'],
-  mcp: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'harvest', 'sweep'],
+  api: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep', 'import', 'agent-files', 'setup'],
+  mcp: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep'],
   host: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp'],
   cli: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp', 'host'],
   electron: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp', 'host'],

@@ -15,7 +15,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { INDEX_HEAD_BYTES, MAX_FILES_PER_SCOPE } from '../src/common/memory/constants';
-import { ContextBuilder } from '../src/main/memory/context-builder';
+import { ContextBuilder } from '../src/main/context/context-builder';
 import { MemoryService, type MemorySession } from '../src/main/memory/memory-service';
 import { SshConnection } from '../src/main/runtime/ssh/ssh-connection';
 import { SshRuntime } from '../src/main/runtime/ssh/ssh-runtime';

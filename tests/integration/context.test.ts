@@ -21,7 +21,7 @@ import {
 } from '../../src/common/memory/constants';
 import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
 import { visibleText } from '../../src/common/memory/hidden-text';
-import { ContextBuilder } from '../../src/main/memory/context-builder';
+import { ContextBuilder } from '../../src/main/context/context-builder';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
 import { UsageStore } from '../../src/main/memory/usage-store';
 import { statsCommand } from '../../src/main/cli/memory-commands';

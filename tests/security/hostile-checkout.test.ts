@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localRuntime } from '../../src/main/host/home-services';
-import { ContextBuilder } from '../../src/main/memory/context-builder';
+import { ContextBuilder } from '../../src/main/context/context-builder';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
 import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { RUNTIME_KINDS, suiteRuntime } from '../support/ssh';

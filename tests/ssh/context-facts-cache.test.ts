@@ -8,8 +8,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ContextBuilder } from '../../src/main/memory/context-builder';
-import { ContextFactsCache } from '../../src/main/memory/context-facts-cache';
+import { ContextBuilder } from '../../src/main/context/context-builder';
+import { ContextFactsCache } from '../../src/main/context/context-facts-cache';
 import { UsageStore } from '../../src/main/memory/usage-store';
 import { VERSION_SETTLE_MS } from '../../src/main/runtime/runtime';
 import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_FILES_PER_SCOPE } from '../../src/common/memory/constants';
-import { ContextBuilder } from '../../src/main/memory/context-builder';
+import { ContextBuilder } from '../../src/main/context/context-builder';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
 import { LocalRuntime } from '../../src/main/runtime/local/local-runtime';
 import type { Runtime } from '../../src/main/runtime/runtime';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INDEX_HEAD_BYTES } from '../../src/common/memory/constants';
-import { ContextBuilder } from '../../src/main/memory/context-builder';
+import { ContextBuilder } from '../../src/main/context/context-builder';
 import { VERSION_SETTLE_MS } from '../../src/main/runtime/runtime';
 import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { makeSandbox, type Sandbox } from '../support/sandbox';

@@ -3,7 +3,7 @@
  * over the host's context builder): the paths of its hits, best first. Component tests compare the
  * UI's content search with it; they live under src/renderer, which may not import src/main.
  */
-import { SessionSearch } from '../../src/main/memory/session-search';
+import { SessionSearch } from '../../src/main/context/session-search';
 import type { UiBackend } from './ui-backend';
 
 export async function agentSearchPaths(b: UiBackend, query: string): Promise<string[]> {

@@ -16,7 +16,7 @@
  */
 import type { CompareResult, CompareRow } from '../../common/agent-files/schema';
 import { normalizedText } from '../harvest/checks';
-import { tokenize } from '../memory/relevance-index';
+import { tokenize } from '../context/relevance-index';
 import { statementsOf as entriesOf } from './statements';
 
 /** The share of the shorter statement's words two statements about the same thing have in common. */

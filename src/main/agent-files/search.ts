@@ -9,9 +9,9 @@
  */
 import { EMPTY_USAGE } from '../../common/memory/usage';
 import type { AgentFileHit } from '../../common/agent-files/schema';
-import type { ContextFile } from '../memory/context-file';
-import { promptTerms, rankRelevant } from '../memory/relevance-index';
-import { matchSpans } from '../memory/session-search';
+import type { ContextFile } from '../context/context-file';
+import { promptTerms, rankRelevant } from '../context/relevance-index';
+import { matchSpans } from '../context/session-search';
 import type { Located } from './discovery';
 
 /** A hit's line is cut to this many characters around its first match (as the tree's content search). */

@@ -4,7 +4,7 @@
  */
 import type { HarvestStatus } from '../../common/api/contract';
 import type { ChangeSource } from '../journal/session-changes';
-import type { ContextBuilder } from '../memory/context-builder';
+import type { ContextBuilder } from '../context/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { SeenStore } from '../memory/seen-store';
 import type { VersionHistory } from '../memory/version-history';

@@ -26,18 +26,18 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { injectionFor } from '../../common/context/injection';
 import { MODES, SCOPES, type Mode } from '../../common/memory/constants';
-import { ContextBuilder } from '../memory/context-builder';
-import { ContextFactsCache } from '../memory/context-facts-cache';
+import { ContextBuilder } from '../context/context-builder';
+import { ContextFactsCache } from '../context/context-facts-cache';
 import type { MemorySession } from '../memory/session';
 import { UsageStore } from '../memory/usage-store';
 import { initializeAnswerLine, initializeRequestOf, peekFirstLine, type InitializeRequest } from '../mcp/early-initialize';
 import { deepestContaining, mcpSession } from '../mcp/session-binding';
-import { SESSION_CONTEXT_VALUES, sessionContext, type SessionContext, type SessionContextSetting } from '../mcp/session-context';
+import { SESSION_CONTEXT_VALUES, sessionContext, type SessionContext, type SessionContextSetting } from '../context/session-context';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { findGitRoot, workspaceIdFor } from '../workspaces/identity';
 import { resolveHome } from '../workspaces/home-dir';
 import { assertOwnHome } from '../runtime/local/ownership';
-import { readConfigFile, readInjection } from '../workspaces/injection-config';
+import { readConfigFile, readInjection } from '../context/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import type { CliIo } from './tool-command';
 import { MCP_HELP, UsageError } from './usage';
@@ -64,7 +64,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   if (!MODES.includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}`);
   const setting = (values['session-context'] ?? 'on') as SessionContextSetting;
   if (!SESSION_CONTEXT_VALUES.includes(setting)) throw new UsageError(`--session-context must be one of ${SESSION_CONTEXT_VALUES.join(', ')}`);
-  // Off: the agent's hooks hand over the index and the hot set (mcp/session-context.ts).
+  // Off: the agent's hooks hand over the index and the hot set (context/session-context.ts).
   const inInstructions = setting === 'on';
   const cwd = path.resolve(values.cwd ?? process.cwd());
 
@@ -100,7 +100,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     }
     const proposals = proposalHost(services.registry, services.inbox, cwd);
     // The home's facts cache: the instructions' index then reads only the files changed since any
-    // process last looked (memory/context-facts-cache.ts).
+    // process last looked (context/context-facts-cache.ts).
     const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
     // Without an early answer, the instructions are computed here, within the workspace's injection
     // settings as the registry gives them (as the HTTP endpoint's are).

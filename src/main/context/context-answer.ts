@@ -5,18 +5,18 @@
  *
  * For the checkout's own session (no --workspace) it loads the context builder, the local runtime
  * and the usage store, not the home's other services, and its files' facts come from the home's
- * facts cache (memory/context-facts-cache.ts), so a call reads only the memory files that
+ * facts cache (context/context-facts-cache.ts), so a call reads only the memory files that
  * changed. How much it gives (the hot set's budget, what a prompt gets) follows the injection
- * settings of the session's workspace, read without the registry (workspaces/injection-config.ts).
+ * settings of the session's workspace, read without the registry (context/injection-config.ts).
  */
 import { injectionFor, type InjectionSettings } from '../../common/context/injection';
 import type { ContextRequest } from './context-socket';
-import { ContextBuilder, type ContextFile } from '../memory/context-builder';
-import { ContextFactsCache } from '../memory/context-facts-cache';
+import { ContextBuilder, type ContextFile } from './context-builder';
+import { ContextFactsCache } from './context-facts-cache';
 import type { MemorySession } from '../memory/session';
 import { UsageStore } from '../memory/usage-store';
 import { LocalRuntime } from '../runtime/local/local-runtime';
-import { readInjection } from '../workspaces/injection-config';
+import { readInjection } from './injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import { CONTEXT_HOOK_LOG, logHookError } from './hook-log';
 

@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { ContextBuilder } from '../memory/context-builder';
+import type { ContextBuilder } from './context-builder';
 import { UsageStore } from '../memory/usage-store';
 import { withLocalLock } from '../runtime/local/file-lock';
 import { writeOwnSymlinkSync } from '../runtime/local/atomic-write';

@@ -12,7 +12,7 @@
  * doubt (a capability whose shape is deep, icons, `_meta`) waits for the SDK, which answers it as
  * before; declining costs only time, a wrong early answer would break the session.
  */
-import { SERVER_NAME, SERVER_VERSION } from './session-context';
+import { SERVER_NAME, SERVER_VERSION } from '../context/session-context';
 
 /** The protocol versions the SDK's server speaks, newest first (its SUPPORTED_PROTOCOL_VERSIONS). */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;

@@ -38,7 +38,7 @@ import { injectionFor } from '../../common/context/injection';
 import { MODES, type Mode } from '../../common/memory/constants';
 import { InboxStore } from '../harvest/inbox-store';
 import type { ChangeSource } from '../journal/session-changes';
-import type { ContextBuilder } from '../memory/context-builder';
+import type { ContextBuilder } from '../context/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
 import type { Sweeps } from '../sweep/sweeps';
@@ -46,7 +46,7 @@ import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
 import { createMemoryMcpServer, type MemoryMcp } from './memory-mcp-server';
 import { proposalHost } from './memory-propose';
 import { mcpSession } from './session-binding';
-import { sessionContext } from './session-context';
+import { sessionContext } from '../context/session-context';
 
 /** The header naming a registered workspace, for clients that cannot put it in the URL. */
 export const WORKSPACE_HEADER = 'x-cairn-workspace';

@@ -13,10 +13,10 @@ import { writeContextHome } from '../../../tests/support/context-home';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import type { Mode } from '../../common/memory/constants';
 import { openHome, type HomeServices } from '../host/home-services';
-import { ContextBuilder } from '../memory/context-builder';
+import { ContextBuilder } from '../context/context-builder';
 import { PROTOCOL_VERSIONS, initializeAnswerLine, initializeRequestOf, peekFirstLine } from './early-initialize';
 import { createMemoryMcpServer, type MemoryMcpOptions } from './memory-mcp-server';
-import { sessionContext } from './session-context';
+import { sessionContext } from '../context/session-context';
 import { CairnStdioTransport } from './stdio-transport';
 
 let sb: Sandbox;

@@ -37,15 +37,15 @@ import type { MemoryChangeEvent } from '../../common/memory/events';
 import { memoryToolInputSchema } from '../../common/memory/schema';
 import { MEMORY_SEARCH_DESCRIPTION, MEMORY_TOOL_DESCRIPTION } from '../../common/memory/tool-description';
 import { subscribeSession, type ChangeSource } from '../journal/session-changes';
-import type { ContextBuilder } from '../memory/context-builder';
+import type { ContextBuilder } from '../context/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
 import type { Sweeps } from '../sweep/sweeps';
-import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../memory/session-search';
+import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../context/session-search';
 import { registerConsolidation } from './memory-consolidate';
 import { registerProposals, type ProposalHost } from './memory-propose';
 import { refuseInvalidParams } from './request-guard';
-import { SERVER_NAME, SERVER_VERSION, sessionContext, type SessionContext } from './session-context';
+import { SERVER_NAME, SERVER_VERSION, sessionContext, type SessionContext } from '../context/session-context';
 import { MEMORY_URI_TEMPLATE, memoryUri, virtualPathOfUri } from './resource-uri';
 
 

@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { ContextBuilder, excerptFor } from './context-builder';
 import { promptTerms, rankRelevant } from './relevance-index';
-import { MemoryService } from './memory-service';
+import { MemoryService } from '../memory/memory-service';
 import { SessionSearch } from './session-search';
-import { UsageStore } from './usage-store';
+import { UsageStore } from '../memory/usage-store';
 
 let sb: Sandbox;
 let service: MemoryService;

@@ -18,7 +18,7 @@ import { cleanDescription } from '../../common/context/render';
 import { excerptFor, snippetFor, type ContextBuilder } from './context-builder';
 import type { ContextFile } from './context-file';
 import { promptTerms, rankRelevant, RelevanceIndex, tokenize, wordMatches } from './relevance-index';
-import type { MemorySession } from './session';
+import type { MemorySession } from '../memory/session';
 
 /** How long the session must be quiet (no request) before the index is refreshed, ms. */
 const IDLE_REFRESH_MS = 5;

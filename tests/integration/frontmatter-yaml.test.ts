@@ -3,9 +3,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
-import { ContextBuilder } from './context-builder';
-import { extractDescription } from './frontmatter';
+import { makeSandbox, type Sandbox } from '../support/sandbox';
+import { ContextBuilder } from '../../src/main/context/context-builder';
+import { extractDescription } from '../../src/main/memory/frontmatter';
 
 /** Every way a warning could reach stderr: process.emitWarning, console, and stderr itself. */
 function watchStderr(): { said: () => unknown[][] } {

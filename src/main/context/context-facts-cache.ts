@@ -39,7 +39,7 @@ import { INDEX_HEAD_BYTES } from '../../common/memory/constants';
 import { writeOwnFile } from '../runtime/local/atomic-write';
 import type { ScanFlag } from './context-builder';
 import { WORD_FIELDS, wordTableOf, wordsIn, type FieldWords, type WordTable, type WordsInTable } from './relevance-index';
-import { SCANNER_RULE_IDS } from './scanners/content-scanner';
+import { SCANNER_RULE_IDS } from '../memory/scanners/content-scanner';
 
 /** What ContextBuilder keeps of one version of a file. */
 export interface FileFacts {

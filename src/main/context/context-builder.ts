@@ -28,7 +28,7 @@
  * that passes none gives the bytes it always did. Recent files are the clean ones only, as matches.
  */
 import { frontmatterBlock } from '../../common/memory/frontmatter-block';
-import { extractDescription } from './frontmatter';
+import { extractDescription } from '../memory/frontmatter';
 import { DEFAULT_INJECTION, type InjectionSettings } from '../../common/context/injection';
 import { rankHot, rankRecent } from '../../common/context/ranking';
 import {
@@ -52,9 +52,9 @@ import { RuntimeError, type ListedEntry } from '../runtime/runtime';
 import type { ContextFactsCache, FileFacts } from './context-facts-cache';
 import type { ContextFile } from './context-file';
 import { promptTerms, rankByWords, tokenize, wordMatches, wordsOf, type FieldWords, type WordsOfFile } from './relevance-index';
-import { scanContent, scanPath, type ScanFinding } from './scanners/content-scanner';
-import type { AvailableScope, MemorySession } from './session';
-import type { UsageStore } from './usage-store';
+import { scanContent, scanPath, type ScanFinding } from '../memory/scanners/content-scanner';
+import type { AvailableScope, MemorySession } from '../memory/session';
+import type { UsageStore } from '../memory/usage-store';
 
 export type { ContextFile } from './context-file';
 

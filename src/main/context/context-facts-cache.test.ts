@@ -19,8 +19,8 @@ import { LocalRuntime } from '../runtime/local/local-runtime';
 import type { Runtime } from '../runtime/runtime';
 import { ContextBuilder } from './context-builder';
 import { ContextFactsCache } from './context-facts-cache';
-import type { MemorySession } from './session';
-import { UsageStore } from './usage-store';
+import type { MemorySession } from '../memory/session';
+import { UsageStore } from '../memory/usage-store';
 
 const PROMPT = 'how do we run the database migration before the release';
 

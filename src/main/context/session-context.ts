@@ -14,7 +14,7 @@
  */
 import type { InjectionSettings } from '../../common/context/injection';
 import type { Mode } from '../../common/memory/constants';
-import type { ContextBuilder } from '../memory/context-builder';
+import type { ContextBuilder } from './context-builder';
 import type { MemorySession } from '../memory/session';
 
 export const SERVER_NAME = 'cairn';
@@ -28,7 +28,7 @@ export interface SessionContext {
 }
 
 export interface SessionContextOptions {
-  /** The workspace's injection settings (workspaces/injection-config.ts): the hot set's budget. Default: the defaults. */
+  /** The workspace's injection settings (context/injection-config.ts): the hot set's budget. Default: the defaults. */
   readonly injection?: InjectionSettings;
   /** Whether the instructions carry the index and the hot set (default true; false when the agent's hooks deliver them). */
   readonly inInstructions?: boolean;

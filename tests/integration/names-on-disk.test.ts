@@ -5,8 +5,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
-import { ContextBuilder } from './context-builder';
+import { makeSandbox, type Sandbox } from '../support/sandbox';
+import { ContextBuilder } from '../../src/main/context/context-builder';
 
 let sb: Sandbox;
 beforeEach(async () => {
