@@ -111,6 +111,11 @@ describe('a refusal a person can fix', () => {
     const broken = await failure(client.inbox.reviewScopes({ workspaceId: null }));
     expect(broken.code).toBe('BAD_REQUEST');
     expect(broken.message).toMatch(/^Cairn's settings file .* does not parse: line 1, column 15/);
+    // A route whose answer is an object of defaults (the settings) is refused, never answered
+    // with a "refusal" its schema would read as settings.
+    const refused = await failure(client.settings.set({ theme: 'dark' }));
+    expect(refused.code).toBe('BAD_REQUEST');
+    expect(refused.message).toMatch(/^Cairn's settings file .* does not parse/);
   });
 });
 

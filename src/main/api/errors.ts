@@ -33,7 +33,11 @@ async function refusalOf(procedure: AnyProcedure, message: string): Promise<{ st
   if (!schema) return null;
   const refusal = { status: 'error' as const, message };
   const checked = await schema['~standard'].validate(refusal);
-  return checked.issues ? null : refusal;
+  if (checked.issues) return null;
+  // A schema that takes any object (every field defaulted) parses the refusal too, into something
+  // else: only an answer that keeps the status and the message is a refusal the client reads.
+  const kept = checked.value as { status?: unknown; message?: unknown } | null;
+  return kept?.status === 'error' && kept.message === message ? refusal : null;
 }
 
 function isAsyncIterator(value: unknown): value is AsyncIterator<unknown, unknown, unknown> {

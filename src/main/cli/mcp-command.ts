@@ -118,8 +118,10 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     // Read to its end ahead of the transport: nothing more will come.
     if (stdinEnded) resolve();
     io.stdin.once('end', () => resolve());
-    process.once('SIGTERM', () => resolve());
-    process.once('SIGINT', () => resolve());
+    // `on`, not `once`: signal-exit (proper-lockfile's, loaded with the first lock) re-raises a
+    // signal that has no listener but its own, which would end the process before it closes.
+    process.on('SIGTERM', () => resolve());
+    process.on('SIGINT', () => resolve());
   });
   await mcp.connect(transport);
   await closed;

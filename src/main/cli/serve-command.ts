@@ -99,8 +99,10 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   }
   // Listening for the signals before saying it runs: whoever reads that line may stop it at once.
   const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    // `on`, not `once`: signal-exit (proper-lockfile's, loaded with the first lock) re-raises a
+    // signal that has no listener but its own, which would end the process before it closes.
+    process.on('SIGINT', () => resolve());
+    process.on('SIGTERM', () => resolve());
   });
   io.stdout.write(`Cairn is running at ${server.url}/#token=${server.token}\n`);
   if (values['rotate-token']) io.stdout.write('The access token is new: pages opened with the old one must open the address above.\n');

@@ -69,7 +69,9 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
         // terminal's SIGINT would not reach it), then ends as an interrupted command does.
         const cancel = new AbortController();
         const onInterrupt = () => cancel.abort();
-        process.once('SIGINT', onInterrupt);
+        // `on`, not `once`: a listener that removed itself before signal-exit's (proper-lockfile's,
+        // loaded with the first lock) looks for others would leave that one to re-raise the signal.
+        process.on('SIGINT', onInterrupt);
         let outcome;
         try {
           outcome = await sweeps.propose(session, { scope: scope as Scope, extractor, signal: cancel.signal, ...(days !== undefined ? { days } : {}) });
