@@ -13,6 +13,7 @@ import { runCairn } from '../support/cli';
 import { editorOf, inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
+import { InboxStore } from '../../src/main/harvest/inbox-store';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
 const FIXTURE_CWD = '/home/dev/projects/widgets';
@@ -144,6 +145,30 @@ describe('the Inbox in Chromium', () => {
     const listed = JSON.parse((await runCairn(['inbox', 'list', '--all', '--json', '--home', sb.home])).stdout) as { items: Array<{ status: string }> };
     expect(listed.items.filter((i) => i.status === 'approved')).toHaveLength(2);
     expect(listed.items.filter((i) => i.status === 'rejected')).toHaveLength(total);
+    await page.close();
+  });
+
+  it("shows what a long session's run held back only when asked, and approves one of them", async () => {
+    // What a run keeps past the ten it proposes, as the harvest writes it (InboxStore.hold).
+    const fact = (n: number, confidence: number) => ({
+      category: 'fact' as const,
+      text: `The service-${n} API listens on port ${8000 + n}.`,
+      scope: 'project' as const,
+      evidence: [{ messageId: `m${n}`, quote: `Remember that the service-${n} API listens on port ${8000 + n}.`, speaker: 'person' as const, at: null }],
+      confidence,
+      rationale: 'The person stated it outright.',
+    });
+    new InboxStore(sb.home).hold([fact(1, 0.64), fact(2, 0.62)], { agent: 'claude', sessionId: 'long-session-0001', cwd: sb.checkout, workspaceId: null, projectId: null, extractor: 'command' });
+    const page = await openInbox();
+    const held = inbox(page).getByRole('region', { name: 'Held back' });
+    await held.getByText('2 more were held back (less confident than those proposed).').waitFor();
+    await inbox(page).getByRole('heading', { name: 'Nothing to review' }).waitFor({ state: 'detached' });
+    await held.getByRole('button', { name: 'Show 2' }).click();
+    await proposal(page, 'Fact: The service-1 API listens on port 8001.').waitFor();
+    await shotLightAndDark(page, 'inbox-held-back');
+    await proposal(page, 'Fact: The service-1 API listens on port 8001.').getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => onDisk('facts.md').catch(() => '')).toContain('- The service-1 API listens on port 8001.');
+    await held.getByText('1 more was held back (less confident than those proposed).').waitFor();
     await page.close();
   });
 });
