@@ -22,19 +22,21 @@ const mainImports = {
   workspaces: ['runtime', 'history', 'memory'],
   journal: ['runtime', 'history', 'memory', 'workspaces'],
   context: ['runtime', 'history', 'memory', 'workspaces'],
+  // The inbox: what waits for a person (proposals, held changes) and their review, written through memory.
+  inbox: ['runtime', 'history', 'memory'],
   // workspaces: the harvest finds a session's workspace (registry, session) for what it reads.
-  harvest: ['runtime', 'outside', 'history', 'memory', 'workspaces'],
-  sweep: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'harvest'],
-  import: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'harvest'],
+  harvest: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'inbox'],
+  sweep: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'inbox', 'harvest'],
+  import: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'inbox', 'harvest'],
   // context: a file is compared and searched with the words the index ranks by.
-  'agent-files': ['runtime', 'outside', 'history', 'memory', 'workspaces', 'context', 'harvest', 'import'],
+  'agent-files': ['runtime', 'outside', 'history', 'memory', 'workspaces', 'context', 'inbox', 'harvest', 'import'],
   // Agents' config files: written for a workspace's identity, on the runtime's atomic write.
   setup: ['runtime', 'history', 'memory', 'workspaces'],
-  api: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep', 'import', 'agent-files', 'setup'],
-  mcp: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep'],
-  host: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp'],
-  cli: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp', 'host'],
-  electron: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp', 'host'],
+  api: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep', 'import', 'agent-files', 'setup'],
+  mcp: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep'],
+  host: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp'],
+  cli: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp', 'host'],
+  electron: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp', 'host'],
 };
 
 /** The whole table, by folder under src: the outer layers import only src/common (open to all). */

@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { harvestTranscript } from '../src/main/harvest/harvest-run';
-import { InboxStore } from '../src/main/harvest/inbox-store';
+import { InboxStore } from '../src/main/inbox/inbox-store';
 import { readTranscriptFile } from '../src/main/harvest/read-transcript';
 import { extractByRules } from '../src/main/harvest/rules-extractor';
 import { REPO_ROOT } from '../tests/support/sandbox';

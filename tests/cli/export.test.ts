@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import * as tar from 'tar-stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChangeItem } from '../../src/main/harvest/inbox-store';
+import type { ChangeItem } from '../../src/main/inbox/inbox-store';
 import { runCairn } from '../support/cli';
 import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { spawn } from 'node:child_process';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { claudeProjectDirName } from '../../src/main/harvest/claude-transcript';
-import type { MemoryItem } from '../../src/main/harvest/inbox-store';
+import type { MemoryItem } from '../../src/main/inbox/inbox-store';
 import { runCairn } from '../support/cli';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 

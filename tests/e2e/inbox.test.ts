@@ -13,7 +13,7 @@ import { runCairn } from '../support/cli';
 import { editorOf, inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
-import { InboxStore } from '../../src/main/harvest/inbox-store';
+import { InboxStore } from '../../src/main/inbox/inbox-store';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
 const FIXTURE_CWD = '/home/dev/projects/widgets';

@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_IMPORT_PROPOSALS, MAX_INBOX_PENDING } from '../../src/common/memory/constants';
-import { InboxStore } from '../../src/main/harvest/inbox-store';
+import { InboxStore } from '../../src/main/inbox/inbox-store';
 import { openWorld, type AgentFilesWorld } from '../fixtures/agent-files/layout';
 
 let w: AgentFilesWorld;

@@ -12,7 +12,7 @@ import { RPCHandler } from '@orpc/server/message-port';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiJsonSerializers } from '../../src/common/api/wire';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
-import type { InboxStore } from '../../src/main/harvest/inbox-store';
+import type { InboxStore } from '../../src/main/inbox/inbox-store';
 import { INTERNAL_FAILURE_MESSAGE } from '../../src/main/api/errors';
 import { router, type AppRouter, type RouterContext } from '../../src/main/api/router';
 import { makeSandbox, type Sandbox } from '../support/sandbox';

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
 import { router, type AppRouter } from '../../src/main/api/router';
-import { reviewKey } from '../../src/main/harvest/review-mode';
+import { reviewKey } from '../../src/main/inbox/review-mode';
 import { runCairn } from '../support/cli';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 

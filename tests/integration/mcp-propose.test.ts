@@ -14,8 +14,8 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_INBOX_PENDING } from '../../src/common/memory/constants';
-import type { Candidate } from '../../src/main/harvest/candidate';
-import { InboxStore, type ItemSource } from '../../src/main/harvest/inbox-store';
+import type { Candidate } from '../../src/main/inbox/candidate';
+import { InboxStore, type ItemSource } from '../../src/main/inbox/inbox-store';
 import { openAppHost, startWebHost } from '../../src/main/host/app-host';
 import { localRuntime } from '../../src/main/host/home-services';
 import { WorkspaceRegistry } from '../../src/main/workspaces/registry';

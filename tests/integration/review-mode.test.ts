@@ -11,9 +11,9 @@ import { makeSandbox, type Sandbox } from '../support/sandbox';
 import { openHome, type HomeServices } from '../../src/main/host/home-services';
 import { sha256 } from '../../src/main/memory/change-outbox';
 import { WorkspaceRegistry } from '../../src/main/workspaces/registry';
-import { approveItem, rejectItem } from '../../src/main/harvest/harvest-review';
-import type { ChangeItem } from '../../src/main/harvest/inbox-store';
-import { reviewKey } from '../../src/main/harvest/review-mode';
+import { approveItem, rejectItem } from '../../src/main/inbox/inbox-review';
+import type { ChangeItem } from '../../src/main/inbox/inbox-store';
+import { reviewKey } from '../../src/main/inbox/review-mode';
 import { MAX_INBOX_PENDING } from '../../src/common/memory/constants';
 
 let sb: Sandbox;

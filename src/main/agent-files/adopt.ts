@@ -14,7 +14,7 @@
  */
 import type { AdoptResult } from '../../common/agent-files/schema';
 import { SCOPES, type Scope } from '../../common/memory/constants';
-import type { InboxStore } from '../harvest/inbox-store';
+import type { InboxStore } from '../inbox/inbox-store';
 import type { ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
 import { leftOutText, proposeEntries, type LeftOutReason } from '../import/propose';

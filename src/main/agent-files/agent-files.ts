@@ -19,7 +19,7 @@ import { AGENT_NAMES, type AdoptResult, type AgentFile, type AgentFileHit, type 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Scope } from '../../common/memory/constants';
-import type { InboxStore } from '../harvest/inbox-store';
+import type { InboxStore } from '../inbox/inbox-store';
 import type { MemoryService } from '../memory/memory-service';
 import { scanContent } from '../memory/scanners/content-scanner';
 import { withLocalLock } from '../runtime/local/file-lock';

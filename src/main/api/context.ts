@@ -8,7 +8,7 @@ import type { ContextBuilder } from '../context/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { SeenStore } from '../memory/seen-store';
 import type { VersionHistory } from '../memory/version-history';
-import type { InboxStore } from '../harvest/inbox-store';
+import type { InboxStore } from '../inbox/inbox-store';
 import type { Sweeps } from '../sweep/sweeps';
 import type { AgentFiles } from '../agent-files/agent-files';
 import type { WorkspaceRegistry } from '../workspaces/registry';

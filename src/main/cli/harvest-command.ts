@@ -10,7 +10,7 @@ import { inboxFullText } from '../../common/api/inbox-text';
 import { MAX_INBOX_PENDING } from '../../common/memory/constants';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Candidate } from '../harvest/candidate';
+import type { Candidate } from '../inbox/candidate';
 import { REJECTION_REASONS } from '../harvest/checks';
 import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
 import { harvestFile, harvestJobRunner, runOutcome } from '../harvest/harvest-file';

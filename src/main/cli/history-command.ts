@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
-import { reopenUndone } from '../harvest/harvest-review';
+import { reopenUndone } from '../inbox/inbox-review';
 import type { VersionRow } from '../memory/version-history';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';

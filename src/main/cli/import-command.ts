@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { claudeProjectDirName } from '../harvest/claude-transcript';
-import { suggestedTarget } from '../harvest/inbox-store';
+import { suggestedTarget } from '../inbox/inbox-store';
 import type { HomeServices } from '../host/home-services';
 import type { BadLine, ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';

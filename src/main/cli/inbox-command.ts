@@ -3,8 +3,8 @@
  * the agents' sessions, and agents' changes to scopes under review (review mode).
  *   cairn inbox list [--held | --all] [--json] | show ID | approve ID [--to PATH] [--text T] | reject ID
  *   cairn inbox review [--scope S] [--on | --off]
- * The review itself is harvest/harvest-review.ts (approval writes as the person, cause
- * harvest:<id> or review:<id>, undoable); the setting is harvest/review-mode.ts's.
+ * The review itself is inbox/inbox-review.ts (approval writes as the person, cause
+ * harvest:<id> or review:<id>, undoable); the setting is inbox/review-mode.ts's.
  */
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
@@ -12,9 +12,9 @@ import { heldBackText } from '../../common/api/harvest-status-text';
 import { fileOrigin, originText, toolOnlyText } from '../../common/api/inbox-text';
 import { MAX_INBOX_PENDING, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
-import { approveItem, rejectItem } from '../harvest/harvest-review';
-import { changeSummary, DamagedItemError, type ChangeItem, type InboxItem, type MemoryItem } from '../harvest/inbox-store';
-import { reviewKey } from '../harvest/review-mode';
+import { approveItem, rejectItem } from '../inbox/inbox-review';
+import { changeSummary, DamagedItemError, type ChangeItem, type InboxItem, type MemoryItem } from '../inbox/inbox-store';
+import { reviewKey } from '../inbox/review-mode';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { minuteOf, writeTable } from './table';

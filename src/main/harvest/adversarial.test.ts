@@ -18,10 +18,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smuggleInTags } from '../../../tests/support/smuggle';
-import type { Candidate, CandidateCategory } from './candidate';
+import type { Candidate, CandidateCategory } from '../inbox/candidate';
 import { noRejections, REJECTION_REASONS, type RejectionReason } from './checks';
 import { harvestTranscript, type Extractor } from './harvest-run';
-import { InboxStore, type MemoryItem } from './inbox-store';
+import { InboxStore, type MemoryItem } from '../inbox/inbox-store';
 import { extractByRules } from './rules-extractor';
 import type { MessageKind, Transcript, TranscriptMessage } from './transcript';
 

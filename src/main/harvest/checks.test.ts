@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EMOJI_NOTES, smuggleInSelectors, smuggleInTags } from '../../../tests/support/smuggle';
 import { scanContent } from '../memory/scanners/content-scanner';
-import type { Candidate } from './candidate';
+import type { Candidate } from '../inbox/candidate';
 import { addressesAgents, checkCandidates, MAX_PER_SEGMENT, REJECTION_REASONS } from './checks';
 import type { TranscriptMessage } from './transcript';
 

@@ -16,7 +16,7 @@
  * approved, as proposed or as edited) recently, or a line already in memory; and fewer than MAX_PER_SEGMENT came before it.
  */
 import { scanContent } from '../memory/scanners/content-scanner';
-import type { Candidate } from './candidate';
+import type { Candidate } from '../inbox/candidate';
 import type { TranscriptMessage } from './transcript';
 
 /** The most candidates one segment may bring to the inbox. */

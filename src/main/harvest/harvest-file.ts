@@ -10,9 +10,9 @@ import type { WorkspaceRegistry } from '../workspaces/registry';
 import type { MemorySession } from '../memory/session';
 import { resolveLocalSession } from '../workspaces/session';
 import type { JobOutcome, JobRunner } from './harvest-jobs';
-import type { InboxStore } from './inbox-store';
+import type { InboxStore } from '../inbox/inbox-store';
 import { harvestTranscript, pruneSessionStates, type Extractor, type HarvestBudget, type HarvestSummary } from './harvest-run';
-import { TARGET_FILES } from './inbox-store';
+import { TARGET_FILES } from '../inbox/inbox-store';
 import { readTranscriptFile } from './read-transcript';
 import type { Transcript } from './transcript';
 

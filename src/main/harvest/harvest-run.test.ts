@@ -9,7 +9,7 @@ import { MAX_INBOX_PENDING } from '../../common/memory/constants';
 import { MCP_CONSOLIDATE_PROMPT_MARKER, MCP_HARVEST_PROMPT_MARKER } from '../../common/memory/tool-description';
 import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { harvestTranscript, type Extractor } from './harvest-run';
-import { InboxStore } from './inbox-store';
+import { InboxStore } from '../inbox/inbox-store';
 import { extractByRules } from './rules-extractor';
 import type { Transcript } from './transcript';
 

@@ -24,11 +24,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
 import { takeLeaseSync } from '../runtime/local/file-lock';
-import type { Candidate } from './candidate';
+import type { Candidate } from '../inbox/candidate';
 import { HARVEST_PROMPT_MARKER } from './extractors/prompt';
 import { HARVEST_DIR, HARVEST_SESSIONS_DIR } from './harvest-jobs';
 import { checkCandidates, DEFAULT_MIN_CONFIDENCE, MAX_PER_SEGMENT, noRejections, normalizedText, REJECTION_REASONS, type RejectionReason } from './checks';
-import { DECIDED_KEEP_DAYS, type InboxStore, type ItemSource, type MemoryItem } from './inbox-store';
+import { DECIDED_KEEP_DAYS, type InboxStore, type ItemSource, type MemoryItem } from '../inbox/inbox-store';
 import { isCairnsOwn, speakerOf, type Transcript, type TranscriptMessage } from './transcript';
 
 

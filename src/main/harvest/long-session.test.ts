@@ -13,9 +13,9 @@ import { MAX_INBOX_PENDING } from '../../common/memory/constants';
 import { MAX_PER_SEGMENT } from './checks';
 import { modelExtractor, type Ask } from './extractors/model-extractor';
 import { harvestTranscript, type HarvestRequest } from './harvest-run';
-import { InboxStore, type MemoryItem } from './inbox-store';
+import { InboxStore, type MemoryItem } from '../inbox/inbox-store';
 import type { Transcript, TranscriptMessage } from './transcript';
-import { rejectItem } from './harvest-review';
+import { rejectItem } from '../inbox/inbox-review';
 
 let home: string;
 beforeEach(() => {

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanContent } from '../memory/scanners/content-scanner';
-import type { Candidate } from './candidate';
+import type { Candidate } from '../inbox/candidate';
 import { REJECTION_REASONS, type RejectionReason } from './checks';
 import { harvestTranscript, type Extractor } from './harvest-run';
-import { InboxStore, type InboxItem } from './inbox-store';
+import { InboxStore, type InboxItem } from '../inbox/inbox-store';
 import { extractByRules } from './rules-extractor';
 import type { Transcript, TranscriptMessage } from './transcript';
 

@@ -16,7 +16,7 @@
  * Invariants: the same messages give the same candidates, in message order; each candidate's
  * evidence quote is a verbatim substring of its message's text; at most MAX_RULE_CANDIDATES.
  */
-import type { Candidate, CandidateCategory } from './candidate';
+import type { Candidate, CandidateCategory } from '../inbox/candidate';
 import { normalizedText } from './checks';
 import type { Extractor } from './harvest-run';
 import type { TranscriptMessage } from './transcript';

@@ -16,7 +16,7 @@ import type { HarvestStatus } from '../../common/api/contract';
 import { harvestJobRunner } from '../harvest/harvest-file';
 import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
 import type { Extractor } from '../harvest/harvest-run';
-import { INBOX_DIR } from '../harvest/inbox-store';
+import { INBOX_DIR } from '../inbox/inbox-store';
 import { comparablePath, fileCwd, type PlacedSessionFile, type SessionFile } from '../harvest/session-files';
 import { TEMP_PREFIX } from '../runtime/local/atomic-write';
 import { isInside } from '../runtime/local/containment';

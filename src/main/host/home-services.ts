@@ -23,7 +23,7 @@
  *   checkout, read and saved for a person, never memory;
  * - `service`: the MemoryService, recording usage, each change's history, and appending every
  *   change to the journal; an agent's writes to a scope under review (the setting `reviewScopes`,
- *   read per write) go to the inbox instead (harvest/review-mode.ts);
+ *   read per write) go to the inbox instead (inbox/review-mode.ts);
  * - `registry`: the workspaces of <home>/config.json, reached through `runtime` (and SSH);
  * - `builder`: the ContextBuilder (index, hot set, relevance, the UI's listing), starting from the
  *   facts cache without writing it;
@@ -44,8 +44,8 @@ import * as os from 'node:os';
 import { AgentFiles } from '../agent-files/agent-files';
 import { ContextHost } from '../context/context-host';
 import { HistoryStore } from '../history/history-store';
-import { InboxStore } from '../harvest/inbox-store';
-import { ReviewMode } from '../harvest/review-mode';
+import { InboxStore } from '../inbox/inbox-store';
+import { ReviewMode } from '../inbox/review-mode';
 import { OutsideEdits } from '../memory/outside-edits';
 import { IdleCollector, type IdleCollectorOptions } from './idle-collector';
 import { VersionHistory } from '../memory/version-history';

@@ -21,7 +21,7 @@
  */
 import type { Scope } from '../../common/memory/constants';
 import { frontmatterBlock } from '../../common/memory/frontmatter-block';
-import type { CandidateCategory } from '../harvest/candidate';
+import type { CandidateCategory } from '../inbox/candidate';
 import { extractDescription } from '../memory/frontmatter';
 
 /** The longest entry taken: a memory is a sentence or two, not a document. */

@@ -17,7 +17,7 @@
  *
  * Invariant: nothing here writes memory. A file absent here becomes a held `change` item that
  * would create it; one that differs, a held change that would replace it (applied by a person's
- * approval only while the file is still as it was compared: harvest-review.ts); the same bytes are
+ * approval only while the file is still as it was compared: inbox/inbox-review.ts); the same bytes are
  * "already present". Like an import of entries, one holds at most MAX_IMPORT_PROPOSALS changes and
  * no more than the inbox has room for; the files past either are left out, counted.
  */
@@ -27,7 +27,7 @@ import * as tar from 'tar-stream';
 import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, MAX_IMPORT_PROPOSALS, SCOPES, type Scope } from '../../common/memory/constants';
 import { scopeOwner } from '../../common/memory/identity';
 import { formatMemoryPath, isListedName, parseMemoryPath } from '../../common/memory/paths';
-import type { ChangeItem, ChangeSource, InboxStore } from '../harvest/inbox-store';
+import type { ChangeItem, ChangeSource, InboxStore } from '../inbox/inbox-store';
 import type { ProposedChange } from '../memory/review-gate';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';

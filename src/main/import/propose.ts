@@ -20,9 +20,9 @@
 import { inboxFullText } from '../../common/api/inbox-text';
 import { MAX_IMPORT_PROPOSALS, MAX_INBOX_PENDING, type Scope } from '../../common/memory/constants';
 import { scanContent, type ScanFinding } from '../memory/scanners/content-scanner';
-import type { Candidate, CandidateCategory } from '../harvest/candidate';
+import type { Candidate, CandidateCategory } from '../inbox/candidate';
 import { checkCandidates, normalizedText, type RejectionReason } from '../harvest/checks';
-import type { InboxStore, ItemSource, MemoryItem } from '../harvest/inbox-store';
+import type { InboxStore, ItemSource, MemoryItem } from '../inbox/inbox-store';
 import type { TranscriptAgent, TranscriptMessage } from '../harvest/transcript';
 import type { MemorySession } from '../memory/session';
 import type { ImportEntry } from './entries';

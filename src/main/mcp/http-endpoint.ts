@@ -36,7 +36,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { injectionFor } from '../../common/context/injection';
 import { MODES, type Mode } from '../../common/memory/constants';
-import { InboxStore } from '../harvest/inbox-store';
+import { InboxStore } from '../inbox/inbox-store';
 import type { ChangeSource } from '../journal/session-changes';
 import type { ContextBuilder } from '../context/context-builder';
 import type { MemoryService } from '../memory/memory-service';

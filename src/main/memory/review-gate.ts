@@ -1,7 +1,7 @@
 /**
  * Review mode's seam in the memory layer: what the agent's tool needs to divert a write
  * to a scope under review into a proposal, without knowing where proposals are kept (the host
- * hands it a ReviewGate; harvest/review-mode.ts keeps them in the inbox).
+ * hands it a ReviewGate; inbox/review-mode.ts keeps them in the inbox).
  *
  * A diverted command runs exactly as a real one (memory-tool.ts runs the same code) over a
  * RecordingRuntime: every read goes to the real runtime, and the one write the command makes is

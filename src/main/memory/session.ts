@@ -30,7 +30,7 @@ export interface ExecuteOptions {
   /**
    * For a delete or rename of a file: the sha256 the file must still have, checked under the scope
    * lock (and, for a rename, no file at the destination); otherwise a StaleFileError and nothing
-   * is changed. A person applying a proposal they reviewed (harvest-review.ts) passes it.
+   * is changed. A person applying a proposal they reviewed (inbox/inbox-review.ts) passes it.
    */
   readonly expectedSha256?: string;
 }

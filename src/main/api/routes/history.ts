@@ -1,7 +1,7 @@
 /** The history routes: a view's versions, what each changed, undo and restore (as the person). */
 import type { Version } from '../../../common/api/contract';
 import type { VersionRow } from '../../memory/version-history';
-import { reopenUndone } from '../../harvest/harvest-review';
+import { reopenUndone } from '../../inbox/inbox-review';
 import { os, withSession } from '../base';
 
 /** A version as the API gives it (the store's owner and hashes stay inside). */

@@ -1,9 +1,9 @@
 /** The inbox routes: proposals and held changes, approving (as the person, undoable), rejecting, review mode. */
 import type { InboxItemView } from '../../../common/api/contract';
 import { SCOPES } from '../../../common/memory/constants';
-import { approveItem, rejectItem } from '../../harvest/harvest-review';
-import { changeSummary, type InboxItem } from '../../harvest/inbox-store';
-import { reviewKey } from '../../harvest/review-mode';
+import { approveItem, rejectItem } from '../../inbox/inbox-review';
+import { changeSummary, type InboxItem } from '../../inbox/inbox-store';
+import { reviewKey } from '../../inbox/review-mode';
 import { os, withSession } from '../base';
 import { notified } from '../notified';
 

@@ -3,7 +3,7 @@
 // invalid items are dropped and counted, at most 50 are looked at, and an answer with no JSON
 // answer object, or a run the tool reports as failed, is an error a person can read.
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../candidate';
+import type { Candidate } from '../../inbox/candidate';
 import { MAX_ANSWER_CANDIDATES, parseAnswer } from './answer';
 import { AnswerError } from './json-answer';
 

@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { SCOPES } from '../../../common/memory/constants';
-import { CANDIDATE_CATEGORIES, type Candidate } from '../candidate';
+import { CANDIDATE_CATEGORIES, type Candidate } from '../../inbox/candidate';
 import { answerList } from './json-answer';
 
 /** The most candidates read from one answer (the prompt asks for at most 10). */

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harvestTranscript } from '../harvest-run';
-import { InboxStore } from '../inbox-store';
+import { InboxStore } from '../../inbox/inbox-store';
 import type { Transcript } from '../transcript';
 import { commandExtractor, DEFAULT_COMMAND_TIMEOUT_MS, HARVEST_CHILD_ENV, runHarvestCommand } from './command-extractor';
 import { agentMessage, corpusSecret, manualClock, message } from './fixtures/support';

@@ -11,7 +11,7 @@
  * extraction, the chunks handed over before it staying done; and an answer cut short by the
  * model's output limit says so when it cannot be read.
  */
-import type { Candidate } from '../candidate';
+import type { Candidate } from '../../inbox/candidate';
 import type { ExtractOptions, Extractor } from '../harvest-run';
 import type { TranscriptMessage } from '../transcript';
 import { parseAnswer } from './answer';

@@ -13,7 +13,7 @@
  * - the same messages give the same prompt, byte for byte (no clock, no randomness).
  */
 import { createHash } from 'node:crypto';
-import { CANDIDATE_CATEGORIES } from '../candidate';
+import { CANDIDATE_CATEGORIES } from '../../inbox/candidate';
 import { MAX_PER_SEGMENT } from '../checks';
 import { speakerOf, type TranscriptMessage } from '../transcript';
 

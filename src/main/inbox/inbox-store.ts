@@ -32,7 +32,7 @@ import * as path from 'node:path';
 import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import type { ProposedChange } from '../memory/review-gate';
 import { CANDIDATE_CATEGORIES, type Candidate, type CandidateCategory } from './candidate';
-import type { TranscriptAgent } from './transcript';
+import type { HarvestAgent } from '../../common/api/harvest-status-text';
 
 export const INBOX_DIR = 'inbox';
 /** How long a decided candidate's text keeps the same text from being proposed again. */
@@ -45,7 +45,7 @@ const MISSING = 'it is gone';
 /** Where a candidate came from. */
 export interface ItemSource {
   /** The session's agent; null for a file a person imported or adopted (session `import:<file>`, `adopt:<file>`). */
-  readonly agent: TranscriptAgent | null;
+  readonly agent: HarvestAgent | null;
   readonly sessionId: string;
   readonly cwd: string | null;
   readonly workspaceId: string | null;
