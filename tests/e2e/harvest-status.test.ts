@@ -31,18 +31,36 @@ const PAD_CHARS = 61_000;
 
 
 /**
- * Stands in for a model CLI: counts its calls; chunk 1 gets no candidates; chunk 2 waits for the
- * gate file, then fails as an overloaded model's CLI does (exit 3, a line on stderr).
+ * Stands in for a model CLI: counts its calls; chunk 1 (the conversation) gets the person's two
+ * rules as candidates, quoted from the prompt's messages; chunk 2 waits for the gate file, then
+ * fails as an overloaded model's CLI does (exit 3, a line on stderr).
  */
 const MODEL_STAND_IN = `
 const fs = require('node:fs');
 const dir = process.argv[2];
-process.stdin.resume();
+const input = [];
+process.stdin.on('data', (d) => input.push(d));
 const calls = fs.existsSync(dir + '/calls') ? Number(fs.readFileSync(dir + '/calls', 'utf8')) + 1 : 1;
 fs.writeFileSync(dir + '/calls', String(calls));
 const fail = () => { process.stderr.write('the model is overloaded, try again later'); process.exit(3); };
-if (calls === 1) { process.stdout.write('{"candidates":[]}'); process.exit(0); }
-const gate = setInterval(() => { if (fs.existsSync(dir + '/gate')) { clearInterval(gate); fail(); } }, 20);
+const RULES = [
+  ['From now on, keep the v1 routes working until the v3 release', 'Keep the v1 routes working until the v3 release.'],
+  ['Always put code samples in TypeScript, never plain JavaScript.', 'Always put code samples in TypeScript, never plain JavaScript.'],
+];
+process.stdin.on('end', () => {
+  if (calls !== 1) return;
+  const messages = Buffer.concat(input).toString('utf8').split('\\n').filter((l) => l.startsWith('{"id"')).map((l) => JSON.parse(l));
+  const candidates = [];
+  for (const [quote, text] of RULES) {
+    const m = messages.find((x) => x.text.includes(quote));
+    if (m) candidates.push({ category: 'convention', text, scope: 'project', evidence: [{ messageId: m.id, quote }], confidence: 0.9, rationale: 'The person said so as a rule.' });
+  }
+  process.stdout.write(JSON.stringify({ candidates }));
+  process.exit(0);
+});
+if (calls !== 1) {
+  const gate = setInterval(() => { if (fs.existsSync(dir + '/gate')) { clearInterval(gate); fail(); } }, 20);
+}
 `;
 
 /** The Claude Code fixture in this checkout, then three long answers of the agent (chunks 2 to 4). */
@@ -159,7 +177,8 @@ describe('the harvest status line in Chromium', () => {
     await expect(line.getByText(/^Last run/).count()).resolves.toBe(0);
     await shots(page, 'failed');
 
-    // The person fixes it (another extractor) and retries.
+    // The person fixes it (another extractor) and retries: the run goes on after chunk 1, which the
+    // model had answered (its two candidates kept), and the rules read the rest.
     await rpc(served, 'settings/set', { harvestExtractor: 'rules' });
     // (The host's own timer retries a minute after the failure; whichever comes first, it runs once.)
     await line.getByRole('button', { name: 'Retry' }).click();
