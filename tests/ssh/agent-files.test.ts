@@ -98,7 +98,7 @@ describe.runIf(sshdAvailable())("other agents' files in an SSH workspace's check
   it('costs one request to the host per listing, read and save', async () => {
     const entry = w.host.registry.get(remote);
     if (entry?.kind !== 'ssh') throw new Error('not an SSH workspace');
-    const connection = (await w.host.registry.runtimeOf(entry)).connection;
+    const connection = (await w.host.registry.ssh.runtimeOf(entry)).connection;
     const sent: string[] = [];
     const request = connection.request.bind(connection);
     connection.request = (fields) => {

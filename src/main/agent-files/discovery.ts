@@ -77,11 +77,11 @@ export async function basesFor(userHome: string, registry: WorkspaceRegistry, wo
   if (entry.kind === 'ssh') {
     // Its checkout is read on its host (remote-checkout.ts); no request is made until one is needed.
     // Claude Code's auto memory of it is in the host's home, which is not looked at.
-    const runtime = await registry.runtimeOf(entry);
+    const runtime = await registry.ssh.runtimeOf(entry);
     const why = (err: unknown): string => {
       if (err instanceof RuntimeError && err.code === 'ENOENT') return `the checkout of this workspace no longer exists on ${entry.host}.`;
       if (err instanceof RuntimeError && err.code === 'IO') return `${entry.host} could not read it (${err.errno ?? 'EIO'}).`;
-      return registry.unreachableReason(entry, runtime.lastError ?? err);
+      return registry.ssh.unreachableReason(entry, runtime.lastError ?? err);
     };
     return { workspaceId, home, checkout: { place: 'checkout', remote: { runtime, path: entry.path, why } }, checkoutReason: null, projectFolders: [] };
   }

@@ -102,7 +102,7 @@ export async function workspaceCommand(args: string[], io: CliIo): Promise<numbe
         const entry = registry.get(id);
         if (!entry) throw new RegistryError(`No workspace ${id} is registered.`);
         if (entry.kind !== 'ssh') throw new RegistryError(`${id} is a local workspace; only SSH hosts have host keys.`);
-        const key = await scanHostKey(registry.targetOf(entry));
+        const key = await scanHostKey(registry.ssh.targetOf(entry));
         if (key.state === 'trusted') {
           io.stdout.write(`${key.host} is already trusted (${key.keyType} ${key.fingerprint}).\n`);
           return 0;

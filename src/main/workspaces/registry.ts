@@ -6,11 +6,10 @@
  *
  * A local workspace's scopes, and the global and workspace scopes of every session, are reached
  * through the LocalRuntime the registry is given (the process's one: src/main/host/home-services.ts).
- * A remote workspace's session reaches its project scope through an SshRuntime (one pooled
- * connection per host); its global and workspace scopes stay on this machine. When the host
- * cannot be used (down, or its host key not trusted), the project scope is unavailable with the
- * reason, and the other scopes still work. Host keys are trusted only through trust(), which
- * records the key the host presents if it matches the fingerprint the person checked.
+ * A remote workspace's session reaches its project scope through its host (ssh-hosts.ts: the
+ * runtime, what is known of the checkout, host-key trust); its global and workspace scopes stay
+ * on this machine. When the host cannot be used (down, or its host key not trusted), the project
+ * scope is unavailable with the reason, and the other scopes still work.
  */
 import { CairnError } from '../../common/errors';
 import * as fs from 'node:fs';
@@ -21,26 +20,15 @@ import { ReviewUnknown } from '../memory/review-gate';
 import type { Scope } from '../../common/memory/constants';
 import { relativeFolderProblem } from '../../common/workspaces/folder-path';
 import type { MemorySession, ScopeBinding } from '../memory/session';
-import { recordHostKey, type HostKeyState } from '../runtime/ssh/known-hosts';
 import { withLocalLock } from '../runtime/local/file-lock';
 import type { Runtime } from '../runtime/runtime';
-import type { ConnectionOptions } from '../runtime/ssh/ssh-connection';
-import { SshError } from '../runtime/ssh/ssh-error';
-import type { CheckoutFacts, SshRuntime } from '../runtime/ssh/ssh-runtime';
-import { cairnKnownHosts, formatHostSpec, parseHostSpec, resolveSshTarget, type ResolveOptions, type SshTarget } from '../runtime/ssh/ssh-target';
-import { originFromConfig, projectIdFromFacts, sshWorkspaceIdFor, workspaceIdFor } from './identity';
+import { formatHostSpec, parseHostSpec } from '../runtime/ssh/ssh-target';
+import { sshWorkspaceIdFor, workspaceIdFor } from './identity';
+import { SshHosts, type HostReachability, type SshHostsOptions } from './ssh-hosts';
 import { isValidWorkspaceId } from './home-dir';
 import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './session';
 import { editedConfigText, readStoredConfig, SettingsFileError, writeConfigText, type Settings, type StoredConfig } from './settings-file';
 
-/**
- * The SSH code (ssh2, the connection, the remote runtime), loaded when a remote workspace is first
- * used: a command on a local workspace starts without it.
- */
-async function loadSsh() {
-  const [connection, runtime] = await Promise.all([import('../runtime/ssh/ssh-connection'), import('../runtime/ssh/ssh-runtime')]);
-  return { connectionFor: connection.connectionFor, scanHostKey: connection.scanHostKey, SshRuntime: runtime.SshRuntime };
-}
 
 const localEntry = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });
 const sshEntry = z.object({
@@ -88,7 +76,7 @@ export interface WorkspaceStatus {
   readonly reachable: boolean;
   /** Local: a sentence for a person (folderProblem). SSH: the clause agents are told too (unreachableReason). */
   readonly reason: string | null;
-  readonly hostKey: { host: string; fingerprint: string; state: HostKeyState } | null;
+  readonly hostKey: HostReachability['hostKey'];
 }
 export type { Settings };
 
@@ -96,19 +84,15 @@ export class RegistryError extends CairnError {
   override readonly name = 'RegistryError';
 }
 
-export interface RegistryOptions {
+export interface RegistryOptions extends SshHostsOptions {
   /** The runtime of this machine's disk (the process's one LocalRuntime). */
   readonly local: Runtime;
-  /** Where ~/.ssh is, and the environment (SSH_AUTH_SOCK); tests point these elsewhere. */
-  readonly ssh?: Omit<ResolveOptions, 'home'>;
-  readonly connection?: ConnectionOptions;
 }
 
 export class WorkspaceRegistry {
   readonly file: string;
-  /** Facts of remote checkouts (git root, project id), found once per process per workspace. */
-  private readonly remoteFacts = new Map<string, { gitRoot: string | null; projectId: string | null }>();
-  private readonly runtimes = new Map<string, SshRuntime>();
+  /** The hosts of remote workspaces: runtimes, what is known of each checkout, host-key trust. */
+  readonly ssh: SshHosts;
   /** The runtime of this machine's disk, which sessions reach their local scopes through. */
   readonly local: Runtime;
 
@@ -118,6 +102,7 @@ export class WorkspaceRegistry {
   ) {
     this.file = path.join(home, 'config.json');
     this.local = options.local;
+    this.ssh = new SshHosts(home, { ...(options.ssh ? { ssh: options.ssh } : {}), ...(options.connection ? { connection: options.connection } : {}) });
   }
 
   /** config.json as stored (./settings-file.ts): SettingsFileError when it does not parse. */
@@ -281,28 +266,6 @@ export class WorkspaceRegistry {
 
   // ---- remote workspaces ----
 
-  /** How `entry`'s host is reached (explicit values, then ~/.ssh/config, then defaults). */
-  targetOf(entry: Pick<SshWorkspaceEntry, 'host' | 'identity' | 'knownHosts'>): SshTarget {
-    const spec = parseHostSpec(entry.host);
-    return resolveSshTarget({ ...spec, identity: entry.identity ?? undefined, knownHosts: entry.knownHosts ?? undefined }, { home: this.home, ...this.options.ssh });
-  }
-
-  /**
-   * The runtime of a remote workspace, one per workspace and process (its mutexes and cached
-   * listings then serve every request), on its host's pooled connection.
-   */
-  async runtimeOf(entry: SshWorkspaceEntry): Promise<SshRuntime> {
-    const { connectionFor, SshRuntime } = await loadSsh();
-    const connection = connectionFor(this.targetOf(entry), this.options.connection);
-    const key = `${entry.id}\0${entry.host}\0${entry.path}`;
-    let runtime = this.runtimes.get(key);
-    if (!runtime || runtime.connection !== connection) {
-      runtime = new SshRuntime(connection, entry.id);
-      this.runtimes.set(key, runtime);
-    }
-    return runtime;
-  }
-
   /**
    * Registers a remote checkout. The host is asked about the path when it can be reached: a
    * missing path or a file is refused. An unreachable host or an untrusted key does not stop the
@@ -330,16 +293,16 @@ export class WorkspaceRegistry {
       projectId: null,
     };
     let warning: string | null = null;
-    const runtime = await this.runtimeOf(draft);
+    const runtime = await this.ssh.runtimeOf(draft);
     try {
       const facts = await runtime.probeCheckout(remotePath);
       if (facts.kind !== 'dir') {
         throw new RegistryError(facts.kind === 'missing' ? `There is no folder ${remotePath} on ${host}.` : `${remotePath} on ${host} is a file, not a folder.`);
       }
-      draft.projectId = this.remember(draft, facts).projectId;
+      draft.projectId = this.ssh.remember(draft, facts).projectId;
     } catch (err) {
       if (err instanceof RegistryError) throw err;
-      warning = this.unreachableReason(draft, runtime.lastError ?? err);
+      warning = this.ssh.unreachableReason(draft, runtime.lastError ?? err);
     }
     const entry = await this.update((config) => {
       const existing = config.workspaces.find((w) => w.id === draft.id);
@@ -359,18 +322,8 @@ export class WorkspaceRegistry {
       const problem = this.folderProblem(id);
       return { id, reachable: problem === null, reason: problem, hostKey: null };
     }
-    const runtime = await this.runtimeOf(entry);
-    const connection = runtime.connection;
-    let reason: string | null = null;
-    try {
-      // A key trusted since the last failure is worth trying again at once.
-      if (!connection.connected) connection.resetBackoff();
-      await runtime.probe();
-    } catch (err) {
-      reason = this.unreachableReason(entry, err);
-    }
-    const key = connection.lastHostKey;
-    return { id, reachable: reason === null, reason, hostKey: key ? { host: key.host, fingerprint: key.fingerprint, state: key.state } : null };
+    const { reason, hostKey } = await this.ssh.reachability(entry);
+    return { id, reachable: reason === null, reason, hostKey };
   }
 
   /**
@@ -381,65 +334,23 @@ export class WorkspaceRegistry {
     const entry = this.get(id);
     if (!entry) throw new RegistryError(`No workspace ${id} is registered.`);
     if (entry.kind !== 'ssh') throw new RegistryError(`${entry.name} is a local workspace; only SSH hosts have host keys.`);
-    const target = this.targetOf(entry);
-    const { connectionFor, scanHostKey } = await loadSsh();
-    let presented: Awaited<ReturnType<typeof scanHostKey>>;
-    try {
-      presented = await scanHostKey(target);
-    } catch (err) {
-      throw new RegistryError(`Cannot read the host key of ${entry.host}: ${err instanceof SshError ? err.message : 'the host cannot be reached'}`);
-    }
-    if (presented.fingerprint !== fingerprint.trim()) {
-      throw new RegistryError(`${presented.host} presents ${presented.fingerprint}, not ${fingerprint.trim()}; nothing was trusted.`);
-    }
-    if (presented.state === 'trusted') return `${presented.host} (${presented.fingerprint}) is already trusted.`;
-    recordHostKey(cairnKnownHosts(this.home), target.hostname, target.port, presented.blob);
-    const connection = connectionFor(target, this.options.connection);
-    connection.close();
-    connection.resetBackoff();
-    const after = await scanHostKey(target).catch(() => null);
-    if (after && after.state === 'changed') {
-      throw new RegistryError(
-        `Recorded ${presented.fingerprint} for ${presented.host}, but another known_hosts file (such as ~/.ssh/known_hosts) still lists an older key for it; remove that line (ssh-keygen -R '${presented.host}') and try again.`,
-      );
-    }
-    return `Trusted ${presented.host} (${presented.keyType} ${presented.fingerprint}); recorded in Cairn's known_hosts.`;
-  }
-
-  private remember(entry: SshWorkspaceEntry, facts: Extract<CheckoutFacts, { kind: 'dir' }>): { gitRoot: string | null; projectId: string | null } {
-    const origin = facts.gitRoot ? originFromConfig(facts.gitConfig) : null;
-    const projectId = facts.gitRoot ? projectIdFromFacts(origin, facts.rootCommits[0] ?? null, `ssh:${entry.host}:${facts.gitRoot}`) : null;
-    const known = { gitRoot: facts.gitRoot, projectId };
-    this.remoteFacts.set(entry.id, known);
-    return known;
-  }
-
-  /** Why a remote workspace's host cannot be used, for a person or a model (no local paths). */
-  unreachableReason(entry: SshWorkspaceEntry, err: unknown): string {
-    if (err instanceof SshError) {
-      if (err.kind === 'hostkey' && err.hostKey) {
-        const verb = err.hostKey.state === 'changed' ? 'has CHANGED' : 'is not trusted yet';
-        return `the host key of ${entry.host} ${verb} (${err.hostKey.keyType} ${err.hostKey.fingerprint}); a person must check it and run \`cairn workspace trust ${entry.id}\`.`;
-      }
-      return `the SSH host ${entry.host} cannot be used: ${err.message.replace(/\.$/, '')}.`;
-    }
-    return `the SSH host ${entry.host} cannot be reached right now.`;
+    return this.ssh.trust(entry, fingerprint, (message) => new RegistryError(message));
   }
 
   private async sshSession(entry: SshWorkspaceEntry): Promise<MemorySession> {
-    const runtime = await this.runtimeOf(entry);
+    const runtime = await this.ssh.runtimeOf(entry);
     const local = (scope: 'global' | 'workspace'): ScopeBinding =>
       scope === 'global'
         ? { scope, available: true, runtime: this.local, root: { path: globalRoot(this.home), anchor: this.home } }
         : { scope, available: true, runtime: this.local, root: { path: workspaceRoot(this.home, entry.id), anchor: this.home } };
     let project: ScopeBinding;
-    let projectId = this.remoteFacts.get(entry.id)?.projectId ?? entry.projectId;
+    let projectId = this.ssh.known(entry)?.projectId ?? entry.projectId;
     try {
-      let known = this.remoteFacts.get(entry.id);
+      let known = this.ssh.known(entry);
       if (!known) {
         const facts = await runtime.probeCheckout(entry.path);
         if (facts.kind !== 'dir') throw new RegistryError(`the checkout of this workspace no longer exists on ${entry.host}.`);
-        known = this.remember(entry, facts);
+        known = this.ssh.remember(entry, facts);
         projectId = known.projectId;
         if (projectId !== entry.projectId) void this.setProjectId(entry.id, projectId).catch(() => {});
       } else {
@@ -449,7 +360,7 @@ export class WorkspaceRegistry {
         ? { scope: 'project', available: true, runtime, root: { path: projectRoot(known.gitRoot), anchor: known.gitRoot } }
         : { scope: 'project', available: false, reason: `the checkout on ${entry.host} is not inside a git repository, so there is no project; use /memories/workspace or /memories/global instead.` };
     } catch (err) {
-      project = { scope: 'project', available: false, reason: err instanceof RegistryError ? err.message : this.unreachableReason(entry, runtime.lastError ?? err) };
+      project = { scope: 'project', available: false, reason: err instanceof RegistryError ? err.message : this.ssh.unreachableReason(entry, runtime.lastError ?? err) };
     }
     return { workspaceId: entry.id, projectId, scopes: { global: local('global'), project, workspace: local('workspace') } };
   }
