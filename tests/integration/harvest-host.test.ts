@@ -158,7 +158,9 @@ describe('the harvest in the app and serve', () => {
     await until('the status to say on', () => statuses.at(-1)?.enabled === true);
     const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: JSON.stringify({ session_id: 's', transcript_path: rollout, cwd: sb.checkout }) });
     expect(hook.status).toBe(0);
-    await until('the run to show in the status', () => statuses.at(-1)?.lastRun?.outcome === 'nothing-found');
+    // The worker records the run, then lets the job go: a status between the two still says it
+    // runs, so the stream is waited on until both have happened.
+    await until('the run to show in the status', () => statuses.at(-1)?.lastRun?.outcome === 'nothing-found' && statuses.at(-1)?.state === 'idle');
     expect(statuses.at(-1)).toMatchObject({ enabled: true, state: 'idle', queued: 0 });
     controller.abort();
     await reading;
