@@ -225,13 +225,7 @@ export class InboxStore {
   hold(candidates: readonly Candidate[], source: ItemSource): MemoryItem[] {
     if (candidates.length === 0) return [];
     const room = Math.max(0, MAX_INBOX_PENDING - this.list('held').length);
-    fs.mkdirSync(this.itemsDir, { recursive: true, mode: 0o700 });
-    const createdAt = new Date(this.now()).toISOString();
-    return candidates.slice(0, room).map((candidate) => {
-      const item: MemoryItem = { id: this.newId(), kind: 'memory', createdAt, status: 'held', candidate, source, target: suggestedTarget(candidate) };
-      this.write(item);
-      return item;
-    });
+    return this.addUpTo(candidates, room, (candidate, id, createdAt) => ({ id, kind: 'memory', createdAt, status: 'held', candidate, source, target: suggestedTarget(candidate) }));
   }
 
   /** Puts an agent's change under review in the inbox, pending; returns the item. InboxFullError when it is full. */
@@ -248,8 +242,11 @@ export class InboxStore {
 
   /** Writes an item of each of the first `what` the inbox has room for (the cap's one place). */
   private addPending<T, I extends InboxItem>(what: readonly T[], make: (one: T, id: string, createdAt: string) => I): I[] {
-    if (what.length === 0) return [];
-    const room = this.room();
+    return what.length === 0 ? [] : this.addUpTo(what, this.room(), make);
+  }
+
+  /** Writes an item of each of the first `room` of `what`, all made at one time. */
+  private addUpTo<T, I extends InboxItem>(what: readonly T[], room: number, make: (one: T, id: string, createdAt: string) => I): I[] {
     if (room === 0) return [];
     fs.mkdirSync(this.itemsDir, { recursive: true, mode: 0o700 });
     const createdAt = new Date(this.now()).toISOString();
