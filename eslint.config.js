@@ -26,17 +26,19 @@ const mainImports = {
   inbox: ['runtime', 'history', 'memory'],
   // workspaces: the harvest finds a session's workspace (registry, session) for what it reads.
   harvest: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'inbox'],
-  sweep: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'inbox', 'harvest'],
+  consolidation: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'inbox', 'harvest'],
   import: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'inbox', 'harvest'],
   // context: a file is compared and searched with the words the index ranks by.
   'agent-files': ['runtime', 'outside', 'history', 'memory', 'workspaces', 'context', 'inbox', 'harvest', 'import'],
   // Agents' config files: written for a workspace's identity, on the runtime's atomic write.
   setup: ['runtime', 'history', 'memory', 'workspaces'],
-  api: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep', 'import', 'agent-files', 'setup'],
-  mcp: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep'],
-  host: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp'],
-  cli: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp', 'host'],
-  electron: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'sweep', 'import', 'agent-files', 'setup', 'api', 'mcp', 'host'],
+  // What agents did, for a person: agents seen per workspace, the Activity view's rows (versions and inbox items).
+  activity: ['runtime', 'history', 'memory', 'inbox'],
+  api: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity'],
+  mcp: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'activity'],
+  host: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'api', 'mcp'],
+  cli: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'api', 'mcp', 'host'],
+  electron: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'api', 'mcp', 'host'],
 };
 
 /** The whole table, by folder under src: the outer layers import only src/common (open to all). */
@@ -57,8 +59,21 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-control-regex': 'off',
-      'no-empty': ['error', { allowEmptyCatch: true }],
+      // An error is dropped only on purpose, and then the catch says why in a comment (which
+      // no-empty accepts as the block's content): a bare `catch {}` hides failures.
+      'no-empty': ['error', { allowEmptyCatch: false }],
     },
+  },
+  {
+    // Bare catches still to be given their reason, in files being rewritten elsewhere; remove a
+    // file from this list once its catches say why.
+    files: [
+      'src/main/harvest/codex-rollout.ts',
+      'src/renderer/app/PaneSplitter.tsx',
+      'src/renderer/app/view.ts',
+      'src/renderer/features/editor/use-draft.ts',
+    ],
+    rules: { 'no-empty': ['error', { allowEmptyCatch: true }] },
   },
   {
     files: ['src/common/**'],

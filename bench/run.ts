@@ -10,7 +10,7 @@
  * latency through MCP stdio for Cairn, the reference tool behind a minimal MCP server and
  * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each; the SSH
  * section (bench/ssh.ts); the harvest section (bench/harvest.ts: a 10 MB transcript of each agent
- * to the inbox); the sweep section (bench/sweep.ts: a rules proposal over 1000 files, and no
+ * to the inbox); the consolidation section (bench/consolidation.ts: a rules proposal over 1000 files, and no
  * memory write before its apply); the CLI section (bench/cli.ts): spawn to exit of `cairn context --prompt`
  * and `cairn tool` beside `node -e 0`, and the prompt hook and `cairn mcp`'s start at 100, 1000
  * and 3000 memory files (nothing changed, one file changed, a fresh home); then the UI section (bench/ui.ts): first render of 3 x 1000
@@ -56,7 +56,7 @@ import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
 import { formatSshBench, runSshBench } from './ssh';
 import { formatCliBench, formatContextScaleBench, runCliBench, runContextScaleBench, type ContextScaleRow } from './cli';
 import { formatHarvestBench, runHarvestBench } from './harvest';
-import { formatSweepBench, runSweepBench } from './sweep';
+import { formatConsolidationBench, runConsolidationBench } from './consolidation';
 import { formatUiBench, runUiBench } from './ui';
 import { envInt, sampleStats, table, type SampleStats, settleWrites } from './common';
 
@@ -1064,8 +1064,8 @@ async function main(): Promise<number> {
     const ctxScale = await runContextScaleBench();
     process.stderr.write('harvest: a 10 MB Claude Code transcript and a 10 MB Codex rollout, rules extractor, file to inbox\n');
     const harvest = await runHarvestBench();
-    process.stderr.write('sweep: a rules proposal (cairn sweep) over 1000 files, then its apply\n');
-    const sweep = await runSweepBench();
+    process.stderr.write('consolidation: a rules proposal (cairn consolidate) over 1000 files, then its apply\n');
+    const consolidation = await runConsolidationBench();
     process.stderr.write('ui: first render of 3 x 1000 files in Chromium, then agent writes in another process -> "agent edited" painted\n');
     const ui = await runUiBench();
     if (ui.badge.missed > 0) warnings.push(`ui: ${ui.badge.missed} agent write(s) got no "agent edited" badge in the page`);
@@ -1103,7 +1103,7 @@ async function main(): Promise<number> {
       ...ssh.targets,
       ...ui.targets,
       ...harvest.targets,
-      ...sweep.targets,
+      ...consolidation.targets,
       ...contextScaleTargets(ctxScale),
       target('harvest_hook_p95', "Claude Code's harvest hook (cairn harvest --hook) spawn to exit, harvest off, p95 <= 150 ms", cli.harvestHookMs.p95, 150, 'ms'),
       target('harvest_hook_on_p95', "Claude Code's harvest hook with harvest on (queues the session, starts the worker) spawn to exit, p95 <= 150 ms", cli.harvestHookOnMs.p95, 150, 'ms'),
@@ -1236,13 +1236,13 @@ async function main(): Promise<number> {
     process.stdout.write(formatCliBench(cli));
     process.stdout.write(formatContextScaleBench(ctxScale, envInt('BENCH_CLI_RUNS', 15)));
     process.stdout.write(formatHarvestBench(harvest));
-    process.stdout.write(formatSweepBench(sweep));
+    process.stdout.write(formatConsolidationBench(consolidation));
     process.stdout.write(formatUiBench(ui));
 
     process.stdout.write('\nTargets\n');
     for (const t of targets) {
       const shown =
-        t.id === 'concurrency_no_lost_updates' || t.id === 'mcp_concurrency_no_lost_writes' ? `${t.value} lost` : t.id === 'sweep_no_writes_before_apply' ? `${t.value} write(s)` : t.unit === 'rt' ? `${t.value} round trip(s) (limit ${t.limit})` : t.unit === 'ms' ? `${t.value.toFixed(3)} ms (limit ${t.limit} ms)` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
+        t.id === 'concurrency_no_lost_updates' || t.id === 'mcp_concurrency_no_lost_writes' ? `${t.value} lost` : t.id === 'consolidation_no_writes_before_apply' ? `${t.value} write(s)` : t.unit === 'rt' ? `${t.value} round trip(s) (limit ${t.limit})` : t.unit === 'ms' ? `${t.value.toFixed(3)} ms (limit ${t.limit} ms)` : `${t.value.toFixed(3)}x (limit ${t.limit}x)`;
       process.stdout.write(`  [${t.met ? 'met   ' : 'MISSED'}] ${t.description}: ${shown}\n`);
     }
     for (const w of warnings) process.stdout.write(`  warning: ${w}\n`);
@@ -1344,7 +1344,7 @@ async function main(): Promise<number> {
       cli,
       contextScale: ctxScale,
       harvest: (({ targets: _targets, ...rest }) => rest)(harvest),
-      sweep: (({ targets: _targets, ...rest }) => rest)(sweep),
+      consolidation: (({ targets: _targets, ...rest }) => rest)(consolidation),
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),

@@ -149,16 +149,16 @@ describe('a file of Cairn that does not parse', () => {
     fs.mkdirSync(sb.roots.project, { recursive: true });
     fs.writeFileSync(path.join(sb.roots.project, 'a.md'), 'Run make test before pushing any branch to the remote.\n');
     fs.writeFileSync(path.join(sb.roots.project, 'b.md'), 'Run make test before pushing any branch to the remote, always.\n');
-    const first = JSON.parse((await cairn('sweep', '--json', '--cwd', sb.checkout)).stdout) as { proposal: { id: string } };
-    const sweeps = path.join(sb.home, 'sweeps');
+    const first = JSON.parse((await cairn('consolidate', '--json', '--cwd', sb.checkout)).stdout) as { proposal: { id: string } };
+    const consolidations = path.join(sb.home, 'sweeps');
     const other = '000000000-deadbeef';
-    fs.writeFileSync(path.join(sweeps, `${other}.json`), '{"id":"000000000-deadbeef","state":');
-    const list = await cairn('sweep', 'list', '--cwd', sb.checkout);
+    fs.writeFileSync(path.join(consolidations, `${other}.json`), '{"id":"000000000-deadbeef","state":');
+    const list = await cairn('consolidate', 'list', '--cwd', sb.checkout);
     expect(list.status).toBe(0);
     expect(list.stdout).toContain(first.proposal.id);
-    expect(list.stderr).toContain(`${path.join(sweeps, `${other}.json`)} could not be read (`);
-    expect(asides(sweeps)).toEqual([expect.stringMatching(new RegExp(`^${other}\\.json\\.damaged-`))]);
-    expect(fs.readFileSync(path.join(sweeps, asides(sweeps)[0]!), 'utf8')).toBe('{"id":"000000000-deadbeef","state":');
+    expect(list.stderr).toContain(`${path.join(consolidations, `${other}.json`)} could not be read (`);
+    expect(asides(consolidations)).toEqual([expect.stringMatching(new RegExp(`^${other}\\.json\\.damaged-`))]);
+    expect(fs.readFileSync(path.join(consolidations, asides(consolidations)[0]!), 'utf8')).toBe('{"id":"000000000-deadbeef","state":');
   }, 60_000);
 
   it("the harvest's session state and job files: moved aside and said; the session is harvested from its start", async () => {

@@ -1,7 +1,7 @@
 // Settings, Models in real Chromium against `cairn serve` with a temp home: a person chooses a
 // command to propose consolidations, with a command left empty named before anything is saved,
-// and a real `cairn sweep` (no --extractor) then asks that command: a stand-in for `claude -p`
-// (src/main/sweep/fixtures/fake-sweep-model.mjs, a node script that records its prompt and answers
+// and a real `cairn consolidate` (no --extractor) then asks that command: a stand-in for `claude -p`
+// (src/main/consolidation/fixtures/fake-consolidation-model.mjs, a node script that records its prompt and answers
 // "no change"). The tab is saved under test-results/ (model-settings-*.png) for a person to look
 // at, at 1400 and 800 px, light and dark, as saved and with its errors.
 import * as fs from 'node:fs';
@@ -14,7 +14,7 @@ import { openPage, shots } from '../support/page';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served, userHomeOf } from '../support/serve';
 
-const FAKE_MODEL = path.join(REPO_ROOT, 'src/main/sweep/fixtures/fake-sweep-model.mjs');
+const FAKE_MODEL = path.join(REPO_ROOT, 'src/main/consolidation/fixtures/fake-consolidation-model.mjs');
 
 let sb: Sandbox;
 let served: Served;
@@ -56,7 +56,7 @@ function modelCalls(): string[] {
 }
 
 describe('Settings, Models in Chromium', () => {
-  it('a command chosen for consolidation in the page is what `cairn sweep` asks, with no --extractor', async () => {
+  it('a command chosen for consolidation in the page is what `cairn consolidate` asks, with no --extractor', async () => {
     const page = await openModels();
     const form = page.getByRole('form', { name: 'Models for the harvest and consolidation' });
     const consolidation = form.getByRole('radiogroup', { name: 'Consolidation proposes with' });
@@ -70,14 +70,14 @@ describe('Settings, Models in Chromium', () => {
     await form.getByRole('textbox', { name: 'Command' }).fill(command);
     await save.click();
     await form.getByRole('status').getByText('Saved.', { exact: false }).waitFor();
-    expect(await rpc(served, 'settings/get', {})).toMatchObject({ harvestExtractor: 'rules', sweepExtractor: 'command', harvestCommand: command, harvestHttp: null });
+    expect(await rpc(served, 'settings/get', {})).toMatchObject({ harvestExtractor: 'rules', consolidationExtractor: 'command', harvestCommand: command, harvestHttp: null });
 
-    // A real `cairn sweep`, with the setting alone: the command is asked, given the scope's file.
+    // A real `cairn consolidate`, with the setting alone: the command is asked, given the scope's file.
     expect(modelCalls()).toEqual([]);
-    const sweep = await runCairn(['sweep', '--scope', 'global', '--home', sb.home, '--cwd', sb.checkout], { env: { HOME: userHomeOf(sb.home) } });
-    expect(sweep.stderr).toBe('');
-    expect(sweep.stdout).toContain('the command extractor proposed no change');
-    expect(sweep.status).toBe(0);
+    const run = await runCairn(['consolidate', '--scope', 'global', '--home', sb.home, '--cwd', sb.checkout], { env: { HOME: userHomeOf(sb.home) } });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('the command extractor proposed no change');
+    expect(run.status).toBe(0);
     const calls = modelCalls();
     expect(calls).toHaveLength(1);
     expect(calls[0]).toContain('editor.md');
@@ -96,7 +96,7 @@ describe('Settings, Models in Chromium', () => {
     await shots(page, 'model-settings-invalid', { ready: () => panel.evaluate((el) => el.scrollTo(0, el.scrollHeight)) });
     await form.getByRole('button', { name: 'Discard' }).click();
     expect(await form.getByRole('radiogroup', { name: 'Harvest proposes with' }).getByRole('radio', { name: 'Rules (offline)' }).isChecked()).toBe(true);
-    expect(await rpc(served, 'settings/get', {})).toMatchObject({ harvestExtractor: 'rules', sweepExtractor: 'command', harvestHttp: null });
+    expect(await rpc(served, 'settings/get', {})).toMatchObject({ harvestExtractor: 'rules', consolidationExtractor: 'command', harvestHttp: null });
     await page.close();
   });
 });

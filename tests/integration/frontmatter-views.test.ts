@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMarkdown } from '../../src/main/import/entries';
 import { ContextBuilder } from '../../src/main/context/context-builder';
 import { SessionSearch } from '../../src/main/context/session-search';
-import { mergedText } from '../../src/main/sweep/rules-sweep';
+import { mergedText } from '../../src/main/consolidation/rules-consolidation';
 import { FRONTMATTER_CASES } from '../support/frontmatter-cases';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
 

@@ -1,13 +1,13 @@
-// The `agent` sweep backend through the official MCP client against `cairn mcp`: the
+// The `agent` consolidation backend through the official MCP client against `cairn mcp`: the
 // prompt `consolidate` gives the agent the scope's files as the model backends get them (fenced,
 // untrusted, secrets removed), and the tool `memory_consolidate` turns the agent's changes into a
-// stored proposal (seen by `cairn sweep list` / `show`), each change checked as a model's, the
+// stored proposal (seen by `cairn consolidate list` / `show`), each change checked as a model's, the
 // refused ones with their reasons; nothing is written to memory; explore mode offers it too; a
-// scope whose lease another consolidation holds (a real `cairn sweep` waiting on its model) is
+// scope whose lease another consolidation holds (a real `cairn consolidate` waiting on its model) is
 // said in words, with who holds it. Once over HTTP (/mcp of the host's web server). Also the API:
-// sweep.propose's "nothing" answer says what was refused. No model runs here: the test plays the
+// consolidation.propose's "nothing" answer says what was refused. No model runs here: the test plays the
 // agent, copying each file's sha256 from the prompt as an agent would; the "model" of the lease
-// and API tests is src/main/sweep/fixtures/fake-sweep-model.mjs. Files are aged on the disk
+// and API tests is src/main/consolidation/fixtures/fake-consolidation-model.mjs. Files are aged on the disk
 // (mtimes), so no clock is raced.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -17,7 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SweepProposal } from '../../src/common/sweep/proposal';
+import type { ConsolidationProposal } from '../../src/common/consolidation/proposal';
 import { openAppHost, startWebHost } from '../../src/main/host/app-host';
 import { runCairn, stopProcess } from '../support/cli';
 import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
@@ -27,7 +27,7 @@ import { mergeStoredSettings } from '../support/settings-file';
 
 const DAY = 24 * 60 * 60 * 1000;
 const P = (name: string) => `/memories/project/${name}`;
-const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'sweep', 'fixtures', 'fake-sweep-model.mjs');
+const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'consolidation', 'fixtures', 'fake-consolidation-model.mjs');
 /** A token the secret scanner knows, from its corpus (no new secret-looking literal in the repo). */
 const TOKEN = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'tests', 'fixtures', 'scanner-corpus', 'secrets.json'), 'utf8')) as Array<{ rule: string; secret: string }>).find(
   (s) => s.rule === 'github-token',
@@ -104,7 +104,7 @@ function answer(files: Map<string, FileLine>): Change[] {
 const REFUSED_FRESH = `- delete ${P('fresh.md')}: ${P('fresh.md')} was created or written within 60 days`;
 const REFUSED_KEYS = `- write ${P('keys.md')}: ${P('keys.md')} was not shown whole to the model (cut, or a secret removed): writing it would lose the rest`;
 
-describe('the agent sweep backend over stdio', () => {
+describe('the agent consolidation backend over stdio', () => {
   it('offers the prompt consolidate: the scope\'s files ranked by use as fenced untrusted data, the planted secret redacted, the answer asked of memory_consolidate', async () => {
     const client = await connect();
     expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(['consolidate', 'harvest']);
@@ -124,7 +124,7 @@ describe('the agent sweep backend over stdio', () => {
     expect(text).toContain('Answer by calling the tool `memory_consolidate` once, with "scope": "project"');
     expect(text).toContain('"kind":"delete"');
     // Asking wrote nothing, stored nothing.
-    expect(JSON.parse((await runCairn(['sweep', 'list', '--json', ...flags])).stdout)).toEqual({ proposals: [] });
+    expect(JSON.parse((await runCairn(['consolidate', 'list', '--json', ...flags])).stdout)).toEqual({ proposals: [] });
 
     // A scope by name; a scope that does not exist is a bad argument, in words.
     expect((await consolidatePrompt(client, { scope: 'global' })).text).toContain('/memories/global');
@@ -145,20 +145,20 @@ describe('the agent sweep backend over stdio', () => {
     expect(id).toBeDefined();
     // The reader's refusals first (what no model may answer), then the host's checks'.
     expect(result.text).toContain(`Refused 2 changes (not in the proposal):\n${REFUSED_KEYS}\n${REFUSED_FRESH}\n`);
-    expect(result.text).toContain(`a person reviews each change with \`cairn sweep show ${id} --diff\``);
+    expect(result.text).toContain(`a person reviews each change with \`cairn consolidate show ${id} --diff\``);
     expect(result.text).not.toContain(sb.dir);
     expect(tree()).toEqual(before);
 
-    const listed = JSON.parse((await runCairn(['sweep', 'list', '--json', ...flags])).stdout) as { proposals: SweepProposal[] };
+    const listed = JSON.parse((await runCairn(['consolidate', 'list', '--json', ...flags])).stdout) as { proposals: ConsolidationProposal[] };
     expect(listed.proposals).toHaveLength(1);
     expect(listed.proposals[0]).toMatchObject({ id, scope: 'project', extractor: 'agent', state: 'open' });
-    const shown = await runCairn(['sweep', 'show', id!, '--diff', ...flags]);
+    const shown = await runCairn(['consolidate', 'show', id!, '--diff', ...flags]);
     expect(shown.stdout).toMatch(new RegExp(`^Proposal ${id} for /memories/project: 1 deletion, 1 merge \\(open;`));
     expect(shown.stdout).toContain('+Deploys go through the release script, which tags the commit.\n');
     expect(shown.stdout).toContain(`Refused 2 changes of the extractor's answer:\n  write ${P('keys.md')}: `);
 
     // The person applies it: the agent's merge is what lands.
-    expect((await runCairn(['sweep', 'apply', id!, ...flags])).status).toBe(0);
+    expect((await runCairn(['consolidate', 'apply', id!, ...flags])).status).toBe(0);
     expect(tree()).toEqual({ 'deploy.md': 'Deploys go through the release script, which tags the commit.\n', 'fresh.md': before['fresh.md'], 'keys.md': before['keys.md'] });
   });
 
@@ -183,7 +183,7 @@ describe('the agent sweep backend over stdio', () => {
       ].join('\n'),
     });
     expect(await consolidate(client, [])).toEqual({ isError: false, text: 'Nothing was proposed for /memories/project: the call held no change. Nothing was written to memory.' });
-    expect(JSON.parse((await runCairn(['sweep', 'list', '--json', ...flags])).stdout)).toEqual({ proposals: [] });
+    expect(JSON.parse((await runCairn(['consolidate', 'list', '--json', ...flags])).stdout)).toEqual({ proposals: [] });
   });
 
   it('a scope where nothing changed since the last consolidation and no file is unused: the prompt says so, and the tool looks at no change', async () => {
@@ -199,7 +199,7 @@ describe('the agent sweep backend over stdio', () => {
     const sha = files.get('/memories/global/old.md')!.sha256;
     const deleteOld: Change = { kind: 'delete', path: '/memories/global/old.md', basedOn: sha, reason: 'Unused.' };
     const id = /\(proposal (\S+),/.exec((await consolidate(client, [deleteOld], 'global')).text)?.[1];
-    expect((await runCairn(['sweep', 'apply', id!, ...flags])).status).toBe(0);
+    expect((await runCairn(['consolidate', 'apply', id!, ...flags])).status).toBe(0);
 
     const prompt = await consolidatePrompt(client, { scope: 'global' });
     expect(prompt.text).toMatch(
@@ -226,8 +226,8 @@ describe('the agent sweep backend over stdio', () => {
     settings({ harvestCommand: `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${path.join(sb.dir, 'none.txt')}' hang` });
     const client = await connect();
     const { files } = await consolidatePrompt(client);
-    // A person's `cairn sweep` with a model, which waits for its model while holding the lease.
-    const child = spawn(CAIRN_BIN, ['sweep', '--extractor', 'command', ...flags]);
+    // A person's `cairn consolidate` with a model, which waits for its model while holding the lease.
+    const child = spawn(CAIRN_BIN, ['consolidate', '--extractor', 'command', ...flags]);
     const closed = new Promise<number | null>((r) => child.on('close', r));
     try {
       // The model runs once it has written its start file (an event waited for, not a delay).
@@ -246,7 +246,7 @@ describe('the agent sweep backend over stdio', () => {
   });
 });
 
-describe('the agent sweep backend over HTTP (/mcp)', () => {
+describe('the agent consolidation backend over HTTP (/mcp)', () => {
   it('a session bound by cwd gets the prompt and stores a proposal through the host', async () => {
     const host = openAppHost(sb.home);
     const web = await startWebHost(host, { port: 0, host: '127.0.0.1', staticDir: null });
@@ -263,7 +263,7 @@ describe('the agent sweep backend over HTTP (/mcp)', () => {
       const id = /\(proposal (\S+),/.exec(result.text)?.[1];
       expect(result).toMatchObject({ isError: false, text: expect.stringMatching(/^Proposed a consolidation of \/memories\/project for a person's review: 1 deletion, 1 merge /) });
       // The host's own store has it, as the app's Consolidate view reads it.
-      expect(host.sweeps.list(await host.registry.session(host.registry.list()[0]!.id)).map((p) => [p.id, p.extractor])).toEqual([[id, 'agent']]);
+      expect(host.consolidations.list(await host.registry.session(host.registry.list()[0]!.id)).map((p) => [p.id, p.extractor])).toEqual([[id, 'agent']]);
     } finally {
       for (const c of clients.splice(0)) await c.close().catch(() => {});
       await web.close();
@@ -273,15 +273,15 @@ describe('the agent sweep backend over HTTP (/mcp)', () => {
 });
 
 describe('the API', () => {
-  it('sweep.propose answering "nothing" says which changes were refused, and why', async () => {
+  it('consolidation.propose answering "nothing" says which changes were refused, and why', async () => {
     const record = path.join(sb.dir, 'record.jsonl');
     const answerFile = path.join(sb.dir, 'answer.txt');
     fs.writeFileSync(answerFile, JSON.stringify({ changes: [{ op: 'delete', path: P('fresh.md'), basedOn: `{{sha:${P('fresh.md')}}}`, reason: 'Looks temporary.' }] }));
-    settings({ sweepExtractor: 'command', harvestCommand: `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answerFile}'` });
+    settings({ consolidationExtractor: 'command', harvestCommand: `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answerFile}'` });
     const served = await serve(sb.home);
     try {
       const workspaceId = ((await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout })) as { id: string }).id;
-      expect(await rpc(served, 'sweep/propose', { workspaceId, scope: 'project' })).toMatchObject({
+      expect(await rpc(served, 'consolidation/propose', { workspaceId, scope: 'project' })).toMatchObject({
         status: 'nothing',
         extractorCalled: true,
         refused: [{ change: `delete ${P('fresh.md')}`, reason: `${P('fresh.md')} was created or written within 60 days` }],

@@ -1,5 +1,5 @@
 /**
- * A scope root's files as tests look at them: written with an age (the sweep tests' stale and fresh
+ * A scope root's files as tests look at them: written with an age (the consolidation tests' stale and fresh
  * files), and read back whole as one record, to compare trees byte for byte after an apply and an
  * undo. Reads the disk directly, never through Cairn. Also where Codex keeps a day's sessions
  * (codexDayDir), for the harvest's fixtures.

@@ -5,6 +5,7 @@
  * under src/main/api/routes/, one file per feature too. Results that a person must act on (a
  * refusal, a conflict on save) are typed unions, not exceptions.
  */
+import { activityContract } from './contract/activity';
 import { agentFilesContract } from './contract/agent-files';
 import { contextContract } from './contract/context';
 import { harvestContract } from './contract/harvest';
@@ -14,7 +15,7 @@ import { memoryContract } from './contract/memory';
 import { setAsideContract } from './contract/set-aside';
 import { settingsContract } from './contract/settings';
 import { setupContract } from './contract/setup';
-import { sweepContract } from './contract/sweep';
+import { consolidationContract } from './contract/consolidation';
 import { workspacesContract } from './contract/workspaces';
 
 export { settingsSchema } from './settings';
@@ -27,6 +28,7 @@ export * from './contract/harvest';
 export * from './contract/workspaces';
 export * from './contract/setup';
 export * from './contract/set-aside';
+export * from './contract/activity';
 
 export const contract = {
   memory: memoryContract,
@@ -34,12 +36,13 @@ export const contract = {
   history: historyContract,
   inbox: inboxContract,
   harvest: harvestContract,
-  sweep: sweepContract,
+  consolidation: consolidationContract,
   agentFiles: agentFilesContract,
   workspaces: workspacesContract,
   setup: setupContract,
   settings: settingsContract,
   setAside: setAsideContract,
+  activity: activityContract,
 };
 
 export type Contract = typeof contract;

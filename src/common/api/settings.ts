@@ -30,7 +30,7 @@ export const DEFAULT_HARVEST_BUDGET = { calls: 20, chars: 1_500_000 } as const;
 export const HARVEST_EXTRACTORS = ['rules', 'command', 'http'] as const;
 
 /** The extractor backends a person can choose for consolidation: the harvest's, with the same model configuration. */
-export const SWEEP_EXTRACTORS = HARVEST_EXTRACTORS;
+export const CONSOLIDATION_EXTRACTORS = HARVEST_EXTRACTORS;
 
 export const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
@@ -61,11 +61,11 @@ export const settingsSchema = z.object({
     .nullable()
     .default(null),
   /**
-   * What proposes a consolidation (`cairn sweep`): `rules` (offline: unused files, files
+   * What proposes a consolidation (`cairn consolidate`): `rules` (offline: unused files, files
    * saying the same thing), or a model through `command` (harvestCommand) or `http` (harvestHttp),
    * the same configuration as the harvest's.
    */
-  sweepExtractor: z.enum(SWEEP_EXTRACTORS).default('rules'),
+  consolidationExtractor: z.enum(CONSOLIDATION_EXTRACTORS).default('rules'),
   /** Candidates an extractor is less sure of than this are not proposed. */
   harvestMinConfidence: z.number().min(0).max(1).default(0.6),
   /**

@@ -20,7 +20,7 @@ export function wsProtocols(token: string): string[] {
  * The largest request body /api/rpc reads, and the largest message /api/ws does: what the largest
  * call legitimately carries. That is a memory or agent file's content at its cap (MAX_FILE_BYTES)
  * as JSON at its worst, six bytes a character (`\u00XX`), and room for the rest of a call (a
- * settings patch with every list at its limit, or a sweep's 200 paths at their longest, is under
+ * settings patch with every list at its limit, or a consolidation's 200 paths at their longest, is under
  * 512 KiB on its own). Past it the server answers 413 and reads no further.
  */
 export const MAX_RPC_BODY_BYTES = 6 * MAX_FILE_BYTES + 512 * 1024;

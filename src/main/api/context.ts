@@ -9,7 +9,7 @@ import type { MemoryService } from '../memory/memory-service';
 import type { SeenStore } from '../memory/seen-store';
 import type { VersionHistory } from '../memory/version-history';
 import type { InboxStore } from '../inbox/inbox-store';
-import type { Sweeps } from '../sweep/sweeps';
+import type { Consolidations } from '../consolidation/consolidations';
 import type { AgentFiles } from '../agent-files/agent-files';
 import type { WorkspaceRegistry } from '../workspaces/registry';
 
@@ -27,7 +27,7 @@ export interface RouterContext {
   /** The harvest's jobs and the inbox's events, in a long-lived host (host/harvest-host.ts). */
   readonly harvest?: HarvestControl | undefined;
   /** Consolidation proposals; a host without them answers NOT_IMPLEMENTED. */
-  readonly sweeps?: Sweeps | undefined;
+  readonly consolidations?: Consolidations | undefined;
   /** Other agents' files; a host without them answers NOT_IMPLEMENTED. */
   readonly agentFiles?: AgentFiles | undefined;
 }
@@ -55,7 +55,7 @@ export function createRouterContext(options: RouterContext): RouterContext {
     changes: options.changes,
     setupHome: options.setupHome,
     harvest: options.harvest,
-    sweeps: options.sweeps,
+    consolidations: options.consolidations,
     agentFiles: options.agentFiles,
   };
 }

@@ -10,6 +10,7 @@
  * may appear in a refusal).
  */
 import { os } from './base';
+import { activity } from './routes/activity';
 import { agentFiles } from './routes/agent-files';
 import { context } from './routes/context';
 import { harvest } from './routes/harvest';
@@ -19,11 +20,11 @@ import { memory } from './routes/memory';
 import { setAside } from './routes/set-aside';
 import { settings } from './routes/settings';
 import { setup } from './routes/setup';
-import { sweep } from './routes/sweep';
+import { consolidation } from './routes/consolidation';
 import { workspaces } from './routes/workspaces';
 
 export { createRouterContext, type HarvestControl, type RouterContext } from './context';
 
-export const router = os.router({ memory, context, history, inbox, harvest, sweep, agentFiles, workspaces, setup, settings, setAside });
+export const router = os.router({ memory, context, history, inbox, harvest, consolidation, agentFiles, workspaces, setup, settings, setAside, activity });
 
 export type AppRouter = typeof router;

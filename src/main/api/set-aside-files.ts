@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { SetAsideFileView } from '../../common/api/contract';
 import { HARVEST_DIR, HARVEST_FILE_DIRS } from '../harvest/harvest-jobs';
 import { listSetAside, type SetAsideFile } from '../runtime/local/atomic-write';
-import { SWEEPS_DIR } from '../sweep/sweep-store';
+import { CONSOLIDATIONS_DIR } from '../consolidation/consolidation-store';
 
 /** How much of a set-aside file the app shows. */
 export const PREVIEW_BYTES = 4096;
@@ -20,7 +20,7 @@ export class SetAsideError extends CairnError {}
 
 /** The folders of Cairn's own files that are set aside when they do not parse. */
 function setAsideDirs(home: string): string[] {
-  return [home, path.join(home, SWEEPS_DIR), ...HARVEST_FILE_DIRS.map((d) => path.join(home, HARVEST_DIR, d))];
+  return [home, path.join(home, CONSOLIDATIONS_DIR), ...HARVEST_FILE_DIRS.map((d) => path.join(home, HARVEST_DIR, d))];
 }
 
 function preview(file: string): { text: string; cut: boolean } {
@@ -28,7 +28,7 @@ function preview(file: string): { text: string; cut: boolean } {
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch {
-    return { text: '', cut: false };
+    return { text: '', cut: false }; // removed since listed, or a link: listed without a preview
   }
   try {
     const buf = Buffer.alloc(PREVIEW_BYTES + 1);

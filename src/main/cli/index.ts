@@ -70,8 +70,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./history-command')).undoCommand(rest, io);
       case 'restore':
         return await (await import('./history-command')).restoreCommand(rest, io);
-      case 'sweep':
-        return await (await import('./sweep-command')).sweepCommand(rest, io);
+      case 'consolidate':
+      case 'sweep': // the command's older name, still accepted
+        return await (await import('./consolidate-command')).consolidateCommand(rest, io);
       case 'setup':
         return await (await import('./setup-command')).setupCommand(rest, io);
       case 'import':

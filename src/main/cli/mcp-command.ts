@@ -25,6 +25,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { injectionFor } from '../../common/context/injection';
+import { AgentsSeen } from '../activity/agents-seen';
 import { MODES, SCOPES, type Mode } from '../../common/memory/constants';
 import { ContextBuilder } from '../context/context-builder';
 import { ContextFactsCache } from '../context/context-facts-cache';
@@ -105,7 +106,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     // Without an early answer, the instructions are computed here, within the workspace's injection
     // settings as the registry gives them (as the HTTP endpoint's are).
     const context = early ? early.context : await sessionContext(builder, session, mode, { injection: injectionFor(services.registry.settings(), session.workspaceId), inInstructions });
-    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, sweeps: services.sweeps, context });
+    mcp = await createMemoryMcpServer({ service: services.service, builder, session, mode, changes: services.changes, proposals, consolidations: services.consolidations, context, presence: new AgentsSeen(services.home) });
   } catch (err) {
     await services.close();
     throw err;

@@ -22,8 +22,10 @@ Commands:
   history   the versions of memory files: list, show (--diff), gc
   restore   write an earlier version of a memory file back: cairn restore PATH --to ID
   undo      undo a change (cairn undo ID, or --last) if its files are still as it left them
-  sweep     consolidate a scope: propose deleting unused files and merging duplicates,
-            then show (--diff), apply (--only PATH...) as one undoable change, or discard
+  consolidate
+            consolidate a scope: propose deleting unused files and merging duplicates, then
+            show (--diff), apply (--only PATH...) as one undoable change, or discard
+            (\`cairn sweep\`, its older name, runs it too)
   harvest   propose memories from an agent's session: cairn harvest --transcript FILE
   inbox     review proposed memories and agents' changes held for review: list, show,
             approve (--to, --text), reject, review (--scope S --on|--off)
@@ -59,6 +61,9 @@ Options:
   --mode MODE        exec (default: read and write everything), plan (project read-only),
                      explore (read-only)
   --actor ACTOR      agent (default) or user
+  --agent NAME       which agent runs it (claude, codex, gemini, copilot, or its own name),
+                     recorded with each change and shown in the app as seen in the workspace
+  --agent-session ID the agent's session, recorded with its changes
   --jsonl            read one JSON command per line from stdin and write one JSON line per
                      command: {"ok": true|false, "output": "...", "ms": 0.42}
   --home DIR         Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
@@ -245,6 +250,8 @@ Options:
                        hooks (its own input; a top-level additionalContext)
   --cwd DIR            the checkout (default: the current directory, or the hook's cwd)
   --workspace ID       workspace id (default: derived from the checkout's path)
+  --agent NAME         which agent's hook this is (claude, codex, gemini, copilot): the app
+                       then shows it as seen in the workspace (with the hook's session)
   --home DIR           Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
 
 Claude Code (settings.json):
@@ -261,7 +268,7 @@ memory index and hot set in its instructions, and resources: cairn://index, cair
 one per memory file (cairn://memory/<scope>/<path>, subscribable). The prompt \`harvest\` asks the
 agent to propose memories from its session with the tool \`memory_propose\`, for your review in the
 inbox; the prompt \`consolidate\` gives it a scope's files and asks for a consolidation with the tool
-\`memory_consolidate\`, kept as a proposal for your review (cairn sweep show ID). Neither writes
+\`memory_consolidate\`, kept as a proposal for your review (cairn consolidate show ID). Neither writes
 memory. Agents start it themselves (see \`cairn setup\`).
 
 Options:
@@ -339,22 +346,22 @@ Options:
   -h, --help   show this help
 `;
 
-export const SWEEP_HELP = `Usage: cairn sweep [--scope S] [--days N] [--extractor E] [--json]
-       cairn sweep list [--json]
-       cairn sweep show ID [--diff] [--json]
-       cairn sweep apply ID [--only PATH...]
-       cairn sweep discard ID
+export const CONSOLIDATION_HELP = `Usage: cairn consolidate [--scope S] [--days N] [--extractor E] [--json]
+       cairn consolidate list [--json]
+       cairn consolidate show ID [--diff] [--json]
+       cairn consolidate apply ID [--only PATH...]
+       cairn consolidate discard ID
 
-Consolidates one scope's memory. \`cairn sweep\` proposes, and writes nothing to memory:
+Consolidates one scope's memory. \`cairn consolidate\` proposes, and writes nothing to memory:
   - delete: a file no agent has used for N days (default 60) that nobody wrote or created in them;
     never a pinned file;
   - merge: files saying the same thing (most of their words shared); the most used one is kept,
     with the others' lines it lacks added, and the others are deleted;
   - rewrite, rename (a model's only): a file edited into a shorter or corrected form, or given a
     name that says what it holds.
-The extractor is the setting sweepExtractor (default rules, offline), or --extractor: rules, or
-command / http, a model configured as for the harvest (harvestCommand, harvestHttp), given the
-files (secrets removed) as data. Every change it answers is checked: one not based on the file
+The extractor is the setting consolidationExtractor (default rules, offline), or --extractor:
+rules, or command / http, a model configured as for the harvest (harvestCommand, harvestHttp),
+given the files (secrets removed) as data. Every change it answers is checked: one not based on the file
 as it is, or deleting, merging or renaming away a pinned or recently written file, or with
 flagged content, is refused and listed with why. Ctrl-C stops the model. The agent you work
 with can propose too, through MCP: its prompt \`consolidate\` and tool \`memory_consolidate\`.
@@ -362,17 +369,18 @@ The proposal also lists what changed in the scope since the last consolidation; 
 did and no file is unused, the answer is "nothing to consolidate". A newer proposal for a scope
 replaces the older one; a proposal expires after 7 days.
 
-  cairn sweep show ID      the changes with their reasons and each file's usage;
-                           --diff: each change as a diff against the file as it is now
-  cairn sweep apply ID     applies the changes (all, or only those about each PATH given with
-                           --only) as ONE change: cairn undo takes back the whole sweep. A change
-                           whose file was changed since the proposal is skipped and reported.
-  cairn sweep discard ID   drops the proposal; nothing is written
+  cairn consolidate show ID      the changes with their reasons and each file's usage;
+                                 --diff: each change as a diff against the file as it is now
+  cairn consolidate apply ID     applies the changes (all, or only those about each PATH given
+                                 with --only) as ONE change: cairn undo takes back the whole
+                                 consolidation. A change whose file was changed since the
+                                 proposal is skipped and reported.
+  cairn consolidate discard ID   drops the proposal; nothing is written
 
 Options:
   --scope S        global, project (default) or workspace
   --days N         days without use before a file is proposed for deletion (default 60)
-  --extractor E    rules, command or http (default: the setting sweepExtractor)
+  --extractor E    rules, command or http (default: the setting consolidationExtractor)
   --json           print JSON
   --cwd DIR        the checkout (default: the current directory)
   --workspace ID   workspace id (default: derived from the checkout's path); a workspace

@@ -84,7 +84,7 @@ export async function startWebHost(host: AppHost, options: WebHostOptions): Prom
     builder: host.builder,
     registry: host.registry,
     changes: host.changes,
-    sweeps: host.sweeps,
+    consolidations: host.consolidations,
     ...(options.mcp?.maxSessions !== undefined ? { maxSessions: options.mcp.maxSessions } : {}),
     ...(options.mcp?.idleMs !== undefined ? { idleMs: options.mcp.idleMs } : {}),
     ...(options.mcp?.now !== undefined ? { now: options.mcp.now } : {}),

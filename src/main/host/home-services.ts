@@ -18,7 +18,7 @@
  * - `usage` (pins and usage, <home>/memory-meta.json) and `journal` (<home>/journal/);
  * - `history` (<home>/history/): every change's bytes before and after;
  * - `seen` (<home>/seen.json): when the person last opened each file, for its badges;
- * - `sweeps` (<home>/sweeps/): consolidation proposals, applied through `service`;
+ * - `consolidations` (<home>/sweeps/): consolidation proposals, applied through `service`;
  * - `agentFiles` (<home>/agent-files/): other agents' files under the user's home and in each
  *   checkout, read and saved for a person, never memory;
  * - `service`: the MemoryService, recording usage, each change's history, and appending every
@@ -58,7 +58,7 @@ import { SeenStore } from '../memory/seen-store';
 import { UsageStore } from '../memory/usage-store';
 import { LocalRuntime } from '../runtime/local/local-runtime';
 import { assertOwnHome } from '../runtime/local/ownership';
-import { Sweeps } from '../sweep/sweeps';
+import { Consolidations } from '../consolidation/consolidations';
 import { WorkspaceRegistry, type RegistryOptions } from '../workspaces/registry';
 
 let processRuntime: LocalRuntime | null = null;
@@ -99,7 +99,7 @@ export interface HomeServices {
   /** Memories proposed from the agents' sessions, waiting for a person (<home>/inbox). */
   readonly inbox: InboxStore;
   /** Consolidation proposals per scope root (<home>/sweeps): propose, apply, discard. */
-  readonly sweeps: Sweeps;
+  readonly consolidations: Consolidations;
   /** Other agents' files: list, read, save, search, adopt, compare; their own history. */
   readonly agentFiles: AgentFiles;
   readonly registry: WorkspaceRegistry;
@@ -134,7 +134,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const review = new ReviewMode(inbox, () => registry.reviewScopes());
   const service = new MemoryService({ usage, sink: journal, history, review });
   const versions = new VersionHistory(history, service);
-  const sweeps = new Sweeps({ home, service, history, usage });
+  const consolidations = new Consolidations({ home, service, history, usage });
   // Its first snapshot of a root starts from the facts cache (a window's first tree reads only the
   // files changed since a hook or an agent's session last looked), which it leaves to them to write.
   const builder = new ContextBuilder(usage, { factsCache: new ContextFactsCache(home), readOnlyCache: true });
@@ -158,7 +158,7 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
     service,
     versions,
     inbox,
-    sweeps,
+    consolidations,
     agentFiles,
     registry,
     builder,

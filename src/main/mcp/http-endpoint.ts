@@ -36,12 +36,13 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { injectionFor } from '../../common/context/injection';
 import { MODES, type Mode } from '../../common/memory/constants';
+import { AgentsSeen } from '../activity/agents-seen';
 import { InboxStore } from '../inbox/inbox-store';
 import type { ChangeSource } from '../journal/session-changes';
 import type { ContextBuilder } from '../context/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
-import type { Sweeps } from '../sweep/sweeps';
+import type { Consolidations } from '../consolidation/consolidations';
 import { RegistryError, type WorkspaceRegistry } from '../workspaces/registry';
 import { createMemoryMcpServer, type MemoryMcp } from './memory-mcp-server';
 import { proposalHost } from './memory-propose';
@@ -66,7 +67,7 @@ export interface McpHttpEndpointOptions {
   /** Where `memory_propose` puts what passes the checks (default: the registry's home's inbox). */
   readonly inbox?: InboxStore;
   /** Where `memory_consolidate` stores proposals (the host's); without it the tool proposes nothing. */
-  readonly sweeps?: Sweeps;
+  readonly consolidations?: Consolidations;
   readonly maxSessions?: number;
   /** Close a session after this long without a request, ms (default one day). */
   readonly idleMs?: number;
@@ -211,6 +212,8 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     return quiet[1];
   };
 
+  // Which agents are connected, for the person (activity/agents-seen.ts).
+  const presence = new AgentsSeen(registry.home);
   const open = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: unknown): Promise<void> => {
     const ended = makeRoom();
     // The slot is taken before any await, so concurrent initializes each see it taken.
@@ -225,7 +228,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       const { session, mode, cwd } = await bind(req, url);
       // The instructions' hot set within the workspace's injection settings, as cairn mcp's.
       const context = await sessionContext(builder, session, mode, { injection: injectionFor(registry.settings(), session.workspaceId) });
-      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes, proposals: proposalHost(registry, inbox, cwd), ...(options.sweeps ? { sweeps: options.sweeps } : {}), context });
+      const mcp = await createMemoryMcpServer({ service, builder, session, mode, changes, proposals: proposalHost(registry, inbox, cwd), ...(options.consolidations ? { consolidations: options.consolidations } : {}), context, presence });
       let entry: LiveSession | null = null;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

@@ -1,4 +1,4 @@
-// The `agent` sweep backend's own parts, without a server (the server end to end:
+// The `agent` consolidation backend's own parts, without a server (the server end to end:
 // tests/integration/mcp-consolidate.test.ts): which scope a call without one consolidates, the
 // agent's changes read as a model's (null fields absent, "kind" as "op"), and the prompt as put
 // to an agent (the model's data and rules, its own first line, the answer asked of the tool).
@@ -7,15 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { MCP_CONSOLIDATE_PROMPT_MARKER, MEMORY_CONSOLIDATE_TOOL } from '../../common/memory/tool-description';
 import { HARVEST_PROMPT_MARKER } from '../harvest/extractors/prompt';
 import type { MemorySession } from '../memory/session';
-import type { SweepFileInput, SweepInput } from '../sweep/extractor';
-import { sweepPrompt } from '../sweep/sweep-prompt';
-import { agentSweepExtractor, consolidationScope } from './memory-consolidate';
+import type { ConsolidationFileInput, ConsolidationInput } from '../consolidation/extractor';
+import { consolidationPrompt } from '../consolidation/consolidation-prompt';
+import { agentConsolidationExtractor, consolidationScope } from './memory-consolidate';
 
 const NOW = Date.parse('2027-03-01T12:00:00Z');
 const SHA_A = 'a'.repeat(64);
 const SHA_B = 'b'.repeat(64);
 
-function file(name: string, content: string, sha256: string): SweepFileInput {
+function file(name: string, content: string, sha256: string): ConsolidationFileInput {
   return {
     path: `/memories/project/${name}`,
     sha256,
@@ -28,7 +28,7 @@ function file(name: string, content: string, sha256: string): SweepFileInput {
   };
 }
 
-const input: SweepInput = {
+const input: ConsolidationInput = {
   scope: 'project',
   now: NOW,
   days: 60,
@@ -52,7 +52,7 @@ describe('the scope a consolidation is of', () => {
 
 describe("the agent's changes", () => {
   it('are read as a model\'s: null fields absent (a strict-mode client sends them), deletes merged into a written file are a merge', async () => {
-    const answer = await agentSweepExtractor([
+    const answer = await agentConsolidationExtractor([
       { kind: 'delete', path: '/memories/project/b.md', basedOn: SHA_B, reason: 'Says what a.md says.', content: null, to: null, mergedInto: '/memories/project/a.md' },
       { kind: 'write', path: '/memories/project/a.md', basedOn: SHA_A, content: 'Deploys use the release script.\n', reason: 'Clearer.', to: null, mergedInto: null },
     ]).propose(input);
@@ -72,7 +72,7 @@ describe("the agent's changes", () => {
   });
 
   it('a delete with every optional field null is a plain delete; a write creating a file nothing is merged into is refused, as a model\'s', async () => {
-    const answer = await agentSweepExtractor([
+    const answer = await agentConsolidationExtractor([
       { kind: 'delete', path: '/memories/project/a.md', basedOn: SHA_A, reason: 'Stale.', content: null, to: null, mergedInto: null },
       { kind: 'write', path: '/memories/project/new.md', basedOn: null, content: 'x\n', reason: 'New.' },
     ]).propose(input);
@@ -83,8 +83,8 @@ describe("the agent's changes", () => {
 
 describe('the prompt as put to an agent', () => {
   it("holds the model's data and rules, begins with its own line (the session stays harvestable), and asks for a call of memory_consolidate with kind", () => {
-    const model = sweepPrompt(input);
-    const agent = sweepPrompt(input, { marker: MCP_CONSOLIDATE_PROMPT_MARKER, tool: MEMORY_CONSOLIDATE_TOOL });
+    const model = consolidationPrompt(input);
+    const agent = consolidationPrompt(input, { marker: MCP_CONSOLIDATE_PROMPT_MARKER, tool: MEMORY_CONSOLIDATE_TOOL });
     expect(agent.startsWith(`${MCP_CONSOLIDATE_PROMPT_MARKER}\n`)).toBe(true);
     expect(agent).not.toContain(HARVEST_PROMPT_MARKER);
     // Everything from the role to the end of the data is the model's, byte for byte.

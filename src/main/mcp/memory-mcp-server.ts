@@ -3,7 +3,7 @@
  * src/common), `memory_search`, and the memory index and hot set in the server's instructions and
  * as resources; one resource per memory file visible to the session, with change notifications;
  * and the `agent` harvest backend (./memory-propose.ts: the prompt `harvest` and the tool
- * `memory_propose`, in every mode, since it writes no memory), and the `agent` sweep backend
+ * `memory_propose`, in every mode, since it writes no memory), and the `agent` consolidation backend
  * (./memory-consolidate.ts: the prompt `consolidate` and the tool `memory_consolidate`, in every
  * mode too: it stores a proposal for a person, never memory).
  * The same server runs over stdio (`cairn mcp`) and Streamable HTTP (`/mcp`, ./http-endpoint.ts).
@@ -27,20 +27,23 @@
  * tools (and never listed) has no use for. Writes by Cairn, in any process, are followed from the
  * start.
  */
+import { randomUUID } from 'node:crypto';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { agentRefOf, type AgentRef } from '../../common/activity/agents';
 import { SCOPES, type Mode } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { memoryToolInputSchema } from '../../common/memory/schema';
 import { MEMORY_SEARCH_DESCRIPTION, MEMORY_TOOL_DESCRIPTION } from '../../common/memory/tool-description';
 import { subscribeSession, type ChangeSource } from '../journal/session-changes';
+import type { AgentsSeen } from '../activity/agents-seen';
 import type { ContextBuilder } from '../context/context-builder';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
-import type { Sweeps } from '../sweep/sweeps';
+import type { Consolidations } from '../consolidation/consolidations';
 import { DEFAULT_SEARCH_LIMIT, SessionSearch } from '../context/session-search';
 import { registerConsolidation } from './memory-consolidate';
 import { registerProposals, type ProposalHost } from './memory-propose';
@@ -61,9 +64,11 @@ export interface MemoryMcpOptions {
   /** Where `memory_propose` puts what passes the checks; without it the tool proposes nothing. */
   readonly proposals?: ProposalHost;
   /** Where `memory_consolidate` stores its proposals (the home's); without it the tool proposes nothing. */
-  readonly sweeps?: Sweeps;
+  readonly consolidations?: Consolidations;
   /** The session's context, when it was computed before the server (`cairn mcp` answers `initialize` early with it). */
   readonly context?: SessionContext;
+  /** Where the session says its agent is connected (from the client's initialized to the close); without it, nowhere. */
+  readonly presence?: AgentsSeen;
 }
 
 export interface MemoryMcp {
@@ -90,6 +95,19 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
   const { index, hotSet, instructions } = options.context ?? (await sessionContext(builder, session, mode));
 
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { resources: { subscribe: true, listChanged: true } } });
+  // Who makes this session's changes: the client's own name (initialize's clientInfo) and an id
+  // of this session, recorded with each version (the Activity view shows them).
+  const agentSession = randomUUID();
+  const agent = (): AgentRef | undefined => agentRefOf(server.server.getClientVersion()?.name, agentSession);
+  let disconnected: (() => void) | undefined;
+  // The session is "connected" once the client's name is known: at its initialized notification,
+  // or (`cairn mcp` answers initialize before the server runs, so that notification may come
+  // before the server listens) once connected after an initialize, or at its first tool call.
+  const markConnected = () => {
+    const ref = agent();
+    if (ref && options.presence && !disconnected && !closed) disconnected = options.presence.connected(session.workspaceId, ref);
+  };
+  server.server.oninitialized = markConnected;
 
   server.registerTool(
     'memory',
@@ -101,9 +119,10 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     },
     async (args) => {
       search.busy();
+      markConnected();
       // `args` as validated by the schema above; MemoryService validates again, and reads a null
       // field as absent (strict-mode providers send null for every field a command does not use).
-      const result = await service.execute(args, session, { mode, actor: 'agent' });
+      const result = await service.execute(args, session, { mode, actor: 'agent', agent: agent() });
       return { content: [{ type: 'text', text: result.output }], isError: !result.ok };
     },
   );
@@ -130,7 +149,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
   );
 
   registerProposals(server, { host: options.proposals, service, session });
-  registerConsolidation(server, { sweeps: options.sweeps, session });
+  registerConsolidation(server, { consolidations: options.consolidations, session });
 
   server.registerResource('memory-index', 'cairn://index', { title: 'Memory index', description: 'Every memory file with its description (as of the start of this session).', mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: index }],
@@ -225,12 +244,14 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     connect: async (transport) => {
       await server.connect(transport);
       refuseInvalidParams(transport);
+      markConnected();
     },
     close: async () => {
       if (closed) return;
       closed = true;
       unsubscribe?.();
       unwatch?.();
+      disconnected?.();
       search.close();
       if (timer) clearTimeout(timer);
       timer = null;

@@ -8,11 +8,14 @@
  *   out) and is reported; it stays in the file as it was;
  * - a write changes only the members whose value changed (jsonc-parser's modify), in the file's own
  *   indentation and line endings: everything else, unknown keys and invalid values included, stays
- *   byte for byte.
+ *   byte for byte;
+ * - a setting stored under its older name (LEGACY_SETTING_KEYS) is read as the current one; the file
+ *   keeps the older name until Cairn next writes that setting, which writes the current name and
+ *   removes the older one in the same edit.
  */
 import { CairnError } from '../../common/errors';
 import * as fs from 'node:fs';
-import { applyEdits, modify, type FormattingOptions } from 'jsonc-parser';
+import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from 'jsonc-parser';
 import { z } from 'zod';
 import { settingsSchema } from '../../common/api/settings';
 import { parseJsonTree } from '../../common/json/json-problem';
@@ -51,6 +54,15 @@ export interface StoredConfig<W> {
   readonly invalid: readonly string[];
 }
 
+/** Settings renamed since homes were made: the older name, and the setting it is now. */
+const LEGACY_SETTING_KEYS: Readonly<Record<string, keyof Settings>> = { sweepExtractor: 'consolidationExtractor' };
+
+/** The name `key` is stored under in `stored`: its own, else an older name still present, else its own. */
+function storedKeyOf(stored: Record<string, unknown>, key: string): string {
+  if (stored[key] !== undefined) return key;
+  return Object.keys(LEGACY_SETTING_KEYS).find((old) => LEGACY_SETTING_KEYS[old] === key && stored[old] !== undefined) ?? key;
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The value stored in `text` (strict JSON), or SettingsFileError naming the first problem's place (common/json/json-problem.ts). */
@@ -67,7 +79,8 @@ function settingsOf(raw: unknown): { settings: Settings; invalid: string[] } {
   const invalid: string[] = raw === undefined || isObject(raw) ? [] : ['"settings" is not an object; every setting has its default'];
   const settings: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(settingsSchema.shape)) {
-    const parsed = (field as z.ZodType).safeParse(stored[key]);
+    const storedKey = storedKeyOf(stored, key);
+    const parsed = (field as z.ZodType).safeParse(stored[storedKey]);
     if (parsed.success) {
       settings[key] = parsed.data;
       continue;
@@ -75,7 +88,7 @@ function settingsOf(raw: unknown): { settings: Settings; invalid: string[] } {
     settings[key] = (field as z.ZodType).parse(undefined);
     const issue = parsed.error.issues[0];
     const at = issue && issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
-    invalid.push(`settings.${key}${at} = ${JSON.stringify(stored[key]).slice(0, 80)} is not valid (${issue?.message ?? 'invalid'}); it is kept in the file, and its default (${JSON.stringify(settings[key])}) is used`);
+    invalid.push(`settings.${storedKey}${at} = ${JSON.stringify(stored[storedKey]).slice(0, 80)} is not valid (${issue?.message ?? 'invalid'}); it is kept in the file, and its default (${JSON.stringify(settings[key])}) is used`);
   }
   return { settings: settings as Settings, invalid };
 }
@@ -135,8 +148,14 @@ export function editedConfigText<W extends { id: string }>(stored: StoredConfig<
     });
     text = applyEdits(text, modify(text, ['workspaces'], [...kept, ...byId.values()], options));
   }
+  const raw = parseJsonc(text) as { settings?: unknown } | undefined;
+  const storedSettings = isObject(raw?.settings) ? raw.settings : {};
   for (const [key, value] of Object.entries(next.settings)) {
-    if (!sameValue((stored.settings as Record<string, unknown>)[key], value)) text = applyEdits(text, modify(text, ['settings', key], value, options));
+    if (sameValue((stored.settings as Record<string, unknown>)[key], value)) continue;
+    text = applyEdits(text, modify(text, ['settings', key], value, options));
+    for (const old of Object.keys(LEGACY_SETTING_KEYS)) {
+      if (LEGACY_SETTING_KEYS[old] === key && storedSettings[old] !== undefined) text = applyEdits(text, modify(text, ['settings', old], undefined, options));
+    }
   }
   return text;
 }

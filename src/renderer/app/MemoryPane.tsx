@@ -1,27 +1,38 @@
 /**
  * One view's memory: the browser (tree) on the left, the open file (or the first-run guide, or the
- * Inbox of proposed memories) on the right; on a narrow window the open file or the Inbox replaces
- * the tree. Switching files (or opening the Inbox) with unsaved edits asks first. `/` focuses the
+ * Inbox of proposed memories) on the right; a narrow window keeps both, the tree narrower, and only
+ * a very narrow one shows one at a time, with a visible switch between them (narrow-switch). Switching files (or opening the Inbox) with unsaved edits asks first. `/` focuses the
  * filter. The split between the two can be dragged or moved from the keyboard (PaneSplitter);
  * Collapse all / Expand all act on the tree; "What agents receive" shows the index and hot set
  * agents get (ContextPreview).
+ * Keyboard: quick open searches this view's files and the palette offers its actions
+ * (features/command-palette); Escape in the editor goes back to the open file's row (the hint
+ * under the editor says so); closing a file, the Inbox or a consolidation gives the focus to the
+ * row or button it came from; a rename the filter hides says where the file went, with Show and Undo.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ChevronsDownUp, ChevronsUpDown, Eye, FileText, Inbox, Plus } from 'lucide-react';
+import { ChevronsDownUp, ChevronsUpDown, Eye, FileText, Inbox, ListTree, Plus } from 'lucide-react';
+import { SCOPES } from '../../common/memory/constants';
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { Scope } from '../../common/memory/constants';
 import { useApi } from '../api/api-context';
 import { agentIdOf, agentOpenKey, openKeyText } from '../features/agent-files/agent-files-model';
 import { AgentFilesSection } from '../features/agent-files/AgentFilesSection';
 import { ContextPreview } from '../features/context-preview/ContextPreview';
+import { PALETTE_SHORTCUT, QUICK_OPEN_SHORTCUT } from '../features/command-palette/CommandPalette';
+import { useQuickOpenSource, useRegisterCommands } from '../features/command-palette/registry';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
+import { focusWhenShown, treeRowElement } from '../features/dialogs/focus';
+import { Toast } from '../features/history/Toast';
 import { InboxPanel } from '../features/inbox/InboxPanel';
-import { SweepPanel } from '../features/sweep/SweepPanel';
+import { ConsolidationPanel } from '../features/consolidation/ConsolidationPanel';
 import { useInbox } from '../features/inbox/use-inbox';
 import { FirstRun } from '../features/onboarding/FirstRun';
 import { MemoryBrowser, type MemoryBrowserHandle } from '../features/tree/MemoryBrowser';
 import { NewMemoryDialog } from '../features/tree/NewMemoryDialog';
+import { fileMatches, filterTerms, scopeRowId } from '../features/tree/tree-model';
 import { usePin } from '../features/tree/use-pin';
+import { announce } from './announcer';
 import { PaneSplitter, useTreeWidth } from './PaneSplitter';
 
 // The editor (CodeMirror and its diff) loads when a file is first opened, not with the tree.
@@ -40,22 +51,32 @@ export interface MemoryPaneProps {
 }
 
 export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault, dirtyRef }: MemoryPaneProps) {
-  const { orpc } = useApi();
+  const { client, orpc } = useApi();
   const queryClient = useQueryClient();
   const [openPath, setOpenPath] = useState<string | null>(null);
   const [inboxOpen, setInboxOpen] = useState(false);
   // Where the person asked to go while the open file had unsaved edits: a file, nothing, or the Inbox.
-  const [pending, setPending] = useState<string | null | 'inbox' | { sweep: Scope } | undefined>(undefined);
+  const [pending, setPending] = useState<string | null | 'inbox' | { consolidation: Scope } | undefined>(undefined);
   // The scope whose consolidation shows on the right, if any.
-  const [sweeping, setSweeping] = useState<Scope | null>(null);
+  const [consolidating, setConsolidating] = useState<Scope | null>(null);
   const inbox = useInbox(workspaceId);
   // A damaged inbox file counts too: the person has to look at it.
   const inboxCount = (inbox.items?.length ?? 0) + inbox.damaged.length;
+  // New proposals (a harvest, an agent's) are said politely; the first count read is not news.
+  const lastInboxCount = useRef<number | null>(null);
+  useEffect(() => {
+    if (inbox.items === undefined) return;
+    const before = lastInboxCount.current;
+    lastInboxCount.current = inboxCount;
+    if (before !== null && inboxCount > before) announce(`${inboxCount - before === 1 ? '1 new memory' : `${inboxCount - before} new memories`} to review in the Inbox.`);
+  }, [inbox.items, inboxCount]);
   const [creating, setCreating] = useState(false);
   const [previewing, setPreviewing] = useState(false);
   const browser = useRef<MemoryBrowserHandle>(null);
   const treeColumn = useRef<HTMLDivElement>(null);
   const [treeWidth, setTreeWidth] = useTreeWidth();
+  /** On a very narrow window: the tree shown in place of the open file (the switch's state). */
+  const [treeShown, setTreeShown] = useState(false);
   const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
   // The browser loads the list; this only reads what it holds.
   const list = useQuery({ ...listOptions, enabled: false });
@@ -63,6 +84,9 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const [query, setQuery] = useState({ text: '', content: false });
   const onQuery = useCallback((text: string, content: boolean) => setQuery({ text, content }), []);
   const openAgentId = agentIdOf(openPath);
+  const inboxButton = useRef<HTMLButtonElement>(null);
+  /** After a rename the filter hides: where the file went (Show, Undo). */
+  const [hiddenRename, setHiddenRename] = useState<{ key: number; from: string; to: string } | null>(null);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -80,9 +104,10 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
       if (dirtyRef.current && path !== openPath) setPending(path);
       else {
         setOpenPath(path);
+        setTreeShown(false);
         if (path !== null) {
           setInboxOpen(false);
-          setSweeping(null);
+          setConsolidating(null);
         }
       }
     },
@@ -99,19 +124,19 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
       return;
     }
     setOpenPath(null);
-    setSweeping(null);
+    setConsolidating(null);
     setInboxOpen(true);
   };
 
-  const showSweep = (scope: Scope) => {
+  const showConsolidation = (scope: Scope) => {
     setOpenPath(null);
     setInboxOpen(false);
-    setSweeping(scope);
+    setConsolidating(scope);
   };
 
   const consolidate = (scope: Scope) => {
-    if (dirtyRef.current && openPath) setPending({ sweep: scope });
-    else showSweep(scope);
+    if (dirtyRef.current && openPath) setPending({ consolidation: scope });
+    else showConsolidation(scope);
   };
 
   const onDirtyChange = useCallback(
@@ -128,12 +153,69 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
   const empty = files !== undefined && files.length === 0;
   const availableScopes = (list.data?.scopes ?? []).filter((s) => s.available && (!scopes || scopes.includes(s.scope))).map((s) => s.scope);
 
+  /** Focuses a tree row once it is drawn (after the list is read again, the pane laid out anew). */
+  const focusRow = (id: string) => focusWhenShown(() => treeRowElement(id), 2000);
+  /** Closes the open file and gives the focus to its row. */
+  const closeFile = () => {
+    const closing = openPath;
+    go(null);
+    if (closing && !dirtyRef.current) focusRow(closing);
+  };
+  /** Opens a file and puts the focus in its editor once it has loaded (quick open). */
+  const openAndEdit = (path: string) => {
+    go(path);
+    if (!dirtyRef.current || path === openPath) focusWhenShown(() => document.querySelector<HTMLElement>(`[aria-label="${CSS.escape(`Editor: ${path}`)}"] .cm-content`));
+  };
+  const onRenamed = (from: string, to: string) => {
+    if (openPath === from) setOpenPath(to);
+    else if (openPath?.startsWith(`${from}/`)) setOpenPath(to + openPath.slice(from.length));
+    // Renamed out of what the filter shows: say where it went, instead of the row just vanishing.
+    const file = files?.find((f) => f.path === from);
+    const terms = query.content ? [] : filterTerms(query.text);
+    if (file && terms.length > 0 && !fileMatches({ ...file, path: to }, terms)) setHiddenRename({ key: Date.now(), from, to });
+  };
+  const undoRename = async (from: string, to: string) => {
+    setHiddenRename(null);
+    const result = await client.memory.rename({ workspaceId, fromPath: to, toPath: from });
+    if (result.status === 'error') {
+      announce(`Could not undo the rename: ${result.message}`);
+      return;
+    }
+    onRenamed(to, from);
+    await queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+    focusRow(from);
+  };
+
+  useQuickOpenSource(() => ({ files: files ?? [], open: openAndEdit }));
+  useRegisterCommands(() => [
+    ...(availableScopes.length > 0 ? [{ id: 'pane.new', title: 'New memory…', run: () => setCreating(true) }] : []),
+    { id: 'pane.inbox', title: inboxOpen ? 'Close the Inbox' : inboxCount > 0 ? `Open the Inbox (${inboxCount} to review)` : 'Open the Inbox', run: openInbox },
+    { id: 'pane.filter', title: 'Filter memories', hint: '/', run: () => browser.current?.focusFilter() },
+    { id: 'pane.preview', title: 'Show what agents receive', run: () => setPreviewing(true) },
+    { id: 'pane.collapse', title: 'Collapse all directories', run: () => browser.current?.setAllOpen(false) },
+    { id: 'pane.expand', title: 'Expand all directories', run: () => browser.current?.setAllOpen(true) },
+    ...(openPath ? [{ id: 'pane.close', title: 'Close the open file', run: closeFile }] : []),
+    ...(openPath && !openAgentId ? [{ id: 'pane.reveal', title: 'Show the open file in the tree', hint: 'Esc', run: () => browser.current?.reveal(openPath) }] : []),
+    ...SCOPES.filter((scope) => availableScopes.includes(scope)).map((scope) => ({ id: `pane.consolidate:${scope}`, title: `Consolidate ${scope} memory…`, run: () => consolidate(scope) })),
+  ]);
+
+  /** Escape in the editor (when the editor itself did nothing with it) goes back to the open file's row. */
+  const onRightKeyDown = (e: React.KeyboardEvent) => {
+    if (e.key !== 'Escape' || e.defaultPrevented || !openPath || !(e.target as HTMLElement).closest('.cm-editor')) return;
+    e.preventDefault();
+    if (openAgentId === null) browser.current?.reveal(openPath);
+    else (document.querySelector<HTMLElement>('[role="tree"] [role="treeitem"][tabindex="0"]') ?? document.querySelector<HTMLElement>('[role="tree"]'))?.focus();
+  };
+
   return (
-    <div className={openPath || inboxOpen || sweeping ? 'pane has-file' : 'pane'} style={treeWidth === null ? undefined : ({ '--tree-width': `${treeWidth}px` } as React.CSSProperties)}>
+    <div className={`${openPath || inboxOpen || consolidating ? 'pane has-file' : 'pane'}${treeShown ? ' tree-shown' : ''}`} style={treeWidth === null ? undefined : ({ '--tree-width': `${treeWidth}px` } as React.CSSProperties)}>
       <div className="pane-left" ref={treeColumn}>
         <header className="pane-head">
           <h1>{title}</h1>
           <div className="pane-tools">
+            <button type="button" className="btn narrow-switch" onClick={() => setTreeShown(false)}>
+              <FileText size={14} aria-hidden /> Back to the file
+            </button>
             <button type="button" className="icon-btn" aria-label="Collapse all" title="Collapse all directories" onClick={() => browser.current?.setAllOpen(false)}>
               <ChevronsDownUp size={16} aria-hidden />
             </button>
@@ -150,8 +232,9 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
               aria-label={inboxCount > 0 ? `Inbox, ${inboxCount} to review` : 'Inbox'}
               title="Memories proposed from agents' sessions, waiting for your review"
               onClick={openInbox}
+              ref={inboxButton}
             >
-              <Inbox size={14} aria-hidden /> Inbox
+              <Inbox size={14} aria-hidden /> Inbox{' '}
               {inboxCount > 0 && (
                 <span className="count-pill" aria-hidden>
                   {inboxCount}
@@ -177,10 +260,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           }}
           unsavedPath={() => (dirtyRef.current ? openPath : null)}
           onOpenPath={go}
-          onRenamed={(from, to) => {
-            if (openPath === from) setOpenPath(to);
-            else if (openPath?.startsWith(`${from}/`)) setOpenPath(to + openPath.slice(from.length));
-          }}
+          onRenamed={onRenamed}
           label={`${title}: memory`}
           onConsolidate={consolidate}
           onQuery={onQuery}
@@ -188,12 +268,27 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
         {workspaceId !== null && <AgentFilesSection workspaceId={workspaceId} query={query.text} contentMode={query.content} selectedId={openAgentId} onOpen={(id) => go(agentOpenKey(id))} onOpenInbox={openInbox} />}
         <PaneSplitter tree={treeColumn} width={treeWidth} onWidth={setTreeWidth} />
       </div>
-      <div className="pane-right">
-        {sweeping ? (
-          <SweepPanel key={sweeping} workspaceId={workspaceId} scope={sweeping} fileCount={files ? files.filter((f) => f.scope === sweeping).length : null} onClose={() => setSweeping(null)} />
+      <div className="pane-right" onKeyDown={onRightKeyDown}>
+        <button type="button" className="btn small narrow-switch" onClick={() => setTreeShown(true)}>
+          <ListTree size={14} aria-hidden /> Show the tree
+        </button>
+        {consolidating ? (
+          <ConsolidationPanel key={consolidating} workspaceId={workspaceId} scope={consolidating} fileCount={files ? files.filter((f) => f.scope === consolidating).length : null} onClose={() => {
+              const scope = consolidating;
+              setConsolidating(null);
+              focusRow(scopeRowId(scope));
+            }} />
         ) : inboxOpen ? (
-          <InboxPanel workspaceId={workspaceId} onOpenFile={(p) => go(p)} onClose={() => setInboxOpen(false)} />
+          <InboxPanel
+            workspaceId={workspaceId}
+            onOpenFile={(p) => go(p)}
+            onClose={() => {
+              setInboxOpen(false);
+              inboxButton.current?.focus();
+            }}
+          />
         ) : openPath ? (
+          <>
           <Suspense
             fallback={
               <div className="state" role="status">
@@ -208,7 +303,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
               id={openAgentId}
               dark={dark}
               previewByDefault={previewByDefault}
-              onClose={() => go(null)}
+              onClose={closeFile}
               onDirtyChange={onDirtyChange}
               onOpenInbox={openInbox}
             />
@@ -220,12 +315,16 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             file={openFile}
             dark={dark}
             previewByDefault={previewByDefault}
-            onClose={() => go(null)}
+            onClose={closeFile}
             onDirtyChange={onDirtyChange}
             onPin={(f, p) => void onPin(f, p)}
           />
           )}
           </Suspense>
+          <p className="editor-hint" id="editor-hint">
+            <kbd>Esc</kbd> back to the tree · <kbd>{QUICK_OPEN_SHORTCUT}</kbd> go to a memory · <kbd>{PALETTE_SHORTCUT}</kbd> commands
+          </p>
+          </>
         ) : empty ? (
           <FirstRun workspaceId={workspaceId} />
         ) : (
@@ -236,9 +335,45 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
               <kbd>/</kbd> filter · <kbd>↑</kbd>
               <kbd>↓</kbd> move · <kbd>Enter</kbd> open · <kbd>F2</kbd> rename · <kbd>Del</kbd> delete
             </p>
+            <p className="muted">
+              <kbd>{QUICK_OPEN_SHORTCUT}</kbd> go to a memory · <kbd>{PALETTE_SHORTCUT}</kbd> commands
+            </p>
           </div>
         )}
       </div>
+      {hiddenRename && (
+        <Toast
+          key={hiddenRename.key}
+          message={
+            <>
+              Renamed to <code>{hiddenRename.to}</code> — hidden by the filter
+            </>
+          }
+          action={
+            <>
+              <button
+                type="button"
+                className="btn small"
+                onClick={() => {
+                  setHiddenRename(null);
+                  browser.current?.reveal(hiddenRename.to);
+                }}
+              >
+                Show
+              </button>
+              <button type="button" className="btn small" onClick={() => void undoRename(hiddenRename.from, hiddenRename.to)}>
+                Undo
+              </button>
+            </>
+          }
+          durationMs={null}
+          takeFocus
+          onDismiss={() => {
+            setHiddenRename(null);
+            browser.current?.focusFilter();
+          }}
+        />
+      )}
       {previewing && <ContextPreview workspaceId={workspaceId} listVersion={list.dataUpdatedAt} onClose={() => setPreviewing(false)} />}
       {creating && (
         <NewMemoryDialog
@@ -260,7 +395,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           onCancel={() => setPending(undefined)}
           onConfirm={() => {
             dirtyRef.current = false;
-            if (typeof pending === 'object' && pending !== null) showSweep(pending.sweep);
+            if (typeof pending === 'object' && pending !== null) showConsolidation(pending.consolidation);
             else if (pending === 'inbox') {
               setOpenPath(null);
               setInboxOpen(true);

@@ -7,7 +7,7 @@
  * The `agent` backend needs no setting (the running agent proposes through MCP) and is not here.
  *
  * modelBackendFor is the one place a model backend is built from the settings: the harvest here and
- * the sweep (sweep/sweep-backends.ts, setting `sweepExtractor`) both run their prompts through it.
+ * the consolidation (consolidation/consolidation-backends.ts, setting `consolidationExtractor`) both run their prompts through it.
  */
 import type { settingsSchema } from '../../../common/api/settings';
 import type { Extractor } from '../harvest-run';
@@ -27,12 +27,12 @@ export type ExtractorSettings = Pick<z.infer<typeof settingsSchema>, 'harvestExt
 export type ExtractorOptions = Omit<CommandOptions, 'env'> & Omit<HttpOptions, 'env'> & ModelExtractorOptions;
 
 
-/** The settings a model backend is configured by (the harvest's, reused by the sweep). */
+/** The settings a model backend is configured by (the harvest's, reused by the consolidation). */
 export type ModelSettings = Pick<z.infer<typeof settingsSchema>, 'harvestCommand' | 'harvestHttp'>;
 
 /**
  * The runner of a model backend as the settings configure it; `role` names who asks ("harvest",
- * "sweep") in the error when the backend chosen is not configured. `env` is the environment the
+ * "consolidation") in the error when the backend chosen is not configured. `env` is the environment the
  * command inherits and the http backend reads its key from (at each call, never kept).
  */
 export function modelBackendFor(choice: 'command' | 'http', settings: ModelSettings, role: string, env: NodeJS.ProcessEnv = process.env, options: Omit<CommandOptions, 'env' | 'signal'> & Omit<HttpOptions, 'env' | 'signal'> = {}): Ask {

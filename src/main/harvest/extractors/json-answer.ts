@@ -1,5 +1,5 @@
 /**
- * The JSON object a model's reply holds, wherever it is (the harvest's and the sweep's
+ * The JSON object a model's reply holds, wherever it is (the harvest's and the consolidation's
  * share it): the one reader of model replies for every model backend. Models and the tools around
  * them wrap the JSON a prompt asks for in many ways; what is read:
  * - the text itself, or prose around it, or a ``` / ```json fence around it;
@@ -7,7 +7,7 @@
  *   the array `--verbose` prints, and `--output-format stream-json` lines (the last result line);
  * - Codex's `codex exec` (its last message, plain text) and `codex exec --json` event lines (the last
  *   agent_message item).
- * The answer is an object {"<key>":[...]} (`candidates` for the harvest, `changes` for the sweep);
+ * The answer is an object {"<key>":[...]} (`candidates` for the harvest, `changes` for the consolidation);
  * a bare array is taken too.
  *
  * Invariants: only the list is found here, never judged (each caller validates its items one by

@@ -47,7 +47,7 @@ export interface ModelAnswer {
 
 /**
  * Sends one prompt to a backend's model: the one runner of the model backends, shared by the
- * harvest (modelExtractor below) and the sweep (sweep/model-sweep.ts). `signal` is a person's
+ * harvest (modelExtractor below) and the consolidation (consolidation/model-consolidation.ts). `signal` is a person's
  * Cancel: the command's process group is stopped, the HTTP request aborted.
  */
 export type Ask = (prompt: string, signal?: AbortSignal) => Promise<ModelAnswer>;

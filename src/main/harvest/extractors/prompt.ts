@@ -37,7 +37,7 @@ export function renderMessage(message: TranscriptMessage): string {
 
 /**
  * A value as one line of untrusted data in a prompt: JSON, with U+2028 and U+2029 escaped too, so
- * nothing in it can break the line (or close the fence around it). The sweep's prompt uses it.
+ * nothing in it can break the line (or close the fence around it). The consolidation's prompt uses it.
  */
 export function dataLine(value: unknown): string {
   return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');

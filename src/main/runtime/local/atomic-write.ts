@@ -17,7 +17,7 @@
  *   passes `dir` as the pinned path of an already-contained directory (containment.ts). The rename
  *   replaces a symlink at the name, never its target.
  * - writeOwnFile / writeOwnFileSync, for Cairn's own files under its home (settings, seen marks,
- *   usage, sweep records, harvest state, tokens, server.json): several files share a directory
+ *   usage, consolidation proposals, harvest state, tokens, server.json): several files share a directory
  *   under different locks, so only temp files of writers that are gone are swept (their process
  *   no longer runs and the temp is over a minute old).
  * - writeOwnSymlinkSync, for the one link among Cairn's own files (`<home>/run/context.sock`, to the
@@ -35,7 +35,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RuntimeError } from '../runtime';
-import { DIR_MODE, FILE_MODE, lstatOrNull } from './containment';
+import { DIR_MODE, errnoOf, FILE_MODE, lstatOrNull } from './containment';
 import { processRuns } from './process-alive';
 
 const fsc = fs.constants;
@@ -72,6 +72,7 @@ function removeDeadWritersTemps(dir: string, all: boolean, target?: string): voi
   try {
     names = fs.readdirSync(dir);
   } catch {
+    // Sweeping leftovers is housekeeping: the write itself says whether the folder can be used.
     return;
   }
   const now = Date.now();
@@ -346,7 +347,7 @@ export interface SetAsideFile {
 
 /**
  * The files set aside in `dirs` (regular files named as setAsideDamaged names them), newest first.
- * A folder that is missing or unreadable has none.
+ * A folder that is missing has none; one that cannot be read throws (its files are not "none").
  */
 export function listSetAside(dirs: readonly string[]): SetAsideFile[] {
   const out: SetAsideFile[] = [];
@@ -354,8 +355,10 @@ export function listSetAside(dirs: readonly string[]): SetAsideFile[] {
     let names: string[];
     try {
       names = fs.readdirSync(dir);
-    } catch {
-      continue;
+    } catch (err) {
+      // A folder not made yet holds nothing set aside; one that cannot be read is no "nothing".
+      if (errnoOf(err) === 'ENOENT') continue;
+      throw err;
     }
     for (const name of names) {
       const m = ASIDE_NAME.exec(name);

@@ -52,7 +52,7 @@ export function LineDiff({ oldText, newText, oldLabel, newLabel }: LineDiffProps
 /**
  * One line of a diff: its number, its sign and its text, with a hidden "Removed:" / "Added:" for
  * screen readers. `side`: the number an unchanged line shows (its old one unless 'new'); an
- * unchanged line on the new side is not read out (the side-by-side diff, features/sweep, shows it
+ * unchanged line on the new side is not read out (the side-by-side diff, features/consolidation, shows it
  * twice and reads it once, on the left).
  */
 export function DiffLineView({ line, side = 'old' }: { line: DiffLine; side?: 'old' | 'new' }) {

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 // Settings, Models, against the real backend: what proposes the harvest and the consolidation
 // (rules, a command, a model over HTTP) is stored through the API as the settings `cairn harvest`
-// and `cairn sweep` read (tests/e2e/model-settings.test.ts runs them); a backend chosen without its
+// and `cairn consolidate` read (tests/e2e/model-settings.test.ts runs them); a backend chosen without its
 // command or model, a base URL that is no web address, a key pasted where its variable's name goes
 // and a confidence out of range are each named under their field, and nothing is saved.
 import { screen, waitFor, within } from '@testing-library/react';
@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { makeBackend, renderWithBackend, type UiBackend } from '../../../../tests/support/ui-backend';
 import { SettingsView } from './SettingsView';
 
-const MODEL_KEYS = ['harvestExtractor', 'sweepExtractor', 'harvestCommand', 'harvestHttp', 'harvestMinConfidence', 'harvestBudget'] as const;
-const DEFAULTS = { harvestExtractor: 'rules', sweepExtractor: 'rules', harvestCommand: '', harvestHttp: null, harvestMinConfidence: 0.6, harvestBudget: { calls: 20, chars: 1_500_000 } };
+const MODEL_KEYS = ['harvestExtractor', 'consolidationExtractor', 'harvestCommand', 'harvestHttp', 'harvestMinConfidence', 'harvestBudget'] as const;
+const DEFAULTS = { harvestExtractor: 'rules', consolidationExtractor: 'rules', harvestCommand: '', harvestHttp: null, harvestMinConfidence: 0.6, harvestBudget: { calls: 20, chars: 1_500_000 } };
 
 async function open() {
   const user = userEvent.setup();
@@ -90,13 +90,13 @@ describe('Settings: Models', () => {
     expect(form.getByText('Used by the harvest and consolidation')).toBeTruthy();
     await user.click(save);
     await form.findByText('Saved. The next harvest and consolidation use this.');
-    expect(await stored(b)).toEqual({ ...DEFAULTS, harvestExtractor: 'command', sweepExtractor: 'command', harvestCommand: 'codex exec --skip-git-repo-check -' });
+    expect(await stored(b)).toEqual({ ...DEFAULTS, harvestExtractor: 'command', consolidationExtractor: 'command', harvestCommand: 'codex exec --skip-git-repo-check -' });
 
     // Consolidation back to the rules; the harvest keeps its command.
     await user.click(radio(form, 'Consolidation proposes with', 'Rules (offline)'));
     expect(form.getByText('Used by the harvest')).toBeTruthy();
     await user.click(save);
-    await waitFor(async () => expect((await stored(b)).sweepExtractor).toBe('rules'));
+    await waitFor(async () => expect((await stored(b)).consolidationExtractor).toBe('rules'));
     expect((await stored(b)).harvestExtractor).toBe('command');
 
     // Discard drops an edit: the stored command shows again, and nothing is saved.
@@ -111,7 +111,7 @@ describe('Settings: Models', () => {
   it('stored settings a hand edit left incomplete (a model chosen, none set) are named on opening, before anything is run', async () => {
     const user = userEvent.setup();
     const b = await makeBackend();
-    await b.client.settings.set({ sweepExtractor: 'http' });
+    await b.client.settings.set({ consolidationExtractor: 'http' });
     await renderWithBackend(<SettingsView dark={false} dirtyRef={{ current: false }} />, b);
     await user.click(await screen.findByRole('tab', { name: 'Models' }));
     const form = within(await screen.findByRole('form', { name: 'Models for the harvest and consolidation' }));

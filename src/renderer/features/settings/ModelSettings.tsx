@@ -1,10 +1,10 @@
 /**
  * Settings, Models: what proposes the harvest's memories (`harvestExtractor`) and a
- * scope's consolidation (`sweepExtractor`): rules (offline, the default), a command
+ * scope's consolidation (`consolidationExtractor`): rules (offline, the default), a command
  * (`harvestCommand`) or a model over HTTP (`harvestHttp`: api, base URL, model and the NAME of the
  * environment variable holding its key, never the key), both backends sharing one command and one
  * model; and the harvest's `harvestMinConfidence`. Stored through settings.set, read by `cairn
- * harvest`, `cairn sweep` and the app at their next run (`--extractor` still overrides for one run).
+ * harvest`, `cairn consolidate` and the app at their next run (`--extractor` still overrides for one run).
  * The `agent` backends need no setting: the running agent proposes through the MCP prompts
  * `harvest` and `consolidate`, as each card says.
  *
@@ -27,12 +27,12 @@ type Backend = (typeof HARVEST_EXTRACTORS)[number];
 type Api = 'anthropic' | 'openai';
 
 /** The settings this tab edits. */
-type ModelPatch = Pick<Settings, 'harvestExtractor' | 'sweepExtractor' | 'harvestCommand' | 'harvestHttp' | 'harvestMinConfidence' | 'harvestBudget'>;
+type ModelPatch = Pick<Settings, 'harvestExtractor' | 'consolidationExtractor' | 'harvestCommand' | 'harvestHttp' | 'harvestMinConfidence' | 'harvestBudget'>;
 
 /** The form's values as typed. */
 interface Draft {
   harvest: Backend;
-  sweep: Backend;
+  consolidation: Backend;
   command: string;
   api: Api;
   url: string;
@@ -58,7 +58,7 @@ const API_HINTS: Record<Api, { url: string; key: string; hint: string }> = {
 
 const toDraft = (s: Settings): Draft => ({
   harvest: s.harvestExtractor,
-  sweep: s.sweepExtractor,
+  consolidation: s.consolidationExtractor,
   command: s.harvestCommand,
   api: s.harvestHttp?.api ?? 'anthropic',
   url: s.harvestHttp?.url ?? '',
@@ -71,7 +71,7 @@ const toDraft = (s: Settings): Draft => ({
 
 const stored = (s: Settings): ModelPatch => ({
   harvestExtractor: s.harvestExtractor,
-  sweepExtractor: s.sweepExtractor,
+  consolidationExtractor: s.consolidationExtractor,
   harvestCommand: s.harvestCommand,
   harvestHttp: s.harvestHttp,
   harvestMinConfidence: s.harvestMinConfidence,
@@ -81,7 +81,7 @@ const stored = (s: Settings): ModelPatch => ({
 /** Who uses a backend, in words: "the harvest and consolidation", "the harvest", "consolidation", or null. */
 function users(d: Draft, backend: Backend): string | null {
   const h = d.harvest === backend;
-  const s = d.sweep === backend;
+  const s = d.consolidation === backend;
   return h && s ? 'the harvest and consolidation' : h ? 'the harvest' : s ? 'consolidation' : null;
 }
 
@@ -121,7 +121,7 @@ function checkDraft(d: Draft): { patch: ModelPatch; errors: Partial<Record<Field
   if (!budgetShape.calls.safeParse(calls).success) errors.budgetCalls = 'A whole number from 1 to 10,000, such as 20.';
   if (!budgetShape.chars.safeParse(chars).success) errors.budgetChars = 'A whole number of characters from 1,000, such as 1500000.';
 
-  return { patch: { harvestExtractor: d.harvest, sweepExtractor: d.sweep, harvestCommand: command, harvestHttp, harvestMinConfidence: confidence, harvestBudget: { calls, chars } }, errors };
+  return { patch: { harvestExtractor: d.harvest, consolidationExtractor: d.consolidation, harvestCommand: command, harvestHttp, harvestMinConfidence: confidence, harvestBudget: { calls, chars } }, errors };
 }
 
 function safeProtocol(url: string): string {
@@ -196,7 +196,7 @@ export function ModelSettingsPanel() {
     />
   );
 
-  const choice = (which: 'harvest' | 'sweep', backend: Backend, description: React.ReactNode) => (
+  const choice = (which: 'harvest' | 'consolidation', backend: Backend, description: React.ReactNode) => (
     <div className="models-choice">
       <input
         type="radio"
@@ -223,7 +223,7 @@ export function ModelSettingsPanel() {
     <section className="models" role="tabpanel" aria-label="Models">
       <p className="muted">
         What proposes new memories from agents&rsquo; sessions (the harvest) and the consolidation of a scope. Whatever proposes, Cairn checks every proposal, and nothing reaches memory
-        until you approve or apply it. <code>cairn harvest</code> and <code>cairn sweep</code> follow these settings from their next run (<code>--extractor</code> overrides them for
+        until you approve or apply it. <code>cairn harvest</code> and <code>cairn consolidate</code> follow these settings from their next run (<code>--extractor</code> overrides them for
         one run).
       </p>
       <form className="models-form" aria-label="Models for the harvest and consolidation" noValidate onSubmit={(e) => void submit(e)}>
@@ -294,12 +294,12 @@ export function ModelSettingsPanel() {
         <fieldset className="models-card">
           <legend>Consolidation</legend>
           <p className="muted models-lead">
-            Proposes deleting, merging and rewriting a scope&rsquo;s files (<strong>Consolidate&hellip;</strong> on a scope, <code>cairn sweep</code>), for you to apply.
+            Proposes deleting, merging and rewriting a scope&rsquo;s files (<strong>Consolidate&hellip;</strong> on a scope, <code>cairn consolidate</code>), for you to apply.
           </p>
           <div role="radiogroup" aria-label="Consolidation proposes with" className="models-choices">
-            {choice('sweep', 'rules', 'Deleting files no agent has used for 60 days, merging files that say the same thing.')}
-            {choice('sweep', 'command', <>The command below, given the scope&rsquo;s files on its stdin.</>)}
-            {choice('sweep', 'http', 'The model below, asked over HTTP.')}
+            {choice('consolidation', 'rules', 'Deleting files no agent has used for 60 days, merging files that say the same thing.')}
+            {choice('consolidation', 'command', <>The command below, given the scope&rsquo;s files on its stdin.</>)}
+            {choice('consolidation', 'http', 'The model below, asked over HTTP.')}
           </div>
           <AgentLine prompt={CONSOLIDATE_PROMPT} />
         </fieldset>

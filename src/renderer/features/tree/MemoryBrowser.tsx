@@ -13,9 +13,14 @@
  * rename-target.ts's words (another scope, an existing name) as the rename dialog refuses it.
  * Loads the list at once, and again when the change stream says the server is listening (`ready`),
  * so nothing that changed in between is missed; the live indicator shows which state it is in.
+ * Live work stays noticeable: the files agents create while the person watches are handed to the
+ * tree until their rows have been in view (its "N new files above" pill); the badges new since the
+ * person last marked all seen are counted beside "Mark all seen" (the mark is the server's, so
+ * every window and a reload agree). Each scope's recently deleted files are reachable from the
+ * foot of the browser, outside the scrolled list.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { FileSearch, Search } from 'lucide-react';
+import { ArchiveRestore, CheckCheck, FileSearch, Search } from 'lucide-react';
 import { forwardRef, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import { HISTORY_KEEP_DAYS, type Scope } from '../../../common/memory/constants';
 import { errorMessage, useApi } from '../../api/api-context';
@@ -24,11 +29,12 @@ import { ConfirmDialog } from '../dialogs/Dialog';
 import { copyText } from '../../lib/copy-text';
 import { useAction } from '../../lib/use-action';
 import { useStoredState } from '../../lib/use-stored-state';
-import { useChangeBurst, useChangeStream } from '../changes/use-change-stream';
+import { badgeStore, useNewBadgeCount } from '../changes/badge-store';
+import { onChangeEvent, useChangeBurst, useChangeStream } from '../changes/use-change-stream';
 import { useDeleteUndo } from '../history/DeleteUndo';
 import { deletedQueryInput, RecentlyDeletedDialog } from '../history/RecentlyDeletedDialog';
 import { Toast } from '../history/Toast';
-import { useLastConsolidated, useSweepUndo, useWaitingProposals } from '../sweep/use-sweeps';
+import { useLastConsolidated, useConsolidationUndo, useWaitingProposals } from '../consolidation/use-consolidations';
 import { ContentResults, type ContentResultsHandle } from './ContentResults';
 import { MemoryTree, type MemoryTreeHandle } from './MemoryTree';
 import { usePin } from './use-pin';
@@ -39,6 +45,7 @@ import {
   allOpenState,
   baseName,
   buildForest,
+  SCOPE_LABELS,
   filesUnder,
   flattenTree,
   focusAfterDelete,
@@ -88,6 +95,8 @@ export interface MemoryBrowserHandle {
   focusFilter(): void;
   /** Closes every directory (scopes stay open), or opens every scope and directory. */
   setAllOpen(open: boolean): void;
+  /** Shows a file's row (clearing the filter, opening its scope and directories) and focuses it once drawn. */
+  reveal(path: string): void;
 }
 
 type Deleting = Extract<Row, { kind: 'dir' | 'file' }>;
@@ -111,18 +120,36 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const [showDeleted, setShowDeleted] = useState<Scope | null>(null);
   const removal = useAction();
   const undo = useDeleteUndo(workspaceId);
-  // Each scope's last consolidation still in place: "Last consolidated 3 d ago · Undo" (features/sweep).
+  // Each scope's last consolidation still in place: "Last consolidated 3 d ago · Undo" (features/consolidation).
   const consolidated = useLastConsolidated(workspaceId);
   // And a proposal waiting for review ("Proposed 2 h ago: 4 deletions · Review"), when the pane can open it.
   const waitingAll = useWaitingProposals(workspaceId);
   const waiting = props.onConsolidate ? waitingAll : undefined;
-  const undoSweep = useSweepUndo(workspaceId);
+  const undoConsolidation = useConsolidationUndo(workspaceId);
   // Every scope's recently deleted files, in one request: the tree counts them, the dialog lists them.
   const deletedOptions = orpc.history.deleted.queryOptions({ input: deletedQueryInput(workspaceId) });
   const deleted = useQuery(deletedOptions);
   const filterRef = useRef<HTMLInputElement>(null);
-  useImperativeHandle(ref, () => ({ focusFilter: () => filterRef.current?.focus(), setAllOpen: (all) => setOpen(allOpenState(all)) }), []);
   const [contentMode, setContentMode] = useState(false);
+  /** A row to focus once it is drawn (reveal). */
+  const [revealing, setRevealing] = useState<string | null>(null);
+  useImperativeHandle(
+    ref,
+    () => ({
+      focusFilter: () => filterRef.current?.focus(),
+      setAllOpen: (all) => setOpen(allOpenState(all)),
+      reveal: (path) => {
+        setFilter('');
+        setContentMode(false);
+        // Its scope and every directory on the way down, opened.
+        const parts = path.split('/');
+        setOpen((prev) => parts.slice(3, -1).reduce((state, _, i) => withOpen(state, parts.slice(0, 4 + i).join('/'), 'dir', true), withOpen(prev ?? allOpenState(true), `scope:${parts[2]}`, 'scope', true)));
+        setActiveId(path);
+        setRevealing(path);
+      },
+    }),
+    [],
+  );
   const [sort, setSort] = useStoredState(TREE_SORT_KEY, parseSort);
   const resultsRef = useRef<ContentResultsHandle>(null);
   const { onQuery } = props;
@@ -137,6 +164,39 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const [notice, setNotice] = useState<{ key: number; text: string; tone: 'status' | 'alert' } | null>(null);
   const say = (text: string, tone: 'status' | 'alert' = 'status') => setNotice({ key: Date.now(), text, tone });
   const dragging = useRef<Movable | null>(null);
+  /** Files agents created while the person watched, until each row has been in view (MemoryTree's pill). */
+  const [arrivals, setArrivals] = useState<ReadonlySet<string>>(new Set());
+  const newCount = useNewBadgeCount(workspaceId);
+  const markingSeen = useAction();
+
+  useEffect(() => {
+    setArrivals(new Set());
+    return onChangeEvent((event, view) => {
+      if (view !== workspaceId) return;
+      const gone = event.op === 'delete' ? event.path : event.op === 'rename' ? (event.oldPath ?? null) : null;
+      const arrived = event.actor !== 'user' && (event.op === 'create' || (event.op === 'rename' && gone !== null)) ? event.path : null;
+      if (gone === null && arrived === null) return;
+      setArrivals((prev) => {
+        const next = new Set([...prev].filter((p) => gone === null || (p !== gone && !p.startsWith(`${gone}/`))));
+        if (arrived !== null) next.add(arrived);
+        return next.size === prev.size && [...next].every((p) => prev.has(p)) ? prev : next;
+      });
+    });
+  }, [workspaceId]);
+  const onArrivalsSeen = useCallback((paths: string[]) => {
+    setArrivals((prev) => {
+      const next = new Set(prev);
+      for (const p of paths) next.delete(p);
+      return next.size === prev.size ? prev : next;
+    });
+  }, []);
+
+  const markAllSeen = () =>
+    markingSeen.run(async () => {
+      const { lookedAt } = await client.memory.markAllSeen({ workspaceId });
+      badgeStore.markLooked(workspaceId, lookedAt);
+      setArrivals(new Set());
+    });
 
   // A change (a delete, a file written again, a restore) may change what is recently deleted:
   // asked again once per burst.
@@ -147,7 +207,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
 
   const files = list.data?.files;
   if (open === null && files) setOpen(initialOpenState(files.length));
-  const forest = useMemo(() => buildForest(files ?? [], sort), [files, sort]);
+  const scopes = list.data?.scopes;
+  const forest = useMemo(() => buildForest(files ?? [], sort, scopes?.flatMap((s) => s.unreadableFolders ?? []) ?? []), [files, sort, scopes]);
   const deletedCounts = useMemo(() => {
     const counts: Partial<Record<Scope, number>> = {};
     for (const v of deleted.data?.versions ?? []) counts[v.scope] = (counts[v.scope] ?? 0) + 1;
@@ -168,6 +229,10 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     setRefocus(null);
     for (const id of refocus.candidates) if (treeRef.current?.focusRow(id)) return;
   }, [refocus, rows]);
+
+  useEffect(() => {
+    if (revealing && treeRef.current?.focusRow(revealing)) setRevealing(null);
+  }, [revealing, rows]);
 
   const onPin = usePin(workspaceId);
 
@@ -356,6 +421,22 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
         ) : contentMode ? (
           <span className="tree-tools-note">Ranked as agents' memory_search ranks</span>
         ) : (
+          <>
+          {newCount > 0 && (
+            <span className="new-changes">
+              <span className="new-changes-count" role="status">
+                <span className="new-dot" aria-hidden /> {newCount} new
+              </span>
+              <button type="button" className="btn small" onClick={() => void markAllSeen()} disabled={markingSeen.busy} title="The changes shown now stop being new; their files keep their badge until you open them">
+                <CheckCheck size={13} aria-hidden /> Mark all seen
+              </button>
+            </span>
+          )}
+          {markingSeen.error && (
+            <span className="error-text" role="alert">
+              {markingSeen.error}
+            </span>
+          )}
           <label className="sort-control">
             Sort
             <select aria-label="Sort files by" value={sort} onChange={(e) => setSort(e.target.value as TreeSort)}>
@@ -366,6 +447,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
               ))}
             </select>
           </label>
+          </>
         )}
       </div>
       <div className="filter">
@@ -450,13 +532,16 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
             if (row.kind === 'file' || row.kind === 'dir' || (row.kind === 'scope' && props.onConsolidate && row.available)) setMenu({ row, x, y });
           }}
           {...(props.onConsolidate ? { onConsolidate: props.onConsolidate } : {})}
-          onUndoSweep={(row) => void undoSweep({ batch: row.batch, scope: row.scope }).then((o) => say(o.text, o.ok ? 'status' : 'alert'))}
+          onUndoConsolidation={(row) => void undoConsolidation({ batch: row.batch, scope: row.scope }).then((o) => say(o.text, o.ok ? 'status' : 'alert'))}
           onDragStart={(row) => (dragging.current = row)}
           onDragEnd={() => (dragging.current = null)}
           canDrop={canDrop}
           onDrop={onDrop}
+          arrivals={arrivals}
+          onArrivalsSeen={onArrivalsSeen}
         />
       )}
+      {!contentMode && <DeletedFoot counts={deletedCounts} scopes={props.scopes} onShow={setShowDeleted} />}
       {menu && (
         <RowMenu
           x={menu.x}
@@ -557,3 +642,20 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     </section>
   );
 });
+
+/** Each scope's recently deleted files, at the foot of the browser: reachable without scrolling past every row. */
+function DeletedFoot({ counts, scopes, onShow }: { counts: Partial<Record<Scope, number>>; scopes: readonly Scope[] | undefined; onShow: (scope: Scope) => void }) {
+  const shown = (Object.keys(SCOPE_LABELS) as Scope[]).filter((s) => (counts[s] ?? 0) > 0 && (!scopes || scopes.includes(s)));
+  if (shown.length === 0) return null;
+  return (
+    <div className="tree-foot" role="group" aria-label="Recently deleted">
+      <ArchiveRestore size={14} aria-hidden />
+      <span>Recently deleted:</span>
+      {shown.map((s) => (
+        <button key={s} type="button" className="link" onClick={() => onShow(s)} aria-label={`Recently deleted from ${SCOPE_LABELS[s]}, ${counts[s] === 1 ? '1 file' : `${counts[s]} files`}`}>
+          {SCOPE_LABELS[s].toLowerCase()} ({counts[s]})
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -7,9 +7,16 @@
  * the row menu. The active row holds the focus (roving tabindex).
  * Its handle moves the focus from outside: to a row (after a delete), or to the first result (ArrowDown
  * in the filter).
+ * It holds still while the list changes under the person (tree-anchor.ts): rows added or removed
+ * above the view leave the row they look at (the open file's, when it is in view, else the first
+ * row in view) where it was on screen. The open file's row is scrolled into view when the file is
+ * opened from elsewhere. Files agents created that are out of view are counted in a pill ("3 new
+ * files above") that scrolls to them; a file counts until its row has been in view.
  */
 import { observeElementRect, useVirtualizer, type Rect, type Virtualizer } from '@tanstack/react-virtual';
-import { forwardRef, useCallback, useEffect, useImperativeHandle, useRef } from 'react';
+import { ArrowDown, ArrowUp } from 'lucide-react';
+import { forwardRef, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { anchorOf, arrivalsOutOfView, rowStarts, type Anchor } from './tree-anchor';
 import type { MemoryFile, Row } from './tree-model';
 import { ROW_HEIGHT, TreeRow, type RowActions } from './TreeRow';
 
@@ -39,7 +46,11 @@ export interface MemoryTreeProps {
   /** Opens the consolidation of a scope; without it, scope rows offer none. */
   onConsolidate?: (scope: Row['scope']) => void;
   /** Undoes a scope's last consolidation; without it, its row offers no Undo. */
-  onUndoSweep?: (row: Extract<Row, { kind: 'consolidated' }>) => void;
+  onUndoConsolidation?: (row: Extract<Row, { kind: 'consolidated' }>) => void;
+  /** Files agents created while the person watched, until each has been in view (the pill counts those out of view). */
+  arrivals?: ReadonlySet<string>;
+  /** These arrivals' rows have been in view. */
+  onArrivalsSeen?: (paths: string[]) => void;
 }
 
 export interface MemoryTreeHandle {
@@ -81,6 +92,73 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
     observeElementRect: observeRect,
   });
 
+  // Where each row starts (every row of a kind has one height, so this is exact, as the virtualizer's is).
+  const starts = useMemo(() => rowStarts(rows, ROW_HEIGHT), [rows]);
+  /** What the person looks at, and where on screen, as of the last scroll or render (tree-anchor.ts). */
+  const anchor = useRef<Anchor | null>(null);
+  const shownRows = useRef(rows);
+  /** The open file's path when it was last opened: its row is scrolled into view once drawn. */
+  const revealPending = useRef<string | null>(props.selectedPath);
+  const [arrivalPill, setArrivalPill] = useState<{ above: string[]; below: string[] }>({ above: [], below: [] });
+  const hasArrivals = (props.arrivals?.size ?? 0) > 0;
+
+  const view = () => {
+    const el = scrollRef.current;
+    return el ? { top: el.scrollTop, height: el.clientHeight } : null;
+  };
+  const remember = () => {
+    const v = view();
+    if (v) anchor.current = anchorOf(rows, starts, v, props.selectedPath);
+  };
+  /** Counts the arrivals out of view, and tells which have come into view. */
+  const checkArrivals = () => {
+    const v = view();
+    if (!v || !props.arrivals || props.arrivals.size === 0) {
+      if (arrivalPill.above.length + arrivalPill.below.length > 0) setArrivalPill({ above: [], below: [] });
+      return;
+    }
+    const out = arrivalsOutOfView(rows, starts, v, props.arrivals);
+    if (out.seen.length > 0) props.onArrivalsSeen?.(out.seen);
+    if (out.above.join('\n') !== arrivalPill.above.join('\n') || out.below.join('\n') !== arrivalPill.below.join('\n')) setArrivalPill({ above: out.above, below: out.below });
+  };
+
+  useEffect(() => {
+    revealPending.current = props.selectedPath;
+  }, [props.selectedPath]);
+
+  // After every render: rows changed under the person put what they looked at back where it was;
+  // an open file not yet shown is scrolled into view; then what is in view now is remembered.
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    if (shownRows.current !== rows) {
+      shownRows.current = rows;
+      const a = anchor.current;
+      const i = a ? rows.findIndex((r) => r.id === a.id) : -1;
+      if (a && i >= 0) {
+        const want = Math.max(0, starts[i]! - a.offset);
+        if (Math.abs(el.scrollTop - want) >= 1) virtualizer.scrollToOffset(want);
+      }
+    }
+    const pending = revealPending.current;
+    if (pending !== null) {
+      const i = rows.findIndex((r) => r.id === pending);
+      if (i >= 0) {
+        revealPending.current = null;
+        const top = starts[i]!;
+        const bottom = starts[i + 1]!;
+        if (top < el.scrollTop || bottom > el.scrollTop + el.clientHeight) virtualizer.scrollToIndex(i, { align: 'center' });
+      }
+    }
+    remember();
+    checkArrivals();
+  });
+
+  const onScroll = () => {
+    remember();
+    if (hasArrivals || arrivalPill.above.length + arrivalPill.below.length > 0) checkArrivals();
+  };
+
   const activeIndex = Math.max(0, activeId === null ? 0 : rows.findIndex((r) => r.id === activeId));
   const active = rows[activeIndex];
 
@@ -102,7 +180,7 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
     canDrop: (row) => latest.current.canDrop(row),
     onDrop: (row) => latest.current.onDrop(row),
     ...(props.onConsolidate ? { onConsolidate: (scope: Row['scope']) => latest.current.onConsolidate?.(scope) } : {}),
-    ...(props.onUndoSweep ? { onUndoSweep: (row: Extract<Row, { kind: 'consolidated' }>) => latest.current.onUndoSweep?.(row) } : {}),
+    ...(props.onUndoConsolidation ? { onUndoConsolidation: (row: Extract<Row, { kind: 'consolidated' }>) => latest.current.onUndoConsolidation?.(row) } : {}),
   });
 
   const moveTo = useCallback(
@@ -192,7 +270,7 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
       case 'Enter':
         if (active.kind === 'file') props.onOpen(active.file);
         else if (active.kind === 'deleted') props.onShowDeleted(active.scope);
-        else if (active.kind === 'sweep-waiting') props.onConsolidate?.(active.scope);
+        else if (active.kind === 'consolidation-waiting') props.onConsolidate?.(active.scope);
         else if (active.kind === 'scope' || active.kind === 'dir') props.onToggle(active.id);
         break;
       case 'F2':
@@ -210,8 +288,27 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
     e.preventDefault();
   };
 
+  const goToArrival = (path: string | undefined) => {
+    const i = path === undefined ? -1 : rows.findIndex((r) => r.id === path);
+    if (i >= 0) virtualizer.scrollToIndex(i, { align: 'center' });
+  };
+  const pill = (paths: string[], where: 'above' | 'below') =>
+    paths.length > 0 && (
+      <button
+        type="button"
+        className={`arrivals-pill ${where}`}
+        title={`Files agents created: ${paths.join(', ')}`}
+        // The nearest one first: scrolling to it brings the others near it into view too.
+        onClick={() => goToArrival(where === 'above' ? paths[paths.length - 1] : paths[0])}
+      >
+        {where === 'above' ? <ArrowUp size={12} aria-hidden /> : <ArrowDown size={12} aria-hidden />} {paths.length === 1 ? '1 new file' : `${paths.length} new files`} {where}
+      </button>
+    );
+
   return (
-    <div ref={scrollRef} className="tree-scroll" role="tree" aria-multiselectable aria-label={props.label} onKeyDown={onKeyDown}>
+    <div className="tree-frame">
+      {pill(arrivalPill.above, 'above')}
+    <div ref={scrollRef} className="tree-scroll" role="tree" aria-multiselectable aria-label={props.label} onKeyDown={onKeyDown} onScroll={onScroll}>
       <div className="tree-inner" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((item) => {
           const row = rows[item.index]!;
@@ -229,6 +326,8 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
           );
         })}
       </div>
+    </div>
+      {pill(arrivalPill.below, 'below')}
     </div>
   );
 });

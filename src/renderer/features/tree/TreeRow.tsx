@@ -11,12 +11,12 @@
  * File and directory rows can be dragged; directory and scope rows take a drop (a move: MemoryBrowser).
  */
 import { AlertTriangle, ArchiveRestore, Bot, BrushCleaning, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
-import { memo, useState } from 'react';
+import { memo, useId, useState } from 'react';
 import { relativeTime, usageLine } from '../../lib/relative-time';
-import { badgeKey, useBadge } from '../changes/badge-store';
+import { badgeKey, useBadge, useBadgeIsNew } from '../changes/badge-store';
 import { SCOPE_LABELS, type MemoryFile, type Row } from './tree-model';
 
-export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30, deleted: 30, consolidated: 30, 'sweep-waiting': 30 };
+export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30, deleted: 30, consolidated: 30, 'consolidation-waiting': 30 };
 
 export interface RowActions {
   onActivate: (id: string) => void;
@@ -39,7 +39,7 @@ export interface RowActions {
   /** Opens the consolidation of a scope. */
   onConsolidate?: (scope: Row['scope']) => void;
   /** Undoes a scope's last consolidation (its "Last consolidated" row). */
-  onUndoSweep?: (row: Extract<Row, { kind: 'consolidated' }>) => void;
+  onUndoConsolidation?: (row: Extract<Row, { kind: 'consolidated' }>) => void;
 }
 
 /** The drag's type: a row of this tree (a file from elsewhere is not a memory move). */
@@ -70,9 +70,16 @@ function Indent({ level }: { level: number }) {
 }
 
 function FileBadges({ file, workspaceId }: { file: MemoryFile; workspaceId: string | null }) {
-  const badge = useBadge(badgeKey(workspaceId, file.scope, file.path));
+  const key = badgeKey(workspaceId, file.scope, file.path);
+  const badge = useBadge(key);
+  const fresh = useBadgeIsNew(key, workspaceId);
   return (
     <span className="badges">
+      {fresh && (
+        <span className="badge new" title="Changed since you last marked everything seen">
+          <span className="new-dot" aria-hidden /> new
+        </span>
+      )}
       {badge === 'agent' && (
         <span className="badge agent" title="An agent changed this file since you last opened it">
           <Bot size={12} aria-hidden /> agent edited
@@ -140,6 +147,9 @@ function dragProps(row: Extract<Row, { kind: 'dir' | 'file' }>, actions: RowActi
 }
 
 function TreeRowView({ row, workspaceId, active, selected, picked, top, actions }: TreeRowProps) {
+  // A file row's accessible name is its path; its description is what the row shows besides
+  // (pinned, the badges, the description, the usage), read from those very elements.
+  const uid = useId();
   const [hovered, setHovered] = useState(false);
   const [over, setOver] = useState<DropState>(null);
   const withActions = active || hovered;
@@ -201,7 +211,7 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
           <span className="count">{row.count}</span>
         </div>
       );
-    case 'sweep-waiting': {
+    case 'consolidation-waiting': {
       const when = relativeTime(row.at) ?? row.at;
       return (
         <div role="treeitem" aria-level={2} aria-label={`${SCOPE_LABELS[row.scope]} memory has a consolidation waiting for review: ${row.summary}, proposed ${when}`} className={`row consolidated-row waiting${active ? ' active' : ''}`} onClick={() => actions.onConsolidate?.(row.scope)} title="A consolidation proposal waits for your review: nothing is written until you apply it" {...common}>
@@ -228,10 +238,10 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
           <Indent level={row.level} />
           <BrushCleaning size={14} aria-hidden className="dir-icon" />
           <span className="name">Last consolidated {when}</span>
-          {actions.onUndoSweep && (
+          {actions.onUndoConsolidation && (
             <>
               <span aria-hidden>·</span>
-              <button type="button" className="link consolidated-undo" aria-label={`Undo the consolidation of ${row.scope} memory`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onUndoSweep?.(row))}>
+              <button type="button" className="link consolidated-undo" aria-label={`Undo the consolidation of ${row.scope} memory`} tabIndex={active ? 0 : -1} onClick={(e) => (e.stopPropagation(), actions.onUndoConsolidation?.(row))}>
                 Undo
               </button>
             </>
@@ -241,14 +251,20 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
     }
     case 'dir':
       return (
-        <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.path} className={`row dir-row${active ? ' active' : ''}${dropClass(over)}`} onClick={() => actions.onToggle(row.id)} {...common} {...dragProps(row, actions)} {...dropProps(row, actions, setOver)}>
+        <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.unreadable ? `${row.path}, cannot read` : row.path} className={`row dir-row${active ? ' active' : ''}${dropClass(over)}`} onClick={() => actions.onToggle(row.id)} {...common} {...dragProps(row, actions)} {...dropProps(row, actions, setOver)}>
           <Indent level={row.level} />
           {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           {row.expanded ? <FolderOpen size={14} aria-hidden className="dir-icon" /> : <Folder size={14} aria-hidden className="dir-icon" />}
           <span className="name" data-full={row.path}>
             {row.name}
           </span>
-          <span className="count">{row.count}</span>
+          {row.unreadable ? (
+            <span className="note" title="Cairn cannot read this folder (permission denied): what it holds is unknown">
+              cannot read
+            </span>
+          ) : (
+            <span className="count">{row.count}</span>
+          )}
           <span className="actions dir-actions">
             {withActions && (
               <>
@@ -272,6 +288,7 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
           aria-level={row.level}
           aria-selected={selected || picked}
           aria-label={row.path}
+          aria-describedby={[`${uid}-state`, f.description ? `${uid}-desc` : '', usage ? `${uid}-usage` : ''].filter(Boolean).join(' ')}
           className={`row file-row${active ? ' active' : ''}${selected ? ' selected' : ''}${picked ? ' picked' : ''}`}
           onClick={(e) => {
             if (e.ctrlKey || e.metaKey) actions.onPick(row, 'toggle');
@@ -288,14 +305,20 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
               <span className="name" data-full={row.path}>
                 {row.name}
               </span>
-              {f.pinned && <Pin size={12} className="pinned" aria-label="Pinned" fill="currentColor" />}
-              <FileBadges file={f} workspaceId={workspaceId} />
+              <span className="row-state" id={`${uid}-state`}>
+                {f.pinned && <Pin size={12} className="pinned" aria-label="Pinned" role="img" fill="currentColor" />}
+                <FileBadges file={f} workspaceId={workspaceId} />
+              </span>
             </span>
             <span className="line2">
-              <span className="desc" data-full={f.description ?? ''}>
+              <span className="desc" id={`${uid}-desc`} data-full={f.description ?? ''}>
                 {f.description ?? ''}
               </span>
-              {usage && <span className="usage">{usage}</span>}
+              {usage && (
+                <span className="usage" id={`${uid}-usage`}>
+                  {usage}
+                </span>
+              )}
             </span>
           </span>
           <span className="actions file-actions">

@@ -21,7 +21,7 @@ const files = [
   file('/memories/global/prefs.md', 'Tabs, short commits'),
 ];
 
-const show = (rows: ReturnType<typeof flattenTree>) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind === 'scope' ? `${r.scope} (${r.count})` : r.kind === 'dir' ? `${r.name}/ (${r.count})` : r.kind === 'file' ? r.name : r.kind === 'deleted' ? `~ recently deleted (${r.count})` : r.kind === 'consolidated' ? `~ consolidated ${r.at}` : r.kind === 'sweep-waiting' ? `~ proposed ${r.summary}` : `- ${r.text}`}`);
+const show = (rows: ReturnType<typeof flattenTree>) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.kind === 'scope' ? `${r.scope} (${r.count})` : r.kind === 'dir' ? `${r.name}/ (${r.count})` : r.kind === 'file' ? r.name : r.kind === 'deleted' ? `~ recently deleted (${r.count})` : r.kind === 'consolidated' ? `~ consolidated ${r.at}` : r.kind === 'consolidation-waiting' ? `~ proposed ${r.summary}` : `- ${r.text}`}`);
 
 describe('the scope tree', () => {
   it('puts directories first, then files, alphabetically, with recursive counts', () => {

@@ -24,13 +24,15 @@ export interface DirNode {
   readonly files: MemoryFile[];
   /** Files at any depth below. */
   count: number;
+  /** A folder Cairn cannot read: what it holds is unknown (never shown as empty). */
+  unreadable?: boolean;
 }
 
 export type Forest = Record<Scope, DirNode>;
 
 export type Row =
   | { kind: 'scope'; id: string; level: 1; scope: Scope; count: number; available: boolean; reason: string | null; expanded: boolean }
-  | { kind: 'dir'; id: string; level: number; scope: Scope; path: string; name: string; count: number; expanded: boolean; parentId: string }
+  | { kind: 'dir'; id: string; level: number; scope: Scope; path: string; name: string; count: number; expanded: boolean; parentId: string; unreadable?: boolean }
   | { kind: 'file'; id: string; level: number; scope: Scope; path: string; name: string; file: MemoryFile; parentId: string }
   | { kind: 'note'; id: string; level: 2; scope: Scope; text: string; parentId: string }
   /** The scope's recently deleted files (its last row, when there are any). */
@@ -38,7 +40,7 @@ export type Row =
   /** The scope's last consolidation still in place: when, and the history batch its Undo takes back (its first row). */
   | { kind: 'consolidated'; id: string; level: 2; scope: Scope; at: string; batch: string; parentId: string }
   /** A consolidation proposal of the scope waiting for review: when, and its summary ("2 deletions, 1 merge"). */
-  | { kind: 'sweep-waiting'; id: string; level: 2; scope: Scope; at: string; summary: string; parentId: string };
+  | { kind: 'consolidation-waiting'; id: string; level: 2; scope: Scope; at: string; summary: string; parentId: string };
 
 export const SCOPE_LABELS: Record<Scope, string> = { global: 'GLOBAL', project: 'PROJECT', workspace: 'WORKSPACE' };
 
@@ -86,11 +88,30 @@ function sortFiles(files: MemoryFile[], sort: TreeSort): void {
   for (let i = 0; i < keyed.length; i++) files[i] = keyed[i]!.file;
 }
 
-/** Folds the list into one directory tree per scope, files within each directory in `sort` order. */
-export function buildForest(files: readonly MemoryFile[], sort: TreeSort = 'name'): Forest {
+/**
+ * Folds the list into one directory tree per scope, files within each directory in `sort` order;
+ * `unreadable` (virtual paths, ScopeStatus.unreadableFolders) adds the folders Cairn cannot read.
+ */
+export function buildForest(files: readonly MemoryFile[], sort: TreeSort = 'name', unreadable: readonly string[] = []): Forest {
   const forest = Object.fromEntries(SCOPES.map((s) => [s, emptyDir(SCOPE_LABELS[s], scopeRoot(s))])) as Forest;
   const dirIndex = new Map<string, DirNode>();
   for (const s of SCOPES) dirIndex.set(forest[s].path, forest[s]);
+  for (const folder of unreadable) {
+    const root = SCOPES.map((s) => forest[s]).find((r) => folder.startsWith(`${r.path}/`));
+    if (!root) continue;
+    let dir = root;
+    for (const name of folder.slice(root.path.length + 1).split('/')) {
+      const p = `${dir.path}/${name}`;
+      let next = dirIndex.get(p);
+      if (!next) {
+        next = emptyDir(name, p);
+        dirIndex.set(p, next);
+        dir.dirs.push(next);
+      }
+      dir = next;
+    }
+    dir.unreadable = true;
+  }
   for (const file of files) {
     const root = forest[file.scope];
     const rel = file.path.slice(root.path.length + 1).split('/');
@@ -220,10 +241,10 @@ export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], op
       continue;
     }
     const waiting = options.waiting?.[scope];
-    if (waiting && terms.length === 0) rows.push({ kind: 'sweep-waiting', id: `${id}:sweep-waiting`, level: 2, scope, at: waiting.at, summary: waiting.summary, parentId: id });
+    if (waiting && terms.length === 0) rows.push({ kind: 'consolidation-waiting', id: `${id}:consolidation-waiting`, level: 2, scope, at: waiting.at, summary: waiting.summary, parentId: id });
     const swept = options.consolidated?.[scope];
     if (swept && terms.length === 0) rows.push({ kind: 'consolidated', id: `${id}:consolidated`, level: 2, scope, at: swept.at, batch: swept.batch, parentId: id });
-    if (count === 0) rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: terms.length > 0 ? 'Nothing matches the filter.' : 'No memories yet.', parentId: id });
+    if (count === 0 && (terms.length > 0 || !holdsUnreadable(root))) rows.push({ kind: 'note', id: `${id}:note`, level: 2, scope, text: terms.length > 0 ? 'Nothing matches the filter.' : 'No memories yet.', parentId: id });
     else pushDir(rows, root, scope, id, 2, terms, options);
     const deleted = options.deleted?.[scope] ?? 0;
     if (deleted > 0 && terms.length === 0) rows.push({ kind: 'deleted', id: `${id}:deleted`, level: 2, scope, count: deleted, parentId: id });
@@ -234,17 +255,23 @@ export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], op
 function pushDir(rows: Row[], dir: DirNode, scope: Scope, parentId: string, level: number, terms: readonly string[], open: FlattenOptions): void {
   for (const d of dir.dirs) {
     const count = matchCount(d, terms);
-    if (count === 0) continue;
+    // A folder Cairn cannot read shows (unfiltered) whatever it holds: never as an absent or empty one.
+    if (count === 0 && (terms.length > 0 || !holdsUnreadable(d))) continue;
     const id = d.path;
     // A filter shows every match: directories open while it is on.
     const expanded = terms.length > 0 || isOpen(id, 'dir', open);
-    rows.push({ kind: 'dir', id, level, scope, path: d.path, name: d.name, count, expanded, parentId });
+    rows.push({ kind: 'dir', id, level, scope, path: d.path, name: d.name, count, expanded, parentId, ...(d.unreadable ? { unreadable: true } : {}) });
     if (expanded) pushDir(rows, d, scope, id, level + 1, terms, open);
   }
   for (const f of dir.files) {
     if (!fileMatches(f, terms)) continue;
     rows.push({ kind: 'file', id: f.path, level, scope, path: f.path, name: baseName(f.path), file: f, parentId });
   }
+}
+
+/** Whether `dir` is, or holds at any depth, a folder Cairn cannot read. */
+function holdsUnreadable(dir: DirNode): boolean {
+  return dir.unreadable === true || dir.dirs.some(holdsUnreadable);
 }
 
 /** Files at or below a virtual path (for "this deletes N files"). */

@@ -1,0 +1,45 @@
+// The Cancel of a consolidation as the router wires it: the client call's AbortSignal
+// reaches consolidation.propose's handler, which hands it to Consolidations.propose; the proposal stops, nothing
+// is stored, the answer says so. Real services in a temp home, the router called in process with
+// a signal aborted before the call (the only way to land a cancel at a known point: the rules
+// extractor answers in milliseconds, so a cancel "in flight" would race it).
+import * as fs from 'node:fs';
+import { createRouterClient, type RouterClient } from '@orpc/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { router, type AppRouter } from '../../src/main/api/router';
+import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import { putAged } from '../support/file-tree';
+import { makeSandbox, type Sandbox } from '../support/sandbox';
+
+let sb: Sandbox;
+let host: AppHost;
+let client: RouterClient<AppRouter>;
+let workspaceId: string;
+
+beforeEach(async () => {
+  sb = await makeSandbox();
+  host = openAppHost(sb.home);
+  client = createRouterClient(router, { context: host });
+  workspaceId = (await client.workspaces.add({ name: 'widgets', path: sb.checkout })).id;
+  // A file unused for 100 days: without the cancel, a proposal to delete it.
+  putAged(sb.roots.project, 'old.md', 'An old note.\n', 100);
+});
+afterEach(async () => {
+  await host.close();
+  await sb.cleanup();
+});
+
+describe('consolidation.propose and its signal', () => {
+  it('a cancelled proposal stores nothing, says so, and frees the scope for the next one', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(client.consolidation.propose({ workspaceId, scope: 'project' }, { signal: controller.signal })).resolves.toEqual({
+      status: 'error',
+      message: 'Cancelled: nothing was proposed and nothing was written.',
+    });
+    expect((await client.consolidation.list({ workspaceId })).proposals).toEqual([]);
+    expect(fs.readdirSync(sb.roots.project)).toEqual(['old.md']);
+    // The lease was released: the next proposal goes through.
+    await expect(client.consolidation.propose({ workspaceId, scope: 'project' })).resolves.toMatchObject({ status: 'proposed', summary: '1 deletion' });
+  });
+});
