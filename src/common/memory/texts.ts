@@ -30,6 +30,11 @@ export function directoryViewText(path: string, rootSize: string, rows: readonly
   return [header, `${rootSize}\t${path}`, ...rows.map((r) => `${r.size}\t${r.path}`), ...notes].join('\n');
 }
 
+/** A directory view's row of a folder that cannot be read (its path ends in `/`), with the reason. */
+export function unreadableRowPath(path: string, code: string): string {
+  return `${path} (cannot read: ${describeErrno(code)})`;
+}
+
 /** The numbered view of a file, honouring view_range exactly as the reference does. */
 export function fileViewText(path: string, content: string, viewRange?: readonly [number, number]): string {
   const lines = content.split('\n');
@@ -174,6 +179,9 @@ export const errors = {
   reviewUnknown: (path: string, reason: string) => `Nothing was written to ${path}: ${reason}`,
   busy: (scope: Scope) => `${MEMORY_ROOT}/${scope} is busy with other writers; try the command again.`,
   io: (command: string, path: string, code: string) => `Could not ${command} ${path}: ${describeErrno(code)}.`,
+  /** A folder whose entries the OS refused to give: what it holds is unknown, never nothing. */
+  unreadableFolder: (path: string, code: string) =>
+    `${path}: Cairn cannot read this folder (${describeErrno(code)}), so what it holds is unknown; it is not empty. Ask the user to make it readable, or work elsewhere.`,
   historyUnavailable: (command: string, path: string, code: string) =>
     `Could not ${command} ${path}: the version history could not record the change (${describeHistoryErrno(code)}), so nothing was changed. ${
       code === 'ENOSPC' || code === 'EDQUOT' ? 'Free some disk space' : "Repair the folder `history` in Cairn's home (a folder of yours, its `log.jsonl` a file)"

@@ -70,6 +70,11 @@ export interface ContextSnapshot {
    * MAX_FILES_PER_SCOPE listed, and their pinned files past those.
    */
   readonly capped: readonly Scope[];
+  /**
+   * Folders below a scope's root that could not be read (their mode, another user's), as virtual
+   * paths: what they hold is unknown, so they are named rather than taken for empty.
+   */
+  readonly unreadable: ReadonlyArray<{ scope: Scope; path: string }>;
 }
 
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
@@ -124,6 +129,7 @@ export class ContextBuilder {
     const files: ContextFile[] = [];
     const unavailable: Array<{ scope: Scope; reason: string }> = [];
     const capped: Scope[] = [];
+    const unreadable: Array<{ scope: Scope; path: string }> = [];
     const saves: Array<Promise<void>> = [];
     for (const scope of SCOPES) {
       const b = session.scopes[scope];
@@ -135,19 +141,28 @@ export class ContextBuilder {
         const found = await this.scopeFiles(b, session, usage, saves);
         files.push(...found.files);
         if (found.capped) capped.push(scope);
+        for (const rel of found.unreadable) unreadable.push({ scope, path: formatMemoryPath(scope, rel) });
       } catch (err) {
         const detail = err instanceof RuntimeError ? err.detail : undefined;
         unavailable.push({ scope, reason: detail ?? 'it could not be read right now.' });
       }
     }
     await Promise.all(saves);
-    return { files, unavailable, capped };
+    return { files, unavailable, capped, unreadable };
   }
 
-  private async scopeFiles(b: AvailableScope, session: MemorySession, usage: ReadonlyMap<string, UsageStats>, saves: Array<Promise<void>>): Promise<{ files: ContextFile[]; capped: boolean }> {
-    // One past the cap, to tell a scope at the cap from one holding more.
-    const listed = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE + 1, filesOnly: true })) ?? [];
-    const capped = listed.length > MAX_FILES_PER_SCOPE;
+  private async scopeFiles(
+    b: AvailableScope,
+    session: MemorySession,
+    usage: ReadonlyMap<string, UsageStats>,
+    saves: Array<Promise<void>>,
+  ): Promise<{ files: ContextFile[]; capped: boolean; unreadable: ReadonlyArray<readonly string[]> }> {
+    // One past the cap, to tell a scope at the cap from one holding more; folders that could not
+    // be read come along, to be named.
+    const all = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE + 1, filesOnly: true, withUnreadable: true })) ?? [];
+    const listed = all.filter((e) => e.type === 'file');
+    const unreadable = all.filter((e) => e.type === 'directory').map((e) => e.rel);
+    const capped = all.length > MAX_FILES_PER_SCOPE;
     const first = capped ? listed.slice(0, MAX_FILES_PER_SCOPE) : listed;
     const entries = capped ? [...first, ...(await pinnedPastCut(b, session, usage, first))] : first;
     const facts = await this.readFacts(b, entries, saves);
@@ -158,7 +173,7 @@ export class ContextBuilder {
       if (!fact) return; // unreadable
       files.push(new SnapshotFile(this, b.scope, entry, fact, (stats.size > 0 && stats.get(entry.rel.join('/'))) || EMPTY_USAGE));
     });
-    return { files, capped };
+    return { files, capped, unreadable };
   }
 
   /**
@@ -243,6 +258,7 @@ export class ContextBuilder {
     for (const file of snapshot.files) if (this.nameFlags(file).length === 0) entries.push(new IndexLine(file, flagged));
     const withheld = snapshot.files.length - entries.length;
     const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);
+    for (const u of snapshot.unreadable) notes.push(`(${u.path}/ cannot be read: its files are not listed)`);
     if (withheld > 0) notes.push(withheldNames(withheld, 'file'));
     return renderIndex(entries, notes, snapshot.capped.map((scope) => formatMemoryPath(scope)));
   }
@@ -282,17 +298,25 @@ export class ContextBuilder {
     const budget = { maxFiles: injection.relevantMaxFiles, maxBytes: injection.relevantMaxBytes };
     if (injection.relevant === 'recent_only') return renderRelevant(this.recentClean(snapshot, budget.maxFiles), budget, RECENT_HEADER);
     const terms = promptTerms(prompt);
+    const clean: RelevantFile[] = [];
+    for (const file of this.ranked(snapshot, prompt, now)) {
+      if (clean.length >= budget.maxFiles) break;
+      clean.push({ path: file.path, excerpt: excerptFor(file, terms) });
+    }
+    if (clean.length === 0 && injection.recentWhenNoMatch) return renderRelevant(this.recentClean(snapshot, budget.maxFiles), budget, NO_MATCH_HEADER);
+    return renderRelevant(clean, budget);
+  }
+
+  /**
+   * The clean files (nothing flagged) that match `prompt`, best first, as the relevant memories
+   * take them (and `make eval` measures them): BM25 over each file's words (rankByWords).
+   */
+  *ranked(snapshot: ContextSnapshot, prompt: string, now: number): Generator<ContextFile, void, undefined> {
     const docs = snapshot.files.map((file): WordsOfFile => {
       const fact = this.factsOf(file);
       return fact?.wordsAt ? { file, at: fact.wordsAt } : { file, words: fact?.words ?? wordsOf(file) };
     });
-    const clean: RelevantFile[] = [];
-    for (const file of rankByWords(docs, terms, now)) {
-      if (clean.length >= budget.maxFiles) break;
-      if (this.flags(file).length === 0) clean.push({ path: file.path, excerpt: excerptFor(file, terms) });
-    }
-    if (clean.length === 0 && injection.recentWhenNoMatch) return renderRelevant(this.recentClean(snapshot, budget.maxFiles), budget, NO_MATCH_HEADER);
-    return renderRelevant(clean, budget);
+    for (const file of rankByWords(docs, promptTerms(prompt), now)) if (this.flags(file).length === 0) yield file;
   }
 
   /** The `max` most recently used or changed files that nothing flags, each with its start. */

@@ -58,6 +58,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { jsonlObjects } from './jsonl-lines';
 import type { MessageKind, MessageRole, Transcript, TranscriptMessage } from './transcript';
+import { missingOrThrow } from './unreadable-sessions';
 
 export interface ReadClaudeTranscriptOptions {
   /** The session's id (the file's name without `.jsonl`); otherwise taken from the lines. */
@@ -517,8 +518,9 @@ export function claudeTranscriptPath(cwd: string, sessionId: string, configDir: 
 }
 
 /**
- * The transcript of a session that ran in `cwd`, or null when there is none (or it is empty). The
- * cwd is tried as given and as its real path in NFC, the form Claude Code keys the directory by.
+ * The transcript of a session that ran in `cwd`, or null when there is none (or it is empty); a
+ * folder Cairn cannot read throws UnreadableSessionsError rather than say none. The cwd is tried
+ * as given and as its real path in NFC, the form Claude Code keys the directory by.
  */
 export async function findClaudeTranscript(cwd: string, sessionId: string, configDir: string = claudeConfigDir()): Promise<string | null> {
   const file = `${checkedSessionId(sessionId)}.jsonl`;
@@ -531,12 +533,12 @@ export async function findClaudeTranscript(cwd: string, sessionId: string, confi
     const names = [name];
     if (name.length > CLAUDE_PROJECT_DIR_MAX) {
       const prefix = `${name.slice(0, CLAUDE_PROJECT_DIR_MAX)}-`;
-      const listed = await readdir(projects).catch(() => [] as string[]);
+      const listed = await readdir(projects).catch((err: unknown) => (missingOrThrow(err, 'claude'), [] as string[]));
       for (const entry of listed) if (entry !== name && entry.startsWith(prefix)) names.push(entry);
     }
     for (const candidate of names) {
       const full = path.join(projects, candidate, file);
-      const info = await stat(full).catch(() => null);
+      const info = await stat(full).catch((err: unknown) => (missingOrThrow(err, 'claude'), null));
       if (info?.isFile() && info.size > 0) return full;
     }
   }

@@ -55,6 +55,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isObject, jsonlObjects, type Json, type JsonObject } from './jsonl-lines';
 import type { MessageKind, MessageRole, Transcript, TranscriptMessage } from './transcript';
+import { missingOrThrow } from './unreadable-sessions';
 
 export interface CodexRolloutOptions {
   /**
@@ -453,10 +454,12 @@ function describe(file: string): Omit<CodexRolloutFile, 'size' | 'mtimeMs'> {
   return { path: file, sessionId: uuid?.toLowerCase() ?? null, startedAt: `${day}T${hh}:${mm}:${ss}` };
 }
 
+/** A folder's entries: none when it is missing; one the OS refuses throws (UnreadableSessionsError). */
 function entries(dir: string): fs.Dirent[] {
   try {
     return fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (err) {
+    missingOrThrow(err, 'codex');
     return [];
   }
 }
@@ -464,7 +467,8 @@ function entries(dir: string): fs.Dirent[] {
 /**
  * Rollout files under `<codexHome>/sessions`: `YYYY/MM/DD/rollout-*.jsonl`, and the `rollout-*.jsonl`
  * the first versions wrote directly in `sessions/`. Oldest first (the names sort by time). A missing
- * or unreadable directory lists nothing; archived sessions (`archived_sessions/`) are not listed.
+ * directory lists nothing, an unreadable one throws UnreadableSessionsError; archived sessions
+ * (`archived_sessions/`) are not listed.
  */
 export function listCodexRollouts(options: { codexHome?: string; modifiedSince?: number } = {}): CodexRolloutFile[] {
   const sessions = path.join(options.codexHome ?? codexHome(), 'sessions');

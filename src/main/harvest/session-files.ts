@@ -6,7 +6,8 @@
  * itself. The encoding of Claude Code's folder is lossy (`/a/b-c` and `/a/b/c` share one), so the
  * cwd inside a file decides, never a folder's name alone.
  *
- * Invariant: reads names, stats and file heads only; nothing read is written. Every transcript is
+ * Invariant: reads names, stats and file heads only; nothing read is written. A folder of an agent
+ * that is missing holds no session; one the OS refuses throws UnreadableSessionsError, never "none". Every transcript is
  * opened by the rule of files from outside (outside/outside-file.ts, here `openTranscript`): a link
  * is followed only to a `.jsonl` file inside the user's home or the agents' own folders (never
  * into `.git`), and only a regular file is read, opened without blocking (a FIFO or a device in
@@ -22,6 +23,7 @@ import { codexHome, readCodexRollout } from './codex-rollout';
 import { geminiDir, readGeminiSession } from './gemini-session';
 import { COPILOT_EVENTS_FILE, copilotHome, readCopilotSession } from './copilot-session';
 import type { TranscriptAgent } from './transcript';
+import { missingOrThrow, sessionFolderNames } from './unreadable-sessions';
 
 /** Where the agents keep their sessions. */
 export interface TranscriptRoots {
@@ -94,20 +96,14 @@ export async function comparablePath(dir: string): Promise<string> {
   return (await fs.promises.realpath(resolved).catch(() => resolved)).normalize('NFC');
 }
 
+/** A session file, or null when it is gone or empty; a folder on its way refused throws (unreadable-sessions.ts). */
 function statFile(agent: TranscriptAgent, file: string): SessionFile | null {
   try {
     const info = fs.statSync(file);
     return info.isFile() && info.size > 0 ? { agent, file, mtimeMs: info.mtimeMs } : null;
-  } catch {
+  } catch (err) {
+    missingOrThrow(err, agent);
     return null;
-  }
-}
-
-function names(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 
@@ -127,19 +123,19 @@ export function claudeSessionFiles(configDir: string, cwds: readonly string[], b
     const name = claudeProjectDirName(cwd);
     folders.add(name);
     if (below) {
-      listed ??= names(projects);
+      listed ??= sessionFolderNames(projects, 'claude');
       for (const entry of listed) if (entry.startsWith(`${name}-`)) folders.add(entry);
     }
     if (name.length > CLAUDE_PROJECT_DIR_MAX) {
       const prefix = `${name.slice(0, CLAUDE_PROJECT_DIR_MAX)}-`;
-      listed ??= names(projects);
+      listed ??= sessionFolderNames(projects, 'claude');
       for (const entry of listed) if (entry.startsWith(prefix)) folders.add(entry);
     }
   }
   const files: SessionFile[] = [];
   for (const folder of folders) {
     const dir = path.join(projects, folder);
-    for (const entry of names(dir)) {
+    for (const entry of sessionFolderNames(dir, 'claude')) {
       if (!entry.endsWith('.jsonl')) continue;
       const found = statFile('claude', path.join(dir, entry));
       if (found) files.push(found);
@@ -165,7 +161,7 @@ export function codexSessionFiles(home: string, now: number, recentDays: number)
   const files: SessionFile[] = [];
   for (const day of days) {
     const dir = path.join(sessions, day);
-    for (const entry of names(dir)) {
+    for (const entry of sessionFolderNames(dir, 'codex')) {
       if (!entry.startsWith('rollout-') || !entry.endsWith('.jsonl')) continue;
       const found = statFile('codex', path.join(dir, entry));
       if (found) files.push(found);
@@ -182,7 +178,7 @@ export function codexSessionFiles(home: string, now: number, recentDays: number)
 export function geminiSessionFiles(dir: string, cwds: readonly string[]): SessionFile[] {
   const tmp = path.join(dir, 'tmp');
   const files: SessionFile[] = [];
-  for (const project of names(tmp)) {
+  for (const project of sessionFolderNames(tmp, 'gemini')) {
     let root: string;
     try {
       root = fs.readFileSync(path.join(tmp, project, '.project_root'), 'utf8').trim();
@@ -191,7 +187,7 @@ export function geminiSessionFiles(dir: string, cwds: readonly string[]): Sessio
     }
     if (!cwds.some((cwd) => isInside(root, cwd))) continue;
     const chats = path.join(tmp, project, 'chats');
-    for (const entry of names(chats)) {
+    for (const entry of sessionFolderNames(chats, 'gemini')) {
       if (!/^session-.*\.jsonl$/.test(entry)) continue;
       const found = statFile('gemini', path.join(chats, entry));
       if (found) files.push(found);
@@ -207,7 +203,7 @@ export function geminiSessionFiles(dir: string, cwds: readonly string[]): Sessio
 export function copilotSessionFiles(home: string, now: number, recentDays: number): SessionFile[] {
   const sessions = path.join(home, 'session-state');
   const files: SessionFile[] = [];
-  for (const id of names(sessions)) {
+  for (const id of sessionFolderNames(sessions, 'copilot')) {
     const found = statFile('copilot', path.join(sessions, id, COPILOT_EVENTS_FILE));
     if (found && found.mtimeMs >= now - recentDays * DAY_MS) files.push(found);
   }

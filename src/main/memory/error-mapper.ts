@@ -53,6 +53,8 @@ export function toolError(err: RuntimeError, command: string, path: string, case
       return new MemoryToolError(errors.unavailable(scope, err.detail ?? 'its host cannot be reached right now.'));
     case 'UNSAFE_ROOT':
       return new MemoryToolError(errors.unavailable(scope, err.detail ?? 'its directory is not one Cairn can use.'));
+    case 'UNREADABLE':
+      return new MemoryToolError(errors.unreadableFolder(path, err.errno ?? 'EACCES'));
     case 'HISTORY':
       return new MemoryToolError(errors.historyUnavailable(command.replace('_', ' '), path, err.errno ?? 'EIO'));
     case 'EINVAL':

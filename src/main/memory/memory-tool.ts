@@ -31,6 +31,7 @@ import {
   insertedText,
   renamedText,
   reviewText,
+  unreadableRowPath,
   withheldNames,
   type ViewRow,
 } from '../../common/memory/texts';
@@ -269,7 +270,7 @@ export class MemoryTool {
         if (!(err instanceof RuntimeError)) throw err;
         // One scope that cannot be used (its host unreachable, its root not Cairn's) leaves the
         // others in view, with the reason in its row.
-        if ((err.code !== 'UNSAFE_ROOT' && err.code !== 'UNREACHABLE') || !err.detail) throw toolError(err, 'view', scopePath);
+        if ((err.code !== 'UNSAFE_ROOT' && err.code !== 'UNREACHABLE' && err.code !== 'UNREADABLE') || !err.detail) throw toolError(err, 'view', scopePath);
         rows.push({ size: '-', path: `${scopePath}/ (unavailable: ${err.detail})` });
         continue;
       }
@@ -317,7 +318,9 @@ export class MemoryTool {
         withheld++;
         continue;
       }
-      entries.push({ size: formatFileSize(e.size), path: `${path}/${e.rel.join('/')}${e.type === 'directory' ? '/' : ''}` });
+      const shown = `${path}/${e.rel.join('/')}${e.type === 'directory' ? '/' : ''}`;
+      // A folder that cannot be read is said to be so, never shown as an empty one.
+      entries.push({ size: formatFileSize(e.size), path: e.unreadable ? unreadableRowPath(shown, e.unreadable) : shown });
     }
     return { size: formatFileSize(stat?.size ?? 0), entries, truncated: listed.length > MAX_FILES_PER_SCOPE, withheld };
   }
@@ -330,7 +333,7 @@ export class MemoryTool {
     const data = encodeContent(target.path, text, options.actor);
     const made: Change = { scope: target.scope, path: target.path, op: 'create' };
     // The history records the change before it is made (change-outbox.ts ChangeRecord).
-    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool');
+    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool', options.actor === 'agent' ? options.agent : undefined);
     await mapRuntimeErrors(
       () =>
         record.run(() =>
@@ -364,7 +367,7 @@ export class MemoryTool {
     let before: Uint8Array | null = null;
     let after: Uint8Array | null = null;
     const made: Change = { scope: target.scope, path: target.path, op: 'update' };
-    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool');
+    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool', options.actor === 'agent' ? options.agent : undefined);
     // One mapping, outside the lock: a runtime's BUSY must leave withLock as it is (an SSH
     // runtime tries again on it), and the operation's own cases read as this command's.
     const data = await mapRuntimeErrors(
@@ -429,7 +432,7 @@ export class MemoryTool {
     const b = availableScope(session, target.scope);
     const missing = () => errors.notFoundForDelete(target.path);
     const made: Change = { scope: target.scope, path: target.path, op: 'delete' };
-    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool');
+    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool', options.actor === 'agent' ? options.agent : undefined);
     // What the delete takes away, for the history: read by the remove itself, under the lock, and
     // recorded before it is removed.
     const before = record.before(made, (taken) => taken.map((f) => ({ rel: f.rel, before: f.data ?? 'unknown', after: null })));
@@ -455,7 +458,7 @@ export class MemoryTool {
     const b = availableScope(session, source.scope);
     checkNames(dest, options.actor);
     const made: Change = { scope: source.scope, path: dest.path, oldPath: source.path, op: 'rename' };
-    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool');
+    const record = this.outbox.begin(session, options.actor, options.cause ?? 'tool', options.actor === 'agent' ? options.agent : undefined);
     // Each file where it will be, and where it was: the same bytes; recorded before the move.
     const before = record.before(made, (moved) =>
       moved.map((f) => ({ rel: [...dest.segments, ...f.rel.slice(source.segments.length)], oldRel: f.rel, before: f.data ?? 'unknown', after: f.data ?? 'unknown' })),

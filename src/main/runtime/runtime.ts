@@ -36,6 +36,11 @@ export interface ListedEntry {
    * clock tick or per second): such a file is read again every time until it has settled.
    */
   readonly version: string | null;
+  /**
+   * For a directory whose entries could not be read (its mode, or another user's folder): the OS
+   * code (EACCES). What it holds is unknown, never none: its files are not listed.
+   */
+  readonly unreadable?: string;
 }
 
 /**
@@ -60,6 +65,11 @@ export type RuntimeErrorCode =
   | 'ENOTDIR'
   /** The path is a directory where a file was expected. */
   | 'EISDIR'
+  /**
+   * A directory whose entries cannot be read (a listing of it, a view): never taken for an empty
+   * one. `errno` carries the OS code (EACCES), `detail` the reason for a scope whose root it is.
+   */
+  | 'UNREADABLE'
   /** The path is neither a regular file nor a directory. */
   | 'NOT_FILE'
   /** Resolution would leave the scope root (or the root would leave its anchor). */
@@ -97,6 +107,17 @@ export class RuntimeError extends Error {
   ) {
     super(errno ? `${code} (${errno})` : code);
   }
+}
+
+/** The UNREADABLE error of a directory whose entries the OS refused to give (`errno`: EACCES...). */
+export function unreadableFolder(errno: string): RuntimeError {
+  const why = errno === 'EACCES' || errno === 'EPERM' ? 'permission denied' : errno;
+  return new RuntimeError(
+    'UNREADABLE',
+    errno,
+    undefined,
+    `Cairn cannot read its folder (${why}), so what it holds is unknown. Make the folder readable by you (its owner can run \`chmod u+rx\` on it) to use this scope.`,
+  );
 }
 
 /** What makes a scope's root unusable (RuntimeError UNSAFE_ROOT). */
@@ -171,6 +192,11 @@ export interface ListOptions {
   readonly limit: number;
   /** List files only (directories are walked, not returned, and do not count towards `limit`). */
   readonly filesOnly?: boolean;
+  /**
+   * With `filesOnly`: return the directories that could not be read all the same (ListedEntry
+   * `unreadable`, counting towards `limit`), so the caller can say so instead of showing nothing.
+   */
+  readonly withUnreadable?: boolean;
 }
 
 export interface Runtime {
@@ -206,7 +232,11 @@ export interface Runtime {
    * based on, written only if they still match: one request instead of a read and a write.
    */
   editFile(root: ScopeRoot, rel: readonly string[], maxBytes: number, change: (data: Uint8Array) => Uint8Array, beforeChange?: BeforeChange): Promise<Uint8Array>;
-  /** Entries below a directory, sorted by name, hidden and unsafe names skipped; null if missing. */
+  /**
+   * Entries below a directory, sorted by name, hidden and unsafe names skipped; null if missing.
+   * A directory below that cannot be read is listed with `unreadable` (and nothing of it); the
+   * listed directory itself being unreadable throws UNREADABLE.
+   */
   list(root: ScopeRoot, rel: readonly string[], options: ListOptions): Promise<ListedEntry[] | null>;
   /** Listed regular files in the whole scope, counting up to `limit`. */
   countFiles(root: ScopeRoot, limit: number): Promise<number>;

@@ -24,7 +24,13 @@ export const memoryFileSchema = z.object({
   flags: z.array(scanFlagSchema),
 });
 
-export const scopeStatusSchema = z.object({ scope: z.enum(SCOPES), available: z.boolean(), reason: z.string().nullable() });
+export const scopeStatusSchema = z.object({
+  scope: z.enum(SCOPES),
+  available: z.boolean(),
+  reason: z.string().nullable(),
+  /** Folders of the scope Cairn cannot read (virtual paths): shown as such, never as empty ones. */
+  unreadableFolders: z.array(z.string()).optional(),
+});
 
 /**
  * What `memory.onChange` streams: first `ready` once the server is listening to every source (the
@@ -66,8 +72,13 @@ export const memoryContract = {
     .output(z.object({ files: z.array(memoryFileSchema), scopes: z.array(scopeStatusSchema) })),
   /** A file's content, for the editor: the person opens it, so its badge is cleared (not a use). */
   read: oc.input(z.object({ workspaceId: workspaceRef, path: memoryPath })).output(z.object({ content: z.string(), sha256 })),
-  /** The view's files with changes by agents or outside Cairn since the person last opened them. */
-  badges: oc.input(z.object({ workspaceId: workspaceRef })).output(z.object({ badges: z.array(fileBadgeSchema) })),
+  /**
+   * The view's files with changes by agents or outside Cairn since the person last opened them, and
+   * when the person last marked the whole view seen (absent: never): a badge newer is new to them.
+   */
+  badges: oc.input(z.object({ workspaceId: workspaceRef })).output(z.object({ badges: z.array(fileBadgeSchema), lookedAt: z.string().optional() })),
+  /** "Mark all seen": every badge of the view shown now stops being new (it stays a badge until the file is opened). */
+  markAllSeen: oc.input(z.object({ workspaceId: workspaceRef })).output(z.object({ lookedAt: z.string() })),
   save: oc
     .input(z.object({ workspaceId: workspaceRef, path: memoryPath, content: z.string(), expectedSha256: sha256.nullable() }))
     .output(saveResultSchema),

@@ -13,6 +13,7 @@ import { subscribeSession } from '../../journal/session-changes';
 import { promptTerms } from '../../context/relevance-index';
 import { hitLine, searchFiles } from '../../context/session-search';
 import { scanContent } from '../../memory/scanners/content-scanner';
+import { lookedView } from '../../memory/seen-store';
 import type { MemorySession } from '../../memory/session';
 import type { RouterContext } from '../context';
 import { os, withSession } from '../base';
@@ -51,7 +52,8 @@ export const memory = {
       scopes: (['global', 'project', 'workspace'] as const).map((scope) => {
         const out = snapshot.unavailable.find((u) => u.scope === scope);
         const folderProblem = out && scope === 'project' && input.workspaceId !== null ? context.registry.folderProblem(input.workspaceId) : null;
-        return { scope, available: !out, reason: out ? (folderProblem ?? out.reason) : null };
+        const unreadable = snapshot.unreadable.filter((u) => u.scope === scope).map((u) => u.path);
+        return { scope, available: !out, reason: out ? (folderProblem ?? out.reason) : null, ...(unreadable.length > 0 ? { unreadableFolders: unreadable } : {}) };
       }),
     };
   }),
@@ -61,7 +63,11 @@ export const memory = {
     await markSeen(context, context.session, input.path, at);
     return doc;
   }),
-  badges: os.memory.badges.use(withSession).handler(({ context }) => ({ badges: context.seen.badges(context.session, context.versions.store) })),
+  badges: os.memory.badges.use(withSession).handler(({ context }) => {
+    const lookedAt = context.seen.lookedAt(lookedView(context.session.workspaceId));
+    return { badges: context.seen.badges(context.session, context.versions.store), ...(lookedAt === null ? {} : { lookedAt }) };
+  }),
+  markAllSeen: os.memory.markAllSeen.use(withSession).handler(async ({ context }) => ({ lookedAt: await context.seen.markLooked(lookedView(context.session.workspaceId)) })),
   save: os.memory.save.use(withSession).handler(async ({ input, context }) => {
     const at = context.seen.stamp();
     const outcome = await context.service.save(input.path, input.content, input.expectedSha256, context.session);

@@ -8,12 +8,13 @@
  * any `.git` there, and a listing never walks through a linked directory (a link to its own parent
  * would list the same files a thousand times over; the files are listed where they really are). Each listed file carries a version for the caches of its
  * readers (ListedEntry.version): its device, inode, size, mtime and ctime, or null while its last
- * change is too recent for those to be trusted to move on the next one.
+ * change is too recent for those to be trusted to move on the next one. A folder that cannot be
+ * read is never listed as an empty one: it is marked `unreadable` (or, listed itself, throws).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isListedName } from '../../../common/memory/paths';
-import { VERSION_SETTLE_MS, type CapturedFile, type FileContent, type ListOptions, type ListedEntry } from '../runtime';
+import { RuntimeError, VERSION_SETTLE_MS, unreadableFolder, type CapturedFile, type FileContent, type ListOptions, type ListedEntry } from '../runtime';
 import { TEMP_PREFIX } from './atomic-write';
 import { checkInside, realpath, resolveTarget } from './containment';
 
@@ -25,54 +26,82 @@ export function versionOf(st: fs.Stats, now: number): string | null {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
+/** The OS code of a failed read of a directory or an entry in it. */
+function codeOf(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? 'EIO';
+}
+
 /**
  * The listed entries below `dir` (a resolved directory inside `rootReal`), sorted by name at each
- * level, walked depth-first up to `options.depth` levels and cut at `options.limit`.
+ * level, walked depth-first up to `options.depth` levels and cut at `options.limit`. A directory
+ * below whose entries cannot be read (readdir, or an lstat of what it names, refused) is listed
+ * with `unreadable`, and with `withUnreadable` even in a files-only listing; `dir` itself being
+ * unreadable throws UNREADABLE. One that is gone meanwhile (ENOENT) lists as what it now is: nothing.
  */
 export function listTree(rootReal: string, dir: string, options: ListOptions, now: number): ListedEntry[] {
   const out: ListedEntry[] = [];
   let counted = 0;
-  const walk = (hostDir: string, prefix: readonly string[], level: number): void => {
+  /** Lists `hostDir` into `out`: the OS code when it (or a name in it) could not be read, else null. */
+  const walk = (hostDir: string, prefix: readonly string[], level: number): string | null => {
     let names: string[];
     try {
       // The default order is by UTF-16 code units, as `a < b`, without a call per comparison.
       names = fs.readdirSync(hostDir).sort();
-    } catch {
-      return;
+    } catch (err) {
+      const code = codeOf(err);
+      return code === 'ENOENT' || code === 'ENOTDIR' ? null : code;
     }
+    let refused: string | null = null;
     // A listed name holds no separator and is never '.' or '..': appending it is what path.join
     // would give, without normalizing the whole path again for every file (a fifth of a listing).
     const base = hostDir.endsWith(path.sep) ? hostDir : hostDir + path.sep;
     for (const name of names) {
-      if (counted >= options.limit) return;
+      if (counted >= options.limit) return refused;
       if (!isListedName(name)) continue;
       const hostPath = base + name;
       let st: fs.Stats;
       let linked = false;
       try {
         st = fs.lstatSync(hostPath);
-        if (st.isSymbolicLink()) {
+      } catch (err) {
+        // A folder that may be read but not searched (r--) names its entries and hides them.
+        const code = codeOf(err);
+        if (code !== 'ENOENT') refused ??= code;
+        continue;
+      }
+      if (st.isSymbolicLink()) {
+        try {
           checkInside(realpath(hostPath), rootReal);
           st = fs.statSync(hostPath);
           linked = true;
+        } catch {
+          continue; // a link leading out of the root, or nowhere, is not listed
         }
-      } catch {
-        continue;
       }
       const rel = prefix.concat(name);
       if (st.isDirectory()) {
+        const entry: { -readonly [K in keyof ListedEntry]: ListedEntry[K] } = { rel, type: 'directory', size: st.size, mtimeMs: st.mtimeMs, version: null };
         if (!options.filesOnly) {
-          out.push({ rel, type: 'directory', size: st.size, mtimeMs: st.mtimeMs, version: null });
+          out.push(entry);
           counted++;
         }
-        if (level < options.depth && !linked) walk(hostPath, rel, level + 1);
+        const code = level < options.depth && !linked ? walk(hostPath, rel, level + 1) : null;
+        if (code !== null) {
+          entry.unreadable = code;
+          if (options.filesOnly && options.withUnreadable && counted < options.limit) {
+            out.push(entry);
+            counted++;
+          }
+        }
       } else if (st.isFile()) {
         out.push({ rel, type: 'file', size: st.size, mtimeMs: st.mtimeMs, version: versionOf(st, now) });
         counted++;
       }
     }
+    return refused;
   };
-  walk(dir, [], 1);
+  const code = walk(dir, [], 1);
+  if (code !== null) throw unreadableFolder(code);
   return out;
 }
 
@@ -81,7 +110,9 @@ export function listTree(rootReal: string, dir: string, options: ListOptions, no
  * any name, listed or not (hidden names and node_modules too), so no name lets a scope grow past
  * it; only a writer's own temp files are left out. Symbolic links are neither counted nor walked
  * (what a link inside the root leads to is counted where it is). A create counts its scope under
- * the lock, so the directory entries' own types say what each is, without a stat apiece.
+ * the lock, so the directory entries' own types say what each is, without a stat apiece. A folder
+ * that cannot be read counts what can be seen of it, nothing: the cap is a bound on what Cairn
+ * lists, and a write into that folder fails on its own (permission denied).
  */
 export function countFiles(rootReal: string, limit: number): number {
   let count = 0;
@@ -90,7 +121,7 @@ export function countFiles(rootReal: string, limit: number): number {
     try {
       entries = fs.readdirSync(hostDir, { withFileTypes: true });
     } catch {
-      return;
+      return; // unreadable or gone: nothing of it can be listed either (see above)
     }
     for (const entry of entries) {
       if (count >= limit) return;
@@ -163,7 +194,9 @@ export function readHeads(rootReal: string, rels: ReadonlyArray<readonly string[
 /**
  * The files at `hostPath` (what `st`, its lstat, says it is: a file, or a directory walked without
  * following links, listed names only), each read up to `maxBytes`: what a remove takes away or a
- * rename moves, for the version history. `rel` is where `hostPath` is in its root.
+ * rename moves, for the version history. `rel` is where `hostPath` is in its root. A folder in it
+ * that cannot be read throws (IO, its OS code): the history could not record what the change takes
+ * away, so the change is refused rather than made with files it does not know of.
  */
 export function captureFiles(hostPath: string, st: fs.Stats, rel: readonly string[], maxBytes: number): CapturedFile[] {
   if (st.isFile()) return [{ rel, data: readWhole(hostPath, st, maxBytes) }];
@@ -173,13 +206,20 @@ export function captureFiles(hostPath: string, st: fs.Stats, rel: readonly strin
     let names: string[];
     try {
       names = fs.readdirSync(dir).sort();
-    } catch {
-      return;
+    } catch (err) {
+      const code = codeOf(err);
+      if (code === 'ENOENT') return;
+      throw new RuntimeError('IO', code);
     }
     for (const name of names) {
       if (!isListedName(name)) continue;
       const p = path.join(dir, name);
-      const s = fs.lstatSync(p, { throwIfNoEntry: false });
+      let s: fs.Stats | undefined;
+      try {
+        s = fs.lstatSync(p, { throwIfNoEntry: false });
+      } catch (err) {
+        throw new RuntimeError('IO', codeOf(err));
+      }
       if (s?.isDirectory()) walk(p, [...prefix, name]);
       else if (s?.isFile()) out.push({ rel: [...prefix, name], data: readWhole(p, s, maxBytes) });
     }

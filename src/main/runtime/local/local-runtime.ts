@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { lockPathFor, withLocalLock } from './file-lock';
 import {
   RuntimeError,
+  unreadableFolder,
   type BeforeChange,
   type Capture,
   type CapturedFile,
@@ -93,7 +94,15 @@ export class LocalRuntime implements Runtime {
     try {
       const rootReal = resolveRoot(root, false);
       if (!rootReal) throw new RuntimeError('ENOENT');
-      fd = openResolved(resolveTarget(rootReal, rel, true), fsc.O_RDONLY | fsc.O_NONBLOCK);
+      const target = resolveTarget(rootReal, rel, true);
+      try {
+        fd = openResolved(target, fsc.O_RDONLY | fsc.O_NONBLOCK);
+      } catch (err) {
+        // A folder Cairn may not open is one it cannot read, not a failed read of a file.
+        const e = toRuntimeError(err);
+        if (e.code === 'IO' && (e.errno === 'EACCES' || e.errno === 'EPERM') && fs.statSync(target, { throwIfNoEntry: false })?.isDirectory()) throw unreadableFolder(e.errno);
+        throw e;
+      }
     } catch (err) {
       throw toRuntimeError(err);
     }

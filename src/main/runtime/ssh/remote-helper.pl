@@ -241,7 +241,9 @@ $ops{read} = sub {
   my ($root, $anchor, $rel, $max, $pdepth, $plimit) = @_;
   my $rr = root_real($root, $anchor, 0); fail('ENOENT') unless defined $rr;
   my $t = target($rr, $rel, 1);
-  my $fh = open_resolved($t);
+  # A folder that may not be opened is one Cairn cannot read, not a failed read of a file.
+  my $fh = eval { open_resolved($t) };
+  if (my $err = $@) { die $err unless ref $err && $err->{code} eq 'IO' && ($err->{errno} eq 'EACCES' || $err->{errno} eq 'EPERM') && -d $t; fail('UNREADABLE', $err->{errno}) }
   my @st = stat $fh;
   if (S_ISDIR($st[2])) {
     my @extra;
@@ -333,38 +335,52 @@ $ops{cwrite} = sub {
   $ops{write}->($root, $anchor, $rel, '0', $data);
   return ('ok');
 };
-# Listings: every entry as [rel, type, size, mtime, version, has, head]. A file's version (device,
+# Listings: every entry as [rel, type, size, mtime, version, has, head]. A directory below whose
+# entries cannot be read (opendir, or an lstat of a name in it, refused) has type 'unreadable' and
+# the OS code in place of a version (the client's ListedEntry.unreadable), in a files-only listing
+# too when $withunreadable; the listed directory itself unreadable fails UNREADABLE (never an
+# empty listing). A file's version (device,
 # inode, size, mtime, ctime) is empty while its last change is too recent to tell from the next
 # (the client's ListedEntry.version). Heads are sent for files when asked (the index's listing, one
 # trip): 'has' is '1' with the head, or '=' with none when this helper already sent this file's
 # head at this very version on this connection (the client keeps what it was sent), '0' for no head.
 my %sent;
 $ops{list} = sub {
-  my ($root, $anchor, $rel, $depth, $limit, $filesonly, $heads) = @_;
+  my ($root, $anchor, $rel, $depth, $limit, $filesonly, $heads, $withunreadable) = @_;
   my $rr = root_real($root, $anchor, 0);
   return ($rel eq '' ? 'some' : 'none') unless defined $rr;
   my $dir = eval { my $d = target($rr, $rel, 1); stat $d or os_fail(); fail('ENOTDIR') unless -d _; $d };
   if (my $err = $@) { die $err unless ref $err && $err->{code} eq 'ENOENT'; return ($rel eq '' ? 'some' : 'none') }
   my $now = $HIRES ? Time::HiRes::time() : time();
   my @out; my $count = 0;
+  # Lists $host into @out: the OS code when it (or a name in it) could not be read, else undef.
   my $walk; $walk = sub {
     my ($host, $prefix, $level) = @_;
-    opendir(my $dh, $host) or return;
+    my $dh;
+    if (!opendir($dh, $host)) { my $e = errname(); return ($e eq 'ENOENT' || $e eq 'ENOTDIR') ? undef : $e }
     my @names = sort grep { $_ ne '.' && $_ ne '..' } readdir $dh;
     closedir $dh;
+    my $refused;
     for my $name (@names) {
-      return if $count >= $limit;
+      return $refused if $count >= $limit;
       next unless listed_name($name);
       my $hp = "$host/$name";
-      my @st = lstat $hp or next;
+      # A folder that may be read but not searched (r--) names its entries and hides them.
+      my @st = lstat $hp;
+      if (!@st) { my $e = errname(); $refused //= $e if $e ne 'ENOENT'; next }
       my $linked = 0;
       if (S_ISLNK($st[2])) { my $real = Cwd::abs_path($hp); next unless defined $real && (stat $hp) && eval { contained($real, $rr); 1 }; @st = stat $hp or next; $linked = 1 }
       my $er = $prefix eq '' ? $name : "$prefix/$name";
       if (S_ISDIR($st[2])) {
-        if ($filesonly ne '1') { push @out, $er, 'directory', $st[7], mtime_of($hp, 1, @st), '', '0', ''; $count++ }
+        my $at;
+        if ($filesonly ne '1') { $at = scalar @out; push @out, $er, 'directory', $st[7], mtime_of($hp, 1, @st), '', '0', ''; $count++ }
         # Never through a linked directory: a link to its own parent would list the same files over
         # and over; they are listed where they really are.
-        $walk->($hp, $er, $level + 1) if $level < $depth && !$linked;
+        my $code = ($level < $depth && !$linked) ? $walk->($hp, $er, $level + 1) : undef;
+        if (defined $code) {
+          if (defined $at) { @out[$at + 1, $at + 4] = ('unreadable', $code) }
+          elsif (($withunreadable // '0') eq '1' && $count < $limit) { push @out, $er, 'unreadable', $st[7], mtime_of($hp, 1, @st), $code, '0', ''; $count++ }
+        }
       } elsif (S_ISREG($st[2])) {
         my $mtime = mtime_of($hp, 1, @st);
         my @h = $HIRES ? Time::HiRes::stat($hp) : ();
@@ -383,9 +399,11 @@ $ops{list} = sub {
         push @out, $er, 'file', $st[7], $mtime, $version, $has, $head; $count++;
       }
     }
+    return $refused;
   };
-  $walk->($dir, '', 1);
+  my $code = $walk->($dir, '', 1);
   undef $walk;
+  fail('UNREADABLE', $code) if defined $code;
   return ('some', @out);
 };
 $ops{count} = sub {
@@ -410,7 +428,9 @@ $ops{count} = sub {
 };
 # The files at $p (a file, or a directory walked without following links, listed names only),
 # pushed on @$out as [rel, '1', bytes] or [rel, '0', ''] when not read whole (over $max bytes, a hard
-# link): what a remove takes away or a rename moves, for the client's version history.
+# link): what a remove takes away or a rename moves, for the client's version history. A folder
+# in it that cannot be read fails IO with its code: the history could not record what the change
+# takes away, so the change is refused (as LocalRuntime's captureFiles).
 sub capture_tree {
   my ($p, $rel, $max, $out) = @_;
   my @st = lstat $p or return;
@@ -426,10 +446,15 @@ sub capture_tree {
     return;
   }
   return unless S_ISDIR($st[2]);
-  opendir(my $dh, $p) or return;
+  my $dh;
+  if (!opendir($dh, $p)) { my $e = errname(); return if $e eq 'ENOENT'; fail('IO', $e) }
   my @names = sort grep { $_ ne '.' && $_ ne '..' } readdir $dh;
   closedir $dh;
-  for my $n (@names) { capture_tree("$p/$n", "$rel/$n", $max, $out) if listed_name($n) }
+  for my $n (@names) {
+    next unless listed_name($n);
+    if (!lstat "$p/$n") { my $e = errname(); next if $e eq 'ENOENT'; fail('IO', $e) }
+    capture_tree("$p/$n", "$rel/$n", $max, $out);
+  }
 }
 $ops{rename} = sub {
   my ($root, $anchor, $from, $to, $capture) = @_;

@@ -31,7 +31,7 @@ import * as fs from 'node:fs';
 import { VERSION_SETTLE_MS } from '../runtime';
 
 /** Bumped when the wire format or an operation changes; the client refuses a mismatch. */
-export const HELPER_VERSION = '12';
+export const HELPER_VERSION = '13';
 
 /**
  * The shell command that starts the helper: reads the program's length and text from stdin and

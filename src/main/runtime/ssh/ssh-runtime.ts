@@ -29,10 +29,10 @@ import { Mutex } from 'async-mutex';
 import { INDEX_HEAD_BYTES, MAX_FILES_PER_SCOPE, VIEW_DEPTH } from '../../../common/memory/constants';
 import { isListedName } from '../../../common/memory/paths';
 import { LOCK_STALE_MS } from '../local/file-lock';
-import { RuntimeError, unsafeRootDetail, type BeforeChange, type Capture, type CapturedFile, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
+import { RuntimeError, unreadableFolder, unsafeRootDetail, type BeforeChange, type Capture, type CapturedFile, type EntryStat, type EntryType, type FileContent, type ListOptions, type ListedEntry, type Runtime, type RuntimeErrorCode, type ScopeRoot } from '../runtime';
 import { SshError, type SshConnection } from './ssh-connection';
 
-const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'UNSAFE_ROOT', 'IO']);
+const CODES: ReadonlySet<string> = new Set<RuntimeErrorCode>(['ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'NOT_FILE', 'ESCAPE', 'TOO_LARGE', 'EINVAL', 'BUSY', 'UNREACHABLE', 'UNSAFE_ROOT', 'UNREADABLE', 'IO']);
 const LOCK_WAIT_MS = 30_000;
 /** How long a directory's prefetched stat and listing may serve the view that asked for them. */
 const PREFETCH_MS = 2_000;
@@ -185,6 +185,7 @@ export class SshRuntime implements Runtime {
     // The helper names the root's component at fault (relative to the checkout); the reason is
     // worded here, once for both runtimes.
     if (code === 'UNSAFE_ROOT') throw new RuntimeError(code, errno, undefined, unsafeRootDetail(errno ?? '', res[3]?.toString('utf8') ?? '.', res[4]?.toString('utf8')));
+    if (code === 'UNREADABLE') throw unreadableFolder(errno ?? 'EACCES');
     throw new RuntimeError(code, code === 'IO' ? (errno ?? 'EIO') : errno, size);
   }
 
@@ -326,7 +327,8 @@ export class SshRuntime implements Runtime {
   }
 
   /**
-   * Entries of a helper listing answer (['some'|'none', then 7 fields per entry]), with the heads
+   * Entries of a helper listing answer (['some'|'none', then 7 fields per entry; a directory it
+   * could not read has the type 'unreadable' and its OS code for a version]), with the heads
    * it carried: sent ('1'), or kept here from an earlier answer at the same version ('=').
    */
   private parseListing(res: Buffer[], withHeads: boolean, rootKey: string): { found: boolean; entries: ListedEntry[]; heads: Map<string, Buffer> } {
@@ -340,9 +342,13 @@ export class SshRuntime implements Runtime {
       const segments = relText.split('/');
       // Defense in depth: the helper applies the same rules; a name it let through is still skipped.
       if (!segments.every((s) => isListedName(s))) continue;
-      const type = res[i + 1]!.toString() === 'directory' ? 'directory' : 'file';
+      const kind = res[i + 1]!.toString();
+      const type = kind === 'directory' || kind === 'unreadable' ? 'directory' : 'file';
       const version = type === 'file' && res[i + 4]!.length > 0 ? res[i + 4]!.toString() : null;
-      entries.push({ rel: segments, type, size: Number(res[i + 2]!.toString()), mtimeMs: Number(res[i + 3]!.toString()), version });
+      const size = Number(res[i + 2]!.toString());
+      const mtimeMs = Number(res[i + 3]!.toString());
+      // A directory the helper could not read carries the OS code where a file has its version.
+      entries.push(kind === 'unreadable' ? { rel: segments, type, size, mtimeMs, version, unreadable: res[i + 4]!.toString() || 'EACCES' } : { rel: segments, type, size, mtimeMs, version });
       if (!withHeads || type !== 'file') continue;
       const has = res[i + 5]!.toString();
       const kept = before?.get(relText);
@@ -367,7 +373,7 @@ export class SshRuntime implements Runtime {
     // A whole-scope files-only listing is the index's: bring the heads along (one round trip).
     const withHeads = options.filesOnly === true && rel.length === 0;
     const depth = Number.isFinite(options.depth) ? options.depth : 1_000_000;
-    const res = await this.call(['list', root.path, root.anchor, relText, String(depth), String(options.limit), options.filesOnly ? '1' : '0', String(withHeads ? INDEX_HEAD_BYTES : 0)]);
+    const res = await this.call(['list', root.path, root.anchor, relText, String(depth), String(options.limit), options.filesOnly ? '1' : '0', String(withHeads ? INDEX_HEAD_BYTES : 0), options.withUnreadable ? '1' : '0']);
     const listed = this.parseListing(res, withHeads, rootKey);
     if (!listed.found) return null;
     if (withHeads) this.heads.set(rootKey, listed.heads);
