@@ -23,6 +23,7 @@ import { isGitDir, isSafeName } from '../../common/memory/paths';
 import { CLAUDE_PROJECT_DIR_MAX, claudeProjectDirName } from '../harvest/claude-transcript';
 import { findGitRoot } from '../workspaces/identity';
 import type { WorkspaceRegistry } from '../workspaces/registry';
+import { errnoOf } from '../runtime/local/containment';
 import { RuntimeError } from '../runtime/runtime';
 import type { CheckoutFileFound } from '../runtime/ssh/ssh-runtime';
 import { CATALOGUE, entryFor, MAX_FILES_PER_PATTERN, MAX_PATTERN_DEPTH, nameMatches, type CatalogueEntry } from './catalogue';
@@ -106,22 +107,27 @@ function projectFolders(homeReal: string | null, dirs: readonly string[]): strin
     names.add(name);
     if (name.length > CLAUDE_PROJECT_DIR_MAX && homeReal) {
       const prefix = `${name.slice(0, CLAUDE_PROJECT_DIR_MAX)}-`;
-      listed ??= safeNames(path.join(homeReal, '.claude', 'projects'));
+      listed ??= safeNames(path.join(homeReal, '.claude', 'projects'), '~/.claude/projects');
       for (const entry of listed) if (entry.startsWith(prefix)) names.add(entry);
     }
   }
   return [...names].filter(isSafeName);
 }
 
-function safeNames(dir: string): string[] {
+/**
+ * The names in `dir` a path may hold, sorted; none when it is not there. A folder that is there but
+ * cannot be read is refused (`shown`: how the person knows it), never listed as holding nothing.
+ */
+function safeNames(dir: string, shown: string): string[] {
+  let names: string[];
   try {
-    return fs
-      .readdirSync(dir)
-      .filter((n) => isSafeName(n))
-      .sort();
-  } catch {
-    return [];
+    names = fs.readdirSync(dir);
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new AgentFilesError(`Cairn cannot read the folder ${shown} (${code}), so the agent files in it cannot be listed. Check its owner and permissions.`);
   }
+  return names.filter((n) => isSafeName(n)).sort();
 }
 
 /** The id (display path) of a file: `~/<rel>` for the home's, `<rel>` for the checkout's. */
@@ -229,7 +235,7 @@ function walk(base: Base, dir: readonly string[], entry: CatalogueEntry): string
   if (start === null) return [];
   const out: string[][] = [];
   const visit = (real: string, rel: readonly string[], depth: number): void => {
-    for (const name of safeNames(real)) {
+    for (const name of safeNames(real, idOf(entry.place, rel))) {
       if (out.length >= MAX_FILES_PER_PATTERN) return;
       if (isGitDir(name)) continue;
       const st = fs.lstatSync(path.join(real, name), { throwIfNoEntry: false });

@@ -151,7 +151,7 @@ export function realDir(base: Base, rel: readonly string[]): string | null {
   try {
     real = realpathOrNull(path.join(base.real, ...rel));
   } catch {
-    return null;
+    return null; // cannot be resolved (a link loop, a folder that cannot be searched): no folder to read
   }
   if (real === null || insideBase(base, real) !== 'inside') return null;
   return fs.statSync(real, { throwIfNoEntry: false })?.isDirectory() ? real : null;

@@ -182,7 +182,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     try {
       body = fs.readFileSync(file);
     } catch {
-      return false;
+      return false; // no such page: the caller answers 404
     }
     res.writeHead(200, {
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',

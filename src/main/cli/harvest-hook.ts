@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { COPILOT_EVENTS_FILE, copilotHome } from '../harvest/copilot-session';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
+import { errnoOf } from '../runtime/local/containment';
 import { assertOwnHome } from '../runtime/local/ownership';
 import { resolveHome } from '../workspaces/home-dir';
 import { localWorkspaceId } from '../workspaces/session';
@@ -25,15 +26,27 @@ import { readAll } from './read-all';
 import type { CliIo } from './tool-command';
 
 
-/** Whether harvest is on for `workspaceId` in the home's settings (config.json, read without zod). */
+/**
+ * Whether harvest is on for `workspaceId` in the home's settings (config.json, read without zod).
+ * No settings file means off, the default; one that cannot be read or is not JSON throws, so the
+ * hook's note says why nothing was harvested instead of taking harvest for off.
+ */
 export function harvestEnabled(home: string, workspaceId: string): boolean {
+  let text: string;
   try {
-    const config = JSON.parse(fs.readFileSync(path.join(home, 'config.json'), 'utf8')) as { settings?: { harvestWorkspaces?: unknown } };
-    const on = config.settings?.harvestWorkspaces;
-    return Array.isArray(on) && on.includes(workspaceId);
-  } catch {
-    return false;
+    text = fs.readFileSync(path.join(home, 'config.json'), 'utf8');
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return false;
+    throw new Error(`the settings (config.json in Cairn's home) cannot be read (${errnoOf(err)})`, { cause: err });
   }
+  let config: { settings?: { harvestWorkspaces?: unknown } } | null;
+  try {
+    config = JSON.parse(text) as typeof config;
+  } catch {
+    throw new Error("the settings (config.json in Cairn's home) are not JSON");
+  }
+  const on = config?.settings?.harvestWorkspaces;
+  return Array.isArray(on) && on.includes(workspaceId);
 }
 
 /** Copilot CLI's session file of `sessionId` (a uuid, so no path can be made of it), when it is there. */

@@ -48,7 +48,7 @@ export function runningServer(home: string): { url: string; port: number; token:
     const info = JSON.parse(fs.readFileSync(path.join(home, 'server.json'), 'utf8')) as { url: string; port: number; token: string; pid: number };
     return processRuns(info.pid) ? info : null;
   } catch {
-    return null;
+    return null; // no server.json (or a torn one): no server announced itself
   }
 }
 
@@ -115,7 +115,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     try {
       const info = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { pid?: number };
       if (info.pid === process.pid) fs.rmSync(infoFile, { force: true });
-    } catch {}
+    } catch {
+      // Gone, or another server's now: one left behind names no running server (runningServer checks its pid).
+    }
   }
   // Asked to stop, it stops: if closing hangs (a watched root vanishing mid-close, say), the
   // process still ends within a few seconds rather than lingering with its port and watchers.

@@ -236,7 +236,7 @@ function readLink(link: string): string | null {
   try {
     return fs.readlinkSync(link);
   } catch {
-    return null;
+    return null; // no link (or not a link): no host serves, and this one may claim it
   }
 }
 

@@ -131,7 +131,9 @@ if (!app.requestSingleInstanceLock()) {
     try {
       const info = JSON.parse(fs.readFileSync(path.join(home, 'server.json'), 'utf8')) as { pid?: number };
       if (info.pid === process.pid) fs.rmSync(path.join(home, 'server.json'), { force: true });
-    } catch {}
+    } catch {
+      // Gone, or another server's now: one left behind names no running server (runningServer checks its pid).
+    }
     setTimeout(() => app.exit(0), SHUTDOWN_DEADLINE_MS).unref();
     void (async () => {
       try {

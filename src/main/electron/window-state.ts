@@ -1,11 +1,15 @@
 /**
  * Remembers the main window's size, position and maximized state in <home>/window-state.json,
  * written whole (runtime/local/atomic-write.ts): a full disk leaves the last state, not an empty file.
+ * A file that is not JSON is set aside and reported like every file of Cairn's own
+ * (setAsideDamaged); a state out of range (a window made smaller than the defaults allow) just
+ * opens at the defaults. Nothing here ever keeps the window from opening or closing.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { writeOwnFileSync } from '../runtime/local/atomic-write';
+import { setAsideDamaged, writeOwnFileSync } from '../runtime/local/atomic-write';
+import { errnoOf } from '../runtime/local/containment';
 
 const stateSchema = z.object({
   x: z.number().int().optional(),
@@ -16,16 +20,35 @@ const stateSchema = z.object({
 });
 export type WindowState = z.infer<typeof stateSchema>;
 
+const FILE = 'window-state.json';
+
 export function loadWindowState(home: string): WindowState {
+  const file = path.join(home, FILE);
+  let text: string | null = null;
   try {
-    const parsed = stateSchema.safeParse(JSON.parse(fs.readFileSync(path.join(home, 'window-state.json'), 'utf8')));
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    // Never saved yet: the defaults, silently. Anything else is said, and the window still opens.
+    if (errnoOf(err) !== 'ENOENT') process.stderr.write(`cairn: ${FILE} could not be read (${errnoOf(err)}); the window opens at its default size.\n`);
+  }
+  if (text !== null) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      setAsideDamaged(file, 'it is not JSON');
+    }
+    const parsed = stateSchema.safeParse(value);
     if (parsed.success) return parsed.data;
-  } catch {}
+  }
   return stateSchema.parse({});
 }
 
 export function saveWindowState(home: string, state: WindowState): void {
   try {
-    writeOwnFileSync(path.join(home, 'window-state.json'), `${JSON.stringify(state)}\n`);
-  } catch {}
+    writeOwnFileSync(path.join(home, FILE), `${JSON.stringify(state)}\n`);
+  } catch (err) {
+    // The window closes all the same; the next start opens it where it was last saved.
+    process.stderr.write(`cairn: the window's size and place could not be saved (${errnoOf(err)}).\n`);
+  }
 }

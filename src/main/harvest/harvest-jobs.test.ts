@@ -36,6 +36,16 @@ function counting(outcome: () => Promise<JobOutcome> | JobOutcome): JobRunner & 
 }
 
 describe('HarvestJobs', () => {
+  it('lists no jobs before any was queued, and says so when their folder cannot be read', () => {
+    const jobs = new HarvestJobs(home, now);
+    expect(jobs.list()).toEqual([]);
+    // A file where the folder of jobs should be: reading it fails (ENOTDIR), as an unreadable folder does (EACCES).
+    fs.mkdirSync(path.join(home, HARVEST_DIR), { recursive: true });
+    fs.writeFileSync(path.join(home, HARVEST_DIR, 'jobs'), '');
+    expect(() => jobs.list()).toThrow(/^Cairn cannot read its queue of harvests \(ENOTDIR\)/);
+    expect(() => jobs.list()).not.toThrow(home);
+  });
+
   it('runs each queued session once, then records the outcome for the workspace', async () => {
     const jobs = new HarvestJobs(home, now);
     jobs.enqueue({ transcript: '/t/a.jsonl', cwd: '/w', workspaceId: 'ws1' });

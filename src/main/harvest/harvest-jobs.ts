@@ -21,7 +21,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HarvestStatus } from '../../common/api/contract';
+import { CairnError } from '../../common/errors';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
+import { errnoOf } from '../runtime/local/containment';
 import { takeLease } from '../runtime/local/file-lock';
 import { processRuns } from '../runtime/local/process-alive';
 import type { BudgetStop, ModelCost } from './harvest-run';
@@ -164,8 +166,11 @@ export class HarvestJobs {
     let names: string[];
     try {
       names = fs.readdirSync(this.jobsDir);
-    } catch {
-      return [];
+    } catch (err) {
+      // Nothing was ever queued. A folder that cannot be read is no empty queue: its jobs would
+      // never run, and the status would say nothing waits.
+      if (errnoOf(err) === 'ENOENT') return [];
+      throw new CairnError(`Cairn cannot read its queue of harvests (${errnoOf(err)}). Check the owner and permissions of the harvest folder in Cairn's home (it must be yours and readable by you).`);
     }
     return names
       .filter((n) => /^[0-9a-f]{24}\.json$/.test(n))

@@ -149,7 +149,7 @@ export function pruneSessionStates(home: string, now: number): number {
   try {
     names = fs.readdirSync(dir);
   } catch {
-    return 0;
+    return 0; // housekeeping: nothing pruned this time, nothing lost (states are read one by one, each reporting)
   }
   const horizon = now - DECIDED_KEEP_DAYS * 24 * 60 * 60 * 1000;
   let removed = 0;

@@ -140,6 +140,15 @@ describe('a folder of items that cannot be read', () => {
     }
     expect(() => store.add([candidate('A new one.')], SOURCE)).toThrow(/cannot read its inbox/);
   });
+
+  it('the record of decided texts: missing is none decided, unreadable is an error, never "none"', () => {
+    expect(store.rejectedTexts()).toEqual([]);
+    // Read as empty, what the person rejected would be proposed to them again.
+    fs.mkdirSync(path.join(dir, 'inbox', 'rejected.jsonl'), { recursive: true });
+    expect(() => store.rejectedTexts()).toThrow(/^Cairn cannot read its inbox \(EISDIR\)/);
+    expect(() => store.rejectedTexts()).not.toThrow(dir);
+    expect(store.approvedTexts()).toEqual([]);
+  });
 });
 
 describe('housekeeping', () => {

@@ -30,6 +30,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeOwnFileSync } from '../runtime/local/atomic-write';
+import { errnoOf } from '../runtime/local/containment';
 import type { ProposedChange } from '../memory/review-gate';
 import { CANDIDATE_CATEGORIES, type Candidate, type CandidateCategory } from './candidate';
 import type { HarvestAgent } from '../../common/api/harvest-status-text';
@@ -86,6 +87,20 @@ export interface ChangeSource {
   readonly owner: string;
   /** The local checkout of the session's project, for the CLI to find the same session; null when none. */
   readonly cwd: string | null;
+  /**
+   * A change from elsewhere rather than an agent's: a sync's incoming version of a file, with the
+   * remote (as shown: no credentials) and commit it came from, what a scanner flagged in it, and
+   * whether this machine changed the file too (a conflict: approving takes the remote's side).
+   */
+  readonly from?: SyncOrigin;
+}
+
+export interface SyncOrigin {
+  readonly kind: 'sync';
+  readonly remote: string;
+  readonly commit: string;
+  readonly flag: string | null;
+  readonly conflict?: boolean;
 }
 
 /** An agent's write to a scope under review, computed but not made. */
@@ -164,7 +179,13 @@ const changeItemShape = z.object({
     beforeSha256: z.string().nullable(),
     after: z.string().nullable(),
   }),
-  source: z.object({ workspaceId: z.string().nullable(), projectId: z.string().nullable(), owner: z.string(), cwd: z.string().nullable() }),
+  source: z.object({
+    workspaceId: z.string().nullable(),
+    projectId: z.string().nullable(),
+    owner: z.string(),
+    cwd: z.string().nullable(),
+    from: z.object({ kind: z.literal('sync'), remote: z.string(), commit: z.string(), flag: z.string().nullable(), conflict: z.boolean().optional() }).optional(),
+  }),
 });
 
 /** The first thing wrong with a stored item, in a few words ("candidate.text: expected a string"), or null. */
@@ -358,7 +379,9 @@ export class InboxStore {
     const now = this.now();
     try {
       if (now - fs.statSync(stamp).mtimeMs < DAY_MS) return null;
-    } catch {}
+    } catch {
+      // Never pruned (or the stamp cannot be seen): prune now; its write below says if it cannot.
+    }
     const horizon = now - DECIDED_KEEP_DAYS * DAY_MS;
     let removed = 0;
     for (const name of this.fileNames()) {
@@ -377,6 +400,8 @@ export class InboxStore {
       try {
         fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
       } catch {
+        // Nothing decided yet, or it cannot be opened: left as it is (pruning is housekeeping, and
+        // the readers of decided texts report a file they cannot read).
         continue;
       }
       try {
@@ -386,7 +411,7 @@ export class InboxStore {
           try {
             return Date.parse((JSON.parse(line) as { at: string }).at) >= horizon;
           } catch {
-            return false;
+            return false; // a torn or empty line: dropped with the old ones
           }
         });
         const next = kept.length ? `${kept.join('\n')}\n` : '';
@@ -422,8 +447,12 @@ export class InboxStore {
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
-    } catch {
-      return [];
+    } catch (err) {
+      // Nothing decided yet. A file that is there but cannot be read is no empty record: what the
+      // person rejected would be proposed to them again.
+      const code = errnoOf(err);
+      if (code === 'ENOENT') return [];
+      throw new MemoryToolError(inboxUnreadableText(code));
     }
     const horizon = this.now() - DECIDED_KEEP_DAYS * DAY_MS;
     const out: string[] = [];
@@ -452,7 +481,7 @@ export class InboxStore {
     } catch (err) {
       // No folder yet: nothing was ever proposed. A folder that is there but cannot be read is no
       // empty inbox: a person told "empty" would never look for what waits.
-      const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+      const code = errnoOf(err);
       if (code === 'ENOENT') return [];
       throw new MemoryToolError(inboxUnreadableText(code));
     }
@@ -474,8 +503,10 @@ export class InboxStore {
     let stat: fs.Stats;
     try {
       stat = fs.lstatSync(file);
-    } catch {
-      return damaged(MISSING);
+    } catch (err) {
+      // Only a file that is not there is missing; one that cannot be looked at is said so.
+      const code = errnoOf(err);
+      return damaged(code === 'ENOENT' ? MISSING : `it cannot be read (${code})`);
     }
     // Not opened unless a regular file: a FIFO would block the read, a link may lead anywhere.
     if (!stat.isFile()) return damaged(stat.isSymbolicLink() ? 'it is a symbolic link, not a file Cairn wrote' : 'it is not a regular file', stat.mtimeMs);

@@ -148,7 +148,7 @@ class RootWatcher {
     try {
       return resolveRoot(this.binding.root, false) !== null;
     } catch {
-      return false;
+      return false; // a root Cairn cannot use (a link on its way) is not watched
     }
   }
 
@@ -261,7 +261,7 @@ class RootWatcher {
       // The lock is a file beside the root: its parent's mtime moves when it comes and goes.
       return fs.existsSync(this.lockPath) || now - fs.statSync(path.dirname(this.lockPath)).mtimeMs < RECENT_LOCK_MS;
     } catch {
-      return false;
+      return false; // the root's parent is gone: no writer of Cairn's is busy there
     }
   }
 
@@ -272,7 +272,9 @@ class RootWatcher {
     let st: fs.Stats | null = null;
     try {
       st = fs.lstatSync(p);
-    } catch {}
+    } catch {
+      // Nothing there now (or nothing that can be looked at): a delete, as below.
+    }
     let op: MemoryChangeEvent['op'];
     let sha256: string | null = null;
     if (st === null) {

@@ -123,7 +123,7 @@ export class MetaWatcher {
       const st = fs.statSync(path.join(this.home, name), { bigint: true, throwIfNoEntry: false });
       return st ? `${st.ino}:${st.size}:${st.mtimeNs}` : '';
     } catch {
-      return '';
+      return ''; // cannot be looked at now: as if absent, and a change once it can be
     }
   }
 }

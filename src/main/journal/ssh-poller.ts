@@ -99,7 +99,9 @@ export class SshPoller {
         const data = heads[i]?.data;
         if (data) contents.set(c.rel, data);
       });
-    } catch {}
+    } catch {
+      // The host did not answer the read: the edits are reported all the same, without digests.
+    }
     await new Promise((resolve) => setTimeout(resolve, this.options.settleMs ?? 250));
     if (this.closed) return;
     const event = (rel: string, op: MemoryChangeEvent['op'], sha256: string | null) => outsideEditEvent(b.scope, rel.split('/'), op, sha256, this.session);

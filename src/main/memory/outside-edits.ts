@@ -4,7 +4,8 @@
  * on disk; its "before" is the last version Cairn knew of that path (from the history), or unknown
  * when there is none (null for a file that appeared where none was known).
  *
- * Invariants: never throws (a failure to read or record loses the version, never the change);
+ * Invariants: never throws (a failure to read or record loses the version, never the change, and
+ * is reported on stderr);
  * records nothing when the history's last version of the path already holds what is on disk (the
  * same edit found by a second process's watcher, or a write Cairn itself recorded), so one edit is
  * one version however many hosts watch the root.
@@ -15,6 +16,7 @@ import type { MemoryChangeEvent } from '../../common/memory/events';
 import { scopeOwner } from '../../common/memory/identity';
 import { parseMemoryPath } from '../../common/memory/paths';
 import type { HistoryStore, HistoryVersion } from '../history/history-store';
+import { errnoOf } from '../runtime/local/containment';
 import type { MemorySession } from './session';
 
 const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
@@ -26,7 +28,10 @@ export class OutsideEdits {
   async record(event: MemoryChangeEvent, session: MemorySession): Promise<string | undefined> {
     try {
       return await this.recordOrThrow(event, session);
-    } catch {
+    } catch (err) {
+      // The edit is on disk and reaches every subscriber all the same; only its version is lost,
+      // and that is said (as the history says a record() it could not make).
+      process.stderr.write(`cairn: an edit made outside Cairn to ${event.path} could not be recorded in the history (${errnoOf(err)}).\n`);
       return undefined;
     }
   }

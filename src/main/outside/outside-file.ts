@@ -91,7 +91,9 @@ export function follow(start: string, rel: readonly string[], rule: LinkRule): F
     let linkTo: string | null = null;
     try {
       if (named.isSymbolicLink()) linkTo = path.resolve(realOrNull(path.dirname(lexical)) ?? path.dirname(lexical), fs.readlinkSync(lexical));
-    } catch {}
+    } catch {
+      // Replaced since the lstat above: refused all the same, only without where it led.
+    }
     return { status: 'refused', why: OUTSIDE_WHY.dangling, linkTo, mtimeMs: named.mtimeMs };
   }
   const refused = (why: string) => ({ status: 'refused' as const, why, linkTo: real, mtimeMs: named.mtimeMs });
@@ -227,17 +229,6 @@ export async function readRegular(real: string, limits: ReadLimits): Promise<Reg
   } finally {
     await opened.handle.close();
   }
-}
-
-/**
- * Follows `rel` below `start` by the rule and reads what it leads to: the bytes, or why not (with
- * where a link leads). Null when nothing is there.
- */
-export async function readOutsideFile(start: string, rel: readonly string[], rule: LinkRule, limits: ReadLimits): Promise<(RegularRead & { readonly linkTo: string | null }) | null> {
-  const followed = follow(start, rel, rule);
-  if (followed.status === 'absent') return null;
-  if (followed.status === 'refused') return { refused: followed.why, linkTo: followed.linkTo };
-  return { ...(await readRegular(followed.real, limits)), linkTo: followed.linkTo };
 }
 
 /** A host path as a person is shown it: below one of `places` with its prefix (`~/`, or none for the checkout), else as it is. */

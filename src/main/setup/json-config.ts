@@ -251,7 +251,7 @@ export function pruningFor(before: BeforeSetup): Pruning {
   try {
     doc = readJson(before.text, 'the backup');
   } catch {
-    return unknown;
+    return unknown; // a backup that does not parse says nothing of what was there before
   }
   if (!doc.root) return { ...unknown, blank: before.text };
   return { inside: (path) => emptyInside(doc, path) ?? '', keeps: (path) => path.length === 0 || nodeAt(doc.root, path) !== null, blank: null };

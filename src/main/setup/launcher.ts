@@ -25,7 +25,9 @@ export function resolveLauncher(): string {
   if (script) dirs.add(path.dirname(path.resolve(script)));
   try {
     dirs.add(path.dirname(fileURLToPath(import.meta.url)));
-  } catch {}
+  } catch {
+    // Not loaded from a file (bundled into a test, say): argv[1] alone is looked at.
+  }
   for (const dir of dirs) {
     // out/main/cli.js, or a chunk of it in out/main/chunks/.
     for (const up of ['../..', '../../..']) {

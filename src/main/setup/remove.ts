@@ -167,7 +167,7 @@ async function removeEmptyDirs(dirs: readonly string[]): Promise<string[]> {
       await fs.rmdir(dir);
       removed.push(dir);
     } catch {
-      break;
+      break; // not empty (the person's files are there): kept, and the folders above it too
     }
   }
   return removed;

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfigFile, replaceConfigFile } from './config-file';
 import { contextHook, isCairnContextHook, mergeClaudeHooks, mergeMcpServer, shellWords } from './json-config';
 import { shellLine } from './launcher';
+import { projectRoot } from './setup';
 import { headerKey, mergeCodexServer } from './toml-config';
 
 const entry = { command: '/opt/cairn/bin/cairn', args: ['mcp'] };
@@ -136,5 +137,20 @@ describe('replaceConfigFile', () => {
     await fs.writeFile(target, '{"x":1}');
     await expect(replaceConfigFile(file, '{"y":1}')).rejects.toThrow(/changed while Cairn was updating it/);
     expect(await fs.readFile(target, 'utf8')).toBe('{"x":1}');
+  });
+});
+
+describe('projectRoot', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cairn-setup-root-'));
+  });
+  afterEach(async () => fs.rm(dir, { recursive: true, force: true }));
+
+  it('says a folder does not exist only when it does not; one that cannot be reached is said as it is', async () => {
+    await expect(projectRoot(path.join(dir, 'nope'))).rejects.toThrow(`${path.join(dir, 'nope')} does not exist`);
+    const loop = path.join(dir, 'loop');
+    await fs.symlink(loop, loop);
+    await expect(projectRoot(loop)).rejects.toThrow(`${loop} cannot be opened (ELOOP)`);
   });
 });

@@ -22,6 +22,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { errnoOf } from '../runtime/local/containment';
 import { findGitRoot } from '../workspaces/identity';
 import { Backups, sha256 } from './backups';
 import { missingDirs, readConfigFile, replaceConfigFile, SetupError, type ConfigFile } from './config-file';
@@ -140,8 +141,10 @@ export async function projectRoot(cwd: string): Promise<string> {
   let stat;
   try {
     stat = await fs.stat(dir);
-  } catch {
-    throw new SetupError(`${dir} does not exist`);
+  } catch (err) {
+    // Only a folder that is not there "does not exist"; one that cannot be reached is said as it is.
+    const code = errnoOf(err);
+    throw new SetupError(code === 'ENOENT' || code === 'ENOTDIR' ? `${dir} does not exist` : `${dir} cannot be opened (${code})`);
   }
   if (!stat.isDirectory()) throw new SetupError(`${dir} is not a directory`);
   return (await findGitRoot(dir)) ?? dir;

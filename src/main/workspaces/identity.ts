@@ -25,6 +25,7 @@ export async function findGitRoot(dir: string): Promise<string | null> {
       await fs.lstat(path.join(current, '.git'));
       return current;
     } catch {
+      // No .git here (or a folder that cannot be searched, so no checkout Cairn could use): the parent.
       const parent = path.dirname(current);
       if (parent === current) return null;
       current = parent;
@@ -44,7 +45,7 @@ async function commonGitDir(gitRoot: string): Promise<string | null> {
     const common = (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '')).trim();
     return common ? path.resolve(gitDir, common) : gitDir;
   } catch {
-    return null;
+    return null; // no .git file to follow: not a linked worktree
   }
 }
 
@@ -69,7 +70,7 @@ async function rootCommit(gitRoot: string): Promise<string | null> {
     const commits = stdout.split('\n').filter(Boolean).sort();
     return commits[0] ?? null;
   } catch {
-    return null;
+    return null; // no commit yet, or no git: the identity comes from the origin or the path
   }
 }
 

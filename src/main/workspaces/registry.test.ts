@@ -51,6 +51,14 @@ describe('adding a local folder', () => {
     await expect(registry.add('x', '~/src/app')).rejects.toThrow(/\(~ is not expanded\)/);
     expect(registry.list()).toEqual([]);
   });
+
+  it('says a folder is missing only when it is; one that cannot be reached is said as it is', async () => {
+    await expect(registry.add('x', path.join(sb.dir, 'nope'))).rejects.toThrow(`There is no folder at ${path.join(sb.dir, 'nope')}.`);
+    const loop = path.join(sb.dir, 'loop');
+    await fs.symlink(loop, loop);
+    await expect(registry.add('x', loop)).rejects.toThrow(`The folder ${loop} cannot be opened (ELOOP).`);
+    expect(registry.list()).toEqual([]);
+  });
 });
 
 describe('a workspace whose folder went away', () => {

@@ -20,6 +20,7 @@ import { ReviewUnknown } from '../memory/review-gate';
 import type { Scope } from '../../common/memory/constants';
 import { relativeFolderProblem } from '../../common/workspaces/folder-path';
 import type { MemorySession, ScopeBinding } from '../memory/session';
+import { errnoOf } from '../runtime/local/containment';
 import { withLocalLock } from '../runtime/local/file-lock';
 import type { Runtime } from '../runtime/runtime';
 import { formatHostSpec, parseHostSpec } from '../runtime/ssh/ssh-target';
@@ -156,8 +157,12 @@ export class WorkspaceRegistry {
     let st: fs.Stats;
     try {
       st = fs.statSync(absolute);
-    } catch {
-      throw new RegistryError(`There is no folder at ${absolute}.`);
+    } catch (err) {
+      // Only a folder that is not there is "no folder": one that cannot be reached (a permission,
+      // a link loop) is said as it is, for the person to fix.
+      const code = errnoOf(err);
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new RegistryError(`There is no folder at ${absolute}.`);
+      throw new RegistryError(`The folder ${absolute} cannot be opened (${code}).`);
     }
     if (!st.isDirectory()) throw new RegistryError(`${absolute} is a file, not a folder.`);
     const real = fs.realpathSync(absolute);

@@ -262,7 +262,9 @@ export function takeLeaseSync(file: string, options: LeaseOptions = {}): SyncLea
     release: () => {
       try {
         release();
-      } catch {}
+      } catch {
+        // Taken over or removed already: the lease is no longer this holder's either way.
+      }
     },
   };
 }

@@ -51,7 +51,7 @@ function isPrivateGroup(gid: number): boolean {
   try {
     groups = fs.readFileSync('/etc/group', 'utf8');
   } catch {
-    return true;
+    return true; // no /etc/group to look in: as for a group absent from it (above)
   }
   const me = os.userInfo().username;
   for (const line of groups.split('\n')) {
@@ -80,7 +80,7 @@ export function ownUserName(): string {
   try {
     return os.userInfo().username;
   } catch {
-    return '$(id -un)';
+    return '$(id -un)'; // a uid with no name here (a container's): the shell works it out
   }
 }
 

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkHostKey, fingerprintOf, hostFieldMatches, keyTypeOf, knownHostName, recordHostKey } from './known-hosts';
+import { SshError } from './ssh-error';
 
 /** An ssh-ed25519 public key blob as it travels in SSH (type string, then the key). */
 function blob(seed: number): Buffer {
@@ -74,6 +75,15 @@ describe('checkHostKey', () => {
   it('refuses a revoked key and ignores certificate authorities', () => {
     expect(checkHostKey([file('a', [line('devbox', key), `@revoked ${line('*', key)}`])], 'devbox', 22, key).state).toBe('changed');
     expect(checkHostKey([file('b', [`@cert-authority ${line('*', key)}`])], 'devbox', 22, key).state).toBe('unknown');
+  });
+
+  it('gives no answer when a known_hosts file is there but cannot be read', () => {
+    // It may hold a revocation or another key of the host: "unknown" would invite trusting it.
+    const unreadable = path.join(dir, 'unreadable');
+    fs.mkdirSync(unreadable);
+    const check = () => checkHostKey([file('a', [line('devbox', key)]), unreadable], 'devbox', 22, key);
+    expect(check).toThrow(SshError);
+    expect(check).toThrow(/Cannot read a known_hosts file \(EISDIR\).*devbox/);
   });
 
   it('prints fingerprints as ssh-keygen does', () => {

@@ -11,6 +11,8 @@ import { createHash, createHmac } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeOwnFileSync } from '../local/atomic-write';
+import { errnoOf } from '../local/containment';
+import { SshError } from './ssh-error';
 
 export type HostKeyState = 'trusted' | 'unknown' | 'changed';
 
@@ -74,12 +76,16 @@ interface Entry {
   readonly key: string;
 }
 
-function parseFile(file: string): Entry[] {
+function parseFile(file: string, name: string): Entry[] {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return [];
+  } catch (err) {
+    // A missing file lists no keys, as in OpenSSH. One that is there but cannot be read may hold
+    // the key that is trusted, another one (a changed key) or a revocation: no answer is safe.
+    const code = errnoOf(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new SshError('hostkey', `Cannot read a known_hosts file (${code}), so whether the host key of ${name} is trusted is unknown.`);
   }
   const out: Entry[] = [];
   for (const line of text.split('\n')) {
@@ -93,7 +99,10 @@ function parseFile(file: string): Entry[] {
   return out;
 }
 
-/** Decides what a presented key is for `name` given the known_hosts files (missing files are empty). */
+/**
+ * Decides what a presented key is for `name` given the known_hosts files (missing files are
+ * empty); throws SshError `hostkey` when one of them is there but cannot be read.
+ */
 export function checkHostKey(files: readonly string[], host: string, port: number, blob: Buffer): HostKeyInfo {
   const name = knownHostName(host, port);
   const keyType = keyTypeOf(blob);
@@ -102,7 +111,7 @@ export function checkHostKey(files: readonly string[], host: string, port: numbe
   let sameTypeOther = false;
   let trusted = false;
   for (const file of files) {
-    for (const e of parseFile(file)) {
+    for (const e of parseFile(file, name)) {
       if (e.marker === '@cert-authority') continue;
       if (!hostFieldMatches(e.hosts, name)) continue;
       if (e.marker === '@revoked') {
@@ -130,7 +139,7 @@ export function recordHostKey(file: string, host: string, port: number, blob: Bu
     lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
   } catch (err) {
     // Only a missing file starts empty: one that cannot be read is never written over.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if (errnoOf(err) !== 'ENOENT') throw err;
   }
   const kept = lines.filter((l) => {
     const fields = l.trim().split(/\s+/);

@@ -79,6 +79,7 @@ function loadKeys(target: SshTarget): { methods: AnyAuthMethod[]; encrypted: str
     try {
       data = fs.readFileSync(file);
     } catch {
+      // A default key that is not there is skipped, as ssh does; a key the person named is reported.
       if (target.explicitIdentities.includes(file)) unreadable.push(path.basename(file));
       continue;
     }
@@ -302,7 +303,13 @@ export class SshConnection {
         keepaliveInterval: this.keepaliveMs,
         keepaliveCountMax: 3,
         hostVerifier: (key: Buffer) => {
-          const info = checkHostKey(target.knownHostsFiles, target.hostname, target.port, key);
+          let info: HostKeyInfo;
+          try {
+            info = checkHostKey(target.knownHostsFiles, target.hostname, target.port, key);
+          } catch (err) {
+            refusedKey = err instanceof SshError ? err : new SshError('hostkey', `Cannot check the host key of ${this.where}.`);
+            return false;
+          }
           this.lastHostKey = { ...info, blob: Buffer.from(key) };
           if (info.state === 'trusted') return true;
           refusedKey =
@@ -402,8 +409,12 @@ export async function scanHostKey(target: SshTarget, timeoutMs = 10_000): Promis
       username: target.user,
       readyTimeout: timeoutMs,
       hostVerifier: (key: Buffer) => {
-        found = { ...checkHostKey(target.knownHostsFiles, target.hostname, target.port, key), blob: Buffer.from(key) };
-        setImmediate(() => done());
+        try {
+          found = { ...checkHostKey(target.knownHostsFiles, target.hostname, target.port, key), blob: Buffer.from(key) };
+          setImmediate(() => done());
+        } catch (err) {
+          setImmediate(() => done(err instanceof SshError ? err : new SshError('hostkey', `Cannot check the host key of ${where}.`)));
+        }
         return false;
       },
     });

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SshError } from './ssh-error';
 import { formatHostSpec, parseHostSpec, parseSshLocation, resolveSshTarget } from './ssh-target';
 
 describe('parsing', () => {
@@ -57,6 +58,16 @@ describe('resolveSshTarget', () => {
     const t = resolveSshTarget({ host: 'box' }, { home: dir, sshDir: dir, env: { SSH_AUTH_SOCK: '/tmp/a' } });
     expect(t.identities).toEqual(['/keys/only']);
     expect(t.agent).toBeNull();
+  });
+
+  it('refuses to guess when the config is there but cannot be read', () => {
+    fs.mkdirSync(path.join(dir, 'config'));
+    const resolve = () => resolveSshTarget({ host: 'devbox' }, { home: dir, sshDir: dir, env: {} });
+    expect(resolve).toThrow(SshError);
+    expect(resolve).toThrow(/Cannot read the SSH config file \(~\/\.ssh\/config: EISDIR\).*devbox/);
+    fs.rmdirSync(path.join(dir, 'config'));
+    fs.writeFileSync(path.join(dir, 'config'), 'Host devbox\n  HostName "unterminated\n');
+    expect(resolve).toThrow(/SSH config file .* does not parse/);
   });
 
   it('falls back to OpenSSH defaults without a config', () => {

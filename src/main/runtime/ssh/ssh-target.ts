@@ -9,6 +9,8 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { errnoOf } from '../local/containment';
+import { SshError } from './ssh-error';
 
 /**
  * ssh-config, loaded the first time a host is resolved: a command on a local workspace (an agent's
@@ -100,10 +102,23 @@ export function resolveSshTarget(spec: SshSpec, options: ResolveOptions): SshTar
   const sshDir = options.sshDir ?? path.join(os.homedir(), '.ssh');
   const env = options.env ?? process.env;
   let computed: Record<string, string | string[]> = {};
+  let text: string | null = null;
   try {
-    const text = fs.readFileSync(path.join(sshDir, 'config'), 'utf8');
-    computed = parseSshConfig(text).compute(spec.host);
-  } catch {}
+    text = fs.readFileSync(path.join(sshDir, 'config'), 'utf8');
+  } catch (err) {
+    // No config file (or no ~/.ssh at all) means OpenSSH's defaults; one that is there but cannot
+    // be read would send the connection to the wrong host or user without a word.
+    const code = errnoOf(err);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new SshError('connect', `Cannot read the SSH config file (~/.ssh/config: ${code}), so how to reach ${spec.host} is unknown.`);
+  }
+  if (text !== null) {
+    try {
+      computed = parseSshConfig(text).compute(spec.host);
+    } catch (err) {
+      // ssh itself refuses a config it cannot parse.
+      throw new SshError('connect', `The SSH config file (~/.ssh/config) does not parse: ${(err as Error).message}`);
+    }
+  }
   const get = (key: string): string | string[] | undefined => {
     const found = Object.keys(computed).find((k) => k.toLowerCase() === key.toLowerCase());
     return found === undefined ? undefined : computed[found];
