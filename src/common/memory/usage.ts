@@ -1,7 +1,7 @@
 /**
  * Pins and usage of one memory file, as the sidecar keeps them (docs/architecture.md: never inside a memory
  * root, so a cloned repository cannot pin itself into an agent's context). Plain types, no zod: the
- * prompt hook loads this module (the schema is ./usage-schema.ts).
+ * prompt hook loads this module.
  */
 import type { Actor } from './constants';
 

@@ -1,10 +1,9 @@
 /**
- * The CLI's io on this process's own stdio (bin.ts). Each stream is made when a command first
- * uses it: making one costs 2 to 3 ms (a pipe's is a net.Socket), which `cairn context`, run
- * before every prompt a person sends, does not spend. It reads its input and writes its answer
- * whole, through the descriptors (CliIo.readInput, CliIo.writeOutput), and falls back on the
+ * The CLI's io on this process's own stdio (bin.ts). A command reads its input and writes its
+ * answer whole, through the descriptors (CliIo.readInput, CliIo.writeOutput), and falls back on the
  * stream where a descriptor will not block (a non-blocking pipe): what was read or written so far
- * is kept, the rest goes through the stream, in order.
+ * is kept, the rest goes through the stream, in order. (Making stdout and stderr only when first
+ * used was measured against making them at once, and saved nothing a hook waits for.)
  *
  * Output piped into a reader that stops early (`cairn stats | head`) is not an error: the process
  * stops quietly, whether the stream or the descriptor met the closed pipe.
@@ -13,27 +12,11 @@ import * as fs from 'node:fs';
 import { isatty } from 'node:tty';
 import type { CliIo } from './tool-command';
 
-/** The output streams made so far (to be flushed before an early exit). */
-const made = new Set<NodeJS.WriteStream>();
-
-function output(stream: NodeJS.WriteStream): NodeJS.WriteStream {
-  if (!made.has(stream)) {
-    made.add(stream);
-    stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw err;
-    });
-  }
-  return stream;
-}
-
-// Every maker of process.stdout or process.stderr (a command through its io, a service writing a
-// warning) gets it with the quiet EPIPE handler: the streams stay lazy, as Node makes them.
-for (const name of ['stdout', 'stderr'] as const) {
-  const descriptor = Object.getOwnPropertyDescriptor(process, name);
-  const make = descriptor?.get;
-  if (make && descriptor.configurable) Object.defineProperty(process, name, { ...descriptor, get: () => output(make.call(process) as NodeJS.WriteStream) });
-  else output(process[name]);
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
 }
 
 function wouldBlock(err: unknown): boolean {
@@ -79,26 +62,18 @@ function writeOutput(text: string): void {
 }
 
 export const processIo: CliIo = {
+  // Made only when a command reads through the stream: a pipe's stream turns the descriptor
+  // non-blocking, and readInput reads the descriptor first.
   get stdin() {
     return process.stdin;
   },
-  get stdout() {
-    return process.stdout;
-  },
-  get stderr() {
-    return process.stderr;
-  },
+  stdout: process.stdout,
+  stderr: process.stderr,
   readInput,
   writeOutput,
 };
 
-/** Exits with `status` once the output streams made have taken everything written to them. */
+/** Exits with `status` once stdout and stderr have taken everything written to them. */
 export function exitOnceWritten(status: number): void {
-  const streams = [...made];
-  const next = (): void => {
-    const stream = streams.shift();
-    if (stream) stream.write('', next);
-    else process.exit(status);
-  };
-  next();
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(status)));
 }

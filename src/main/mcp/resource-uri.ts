@@ -21,12 +21,6 @@ export function memoryUri(scope: Scope, segments: readonly string[]): string {
   return `${MEMORY_URI_PREFIX}${scope}/${segments.map((s) => encodeURIComponent(s)).join('/')}`;
 }
 
-/** The resource URI of a virtual path (`/memories/<scope>/...`), or null for `/memories` itself. */
-export function uriOfVirtualPath(virtualPath: string): string | null {
-  const parsed = parseMemoryPath(virtualPath);
-  return parsed.kind === 'root' ? null : memoryUri(parsed.scope, parsed.segments);
-}
-
 /** The virtual path a resource URI names; throws MemoryToolError with the expected form otherwise. */
 export function virtualPathOfUri(uri: string): { scope: Scope; segments: readonly string[]; path: string } {
   const expected = `Memory resources look like ${MEMORY_URI_PREFIX}<${SCOPES.join('|')}>/<path>.`;
