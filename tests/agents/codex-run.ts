@@ -46,7 +46,9 @@ export async function addProvider(codexHome: string, baseUrl: string): Promise<v
   let text = '';
   try {
     text = await fs.readFile(file, 'utf8');
-  } catch {}
+  } catch {
+    // No config yet: the provider's table is the whole file.
+  }
   const [top, table] = providerToml(baseUrl).split('\n\n[model_providers');
   await fs.mkdir(codexHome, { recursive: true });
   await fs.writeFile(file, `${top}\n\n${text}${text === '' || text.endsWith('\n') ? '' : '\n'}\n[model_providers${table}`);

@@ -54,7 +54,9 @@ function cairn(args: string[], cwd = sb.checkout): Promise<Bounded> {
       blocked = true;
       try {
         process.kill(-child.pid!, 'SIGKILL');
-      } catch {}
+      } catch {
+        // Ended already: nothing to stop.
+      }
     }, BOUND_MS);
     child.on('error', reject);
     child.on('close', (status) => {

@@ -92,7 +92,9 @@ export async function startModelServer(wire: Wire, script: Script): Promise<Mode
       let json: unknown = null;
       try {
         json = body === '' ? null : JSON.parse(body);
-      } catch {}
+      } catch {
+        // Not JSON: the request is kept as its text alone (json stays null).
+      }
       const method = req.method ?? 'GET';
       const url = req.url ?? '/';
       const modelCall = wire.isModelCall(method, url);
