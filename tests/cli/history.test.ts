@@ -67,11 +67,11 @@ describe('cairn history', () => {
   });
 
   it('records who made a change through the tool, and lists only the scopes this checkout sees', async () => {
-    await runCairn(['tool', '--actor', 'user', ...flags, '{"command":"create","path":"/memories/workspace/todo.md","file_text":"x\\n"}']);
+    await runCairn(['tool', '--actor', 'person', ...flags, '{"command":"create","path":"/memories/workspace/todo.md","file_text":"x\\n"}']);
     const other = await makeSandbox();
     try {
       await runCairn(['tool', '--home', sb.home, '--cwd', other.checkout, '{"command":"create","path":"/memories/workspace/theirs.md","file_text":"y\\n"}']);
-      expect((await listed()).versions.map((v) => [v.path, v.actor, v.cause])).toEqual([['/memories/workspace/todo.md', 'user', 'tool']]);
+      expect((await listed()).versions.map((v) => [v.path, v.actor, v.cause])).toEqual([['/memories/workspace/todo.md', 'person', 'tool']]);
     } finally {
       await other.cleanup();
     }
@@ -111,7 +111,7 @@ describe('cairn history', () => {
     const view = await runCairn(['tool', ...flags, '{"command":"view","path":"/memories/project/notes.md"}']);
     expect(view.stdout).toContain('the line that mattered');
     const after = (await listed('/memories/project/notes.md')).versions;
-    expect(after[0]).toMatchObject({ op: 'update', actor: 'user', cause: `restore:${created!.id}` });
+    expect(after[0]).toMatchObject({ op: 'update', actor: 'person', cause: `restore:${created!.id}` });
     // The restore is a version too: restoring over it brings the edit back.
     await runCairn(['restore', '/memories/project/notes.md', '--to', edited!.id, ...flags]);
     expect((await runCairn(['tool', ...flags, '{"command":"view","path":"/memories/project/notes.md"}'])).stdout).toContain('worse');
@@ -144,7 +144,7 @@ describe('cairn history', () => {
     const view = async () => (await runCairn(['tool', ...flags, '{"command":"view","path":"/memories/global/a.md"}'])).stdout;
     expect(await runCairn(['undo', '--last', ...flags])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Undid update of \/memories\/global\/a.md \(agent, .+\): \/memories\/global\/a.md\n$/) });
     expect(await view()).toContain('one');
-    expect((await listed()).versions[0]).toMatchObject({ actor: 'user', cause: expect.stringMatching(/^undo:/) });
+    expect((await listed()).versions[0]).toMatchObject({ actor: 'person', cause: expect.stringMatching(/^undo:/) });
     expect((await runCairn(['undo', '--last', ...flags])).status).toBe(0);
     expect(await view()).toContain('two');
 

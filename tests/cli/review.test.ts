@@ -52,7 +52,7 @@ describe('cairn inbox review', () => {
     expect(approved.out).toBe(`Approved ${id}: Edit /memories/project/notes.md (str_replace), applied as you. cairn undo --last takes it back.\n`);
     expect(await notes()).toBe('Build with make.\nTest with pnpm test.\n');
     const history = await cairn('history', '/memories/project/notes.md', '--json');
-    expect((JSON.parse(history.out) as { versions: Array<{ actor: string; cause: string }> }).versions[0]).toMatchObject({ actor: 'user', cause: `review:${id}` });
+    expect((JSON.parse(history.out) as { versions: Array<{ actor: string; cause: string }> }).versions[0]).toMatchObject({ actor: 'person', cause: `review:${id}` });
     expect((await cairn('undo', '--last')).status).toBe(0);
     expect(await notes()).toBe('Build with make.\nTest with make test.\n');
   });

@@ -124,7 +124,7 @@ describe('cairn serve', () => {
     await ready;
     await client.memory.save({ workspaceId: id, path: '/memories/project/live.md', content: 'hi', expectedSha256: null });
     const event = (await first) as MemoryChangeEvent;
-    expect(event).toMatchObject({ op: 'create', path: '/memories/project/live.md', actor: 'user', workspaceId: id });
+    expect(event).toMatchObject({ op: 'create', path: '/memories/project/live.md', actor: 'person', workspaceId: id });
     controller.abort();
     const closed = new Promise((resolve) => ws.once('close', resolve));
     ws.close();

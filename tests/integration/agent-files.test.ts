@@ -346,9 +346,9 @@ describe('agentFiles.history', () => {
     await w.client.agentFiles.write({ workspaceId: w.ws, id, content: 'two\n', expectedSha256: second.sha256 });
     const { versions } = await w.client.agentFiles.history({ workspaceId: w.ws, id });
     expect(versions.map(({ op, actor, cause, before, after }) => ({ op, actor, cause, before, after }))).toEqual([
-      { op: 'update', actor: 'user', cause: 'ui', before: 'edited in vim\n', after: 'two\n' },
+      { op: 'update', actor: 'person', cause: 'ui', before: 'edited in vim\n', after: 'two\n' },
       { op: 'update', actor: 'external', cause: 'external', before: 'one\n', after: 'edited in vim\n' },
-      { op: 'update', actor: 'user', cause: 'ui', before: original, after: 'one\n' },
+      { op: 'update', actor: 'person', cause: 'ui', before: original, after: 'one\n' },
     ]);
     // Deleted outside Cairn: the next look records it, with what the file held.
     await fs.rm(file);

@@ -159,7 +159,7 @@ describe('history routes', () => {
     expect(incompleteSince).toBeNull();
     expect(versions.map((v) => [v.op, v.actor, v.cause, v.added, v.removed])).toEqual([
       ['update', 'agent', 'tool', 1, 1],
-      ['create', 'user', 'ui', 2, 0],
+      ['create', 'person', 'ui', 2, 0],
     ]);
     expect((await client.history.list({ workspaceId: wsA, scope: 'global' })).versions.map((v) => v.path)).toEqual(['/memories/global/g.md']);
     expect((await client.history.list({ workspaceId: wsA })).versions).toHaveLength(3);
@@ -173,7 +173,7 @@ describe('history routes', () => {
     await save('/memories/workspace/notes.md', 'second\n');
     expect((await client.memory.delete({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).status).toBe('ok');
     const [gone] = (await client.history.deleted({ workspaceId: wsA })).versions;
-    expect(gone).toMatchObject({ op: 'delete', path: '/memories/workspace/notes.md', actor: 'user' });
+    expect(gone).toMatchObject({ op: 'delete', path: '/memories/workspace/notes.md', actor: 'person' });
     expect(await client.history.undo({ workspaceId: wsA, id: gone!.id })).toMatchObject({ status: 'ok', paths: ['/memories/workspace/notes.md'] });
     expect((await client.memory.read({ workspaceId: wsA, path: '/memories/workspace/notes.md' })).content).toBe('second\n');
     expect((await client.history.deleted({ workspaceId: wsA })).versions).toEqual([]);
@@ -192,7 +192,7 @@ describe('history routes', () => {
     // The answer names the restore's own version: the newest, the person's, caused by the restore.
     expect((await client.history.list({ workspaceId: wsA, path: '/memories/workspace/notes.md', limit: 1 })).versions[0]).toMatchObject({
       id: restored.status === 'ok' ? restored.versionId : 'none',
-      actor: 'user',
+      actor: 'person',
       cause: `restore:${first.id}`,
     });
     expect(await client.history.restore({ workspaceId: wsA, path: '/memories/workspace/other.md', id: first.id })).toMatchObject({ status: 'error', message: expect.stringMatching(/is not a version of/) });
@@ -264,7 +264,7 @@ describe('inbox routes', () => {
     ]);
     expect(await client.inbox.approve({ workspaceId: wsA, id: tabs!.id })).toMatchObject({ status: 'ok', path: '/memories/project/conventions.md' });
     expect((await client.memory.read({ workspaceId: wsA, path: '/memories/project/conventions.md' })).content).toContain('- We use tabs, not spaces.\n');
-    expect((await client.history.list({ workspaceId: wsA, path: '/memories/project/conventions.md', limit: 1 })).versions[0]).toMatchObject({ actor: 'user', cause: `harvest:${tabs!.id}` });
+    expect((await client.history.list({ workspaceId: wsA, path: '/memories/project/conventions.md', limit: 1 })).versions[0]).toMatchObject({ actor: 'person', cause: `harvest:${tabs!.id}` });
     // Edited, and to a file the person chose.
     expect(await client.inbox.approve({ workspaceId: wsA, id: short!.id, to: '/memories/global/style.md', text: 'Short answers, no preamble.' })).toMatchObject({ status: 'ok', path: '/memories/global/style.md' });
     expect((await client.memory.read({ workspaceId: wsA, path: '/memories/global/style.md' })).content).toContain('- Short answers, no preamble.\n');
@@ -299,9 +299,9 @@ describe('memory.onChange', () => {
       3,
     );
     expect(events.map((e) => [e.op, e.scope, e.path, e.oldPath, e.actor])).toEqual([
-      ['create', 'global', '/memories/global/shared.md', undefined, 'user'],
-      ['create', 'project', '/memories/project/a.md', undefined, 'user'],
-      ['rename', 'project', '/memories/project/a2.md', '/memories/project/a.md', 'user'],
+      ['create', 'global', '/memories/global/shared.md', undefined, 'person'],
+      ['create', 'project', '/memories/project/a.md', undefined, 'person'],
+      ['rename', 'project', '/memories/project/a2.md', '/memories/project/a.md', 'person'],
     ]);
     expect(events[1]).toMatchObject({ workspaceId: wsA, projectId: sb.session.projectId });
   });

@@ -706,10 +706,10 @@ describe('hot set order', () => {
   it('agent views and writes make a file hot; a person browsing does not', async () => {
     const usage = new UsageStore(sb.home);
     const service = new MemoryService({ usage });
-    const run = (input: object, actor: 'agent' | 'user') => service.execute(input, sb.session, { mode: 'exec', actor });
+    const run = (input: object, actor: 'agent' | 'person') => service.execute(input, sb.session, { mode: 'exec', actor });
     for (const name of ['viewed.md', 'browsed.md', 'untouched.md']) put(sb.roots.project, name, `${name}\n`);
     for (let i = 0; i < 3; i++) expect((await run({ command: 'view', path: '/memories/project/viewed.md' }, 'agent')).ok).toBe(true);
-    for (let i = 0; i < 10; i++) expect((await run({ command: 'view', path: '/memories/project/browsed.md' }, 'user')).ok).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await run({ command: 'view', path: '/memories/project/browsed.md' }, 'person')).ok).toBe(true);
     expect((await run({ command: 'create', path: '/memories/workspace/written.md', file_text: 'written\n' }, 'agent')).ok).toBe(true);
     // Not flushed yet: the builder sees this process's queued uses too.
     let builder = new ContextBuilder(usage);

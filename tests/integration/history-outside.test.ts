@@ -80,7 +80,7 @@ describe('outside edits in the history', () => {
     expect(versions.map((v) => [v.op, v.actor, v.cause])).toEqual([
       ['delete', 'external', 'external'],
       ['update', 'external', 'external'],
-      ['update', 'user', 'ui'],
+      ['update', 'person', 'ui'],
       ['create', 'external', 'external'],
     ]);
     expect(versions.map((v) => v.id)).toEqual([deleted.historyId, updated.historyId, expect.any(String), created.historyId]);

@@ -341,15 +341,15 @@ describe('change feed', () => {
     fs.mkdirSync(sb.roots.global, { recursive: true });
     const service = new MemoryService({ sink: new Journal(sb.home) });
     const { events } = await startFeed(service);
-    const run = (c: unknown) => service.execute(c, sb.session, { mode: 'exec', actor: 'user' });
+    const run = (c: unknown) => service.execute(c, sb.session, { mode: 'exec', actor: 'person' });
     expect((await run({ command: 'create', path: '/memories/global/mine.md', file_text: 'v1' })).ok).toBe(true);
     expect((await run({ command: 'str_replace', path: '/memories/global/mine.md', old_str: 'v1', new_str: 'v2' })).ok).toBe(true);
     expect((await run({ command: 'delete', path: '/memories/global/mine.md' })).ok).toBe(true);
     // An echo from the root's watcher or the journal (this process's own lines) comes before these.
     expect((await settle(events, [sb.roots.global], true)).map((e) => [e.origin, e.event.op, e.event.actor])).toEqual([
-      ['self', 'create', 'user'],
-      ['self', 'update', 'user'],
-      ['self', 'delete', 'user'],
+      ['self', 'create', 'person'],
+      ['self', 'update', 'person'],
+      ['self', 'delete', 'person'],
     ]);
   });
 

@@ -20,7 +20,7 @@ let sb: Sandbox;
 let home: HomeServices;
 
 const agent = (input: Record<string, unknown>, mode: 'exec' | 'plan' | 'explore' = 'exec') => home.service.execute(input, sb.session, { mode, actor: 'agent' });
-const person = (input: Record<string, unknown>) => home.service.execute(input, sb.session, { mode: 'exec', actor: 'user' });
+const person = (input: Record<string, unknown>) => home.service.execute(input, sb.session, { mode: 'exec', actor: 'person' });
 const projectFile = (name: string) => path.join(sb.roots.project, name);
 const changes = () => home.inbox.list('pending').filter((i): i is ChangeItem => i.kind === 'change');
 
@@ -166,7 +166,7 @@ describe("a person's decision on an agent's change", () => {
     expect(fs.readFileSync(projectFile('notes.md'), 'utf8')).toBe('Build with make.\nTest with pnpm test.\n');
     expect(home.inbox.get(item!.id)).toMatchObject({ status: 'approved', approvedTo: '/memories/project/notes.md' });
     const [version] = home.versions.list(sb.session, { path: '/memories/project/notes.md', limit: 1 }).versions;
-    expect(version).toMatchObject({ actor: 'user', cause: `review:${item!.id}`, op: 'update' });
+    expect(version).toMatchObject({ actor: 'person', cause: `review:${item!.id}`, op: 'update' });
     expect((await home.versions.undo(version!.id, sb.session)).status).toBe('ok');
     expect(fs.readFileSync(projectFile('notes.md'), 'utf8')).toBe('Build with make.\nTest with make test.\n');
   });
@@ -182,9 +182,9 @@ describe("a person's decision on an agent's change", () => {
     expect(fs.existsSync(projectFile('notes.md'))).toBe(false);
     const causes = home.versions.list(sb.session, { scope: 'project', limit: 3 }).versions.map((v) => [v.op, v.cause.split(':')[0], v.actor]);
     expect(causes).toEqual([
-      ['delete', 'review', 'user'],
-      ['rename', 'review', 'user'],
-      ['create', 'review', 'user'],
+      ['delete', 'review', 'person'],
+      ['rename', 'review', 'person'],
+      ['create', 'review', 'person'],
     ]);
   });
 

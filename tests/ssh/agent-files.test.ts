@@ -133,7 +133,7 @@ describe.runIf(sshdAvailable())("other agents' files in an SSH workspace's check
     expect((await fs.stat(file)).mode & 0o777).toBe(0o640);
     expect((await fs.readdir(w.sb.checkout)).filter((n) => n.startsWith('.cairn-tmp'))).toEqual([]);
     const { versions } = await w.client.agentFiles.history({ workspaceId: remote, id: 'AGENTS.md' });
-    expect(versions.map(({ op, actor, before, after }) => ({ op, actor, before, after }))).toEqual([{ op: 'update', actor: 'user', before: read.content, after: content }]);
+    expect(versions.map(({ op, actor, before, after }) => ({ op, actor, before, after }))).toEqual([{ op: 'update', actor: 'person', before: read.content, after: content }]);
     // A change made on the host outside Cairn is kept as such at the next look.
     await fs.writeFile(file, `${content}- edited in vim\n`);
     const edited = await w.client.agentFiles.read({ workspaceId: remote, id: 'AGENTS.md' });

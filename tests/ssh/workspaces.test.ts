@@ -129,7 +129,7 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
       controller.abort();
       await reading;
       expect(events).toEqual([
-        { op: 'create', path: '/memories/project/mine.md', actor: 'user' },
+        { op: 'create', path: '/memories/project/mine.md', actor: 'person' },
         { op: 'create', path: '/memories/project/pulled.md', actor: 'external' },
         { op: 'create', path: '/memories/project/later.md', actor: 'external' },
       ]);
@@ -138,7 +138,7 @@ describe.runIf(sshdAvailable())('SSH workspaces', () => {
       expect(versions.map((v) => [v.op, v.actor, v.path])).toEqual([
         ['create', 'external', '/memories/project/later.md'],
         ['create', 'external', '/memories/project/pulled.md'],
-        ['create', 'user', '/memories/project/mine.md'],
+        ['create', 'person', '/memories/project/mine.md'],
       ]);
       expect(await client.history.read({ workspaceId: ws.id, id: versions[1]!.id })).toMatchObject({ before: null, after: 'from git pull\n' });
     });

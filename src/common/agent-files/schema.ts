@@ -10,7 +10,7 @@
  * the known files again, so an id can never name anything else.
  */
 import { z } from 'zod';
-import { SCOPES } from '../memory/constants';
+import { ACTORS, SCOPES } from '../memory/constants';
 
 export const AGENTS = ['claude', 'codex', 'cursor', 'copilot', 'gemini'] as const;
 export type Agent = (typeof AGENTS)[number];
@@ -114,7 +114,6 @@ export const compareSideSchema = z.object({ id: z.string(), label: z.string() })
 
 /** One line of one side: 1-based number and text. */
 export const compareCellSchema = z.object({ line: z.number().int().positive(), text: z.string() });
-export type CompareCell = z.infer<typeof compareCellSchema>;
 
 /**
  * One row of a comparison, a cell per side (null: that side does not state it). `differs`: two or
@@ -135,7 +134,7 @@ export const agentFileVersionSchema = z.object({
   id: z.string(),
   at: z.string(),
   op: z.enum(['create', 'update', 'delete', 'rename']),
-  actor: z.enum(['agent', 'user', 'external']),
+  actor: z.enum(ACTORS),
   cause: z.string(),
   before: z.string().nullable(),
   after: z.string().nullable(),

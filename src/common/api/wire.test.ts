@@ -24,7 +24,7 @@ const list: MemoryListOutput = {
     file('/memories/project/deep/dir/b.md', { pinned: true, accessCount: 7, lastAccessedAt: '2026-11-20T10:00:00.000Z', lastWriteAt: '2026-11-19T09:00:00.000Z', lastWriteBy: 'agent' }),
     file('/memories/project/c.md', { lastWriteBy: 'external', lastWriteAt: '2026-11-21T09:00:00.000Z' }),
     file('/memories/workspace/d.md', { description: 'quotes " and \\ and\nnewlines', flags: [{ kind: 'injection', rule: 'ignore-previous', line: 3 }] }),
-    file('/memories/workspace/e.md', { lastWriteBy: 'user', accessCount: 1 }),
+    file('/memories/workspace/e.md', { lastWriteBy: 'person', accessCount: 1 }),
   ],
   scopes: [
     { scope: 'global', available: true, reason: null },

@@ -16,7 +16,7 @@ export const badgeSchema = z.enum(BADGES);
 
 /** The badge a change by `actor` gives a file: none for the person's own. */
 export function badgeOf(actor: Actor): Badge | null {
-  return actor === 'user' ? null : actor;
+  return actor === 'person' ? null : actor;
 }
 
 /**

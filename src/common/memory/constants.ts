@@ -17,8 +17,18 @@ export const MODES = ['exec', 'plan', 'explore'] as const;
 export type Mode = (typeof MODES)[number];
 
 /** Who made a change: an agent through the tool, a person through the UI, or something outside Cairn. */
-export const ACTORS = ['agent', 'user', 'external'] as const;
+export const ACTORS = ['agent', 'person', 'external'] as const;
 export type Actor = (typeof ACTORS)[number];
+
+/**
+ * The actor a stored line says, as it is named now; null when it names none. Homes written before
+ * the person's actor was called `person` say `user`: each stored format (history log, journal,
+ * usage) reads it through this, so their older lines stay the person's.
+ */
+export function storedActor(raw: unknown): Actor | null {
+  if (raw === 'user') return 'person';
+  return (ACTORS as readonly unknown[]).includes(raw) ? (raw as Actor) : null;
+}
 
 /** Largest memory file, in bytes of UTF-8. */
 export const MAX_FILE_BYTES = 100 * 1024;

@@ -92,7 +92,7 @@ export class AgentFileHistory {
   /** Records a person's save through Cairn. */
   recordSave(key: HistoryKey, before: Uint8Array | null, after: Uint8Array): void {
     this.store.record([
-      { owner: key.owner, scope: key.scope, path: key.path, op: before === null ? 'create' : 'update', before, after, actor: 'user', cause: 'ui', workspaceId: key.workspaceId, projectId: null },
+      { owner: key.owner, scope: key.scope, path: key.path, op: before === null ? 'create' : 'update', before, after, actor: 'person', cause: 'ui', workspaceId: key.workspaceId, projectId: null },
     ]);
     this.collect();
   }

@@ -8,10 +8,11 @@ import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/constants';
 import { errorText, MemoryToolError } from '../../common/memory/errors';
+import { AgentsSeen } from '../activity/agents-seen';
 import { openHome } from '../host/home-services';
 import type { MemoryService } from '../memory/memory-service';
 import type { ExecuteOptions, MemorySession } from '../memory/session';
-import { homeFromFlags, reportSettingsProblems, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
+import { AGENT_OPTIONS, agentFromFlags, homeFromFlags, reportSettingsProblems, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
 import { TOOL_HELP, UsageError } from './usage';
 
 export interface CliIo {
@@ -55,6 +56,7 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
     strict: true,
     options: {
       ...SESSION_OPTIONS,
+      ...AGENT_OPTIONS,
       mode: { type: 'string' },
       actor: { type: 'string' },
       jsonl: { type: 'boolean' },
@@ -66,8 +68,10 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const mode: Mode = oneOf(values.mode, MODES, 'mode', 'exec');
-  const actor: Actor = oneOf(values.actor, ACTORS.filter((a) => a !== 'external'), 'actor', 'agent');
+  // `user` is the person's older name, still accepted.
+  const actor: Actor = oneOf(values.actor === 'user' ? 'person' : values.actor, ACTORS.filter((a) => a !== 'external'), 'actor', 'agent');
   const home = homeFromFlags(values);
+  const agent = actor === 'agent' ? agentFromFlags(values) : undefined;
   if (positionals.length > 1) throw new UsageError('give one JSON command (quote it), or none to read it from stdin');
   if (values.jsonl && positionals.length > 0) throw new UsageError('--jsonl reads commands from stdin; do not also give one as an argument');
 
@@ -75,7 +79,8 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
   reportSettingsProblems(services.registry, (text) => io.stderr.write(text));
   try {
     const session = await sessionFromFlags(services, values);
-    const options: ExecuteOptions = { mode, actor };
+    const options: ExecuteOptions = { mode, actor, ...(agent ? { agent } : {}) };
+    if (agent) new AgentsSeen(services.home).seen(session.workspaceId, agent);
     return await runTool(services.service, session, options, values.jsonl === true, positionals, io);
   } finally {
     await services.close();

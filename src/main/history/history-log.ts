@@ -5,7 +5,9 @@
  *
  * Line format (v 2; fields in this order, `oldPath`, `beforeData` and `afterData` only when present):
  *   {"v":2,"id","at","batch","i","n","owner","scope","path","oldPath"?,"op","actor","cause",
- *    "workspaceId","projectId","before","after","beforeSize","afterSize","beforeData"?,"afterData"?}
+ *    "workspaceId","projectId","before","after","beforeSize","afterSize","agent"?,"beforeData"?,"afterData"?}
+ * `agent` ({"name","session"}), an agent's change only: which agent made it and in which session
+ * (common/activity/agents.ts); lines without it (older ones, a person's, outside edits) still read.
  * `before`/`after` are the sha256 hex of the bytes (or null / "unknown"), whatever the bytes are
  * kept in, so versions compare by digest. `beforeData`/`afterData`, when present, are those bytes
  * themselves, base64 (INLINE: small content, see history-store.ts); without them the bytes are a
@@ -39,9 +41,10 @@
  * rename) or shrank.
  */
 import * as fs from 'node:fs';
-import { ACTORS, SCOPES } from '../../common/memory/constants';
+import { isAgentRef, type AgentRef } from '../../common/activity/agents';
+import { SCOPES, storedActor, type Actor } from '../../common/memory/constants';
 
-export type HistoryActor = 'agent' | 'user' | 'external';
+export type HistoryActor = Actor;
 export type HistoryOp = 'create' | 'update' | 'delete' | 'rename';
 export type HistoryScope = 'global' | 'project' | 'workspace';
 
@@ -73,6 +76,8 @@ export interface HistoryVersion {
   readonly after: string | null | 'unknown';
   readonly beforeSize: number | null;
   readonly afterSize: number | null;
+  /** The agent and its session, for an agent's change when known. */
+  readonly agent?: AgentRef;
 }
 
 export const ID_RE = /^[0-9a-z]{9}-[0-9a-f]{10}-[0-9a-z]{4}$/;
@@ -121,6 +126,7 @@ export function serializeLine(v: HistoryVersion, i: number, n: number, data: Inl
     beforeSize: v.beforeSize,
     afterSize: v.afterSize,
   });
+  if (v.agent !== undefined) line.agent = { name: v.agent.name, session: v.agent.session };
   // Base64 needs no JSON escaping.
   const quote = (x: string): string => (fresh ? `"${x}"` : JSON.stringify(x));
   let text = JSON.stringify(line).slice(0, -1);
@@ -198,14 +204,15 @@ export function parseLine(text: string): ParsedLine | null {
     return null;
   }
   if (!LOG_FORMATS_READ.includes(o.v)) return null;
-  const { id, at, batch, i, n, owner, scope, path, oldPath, op, actor, cause, workspaceId, projectId, before, after, beforeSize, afterSize } = o;
+  const { id, at, batch, i, n, owner, scope, path, oldPath, op, actor, cause, workspaceId, projectId, before, after, beforeSize, afterSize, agent } = o;
   if (!isStr(id) || !ID_RE.test(id) || !isStr(batch) || !ID_RE.test(batch)) return null;
   if (!isStr(at) || !Number.isFinite(Date.parse(at))) return null;
   if (!isIndex(i) || !isIndex(n) || i >= n) return null;
   if (!isStr(owner) || !isStr(path) || !(oldPath === undefined || isStr(oldPath))) return null;
-  if (!(SCOPES as readonly unknown[]).includes(scope) || !(HISTORY_OPS as readonly unknown[]).includes(op) || !(ACTORS as readonly unknown[]).includes(actor)) return null;
+  if (!(SCOPES as readonly unknown[]).includes(scope) || !(HISTORY_OPS as readonly unknown[]).includes(op) || storedActor(actor) === null) return null;
   if (!isStr(cause) || !CAUSE_RE.test(cause) || !isNullableStr(workspaceId) || !isNullableStr(projectId)) return null;
   if (!isDigest(before) || !isDigest(after) || !isSize(beforeSize) || !isSize(afterSize)) return null;
+  if (agent !== undefined && !isAgentRef(agent)) return null;
   // Inline bytes (v 2): only of a digest, as long as its size says (the digest is checked on read).
   const isData = (data: unknown, digest: string | null, size: number | null): data is string | undefined =>
     data === undefined || (o.v !== 1 && typeof data === 'string' && digest !== null && SHA_RE.test(digest) && size !== null && data.length === base64Length(size));
@@ -220,7 +227,7 @@ export function parseLine(text: string): ParsedLine | null {
     path,
     ...(oldPath === undefined ? {} : { oldPath }),
     op: op as HistoryOp,
-    actor: actor as HistoryActor,
+    actor: storedActor(actor) as HistoryActor,
     cause,
     workspaceId,
     projectId,
@@ -228,6 +235,7 @@ export function parseLine(text: string): ParsedLine | null {
     after,
     beforeSize,
     afterSize,
+    ...(agent === undefined ? {} : { agent: Object.freeze({ name: agent.name, session: agent.session }) }),
   };
   return {
     version: Object.freeze(version),

@@ -105,12 +105,12 @@ describe('HistoryStore: record, list, get, readBlob', () => {
     s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: a })]);
     s.record([change({ path: '/memories/global/b.md', oldPath: '/memories/global/a.md', op: 'rename', before: a, after: a })]);
     s.record([change({ path: '/memories/global/b.md', op: 'update', before: 'unknown', after: bytes('b\n'), actor: 'external', cause: 'external' })]);
-    s.record([change({ path: '/memories/global/b.md', op: 'delete', before: bytes('b\n'), after: null, actor: 'user', cause: 'ui' })]);
+    s.record([change({ path: '/memories/global/b.md', op: 'delete', before: bytes('b\n'), after: null, actor: 'person', cause: 'ui' })]);
     const [del, ext, ren, cre] = s.list();
     expect(cre).toMatchObject({ op: 'create', before: null, beforeSize: null, after: sha(a), afterSize: 2 });
     expect(ren).toMatchObject({ op: 'rename', path: '/memories/global/b.md', oldPath: '/memories/global/a.md' });
     expect(ext).toMatchObject({ op: 'update', before: 'unknown', beforeSize: null, actor: 'external', cause: 'external' });
-    expect(del).toMatchObject({ op: 'delete', after: null, afterSize: null, actor: 'user', cause: 'ui' });
+    expect(del).toMatchObject({ op: 'delete', after: null, afterSize: null, actor: 'person', cause: 'ui' });
     expect('oldPath' in cre!).toBe(false);
   });
 
@@ -678,6 +678,18 @@ describe('HistoryStore: gc', () => {
     expectNoDanglingBlobs(a);
   });
 
+  it('a mark left by another process that cannot be read, or holds no time, still says the history is incomplete', () => {
+    const mark = path.join(home, 'history', 'incomplete');
+    fs.mkdirSync(path.dirname(mark), { recursive: true });
+    fs.writeFileSync(mark, 'torn');
+    fs.utimesSync(mark, new Date(T0 - 60_000), new Date(T0 - 60_000));
+    expect(store().incompleteSince()).toBe('2026-11-24T11:59:00.000Z');
+    fs.rmSync(mark);
+    fs.mkdirSync(mark); // unreadable as a file
+    fs.utimesSync(mark, new Date(T0 - 120_000), new Date(T0 - 120_000));
+    expect(store().incompleteSince()).toBe('2026-11-24T11:58:00.000Z');
+  });
+
   it('clears the incomplete mark', () => {
     const s = store(gcOptions);
     expect(s.record([change({ path: '/memories/global/a.md', op: 'create', before: null, after: bytes('a'), cause: '' })])).toEqual([]);
@@ -723,15 +735,15 @@ describe('HistoryStore: gc', () => {
           state.set(key, after);
         } else if (r < 0.5) {
           const after = content();
-          batch.push({ ...o, path: p, op: 'update', before: rnd() < 0.1 ? 'unknown' : had, after, actor: pick(['agent', 'user', 'external'] as const), cause: pick(['tool', 'ui', 'external']) });
+          batch.push({ ...o, path: p, op: 'update', before: rnd() < 0.1 ? 'unknown' : had, after, actor: pick(['agent', 'person', 'external'] as const), cause: pick(['tool', 'ui', 'external']) });
           state.set(key, after);
         } else if (r < 0.75) {
-          batch.push({ ...o, path: p, op: 'delete', before: had, after: null, actor: 'user', cause: 'ui' });
+          batch.push({ ...o, path: p, op: 'delete', before: had, after: null, actor: 'person', cause: 'ui' });
           state.delete(key);
           const sibling = `${o.owner}\0${p === `/memories/${o.scope}/d/e.md` ? `/memories/${o.scope}/d/f.md` : `/memories/${o.scope}/d/e.md`}`;
           const sib = state.get(sibling);
           if (p.includes('/d/') && sib) {
-            batch.push({ ...o, path: sibling.split('\0')[1]!, op: 'delete', before: sib, after: null, actor: 'user', cause: 'ui' });
+            batch.push({ ...o, path: sibling.split('\0')[1]!, op: 'delete', before: sib, after: null, actor: 'person', cause: 'ui' });
             state.delete(sibling);
           }
         } else {

@@ -16,6 +16,7 @@
  *   whether a change on disk was Cairn's). `close()` stops the watcher and the timer and closes
  *   every descriptor; nothing is delivered after it.
  */
+import { storedActor } from '../../common/memory/constants';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -74,7 +75,9 @@ export class JournalTail {
     this.rotatedName = options.rotatedName;
     try {
       fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-    } catch {}
+    } catch {
+      // Without the folder the tail reads nothing until it appears: the poll looks again.
+    }
     // From the current end: only what is appended from now on.
     this.current = this.open(true);
     this.startWatcher();
@@ -98,7 +101,9 @@ export class JournalTail {
     let st: fs.Stats | null = null;
     try {
       st = fs.statSync(this.file);
-    } catch {}
+    } catch {
+      // Rotated away and not yet made again: handled as a rotation below.
+    }
     if (this.current && (!st || st.ino !== this.current.ino)) {
       // Rotated: the old file has been read to its end above; keep it a little for late writers,
       // and read any file rotated in between (more than one rotation since the last check).
@@ -167,7 +172,7 @@ export class JournalTail {
       try {
         st = fs.statSync(name);
       } catch {
-        return [];
+        return []; // the chain of rotated files ends (or was removed): nothing more to read
       }
       if (st.ino === ino) break;
       newer.push(name);
@@ -186,7 +191,7 @@ export class JournalTail {
     try {
       fd = fs.openSync(file, 'r');
     } catch {
-      return null;
+      return null; // not there yet (or not now): the next poll opens it
     }
     try {
       const st = fs.fstatSync(fd);
@@ -200,7 +205,9 @@ export class JournalTail {
   private closeFile(f: OpenFile): void {
     try {
       fs.closeSync(f.fd);
-    } catch {}
+    } catch {
+      // Closed already: nothing more to release.
+    }
   }
 
   /** Reads `f` from its position to its end, delivering each complete line. */
@@ -210,7 +217,7 @@ export class JournalTail {
       try {
         n = fs.readSync(f.fd, this.buf, 0, CHUNK, f.pos);
       } catch {
-        return;
+        return; // read again from the same place at the next poll
       }
       if (n === 0) return;
       f.pos += n;
@@ -233,8 +240,10 @@ export class JournalTail {
     try {
       parsed = JSON.parse(bytes.toString('utf8'));
     } catch {
-      return;
+      return; // a torn line (a writer killed mid-append) carries no event
     }
+    // A line written before the person's actor was called `person` says `user`.
+    if (typeof parsed === 'object' && parsed !== null && (parsed as { actor?: unknown }).actor === 'user') (parsed as { actor: unknown }).actor = storedActor('user');
     const result = journalEventSchema.safeParse(parsed);
     if (!result.success || result.data.pid === this.selfPid) return;
     try {

@@ -93,7 +93,7 @@ describe.each(RUNTIME_KINDS)('the history of each change, over the %s runtime', 
   it('records a person’s save with cause ui, and no change for a save that conflicts', async () => {
     const saved = await service.save('/memories/global/n.md', 'first\n', null, sb.session);
     expect(saved.status).toBe('ok');
-    expect(sink.last).toEqual([expect.objectContaining({ op: 'create', before: null, after: 'first\n', actor: 'user', cause: 'ui' })]);
+    expect(sink.last).toEqual([expect.objectContaining({ op: 'create', before: null, after: 'first\n', actor: 'person', cause: 'ui' })]);
     const again = await service.save('/memories/global/n.md', 'second\n', saved.status === 'ok' ? saved.sha256 : '', sb.session);
     expect(again.status).toBe('ok');
     expect(sink.last).toEqual([expect.objectContaining({ op: 'update', before: 'first\n', after: 'second\n' })]);

@@ -123,7 +123,7 @@ describe.each(RUNTIME_KINDS)('undo over the %s runtime', (kind) => {
     expect(tree()).toEqual({ 'a.md': 'one\n' });
     const [undo] = batches();
     expect(undo).toHaveLength(1);
-    expect(undo![0]).toMatchObject({ actor: 'user', cause: `undo:${edit![0]!.batch}`, op: 'update' });
+    expect(undo![0]).toMatchObject({ actor: 'person', cause: `undo:${edit![0]!.batch}`, op: 'update' });
     await service.undo(stepsOf(undo!), `undo:${undo![0]!.batch}`, sb.session);
     expect(tree()).toEqual({ 'a.md': 'two\n' });
   });

@@ -81,7 +81,7 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
   const scope = [...scopes][0]!;
   const b = availableScope(session, scope);
   const done: Made[] = [];
-  const record = outbox.begin(session, 'user', cause);
+  const record = outbox.begin(session, 'person', cause);
   let outcome: UndoOutcome;
   try {
     outcome = await mapRuntimeErrors(

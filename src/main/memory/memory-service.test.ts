@@ -245,7 +245,7 @@ describe('change events', () => {
     await sb.run({ command: 'create', path: '/memories/project/a.md', file_text: 'hi' });
     await sb.run({ command: 'str_replace', path: '/memories/project/a.md', old_str: 'hi', new_str: 'ho' });
     await sb.run({ command: 'rename', old_path: '/memories/project/a.md', new_path: '/memories/project/b.md' });
-    await sb.run({ command: 'delete', path: '/memories/project/b.md' }, { actor: 'user' });
+    await sb.run({ command: 'delete', path: '/memories/project/b.md' }, { actor: 'person' });
     await sb.run({ command: 'view', path: '/memories/project' });
     await sb.run({ command: 'delete', path: '/memories/project/zzz' });
     off();
@@ -255,7 +255,7 @@ describe('change events', () => {
       ['create', '/memories/project/a.md', undefined, 'agent'],
       ['update', '/memories/project/a.md', undefined, 'agent'],
       ['rename', '/memories/project/b.md', '/memories/project/a.md', 'agent'],
-      ['delete', '/memories/project/b.md', undefined, 'user'],
+      ['delete', '/memories/project/b.md', undefined, 'person'],
     ]);
     expect(events[0]!.sha256).toBe('8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4'); // sha256("hi")
     expect(events[3]!.sha256).toBeNull();
@@ -367,7 +367,7 @@ describe('content scanners on writes', () => {
   });
 
   it('let a person save what they chose to save (the UI warns instead)', async () => {
-    const result = await sb.run({ command: 'create', path: '/memories/global/mine.md', file_text: `token ${token}\n` }, { actor: 'user' });
+    const result = await sb.run({ command: 'create', path: '/memories/global/mine.md', file_text: `token ${token}\n` }, { actor: 'person' });
     expect(result.ok).toBe(true);
   });
 });

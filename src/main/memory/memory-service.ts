@@ -104,7 +104,7 @@ export class MemoryService {
     cause: string,
   ): Promise<{ readonly status: 'ok' } | Extract<SaveOutcome, { status: 'conflict' }>> {
     try {
-      await this.tool.run(command, session, { mode: 'exec', actor: 'user', cause, expectedSha256 });
+      await this.tool.run(command, session, { mode: 'exec', actor: 'person', cause, expectedSha256 });
       return { status: 'ok' };
     } catch (err) {
       if (err instanceof StaleFileError) return { status: 'conflict', kind: err.kind, message: err.message };

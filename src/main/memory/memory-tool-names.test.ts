@@ -63,7 +63,7 @@ describe("an agent's create", () => {
   );
 
   it('by a person is not refused (a person is warned, not refused)', async () => {
-    const result = await sb.run({ command: 'create', path: `/memories/global/${INJECTION}/obey.md`, file_text: 'ok\n' }, { actor: 'user' });
+    const result = await sb.run({ command: 'create', path: `/memories/global/${INJECTION}/obey.md`, file_text: 'ok\n' }, { actor: 'person' });
     expect(result.ok).toBe(true);
   });
 });

@@ -53,8 +53,8 @@ describe.each(RUNTIME_KINDS)('writeBatch over the %s runtime', (kind) => {
     const versions = history.list({});
     expect(new Set(versions.map((v) => v.batch)).size).toBe(1);
     expect(versions.map((v) => [v.op, v.path, v.cause, v.actor]).sort()).toEqual([
-      ['delete', '/memories/global/b.md', 'sweep:test-1', 'user'],
-      ['update', '/memories/global/a.md', 'sweep:test-1', 'user'],
+      ['delete', '/memories/global/b.md', 'sweep:test-1', 'person'],
+      ['update', '/memories/global/a.md', 'sweep:test-1', 'person'],
     ]);
     const undone = await new VersionHistory(history, service).undo(versions[0]!.id, sb.session);
     expect(undone).toMatchObject({ status: 'ok', files: 2 });

@@ -99,9 +99,9 @@ export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGro
   const b = availableScope(session, scope);
   // Encoded before the lock: bad content refuses the whole batch before anything is looked at.
   const encoded = new Map<BatchFile, Uint8Array>();
-  for (const f of files) if (typeof f.content === 'string') encoded.set(f, encodeContent(f.path, f.content, 'user'));
+  for (const f of files) if (typeof f.content === 'string') encoded.set(f, encodeContent(f.path, f.content, 'person'));
   const done: Made[] = [];
-  const record = outbox.begin(session, 'user', cause);
+  const record = outbox.begin(session, 'person', cause);
   try {
     return await mapRuntimeErrors(
       () =>

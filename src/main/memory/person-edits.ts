@@ -69,9 +69,9 @@ export class PersonEdits {
   ): Promise<SaveOutcome> {
     const target = fileTarget(rawPath);
     const b = availableScope(session, target.scope);
-    const data = encodeContent(target.path, content, 'user');
+    const data = encodeContent(target.path, content, 'person');
     // The history records the save before it is made (change-outbox.ts ChangeRecord).
-    const record = this.outbox.begin(session, 'user', cause);
+    const record = this.outbox.begin(session, 'person', cause);
     let made: Change | null = null;
     const outcome = await mapRuntimeErrors(
       () =>
@@ -98,7 +98,7 @@ export class PersonEdits {
       target.path,
     );
     if (outcome.status === 'ok' && made) {
-      recordUse(this.usage, session, target, 'user');
+      recordUse(this.usage, session, target, 'person');
       record.emit(made, outcome.sha256);
     }
     return outcome;

@@ -11,7 +11,7 @@ import { captureStderr } from '../../../tests/support/stderr';
 import { HistoryStore } from '../history/history-store';
 import { setAsideDamaged, TEMP_PREFIX } from '../runtime/local/atomic-write';
 import { MemoryService } from './memory-service';
-import { SEEN_FILE, SeenStore } from './seen-store';
+import { lookedView, SEEN_FILE, SeenStore } from './seen-store';
 
 let sb: Sandbox;
 let now: number;
@@ -31,7 +31,7 @@ afterEach(async () => {
   await sb.cleanup();
 });
 
-const as = (actor: 'agent' | 'user', command: unknown) => {
+const as = (actor: 'agent' | 'person', command: unknown) => {
   tick();
   return service.run(command as never, sb.session, { mode: 'exec', actor });
 };
@@ -49,14 +49,14 @@ const badges = () =>
 describe('badges from the history and the seen marks', () => {
   it("an agent's change badges the file until the person opens it; the next change badges it again", async () => {
     await as('agent', { command: 'create', path: '/memories/project/a.md', file_text: 'one\n' });
-    await as('user', { command: 'create', path: '/memories/project/mine.md', file_text: 'mine\n' });
+    await as('person', { command: 'create', path: '/memories/project/mine.md', file_text: 'mine\n' });
     expect(badges()).toEqual(['/memories/project/a.md agent']);
     await open('/memories/project/a.md');
     expect(badges()).toEqual([]);
     await as('agent', { command: 'str_replace', path: '/memories/project/a.md', old_str: 'one', new_str: 'two' });
     expect(badges()).toEqual(['/memories/project/a.md agent']);
     // The person's own later change does not count as having seen the agent's.
-    await as('user', { command: 'str_replace', path: '/memories/project/a.md', old_str: 'two', new_str: 'three' });
+    await as('person', { command: 'str_replace', path: '/memories/project/a.md', old_str: 'two', new_str: 'three' });
     expect(badges()).toEqual(['/memories/project/a.md agent']);
   });
 
@@ -73,8 +73,8 @@ describe('badges from the history and the seen marks', () => {
     await as('agent', { command: 'create', path: '/memories/project/a.md', file_text: 'a\n' });
     await as('agent', { command: 'create', path: '/memories/project/b.md', file_text: 'b\n' });
     await open('/memories/project/b.md');
-    await as('user', { command: 'rename', old_path: '/memories/project/a.md', new_path: '/memories/project/dir/a2.md' });
-    await as('user', { command: 'rename', old_path: '/memories/project/b.md', new_path: '/memories/project/b2.md' });
+    await as('person', { command: 'rename', old_path: '/memories/project/a.md', new_path: '/memories/project/dir/a2.md' });
+    await as('person', { command: 'rename', old_path: '/memories/project/b.md', new_path: '/memories/project/b2.md' });
     expect(badges()).toEqual(['/memories/project/dir/a2.md agent']);
     // An agent's rename is a change of the agent's.
     await as('agent', { command: 'rename', old_path: '/memories/project/b2.md', new_path: '/memories/project/b3.md' });
@@ -85,7 +85,7 @@ describe('badges from the history and the seen marks', () => {
     await as('agent', { command: 'create', path: '/memories/workspace/w.md', file_text: 'w\n' });
     await as('agent', { command: 'delete', path: '/memories/workspace/w.md' });
     expect(badges()).toEqual([]);
-    await as('user', { command: 'create', path: '/memories/workspace/w.md', file_text: 'again\n' });
+    await as('person', { command: 'create', path: '/memories/workspace/w.md', file_text: 'again\n' });
     expect(badges()).toEqual([]);
   });
 
@@ -109,6 +109,22 @@ describe('badges from the history and the seen marks', () => {
     await as('agent', { command: 'create', path: '/memories/project/a.md', file_text: 'a\n' });
     await open('/memories/project/a.md');
     expect(new SeenStore(sb.home).badges(sb.session, new HistoryStore(sb.home))).toEqual([]);
+  });
+});
+
+describe('"Mark all seen": when the person last looked over a view', () => {
+  it('is kept per view, never goes back, survives a restart, and leaves every badge in place', async () => {
+    await as('agent', { command: 'create', path: '/memories/project/a.md', file_text: 'a\n' });
+    expect(seen.lookedAt(lookedView(sb.session.workspaceId))).toBeNull();
+    tick();
+    const at = await seen.markLooked(lookedView(sb.session.workspaceId));
+    expect(at).toBe(new Date(now).toISOString());
+    // An earlier mark arriving late keeps the later one.
+    expect(await seen.markLooked(lookedView(sb.session.workspaceId), '2025-01-01T00:00:00.000Z')).toBe(at);
+    expect(new SeenStore(sb.home).lookedAt(lookedView(sb.session.workspaceId))).toBe(at);
+    // Another view has its own; the badge stays until the file is opened.
+    expect(seen.lookedAt(lookedView(null))).toBeNull();
+    expect(badges()).toEqual(['/memories/project/a.md agent']);
   });
 });
 

@@ -11,7 +11,7 @@ import { parseUsageFile, UsageStore } from './usage-store';
 let sb: Sandbox;
 let usage: UsageStore;
 let service: MemoryService;
-const run = (input: unknown, actor: 'agent' | 'user' = 'agent') => service.execute(input, sb.session, { mode: 'exec', actor });
+const run = (input: unknown, actor: 'agent' | 'person' = 'agent') => service.execute(input, sb.session, { mode: 'exec', actor });
 const asides = async () => (await fs.readdir(sb.home)).filter((n) => n.startsWith('memory-meta.json.damaged-'));
 const stored = async () => JSON.parse(await fs.readFile(path.join(sb.home, 'memory-meta.json'), 'utf8')).files as Record<string, { pinned: boolean; accessCount: number; lastAccessedAt: string | null; lastWriteAt: string | null; lastWriteBy: string | null }>;
 
@@ -28,9 +28,9 @@ describe('what counts as a use', () => {
   it('agent views and every write count; a person viewing does not, nor does a pin', async () => {
     await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
     await run({ command: 'view', path: '/memories/global/a.md' });
-    await run({ command: 'view', path: '/memories/global/a.md' }, 'user');
+    await run({ command: 'view', path: '/memories/global/a.md' }, 'person');
     await run({ command: 'view', path: '/memories/global' }); // a directory view is not a use of its files
-    await run({ command: 'str_replace', path: '/memories/global/a.md', old_str: 'one', new_str: 'two' }, 'user');
+    await run({ command: 'str_replace', path: '/memories/global/a.md', old_str: 'one', new_str: 'two' }, 'person');
     await run({ command: 'insert', path: '/memories/global/a.md', insert_line: 0, insert_text: 'top' });
     await service.setPinned('/memories/global/a.md', true, sb.session);
     await usage.flush();
@@ -58,11 +58,11 @@ describe('what counts as a use', () => {
   });
 
   it('remembers who made the latest write, not who viewed or pinned', async () => {
-    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' }, 'user');
+    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' }, 'person');
     await usage.flush();
-    expect((await stored())['global:a.md']!.lastWriteBy).toBe('user');
+    expect((await stored())['global:a.md']!.lastWriteBy).toBe('person');
     await run({ command: 'str_replace', path: '/memories/global/a.md', old_str: 'one', new_str: 'two' });
-    await run({ command: 'view', path: '/memories/global/a.md' }, 'user');
+    await run({ command: 'view', path: '/memories/global/a.md' }, 'person');
     await service.setPinned('/memories/global/a.md', true, sb.session);
     await usage.flush();
     expect((await stored())['global:a.md']!.lastWriteBy).toBe('agent');

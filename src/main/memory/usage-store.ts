@@ -19,7 +19,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ACTORS, type Actor } from '../../common/memory/constants';
+import { storedActor, type Actor } from '../../common/memory/constants';
 import { withinIdentity } from '../../common/memory/identity';
 import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { withLocalLock } from '../runtime/local/file-lock';
@@ -53,10 +53,10 @@ function repairEntry(raw: unknown): { stats: UsageStats; repaired: boolean } {
     accessCount: typeof r.accessCount === 'number' && Number.isSafeInteger(r.accessCount) && r.accessCount >= 0 ? r.accessCount : 0,
     lastAccessedAt: isIsoDate(r.lastAccessedAt) ? r.lastAccessedAt : null,
     lastWriteAt: isIsoDate(r.lastWriteAt) ? r.lastWriteAt : null,
-    lastWriteBy: (ACTORS as readonly unknown[]).includes(r.lastWriteBy) ? (r.lastWriteBy as Actor) : null,
+    lastWriteBy: storedActor(r.lastWriteBy),
   };
   const kept = (field: keyof UsageStats, absent: unknown) => r[field] === undefined || r[field] === absent || r[field] === stats[field];
-  const repaired = !isObject || !kept('pinned', false) || !kept('accessCount', 0) || !kept('lastAccessedAt', null) || !kept('lastWriteAt', null) || !kept('lastWriteBy', null);
+  const repaired = !isObject || !kept('pinned', false) || !kept('accessCount', 0) || !kept('lastAccessedAt', null) || !kept('lastWriteAt', null) || !(kept('lastWriteBy', null) || r.lastWriteBy === 'user');
   return { stats, repaired };
 }
 
@@ -89,7 +89,9 @@ export function parseUsageFile(text: string): { map: UsageMap; problem: string |
       const key = JSON.parse(`"${m[1]}"`) as string;
       if (key === 'files') continue;
       map.set(key, repairEntry(JSON.parse(m[2]!)).stats);
-    } catch {}
+    } catch {
+      // An entry that does not parse is lost with the damage; the file's problem below reports it.
+    }
   }
   return { map, problem: problem ?? 'it holds no "files" object' };
 }
@@ -247,6 +249,8 @@ export class UsageStore {
     try {
       return this.readParsed()?.map ?? new Map();
     } catch {
+      // Usage only orders what agents are shown: unreadable, every file counts as unused here,
+      // and the next merge throws rather than write over what it could not read.
       return new Map();
     }
   }

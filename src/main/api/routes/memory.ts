@@ -83,10 +83,10 @@ export const memory = {
     return ok(`Created ${input.path}`);
   }),
   delete: os.memory.delete.use(withSession).handler(async ({ input, context }) =>
-    ok(await context.service.run({ command: 'delete', path: input.path }, context.session, { mode: 'exec', actor: 'user' })),
+    ok(await context.service.run({ command: 'delete', path: input.path }, context.session, { mode: 'exec', actor: 'person' })),
   ),
   rename: os.memory.rename.use(withSession).handler(async ({ input, context }) =>
-    ok(await context.service.run({ command: 'rename', old_path: input.fromPath, new_path: input.toPath }, context.session, { mode: 'exec', actor: 'user' })),
+    ok(await context.service.run({ command: 'rename', old_path: input.fromPath, new_path: input.toPath }, context.session, { mode: 'exec', actor: 'person' })),
   ),
   setPinned: os.memory.setPinned.use(withSession).handler(async ({ input, context }) => ok(await context.service.setPinned(input.path, input.pinned, context.session))),
   scan: os.memory.scan.handler(({ input }) => scanContent(input.content)),

@@ -66,7 +66,7 @@ export function sinceText(since: ConsolidationSince, now = Date.now()): string {
 
 /** Who made a change listed under "since": the history's actor in words. */
 export function actorText(actor: string): string {
-  return actor === 'agent' ? 'an agent' : actor === 'user' ? 'you' : actor === 'external' ? 'outside Cairn' : actor;
+  return actor === 'agent' ? 'an agent' : actor === 'person' ? 'you' : actor === 'external' ? 'outside Cairn' : actor;
 }
 
 /** Why a proposal found nothing to consolidate. */

@@ -159,16 +159,15 @@ describe('a conflict', () => {
     expect(editorText()).toBe(MINE);
   });
 
-  it('Compare shows the person\'s version beside the one on disk, and hiding it keeps the draft', async () => {
+  it('Compare shows the overlapping lines piece by piece, yours beside the ones on disk, and hiding it keeps the draft', async () => {
     const { b, user, banner } = await conflicted();
+    expect(banner.textContent).toContain('You both changed the same lines in one place');
     await user.click(within(banner).getByRole('button', { name: 'Compare' }));
-    const diff = await within(editor()).findByLabelText('Your version beside the version on disk');
-    expect(within(diff).getByText('Yours (not saved)')).toBeTruthy();
-    expect(within(diff).getByText('On disk now')).toBeTruthy();
-    const sides = [...diff.querySelectorAll('.cm-content')].map((el) => el.textContent);
-    expect(sides).toHaveLength(2);
-    expect(sides[0]).toContain('Run make, then make test.');
-    expect(sides[1]).toContain('Run ninja.');
+    const piece = await within(editor()).findByRole('region', { name: 'Conflict 1 of 1' });
+    expect(within(piece).getByText('Yours')).toBeTruthy();
+    expect(within(piece).getByText('On disk now')).toBeTruthy();
+    expect(within(piece).getByLabelText('Your lines').textContent).toBe('Run make, then make test.');
+    expect(within(piece).getByLabelText('The lines on disk').textContent).toBe('Run ninja.');
     await user.click(within(banner).getByRole('button', { name: 'Hide comparison' }));
     await waitFor(() => expect(editorText()).toBe(MINE));
     expect(await onDisk(b)).toBe(THEIRS);
@@ -202,7 +201,7 @@ describe('a file deleted under unsaved edits', () => {
     expect(within(editor()).queryByRole('alert')).toBeNull();
     expect(dirtyMarker()).toBeNull();
     const [latest] = (await b.client.history.list({ workspaceId: b.workspaceId, path: FILE, limit: 1 })).versions;
-    expect(latest).toMatchObject({ op: 'create', actor: 'user' });
+    expect(latest).toMatchObject({ op: 'create', actor: 'person' });
     // Saving again is an ordinary save of the new file.
     typeInEditor(`${MINE}More.\n`);
     await user.click(saveButton());

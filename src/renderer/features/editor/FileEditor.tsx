@@ -4,8 +4,14 @@
  *
  * Invariants: every save carries the sha256 the draft was based on, so a change made since (by an
  * agent, outside Cairn, another window) comes back as a conflict, never a silent clobber. On a
- * conflict the draft is kept until the person chooses: Reload (discard mine), Overwrite (keep mine,
- * after a confirmation), or compare side by side. A clean editor follows changes on disk by itself.
+ * conflict the draft is kept until the person chooses. When the text of the draft's base is known
+ * (use-draft.ts keeps it with a kept draft), the draft is merged three ways with the disk
+ * (three-way-merge.ts): edits that do not overlap are shown as the merge and saved only by "Save
+ * merged" (or taken into the editor by "Keep editing"); overlapping ones are resolved piece by
+ * piece in Compare (MergePanel.tsx). Always offered: Reload (discard mine, with Undo in a toast
+ * that brings the draft back), Overwrite (keep mine, after a confirmation), and Compare.
+ * A save that succeeds drops the kept draft in the same handler. A clean editor follows changes
+ * on disk by itself.
  * What the scanners flag is shown before saving, and the person may still save. Hidden text (what a
  * person cannot see and an agent still reads) is drawn as visible placeholders (hidden-chars.ts). History shows the
  * file's versions (features/history): a restore is confirmed first, says so when it discards
@@ -20,7 +26,7 @@
 import { markdown } from '@codemirror/lang-markdown';
 import { EditorView } from '@codemirror/view';
 import CodeMirror from '@uiw/react-codemirror';
-import { AlertTriangle, Eye, FilePlus, GitCompare, History as HistoryIcon, Loader2, Pencil, Pin, PinOff, RefreshCw, Save, X } from 'lucide-react';
+import { AlertTriangle, Eye, FilePlus, GitCompare, GitMerge, History as HistoryIcon, Loader2, Pencil, Pin, PinOff, RefreshCw, RotateCcw, Save, X } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { z } from 'zod';
 import type { saveResultSchema, scanWarningSchema } from '../../../common/api/contract';
@@ -32,11 +38,15 @@ import { badgeKey, badgeStore } from '../changes/badge-store';
 import { onChangeEvent } from '../changes/use-change-stream';
 import { ConfirmDialog } from '../dialogs/Dialog';
 import { HistoryPanel } from '../history/HistoryPanel';
+import { Toast } from '../history/Toast';
 import type { MemoryFile } from '../tree/tree-model';
 import { DiffView } from './DiffView';
+import { MergePreview, MergeResolver } from './MergePanel';
 import { showHiddenText } from './hidden-chars';
 import { Preview } from './Preview';
-import { useDraft } from './use-draft';
+import { mergedText, mergeThreeWay, type Resolution, type ThreeWayMerge } from './three-way-merge';
+import { useChangedLines } from './changed-lines';
+import { useDraft, type DraftBase } from './use-draft';
 
 type ScanWarning = z.infer<typeof scanWarningSchema>;
 type SaveResult = z.infer<typeof saveResultSchema>;
@@ -78,11 +88,21 @@ export function memorySource(client: ApiClient, workspaceId: string | null, path
 type ConflictKind = 'changed' | 'deleted' | 'exists';
 type Actor = keyof typeof ACTOR_WORDS;
 
-interface Loaded {
-  /** The content the draft is based on, and its sha256 (null: the file is gone, saving creates it). */
-  base: string;
-  sha256: string | null;
+/**
+ * The content the draft is based on, and its sha256 (null: the file is gone, saving creates it);
+ * versionText is the text at that sha256, a merge's base (null: not known).
+ */
+type Loaded = DraftBase;
+
+/** A save that found the file changed: the file on disk now and the draft merged with it. */
+interface Merging {
+  disk: { content: string; sha256: string | null };
+  merge: ThreeWayMerge;
+  resolutions: Array<Resolution | undefined>;
 }
+
+/** How long the toast offering to undo a Reload stays. */
+const RELOAD_UNDO_MS = 10_000;
 
 export interface FileEditorProps {
   workspaceId: string | null;
@@ -104,7 +124,7 @@ export interface FileEditorProps {
   onSelectedLines?: (ranges: Array<[number, number]>) => void;
 }
 
-const ACTOR_WORDS = { agent: 'by an agent', external: 'outside Cairn', user: 'in another Cairn window' } as const;
+const ACTOR_WORDS = { agent: 'by an agent', external: 'outside Cairn', person: 'in another Cairn window' } as const;
 
 export function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | null): string {
   switch (kind) {
@@ -117,6 +137,13 @@ export function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | 
   }
 }
 
+/** What the banner adds when the draft was merged with the file on disk. */
+export function mergeSummary(merge: ThreeWayMerge): string {
+  if (merge.conflicts === 0) return 'Your edits and these changes do not overlap: below is the merge of both, which Save merged writes.';
+  const places = merge.conflicts === 1 ? 'one place' : `${merge.conflicts} places`;
+  return `You both changed the same lines in ${places}: Compare resolves them piece by piece; the rest is merged.`;
+}
+
 export function FileEditor({ workspaceId, path, file, dark, previewByDefault, onClose, onDirtyChange, onPin, source, info, tools, onSelectedLines }: FileEditorProps) {
   const { client } = useApi();
   const src = useMemo(() => source ?? memorySource(client, workspaceId, path), [source, client, workspaceId, path]);
@@ -125,6 +152,8 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [draft, setDraft] = useState('');
+  // The lines an agent's edit changed, when the clean editor followed the disk.
+  const changedLines = useChangedLines(loaded?.base ?? null);
   const [preview, setPreview] = useState(previewByDefault);
   const [showHistory, setShowHistory] = useState(false);
   const [saving, setSaving] = useState(false);
@@ -132,6 +161,11 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   const [saveError, setSaveError] = useState<string | null>(null);
   const [conflict, setConflict] = useState<ConflictKind | null>(null);
   const [theirs, setTheirs] = useState<string | null>(null);
+  const [merging, setMerging] = useState<Merging | null>(null);
+  /** Compare on a merge with conflicts: the pieces to resolve. */
+  const [resolving, setResolving] = useState(false);
+  /** What a Reload discarded, while its Undo is offered. */
+  const [reloaded, setReloaded] = useState<{ draft: string; loaded: Loaded; at: number } | null>(null);
   const [confirmOverwrite, setConfirmOverwrite] = useState(false);
   const [warnings, setWarnings] = useState<ScanWarning[] | null>(null);
   /** Who deleted the file, when it is known to be gone (from the change event, or the history). */
@@ -141,6 +175,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   const dirty = loaded !== null && draft !== loaded.base;
   const key = file ? badgeKey(workspaceId, file.scope, path) : badgeKey(workspaceId, (path.split('/')[2] ?? 'global') as MemoryFile['scope'], path);
 
+  const section = useRef<HTMLElement>(null);
   const state = useRef({ dirty, loaded });
   state.current = { dirty, loaded };
   // A read that ends after the editor closed (another file opened, the window torn down) changes nothing.
@@ -164,39 +199,46 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
 
   const kept = useDraft(workspaceId, path, loaded, draft, setLoaded, setDraft);
 
-  /** Reads the file; when opening it, unsaved text kept from before comes back (use-draft.ts). */
-  const load = useCallback(async (opening = false) => {
+  /**
+   * Reads the file; when opening it, unsaved text kept from before comes back (use-draft.ts).
+   * True when the file was read and shown (false: an error, or the file is gone).
+   */
+  const load = useCallback(async (opening = false): Promise<boolean> => {
     setLoadError(null);
     try {
       const doc = await src.read();
-      if (!open.current) return;
-      const shown = opening ? kept.offer(doc) : { base: doc.content, sha256: doc.sha256, draft: doc.content };
-      setLoaded({ base: shown.base, sha256: shown.sha256 });
+      if (!open.current) return false;
+      const shown = opening ? kept.offer(doc) : { base: doc.content, sha256: doc.sha256, versionText: doc.content, draft: doc.content };
+      setLoaded({ base: shown.base, sha256: shown.sha256, versionText: shown.versionText });
       setDraft(shown.draft);
       setConflict(null);
       setTheirs(null);
+      setMerging(null);
+      setResolving(false);
       setGone(false);
       badgeStore.clear(key);
+      return true;
     } catch (err) {
-      if (!open.current) return;
+      if (!open.current) return false;
       const message = errorMessage(err);
       if (!src.isGone(message)) {
         setLoadError(message);
-        return;
+        return false;
       }
       // Gone: unsaved text stays with the choice of keeping it; without any, the editor says so.
       setTheirs(null);
       const by = await whoDeleted();
-      if (!open.current) return;
+      if (!open.current) return false;
       setDeletedBy(by);
       // Text kept from before the page was reloaded counts as unsaved text here.
       const keptText = opening ? kept.offerGone() : null;
       if (keptText !== null) {
-        setLoaded({ base: '', sha256: null });
+        setLoaded({ base: '', sha256: null, versionText: '' });
         setDraft(keptText);
       }
       if (state.current.dirty || keptText !== null) setConflict('deleted');
       else setGone(true);
+      return false;
     }
   }, [src, key, whoDeleted, kept.offer, kept.offerGone]);
 
@@ -210,6 +252,11 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   }, [load]);
 
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+
+  // Typing after a Reload makes new text that Undo would throw away: its offer ends there.
+  useEffect(() => {
+    if (dirty) setReloaded(null);
+  }, [dirty]);
 
   // Another kind of file, seen changed on disk: the same, by its sha256.
   useEffect(
@@ -227,7 +274,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   useEffect(
     () =>
       onChangeEvent((event, view) => {
-        if (view !== workspaceId || event.path !== path || event.actor === 'user') return;
+        if (view !== workspaceId || event.path !== path || event.actor === 'person') return;
         if (state.current.dirty && event.op === 'delete') {
           setDeletedBy(event.actor);
           setConflict('deleted');
@@ -238,26 +285,56 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           return;
         }
         if (event.op === 'delete') setStatus(`This file was deleted ${ACTOR_WORDS[event.actor]}.`);
-        else void load().then(() => setStatus(`Updated ${ACTOR_WORDS[event.actor]}.`));
+        else {
+          // Where it changed is marked in the text and said (changed-lines.tsx), in place of a bare "Updated".
+          changedLines.expect(ACTOR_WORDS[event.actor]);
+          setStatus(null);
+          void load();
+        }
       }),
-    [workspaceId, path, load],
+    [workspaceId, path, load, changedLines.expect],
   );
 
+  /** The draft merged with the file on disk now, when the draft's base text is known (else null). */
+  const mergeWithDisk = useCallback(
+    async (mine: string, base: Loaded): Promise<Merging | null> => {
+      if (base.versionText === null) return null;
+      try {
+        const disk = await src.read();
+        return { disk, merge: mergeThreeWay(base.versionText, mine, disk.content), resolutions: [] };
+      } catch {
+        return null; // gone or unreadable now: the plain conflict flow
+      }
+    },
+    [src],
+  );
+
+  /**
+   * Saves `content` on `expected`; `merged`: it is a merge of the draft with the disk, which the
+   * editor then shows. Success drops the kept draft here, in the same step as the save.
+   */
   const doSave = useCallback(
-    async (expected: string | null) => {
+    async (expected: string | null, content: string = draft, merged = false) => {
       setSaving(true);
       setSaveError(null);
       try {
-        const content = draft;
         const result = await src.save(content, expected);
         if (result.status === 'ok') {
-          setLoaded({ base: content, sha256: result.sha256 });
+          kept.saved();
+          setLoaded({ base: content, sha256: result.sha256, versionText: content });
+          if (merged) setDraft(content);
           setConflict(null);
           setTheirs(null);
-          setStatus('Saved.');
+          setMerging(null);
+          setResolving(false);
+          setStatus(merged ? 'Saved the merge.' : 'Saved.');
           badgeStore.clear(key);
         } else if (result.status === 'conflict') {
           if (result.kind === 'deleted') setDeletedBy(badgeStore.lastActor(key) ?? (await whoDeleted()));
+          const merge = result.kind === 'deleted' || !loaded ? null : await mergeWithDisk(draft, loaded);
+          setMerging(merge);
+          setResolving(false);
+          setTheirs(null);
           setConflict(result.kind);
           setStatus(null);
         } else setSaveError(result.message);
@@ -267,8 +344,39 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
         setSaving(false);
       }
     },
-    [src, draft, key, whoDeleted],
+    [src, draft, loaded, key, whoDeleted, mergeWithDisk, kept.saved],
   );
+
+  /** The merge's text once every conflict is resolved (null: not yet, or no merge). */
+  const merged = merging ? mergedText(merging.merge, merging.resolutions) : null;
+
+  /** "Keep editing": the merge goes into the editor, based on the file on disk, not saved yet. */
+  const keepEditingMerged = () => {
+    if (!merging || merged === null) return;
+    setLoaded({ base: merging.disk.content, sha256: merging.disk.sha256, versionText: merging.disk.content });
+    setDraft(merged);
+    setConflict(null);
+    setMerging(null);
+    setResolving(false);
+    setTheirs(null);
+    setStatus('The merge is in the editor, not saved yet.');
+  };
+
+  /** "Reload (discard mine)": the file as it is on disk, with Undo bringing the draft back. */
+  const reload = async () => {
+    const before = loaded ? { draft, loaded } : null;
+    if ((await load()) && before) setReloaded({ ...before, at: Date.now() });
+  };
+
+  const undoReload = () => {
+    if (!reloaded) return;
+    setLoaded(reloaded.loaded);
+    setDraft(reloaded.draft);
+    setReloaded(null);
+    setStatus('Your text is back, not saved. Saving merges it with the file on disk.');
+    // The toast that held the focus goes: the focus goes back to the text, not to the page.
+    section.current?.querySelector<HTMLElement>('.cm-content')?.focus();
+  };
 
   /** "Keep my text as a new file": created again at its path, as the person; never over a file made since. */
   const keepAsNew = async () => {
@@ -305,6 +413,13 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     await doSave(loaded.sha256);
   }, [client, draft, loaded, saving, doSave]);
 
+  const compare = () => {
+    if (merging && merging.merge.conflicts > 0) setResolving((r) => !r);
+    else if (theirs === null) void showTheirs();
+    else setTheirs(null);
+  };
+  const comparing = theirs !== null || resolving;
+
   const showTheirs = async () => {
     try {
       setTheirs((await src.read()).content);
@@ -338,6 +453,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       EditorView.lineWrapping,
       showHiddenText(),
       EditorView.contentAttributes.of({ 'aria-label': `Content of ${path}` }),
+      changedLines.extension,
       EditorView.updateListener.of((u) => {
         if (!selectedLines.current || !(u.selectionSet || u.docChanged)) return;
         const doc = u.state.doc;
@@ -345,13 +461,13 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
         selectedLines.current(ranges);
       }),
     ],
-    [path],
+    [path, changedLines.extension],
   );
   const name = path.slice(path.lastIndexOf('/') + 1);
   const lastActor = badgeStore.lastActor(key);
 
   return (
-    <section className="editor" aria-label={`Editor: ${path}`} onKeyDown={onKeyDown}>
+    <section ref={section} className="editor" aria-label={`Editor: ${path}`} onKeyDown={onKeyDown}>
       <header className="editor-head">
         <div className="editor-title">
           <h2 title={path}>
@@ -364,7 +480,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           </h2>
           <div className="editor-path">{path}</div>
         </div>
-        <div className="editor-tools">
+        <div className="editor-tools" data-keep-clear>
           {tools}
           {file && (
             <button type="button" className="btn" onClick={() => onPin(file, !file.pinned)} aria-pressed={file.pinned}>
@@ -401,7 +517,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
             <dt>Last written</dt>
             <dd>
               {relativeTime(file.lastWriteAt) ?? 'unknown'}
-              {file.lastWriteBy && ` by ${file.lastWriteBy === 'user' ? 'you' : file.lastWriteBy === 'agent' ? 'an agent' : 'an outside edit'}`}
+              {file.lastWriteBy && ` by ${file.lastWriteBy === 'person' ? 'you' : file.lastWriteBy === 'agent' ? 'an agent' : 'an outside edit'}`}
             </dd>
           </div>
           <div>
@@ -440,15 +556,26 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           <p>
             <AlertTriangle size={16} aria-hidden /> {conflictText(conflict, lastActor)}
           </p>
-          <div className="conflict-actions">
-            <button type="button" className="btn" onClick={() => void load()}>
+          {merging && <p className="merge-summary">{mergeSummary(merging.merge)}</p>}
+          <div className="conflict-actions" data-keep-clear>
+            {merging && (merging.merge.conflicts === 0 || resolving) && (
+              <button type="button" className="btn primary" onClick={() => merged !== null && void doSave(merging.disk.sha256, merged, true)} disabled={merged === null || saving} title={merged === null ? 'Resolve every conflict first' : undefined}>
+                {saving ? <Loader2 size={14} className="spin" aria-hidden /> : <GitMerge size={14} aria-hidden />} Save merged
+              </button>
+            )}
+            {merging && merging.merge.conflicts === 0 && (
+              <button type="button" className="btn" onClick={keepEditingMerged}>
+                <Pencil size={14} aria-hidden /> Keep editing
+              </button>
+            )}
+            <button type="button" className="btn" onClick={() => void reload()}>
               <RefreshCw size={14} aria-hidden /> Reload (discard mine)
             </button>
             <button type="button" className="btn danger" onClick={() => setConfirmOverwrite(true)}>
               <Save size={14} aria-hidden /> Overwrite (keep mine)
             </button>
-            <button type="button" className="btn" onClick={() => (theirs === null ? void showTheirs() : setTheirs(null))} aria-pressed={theirs !== null}>
-              <GitCompare size={14} aria-hidden /> {theirs === null ? 'Compare' : 'Hide comparison'}
+            <button type="button" className="btn" onClick={compare} aria-pressed={comparing}>
+              <GitCompare size={14} aria-hidden /> {comparing ? 'Hide comparison' : 'Compare'}
             </button>
           </div>
         </div>
@@ -464,6 +591,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           <button type="button" className="link" onClick={kept.discard}>Discard my text</button>
         </div>
       )}
+      {!conflict && changedLines.notice}
       {status && !conflict && (
         <div className="notice" role="status">
           {status}
@@ -492,6 +620,10 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           </div>
         ) : theirs !== null ? (
           <DiffView mine={draft} theirs={theirs} dark={dark} />
+        ) : merging && conflict && resolving ? (
+          <MergeResolver merge={merging.merge} resolutions={merging.resolutions} onResolve={(i, r) => setMerging((m) => m && { ...m, resolutions: Object.assign([...m.resolutions], { [i]: r }) })} />
+        ) : merging && conflict && merging.merge.conflicts === 0 && merged !== null ? (
+          <MergePreview merged={merged} disk={merging.disk.content} />
         ) : showHistory && src.history ? (
           src.history({
             dirty,
@@ -518,6 +650,21 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           <CodeMirror value={draft} onChange={setDraft} extensions={extensions} theme={dark ? 'dark' : 'light'} basicSetup={{ foldGutter: false, highlightActiveLine: true, highlightSpecialChars: false }} height="100%" className="cm-host" />
         )}
       </div>
+      {reloaded && (
+        <div className="toast-region">
+          <Toast
+            key={reloaded.at}
+            message="Reloaded: your unsaved text was discarded."
+            durationMs={RELOAD_UNDO_MS}
+            onDismiss={() => setReloaded(null)}
+            action={
+              <button type="button" className="btn toast-action" onClick={undoReload}>
+                <RotateCcw size={14} aria-hidden /> Undo
+              </button>
+            }
+          />
+        </div>
+      )}
       {warnings && (
         <ConfirmDialog
           title="Save a file the scanners flag?"

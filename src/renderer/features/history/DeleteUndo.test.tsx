@@ -64,7 +64,7 @@ describe('Undo after a delete', () => {
     await screen.findByRole('treeitem', { name: `${P}/keep.md` });
     // The undo is itself in the history (and so could be undone in turn).
     const { versions } = await b.client.history.list({ workspaceId: b.workspaceId, path: `${P}/keep.md`, scope: null, limit: 5 });
-    expect(versions[0]).toMatchObject({ op: 'create', actor: 'user', cause: expect.stringMatching(/^undo:/) });
+    expect(versions[0]).toMatchObject({ op: 'create', actor: 'person', cause: expect.stringMatching(/^undo:/) });
   });
 
   it('is reached with Tab, and goes away after 10 seconds, not before (fake clock)', async () => {

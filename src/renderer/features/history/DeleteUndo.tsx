@@ -55,7 +55,7 @@ export function useDeleteUndo(workspaceId: string | null, onUndone?: (paths: rea
       let versionId: string | null = null;
       try {
         const { versions } = await client.history.deleted({ workspaceId, path, scope: null, limit: 500 });
-        const mine = versions.find((v) => v.actor === 'user' && (v.path === path || v.path.startsWith(`${path}/`)) && Date.parse(v.at) >= askedAt - CLOCK_MARGIN_MS);
+        const mine = versions.find((v) => v.actor === 'person' && (v.path === path || v.path.startsWith(`${path}/`)) && Date.parse(v.at) >= askedAt - CLOCK_MARGIN_MS);
         versionId = mine?.id ?? null;
       } catch {
         // The history could not be asked: the toast says the delete cannot be undone here.

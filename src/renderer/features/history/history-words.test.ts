@@ -31,19 +31,19 @@ describe('what a version says', () => {
   });
 
   it.each([
-    [{ actor: 'user', cause: 'ui' }, 'You, saved in Cairn'],
+    [{ actor: 'person', cause: 'ui' }, 'You, saved in Cairn'],
     [{ actor: 'agent', cause: 'tool' }, 'An agent, with the memory tool'],
     [{ actor: 'external', cause: 'external' }, 'Outside Cairn (another editor, git, ...)'],
-    [{ actor: 'user', cause: 'undo:abc' }, 'You, with Undo'],
-    [{ actor: 'user', cause: 'harvest:0abc12345-deadbeef' }, 'You, approving a proposal from the Inbox'],
-    [{ actor: 'user', cause: 'review:0abc12345-deadbeef' }, "You, approving an agent's change from the Inbox"],
-    [{ actor: 'user', cause: 'restore:abc' }, 'You, restoring an earlier version'],
+    [{ actor: 'person', cause: 'undo:abc' }, 'You, with Undo'],
+    [{ actor: 'person', cause: 'harvest:0abc12345-deadbeef' }, 'You, approving a proposal from the Inbox'],
+    [{ actor: 'person', cause: 'review:0abc12345-deadbeef' }, "You, approving an agent's change from the Inbox"],
+    [{ actor: 'person', cause: 'restore:abc' }, 'You, restoring an earlier version'],
   ] as const)('says who and how: %o reads %s', (over, text) => expect(byWords(v(over), null, now)).toBe(text));
 
   it('says which version a restore brought back when it is known', () => {
     expect(restoredId('restore:0001')).toBe('0001');
     expect(restoredId('ui')).toBeNull();
-    expect(byWords(v({ actor: 'user', cause: 'restore:0001' }), new Date(now - 3 * 3_600_000).toISOString(), now)).toBe('You, restoring the version of 3 h ago');
+    expect(byWords(v({ actor: 'person', cause: 'restore:0001' }), new Date(now - 3 * 3_600_000).toISOString(), now)).toBe('You, restoring the version of 3 h ago');
   });
 
   it('counts lines, and says when they are not known', () => {

@@ -174,7 +174,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     return onChangeEvent((event, view) => {
       if (view !== workspaceId) return;
       const gone = event.op === 'delete' ? event.path : event.op === 'rename' ? (event.oldPath ?? null) : null;
-      const arrived = event.actor !== 'user' && (event.op === 'create' || (event.op === 'rename' && gone !== null)) ? event.path : null;
+      const arrived = event.actor !== 'person' && (event.op === 'create' || (event.op === 'rename' && gone !== null)) ? event.path : null;
       if (gone === null && arrived === null) return;
       setArrivals((prev) => {
         const next = new Set([...prev].filter((p) => gone === null || (p !== gone && !p.startsWith(`${gone}/`))));
@@ -196,6 +196,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
       const { lookedAt } = await client.memory.markAllSeen({ workspaceId });
       badgeStore.markLooked(workspaceId, lookedAt);
       setArrivals(new Set());
+      // The button goes with the count: the focus goes to the row the person looks at, where it is.
+      treeRef.current?.focusInView();
     });
 
   // A change (a delete, a file written again, a restore) may change what is recently deleted:
