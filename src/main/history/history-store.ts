@@ -88,6 +88,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TEMP_PREFIX, writeOwnFileSync } from '../runtime/local/atomic-write';
+import { errnoOf } from '../runtime/local/containment';
 import { takeLeaseSync } from '../runtime/local/file-lock';
 import { ACTORS, HISTORY_KEEP_DAYS, HISTORY_KEEP_NEWEST, HISTORY_MAX_BYTES_PER_SCOPE, SCOPES } from '../../common/memory/constants';
 import { parseMemoryPath } from '../../common/memory/paths';
@@ -408,6 +409,8 @@ export class HistoryStore {
           fs.closeSync(fd);
         }
       } catch {
+        // Not in this place (collected, or aside for a moment), or unreadable: the next place;
+        // a blob found nowhere reads as not kept, which is what a person is shown.
         continue;
       }
       if (crypto.createHash('sha256').update(data).digest('hex') !== sha256) return null;
@@ -436,16 +439,35 @@ export class HistoryStore {
     return [...gone].sort((a, b) => order.get(b)! - order.get(a)!);
   }
 
-  /** The ISO time of the first record() that failed (this process's or another's), or null. */
+  /**
+   * The ISO time of the first record() that failed (this process's or another's), or null. The
+   * mark's presence is what counts: one that cannot be read or holds no time still says the history
+   * is incomplete, since the time it was last changed.
+   */
   incompleteSince(): string | null {
     let persisted: string | null = null;
     try {
       const text = fs.readFileSync(this.incompleteFile, 'utf8').trim();
-      if (Number.isFinite(Date.parse(text))) persisted = text;
-    } catch {}
+      persisted = Number.isFinite(Date.parse(text)) ? text : this.markTime();
+    } catch (err) {
+      // No mark (nor a history folder to hold one): nothing failed.
+      const code = errnoOf(err);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') persisted = this.markTime();
+    }
     if (persisted === null) return this.incompleteHere;
     if (this.incompleteHere === null) return persisted;
     return Date.parse(persisted) <= Date.parse(this.incompleteHere) ? persisted : this.incompleteHere;
+  }
+
+  /** When the incomplete mark was last changed (now, if even that cannot be seen). */
+  private markTime(): string {
+    let at = this.now();
+    try {
+      at = fs.statSync(this.incompleteFile).mtimeMs;
+    } catch {
+      // Not even its time can be seen: incomplete from now, which is when it was found.
+    }
+    return new Date(at).toISOString();
   }
 
   /** Forgets the incomplete mark (after the person was told); false when it could not be removed. */
@@ -530,7 +552,9 @@ export class HistoryStore {
         let now: fs.Stats | null = null;
         try {
           now = fs.statSync(this.logFile);
-        } catch {}
+        } catch {
+          // The log is no longer at its name: replaced (a gc's rewrite), as the line below takes it.
+        }
         replaced = now === null || now.ino !== st.ino || now.dev !== st.dev;
       } finally {
         fs.closeSync(fd);
@@ -696,8 +720,10 @@ export class HistoryStore {
       let names: string[];
       try {
         names = fs.readdirSync(dir);
-      } catch {
-        continue;
+      } catch (err) {
+        // A shard that went away (or is a stray file) holds no blobs; any other failure is gc's to report.
+        if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') continue;
+        throw err;
       }
       for (const name of names) {
         const p = path.join(dir, name);
@@ -715,8 +741,11 @@ export class HistoryStore {
           if (referenced.has(sha) && lstatOrNull(main) === null) {
             try {
               fs.renameSync(p, main);
-              continue;
-            } catch {}
+            } catch {
+              // Left aside, where readBlob looks too: a referenced blob is never removed, and the
+              // next gc tries again.
+            }
+            continue;
           }
           const st = lstatOrNull(p);
           fs.rmSync(p, { force: true });
@@ -734,6 +763,7 @@ export class HistoryStore {
         try {
           fs.renameSync(p, aside);
         } catch {
+          // Gone already (another gc), or cannot be moved: kept, and the next gc tries again.
           continue;
         }
         const moved = lstatOrNull(aside);
@@ -790,12 +820,9 @@ function inlineSize(base64: string): number {
   return (base64.length / 4) * 3 - pad;
 }
 
+/** What is at `p`, or null when nothing is; any other failure is thrown. */
 function lstatOrNull(p: string): fs.Stats | null {
-  try {
-    return fs.lstatSync(p);
-  } catch {
-    return null;
-  }
+  return fs.lstatSync(p, { throwIfNoEntry: false }) ?? null;
 }
 
 function isDirectory(p: string): boolean {
