@@ -14,6 +14,11 @@
  *   cannot be written fails only itself;
  * - a seen time is taken before the read it stands for, so a change landing during that read
  *   badges the file again rather than being hidden.
+ * Besides each file's last open, it keeps when the person last looked over a whole view ("Mark all
+ * seen"): a badge newer than that mark is new to the person (the tree sets it apart); an older one
+ * stays an ordinary badge until the file is opened. Those marks live in the same file, under keys
+ * that start with `@looked:`, which no file's key can (a file's key starts with `/` or a
+ * workspace id, and `@` is in neither).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -30,6 +35,14 @@ export const SEEN_FILE = 'seen.json';
 export const MAX_SEEN_ENTRIES = 20_000;
 
 export type SeenMap = Map<string, string>;
+
+/** Where a view's "looked over everything" mark is kept among the files' marks (see the header). */
+const LOOKED_PREFIX = '@looked:';
+
+/** The name of a memory view's (a workspace's, or the global scope's alone) "Mark all seen". */
+export function lookedView(workspaceId: string | null): string {
+  return `tree:${workspaceId ?? '-'}`;
+}
 
 /** A file of this view with a change the person has not seen. */
 export interface FileBadge {
@@ -99,6 +112,29 @@ export class SeenStore {
       map.set(key, at);
       await writeOwnFile(this.file, serializeSeen(map));
     });
+  }
+
+  /**
+   * Records that the person looked over everything of `view` (a name the caller chooses, such as
+   * lookedView(workspaceId)) as it was at `at`. A later mark already there is kept; the mark kept is
+   * returned. Throws on I/O errors.
+   */
+  async markLooked(view: string, at: string = this.stamp()): Promise<string> {
+    const key = LOOKED_PREFIX + view;
+    fs.mkdirSync(this.home, { recursive: true, mode: 0o700 });
+    return withLocalLock(this.file, async () => {
+      const map = this.read();
+      const before = map.get(key);
+      if (before !== undefined && before >= at) return before;
+      map.set(key, at);
+      await writeOwnFile(this.file, serializeSeen(map));
+      return at;
+    });
+  }
+
+  /** When the person last looked over everything of `view` (null: never). */
+  lookedAt(view: string, marks: SeenMap = this.read()): string | null {
+    return marks.get(LOOKED_PREFIX + view) ?? null;
   }
 
   /** Every mark (a fresh read of the file: other processes mark too); a damaged file is set aside. */

@@ -57,8 +57,8 @@ export function applyBadges(store: BadgeStore, workspaceId: string | null, e: Ch
   if (e.op === 'delete') store.forget(key);
   else if (e.op === 'rename') {
     if (e.oldPath) store.move(badgeKey(workspaceId, e.scope, e.oldPath), key);
-    store.changed(key, e.actor);
-  } else store.changed(key, e.actor);
+    store.changed(key, e.actor, e.at);
+  } else store.changed(key, e.actor, e.at);
 }
 
 export function useChangeStream(workspaceId: string | null): StreamState {
@@ -98,8 +98,8 @@ export function useChangeStream(workspaceId: string | null): StreamState {
       const asked = ++badgesAsked;
       const since = badgeStore.mark();
       try {
-        const { badges } = await client.memory.badges({ workspaceId }, { signal: controller.signal });
-        if (asked === badgesAsked && !controller.signal.aborted) badgeStore.fromServer(workspaceId, badges, since);
+        const { badges, lookedAt } = await client.memory.badges({ workspaceId }, { signal: controller.signal });
+        if (asked === badgesAsked && !controller.signal.aborted) badgeStore.fromServer(workspaceId, badges, since, lookedAt);
       } catch {
         // Not reachable now: the next `ready` asks again.
       }

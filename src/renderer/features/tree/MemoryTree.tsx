@@ -13,7 +13,7 @@
  * opened from elsewhere. Files agents created that are out of view are counted in a pill ("3 new
  * files above") that scrolls to them; a file counts until its row has been in view.
  */
-import { observeElementRect, useVirtualizer, type Rect, type Virtualizer } from '@tanstack/react-virtual';
+import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type Rect, type Virtualizer } from '@tanstack/react-virtual';
 import { ArrowDown, ArrowUp } from 'lucide-react';
 import { forwardRef, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { anchorOf, arrivalsOutOfView, rowStarts, type Anchor } from './tree-anchor';
@@ -58,6 +58,8 @@ export interface MemoryTreeHandle {
   focusRow(id: string): boolean;
   /** Focuses the first file row (the first row when no file is shown). */
   focusFirstResult(): void;
+  /** Focuses the row the person looks at (the open file's when in view, else the first in view) without scrolling. */
+  focusInView(): void;
 }
 
 /**
@@ -81,12 +83,21 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
   const estimateSize = useCallback((i: number) => ROW_HEIGHT[rows[i]!.kind], [rows]);
   const getItemKey = useCallback((i: number) => rows[i]!.id, [rows]);
   const getScrollElement = useCallback(() => scrollRef.current, []);
+  /** The active row's index: it stays drawn when scrolled out of view, so the focus on it is never dropped. */
+  const keptIndex = useRef(-1);
+  const rangeExtractor = useCallback((range: Range) => {
+    const out = defaultRangeExtractor(range);
+    const kept = keptIndex.current;
+    if (kept < 0 || kept >= range.count || out.includes(kept)) return out;
+    return kept < out[0]! ? [kept, ...out] : [...out, kept];
+  }, []);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement,
     estimateSize,
     getItemKey,
     overscan: 8,
+    rangeExtractor,
     // Before layout: the last tree's size (the element's own replaces it on mount).
     initialRect: lastRect,
     observeElementRect: observeRect,
@@ -161,6 +172,7 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
 
   const activeIndex = Math.max(0, activeId === null ? 0 : rows.findIndex((r) => r.id === activeId));
   const active = rows[activeIndex];
+  keptIndex.current = activeId === null ? -1 : activeIndex;
 
   // Keep the latest callbacks without making every row re-render when a parent re-renders.
   const latest = useRef(props);
@@ -209,6 +221,13 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
         return index >= 0;
       },
       focusFirstResult: () => moveTo(Math.max(0, rows.findIndex((r) => r.kind === 'file'))),
+      focusInView: () => {
+        const id = anchor.current?.id;
+        const el = id === undefined ? null : scrollRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(id)}"]`);
+        if (!id || !el) return;
+        props.onActiveChange(id);
+        el.focus({ preventScroll: true });
+      },
     }),
     [rows, moveTo],
   );
