@@ -2,15 +2,27 @@
  * The window: the sidebar (workspaces, Settings) and the selected view. Owns the theme (the
  * system's unless Settings say otherwise), the guard against leaving unsaved edits (only when the
  * browser could not keep them: features/editor/use-draft.ts), and web mode's connection banner.
+ * Also the window-wide keyboard and screen-reader parts: the command palette and quick open
+ * (features/command-palette, with the window's own commands: switch workspace, Settings, theme),
+ * the one polite live region (announcer.tsx, which says agents' edits as they arrive), and the
+ * focus's safety net (when what held the focus leaves the page, or Escape is pressed with the focus
+ * nowhere, it goes to the tree: features/dialogs/focus.ts).
  */
 import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { startTransition, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { type Api, useApi } from '../api/api-context';
 import { ConnectionBanner } from '../api/ConnectionBanner';
+import { ActivityView } from '../features/activity/ActivityView';
+import { CommandPalette, QUICK_OPEN_SHORTCUT, usePaletteShortcuts } from '../features/command-palette/CommandPalette';
+import { useRegisterCommands } from '../features/command-palette/registry';
+import { onChangeEvent } from '../features/changes/use-change-stream';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
+import { focusIsLost, focusSomewhereSensible } from '../features/dialogs/focus';
+import { useSaveSettings } from '../features/settings/use-save-settings';
 import { SettingsView } from '../features/settings/SettingsView';
 import { unsavedTextIsKept } from '../features/editor/use-draft';
 import { AddWorkspaceDialog } from '../features/workspaces/AddWorkspaceDialog';
+import { announce, Announcer } from './announcer';
 import { MemoryPane } from './MemoryPane';
 import { Sidebar } from './Sidebar';
 import { loadView, saveView, type View } from './view';
@@ -38,6 +50,59 @@ export function prefetchFirstView(api: Api, queryClient: QueryClient): void {
   if (first) void queryClient.prefetchQuery(api.orpc.memory.list.queryOptions({ input: { workspaceId: first.kind === 'workspace' ? first.workspaceId : null } }));
 }
 
+/**
+ * Keeps the focus somewhere: when the element that had it leaves the page (its row renamed or
+ * deleted, its panel closed) or Escape is pressed while it is on <body>, it goes to the tree.
+ */
+function useFocusSafetyNet(): void {
+  useEffect(() => {
+    let holder: Element | null = null;
+    const onFocusIn = (e: FocusEvent) => {
+      holder = e.target instanceof Element ? e.target : null;
+    };
+    // Checked after each batch of changes to the page: one isConnected read, nothing per row.
+    const observer = new MutationObserver(() => {
+      if (holder && !holder.isConnected && focusIsLost()) {
+        holder = null;
+        focusSomewhereSensible();
+      }
+    });
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && focusIsLost() && focusSomewhereSensible()) e.preventDefault();
+    };
+    document.addEventListener('focusin', onFocusIn);
+    document.addEventListener('keydown', onKey);
+    observer.observe(document.body, { childList: true, subtree: true });
+    return () => {
+      document.removeEventListener('focusin', onFocusIn);
+      document.removeEventListener('keydown', onKey);
+      observer.disconnect();
+    };
+  }, []);
+}
+
+/** Says agents' edits politely as they arrive (one sentence per burst, naming the file when it is one). */
+function useAnnounceAgentEdits(): void {
+  useEffect(() => {
+    let paths = new Set<string>();
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = onChangeEvent((event) => {
+      if (event.actor !== 'agent') return;
+      paths.add(event.path);
+      timer ??= setTimeout(() => {
+        timer = null;
+        const changed = [...paths];
+        paths = new Set();
+        announce(changed.length === 1 ? `An agent changed ${changed[0]}.` : `Agents changed ${changed.length} memories.`);
+      }, 300);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, []);
+}
+
 export function App() {
   const { orpc } = useApi();
   const workspaces = useQuery(orpc.workspaces.list.queryOptions());
@@ -50,6 +115,11 @@ export function App() {
   const [adding, setAdding] = useState(false);
   const [pendingView, setPendingView] = useState<View | null>(null);
   const dirtyRef = useRef(false);
+  const [palette, setPalette] = useState<'files' | 'commands' | null>(null);
+  const saveSettings = useSaveSettings();
+  usePaletteShortcuts((mode) => setPalette((now) => (now === mode ? null : mode)));
+  useFocusSafetyNet();
+  useAnnounceAgentEdits();
 
   useEffect(() => {
     document.documentElement.dataset.theme = dark ? 'dark' : 'light';
@@ -96,13 +166,26 @@ export function App() {
   };
 
   const workspace = current?.kind === 'workspace' ? list?.find((w) => w.id === current.workspaceId) : undefined;
+  useRegisterCommands(() => [
+    { id: 'app.quick-open', title: 'Go to a memory…', hint: QUICK_OPEN_SHORTCUT, run: () => setPalette('files') },
+    { id: 'app.settings', title: 'Open Settings', run: () => show({ kind: 'settings' }) },
+    { id: 'app.activity', title: 'Open Activity (what agents changed)', run: () => show({ kind: 'activity' }) },
+    { id: 'app.add-workspace', title: 'Add a workspace…', run: () => setAdding(true) },
+    { id: 'app.theme', title: dark ? 'Switch to the light theme' : 'Switch to the dark theme', run: () => saveSettings.mutate({ theme: dark ? 'light' : 'dark' }) },
+    ...(list ?? [])
+      .filter((w) => !(current?.kind === 'workspace' && current.workspaceId === w.id))
+      .map((w) => ({ id: `app.workspace:${w.id}`, title: `Switch to workspace ${w.name}`, run: () => show({ kind: 'workspace', workspaceId: w.id }) })),
+  ]);
   return (
     <div className="app">
       <ConnectionBanner />
+      <Announcer />
       <Sidebar view={current ?? { kind: 'settings' }} onView={show} onAdd={() => setAdding(true)} />
       <main className="main">
         {!current ? null : current.kind === 'settings' ? (
           <SettingsView key="settings" dark={dark} dirtyRef={dirtyRef} />
+        ) : current.kind === 'activity' ? (
+          <ActivityView key="activity" />
         ) : (
           <MemoryPane key={current.workspaceId} workspaceId={current.workspaceId} title={workspace?.name ?? 'Workspace'} dark={dark} previewByDefault={settings.data?.previewByDefault ?? false} dirtyRef={dirtyRef} />
         )}
@@ -116,6 +199,7 @@ export function App() {
           }}
         />
       )}
+      {palette && <CommandPalette key={palette} mode={palette} onClose={() => setPalette(null)} />}
       {pendingView && (
         <ConfirmDialog
           title="Discard unsaved changes?"

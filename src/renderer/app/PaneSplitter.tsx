@@ -2,12 +2,14 @@
  * The split between the memory tree and the open file: a vertical separator (role `separator`,
  * focusable) dragged with the pointer or moved with the keyboard (Left/Right by 16 px, with Shift by
  * 64, Home/End to the narrowest and widest; a double click goes back to the default). The width is
- * kept in localStorage, one for every view, as VS Code keeps its sidebar's.
+ * kept in localStorage, one for every view, as VS Code keeps its sidebar's. A screen reader hears
+ * the width in pixels (aria-valuenow, measured when it is the default) between the narrowest and
+ * the widest the pane allows.
  *
  * Invariant: the tree is never narrower than MIN_TREE_PX and the file never narrower than
  * MIN_FILE_PX; the stylesheet applies the same bound when the window shrinks after a drag.
  */
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 
 const KEY = 'cairn.treeWidth';
 export const MIN_TREE_PX = 300;
@@ -47,6 +49,26 @@ export interface PaneSplitterProps {
 }
 
 export function PaneSplitter({ tree, width, onWidth }: PaneSplitterProps) {
+  // What a screen reader is told: the tree's width now and the widest it may be, measured as the
+  // pane resizes (the default width is the stylesheet's, known only once laid out).
+  const [measured, setMeasured] = useState<{ now: number; max: number } | null>(null);
+  useEffect(() => {
+    const el = tree.current;
+    const pane = el?.parentElement;
+    if (!el || !pane || typeof ResizeObserver !== 'function') return;
+    const measure = () => {
+      const now = Math.round(el.getBoundingClientRect().width);
+      const max = Math.round(Math.max(MIN_TREE_PX, pane.getBoundingClientRect().width - MIN_FILE_PX));
+      setMeasured((m) => (m && m.now === now && m.max === max ? m : { now, max }));
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    observer.observe(pane);
+    return () => observer.disconnect();
+  }, [tree]);
+  const valueNow = Math.round(width ?? measured?.now ?? MIN_TREE_PX);
+
   const bounds = () => {
     const el = tree.current;
     const pane = el?.parentElement;
@@ -87,9 +109,10 @@ export function PaneSplitter({ tree, width, onWidth }: PaneSplitterProps) {
       role="separator"
       aria-orientation="vertical"
       aria-label="Resize the memory tree"
-      aria-valuenow={width ?? undefined}
-      aria-valuetext={width === null ? 'default width' : `${width} pixels`}
+      aria-valuenow={valueNow}
+      aria-valuetext={width === null ? `default width, ${valueNow} pixels` : `${valueNow} pixels`}
       aria-valuemin={MIN_TREE_PX}
+      aria-valuemax={Math.max(valueNow, measured?.max ?? valueNow)}
       title="Drag to resize (or focus and use the arrow keys); double-click for the default width"
       tabIndex={0}
       onPointerDown={onPointerDown}

@@ -1,8 +1,12 @@
 /**
  * A modal dialog (role `dialog`, labelled by its title): focus moves into it on open and back to
  * where it was on close, Tab stays inside, Escape cancels. ConfirmDialog is the common case.
+ * When what opened it is gone by the time it closes (a tree row drawn again, a row renamed or
+ * deleted), the focus goes to the row with the same id if it is drawn again, else somewhere
+ * sensible (focus.ts), never to <body>.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { focusIsLost, focusSomewhereSensible, treeRowElement } from './focus';
 
 export interface DialogProps {
   title: string;
@@ -11,17 +15,31 @@ export interface DialogProps {
   /** Buttons, in order; the first focusable element gets focus unless `initialFocus` says otherwise. */
   footer?: ReactNode;
   wide?: boolean;
+  /** An extra class on the dialog box (the command palette's look). */
+  className?: string;
 }
 
-export function Dialog({ title, onClose, children, footer, wide }: DialogProps) {
+/** Gives the focus back to `before` (what had it when a dialog opened), or to its stand-in when it is gone. */
+function returnFocus(before: HTMLElement | null, rowId: string | null): void {
+  if (before?.isConnected) {
+    before.focus();
+    return;
+  }
+  const again = rowId === null ? null : treeRowElement(rowId);
+  if (again) again.focus();
+  else if (focusIsLost()) focusSomewhereSensible();
+}
+
+export function Dialog({ title, onClose, children, footer, wide, className }: DialogProps) {
   const id = useId();
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
+    const rowId = before?.closest<HTMLElement>('[data-row-id]')?.dataset.rowId ?? null;
     const box = ref.current!;
     const first = box.querySelector<HTMLElement>('[data-autofocus]') ?? box.querySelector<HTMLElement>('input, textarea, select, button');
     first?.focus();
-    return () => before?.focus?.();
+    return () => returnFocus(before === document.body ? null : before, rowId);
   }, []);
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (e.key === 'Escape') {
@@ -43,7 +61,7 @@ export function Dialog({ title, onClose, children, footer, wide }: DialogProps) 
   };
   return (
     <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div ref={ref} className={wide ? 'dialog wide' : 'dialog'} role="dialog" aria-modal="true" aria-labelledby={id} onKeyDown={onKeyDown}>
+      <div ref={ref} className={['dialog', wide ? 'wide' : '', className ?? ''].filter(Boolean).join(' ')} role="dialog" aria-modal="true" aria-labelledby={id} onKeyDown={onKeyDown}>
         <h2 id={id}>{title}</h2>
         <div className="dialog-body">{children}</div>
         {footer && <div className="dialog-footer">{footer}</div>}
