@@ -36,7 +36,14 @@
  * same expression in Node, and the offset between the two clocks is measured through page.evaluate
  * round trips (the midpoint of the fastest of several), before and after the writes.
  *
+ * Part 3, agent write -> its Activity row painted: the page shows the Activity view (every
+ * workspace's agents' changes, newest first), then an agent in another process (a long-lived
+ * `cairn tool --jsonl --agent codex`, process start not counted) edits a file; the page stamps the
+ * paint of the row naming it ("Codex edited <file>") as in part 2. BENCH_UI_ACTIVITY_WRITES
+ * (default 20) sizes it.
+ *
  * Run alone with `npx tsx bench/ui.ts` (after `make build`); bench/run.ts runs it as a section.
+ * `npx tsx bench/ui.ts activity` runs part 3 alone (with the same 3000-file tree).
  * BENCH_UI_WRITES (default 20) sizes part 2's jsonl writes and
  * BENCH_UI_SPAWN_WRITES (default 5) its per-process writes.
  */
@@ -118,10 +125,19 @@ export interface UiBenchResult {
     missed: number;
     clockOffsetMs: { before: number; after: number; rttMs: number };
   };
+  /** Part 3: agent write (cairn tool --jsonl) -> its Activity row painted. */
+  activity: ActivityResult;
   targets: UiTarget[];
   /** os.loadavg()[0] at the start and the end of the section, and the CPU count: a busy machine slows every figure. */
   load: { start: number; end: number; cpus: number };
   durationSeconds: number;
+}
+
+export interface ActivityResult {
+  writes: number;
+  /** Command written to the writer's stdin -> the row painted. */
+  ms: UiStats | null;
+  missed: number;
 }
 
 const FILES_PER_SCOPE = 1000;
@@ -457,6 +473,98 @@ async function badgeResult(page: Page): Promise<{ domAt: number; paintedAt: numb
   }
 }
 
+/** Arms a watcher for the Activity row of an agent's edit of `file`: the result lands in window.__badge. */
+async function armActivityRow(page: Page, file: string): Promise<void> {
+  await page.evaluate(`(() => {
+    const prefix = ${JSON.stringify('Codex edited ')} + ${JSON.stringify(file)} + ',';
+    window.__badge = null;
+    const find = () => [...document.querySelectorAll('button.activity-row')].some((b) => (b.getAttribute('aria-label') || '').startsWith(prefix));
+    if (find()) throw new Error(prefix + ' already has its row');
+    const mo = new MutationObserver(() => {
+      if (!find()) return;
+      mo.disconnect();
+      const domAt = performance.timeOrigin + performance.now();
+      requestAnimationFrame(() => {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => { window.__badge = { domAt, paintedAt: performance.timeOrigin + performance.now() }; };
+        ch.port2.postMessage(0);
+      });
+    });
+    mo.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-label'] });
+  })()`);
+}
+
+/**
+ * Part 3 on a page of `server`: the Activity view open, `writes` edits (after a warm-up) by a
+ * long-lived `cairn tool --jsonl --agent codex`, each from the command sent to its row painted.
+ * The files are badgePath(first...) of `box`.
+ */
+async function measureActivity(context: Awaited<ReturnType<typeof launchBrowser>>['context'], server: Server, box: Sandbox, first: number, writes: number): Promise<ActivityResult> {
+  const page = await context.newPage();
+  const child = spawn(process.execPath, [...toolArgs(box), '--agent', 'codex', '--agent-session', 'bench', '--jsonl'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const writer = new JsonlWriter(child);
+  try {
+    await page.goto(server.address);
+    await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('button', { name: 'Activity', exact: true }).click({ timeout: 15_000 });
+    await page.getByRole('heading', { name: 'Activity' }).waitFor({ timeout: 15_000 });
+    const warm = await writer.send({ command: 'view', path: `/memories/project/${BADGE_DIR}` }).answer;
+    if (!warm.ok) throw new Error(`cairn tool --jsonl: ${warm.output}`);
+    const offset = await clockOffset(page);
+    const samples: number[] = [];
+    let missed = 0;
+    let next = first;
+    for (let i = -BADGE_WARMUP; i < writes; i++) {
+      const file = badgePath(next++);
+      await armActivityRow(page, file);
+      const { stamp, answer } = writer.send(edit(file));
+      const [ack, seen] = await Promise.all([answer, badgeResult(page)]);
+      if (!ack.ok) throw new Error(`cairn tool --jsonl ${file}: ${ack.output}`);
+      if (!seen) {
+        missed++;
+        continue;
+      }
+      if (i >= 0) samples.push(seen.paintedAt - offset.offset - stamp);
+    }
+    return { writes, ms: samples.length ? stats(samples) : null, missed };
+  } finally {
+    await writer.close().catch(() => {});
+    await page.close();
+  }
+}
+
+function activityTarget(a: ActivityResult): UiTarget {
+  return {
+    id: 'ui_activity_p95',
+    description: 'UI: agent write in another process (cairn tool --jsonl) -> its Activity row painted, p95 < 250 ms',
+    value: a.ms?.p95 ?? Number.POSITIVE_INFINITY,
+    limit: 250,
+    unit: 'ms',
+    met: a.ms !== null && a.ms.p95 < 250 && a.missed === 0,
+  };
+}
+
+/** Part 3 alone: the same 3000-file tree, the Activity view, agents' edits from another process. */
+export async function runActivityBench(): Promise<{ activity: ActivityResult; target: UiTarget }> {
+  await requireBuiltCli();
+  const writes = Math.max(1, envInt('BENCH_UI_ACTIVITY_WRITES', 20));
+  const box = await makeSandbox();
+  let server: Server | null = null;
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
+  try {
+    await writeTree(box, BADGE_WARMUP + writes);
+    server = await startServer(box.home);
+    await rpc(server, 'workspaces/add', { name: 'widgets', path: box.checkout });
+    browser = await launchBrowser();
+    process.stderr.write(`ui: agent write -> Activity row painted, ${writes} writes through cairn tool --jsonl (+${BADGE_WARMUP} warm-up)\n`);
+    const activity = await measureActivity(browser.context, server, box, 0, writes);
+    return { activity, target: activityTarget(activity) };
+  } finally {
+    await browser?.close().catch(() => {});
+    await server?.close();
+    await box.cleanup();
+  }
+}
+
 /** Narrows the tree to one file and waits until its row is shown and the page has settled. */
 async function focusRow(page: Page, file: string): Promise<void> {
   await page.fill('input[aria-label="Filter memories"]', path.posix.basename(file));
@@ -541,7 +649,8 @@ export async function runUiBench(): Promise<UiBenchResult> {
   const opens = Math.max(1, envInt('BENCH_UI_OPENS', 7));
   const writes = Math.max(1, envInt('BENCH_UI_WRITES', 20));
   const spawnWrites = envInt('BENCH_UI_SPAWN_WRITES', 5);
-  const badgeFiles = BADGE_WARMUP + writes + spawnWrites;
+  const activityWrites = Math.max(1, envInt('BENCH_UI_ACTIVITY_WRITES', 20));
+  const badgeFiles = BADGE_WARMUP + writes + spawnWrites + BADGE_WARMUP + activityWrites;
   const t0 = performance.now();
   const loadStart = os.loadavg()[0]!;
   const box = await makeSandbox();
@@ -637,6 +746,10 @@ export async function runUiBench(): Promise<UiBenchResult> {
     const after = await clockOffset(page);
     await page.close();
 
+    // Part 3: the Activity view, agents' edits from another process.
+    process.stderr.write(`ui: agent write -> Activity row painted, ${activityWrites} writes through cairn tool --jsonl (+${BADGE_WARMUP} warm-up)\n`);
+    const activity = await measureActivity(browser.context, server, box, next, activityWrites);
+
     const painted = stats(samples.map((s) => s.painted));
     const interactive = stats(samples.map((s) => s.interactive));
     const finite = (xs: (number | null)[]) => xs.filter((x): x is number => x !== null && Number.isFinite(x));
@@ -666,6 +779,7 @@ export async function runUiBench(): Promise<UiBenchResult> {
         unit: 'ms',
         met: jsonlStats.p95 < 250 && missed === 0,
       },
+      activityTarget(activity),
     ];
     return {
       files: SCOPES.length * FILES_PER_SCOPE,
@@ -691,6 +805,7 @@ export async function runUiBench(): Promise<UiBenchResult> {
         missed,
         clockOffsetMs: { before: before.offset, after: after.offset, rttMs: Math.max(before.rtt, after.rtt) },
       },
+      activity,
       targets,
       load: { start: loadStart, end: os.loadavg()[0]!, cpus: os.cpus().length },
       durationSeconds: Math.round((performance.now() - t0) / 100) / 10,
@@ -771,11 +886,27 @@ export function formatUiBench(r: UiBenchResult): string {
   out.push(
     `missed ${b.missed} (no badge within ${BADGE_TIMEOUT_MS} ms); page clock - node clock: ${b.clockOffsetMs.before.toFixed(2)} ms before, ${b.clockOffsetMs.after.toFixed(2)} ms after (round trip <= ${b.clockOffsetMs.rttMs.toFixed(2)} ms)`,
   );
+  out.push(`\nUI agent write (another process) -> its Activity row painted (ms, wall clock; the Activity view open)`);
+  out.push(table([['writer', 'n', 'p50', 'p95', 'max', 'target', 'met?'], row('cairn tool --jsonl --agent codex: command sent -> row painted', r.activity.ms, target('ui_activity_p95'))], new Set([1, 2, 3, 4])));
+  out.push(`missed ${r.activity.missed} (no row within ${BADGE_TIMEOUT_MS} ms)`);
   out.push(`UI section took ${r.durationSeconds.toFixed(1)} s; load average ${r.load.start.toFixed(2)} at the start, ${r.load.end.toFixed(2)} at the end, on ${r.load.cpus} CPUs`);
   return `${out.join('\n')}\n`;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === 'activity') {
+  runActivityBench().then(
+    ({ activity, target }) => {
+      const s = activity.ms;
+      process.stdout.write(`activity row painted: n ${s?.n ?? 0}, p50 ${s?.median.toFixed(1) ?? '-'} ms, p95 ${s?.p95.toFixed(1) ?? '-'} ms, max ${s?.max.toFixed(1) ?? '-'} ms, missed ${activity.missed}\n`);
+      process.stdout.write(`  [${target.met ? 'met   ' : 'MISSED'}] ${target.description}: ${target.value.toFixed(1)} ms\n`);
+      process.exit(0);
+    },
+    (err: unknown) => {
+      process.stderr.write(`cairn bench (ui, activity) failed: ${(err as Error)?.stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   runUiBench().then(
     (r) => {
       process.stdout.write(formatUiBench(r));

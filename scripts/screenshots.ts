@@ -2,8 +2,9 @@
  * The README's screenshots (`make screenshots`): a sample memory in a temp home, served by the
  * built `cairn serve`, shown in real Chromium at 1400 x 900, light and dark: the main window (an
  * agent's edit badged, a pinned memory open, other agents' files below the scopes) and the Inbox
- * with proposals from a Codex session.
- * Writes docs/main-window.png, docs/main-window-dark.png and docs/inbox.png.
+ * with proposals from a Codex session, and the Activity view (agents' changes across workspaces,
+ * one open as a diff, new ones above "New since you last looked").
+ * Writes docs/main-window.png, docs/main-window-dark.png, docs/inbox.png and docs/activity.png.
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -70,7 +71,19 @@ async function main(): Promise<void> {
     await page.getByText(/proposals? to review/).waitFor();
     await page.getByText(/^Last run/).waitFor();
     await page.screenshot({ path: path.join(DOCS, 'inbox.png') });
-    process.stdout.write(`Wrote docs/main-window.png, docs/main-window-dark.png and docs/inbox.png\n`);
+
+    // The Activity view: what was done so far marked seen, then Claude Code (over its hooks' flags)
+    // and Codex change memory; Claude Code's edit open as its diff.
+    await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('button', { name: 'Activity', exact: true }).click();
+    await page.getByRole('button', { name: 'Mark all seen' }).click();
+    const as = (agent: string, session: string, command: unknown) => runCairn(['tool', ...flags, '--agent', agent, '--agent-session', session, JSON.stringify(command)]);
+    await as('claude', '7f3c2a91-5d1e-4b8a-9c0f-2e6d8b4a1f37', { command: 'str_replace', path: '/memories/project/build.md', old_str: '| Test | `make test` |', new_str: '| Test | `make test` (runs lint first) |' });
+    await as('codex', '0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01', { command: 'create', path: '/memories/project/architecture/queues.md', file_text: '---\ndescription: Background jobs\n---\n\nJobs run on a Redis queue; retries back off to 10 min.\n' });
+    const claudeRow = page.getByRole('button', { name: /^Claude Code edited \/memories\/project\/build\.md/ });
+    await claudeRow.click();
+    await page.getByRole('region', { name: 'What the change did' }).getByText('(runs lint first)').first().waitFor();
+    await page.screenshot({ path: path.join(DOCS, 'activity.png') });
+    process.stdout.write(`Wrote docs/main-window.png, docs/main-window-dark.png, docs/inbox.png and docs/activity.png\n`);
   } finally {
     await browser.close();
     served.server.kill();

@@ -16,6 +16,7 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { agentRefOf, type AgentRef } from '../../common/activity/agents';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { askContextHost, type ContextRequest } from '../context/context-socket';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
@@ -31,6 +32,9 @@ export const CONTEXT_TRACE_ENV = 'CAIRN_CONTEXT_TRACE';
 /** What Claude Code sends a hook command on stdin (the fields Cairn uses). */
 interface ClaudeHookInput {
   hook_event_name?: string;
+  /** The agent's session (Claude Code, Codex, Gemini CLI: session_id; Copilot CLI: sessionId). */
+  session_id?: unknown;
+  sessionId?: unknown;
   prompt?: string;
   cwd?: string;
 }
@@ -42,6 +46,8 @@ const OPTIONS = {
   prompt: { type: 'string' },
   'prompt-stdin': { type: 'boolean' },
   format: { type: 'string' },
+  agent: { type: 'string' },
+  'agent-session': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -128,6 +134,8 @@ async function context(args: string[], io: CliIo): Promise<number> {
     } else prompt = input;
   }
   const fallbackCwd = typeof hook.cwd === 'string' ? hook.cwd : process.cwd();
+  const agent = values.agent === undefined ? undefined : agentRefOf(values.agent, values['agent-session'] ?? hook.session_id ?? hook.sessionId);
+  if (values.agent !== undefined && !agent) throw new UsageError('--agent must name the agent (claude, codex, gemini, copilot, or its own name)');
   const request: ContextRequest = {
     format: format as ContextRequest['format'],
     // Gemini CLI's prompt hook is BeforeAgent (its input carries the prompt, as UserPromptSubmit's).
@@ -144,6 +152,7 @@ async function context(args: string[], io: CliIo): Promise<number> {
       const session = await sessionFromFlags(services, values, fallbackCwd);
       // The registry is loaded here: the settings as it gives them.
       writeOutput(io, await registeredContextAnswer(services.home, services.usage, services.registry.settings(), session, request));
+      if (agent) await noteSeen(services.home, session.workspaceId, agent);
       return 0;
     });
   }
@@ -156,11 +165,26 @@ async function context(args: string[], io: CliIo): Promise<number> {
     if ('text' in asked) {
       trace?.('answered by a running Cairn (its host of the prompt hook)');
       writeOutput(io, asked.text);
+      if (agent) await noteSeen(home, null, agent, request.cwd);
       return 0;
     }
     trace?.(`worked out here: ${asked.missed}`);
   }
   const { contextAnswerHere } = await import('../context/context-answer');
   writeOutput(io, await contextAnswerHere(home, request));
+  if (agent) await noteSeen(home, null, agent, request.cwd);
   return 0;
+}
+
+/**
+ * Records that the hook's agent was seen in its workspace (the checkout's own, from `cwd`, when
+ * not given), after the answer is out: loaded only then, and never failing the prompt.
+ */
+async function noteSeen(home: string, workspaceId: string | null, agent: AgentRef, cwd?: string): Promise<void> {
+  try {
+    const [{ AgentsSeen }, { localWorkspaceId }] = await Promise.all([import('../activity/agents-seen'), import('../workspaces/session')]);
+    new AgentsSeen(home).seen(workspaceId ?? (cwd === undefined ? null : await localWorkspaceId(cwd)), agent);
+  } catch {
+    // A hint for the person only.
+  }
 }

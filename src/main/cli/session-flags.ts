@@ -4,6 +4,7 @@
  * --workspace registered with `cairn workspace add` (local or SSH) gives that workspace's session;
  * otherwise the session of --cwd's checkout.
  */
+import { agentRefOf, type AgentRef } from '../../common/activity/agents';
 import { openHome, type HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
@@ -17,6 +18,20 @@ export const SESSION_OPTIONS = {
   workspace: { type: 'string' },
   home: { type: 'string' },
 } as const;
+
+/** Which agent runs a command (`cairn tool`, a hook): recorded with its changes, and as seen. */
+export const AGENT_OPTIONS = {
+  agent: { type: 'string' },
+  'agent-session': { type: 'string' },
+} as const;
+
+/** The agent the flags name (the hook's own session id when no --agent-session), or undefined. */
+export function agentFromFlags(flags: { agent?: string | undefined; 'agent-session'?: string | undefined }, hookSession?: unknown): AgentRef | undefined {
+  if (flags.agent === undefined) return undefined;
+  const ref = agentRefOf(flags.agent, flags['agent-session'] ?? (typeof hookSession === 'string' ? hookSession : ''));
+  if (!ref) throw new UsageError('--agent must name the agent (claude, codex, gemini, copilot, or its own name)');
+  return ref;
+}
 
 export interface SessionFlags {
   cwd?: string | undefined;

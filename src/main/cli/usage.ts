@@ -64,6 +64,9 @@ Options:
   --agent NAME       which agent runs it (claude, codex, gemini, copilot, or its own name),
                      recorded with each change and shown in the app as seen in the workspace
   --agent-session ID the agent's session, recorded with its changes
+  --agent NAME       which agent runs it (claude, codex, gemini, copilot, or its own name),
+                     recorded with each change and shown in the app as seen in the workspace
+  --agent-session ID the agent's session, recorded with its changes
   --jsonl            read one JSON command per line from stdin and write one JSON line per
                      command: {"ok": true|false, "output": "...", "ms": 0.42}
   --home DIR         Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
@@ -250,6 +253,8 @@ Options:
                        hooks (its own input; a top-level additionalContext)
   --cwd DIR            the checkout (default: the current directory, or the hook's cwd)
   --workspace ID       workspace id (default: derived from the checkout's path)
+  --agent NAME         which agent's hook this is (claude, codex, gemini, copilot): the app
+                       then shows it as seen in the workspace (with the hook's session)
   --agent NAME         which agent's hook this is (claude, codex, gemini, copilot): the app
                        then shows it as seen in the workspace (with the hook's session)
   --home DIR           Cairn's home (default: $CAIRN_HOME, else ~/.cairn)

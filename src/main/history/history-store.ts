@@ -92,6 +92,7 @@ import { errnoOf } from '../runtime/local/containment';
 import { takeLeaseSync } from '../runtime/local/file-lock';
 import { ACTORS, HISTORY_KEEP_DAYS, HISTORY_KEEP_NEWEST, HISTORY_MAX_BYTES_PER_SCOPE, SCOPES } from '../../common/memory/constants';
 import { parseMemoryPath } from '../../common/memory/paths';
+import { isAgentRef, type AgentRef } from '../../common/activity/agents';
 import {
   CAUSE_RE,
   HISTORY_OPS,
@@ -152,6 +153,8 @@ export interface HistoryChange {
   readonly cause: string;
   readonly workspaceId: string | null;
   readonly projectId: string | null;
+  /** An agent's change: the agent and its session, when known. */
+  readonly agent?: AgentRef | undefined;
 }
 
 export interface HistoryFilter {
@@ -318,6 +321,7 @@ export class HistoryStore {
         after: digest(change.after, 'afterData'),
         beforeSize: change.before instanceof Uint8Array ? change.before.byteLength : null,
         afterSize: change.after instanceof Uint8Array ? change.after.byteLength : null,
+        ...(change.agent === undefined ? {} : { agent: change.agent }),
       };
       lines += serializeLine(version, index, changes.length, data, true);
     });
@@ -790,6 +794,7 @@ function validateChange(c: HistoryChange): void {
   if (!HISTORY_OPS.includes(c.op)) fail('op');
   if (!(ACTORS as readonly string[]).includes(c.actor)) fail('actor');
   if (!CAUSE_RE.test(c.cause)) fail('cause');
+  if (c.agent !== undefined && !isAgentRef(c.agent)) fail('agent');
   if (!(c.workspaceId === null || typeof c.workspaceId === 'string') || !(c.projectId === null || typeof c.projectId === 'string')) fail('ids');
   const checkPath = (p: string): void => {
     let parsed;

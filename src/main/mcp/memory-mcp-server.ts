@@ -85,6 +85,10 @@ export interface MemoryMcp {
   close(): Promise<void>;
 }
 
+/** How often, and how far apart, a connected server looks for its client's name (a client that never initializes is not "connected"). */
+const CLIENT_LOOKS = 300;
+const CLIENT_LOOK_MS = 10;
+
 /** Whether virtual path `p` is `base` or inside it. */
 function under(p: string, base: string): boolean {
   return p === base || p.startsWith(`${base}/`);
@@ -101,8 +105,7 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
   const agent = (): AgentRef | undefined => agentRefOf(server.server.getClientVersion()?.name, agentSession);
   let disconnected: (() => void) | undefined;
   // The session is "connected" once the client's name is known: at its initialized notification,
-  // or (`cairn mcp` answers initialize before the server runs, so that notification may come
-  // before the server listens) once connected after an initialize, or at its first tool call.
+  // or once the server has taken its initialize (see connect), or at its first tool call.
   const markConnected = () => {
     const ref = agent();
     if (ref && options.presence && !disconnected && !closed) disconnected = options.presence.connected(session.workspaceId, ref);
@@ -244,7 +247,16 @@ export async function createMemoryMcpServer(options: MemoryMcpOptions): Promise<
     connect: async (transport) => {
       await server.connect(transport);
       refuseInvalidParams(transport);
-      markConnected();
+      // The client's name is known once the server has taken its initialize (which `cairn mcp`
+      // hands it again after answering it early, with the client's initialized read at once):
+      // looked for a few times after the connect, without holding the process open.
+      let looks = 0;
+      const lookForClient = () => {
+        if (disconnected || closed) return;
+        if (agent()) return markConnected();
+        if (++looks < CLIENT_LOOKS) setTimeout(lookForClient, CLIENT_LOOK_MS).unref();
+      };
+      lookForClient();
     },
     close: async () => {
       if (closed) return;

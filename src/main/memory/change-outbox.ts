@@ -11,6 +11,7 @@
  * made, the other listeners and the sink still hear of it.
  */
 import { createHash } from 'node:crypto';
+import type { AgentRef } from '../../common/activity/agents';
 import type { Actor } from '../../common/memory/constants';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import { scopeOwner } from '../../common/memory/identity';
@@ -57,8 +58,8 @@ export class ChangeOutbox {
    * 'ui', 'undo:<id>'...): their files go to the history BEFORE they are made (ChangeRecord), their
    * events out once they are.
    */
-  begin(session: MemorySession, actor: Actor, cause: string): ChangeRecord {
-    return new ChangeRecord(this.history, session, actor, cause, (change, content, historyId) => this.deliver(session, actor, change, content, historyId));
+  begin(session: MemorySession, actor: Actor, cause: string, agent?: AgentRef): ChangeRecord {
+    return new ChangeRecord(this.history, session, actor, cause, (change, content, historyId) => this.deliver(session, actor, change, content, historyId), agent);
   }
 
   /** Delivers the event of a change made by `actor` in `session` that the history does not record. */
@@ -126,6 +127,8 @@ export class ChangeRecord {
     private readonly actor: Actor,
     private readonly cause: string,
     private readonly deliver: (change: Change, content: Uint8Array | string | null, historyId: string | undefined) => void,
+    /** An agent's change: which agent and session, recorded with each version. */
+    private readonly agent?: AgentRef,
   ) {}
 
   /**
@@ -152,6 +155,7 @@ export class ChangeRecord {
           cause: this.cause,
           workspaceId: this.session.workspaceId,
           projectId: this.session.projectId,
+          ...(this.agent === undefined ? {} : { agent: this.agent }),
         },
       }));
     });

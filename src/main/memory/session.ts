@@ -3,6 +3,7 @@
  * run, and what a command or a save answers. Types only, so that callers (hosts, the change feed,
  * the workspaces) can name a session without importing the service.
  */
+import type { AgentRef } from '../../common/activity/agents';
 import type { Actor, Mode, Scope } from '../../common/memory/constants';
 import type { Runtime, ScopeRoot } from '../runtime/runtime';
 
@@ -33,6 +34,8 @@ export interface ExecuteOptions {
    * is changed. A person applying a proposal they reviewed (inbox/inbox-review.ts) passes it.
    */
   readonly expectedSha256?: string;
+  /** An agent's command: which agent and session (its MCP client, or a hook's flags), recorded in the history. */
+  readonly agent?: AgentRef | undefined;
 }
 
 export type SaveOutcome =

@@ -1,17 +1,21 @@
 /**
  * The left column: the registered workspaces (name, where the checkout is, reachable or not and
  * why, with a retry), each with its menu (Connect an agent…, Rename…, Remove…; the "⋯" button or a
- * right click), "Add workspace", the notice of files Cairn set aside, and the Settings entry. A local workspace's reason is the
+ * right click), "Add workspace", the notice of files Cairn set aside, the Activity and Settings
+ * entries. Each workspace also shows how many items wait in its Inbox and which agents are
+ * connected now or were last seen (features/activity: the window's one activity stream runs here). A local workspace's reason is the
  * server's sentence for a person (its folder gone: remove it or restore the folder); an SSH one's
  * is the clause agents get, after "Unreachable:".
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { CircleAlert, Ellipsis, FolderGit2, Loader2, Plus, RefreshCw, Server, Settings } from 'lucide-react';
+import { Activity, CircleAlert, Ellipsis, FolderGit2, Loader2, Plus, RefreshCw, Server, Settings } from 'lucide-react';
 import type { z } from 'zod';
 import type { hostKeySchema, workspaceSchema } from '../../common/api/contract';
 import { errorMessage, useApi } from '../api/api-context';
 import { useAction } from '../lib/use-action';
+import { presenceWords } from '../features/activity/activity-words';
+import { useActivityOverview, useActivityStream } from '../features/activity/use-activity';
 import { ConfirmDialog } from '../features/dialogs/Dialog';
 import { ConnectAgentDialog } from '../features/onboarding/ConnectAgentDialog';
 import { RemoveWorkspaceDialog } from '../features/workspaces/RemoveWorkspaceDialog';
@@ -111,6 +115,10 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
   const workspaces = useQuery(orpc.workspaces.list.queryOptions());
   const [menu, setMenu] = useState<{ workspace: Workspace; x: number; y: number; opener: HTMLElement | null } | null>(null);
   const [task, setTask] = useState<WorkspaceTask | null>(null);
+  useActivityStream();
+  const overview = useActivityOverview();
+  const pendingOf = (id: string) => overview.data?.inboxPending.find((p) => p.workspaceId === id)?.count ?? 0;
+  const presenceOf = (id: string) => presenceWords(overview.data?.agents.filter((a) => a.workspaceId === id) ?? []);
   const openMenu = (workspace: Workspace, x: number, y: number, opener: HTMLElement | null) => setMenu({ workspace, x, y, opener });
   const openMenuBelow = (workspace: Workspace, button: HTMLElement) => {
     const r = button.getBoundingClientRect();
@@ -143,6 +151,8 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
         {workspaces.data?.map((w) => {
           const current = view.kind === 'workspace' && view.workspaceId === w.id;
           const host = w.host;
+          const pending = pendingOf(w.id);
+          const presence = presenceOf(w.id);
           return (
             <li key={w.id}>
               <div className="ws-row">
@@ -164,7 +174,14 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
                     <span className="ws-where" title={w.path}>
                       {host ? `${host}:${shortPath(w.path)}` : shortPath(w.path)}
                     </span>
+                    {presence && <span className="ws-agents">{presence}</span>}
                   </span>
+                  {pending > 0 && (
+                    <span className="ws-inbox-count" title={`${pending} waiting in the Inbox`}>
+                      {pending}
+                      <span className="sr-only"> waiting in the Inbox</span>
+                    </span>
+                  )}
                 </button>
                 <button
                   type="button"
@@ -214,6 +231,9 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
       {task?.kind === 'remove' && <RemoveWorkspaceDialog workspace={task.workspace} onClose={() => setTask(null)} />}
       <SetAsideNotice />
       <div className="side-foot">
+        <button type="button" className={view.kind === 'activity' ? 'ws current' : 'ws'} aria-current={view.kind === 'activity' ? 'page' : undefined} onClick={() => onView({ kind: 'activity' })}>
+          <Activity size={15} aria-hidden /> Activity
+        </button>
         <button type="button" className={view.kind === 'settings' ? 'ws current' : 'ws'} aria-current={view.kind === 'settings' ? 'page' : undefined} onClick={() => onView({ kind: 'settings' })}>
           <Settings size={15} aria-hidden /> Settings
         </button>

@@ -1,12 +1,12 @@
-/** What the main area shows: one workspace's memory, or Settings (global memory, appearance). */
-export type View = { kind: 'workspace'; workspaceId: string } | { kind: 'settings' };
+/** What the main area shows: one workspace's memory, Settings (global memory, appearance), or the Activity of every workspace. */
+export type View = { kind: 'workspace'; workspaceId: string } | { kind: 'settings' } | { kind: 'activity' };
 
 const KEY = 'cairn.view';
 
 export function loadView(): View | null {
   try {
     const v = JSON.parse(localStorage.getItem(KEY) ?? 'null') as View | null;
-    if (v && (v.kind === 'settings' || (v.kind === 'workspace' && typeof v.workspaceId === 'string'))) return v;
+    if (v && (v.kind === 'settings' || v.kind === 'activity' || (v.kind === 'workspace' && typeof v.workspaceId === 'string'))) return v;
   } catch {}
   return null;
 }

@@ -1,0 +1,74 @@
+// The Activity view's rows from a real history and inbox in a temp home: an agent's change carries
+// its agent and session through the log (and a line written without one, as older Cairns wrote,
+// still reads, with no agent); a person's own changes are no activity; inbox proposals and held
+// changes are rows; filters by workspace, scope and agent; and a row's sides read back.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HistoryStore, type HistoryChange } from '../history/history-store';
+import { InboxStore } from '../inbox/inbox-store';
+import { listActivity, readActivity } from './activity-feed';
+
+let home: string;
+let clock: number;
+const now = () => clock;
+const bytes = (t: string) => new TextEncoder().encode(t);
+
+beforeEach(() => {
+  home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-activity-')));
+  clock = Date.parse('2026-11-29T10:00:00.000Z');
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+function change(over: Partial<HistoryChange>): HistoryChange {
+  return { owner: 'workspace:ws1', scope: 'workspace', path: '/memories/workspace/a.md', op: 'create', before: null, after: bytes('one\n'), actor: 'agent', cause: 'tool', workspaceId: 'ws1', projectId: null, ...over };
+}
+
+describe('the activity feed', () => {
+  it('lists agents’ changes newest first with who made them, and the inbox’s items', () => {
+    const history = new HistoryStore(home, { now });
+    const inbox = new InboxStore(home, now);
+    history.prepare([change({ agent: { name: 'claude-code', session: 's-1' } })]);
+    clock += 1000;
+    history.prepare([change({ op: 'update', before: bytes('one\n'), after: bytes('one\ntwo\n'), agent: { name: 'codex-mcp-client', session: 's-2' } })]);
+    clock += 1000;
+    // Older records have no agent; a person's own change is no agent's activity.
+    history.record([change({ path: '/memories/workspace/old.md' })]);
+    history.record([change({ path: '/memories/workspace/mine.md', actor: 'person', cause: 'ui' })]);
+    clock += 1000;
+    inbox.add([{ category: 'fact', text: 'The build runs with make.', scope: 'project', evidence: [{ messageId: 'm', quote: 'make' }], confidence: 0.9, rationale: 'r' }], {
+      agent: 'gemini',
+      sessionId: 'g-7',
+      cwd: null,
+      workspaceId: 'ws2',
+      projectId: 'p',
+      extractor: 'agent',
+    });
+
+    // A second reader (another process) sees the same, agent included: it went through the log.
+    const listing = listActivity(new HistoryStore(home, { now }), inbox);
+    expect(listing.rows.map((r) => [r.kind, r.path, r.agent?.name ?? null, r.agent?.session ?? null, r.workspaceId])).toEqual([
+      ['proposal', '/memories/project/facts.md', 'gemini', 'g-7', 'ws2'],
+      ['create', '/memories/workspace/old.md', null, null, 'ws1'],
+      ['edit', '/memories/workspace/a.md', 'codex-mcp-client', 's-2', 'ws1'],
+      ['create', '/memories/workspace/a.md', 'claude-code', 's-1', 'ws1'],
+    ]);
+    expect(listing.agents).toEqual(['claude-code', 'codex-mcp-client', 'gemini']);
+
+    expect(listActivity(history, inbox, { agent: 'codex-mcp-client' }).rows.map((r) => r.kind)).toEqual(['edit']);
+    expect(listActivity(history, inbox, { workspaceId: 'ws2' }).rows.map((r) => r.kind)).toEqual(['proposal']);
+    expect(listActivity(history, inbox, { scope: 'workspace', limit: 1 }).rows.map((r) => r.path)).toEqual(['/memories/workspace/old.md']);
+
+    const edit = listing.rows[2]!;
+    expect(readActivity(history, inbox, edit.id)).toMatchObject({ before: 'one\n', after: 'one\ntwo\n' });
+    expect(readActivity(history, inbox, listing.rows[0]!.id)).toMatchObject({ before: null, after: 'The build runs with make.' });
+    expect(readActivity(history, inbox, 'v:nothing-here')).toBeNull();
+  });
+
+  it('refuses to record an agent name that is not fit to keep, rather than writing a line no reader takes', () => {
+    const history = new HistoryStore(home, { now });
+    expect(() => history.prepare([change({ agent: { name: 'bad\nname', session: '' } })])).toThrow(/agent/);
+    expect(history.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * The Activity view's rows: what agents did across every workspace and scope, newest first. Made
+ * of two records that already exist (nothing is logged twice): the history's versions whose actor
+ * is an agent (each with its agent and session when recorded: history-log.ts `agent`), and the
+ * inbox's items (a harvest's proposal, an agent's change held for review, a sync's incoming change).
+ *
+ * Invariants: a row's id says where it comes from (`v:<version id>`, `i:<item id>`), so reading
+ * its sides goes to the one record it stands for; an old version without an agent reads as an
+ * agent not recorded (null), never as a guess.
+ */
+import type { ActivityKind, ActivityRow } from '../../common/api/contract/activity';
+import { agentRefOf } from '../../common/activity/agents';
+import { parseMemoryPath } from '../../common/memory/paths';
+import type { Scope } from '../../common/memory/constants';
+import type { HistoryStore, HistoryVersion } from '../history/history-store';
+import type { InboxItem, InboxStore } from '../inbox/inbox-store';
+
+export interface ActivityFilter {
+  readonly workspaceId?: string | null;
+  readonly scope?: Scope | null;
+  readonly agent?: string | null;
+  readonly limit?: number;
+}
+
+export interface ActivityListing {
+  readonly rows: ActivityRow[];
+  /** Every agent name and workspace met (whatever the filter), for the filters' choices. */
+  readonly agents: string[];
+  readonly workspaces: Array<string | null>;
+}
+
+const OPS: Readonly<Record<HistoryVersion['op'], ActivityKind>> = { create: 'create', update: 'edit', rename: 'rename', delete: 'delete' };
+
+export function versionRow(v: HistoryVersion): ActivityRow {
+  return {
+    id: `v:${v.id}`,
+    kind: OPS[v.op],
+    at: v.at,
+    workspaceId: v.workspaceId,
+    scope: v.scope,
+    path: v.path,
+    oldPath: v.oldPath ?? null,
+    agent: v.agent ?? null,
+    status: null,
+  };
+}
+
+/** The scope of a memory path, or null when it is none. */
+function scopeOf(p: string): Scope | null {
+  try {
+    const parsed = parseMemoryPath(p);
+    return parsed.kind === 'root' ? null : parsed.scope;
+  } catch {
+    return null;
+  }
+}
+
+export function itemRow(item: InboxItem): ActivityRow | null {
+  if (item.kind === 'change') {
+    const { change, source } = item;
+    const kind: ActivityKind = source.from?.kind === 'sync' ? 'sync' : 'held';
+    return {
+      id: `i:${item.id}`,
+      kind,
+      at: item.createdAt,
+      workspaceId: source.workspaceId,
+      scope: change.scope,
+      path: change.newPath ?? change.path,
+      oldPath: change.newPath === null ? null : change.path,
+      agent: null,
+      status: item.status,
+    };
+  }
+  const { candidate, source } = item;
+  const target = item.approvedTo ?? item.target;
+  const scope = scopeOf(target) ?? candidate.scope;
+  return {
+    id: `i:${item.id}`,
+    kind: 'proposal',
+    at: item.createdAt,
+    workspaceId: source.workspaceId,
+    scope,
+    path: target,
+    oldPath: null,
+    // A person's import or adoption has no agent: it is no agent's activity.
+    agent: source.agent === null ? null : (agentRefOf(source.agent, source.sessionId) ?? null),
+    status: item.status,
+  };
+}
+
+/** Rows newest first that pass `filter` (at most its limit, 500 by default). */
+export function listActivity(history: HistoryStore, inbox: InboxStore, filter: ActivityFilter = {}): ActivityListing {
+  const all: ActivityRow[] = [];
+  for (const v of history.list()) if (v.actor === 'agent') all.push(versionRow(v));
+  for (const item of inbox.list()) {
+    if (item.kind === 'memory' && item.source.agent === null) continue;
+    const row = itemRow(item);
+    if (row) all.push(row);
+  }
+  all.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : a.id < b.id ? 1 : -1));
+  const agents = new Set<string>();
+  const workspaces = new Set<string | null>();
+  const rows: ActivityRow[] = [];
+  const limit = filter.limit ?? 500;
+  for (const row of all) {
+    if (row.agent) agents.add(row.agent.name);
+    workspaces.add(row.workspaceId);
+    if (rows.length >= limit) continue;
+    if (filter.workspaceId != null && row.workspaceId !== filter.workspaceId) continue;
+    if (filter.scope != null && row.scope !== filter.scope) continue;
+    if (filter.agent != null && row.agent?.name !== filter.agent) continue;
+    rows.push(row);
+  }
+  return { rows, agents: [...agents].sort(), workspaces: [...workspaces] };
+}
+
+export interface ActivitySides {
+  readonly row: ActivityRow;
+  /** undefined: not recorded (or collected); null: nothing was (or is) there. */
+  readonly before: string | null | undefined;
+  readonly after: string | null | undefined;
+}
+
+const decoder = new TextDecoder();
+
+/** A row's two sides as text, or null when the row is gone (collected, decided and dropped). */
+export function readActivity(history: HistoryStore, inbox: InboxStore, id: string): ActivitySides | null {
+  if (id.startsWith('v:')) {
+    const v = history.get(id.slice(2));
+    if (!v) return null;
+    const text = (sha: string | null | 'unknown'): string | null | undefined => {
+      if (sha === null) return null;
+      if (sha === 'unknown') return undefined;
+      const bytes = history.readBlob(sha);
+      return bytes === null ? undefined : decoder.decode(bytes);
+    };
+    return { row: versionRow(v), before: text(v.before), after: text(v.after) };
+  }
+  if (id.startsWith('i:')) {
+    const item = inbox.list().find((i) => i.id === id.slice(2));
+    const row = item ? itemRow(item) : null;
+    if (!item || !row) return null;
+    if (item.kind === 'change') return { row, before: item.change.before, after: item.change.after };
+    return { row, before: null, after: item.approvedText ?? item.candidate.text };
+  }
+  return null;
+}
