@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 // Unsaved text kept in the browser (use-draft.ts), through the editor against the real backend:
-// typing keeps it with the sha256 it was based on and saving drops it; text a page left behind
+// typing keeps it with the sha256 it was based on and saving drops it in the same step (so no
+// reload finds it after "Saved."); text a page left behind
 // (what a reload or a closed tab leaves: planted here as the page stored it, since a component test
 // cannot reload) comes back when the file is opened, and "Discard my text" drops it; leaving the
 // file with the pane's "Discard" drops it too; text kept for a file an agent deleted meanwhile
@@ -53,9 +54,33 @@ describe('unsaved text kept in the browser', () => {
     typeInEditor('Run make check.\n');
     await user.click(within(editor()).getByRole('button', { name: /^Save/ }));
     await within(editor()).findByText('Saved.');
-    // The draft is dropped by an effect of the render that says Saved., which may run just after it.
-    await waitFor(() => expect(kept(key)).toBeNull());
+    // The save dropped it in its own step: nothing left to wait for.
+    expect(kept(key)).toBeNull();
     expect(unsavedTextIsKept()).toBe(false);
+  });
+
+  it('is gone from storage the moment "Saved." shows, so a reload then never offers it back', async () => {
+    const first = await opened();
+    typeInEditor('Run make check.\n');
+    // What storage holds when "Saved." enters the page, before any later effect could run: what a
+    // reload at that moment would find.
+    let atSaved: string | null | undefined;
+    const watch = new MutationObserver(() => {
+      if (atSaved === undefined && editor().textContent?.includes('Saved.')) atSaved = localStorage.getItem(first.key);
+    });
+    watch.observe(editor(), { childList: true, subtree: true, characterData: true });
+    await first.user.click(within(editor()).getByRole('button', { name: /^Save/ }));
+    await within(editor()).findByText('Saved.');
+    watch.disconnect();
+    expect(atSaved).toBeNull();
+
+    cleanup();
+    await new Promise((r) => setTimeout(r, 0));
+    if (atSaved) localStorage.setItem(first.key, atSaved); // the page reloaded with what it had then
+    await opened(first.b);
+    expect(editorText()).toBe('Run make check.\n');
+    expect(within(editor()).queryByText(/Your unsaved text/)).toBeNull();
+    expect(within(editor()).queryByLabelText('Unsaved changes')).toBeNull();
   });
 
   it('comes back when the file is opened again, unsaved, and "Discard my text" shows the file as it is', async () => {

@@ -4,9 +4,12 @@
  * on) and dropped once it is saved, discarded in the editor, or the editor is left with "Discard".
  * A reload, a crash or a closed tab loses nothing: opening the file again offers the text back.
  *
- * Invariant: a kept draft never clobbers. It comes back on the sha256 it was based on, so if the
- * file changed meanwhile, saving it is a conflict and the editor's conflict flow applies (Reload,
- * Overwrite after a confirmation, Compare), exactly as for an edit that was never interrupted.
+ * Invariants: a kept draft never clobbers. It comes back on the sha256 it was based on, with that
+ * version's text, so if the file changed meanwhile, saving it is a conflict and the editor's
+ * conflict flow applies (a three-way merge against that text, Reload, Overwrite after a
+ * confirmation, Compare), exactly as for an edit that was never interrupted. A save that succeeds
+ * drops the kept draft in its own handler (`saved`), not in a later effect, so a draft is never
+ * found kept after its save, and never offered back on a reload.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { relativeTime } from '../../lib/relative-time';
@@ -15,11 +18,18 @@ import { relativeTime } from '../../lib/relative-time';
 export interface DraftBase {
   base: string;
   sha256: string | null;
+  /**
+   * The text of the version at `sha256`, the base of a three-way merge with the file on disk
+   * (it differs from `base` when a kept draft came back on a file changed since); null: not known.
+   */
+  versionText: string | null;
 }
 
 interface KeptDraft {
   text: string;
   baseSha256: string | null;
+  /** The text at baseSha256 (null: not known, as in drafts kept before it was stored). */
+  baseText: string | null;
   keptAt: string;
 }
 
@@ -38,7 +48,7 @@ export const draftStore = {
       if (!raw) return null;
       const v = JSON.parse(raw) as Partial<KeptDraft>;
       if (typeof v.text !== 'string' || (v.baseSha256 !== null && typeof v.baseSha256 !== 'string') || typeof v.keptAt !== 'string') return null;
-      return { text: v.text, baseSha256: v.baseSha256, keptAt: v.keptAt };
+      return { text: v.text, baseSha256: v.baseSha256, baseText: typeof v.baseText === 'string' ? v.baseText : null, keptAt: v.keptAt };
     } catch {
       return null;
     }
@@ -86,6 +96,8 @@ export interface UseDraft {
   notice: string | null;
   /** Drops the draft that came back: the editor shows the file as it is now. */
   discard(): void;
+  /** The draft was just saved: drops the kept copy now, in the save's own handler. */
+  saved(): void;
 }
 
 export function useDraft(workspaceId: string | null, path: string, loaded: DraftBase | null, draft: string, setLoaded: (l: DraftBase) => void, setDraft: (d: string) => void): UseDraft {
@@ -115,18 +127,18 @@ export function useDraft(workspaceId: string | null, path: string, loaded: Draft
       return;
     }
     keptAt.current ??= new Date().toISOString();
-    draftStore.put(key, { text: draft, baseSha256: loaded.sha256, keptAt: keptAt.current });
+    draftStore.put(key, { text: draft, baseSha256: loaded.sha256, baseText: loaded.versionText, keptAt: keptAt.current });
   }, [key, loaded, draft]);
 
   const offer = useCallback(
     (doc: { content: string; sha256: string | null }) => {
       const kept = draftStore.get(key);
-      const current = { base: doc.content, sha256: doc.sha256 };
+      const current = { base: doc.content, sha256: doc.sha256, versionText: doc.content };
       if (!kept || kept.text === doc.content) return { ...current, draft: doc.content };
       keptAt.current = kept.keptAt;
       const changed = kept.baseSha256 !== doc.sha256;
       setRestored({ keptAt: kept.keptAt, changed, current });
-      return { base: doc.content, sha256: kept.baseSha256, draft: kept.text };
+      return { base: doc.content, sha256: kept.baseSha256, versionText: changed ? kept.baseText : doc.content, draft: kept.text };
     },
     [key],
   );
@@ -145,11 +157,17 @@ export function useDraft(workspaceId: string | null, path: string, loaded: Draft
     setDraft(restored.current.base);
   }, [restored, setLoaded, setDraft]);
 
+  const saved = useCallback(() => {
+    keptAt.current = null;
+    draftStore.remove(key);
+    setRestored(null);
+  }, [key]);
+
   const dirty = loaded !== null && draft !== loaded.base;
   let notice: string | null = null;
   if (restored && dirty) {
     const kept = `Your unsaved text (kept ${relativeTime(restored.keptAt) ?? 'earlier'}) is back`;
     notice = restored.changed ? `${kept}, but the file has changed since: saving will ask what to keep.` : `${kept}. It is not saved yet.`;
   }
-  return { offer, offerGone, notice, discard };
+  return { offer, offerGone, notice, discard, saved };
 }
