@@ -34,11 +34,13 @@ const mainImports = {
   setup: ['runtime', 'history', 'memory', 'workspaces'],
   // What agents did, for a person: agents seen per workspace, the Activity view's rows (versions and inbox items).
   activity: ['runtime', 'history', 'memory', 'inbox'],
+  // Sync through the person's git remote: memory written through the service, incoming held in the inbox.
+  sync: ['runtime', 'history', 'memory', 'workspaces', 'inbox'],
   api: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity'],
   mcp: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'activity'],
-  host: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'api', 'mcp'],
-  cli: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'api', 'mcp', 'host'],
-  electron: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'api', 'mcp', 'host'],
+  host: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'sync', 'api', 'mcp'],
+  cli: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'sync', 'api', 'mcp', 'host'],
+  electron: ['runtime', 'outside', 'history', 'memory', 'workspaces', 'journal', 'context', 'inbox', 'harvest', 'consolidation', 'import', 'agent-files', 'setup', 'activity', 'sync', 'api', 'mcp', 'host'],
 };
 
 /** The whole table, by folder under src: the outer layers import only src/common (open to all). */

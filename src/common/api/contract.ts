@@ -15,6 +15,7 @@ import { memoryContract } from './contract/memory';
 import { setAsideContract } from './contract/set-aside';
 import { settingsContract } from './contract/settings';
 import { setupContract } from './contract/setup';
+import { syncContract } from './contract/sync';
 import { consolidationContract } from './contract/consolidation';
 import { workspacesContract } from './contract/workspaces';
 
@@ -29,6 +30,7 @@ export * from './contract/workspaces';
 export * from './contract/setup';
 export * from './contract/set-aside';
 export * from './contract/activity';
+export * from './contract/sync';
 
 export const contract = {
   memory: memoryContract,
@@ -43,6 +45,7 @@ export const contract = {
   settings: settingsContract,
   setAside: setAsideContract,
   activity: activityContract,
+  sync: syncContract,
 };
 
 export type Contract = typeof contract;

@@ -87,6 +87,14 @@ export const settingsSchema = z.object({
     .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/), injectionOverrideSchema)
     .refine((m) => Object.keys(m).length <= 1000, 'at most 1000 workspaces')
     .default({}),
+  /**
+   * Sync of the global memory through a git repository the person owns (`cairn sync`, Settings ›
+   * Sync): its URL or path as they gave it; null: off. A credential in the URL is never shown.
+   */
+  sync: z
+    .object({ remote: z.string().trim().min(1).max(2000) })
+    .nullable()
+    .default(null),
 });
 
 type PatchShape<T> = { [K in keyof T]: T[K] extends z.ZodDefault<infer Inner> ? z.ZodOptional<Inner> : never };

@@ -14,9 +14,12 @@ export const BADGES = ['agent', 'external'] as const;
 export type Badge = (typeof BADGES)[number];
 export const badgeSchema = z.enum(BADGES);
 
-/** The badge a change by `actor` gives a file: none for the person's own. */
+/**
+ * The badge a change by `actor` gives a file: none for the person's own; a sync's (another
+ * machine's change, come in through git like a pull) is badged as a change from outside Cairn.
+ */
 export function badgeOf(actor: Actor): Badge | null {
-  return actor === 'person' ? null : actor;
+  return actor === 'person' ? null : actor === 'sync' ? 'external' : actor;
 }
 
 /**

@@ -16,8 +16,11 @@ export type CommandName = (typeof COMMANDS)[number];
 export const MODES = ['exec', 'plan', 'explore'] as const;
 export type Mode = (typeof MODES)[number];
 
-/** Who made a change: an agent through the tool, a person through the UI, or something outside Cairn. */
-export const ACTORS = ['agent', 'person', 'external'] as const;
+/**
+ * Who made a change: an agent through the tool, a person through the UI, something outside Cairn
+ * (an editor, a pull), or a sync bringing another machine's change (main/sync).
+ */
+export const ACTORS = ['agent', 'person', 'external', 'sync'] as const;
 export type Actor = (typeof ACTORS)[number];
 
 /**

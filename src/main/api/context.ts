@@ -12,6 +12,7 @@ import type { InboxStore } from '../inbox/inbox-store';
 import type { Consolidations } from '../consolidation/consolidations';
 import type { AgentFiles } from '../agent-files/agent-files';
 import type { WorkspaceRegistry } from '../workspaces/registry';
+import type { SyncStatus } from '../../common/sync/sync-status';
 
 export interface RouterContext {
   readonly service: MemoryService;
@@ -30,6 +31,16 @@ export interface RouterContext {
   readonly consolidations?: Consolidations | undefined;
   /** Other agents' files; a host without them answers NOT_IMPLEMENTED. */
   readonly agentFiles?: AgentFiles | undefined;
+  /** Sync through the person's git remote; a host without it answers NOT_IMPLEMENTED. */
+  readonly sync?: SyncControl | undefined;
+}
+
+/** What the router asks of a host's sync (sync/sync-control.ts). */
+export interface SyncControl {
+  status(): SyncStatus;
+  setUp(remote: string): Promise<SyncStatus>;
+  now(): Promise<SyncStatus>;
+  off(): Promise<SyncStatus>;
 }
 
 /** What the router asks of a host's harvest. */
@@ -57,5 +68,6 @@ export function createRouterContext(options: RouterContext): RouterContext {
     harvest: options.harvest,
     consolidations: options.consolidations,
     agentFiles: options.agentFiles,
+    sync: options.sync,
   };
 }

@@ -20,11 +20,12 @@ import { memory } from './routes/memory';
 import { setAside } from './routes/set-aside';
 import { settings } from './routes/settings';
 import { setup } from './routes/setup';
+import { sync } from './routes/sync';
 import { consolidation } from './routes/consolidation';
 import { workspaces } from './routes/workspaces';
 
 export { createRouterContext, type HarvestControl, type RouterContext } from './context';
 
-export const router = os.router({ memory, context, history, inbox, harvest, consolidation, agentFiles, workspaces, setup, settings, setAside, activity });
+export const router = os.router({ memory, context, history, inbox, harvest, consolidation, agentFiles, workspaces, setup, settings, setAside, activity, sync });
 
 export type AppRouter = typeof router;

@@ -81,6 +81,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./export-command')).exportCommand(rest, io);
       case 'workspace':
         return await (await import('./workspace-command')).workspaceCommand(rest, io);
+      case 'sync':
+        return await (await import('./sync-command')).syncCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`cairn --help\``);
     }

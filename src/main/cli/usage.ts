@@ -35,6 +35,8 @@ Commands:
             claude|codex|cursor|aegis|kimchi|markdown PATH, or --from cairn memory.tar
   export    write memory as a tar: cairn export [--scope S] > memory.tar
   workspace register checkouts, local or on a host over SSH: add, list, remove, trust
+  sync      keep the global memory in step across your machines through a git repository
+            you own: cairn sync --remote URL, then cairn sync (--status, --off)
 
 Global options:
   --home DIR   Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
@@ -61,9 +63,6 @@ Options:
   --mode MODE        exec (default: read and write everything), plan (project read-only),
                      explore (read-only)
   --actor ACTOR      agent (default) or user
-  --agent NAME       which agent runs it (claude, codex, gemini, copilot, or its own name),
-                     recorded with each change and shown in the app as seen in the workspace
-  --agent-session ID the agent's session, recorded with its changes
   --agent NAME       which agent runs it (claude, codex, gemini, copilot, or its own name),
                      recorded with each change and shown in the app as seen in the workspace
   --agent-session ID the agent's session, recorded with its changes
@@ -253,8 +252,6 @@ Options:
                        hooks (its own input; a top-level additionalContext)
   --cwd DIR            the checkout (default: the current directory, or the hook's cwd)
   --workspace ID       workspace id (default: derived from the checkout's path)
-  --agent NAME         which agent's hook this is (claude, codex, gemini, copilot): the app
-                       then shows it as seen in the workspace (with the hook's session)
   --agent NAME         which agent's hook this is (claude, codex, gemini, copilot): the app
                        then shows it as seen in the workspace (with the hook's session)
   --home DIR           Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
@@ -464,4 +461,28 @@ Options:
 
 Exit status: 0 written, 1 the chosen scope is not available here (nothing written), 2 usage error
 (also when stdout is a terminal).
+`;
+
+export const SYNC_HELP = `Usage: cairn sync --remote URL [--scope global]   set up, and sync now
+       cairn sync                                 sync now
+       cairn sync --status [--json]               where it stands
+       cairn sync --off                           stop syncing
+
+Keeps your global memory in step across your machines through a git repository you own: a
+private repository on a forge, a bare repository over SSH, or a local path. Cairn runs your own
+git, with your credentials and SSH agent, in a repository of its own under the home (never in a
+checkout). Changes made on both sides are merged; a file changed differently on both keeps this
+machine's side and puts the other in the inbox. What comes in passes the same checks as an
+agent's write: a flagged file (a secret, an instruction to agents, hidden text), and everything
+while the global scope is in review mode, waits in the inbox until you approve it. Every file
+taken in is a version in the history (by sync), undone like any other. Pins and usage stay on
+each machine.
+
+Options:
+  --remote URL   the git repository to sync with (URL or path); saved in the settings
+  --scope S      what syncs: global (the default, and for now the only one)
+  --status       the last sync: when, what went out and came in, what waits, errors
+  --off          stop syncing; memory stays as it is
+  --json         with --status: as JSON
+  --home DIR     Cairn's home
 `;

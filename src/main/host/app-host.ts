@@ -17,6 +17,7 @@ import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/http-endpoin
 import { loadOrCreateMcpToken } from '../mcp/mcp-token';
 import { extractorFor } from '../harvest/extractors';
 import { codexSessionFiles, sessionFilesIn, transcriptRoots } from '../harvest/session-files';
+import { SyncControl } from '../sync/sync-control';
 import { resolveHome } from '../workspaces/home-dir';
 import { CODEX_PICKUP_DAYS, HarvestHost, type HarvestHostOptions } from './harvest-host';
 import { openHome, type LiveHomeServices, type OpenHomeOptions } from './home-services';
@@ -28,16 +29,18 @@ import { openHome, type LiveHomeServices, type OpenHomeOptions } from './home-se
 export const WATCH_LINGER_MS = 10 * 60_000;
 
 /** A home's services with a feed, and the router's context over them. */
-export type AppHost = LiveHomeServices & RouterContext & { readonly harvest: HarvestHost };
+export type AppHost = LiveHomeServices & RouterContext & { readonly harvest: HarvestHost; readonly sync: SyncControl };
 
 export interface AppHostOptions extends Omit<OpenHomeOptions, 'feed'> {
   /** The harvest's clock, timer and where it finds the agents' sessions (tests give their own). */
   readonly harvest?: Partial<HarvestHostOptions>;
+  /** The sync schedule's timers (tests give their own clock). */
+  readonly sync?: ConstructorParameters<typeof SyncControl>[1];
 }
 
 /** Opens `home` for a long-lived host (the feed lingers: WATCH_LINGER_MS). */
 export function openAppHost(home: string, options: AppHostOptions = {}): AppHost {
-  const { harvest: harvestOptions, ...homeOptions } = options;
+  const { harvest: harvestOptions, sync: syncOptions, ...homeOptions } = options;
   const services = openHome(home, { ...homeOptions, feed: { lingerMs: WATCH_LINGER_MS } });
   const harvest = new HarvestHost(services, {
     extractor: () => extractorFor(services.registry.settings()),
@@ -45,13 +48,21 @@ export function openAppHost(home: string, options: AppHostOptions = {}): AppHost
     codexSessions: () => codexSessionFiles(transcriptRoots().codexHome, Date.now(), CODEX_PICKUP_DAYS),
     ...harvestOptions,
   });
+  // While the host runs, the global memory syncs a while after it changes and on a schedule.
+  const sync = new SyncControl(services, syncOptions ?? {});
+  const unsubscribe = services.changes.subscribe((event) => {
+    if (event.scope === 'global') sync.changed();
+  });
   // Setup lines name the home only when it is not the one Cairn finds by default.
-  const context = createRouterContext({ ...services, harvest, setupHome: home !== resolveHome() ? home : undefined });
+  const context = createRouterContext({ ...services, harvest, sync, setupHome: home !== resolveHome() ? home : undefined });
   return {
     ...context,
     ...services,
     harvest,
+    sync,
     close: async () => {
+      unsubscribe();
+      await sync.close();
       await harvest.close();
       await services.close();
     },

@@ -11,6 +11,7 @@
  * - error-mapper.ts: the one translation of Runtime failures into texts naming virtual paths.
  * It imports nothing of the journal or the hosts: they hand it a sink and a usage store.
  */
+import type { Actor } from '../../common/memory/constants';
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { MemoryCommand } from '../../common/memory/schema';
 import { ChangeOutbox, type ChangeSink } from './change-outbox';
@@ -78,8 +79,8 @@ export class MemoryService {
    * (a consolidation: `sweep:<id>`): each group is made only while its files hold the bytes the
    * person saw, else skipped and reported (person-batch.ts).
    */
-  writeBatch(groups: readonly BatchGroup[], cause: string, session: MemorySession): Promise<BatchOutcome> {
-    return writeBatch(this.outbox, groups, cause, session);
+  writeBatch(groups: readonly BatchGroup[], cause: string, session: MemorySession, actor: Actor = 'person'): Promise<BatchOutcome> {
+    return writeBatch(this.outbox, groups, cause, session, actor);
   }
 
   /** Writes an earlier version's content back to its file, as the person's change with `cause`. */

@@ -14,7 +14,7 @@
  * person's (not refused by the scanners; callers scan what a model proposed); UTF-8 and the caps
  * apply. Reading and writing here are not uses of memory (a cleanup is not an agent's interest).
  */
-import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, type Scope } from '../../common/memory/constants';
+import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, type Actor, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
 import { errors } from '../../common/memory/texts';
@@ -85,8 +85,11 @@ interface Made {
   readonly takeBack: () => Promise<void>;
 }
 
-/** Makes `groups` (all in one scope) as the person's change with `cause`, recorded as one batch. */
-export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGroup[], cause: string, session: MemorySession): Promise<BatchOutcome> {
+/**
+ * Makes `groups` (all in one scope) as `actor`'s change with `cause` (the person's; a sync's
+ * incoming files are `sync`'s), recorded as one batch.
+ */
+export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGroup[], cause: string, session: MemorySession, actor: Actor = 'person'): Promise<BatchOutcome> {
   const files = groups.flatMap((g) => g.files);
   if (files.length === 0) return { applied: [], conflicts: [] };
   const scopes = new Set(files.map((f) => fileOf(f.path).scope));
@@ -99,9 +102,9 @@ export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGro
   const b = availableScope(session, scope);
   // Encoded before the lock: bad content refuses the whole batch before anything is looked at.
   const encoded = new Map<BatchFile, Uint8Array>();
-  for (const f of files) if (typeof f.content === 'string') encoded.set(f, encodeContent(f.path, f.content, 'person'));
+  for (const f of files) if (typeof f.content === 'string') encoded.set(f, encodeContent(f.path, f.content, actor));
   const done: Made[] = [];
-  const record = outbox.begin(session, 'person', cause);
+  const record = outbox.begin(session, actor, cause);
   try {
     return await mapRuntimeErrors(
       () =>

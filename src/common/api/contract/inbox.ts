@@ -42,6 +42,12 @@ export const inboxItemSchema = z.object({
       after: z.string().nullable(),
     })
     .nullable(),
+  /**
+   * A change from elsewhere (a sync from another machine): the remote as shown (no credentials),
+   * the commit, what a scanner flagged (null: held because the scope is in review mode, or a
+   * conflict), and whether this machine changed the file too. Null for an agent's change.
+   */
+  from: z.object({ remote: z.string(), commit: z.string(), flag: z.string().nullable(), conflict: z.boolean() }).nullable().default(null),
 });
 export type InboxItemView = z.infer<typeof inboxItemSchema>;
 

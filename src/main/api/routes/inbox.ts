@@ -29,6 +29,7 @@ function inboxItemOut(item: InboxItem): InboxItemView {
       extractor: 'review',
       ...decided,
       change: { command: c.command, path: c.path, newPath: c.newPath, before: c.before, after: c.after },
+      from: item.source.from ? { remote: item.source.from.remote, commit: item.source.from.commit, flag: item.source.from.flag, conflict: item.source.from.conflict === true } : null,
     };
   }
   const c = item.candidate;
@@ -49,6 +50,7 @@ function inboxItemOut(item: InboxItem): InboxItemView {
     extractor: item.source.extractor,
     ...decided,
     change: null,
+    from: null,
   };
 }
 

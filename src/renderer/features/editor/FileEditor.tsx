@@ -124,7 +124,7 @@ export interface FileEditorProps {
   onSelectedLines?: (ranges: Array<[number, number]>) => void;
 }
 
-const ACTOR_WORDS = { agent: 'by an agent', external: 'outside Cairn', person: 'in another Cairn window' } as const;
+const ACTOR_WORDS = { agent: 'by an agent', external: 'outside Cairn', person: 'in another Cairn window', sync: 'on another machine (sync)' } as const;
 
 export function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | null): string {
   switch (kind) {

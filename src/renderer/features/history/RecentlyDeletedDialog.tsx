@@ -28,7 +28,7 @@ export interface RecentlyDeletedDialogProps {
   onOpen: (path: string) => void;
 }
 
-const BY = { person: 'you', agent: 'an agent', external: 'outside Cairn' } as const;
+const BY = { person: 'you', agent: 'an agent', external: 'outside Cairn', sync: 'a sync from another machine' } as const;
 
 export function deletedQueryInput(workspaceId: string | null) {
   return { workspaceId, path: null, scope: null, limit: 500 };

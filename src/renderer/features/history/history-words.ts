@@ -42,7 +42,7 @@ export function opWords(v: Pick<Version, 'op' | 'path' | 'oldPath'>): string {
   }
 }
 
-export const WHO: Record<Version['actor'], string> = { person: 'You', agent: 'An agent', external: 'Outside Cairn' };
+export const WHO: Record<Version['actor'], string> = { person: 'You', agent: 'An agent', external: 'Outside Cairn', sync: 'Another machine' };
 
 /**
  * Who made the version, and how, in plain words. `restoredAt` gives the time of the version a
@@ -54,6 +54,7 @@ export function byWords(v: Pick<Version, 'actor' | 'cause'>, restoredAt?: string
   if (v.cause === 'tool') return `${who}, with the memory tool`;
   if (v.cause === 'external') return v.actor === 'external' ? 'Outside Cairn (another editor, git, ...)' : `${who}, outside Cairn`;
   if (v.cause.startsWith('undo:')) return `${who}, with Undo`;
+  if (v.cause.startsWith('sync:')) return `${who}, through sync (commit ${v.cause.slice(5, 12)})`;
   if (v.cause.startsWith('harvest:')) return `${who}, approving a proposal from the Inbox`;
   if (v.cause.startsWith('review:')) return `${who}, approving an agent's change from the Inbox`;
   if (v.cause.startsWith('restore:')) return restoredAt ? `${who}, restoring the version of ${whenText(restoredAt, now)}` : `${who}, restoring an earlier version`;

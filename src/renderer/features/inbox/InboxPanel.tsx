@@ -804,10 +804,18 @@ interface ChangeProposalProps {
 function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onReject }: ChangeProposalProps) {
   const change = item.change!;
   const title = changeTitle(change);
+  const from = item.from;
+  const kind = from ? (from.conflict ? 'Changed on both machines' : 'From another machine') : 'Agent\u2019s change';
   return (
-    <li className="proposal change" data-item={item.id} tabIndex={focusable ? 0 : -1} aria-label={`Agent\u2019s change: ${title}`} aria-busy={busy || undefined} onFocus={onFocus}>
+    <li className="proposal change" data-item={item.id} tabIndex={focusable ? 0 : -1} aria-label={`${kind}: ${title}`} aria-busy={busy || undefined} onFocus={onFocus}>
       <div className="p-meta">
-        <span className="badge">Agent&rsquo;s change</span>
+        <span className="badge">{kind}</span>
+        {from && (
+          <span className="p-from muted">
+            {' '}
+            synced from {from.remote}, commit {from.commit.slice(0, 7)}
+          </span>
+        )}
         <span className="p-when muted">
           made{' '}
           <time dateTime={item.createdAt} title={exactTime(item.createdAt)}>
@@ -816,6 +824,8 @@ function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onRe
         </span>
       </div>
       <p className="p-text">{title}</p>
+      {from?.flag && <p className="p-why warn">Held: {from.flag}</p>}
+      {from?.conflict && <p className="p-why muted">This machine&rsquo;s side stays in memory; approve to take the other machine&rsquo;s instead.</p>}
       {change.command === 'rename' ? (
         <p className="p-why muted">The file&rsquo;s content stays as it is; only its name changes.</p>
       ) : (

@@ -22,6 +22,7 @@ const item = (id: string, over: Partial<InboxItem> = {}): InboxItem => ({
   decidedAt: null,
   approvedTo: null,
   change: null,
+  from: null,
   ...over,
 });
 

@@ -1,7 +1,8 @@
 /**
  * Settings: Memory (the global scope on its own, usable with no workspace at all), Agent context
  * (the injection settings, global and per workspace: ./InjectionSettings.tsx), Models (what proposes
- * the harvest and consolidation: ./ModelSettings.tsx) and Appearance
+ * the harvest and consolidation: ./ModelSettings.tsx), Sync (the global memory through the person's
+ * git remote: ./SyncSettings.tsx) and Appearance
  * (theme, preview by default), stored by the main process.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -11,12 +12,13 @@ import { useSaveSettings } from './use-save-settings';
 import { MemoryPane } from '../../app/MemoryPane';
 import { InjectionSettingsPanel } from './InjectionSettings';
 import { ModelSettingsPanel } from './ModelSettings';
+import { SyncSettingsPanel } from './SyncSettings';
 
 export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: React.MutableRefObject<boolean> }) {
   const { orpc } = useApi();
   const settings = useQuery(orpc.settings.get.queryOptions());
   const save = useSaveSettings();
-  const [tab, setTab] = useState<'memory' | 'context' | 'models' | 'appearance'>('memory');
+  const [tab, setTab] = useState<'memory' | 'context' | 'models' | 'sync' | 'appearance'>('memory');
   return (
     <div className="settings">
       <div className="tabs" role="tablist" aria-label="Settings">
@@ -29,6 +31,9 @@ export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: Reac
         <button type="button" role="tab" aria-selected={tab === 'models'} className={tab === 'models' ? 'tab selected' : 'tab'} onClick={() => setTab('models')}>
           Models
         </button>
+        <button type="button" role="tab" aria-selected={tab === 'sync'} className={tab === 'sync' ? 'tab selected' : 'tab'} onClick={() => setTab('sync')}>
+          Sync
+        </button>
         <button type="button" role="tab" aria-selected={tab === 'appearance'} className={tab === 'appearance' ? 'tab selected' : 'tab'} onClick={() => setTab('appearance')}>
           Appearance
         </button>
@@ -39,6 +44,8 @@ export function SettingsView({ dark, dirtyRef }: { dark: boolean; dirtyRef: Reac
         <InjectionSettingsPanel />
       ) : tab === 'models' ? (
         <ModelSettingsPanel />
+      ) : tab === 'sync' ? (
+        <SyncSettingsPanel />
       ) : (
         <section className="appearance" role="tabpanel" aria-label="Appearance">
           <label>

@@ -1,0 +1,238 @@
+/**
+ * The sync's git repository: `<home>/sync/repo`, a work tree Cairn alone writes, outside every
+ * memory root (a root inside a git work tree is refused by containment, and the person's checkouts
+ * are never touched). Its files are the synced scopes' memory files under a folder per scope
+ * (`global/...`); its HEAD is what this machine last agreed with the remote, the base of the next
+ * three-way merge.
+ *
+ * Invariant: the repository is Cairn's own, so whatever an interrupted sync left in it (a lock
+ * file, a merge in progress, files written but not committed) is thrown away at the start of the
+ * next one, under the sync's lease: memory is the truth for this machine's side, and the commits
+ * are the truth for what was agreed. Nothing of the person's is in it that memory does not hold.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { git, GitError, gitRaw, gitWords } from './git';
+
+/** The branch every machine syncs through. */
+export const SYNC_BRANCH = 'main';
+const REMOTE_REF = `refs/remotes/origin/${SYNC_BRANCH}`;
+
+export function syncDir(home: string): string {
+  return path.join(home, 'sync');
+}
+
+export function syncRepoDir(home: string): string {
+  return path.join(syncDir(home), 'repo');
+}
+
+/** A change between two commits: a file added, modified or deleted (renames are a delete and an add). */
+export interface TreeChange {
+  readonly path: string;
+  readonly status: 'added' | 'modified' | 'deleted';
+}
+
+/** The id git gives a blob of these bytes (so a file is compared with a commit's without running git). */
+export function blobId(data: Uint8Array): string {
+  return createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
+}
+
+/** What changed from tree `from` to tree `to` (both: path -> blob id), in path order. */
+export function changesBetween(from: ReadonlyMap<string, string>, to: ReadonlyMap<string, string>): TreeChange[] {
+  const changes: TreeChange[] = [];
+  for (const [file, id] of to) {
+    const was = from.get(file);
+    if (was === undefined) changes.push({ path: file, status: 'added' });
+    else if (was !== id) changes.push({ path: file, status: 'modified' });
+  }
+  for (const file of from.keys()) if (!to.has(file)) changes.push({ path: file, status: 'deleted' });
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export class SyncRepo {
+  constructor(readonly dir: string) {}
+
+  /** Makes the repository if missing, points `origin` at `remote`, and clears what an interrupted sync left. */
+  async open(remote: string): Promise<void> {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    if (!fs.existsSync(path.join(this.dir, '.git'))) await git(this.dir, ['init', '-q', '-b', SYNC_BRANCH]);
+    // Set last (a sync killed before this sets them again next time).
+    if ((await gitRaw(this.dir, ['config', '--local', '--get', 'gc.auto'])).status !== 0) {
+      const host = os.hostname() || 'this machine';
+      // The repository's own settings: the person's global config (credentials, ssh, url rewrites)
+      // still applies; these only keep Cairn's commits alike on every machine.
+      for (const [key, value] of [
+        ['user.name', `Cairn on ${host}`],
+        ['user.email', 'cairn@localhost'],
+        ['commit.gpgsign', 'false'],
+        ['core.autocrlf', 'false'],
+        ['core.quotepath', 'false'],
+        ['merge.renames', 'false'],
+        ['gc.auto', '0'], // the last one set: its presence says the others are
+      ] as const) {
+        await git(this.dir, ['config', key, value]);
+      }
+    }
+    const current = await gitRaw(this.dir, ['remote', 'get-url', 'origin']);
+    if (current.status !== 0) await git(this.dir, ['remote', 'add', 'origin', remote]);
+    else if (current.stdout.trim() !== remote) await git(this.dir, ['remote', 'set-url', 'origin', remote]);
+    await this.clearInterrupted();
+  }
+
+  /** Throws away a merge in progress, a stale index lock and uncommitted files (see the header). */
+  private async clearInterrupted(): Promise<void> {
+    // Only a sync holding the lease gets here, so an index.lock is a dead git's.
+    fs.rmSync(path.join(this.dir, '.git', 'index.lock'), { force: true });
+    if (fs.existsSync(path.join(this.dir, '.git', 'MERGE_HEAD'))) await git(this.dir, ['merge', '--abort']).catch(() => git(this.dir, ['reset', '-q', '--merge']));
+    if (await this.head()) await git(this.dir, ['reset', '-q', '--hard', 'HEAD']);
+    await git(this.dir, ['clean', '-q', '-fd']);
+  }
+
+  /** The commit HEAD names, or null before the first commit. */
+  async head(): Promise<string | null> {
+    const r = await gitRaw(this.dir, ['rev-parse', '--verify', '-q', 'HEAD']);
+    return r.status === 0 ? r.stdout.trim() : null;
+  }
+
+  /** The remote branch as last fetched, or null when the remote has none yet. */
+  async remoteHead(): Promise<string | null> {
+    const r = await gitRaw(this.dir, ['rev-parse', '--verify', '-q', REMOTE_REF]);
+    return r.status === 0 ? r.stdout.trim() : null;
+  }
+
+  /** The files of `commit` under `prefix`: repository path -> blob id (an empty map for null: no commit yet). */
+  async treeOf(commit: string | null, prefix: string): Promise<Map<string, string>> {
+    const tree = new Map<string, string>();
+    if (commit === null) return tree;
+    const out = await git(this.dir, ['ls-tree', '-r', '-z', '--full-tree', commit, '--', prefix]);
+    for (const line of out.split('\0')) {
+      // "<mode> blob <id>\t<path>"
+      const tab = line.indexOf('\t');
+      if (tab < 0) continue;
+      const [, type, id] = line.slice(0, tab).split(' ');
+      if (type === 'blob') tree.set(line.slice(tab + 1), id!);
+    }
+    return tree;
+  }
+
+  /** The bytes of blobs by id, read by one `git cat-file --batch` (one process for any number). */
+  blobs(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return Promise.resolve(new Map());
+    return new Promise((resolve, reject) => {
+      const child = execFile('git', ['cat-file', '--batch'], { cwd: this.dir, encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 }, (err, stdout) => {
+        if (err) {
+          reject(new GitError(gitWords(['cat-file'], String(err.message)), null, ''));
+          return;
+        }
+        // Each answer: "<id> blob <size>\n<bytes>\n" (or "<id> missing\n").
+        const found = new Map<string, Uint8Array>();
+        let at = 0;
+        for (const id of wanted) {
+          const eol = stdout.indexOf(10, at);
+          const head = stdout.subarray(at, eol).toString('latin1').split(' ');
+          at = eol + 1;
+          if (head[1] !== 'blob') continue;
+          const size = Number(head[2]);
+          found.set(id, new Uint8Array(stdout.subarray(at, at + size)));
+          at += size + 1;
+        }
+        resolve(found);
+      });
+      child.stdin?.end(`${wanted.join('\n')}\n`);
+    });
+  }
+
+  /** Writes (or, with null, removes) a file of the work tree. */
+  writeWorkFile(file: string, data: Uint8Array | null): void {
+    const at = path.join(this.dir, ...file.split('/'));
+    if (data === null) {
+      fs.rmSync(at, { force: true });
+      return;
+    }
+    fs.mkdirSync(path.dirname(at), { recursive: true });
+    fs.writeFileSync(at, data);
+  }
+
+  /** Stages everything under `prefix` and commits it with `message`; returns whether there was anything to commit. */
+  async commitAll(prefix: string, message: string): Promise<boolean> {
+    await git(this.dir, ['add', '-A', '--', prefix]);
+    const staged = await gitRaw(this.dir, ['diff', '--cached', '--quiet']);
+    if (staged.status === 0) return false;
+    await git(this.dir, ['commit', '-q', '--no-verify', '-F', '-'], message);
+    return true;
+  }
+
+  /** Fetches the sync branch from origin; throws a GitError when the remote cannot be reached. */
+  async fetch(): Promise<void> {
+    await git(this.dir, ['fetch', '-q', '--no-tags', 'origin', `+refs/heads/${SYNC_BRANCH}:${REMOTE_REF}`]).catch(async (err: unknown) => {
+      // A remote with no branch yet (a new, empty repository) is not an error: there is nothing to take.
+      const heads = await gitRaw(this.dir, ['ls-remote', '--heads', 'origin']);
+      if (heads.status === 0 && !heads.stdout.includes(`refs/heads/${SYNC_BRANCH}`)) return;
+      throw err;
+    });
+  }
+
+  /**
+   * Merges the fetched remote branch into HEAD, three-way. Files both sides changed differently are
+   * the conflicts: each is left as `ours` in the merge (this machine's memory stays as it is) and
+   * returned with the remote's bytes (`theirs`, null: deleted there), for a person to choose.
+   */
+  async merge(message: string): Promise<{ conflicts: Array<{ path: string; theirs: Uint8Array | null }> }> {
+    // Nothing of this machine's yet: the remote's branch is the start.
+    if (!(await this.head())) {
+      await git(this.dir, ['reset', '-q', '--hard', REMOTE_REF]);
+      return { conflicts: [] };
+    }
+    // A fast-forward when only the remote moved (no merge commit to send back and forth).
+    const r = await gitRaw(this.dir, ['merge', '-q', '--no-edit', '--allow-unrelated-histories', '-m', message, REMOTE_REF]);
+    if (r.status === 0) return { conflicts: [] };
+    const unmerged = (await git(this.dir, ['diff', '--name-only', '-z', '--diff-filter=U'])).split('\0').filter(Boolean);
+    if (unmerged.length === 0) throw new GitError(`git merge failed: ${r.stderr.trim() || r.stdout.trim()}`, r.status, r.stderr);
+    // Per unmerged file, its stages: 2 is this machine's side, 3 the remote's (absent: deleted there).
+    const stages = new Map<string, Map<string, string>>();
+    for (const line of (await git(this.dir, ['ls-files', '-u', '-z'])).split('\0')) {
+      const tab = line.indexOf('\t');
+      if (tab < 0) continue;
+      const [, id, stage] = line.slice(0, tab).split(' ');
+      const file = line.slice(tab + 1);
+      if (!stages.has(file)) stages.set(file, new Map());
+      stages.get(file)!.set(stage!, id!);
+    }
+    const bytes = await this.blobs([...stages.values()].flatMap((s) => [...s.values()]));
+    const conflicts: Array<{ path: string; theirs: Uint8Array | null }> = [];
+    for (const file of unmerged) {
+      const theirsId = stages.get(file)?.get('3');
+      const oursId = stages.get(file)?.get('2');
+      conflicts.push({ path: file, theirs: theirsId ? (bytes.get(theirsId) ?? null) : null });
+      if (oursId === undefined) {
+        await git(this.dir, ['rm', '-q', '--cached', '--ignore-unmatch', '--', file]);
+        this.writeWorkFile(file, null);
+      } else {
+        this.writeWorkFile(file, bytes.get(oursId) ?? new Uint8Array());
+        await git(this.dir, ['add', '--', file]);
+      }
+    }
+    await git(this.dir, ['commit', '-q', '--no-verify', '-F', '-'], `${message}\n\nKept this machine's side of: ${unmerged.join(', ')} (the other side waits in the Inbox).`);
+    return { conflicts };
+  }
+
+  /** Pushes HEAD to the remote's sync branch; false when the remote moved on meanwhile (fetch, merge, again). */
+  async push(): Promise<boolean> {
+    const r = await gitRaw(this.dir, ['push', '-q', '--porcelain', 'origin', `HEAD:refs/heads/${SYNC_BRANCH}`]);
+    if (r.status === 0) return true;
+    if (/\[rejected\]|non-fast-forward|fetch first/.test(r.stdout + r.stderr)) return false;
+    throw new GitError(gitWords(['push'], r.stderr), r.status, r.stderr);
+  }
+
+  /** The number of commits HEAD has that the remote branch has not (what waits to go out). */
+  async ahead(): Promise<number> {
+    const remote = await this.remoteHead();
+    if (!(await this.head())) return 0;
+    const r = await gitRaw(this.dir, ['rev-list', '--count', remote ? `${REMOTE_REF}..HEAD` : 'HEAD']);
+    return r.status === 0 ? Number(r.stdout.trim()) : 0;
+  }
+}
