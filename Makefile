@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export ELECTRON_SKIP_BINARY_DOWNLOAD := 1
 NPM_STAMP := node_modules/.cairn-installed
 
-.PHONY: run test build lint typecheck unit bench screenshots deps sysdeps agent-clis clean
+.PHONY: run test build lint typecheck unit bench eval screenshots deps sysdeps agent-clis clean
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -52,6 +52,11 @@ test: sysdeps agent-clis build typecheck lint
 
 bench: build
 	npx tsx bench/run.ts
+
+# Relevance of what agents receive (eval/run.ts): recall, MRR and characters injected per labelled
+# set, beside MiniSearch; tables and eval/results/latest.json. Not part of `make test`.
+eval: deps
+	npx tsx eval/run.ts
 
 # The README's pictures of the app (docs/*.png), from a sample memory in real Chromium.
 screenshots: sysdeps build
