@@ -101,21 +101,22 @@ async function evaluate(name: string, dir: string): Promise<Record<string, Score
         searchOptions: { boost: { path: 2, description: 2 }, prefix: (term) => term.length >= 4 },
       });
       mini.addAll(snapshot.files.map((f) => ({ id: f.path, path: f.path.replace(/[/_.-]+/g, ' '), description: f.description ?? '', head: f.head })));
-      const rows: Record<string, Array<{ kind: string; recall: number; recall10: number; rr: number; chars: number }>> = { hook: [], memory_search: [], minisearch: [] };
+      type Row = { kind: string; recall: number; recall10: number; rr: number; chars: number };
+      const rows: { hook: Row[]; memory_search: Row[]; minisearch: Row[] } = { hook: [], memory_search: [], minisearch: [] };
       for (const p of prompts) {
         const injected = services.builder.relevant(snapshot, p.prompt, FIXED_TIME, { ...DEFAULT_INJECTION, recentWhenNoMatch: false });
         const injectedPaths = [...injected.matchAll(/<memory_file path="([^"]*)">/g)].map((m) => m[1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
         const hookRank = [...take(services.builder.ranked(snapshot, p.prompt, FIXED_TIME), AT_K)].map((f) => f.path);
         const hook = score(injectedPaths, p.relevant, injectedPaths.length);
-        rows.hook!.push({ kind: p.kind, recall: hook.recall, recall10: score(hookRank, p.relevant, AT_K).recall, rr: score(hookRank, p.relevant, AT_K).rr, chars: injected.length });
+        rows.hook.push({ kind: p.kind, recall: hook.recall, recall10: score(hookRank, p.relevant, AT_K).recall, rr: score(hookRank, p.relevant, AT_K).rr, chars: injected.length });
         const searched = [...take(search.rank(snapshot.files, promptTerms(p.prompt), FIXED_TIME), AT_K)].map((f) => f.path);
         const s = score(searched, p.relevant, DEFAULT_INJECTION.relevantMaxFiles);
-        rows.memory_search!.push({ kind: p.kind, recall: s.recall, recall10: score(searched, p.relevant, AT_K).recall, rr: s.rr, chars: 0 });
+        rows.memory_search.push({ kind: p.kind, recall: s.recall, recall10: score(searched, p.relevant, AT_K).recall, rr: s.rr, chars: 0 });
         const baseline = mini.search(p.prompt).slice(0, AT_K).map((r) => String(r.id));
         const b = score(baseline, p.relevant, DEFAULT_INJECTION.relevantMaxFiles);
-        rows.minisearch!.push({ kind: p.kind, recall: b.recall, recall10: score(baseline, p.relevant, AT_K).recall, rr: b.rr, chars: 0 });
+        rows.minisearch.push({ kind: p.kind, recall: b.recall, recall10: score(baseline, p.relevant, AT_K).recall, rr: b.rr, chars: 0 });
       }
-      const summarize = (rs: typeof rows.hook): Scores => ({
+      const summarize = (rs: readonly Row[]): Scores => ({
         recallInjected: mean(rs.map((r) => r.recall)),
         recallAt10: mean(rs.map((r) => r.recall10)),
         mrr: mean(rs.map((r) => r.rr)),
