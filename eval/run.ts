@@ -24,7 +24,7 @@ import { openHome } from '../src/main/host/home-services';
 import { promptTerms, RelevanceIndex } from '../src/main/context/relevance-index';
 
 const ROOT = path.dirname(new URL(import.meta.url).pathname);
-const SETS = process.env.CAIRN_EVAL_SETS ?? path.join(ROOT, 'sets');
+const SETS = process.env.CAIRN_EVAL_SETS || path.join(ROOT, 'sets');
 const RESULTS = path.join(ROOT, 'results');
 /** Every file's time (written and used): the recency bonus is the same for all, so the text decides. */
 const FIXED_TIME = Date.parse('2026-01-01T00:00:00Z');
