@@ -92,7 +92,7 @@ describe('the tree while agents work', () => {
 
     // The pill scrolls to the new files; once shown they are no longer counted.
     await page.getByRole('button', { name: '5 new files above' }).click();
-    await row(page, `${P}/a-new-5.md`).waitFor();
+    await row(page, `${P}/a-new-1.md`).waitFor();
     await page.getByRole('button', { name: /new files? above/ }).waitFor({ state: 'detached' });
     // The older badges stay ordinary, the live ones are new.
     await row(page, `${P}/a-new-1.md`).locator('.badge.new').waitFor();

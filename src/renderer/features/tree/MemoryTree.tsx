@@ -308,8 +308,14 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
   };
 
   const goToArrival = (path: string | undefined) => {
+    // Focused there too: the pill goes once they are in view, and the focus with it must not drop.
     const i = path === undefined ? -1 : rows.findIndex((r) => r.id === path);
-    if (i >= 0) virtualizer.scrollToIndex(i, { align: 'center' });
+    if (i < 0) return;
+    // Off the pill first, onto the active row where it is: the pill goes once the files are in
+    // view, and a focus dropped with it would be put back on a row far from them.
+    scrollRef.current?.querySelector<HTMLElement>('[data-row-id][tabindex="0"]')?.focus({ preventScroll: true });
+    keptIndex.current = i;
+    moveTo(i);
   };
   const pill = (paths: string[], where: 'above' | 'below') =>
     paths.length > 0 && (
@@ -317,8 +323,8 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
         type="button"
         className={`arrivals-pill ${where}`}
         title={`Files agents created: ${paths.join(', ')}`}
-        // The nearest one first: scrolling to it brings the others near it into view too.
-        onClick={() => goToArrival(where === 'above' ? paths[paths.length - 1] : paths[0])}
+        // The farthest one, scrolled just into view: the others, between it and the view, come with it when they fit.
+        onClick={() => goToArrival(where === 'above' ? paths[0] : paths[paths.length - 1])}
       >
         {where === 'above' ? <ArrowUp size={12} aria-hidden /> : <ArrowDown size={12} aria-hidden />} {paths.length === 1 ? '1 new file' : `${paths.length} new files`} {where}
       </button>
