@@ -11,7 +11,8 @@
  * @modelcontextprotocol/server-memory, and lost writes with 4 concurrent MCP clients each; the SSH
  * section (bench/ssh.ts); the harvest section (bench/harvest.ts: a 10 MB transcript of each agent
  * to the inbox); the consolidation section (bench/consolidation.ts: a rules proposal over 1000 files, and no
- * memory write before its apply); the CLI section (bench/cli.ts): spawn to exit of `cairn context --prompt`
+ * memory write before its apply); the sync section (bench/sync.ts: 1000 files through a bare
+ * repository, first sync out and in, and a sync with nothing changed); the CLI section (bench/cli.ts): spawn to exit of `cairn context --prompt`
  * and `cairn tool` beside `node -e 0`, and the prompt hook and `cairn mcp`'s start at 100, 1000
  * and 3000 memory files (nothing changed, one file changed, a fresh home); then the UI section (bench/ui.ts): first render of 3 x 1000
  * files in Chromium, and an agent's write in
@@ -57,6 +58,7 @@ import { formatSshBench, runSshBench } from './ssh';
 import { formatCliBench, formatContextScaleBench, runCliBench, runContextScaleBench, type ContextScaleRow } from './cli';
 import { formatHarvestBench, runHarvestBench } from './harvest';
 import { formatConsolidationBench, runConsolidationBench } from './consolidation';
+import { formatSyncBench, runSyncBench } from './sync';
 import { formatUiBench, runUiBench } from './ui';
 import { envInt, sampleStats, table, type SampleStats, settleWrites } from './common';
 
@@ -1066,6 +1068,8 @@ async function main(): Promise<number> {
     const harvest = await runHarvestBench();
     process.stderr.write('consolidation: a rules proposal (cairn consolidate) over 1000 files, then its apply\n');
     const consolidation = await runConsolidationBench();
+    process.stderr.write('sync: 1000 files of global memory through a bare repository over file:// (first sync out, first sync in, nothing changed)\n');
+    const sync = await runSyncBench();
     process.stderr.write('ui: first render of 3 x 1000 files in Chromium, then agent writes in another process -> "agent edited" painted\n');
     const ui = await runUiBench();
     if (ui.badge.missed > 0) warnings.push(`ui: ${ui.badge.missed} agent write(s) got no "agent edited" badge in the page`);
@@ -1104,6 +1108,7 @@ async function main(): Promise<number> {
       ...ui.targets,
       ...harvest.targets,
       ...consolidation.targets,
+      ...sync.targets,
       ...contextScaleTargets(ctxScale),
       target('harvest_hook_p95', "Claude Code's harvest hook (cairn harvest --hook) spawn to exit, harvest off, p95 <= 150 ms", cli.harvestHookMs.p95, 150, 'ms'),
       target('harvest_hook_on_p95', "Claude Code's harvest hook with harvest on (queues the session, starts the worker) spawn to exit, p95 <= 150 ms", cli.harvestHookOnMs.p95, 150, 'ms'),
@@ -1237,6 +1242,7 @@ async function main(): Promise<number> {
     process.stdout.write(formatContextScaleBench(ctxScale, envInt('BENCH_CLI_RUNS', 15)));
     process.stdout.write(formatHarvestBench(harvest));
     process.stdout.write(formatConsolidationBench(consolidation));
+    process.stdout.write(formatSyncBench(sync));
     process.stdout.write(formatUiBench(ui));
 
     process.stdout.write('\nTargets\n');
@@ -1345,6 +1351,7 @@ async function main(): Promise<number> {
       contextScale: ctxScale,
       harvest: (({ targets: _targets, ...rest }) => rest)(harvest),
       consolidation: (({ targets: _targets, ...rest }) => rest)(consolidation),
+      sync: (({ targets: _targets, ...rest }) => rest)(sync),
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { originFromConfig } from '../workspaces/identity';
 import { git, GitError, gitRaw, gitWords } from './git';
 
 /** The branch every machine syncs through. */
@@ -55,12 +56,17 @@ export function changesBetween(from: ReadonlyMap<string, string>, to: ReadonlyMa
 export class SyncRepo {
   constructor(readonly dir: string) {}
 
-  /** Makes the repository if missing, points `origin` at `remote`, and clears what an interrupted sync left. */
-  async open(remote: string): Promise<void> {
+  /**
+   * Makes the repository if missing, points `origin` at `remote`, and (unless the last sync ended
+   * cleanly: `clean`) clears what an interrupted sync left.
+   */
+  async open(remote: string, clean = false): Promise<void> {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     if (!fs.existsSync(path.join(this.dir, '.git'))) await git(this.dir, ['init', '-q', '-b', SYNC_BRANCH]);
+    // Read, not asked of git: two processes fewer on every sync (the file is git's own config format).
+    const config = fs.readFileSync(path.join(this.dir, '.git', 'config'), 'utf8');
     // Set last (a sync killed before this sets them again next time).
-    if ((await gitRaw(this.dir, ['config', '--local', '--get', 'gc.auto'])).status !== 0) {
+    if (!/^\s*auto\s*=\s*0\s*$/m.test(/\[gc\]([^[]*)/.exec(config)?.[1] ?? '')) {
       const host = os.hostname() || 'this machine';
       // The repository's own settings: the person's global config (credentials, ssh, url rewrites)
       // still applies; these only keep Cairn's commits alike on every machine.
@@ -76,10 +82,10 @@ export class SyncRepo {
         await git(this.dir, ['config', key, value]);
       }
     }
-    const current = await gitRaw(this.dir, ['remote', 'get-url', 'origin']);
-    if (current.status !== 0) await git(this.dir, ['remote', 'add', 'origin', remote]);
-    else if (current.stdout.trim() !== remote) await git(this.dir, ['remote', 'set-url', 'origin', remote]);
-    await this.clearInterrupted();
+    const origin = originFromConfig(config);
+    if (origin === null) await git(this.dir, ['remote', 'add', 'origin', remote]);
+    else if (origin !== remote) await git(this.dir, ['remote', 'set-url', 'origin', remote]);
+    if (!clean) await this.clearInterrupted();
   }
 
   /** Throws away a merge in progress, a stale index lock and uncommitted files (see the header). */
@@ -226,6 +232,12 @@ export class SyncRepo {
     if (r.status === 0) return true;
     if (/\[rejected\]|non-fast-forward|fetch first/.test(r.stdout + r.stderr)) return false;
     throw new GitError(gitWords(['push'], r.stderr), r.status, r.stderr);
+  }
+
+  /** Whether `commit` is HEAD or one of its ancestors (already merged here). */
+  async contains(commit: string): Promise<boolean> {
+    if (!(await this.head())) return false;
+    return (await gitRaw(this.dir, ['merge-base', '--is-ancestor', commit, 'HEAD'])).status === 0;
   }
 
   /** The number of commits HEAD has that the remote branch has not (what waits to go out). */

@@ -51,6 +51,14 @@ const stateSchema = z.object({
   held: z.record(z.string(), z.string()).default({}),
   lastRun: syncRunSchema.nullable().default(null),
   lastSyncedAt: z.string().nullable().default(null),
+  /**
+   * Repository path -> [the listing's version of the memory file, its blob id] as the last sync
+   * read it: a file whose listing still gives that version is not read again (a version is null,
+   * so never kept, while a file may still change unseen: ListedEntry.version).
+   */
+  known: z.record(z.string(), z.tuple([z.string(), z.string()])).default({}),
+  /** Whether the last sync ended (its repository then holds nothing uncommitted); false while one runs. */
+  clean: z.boolean().default(false),
 });
 export type SyncState = z.infer<typeof stateSchema>;
 
@@ -123,9 +131,11 @@ async function syncUnderLease(services: SyncServices, remote: string): Promise<S
   const shown = shownRemote(remote);
   let held = { ...state.held };
   let appliedHead = state.appliedHead;
-  const save = () => writeSyncState(home, { appliedHead, held, lastRun: record, lastSyncedAt: record.outcome === 'synced' ? record.at : state.lastSyncedAt });
+  let known = state.known;
+  let clean = false;
+  const save = () => writeSyncState(home, { appliedHead, held, known, clean, lastRun: record, lastSyncedAt: record.outcome === 'synced' ? record.at : state.lastSyncedAt });
   try {
-    await repo.open(remote);
+    await repo.open(remote, state.clean);
     // Files held in the Inbox stay held while their item waits; once decided, memory says what the person chose.
     held = Object.fromEntries(Object.entries(held).filter(([, id]) => services.inbox.get(id)?.status === 'pending'));
     // A sync killed after its merge: take in what it had not yet (memory still holds the older side).
@@ -137,7 +147,8 @@ async function syncUnderLease(services: SyncServices, remote: string): Promise<S
     appliedHead = await repo.head();
     save();
 
-    const sent = await sendOut(repo, scope, held);
+    const { changes: sent, known: nowKnown } = await sendOut(repo, scope, held, known);
+    known = nowKnown;
     if (sent.length > 0) {
       await repo.commitAll(PREFIX, commitMessage(sent));
       record.sent.push(...sent.map((c) => memoryPath(c.path)));
@@ -154,7 +165,9 @@ async function syncUnderLease(services: SyncServices, remote: string): Promise<S
         record.error = `${err.message} Your changes are kept and go out with the next sync.`;
         break;
       }
-      if (await repo.remoteHead()) {
+      const remoteHead = await repo.remoteHead();
+      // Nothing new there (the remote's branch is already in HEAD): no merge to make.
+      if (remoteHead && !(await repo.contains(remoteHead))) {
         const before = await repo.head();
         const { conflicts } = await repo.merge(`Cairn: merge from ${shown}`);
         const after = (await repo.head())!;
@@ -164,7 +177,8 @@ async function syncUnderLease(services: SyncServices, remote: string): Promise<S
         appliedHead = after;
         save();
       }
-      if (!(await repo.head())) break; // nothing on either side yet
+      // Nothing on either side yet, or nothing of this machine's the remote lacks.
+      if (!(await repo.head()) || (await repo.ahead()) === 0) break;
       let pushed: boolean;
       try {
         pushed = await repo.push();
@@ -182,6 +196,7 @@ async function syncUnderLease(services: SyncServices, remote: string): Promise<S
       }
     }
     record.waiting = await repo.ahead();
+    clean = true;
   } catch (err) {
     record.outcome = 'failed';
     record.error = err instanceof Error ? err.message : String(err);
@@ -192,33 +207,50 @@ async function syncUnderLease(services: SyncServices, remote: string): Promise<S
   return record;
 }
 
-/** Writes memory's files into the work tree (held ones left as they are); returns what differs from HEAD. */
-async function sendOut(repo: SyncRepo, scope: { runtime: Runtime; root: ScopeRoot }, held: Readonly<Record<string, string>>): Promise<TreeChange[]> {
+/**
+ * Writes memory's files into the work tree (held ones left as they are); returns what differs from
+ * HEAD, and what is now known of each file (`known`: a file unchanged since is not read).
+ */
+async function sendOut(
+  repo: SyncRepo,
+  scope: { runtime: Runtime; root: ScopeRoot },
+  held: Readonly<Record<string, string>>,
+  known: Readonly<Record<string, readonly [string, string]>>,
+): Promise<{ changes: TreeChange[]; known: Record<string, [string, string]> }> {
   const listed = (await scope.runtime.list(scope.root, [], { depth: 64, limit: 100_000, filesOnly: true })) ?? [];
   const committed = await repo.treeOf(await repo.head(), PREFIX);
   const mine = new Map<string, string>();
+  const nowKnown: Record<string, [string, string]> = {};
   const changes: TreeChange[] = [];
   for (const entry of listed) {
     const file = [PREFIX, ...entry.rel].join('/');
     if (held[file]) continue;
-    let data: Uint8Array;
-    try {
-      data = (await scope.runtime.readFile(scope.root, entry.rel, MAX_FILE_BYTES)).data;
-    } catch {
-      continue; // gone since the listing, or not a file memory reads (a link, too large): not sent
+    const was = known[file];
+    let id: string;
+    // Unchanged since the last sync read it, and committed as it is: nothing to read or write.
+    if (entry.version !== null && was && was[0] === entry.version && committed.get(file) === was[1]) id = was[1];
+    else {
+      let data: Uint8Array;
+      try {
+        data = (await scope.runtime.readFile(scope.root, entry.rel, MAX_FILE_BYTES)).data;
+      } catch {
+        continue; // gone since the listing, or not a file memory reads (a link, too large): not sent
+      }
+      id = blobId(data);
+      if (committed.get(file) !== id) {
+        repo.writeWorkFile(file, data);
+        changes.push({ path: file, status: committed.has(file) ? 'modified' : 'added' });
+      }
     }
-    const id = blobId(data);
     mine.set(file, id);
-    if (committed.get(file) === id) continue;
-    repo.writeWorkFile(file, data);
-    changes.push({ path: file, status: committed.has(file) ? 'modified' : 'added' });
+    if (entry.version !== null) nowKnown[file] = [entry.version, id];
   }
   for (const file of committed.keys()) {
     if (mine.has(file) || held[file]) continue;
     repo.writeWorkFile(file, null);
     changes.push({ path: file, status: 'deleted' });
   }
-  return changes;
+  return { changes, known: nowKnown };
 }
 
 function commitMessage(changes: readonly TreeChange[]): string {
