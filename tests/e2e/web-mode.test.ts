@@ -240,13 +240,15 @@ describe('a large memory', () => {
 });
 
 describe('with no workspace at all', () => {
-  it('shows global memory in Settings, and how to connect an agent when it is empty', async () => {
+  it('welcomes the newcomer; global memory alone, in Settings, shows how to connect an agent when it is empty', async () => {
     const empty = await makeSandbox();
     const s = await serve(empty.home);
     try {
       const page = await browser.context.newPage();
       await page.setViewportSize({ width: 1280, height: 760 });
       await page.goto(s.address);
+      await page.getByRole('heading', { name: 'Welcome to Cairn' }).waitFor();
+      await page.getByRole('button', { name: 'Only global memory for now' }).click();
       await page.getByRole('heading', { name: 'Global memory' }).waitFor();
       await page.getByRole('heading', { name: 'No memories yet' }).waitFor();
       await page.getByRole('tabpanel', { name: 'Claude Code' }).getByText(/setup claude --cwd/).waitFor();

@@ -1,5 +1,6 @@
 /**
- * The window: the sidebar (workspaces, Settings) and the selected view. Owns the theme (the
+ * The window: the sidebar (workspaces, Settings) and the selected view (while no workspace exists
+ * and none was chosen, the welcome that asks for the first project: features/onboarding/Welcome). Owns the theme (the
  * system's unless Settings say otherwise), the guard against leaving unsaved edits (only when the
  * browser could not keep them: features/editor/use-draft.ts), and web mode's connection banner.
  * Also the window-wide keyboard and screen-reader parts: the command palette and quick open
@@ -22,6 +23,7 @@ import { useSaveSettings } from '../features/settings/use-save-settings';
 import { SettingsView } from '../features/settings/SettingsView';
 import { unsavedTextIsKept } from '../features/editor/use-draft';
 import { AddWorkspaceDialog } from '../features/workspaces/AddWorkspaceDialog';
+import { Welcome } from '../features/onboarding/Welcome';
 import { announce, Announcer } from './announcer';
 import { MemoryPane } from './MemoryPane';
 import { Sidebar } from './Sidebar';
@@ -165,6 +167,8 @@ export function App() {
     go(next);
   };
 
+  // A newcomer (no workspace, and Settings or Activity not chosen) is welcomed and asked for a project first.
+  const welcome = list?.length === 0 && (view === null || view.kind === 'workspace');
   const workspace = current?.kind === 'workspace' ? list?.find((w) => w.id === current.workspaceId) : undefined;
   useRegisterCommands(() => [
     { id: 'app.quick-open', title: 'Go to a memory…', hint: QUICK_OPEN_SHORTCUT, run: () => setPalette('files') },
@@ -182,7 +186,9 @@ export function App() {
       <Announcer />
       <Sidebar view={current ?? { kind: 'settings' }} onView={show} onAdd={() => setAdding(true)} />
       <main className="main">
-        {!current ? null : current.kind === 'settings' ? (
+        {!current ? null : welcome ? (
+          <Welcome onAdded={(id) => show({ kind: 'workspace', workspaceId: id })} onGlobalOnly={() => show({ kind: 'settings' })} />
+        ) : current.kind === 'settings' ? (
           <SettingsView key="settings" dark={dark} dirtyRef={dirtyRef} />
         ) : current.kind === 'activity' ? (
           <ActivityView key="activity" />

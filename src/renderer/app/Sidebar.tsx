@@ -160,7 +160,10 @@ export function Sidebar({ view, onView, onAdd }: { view: View; onView: (view: Vi
                   type="button"
                   className={current ? 'ws current' : 'ws'}
                   aria-current={current ? 'page' : undefined}
-                  onClick={() => onView({ kind: 'workspace', workspaceId: w.id })}
+                  // The workspace shown already: nothing to switch to, so nothing to ask about unsaved edits.
+                  onClick={() => {
+                    if (!current) onView({ kind: 'workspace', workspaceId: w.id });
+                  }}
                   onContextMenu={(e) => {
                     e.preventDefault();
                     openMenu(w, e.clientX, e.clientY, e.currentTarget.parentElement?.querySelector<HTMLElement>('.ws-menu-btn') ?? null);

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
-// Settings against the real backend with no workspace registered (a first start): the app opens
-// on Settings, whose Memory tab is the global scope alone, live and editable; Appearance settings
+// Settings against the real backend with no workspace registered (a first start, once the person
+// chose Settings over the welcome's first project): its Memory tab is the global scope alone, live and editable; Appearance settings
 // are applied and kept by the main process.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -16,12 +16,13 @@ afterEach(cleanup);
 const G = '/memories/global';
 
 describe('settings', () => {
-  it('with no workspace at all, the app opens on Settings with the global memory alone, live and editable', async () => {
+  it('with no workspace at all, Settings shows the global memory alone, live and editable', async () => {
     const user = userEvent.setup();
     const b = await makeBackend({ workspace: false });
     await fs.mkdir(b.sb.roots.global, { recursive: true });
     await fs.writeFile(path.join(b.sb.roots.global, 'prefs.md'), '---\ndescription: How I like things\n---\nTabs, not spaces.\n');
     await renderWithBackend(<App />, b);
+    await user.click(await screen.findByRole('button', { name: 'Only global memory for now' }));
 
     expect(await screen.findByText('None yet: add the folder of a project your agents work in.')).toBeTruthy();
     expect(screen.getByRole('tab', { name: 'Memory' }).getAttribute('aria-selected')).toBe('true');
@@ -50,6 +51,7 @@ describe('settings', () => {
     const user = userEvent.setup();
     const b = await makeBackend({ workspace: false });
     await renderWithBackend(<App />, b);
+    await user.click(await screen.findByRole('button', { name: 'Settings' }));
     await user.click(await screen.findByRole('tab', { name: 'Appearance' }));
     const panel = screen.getByRole('tabpanel', { name: 'Appearance' });
     await user.selectOptions(within(panel).getByRole('combobox', { name: 'Theme' }), 'dark');

@@ -10,7 +10,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeCheckout } from '../../../../tests/support/sandbox';
-import { makeBackend, renderWithBackend, type UiBackend } from '../../../../tests/support/ui-backend';
+import { editorText, makeBackend, renderWithBackend, typeInEditor, type UiBackend } from '../../../../tests/support/ui-backend';
 import { App } from '../../app/App';
 
 afterEach(cleanup);
@@ -129,6 +129,20 @@ describe('a workspace whose folder went away', () => {
     expect(document.body.textContent).not.toMatch(/git repository/);
     await user.click(within(sidebar).getByRole('button', { name: 'Remove…' }));
     expect(await screen.findByRole('dialog', { name: 'Remove Widgets?' })).toBeTruthy();
+  });
+});
+
+describe('the current workspace', () => {
+  it('clicked again with unsaved edits, does nothing: no question, the edits stay', async () => {
+    const b = await makeBackend();
+    await b.agent({ command: 'create', path: '/memories/project/build.md', file_text: 'Run make.' });
+    const { user, sidebar } = await renderApp(b);
+    await user.click(await screen.findByRole('treeitem', { name: '/memories/project/build.md' }));
+    await waitFor(() => expect(editorText()).toContain('Run make.'));
+    typeInEditor('Run make twice.');
+    await user.click(within(sidebar).getByRole('button', { name: /^Widgets/, current: 'page' }));
+    expect(screen.queryByRole('dialog', { name: 'Discard unsaved changes?' })).toBeNull();
+    expect(editorText()).toBe('Run make twice.');
   });
 });
 
