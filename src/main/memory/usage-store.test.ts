@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 describe('what counts as a use', () => {
-  it('agent views and every write count; a person viewing does not, nor does a pin', async () => {
+  it('agent views and agents\' writes count; a person viewing or writing does not, nor does a pin', async () => {
     await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
     await run({ command: 'view', path: '/memories/global/a.md' });
     await run({ command: 'view', path: '/memories/global/a.md' }, 'person');
@@ -35,8 +35,24 @@ describe('what counts as a use', () => {
     await service.setPinned('/memories/global/a.md', true, sb.session);
     await usage.flush();
     const entry = (await stored())['global:a.md']!;
-    expect(entry).toMatchObject({ pinned: true, accessCount: 4 });
+    expect(entry).toMatchObject({ pinned: true, accessCount: 3 });
     expect(Date.parse(entry.lastWriteAt!)).toBeLessThanOrEqual(Date.parse(entry.lastAccessedAt!));
+  });
+
+  it('a person\'s saves in the editor say who wrote last, and leave the uses that rank what agents receive alone', async () => {
+    const first = await service.save('/memories/global/a.md', '', null, sb.session);
+    expect(first.status).toBe('ok');
+    const second = await service.save('/memories/global/a.md', 'mine\n', first.status === 'ok' ? first.sha256 : null, sb.session);
+    expect(second.status).toBe('ok');
+    await service.read('/memories/global/a.md', sb.session);
+    await usage.flush();
+    const entry = (await stored())['global:a.md']!;
+    expect(entry).toMatchObject({ accessCount: 0, lastAccessedAt: null, lastWriteBy: 'person' });
+    expect(entry.lastWriteAt).not.toBeNull();
+    // An agent's view afterwards is a use, as always.
+    await run({ command: 'view', path: '/memories/global/a.md' });
+    await usage.flush();
+    expect((await stored())['global:a.md']).toMatchObject({ accessCount: 1, lastWriteBy: 'person' });
   });
 
   it('a pin and an unpin are not uses: they leave the use count and the last use as they were', async () => {

@@ -12,8 +12,9 @@
  *   field by field, never fatal; the next write sets the original aside as
  *   `memory-meta.json.damaged-<time>` (reported on stderr) before it writes what was salvaged, so
  *   no pin is dropped unseen; a stats failure never fails a memory command (it is reported on stderr);
- * - a use is an agent's view or a write; a pin or an unpin changes only `pinned` (counting it
- *   would push the file up in what agents receive).
+ * - a use is an agent's view or a write; a person's own write records when and by whom the file was
+ *   last written but is no use, and neither is a pin or an unpin (which changes only `pinned`):
+ *   uses rank the hot set agents receive, and a person browsing and editing must not move it.
  * The file is only ever replaced whole, so long-lived hosts learn of other processes' pins and uses
  * by watching it (journal/meta-watcher.ts).
  */
@@ -26,7 +27,7 @@ import { withLocalLock } from '../runtime/local/file-lock';
 import { readOwnFile, setAsideDamaged, writeOwnFile } from '../runtime/local/atomic-write';
 
 export type UsageOp =
-  /** A use: an agent view or a write (also sets lastWriteAt). */
+  /** A use: an agent view or a write (also sets lastWriteAt); a person's write (`by: 'person'`) only sets lastWriteAt and lastWriteBy. */
   | { readonly type: 'use'; readonly id: string; readonly at: string; readonly write: boolean; readonly by?: Actor }
   /** A pin or an unpin: not a use (it must not move the file up in what agents receive). */
   | { readonly type: 'pin'; readonly id: string; readonly pinned: boolean; readonly at: string }
@@ -116,10 +117,11 @@ export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[]): UsageMap 
     switch (op.type) {
       case 'use': {
         const s = map.get(op.id) ?? EMPTY_USAGE;
+        const agentsUse = op.by !== 'person';
         map.set(op.id, {
           ...s,
-          accessCount: s.accessCount + 1,
-          lastAccessedAt: later(s.lastAccessedAt, op.at),
+          accessCount: agentsUse ? s.accessCount + 1 : s.accessCount,
+          lastAccessedAt: agentsUse ? later(s.lastAccessedAt, op.at) : s.lastAccessedAt,
           lastWriteAt: op.write ? later(s.lastWriteAt, op.at) : s.lastWriteAt,
           // The writer of the latest write (ops of one file arrive in order).
           lastWriteBy: op.write && op.by && (s.lastWriteAt === null || op.at >= s.lastWriteAt) ? op.by : s.lastWriteBy,
