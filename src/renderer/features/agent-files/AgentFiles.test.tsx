@@ -258,6 +258,30 @@ describe("other agents' files", () => {
     expect(within(compare).getByRole('button', { name: 'Compare 1 file' })).toHaveProperty('disabled', true);
   });
 
+  it('narrows the Compare picker with a filter over paths and descriptions, keeping what is picked', async () => {
+    const user = userEvent.setup();
+    const b = await makeBackend();
+    for (let i = 0; i < 30; i++) await b.write(`/memories/project/notes/n-${String(i).padStart(2, '0')}.md`, `Note ${i}.\n`);
+    await b.write('/memories/project/tooling.md', '---\ndescription: Package manager choice\n---\nUse yarn.\n');
+    await renderWithAgentFiles(fakeAgentFiles(FILES), b);
+    await within(section()).findByRole('group', { name: 'Codex' });
+    await user.click(within(section()).getByRole('button', { name: 'Compare…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Compare files' });
+    await within(dialog).findByRole('checkbox', { name: /^\/memories\/project\/notes\/n-29\.md/ });
+    const boxes = () => within(dialog).getAllByRole('checkbox').map((c) => c.getAttribute('aria-label') ?? c.closest('label')!.querySelector('code')!.textContent);
+    expect(boxes()).toHaveLength(3 + 31);
+    await user.click(within(dialog).getByRole('checkbox', { name: /^CLAUDE\.md/ }));
+
+    await user.type(within(dialog).getByRole('searchbox', { name: 'Filter files' }), 'package');
+    expect(boxes()).toEqual(['CLAUDE.md', '/memories/project/tooling.md']);
+    expect(within(dialog).getByText('1 of 31 match')).toBeTruthy();
+    await user.clear(within(dialog).getByRole('searchbox', { name: 'Filter files' }));
+    await user.type(within(dialog).getByRole('searchbox', { name: 'Filter files' }), 'n-2 notes');
+    expect(boxes()).toEqual(['CLAUDE.md', ...Array.from({ length: 10 }, (_, i) => `/memories/project/notes/n-2${i}.md`)]);
+    await user.click(within(dialog).getByRole('checkbox', { name: /^\/memories\/project\/notes\/n-21\.md/ }));
+    expect(within(dialog).getByRole('button', { name: 'Compare 2 files' })).toHaveProperty('disabled', false);
+  });
+
   it('compares files picked among agent files and memory, and shows the rows that differ side by side', async () => {
     const user = userEvent.setup();
     const b = await makeBackend();

@@ -3,6 +3,8 @@
  * and see side by side the lines they state differently (agentFiles.compare): a column per file,
  * a row per statement that differs, is stated by one file only, or is missing from some. Lines
  * every file states the same way are counted, not listed. Text is shown as plain text.
+ * With thousands of memory files the picker is narrowed by a filter (words matched in the path or
+ * description, in any order); files already picked stay listed whatever it says.
  */
 import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft, Columns3, Loader2 } from 'lucide-react';
@@ -26,6 +28,9 @@ export function CompareDialog({ workspaceId, agentFiles, initial, onClose }: Com
   const memory = useQuery(orpc.memory.list.queryOptions({ input: { workspaceId } }));
   const [picked, setPicked] = useState<readonly string[]>(initial);
   const [result, setResult] = useState<CompareResult | null>(null);
+  const [filter, setFilter] = useState('');
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = (id: string, label: string, detail: string) => picked.includes(id) || words.every((w) => label.toLowerCase().includes(w) || detail.toLowerCase().includes(w));
   const action = useAction();
   const readable = agentFiles.filter((f) => !f.unreadable);
   const toggle = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : p.length >= COMPARE_MAX ? p : [...p, id]));
@@ -91,10 +96,18 @@ export function CompareDialog({ workspaceId, agentFiles, initial, onClose }: Com
       <p>
         Pick {COMPARE_MIN} to {COMPARE_MAX} files: other agents' files and Cairn memory. The comparison lists the lines they state differently, side by side.
       </p>
+      <label className="cmp-filter">
+        Filter files
+        <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="words in a path or description" />
+      </label>
       <div className="cmp-picker">
         <fieldset>
           <legend>Other agents' files</legend>
-          {readable.length === 0 ? <p className="muted">None can be opened.</p> : <ul>{readable.map((f) => option(f.id, shortPath(f.path), readByText(f.readBy)))}</ul>}
+          {readable.length === 0 ? (
+            <p className="muted">None can be opened.</p>
+          ) : (
+            <PickList items={readable.map((f) => ({ id: f.id, label: shortPath(f.path), detail: readByText(f.readBy) }))} shown={shown} option={option} filtered={words.length > 0} />
+          )}
         </fieldset>
         <fieldset>
           <legend>Cairn memory</legend>
@@ -105,7 +118,7 @@ export function CompareDialog({ workspaceId, agentFiles, initial, onClose }: Com
           ) : memory.data.files.length === 0 ? (
             <p className="muted">No memory yet.</p>
           ) : (
-            <ul>{memory.data.files.map((f) => option(f.path, f.path, f.description ?? `${f.scope} memory`))}</ul>
+            <PickList items={memory.data.files.map((f) => ({ id: f.path, label: f.path, detail: f.description ?? `${f.scope} memory` }))} shown={shown} option={option} filtered={words.length > 0} />
           )}
         </fieldset>
       </div>
@@ -115,6 +128,31 @@ export function CompareDialog({ workspaceId, agentFiles, initial, onClose }: Com
         </p>
       )}
     </Dialog>
+  );
+}
+
+/** One group of the picker: the files the filter leaves, and how many of how many that is while it narrows. */
+function PickList({
+  items,
+  shown,
+  option,
+  filtered,
+}: {
+  items: readonly { id: string; label: string; detail: string }[];
+  shown: (id: string, label: string, detail: string) => boolean;
+  option: (id: string, label: string, detail: string) => React.ReactNode;
+  filtered: boolean;
+}) {
+  const left = items.filter((i) => shown(i.id, i.label, i.detail));
+  return (
+    <>
+      {filtered && (
+        <p className="muted cmp-count">
+          {left.length === 0 ? 'None match the filter' : `${left.length} of ${items.length} match`}
+        </p>
+      )}
+      {left.length > 0 && <ul>{left.map((i) => option(i.id, i.label, i.detail))}</ul>}
+    </>
   );
 }
 
