@@ -66,6 +66,23 @@ describe('the activity feed', () => {
     expect(readActivity(history, inbox, 'v:nothing-here')).toBeNull();
   });
 
+  it('lists project memory a pull changed and what a sync brought in, but not a person\u2019s own outside edits of other scopes', () => {
+    const history = new HistoryStore(home, { now });
+    const inbox = new InboxStore(home, now);
+    // A `git pull` changed project memory in the checkout (an outside edit of the project scope).
+    history.record([change({ owner: 'project:p', scope: 'project', path: '/memories/project/team.md', actor: 'external', cause: 'external', workspaceId: 'ws1', projectId: 'p' })]);
+    clock += 1000;
+    history.record([change({ owner: 'global', scope: 'global', path: '/memories/global/synced.md', actor: 'sync', cause: 'sync:0123456789ab', workspaceId: null })]);
+    clock += 1000;
+    // The person's editor changing their own global file is no activity of anyone else's.
+    history.record([change({ owner: 'global', scope: 'global', path: '/memories/global/mine.md', actor: 'external', cause: 'external', workspaceId: null })]);
+    const rows = listActivity(history, inbox).rows;
+    expect(rows.map((r) => [r.path, r.by])).toEqual([
+      ['/memories/global/synced.md', 'sync'],
+      ['/memories/project/team.md', 'external'],
+    ]);
+  });
+
   it('refuses to record an agent name that is not fit to keep, rather than writing a line no reader takes', () => {
     const history = new HistoryStore(home, { now });
     expect(() => history.prepare([change({ agent: { name: 'bad\nname', session: '' } })])).toThrow(/agent/);

@@ -42,7 +42,17 @@ export function versionRow(v: HistoryVersion): ActivityRow {
     oldPath: v.oldPath ?? null,
     agent: v.agent ?? null,
     status: null,
+    by: v.actor === 'sync' ? 'sync' : v.actor === 'external' ? 'external' : 'agent',
   };
+}
+
+/**
+ * Whether a change made belongs in the Activity view: an agent's; a sync's (another machine's
+ * change taken in); and project memory changed outside Cairn (a pull brings a teammate's memory,
+ * which agents then read), not a person's own edits of their global or workspace files.
+ */
+function isActivity(v: HistoryVersion): boolean {
+  return v.actor === 'agent' || v.actor === 'sync' || (v.actor === 'external' && v.scope === 'project');
 }
 
 /** The scope of a memory path, or null when it is none. */
@@ -69,6 +79,7 @@ export function itemRow(item: InboxItem): ActivityRow | null {
       oldPath: change.newPath === null ? null : change.path,
       agent: null,
       status: item.status,
+      by: null,
     };
   }
   const { candidate, source } = item;
@@ -85,13 +96,14 @@ export function itemRow(item: InboxItem): ActivityRow | null {
     // A person's import or adoption has no agent: it is no agent's activity.
     agent: source.agent === null ? null : (agentRefOf(source.agent, source.sessionId) ?? null),
     status: item.status,
+    by: null,
   };
 }
 
 /** Rows newest first that pass `filter` (at most its limit, 500 by default). */
 export function listActivity(history: HistoryStore, inbox: InboxStore, filter: ActivityFilter = {}): ActivityListing {
   const all: ActivityRow[] = [];
-  for (const v of history.list()) if (v.actor === 'agent') all.push(versionRow(v));
+  for (const v of history.list()) if (isActivity(v)) all.push(versionRow(v));
   for (const item of inbox.list()) {
     if (item.kind === 'memory' && item.source.agent === null) continue;
     const row = itemRow(item);

@@ -27,6 +27,11 @@ export const activityRowSchema = z.object({
   agent: agentRefSchema.nullable(),
   /** An inbox item's state; null for a change made. */
   status: z.enum(['pending', 'held', 'approved', 'rejected']).nullable(),
+  /**
+   * Who made a change made: an agent; a sync bringing another machine's change; or outside Cairn
+   * (a `git pull` or an editor changing project memory in the checkout). Null for an inbox item.
+   */
+  by: z.enum(['agent', 'sync', 'external']).nullable().default(null),
 });
 export type ActivityRow = z.infer<typeof activityRowSchema>;
 

@@ -7,7 +7,7 @@ import { agentWords, newRowsCount, presenceWords, rowSentence, sessionWords } fr
 
 const NOW = Date.parse('2026-11-29T10:00:00.000Z');
 const ago = (min: number) => new Date(NOW - min * 60_000).toISOString();
-const row = (over: Partial<ActivityRow>): ActivityRow => ({ id: 'v:1', kind: 'edit', at: ago(5), workspaceId: 'ws', scope: 'project', path: '/memories/project/a.md', oldPath: null, agent: null, status: null, ...over });
+const row = (over: Partial<ActivityRow>): ActivityRow => ({ id: 'v:1', kind: 'edit', at: ago(5), workspaceId: 'ws', scope: 'project', path: '/memories/project/a.md', oldPath: null, agent: null, status: null, by: null, ...over });
 
 describe('activity words', () => {
   it('names the real clients in words and keeps an unknown name as it is', () => {
@@ -17,6 +17,9 @@ describe('activity words', () => {
     expect(agentWords(row({ agent: { name: 'copilot', session: '' } }))).toBe('Copilot CLI');
     expect(agentWords(row({ agent: { name: 'my-own-client', session: '' } }))).toBe('my-own-client');
     expect(agentWords(row({}))).toBe('An agent');
+    // A pull that changed project memory, and a sync's incoming change, say where they came from.
+    expect(agentWords(row({ by: 'external' }))).toBe('Outside Cairn (a pull or an editor)');
+    expect(agentWords(row({ by: 'sync' }))).toBe('Another machine (sync)');
   });
 
   it('says a row in one sentence', () => {

@@ -22,8 +22,10 @@ export function kindWords(kind: ActivityKind): string {
 }
 
 /** The agent in words ("Claude Code"), or "An agent" when it was not recorded. */
-export function agentWords(row: Pick<ActivityRow, 'agent' | 'kind'>): string {
+export function agentWords(row: Pick<ActivityRow, 'agent' | 'kind' | 'by'>): string {
   if (row.agent) return agentLabel(row.agent.name);
+  if (row.by === 'external') return 'Outside Cairn (a pull or an editor)';
+  if (row.by === 'sync') return 'Another machine (sync)';
   return row.kind === 'sync' ? 'A sync' : 'An agent';
 }
 
