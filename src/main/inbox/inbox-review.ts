@@ -43,9 +43,12 @@ function pending(inbox: InboxStore, id: string): InboxItem {
   return item;
 }
 
-/** The file with `text` added as a bullet (a new file gets a description naming where it came from). */
+/**
+ * The file with `text` added as a bullet (a new file gets a description naming where it came from).
+ * Text a person wrote as a bullet already ("- Keep PRs small") keeps its one marker.
+ */
 function withBullet(current: string | null, text: string, category: MemoryItem['candidate']['category']): string {
-  const bullet = `- ${text.replace(/\s*\n\s*/g, ' ').trim()}\n`;
+  const bullet = `- ${text.replace(/\s*\n\s*/g, ' ').trim().replace(/^[-*+][ \t]+/, '')}\n`;
   if (current === null) return `---\ndescription: ${HEADINGS[category]}\n---\n\n${bullet}`;
   return current.length === 0 || current.endsWith('\n') ? `${current}${bullet}` : `${current}\n${bullet}`;
 }

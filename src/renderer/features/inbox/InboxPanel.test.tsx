@@ -56,6 +56,11 @@ describe('the Inbox', () => {
     const user = await openInbox(b);
     const group = await within(inbox()).findByRole('region', { name: 'From the import of .cursorrules' });
     expect(group.textContent).toMatch(/^Imported from \.cursorrules · 2 proposals/);
+    // Read from the file, not said by the person nor guessed: its line, and no confidence words.
+    const pnpm = within(group).getAllByRole('listitem').find((li) => li.textContent?.includes('Use pnpm, never npm.'))!;
+    const evidence = within(pnpm).getByRole('group', { name: 'Evidence' });
+    expect(evidence.querySelector('figcaption')?.textContent).toBe('From the file .cursorrules, line 1');
+    expect(group.textContent).not.toMatch(/You said|% sure|\(message/);
     await user.click(within(group).getByRole('button', { name: 'Reject all from this file' }));
     const dialog = await screen.findByRole('dialog', { name: 'Reject all 2 from this file?' });
     expect(dialog.textContent).toContain('Every proposal still in the inbox from the import of .cursorrules is rejected');
@@ -144,7 +149,8 @@ describe('the Inbox', () => {
     const text = within(item).getByRole('textbox', { name: 'Text to add' });
     expect(document.activeElement).toBe(text);
     await user.clear(text);
-    await user.type(text, 'Short answers, no preamble.');
+    // Typed as a bullet: it is not made a bullet twice.
+    await user.type(text, '- Short answers, no preamble.');
     const to = within(item).getByRole('combobox', { name: 'Add to file' });
     expect((to as HTMLInputElement).value).toBe('/memories/global/preferences.md');
     // The person's memory files are offered.

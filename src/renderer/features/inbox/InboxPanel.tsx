@@ -41,6 +41,7 @@ import {
   changeApprovedText,
   changeTitle,
   confidenceText,
+  fileEvidenceText,
   evidenceSpeaker,
   fileName,
   groupBySession,
@@ -653,6 +654,8 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
   const textId = useId();
   const toId = useId();
   const category = item.category ? CATEGORY_LABELS[item.category] : 'Memory';
+  // Read from a file (imported or adopted): no extractor's guess, and no person who said it.
+  const fromFile = fileOrigin(item.sessionId);
   const onDraftKey = (e: React.KeyboardEvent) => {
     if (!draft) return;
     if (e.key === 'Escape') {
@@ -676,7 +679,7 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
       <div className="p-meta">
         <span className={`badge cat-${item.category}`}>{category}</span>
         <span className="p-conf" title="How sure the extractor is that this is worth remembering as written">
-          {confidenceText(item.confidence)}
+          {confidenceText(item.confidence, fromFile !== null)}
         </span>
         <span className="p-when muted">
           proposed{' '}
@@ -733,7 +736,7 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
             <figure key={`${e.messageId}:${i}`}>
               <blockquote>{e.quote}</blockquote>
               <figcaption>
-                {evidenceSpeaker(item.category, e.speaker)}
+                {fromFile ? fileEvidenceText(fromFile.file, e.messageId) : evidenceSpeaker(item.category, e.speaker)}
                 {e.at && (
                   <>
                     {' '}
@@ -741,8 +744,15 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
                       {whenText(e.at)}
                     </time>
                   </>
-                )}{' '}
-                <span className="muted">(message <code title={e.messageId}>{shortSession(e.messageId)}</code>)</span>
+                )}
+                {!fromFile && (
+                  <>
+                    {' '}
+                    <span className="muted">
+                      (message <code title={e.messageId}>{shortSession(e.messageId)}</code>)
+                    </span>
+                  </>
+                )}
               </figcaption>
             </figure>
           ))}

@@ -60,9 +60,21 @@ export const CATEGORY_LABELS: Record<Category, string> = {
   lesson: 'Lesson',
 };
 
-/** "80% sure" from 0.8. */
-export function confidenceText(confidence: number | null): string {
-  return confidence === null ? '' : `${Math.round(Math.max(0, Math.min(1, confidence)) * 100)}% sure`;
+/**
+ * "80% sure" from 0.8: how sure an extractor is. An entry imported or adopted from a file was read,
+ * not guessed (`fromFile`), so it gets no confidence words.
+ */
+export function confidenceText(confidence: number | null, fromFile = false): string {
+  return confidence === null || fromFile ? '' : `${Math.round(Math.max(0, Math.min(1, confidence)) * 100)}% sure`;
+}
+
+/**
+ * Where an imported or adopted entry's quote was read: "From the file CLAUDE.md, line 3" (its
+ * message id is `<file>:<line>`), never "You said": a file, not the person, said it.
+ */
+export function fileEvidenceText(file: string, messageId: string): string {
+  const line = messageId.startsWith(`${file}:`) ? messageId.slice(file.length + 1) : '';
+  return /^\d+$/.test(line) ? `From the file ${file}, line ${line}` : `From the file ${file}`;
 }
 
 type Change = NonNullable<InboxItem['change']>;
