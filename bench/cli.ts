@@ -11,14 +11,21 @@
  * fresh home (no facts cache), and `cairn mcp` from spawn to its answer to `initialize` (with the
  * instructions); each beside `node -e 0` in the same alternation, reported as ratios of medians.
  * The hook is measured twice: with no Cairn process running (it works its answer out itself), and
- * with a `cairn mcp` session left running, which answers it over the home's socket.
+ * with a `cairn mcp` session left running, which answers it over the home's socket. Beside the
+ * prompt hook, the SessionStart hook (the index and the hot set).
+ *
+ * At the largest size, the hooks with no Cairn process running on four corpora: the realistic
+ * one and a small-vocabulary one (every file holds every word of the prompt, so every file
+ * matches), each in a checkout with an `origin` and in a real git repository without one (whose
+ * project id comes from its root commit: git is run unless the home kept the answer), each with
+ * the first call on a fresh home (no caches at all). contextTargets gives the targets.
  *
  * BENCH_CLI_RUNS (default 15) sets the spawns per command; BENCH_CONTEXT_SIZES (default
  * 100,1000,3000) the memory sizes of the scale section. `npx tsx bench/cli.ts` runs both alone
  * (`npx tsx bench/cli.ts scale [CLI...]`: only the scale section, of the built CLI or of each given
  * copy of a build's cli.js), against the built CLI (out/main/cli.js).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -136,6 +143,8 @@ export interface ContextScaleRow {
   nodeFloorMs: CliStats;
   /** The prompt hook, nothing changed since the last call (the facts cache holds every file). */
   unchangedMs: CliStats;
+  /** The SessionStart hook (index and hot set), nothing changed since the last call. */
+  sessionStartMs: CliStats;
   /** The prompt hook right after one file changed (that file read, the cache rewritten). */
   oneChangedMs: CliStats;
   /** The prompt hook as the first call on a fresh home (no facts cache: every file read). */
@@ -148,6 +157,21 @@ export interface ContextScaleRow {
   hostUnchangedMs: CliStats;
   /** The prompt hook answered by the running host right after one file changed. */
   hostOneChangedMs: CliStats;
+  /** At the largest size only (else empty): the hooks on each corpus, with and without an origin. */
+  corpora: ContextCorpusRow[];
+}
+
+/** The hooks with no Cairn process running, on one corpus in one kind of checkout. */
+export interface ContextCorpusRow {
+  corpus: 'realistic' | 'small vocabulary';
+  origin: boolean;
+  nodeFloorMs: CliStats;
+  /** The prompt hook, nothing changed since the last call. */
+  promptMs: CliStats;
+  /** The SessionStart hook, nothing changed since the last call. */
+  sessionStartMs: CliStats;
+  /** The prompt hook as the first call on a fresh home (no cache of any kind). */
+  coldMs: CliStats;
 }
 
 /** A 1-4 KiB note with a description, different for every file. */
@@ -157,6 +181,111 @@ export function scaleNote(scope: string, i: number, edit = 0): string {
   const size = 1024 + ((i * 397) % 3072);
   for (let k = 1; lines.join('\n').length < size; k++) lines.push(`- ${topic} rule ${k}: run \`make ${topic}\` before pushing, and read docs/${topic}.md when it fails (${i}).`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Words of the small-vocabulary corpus: every file holds each word of HOOK_PROMPT, and others of these. */
+const SMALL_VOCABULARY = ['database', 'migration', 'release', 'run', 'before', 'schema', 'table', 'deploy', 'check', 'step', 'rollback', 'script', 'version', 'service', 'query', 'index', 'backup', 'restore', 'staging', 'production'] as const;
+
+/** A 1-4 KiB note of the small vocabulary: it matches every word of HOOK_PROMPT, as every other note does. */
+export function smallVocabularyNote(scope: string, i: number): string {
+  const word = (k: number) => SMALL_VOCABULARY[(i * 7 + k * 13) % SMALL_VOCABULARY.length]!;
+  const lines = ['---', `description: ${scope} database migration before the release, ${word(1)} ${word(2)} (${i})`, '---', `# run the ${word(3)} ${word(4)}`, ''];
+  const size = 1024 + ((i * 397) % 3072);
+  for (let k = 1; lines.join('\n').length < size; k++) lines.push(`- ${word(k)} ${word(k + 1)}: run the database migration before the release, then ${word(k + 2)} the ${word(k + 3)}.`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Writes `files` notes (a third per scope) made by `note` into the sandbox's scope roots. */
+async function writeCorpus(box: Awaited<ReturnType<typeof makeSandbox>>, files: number, note: (scope: string, i: number) => string): Promise<number> {
+  const per = Math.ceil(files / 3);
+  for (const [scope, root] of Object.entries(box.roots)) {
+    for (let i = 0; i < per; i++) {
+      const dir = path.join(root, `topic-${String(i % 20).padStart(2, '0')}`);
+      await fs.mkdir(dir, { recursive: true });
+      await fs.writeFile(path.join(dir, `note-${String(i).padStart(4, '0')}.md`), note(scope, i));
+    }
+  }
+  return per * 3;
+}
+
+/** Makes the sandbox's checkout a real git repository with one commit and no origin. */
+function withoutOrigin(checkout: string): void {
+  execFileSync('git', ['init', '-q', '--initial-branch=main'], { cwd: checkout });
+  execFileSync('git', ['config', '--unset-all', 'remote.origin.url'], { cwd: checkout });
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '--allow-empty', '-m', 'first'], { cwd: checkout });
+}
+
+/** The SessionStart and prompt hooks' arguments and inputs for a home and checkout. */
+function hookCommands(cli: string, home: string, checkout: string): { args: string[]; start: string; prompt: string } {
+  return {
+    args: [cli, 'context', '--format', 'claude-hook', '--home', home],
+    start: JSON.stringify({ hook_event_name: 'SessionStart', cwd: checkout }),
+    prompt: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: HOOK_PROMPT, cwd: checkout }),
+  };
+}
+
+/** The hooks with no Cairn process running on each corpus, with an origin and without one. */
+async function runContextCorpora(cli: string, files: number, runs: number): Promise<ContextCorpusRow[]> {
+  const rows: ContextCorpusRow[] = [];
+  for (const corpus of ['realistic', 'small vocabulary'] as const) {
+    const box = await makeSandbox();
+    try {
+      await writeCorpus(box, files, corpus === 'realistic' ? scaleNote : smallVocabularyNote);
+      await settleWrites();
+      const hook = hookCommands(cli, box.home, box.checkout);
+      const cache = path.join(box.home, 'cache');
+      for (const origin of [true, false]) {
+        if (!origin) withoutOrigin(box.checkout);
+        const samples = { node: [] as number[], prompt: [] as number[], start: [] as number[], cold: [] as number[] };
+        await timedRun(hook.args, hook.prompt);
+        for (let r = 0; r < runs; r++) {
+          samples.node.push(await timedRun(['-e', '0']));
+          samples.prompt.push(await timedRun(hook.args, hook.prompt));
+          samples.start.push(await timedRun(hook.args, hook.start));
+          await fs.rm(cache, { recursive: true, force: true });
+          samples.cold.push(await timedRun(hook.args, hook.prompt));
+        }
+        rows.push({ corpus, origin, nodeFloorMs: statsOf(samples.node), promptMs: statsOf(samples.prompt), sessionStartMs: statsOf(samples.start), coldMs: statsOf(samples.cold) });
+      }
+    } finally {
+      await box.cleanup();
+    }
+  }
+  return rows;
+}
+
+/** A target of the hooks, as bench/run.ts reports them (value and limit: x node -e 0, or ms). */
+export interface ContextTarget {
+  id: string;
+  description: string;
+  value: number;
+  limit: number;
+  met: boolean;
+  unit?: 'ms';
+}
+
+function contextTarget(id: string, description: string, value: number, limit: number, unit?: 'ms'): ContextTarget {
+  return { id, description, value: Math.round(value * 100) / 100, limit, met: value <= limit, ...(unit ? { unit } : {}) };
+}
+
+/**
+ * The targets of the SessionStart hook and of the prompt hook on every corpus, at the largest size
+ * measured (those of the prompt hook on the realistic corpus with an origin are bench/run.ts's).
+ */
+export function contextTargets(rows: readonly ContextScaleRow[]): ContextTarget[] {
+  const r = rows.at(-1);
+  if (!r) return [];
+  const targets = [contextTarget('context_session_start_vs_node', `The SessionStart hook (index and hot set) at ${r.files} files, no Cairn process running: median <= 3.5x node -e 0`, r.sessionStartMs.median / r.nodeFloorMs.median, 3.5)];
+  for (const c of r.corpora) {
+    const id = `${c.corpus === 'realistic' ? 'realistic' : 'small_vocabulary'}_${c.origin ? 'origin' : 'no_origin'}`;
+    const where = `at ${r.files} files, ${c.corpus} corpus, checkout ${c.origin ? 'with' : 'without'} an origin, no Cairn process running`;
+    targets.push(
+      contextTarget(`context_hook_${id}_vs_node`, `The prompt hook ${where}: median <= 2.5x node -e 0`, c.promptMs.median / c.nodeFloorMs.median, 2.5),
+      contextTarget(`context_session_start_${id}_vs_node`, `The SessionStart hook ${where}: median <= 3.5x node -e 0`, c.sessionStartMs.median / c.nodeFloorMs.median, 3.5),
+      contextTarget(`context_hook_${id}_cold`, `The prompt hook ${where}, first call on a fresh home: median <= 1500 ms`, c.coldMs.median, 1500, 'ms'),
+    );
+  }
+  return targets;
 }
 
 const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`;
@@ -218,21 +347,13 @@ export async function runContextScaleBench(cli = BUILT_CLI): Promise<ContextScal
   for (const files of sizes) {
     const box = await makeSandbox();
     try {
-      const per = Math.ceil(files / 3);
-      for (const [scope, root] of Object.entries(box.roots)) {
-        for (let i = 0; i < per; i++) {
-          const dir = path.join(root, `topic-${String(i % 20).padStart(2, '0')}`);
-          await fs.mkdir(dir, { recursive: true });
-          await fs.writeFile(path.join(dir, `note-${String(i).padStart(4, '0')}.md`), scaleNote(scope, i));
-        }
-      }
+      const written = await writeCorpus(box, files, scaleNote);
       await settleWrites();
       const changed = path.join(box.roots.project, 'topic-03', 'note-0003.md');
       const cache = path.join(box.home, 'cache');
-      const hookArgs = [cli, 'context', '--format', 'claude-hook', '--home', box.home];
-      const hookInput = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: HOOK_PROMPT, cwd: box.checkout });
+      const { args: hookArgs, prompt: hookInput, start: startInput } = hookCommands(cli, box.home, box.checkout);
       const mcpArgs = [cli, 'mcp', '--home', box.home, '--cwd', box.checkout];
-      const samples = { node: [] as number[], unchanged: [] as number[], oneChanged: [] as number[], fresh: [] as number[], mcp: [] as number[] };
+      const samples = { node: [] as number[], unchanged: [] as number[], start: [] as number[], oneChanged: [] as number[], fresh: [] as number[], mcp: [] as number[] };
       let edit = 0;
       // One unmeasured round: the page cache holds the code and the notes, and the facts cache is made.
       await timedRun(hookArgs, hookInput);
@@ -240,6 +361,7 @@ export async function runContextScaleBench(cli = BUILT_CLI): Promise<ContextScal
       for (let r = 0; r < runs; r++) {
         samples.node.push(await timedRun(['-e', '0']));
         samples.unchanged.push(await timedRun(hookArgs, hookInput));
+        samples.start.push(await timedRun(hookArgs, startInput));
         await fs.writeFile(changed, scaleNote('project', 3, ++edit));
         samples.oneChanged.push(await timedRun(hookArgs, hookInput));
         samples.mcp.push(await timedMcpStart(mcpArgs));
@@ -262,20 +384,24 @@ export async function runContextScaleBench(cli = BUILT_CLI): Promise<ContextScal
         await host.close();
       }
       rows.push({
-        files: per * 3,
+        files: written,
         nodeFloorMs: statsOf(samples.node),
         unchangedMs: statsOf(samples.unchanged),
+        sessionStartMs: statsOf(samples.start),
         oneChangedMs: statsOf(samples.oneChanged),
         freshHomeMs: statsOf(samples.fresh),
         mcpStartMs: statsOf(samples.mcp),
         hostNodeFloorMs: statsOf(hosted.node),
         hostUnchangedMs: statsOf(hosted.unchanged),
         hostOneChangedMs: statsOf(hosted.oneChanged),
+        corpora: [],
       });
     } finally {
       await box.cleanup();
     }
   }
+  const largest = rows.at(-1);
+  if (largest) largest.corpora = await runContextCorpora(cli, largest.files, runs);
   return rows;
 }
 
@@ -283,17 +409,31 @@ export function formatContextScaleBench(rows: readonly ContextScaleRow[], runs: 
   const ratio = (s: CliStats, floor: CliStats) => `${s.median.toFixed(0)} (${(s.median / floor.median).toFixed(2)}x)`;
   return `\nThe prompt hook and the MCP start at scale (${runs} spawns each, alternating; median ms and x node -e 0 of the same run)\n${table(
     [
-      ['files', 'node -e 0', 'hook, nothing changed', 'hook, one file changed', 'hook, fresh home', 'mcp to initialize'],
-      ...rows.map((r) => [String(r.files), r.nodeFloorMs.median.toFixed(0), ratio(r.unchangedMs, r.nodeFloorMs), ratio(r.oneChangedMs, r.nodeFloorMs), ratio(r.freshHomeMs, r.nodeFloorMs), ratio(r.mcpStartMs, r.nodeFloorMs)]),
+      ['files', 'node -e 0', 'hook, nothing changed', 'session start', 'hook, one file changed', 'hook, fresh home', 'mcp to initialize'],
+      ...rows.map((r) => [String(r.files), r.nodeFloorMs.median.toFixed(0), ratio(r.unchangedMs, r.nodeFloorMs), ratio(r.sessionStartMs, r.nodeFloorMs), ratio(r.oneChangedMs, r.nodeFloorMs), ratio(r.freshHomeMs, r.nodeFloorMs), ratio(r.mcpStartMs, r.nodeFloorMs)]),
     ],
-    new Set([0, 1, 2, 3, 4, 5]),
+    new Set([0, 1, 2, 3, 4, 5, 6]),
   )}\nThe same hook with a host running (a \`cairn mcp\` session answers it on the home's socket)\n${table(
     [
       ['files', 'node -e 0', 'hook, nothing changed', 'hook, one file changed'],
       ...rows.map((r) => [String(r.files), r.hostNodeFloorMs.median.toFixed(0), ratio(r.hostUnchangedMs, r.hostNodeFloorMs), ratio(r.hostOneChangedMs, r.hostNodeFloorMs)]),
     ],
     new Set([0, 1, 2, 3]),
-  )}\n`;
+  )}\n${formatCorpora(rows.at(-1))}`;
+}
+
+function formatCorpora(r: ContextScaleRow | undefined): string {
+  if (!r || r.corpora.length === 0) return '';
+  const cell = (s: CliStats, floor: CliStats) => `${s.median.toFixed(0)} / ${s.p95.toFixed(0)} (${(s.median / floor.median).toFixed(2)}x)`;
+  return `\nThe hooks at ${r.files} files with no Cairn process running, by corpus and checkout (median / p95 ms, x node -e 0 of the same run)\n${table(
+    [
+      ['corpus', 'origin', 'node -e 0', 'prompt hook', 'session start', 'first call, fresh home'],
+      ...r.corpora.map((c) => [c.corpus, c.origin ? 'yes' : 'no', c.nodeFloorMs.median.toFixed(0), cell(c.promptMs, c.nodeFloorMs), cell(c.sessionStartMs, c.nodeFloorMs), `${c.coldMs.median.toFixed(0)} / ${c.coldMs.p95.toFixed(0)}`]),
+    ],
+    new Set([2, 3, 4, 5]),
+  )}\n${contextTargets([r])
+    .map((t) => `  [${t.met ? 'met   ' : 'MISSED'}] ${t.description}: ${t.value}${t.unit ?? 'x'} (limit ${t.limit})`)
+    .join('\n')}\n`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

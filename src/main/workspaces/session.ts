@@ -10,7 +10,7 @@ import type { Scope } from '../../common/memory/constants';
 import type { MemorySession, ScopeBinding } from '../memory/session';
 import { ownershipProblem, userNameOf } from '../runtime/local/ownership';
 import type { Runtime } from '../runtime/runtime';
-import { findGitRoot, projectIdFor, workspaceIdFor } from './identity';
+import { findGitRoot, projectIdFor, ROOT_COMMITS_CACHE, workspaceIdFor } from './identity';
 
 export interface SessionRequest {
   readonly home: string;
@@ -65,7 +65,7 @@ export async function resolveLocalSession(req: SessionRequest, runtime: Runtime)
   const foreign = gitRoot ? foreignCheckoutReason(gitRoot) : null;
   const [workspaceId, projectId] = await Promise.all([
     req.workspaceId ? Promise.resolve(req.workspaceId) : workspaceIdFor(checkout),
-    gitRoot && !foreign ? projectIdFor(gitRoot) : Promise.resolve(null),
+    gitRoot && !foreign ? projectIdFor(gitRoot, path.join(req.home, ROOT_COMMITS_CACHE)) : Promise.resolve(null),
   ]);
   const scopes: Record<Scope, ScopeBinding> = {
     global: { scope: 'global', available: true, runtime, root: { path: globalRoot(req.home), anchor: req.home } },
