@@ -8,9 +8,11 @@
  * the person's, recorded in the history as one batch (cause `undo:<id>`) before its first file is
  * put back (an undo the history cannot take is refused, nothing written), so it can be undone. The
  * caller (the CLI, later the API) looks the versions and their bytes up in the history store; this
- * module only compares and writes.
+ * module only compares and writes. A file an undo brings back from a delete gets back the usage
+ * the delete took (UsageStore.revive), so undoing a delete does not make it an unused file.
  */
 import { MAX_FILE_BYTES, type Scope } from '../../common/memory/constants';
+import { memoryIdentity } from '../../common/memory/identity';
 import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
 import { RuntimeError } from '../runtime/runtime';
@@ -19,6 +21,7 @@ import { mapRuntimeErrors } from './error-mapper';
 import type { FileChange } from './history-capture';
 import type { AvailableScope, MemorySession } from './session';
 import { availableScope } from './targets';
+import type { UsageStore } from './usage-store';
 
 /** One recorded change to undo, with the bytes it replaced and left (null: nothing was / is there). */
 export interface UndoStep {
@@ -74,7 +77,7 @@ async function putBack(b: AvailableScope, step: UndoStep): Promise<void> {
 /**
  * Undoes `steps` (one change, or a batch; all in one scope) as the person's change with `cause`.
  */
-export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[], cause: string, session: MemorySession): Promise<UndoOutcome> {
+export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[], cause: string, session: MemorySession, usage?: UsageStore): Promise<UndoOutcome> {
   if (steps.length === 0) throw new MemoryToolError('Nothing to undo.');
   const scopes = new Set(steps.map((s) => segmentsOf(s.path).scope));
   if (scopes.size !== 1) throw new MemoryToolError('A batch to undo must lie in one scope.');
@@ -151,6 +154,13 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
     // What was put back and stays is a change, announced: after a failure midway, only what
     // could not be taken back again (the history then shows exactly that part).
     for (const made of done) record.emit(made.change, made.content);
+  }
+  if (usage && outcome.status === 'ok') {
+    for (const made of done) {
+      if (made.step.op !== 'delete' || made.change.op !== 'create') continue;
+      const id = memoryIdentity(scope, session, segmentsOf(made.step.path).segments);
+      if (id !== null) await usage.revive(id);
+    }
   }
   return outcome;
 }

@@ -42,9 +42,11 @@ export class MemoryService {
   private readonly outbox: ChangeOutbox;
   private readonly tool: MemoryTool;
   private readonly edits: PersonEdits;
+  private readonly usage: UsageStore | undefined;
 
   constructor(options: MemoryServiceOptions = {}) {
     this.outbox = new ChangeOutbox(options.sink, options.history);
+    this.usage = options.usage;
     this.tool = new MemoryTool(this.outbox, options.usage, options.review);
     this.edits = new PersonEdits(this.outbox, options.usage);
   }
@@ -71,7 +73,7 @@ export class MemoryService {
 
   /** Undoes recorded changes (one, or a batch) if their files are still what they left (history-undo.ts). */
   undo(steps: readonly UndoStep[], cause: string, session: MemorySession): Promise<UndoOutcome> {
-    return undoSteps(this.outbox, steps, cause, session);
+    return undoSteps(this.outbox, steps, cause, session, this.usage);
   }
 
   /**

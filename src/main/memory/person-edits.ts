@@ -126,11 +126,18 @@ export class PersonEdits {
    * Writes an earlier version's content back to its file (history): a new change by the
    * person, with the cause it is given (`restore:<versionId>`), made whatever the file holds now
    * (missing: it is created again, its directories too). The content must be UTF-8 text within the
-   * cap, as any save. Returns whether it created the file.
+   * cap, as any save. Returns whether it created the file; a file created again (its delete taken
+   * back from Recently deleted) gets back the usage its delete took (UsageStore.revive).
    */
   async restore(rawPath: string, content: string, cause: string, session: MemorySession): Promise<{ created: boolean }> {
     const outcome = await this.write(rawPath, content, cause, session, () => null);
-    return { created: outcome.status === 'ok' && outcome.created };
+    const created = outcome.status === 'ok' && outcome.created;
+    if (created && this.usage) {
+      const target = fileTarget(rawPath);
+      const id = memoryIdentity(target.scope, session, target.segments);
+      if (id !== null) await this.usage.revive(id);
+    }
+    return { created };
   }
 
   /**

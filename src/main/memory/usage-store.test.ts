@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../tests/support/sandbox';
 import { captureStderr } from '../../../tests/support/stderr';
+import { scopeOwner } from '../../common/memory/identity';
+import { HistoryStore } from '../history/history-store';
 import { MemoryService } from './memory-service';
 import { parseUsageFile, UsageStore } from './usage-store';
 
@@ -53,6 +55,36 @@ describe('what counts as a use', () => {
     await run({ command: 'view', path: '/memories/global/a.md' });
     await usage.flush();
     expect((await stored())['global:a.md']).toMatchObject({ accessCount: 1, lastWriteBy: 'person' });
+  });
+
+  it('an undone delete gives the file back its uses and its pin', async () => {
+    const history = new HistoryStore(sb.home);
+    service = new MemoryService({ usage, history });
+    await run({ command: 'create', path: '/memories/global/a.md', file_text: 'one\n' });
+    await run({ command: 'view', path: '/memories/global/a.md' });
+    await run({ command: 'view', path: '/memories/global/a.md' });
+    await service.setPinned('/memories/global/a.md', true, sb.session);
+    await usage.flush();
+    const before = (await stored())['global:a.md']!;
+    expect(before).toMatchObject({ pinned: true, accessCount: 3 });
+    await run({ command: 'delete', path: '/memories/global/a.md' });
+    await usage.flush();
+    expect((await stored())['global:a.md']).toBeUndefined();
+
+    const [deleted] = history.list({ owner: scopeOwner('global', sb.session)! });
+    expect(deleted).toMatchObject({ op: 'delete', path: '/memories/global/a.md' });
+    const outcome = await service.undo([{ path: deleted!.path, op: 'delete', before: history.readBlob(deleted!.before!)!, after: null }], `undo:${deleted!.batch}`, sb.session);
+    expect(outcome).toMatchObject({ status: 'ok' });
+    await usage.flush();
+    expect((await stored())['global:a.md']).toEqual(before);
+
+    // So does one restored from Recently deleted (a version written back), once deleted again.
+    await run({ command: 'delete', path: '/memories/global/a.md' });
+    await usage.flush();
+    expect((await stored())['global:a.md']).toBeUndefined();
+    expect(await service.restore('/memories/global/a.md', 'one\n', 'restore:test', sb.session)).toEqual({ created: true });
+    await usage.flush();
+    expect((await stored())['global:a.md']).toMatchObject({ pinned: true, accessCount: 3, lastAccessedAt: before.lastAccessedAt, lastWriteBy: 'person' });
   });
 
   it('a pin and an unpin are not uses: they leave the use count and the last use as they were', async () => {

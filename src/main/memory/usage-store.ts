@@ -15,6 +15,8 @@
  * - a use is an agent's view or a write; a person's own write records when and by whom the file was
  *   last written but is no use, and neither is a pin or an unpin (which changes only `pinned`):
  *   uses rank the hot set agents receive, and a person browsing and editing must not move it.
+ * - an undone delete gets its file's stats back: the stats a delete took from this process's
+ *   merges are kept (in memory, the latest RECENTLY_DELETED_KEPT) until revive() restores them.
  * The file is only ever replaced whole, so long-lived hosts learn of other processes' pins and uses
  * by watching it (journal/meta-watcher.ts).
  */
@@ -34,12 +36,16 @@ export type UsageOp =
   /** A file or a directory (its whole subtree) moved. */
   | { readonly type: 'move'; readonly from: string; readonly to: string }
   /** A file or a directory (its whole subtree) deleted. */
-  | { readonly type: 'delete'; readonly id: string };
+  | { readonly type: 'delete'; readonly id: string }
+  /** A deleted file's stats given back (its delete undone), added to whatever it gathered since. */
+  | { readonly type: 'restore'; readonly id: string; readonly stats: UsageStats };
 
 export type UsageMap = Map<string, UsageStats>;
 
 export const USAGE_FILE = 'memory-meta.json';
 const FLUSH_DELAY_MS = 100;
+/** How many deleted files' stats are kept for an undo of their delete. */
+const RECENTLY_DELETED_KEPT = 2000;
 
 function isIsoDate(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
@@ -111,8 +117,8 @@ function later(a: string | null, b: string): string {
   return a !== null && a > b ? a : b;
 }
 
-/** Applies ops, in order, to a map (in place). */
-export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[]): UsageMap {
+/** Applies ops, in order, to a map (in place); `onDeleted` is told each entry a delete removes. */
+export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[], onDeleted?: (id: string, stats: UsageStats) => void): UsageMap {
   for (const op of ops) {
     switch (op.type) {
       case 'use': {
@@ -149,7 +155,24 @@ export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[]): UsageMap 
       }
       case 'delete': {
         const gone = withinIdentity(op.id);
-        for (const key of map.keys()) if (gone(key)) map.delete(key);
+        for (const [key, stats] of map) {
+          if (!gone(key)) continue;
+          onDeleted?.(key, stats);
+          map.delete(key);
+        }
+        break;
+      }
+      case 'restore': {
+        const s = map.get(op.id) ?? EMPTY_USAGE;
+        const r = op.stats;
+        const rWroteLast = r.lastWriteAt !== null && (s.lastWriteAt === null || r.lastWriteAt > s.lastWriteAt);
+        map.set(op.id, {
+          pinned: s.pinned || r.pinned,
+          accessCount: s.accessCount + r.accessCount,
+          lastAccessedAt: r.lastAccessedAt === null ? s.lastAccessedAt : later(s.lastAccessedAt, r.lastAccessedAt),
+          lastWriteAt: rWroteLast ? r.lastWriteAt : s.lastWriteAt,
+          lastWriteBy: rWroteLast ? r.lastWriteBy : s.lastWriteBy,
+        });
         break;
       }
     }
@@ -162,6 +185,8 @@ export class UsageStore {
   private pending: UsageOp[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** The stats deletes took, by identity, oldest first, for revive(). */
+  private readonly recentlyDeleted = new Map<string, UsageStats>();
   /**
    * The last parse of the file and the identity it had (inode, size, mtime): the file is only ever
    * replaced whole by a rename (a new inode), so an unchanged identity means unchanged content and
@@ -231,6 +256,24 @@ export class UsageStore {
     return run;
   }
 
+  /**
+   * Gives a file whose delete was undone the stats that delete took (when this process merged
+   * it), queued like any op. A file whose delete another process recorded starts afresh.
+   */
+  async revive(id: string): Promise<void> {
+    await this.flush();
+    const stats = this.recentlyDeleted.get(id);
+    if (!stats) return;
+    this.recentlyDeleted.delete(id);
+    this.record({ type: 'restore', id, stats });
+  }
+
+  private keepDeleted(id: string, stats: UsageStats): void {
+    this.recentlyDeleted.delete(id);
+    this.recentlyDeleted.set(id, stats);
+    if (this.recentlyDeleted.size > RECENTLY_DELETED_KEPT) this.recentlyDeleted.delete(this.recentlyDeleted.keys().next().value!);
+  }
+
   /** The stored stats with this process's queued ops applied (shared: not to be changed). */
   async read(): Promise<ReadonlyMap<string, UsageStats>> {
     await this.flushing;
@@ -280,8 +323,11 @@ export class UsageStore {
       const stored = this.readParsed();
       // A damaged file is kept aside (and reported) before what was salvaged of it replaces it.
       if (stored?.problem) setAsideDamaged(this.file, stored.problem, stored.stat);
-      const map = applyUsageOps(new Map(stored?.map ?? []), ops);
+      const taken: Array<[string, UsageStats]> = [];
+      const map = applyUsageOps(new Map(stored?.map ?? []), ops, (id, stats) => taken.push([id, stats]));
       await writeOwnFile(this.file, serializeUsage(map));
+      // Kept once written: a merge that failed is retried with the same ops.
+      for (const [id, stats] of taken) this.keepDeleted(id, stats);
       // The file is now the one just written, holding `map` as serialized: the next read need not
       // parse it back. Entries the serializer drops (never used, never written, not pinned) read
       // as EMPTY_USAGE either way.
