@@ -789,15 +789,19 @@ describe('relevant memories', () => {
     }
   });
 
-  it('the best-matching file comes first; unrelated files are left out', async () => {
+  it('the best-matching file comes first; a passing mention and unrelated files are left out', async () => {
     const { relevant } = await build(sb.session, sb.home, 'How do I deploy to kubernetes?');
-    const blocks = expectIntact(relevant, 'relevant_memories', 2);
-    expect(blocks.map((b) => b.path)).toEqual(['/memories/global/kubernetes-deploy.md', '/memories/project/misc.md']);
+    const blocks = expectIntact(relevant, 'relevant_memories', 1);
+    expect(blocks.map((b) => b.path)).toEqual(['/memories/global/kubernetes-deploy.md']);
     expect(blocks[0]!.body).toContain('How we deploy to the Kubernetes cluster');
     expect(blocks[0]!.body).toContain('kubectl apply');
-    expect(blocks[1]!.body).toContain('Once we tried kubernetes for the docs site.');
-    expect(blocks[1]!.body).not.toContain('eslint');
     expect(relevant.split('\n')[1]).toMatch(/untrusted data/);
+    // The mention is what a prompt about it needs: then it comes first, with its matching line.
+    const aboutMention = (await build(sb.session, sb.home, 'did we try kubernetes for the docs site?')).relevant;
+    const mention = expectIntact(aboutMention, 'relevant_memories', fileBlocks(aboutMention).length);
+    expect(mention[0]!.path).toBe('/memories/project/misc.md');
+    expect(mention[0]!.body).toContain('Once we tried kubernetes for the docs site.');
+    expect(mention[0]!.body).not.toContain('eslint');
   });
 
   it(`at most ${RELEVANT_MAX_FILES} files and ${RELEVANT_MAX_BYTES} bytes in all`, async () => {

@@ -51,7 +51,7 @@ import { EMPTY_USAGE, type UsageStats } from '../../common/memory/usage';
 import { RuntimeError, type ListedEntry } from '../runtime/runtime';
 import type { ContextFactsCache, FileFacts } from './context-facts-cache';
 import type { ContextFile } from './context-file';
-import { promptTerms, rankByWords, tokenize, wordMatches, wordsOf, type FieldWords, type WordsOfFile } from './relevance-index';
+import { confidentMatches, promptTerms, scoreByWords, tokenize, wordMatches, wordsOf, type FieldWords, type ScoredFile, type WordsOfFile } from './relevance-index';
 import { scanContent, scanPath, type ScanFinding } from '../memory/scanners/content-scanner';
 import type { AvailableScope, MemorySession } from '../memory/session';
 import type { UsageStore } from '../memory/usage-store';
@@ -287,9 +287,10 @@ export class ContextBuilder {
   }
 
   /**
-   * What a prompt gets, by the injection settings: with `relevant`, the memories that best match
-   * `prompt`, by BM25 over path, description and the file's head (from each file's words:
-   * rankByWords; a file made elsewhere has its words counted now), and when none does, the most
+   * What a prompt gets, by the injection settings: with `relevant`, the memories that match
+   * `prompt` well enough, by BM25 over path, description and the file's head (from each file's
+   * words: scoreByWords; a file made elsewhere has its words counted now), those near the best
+   * one's score and none for a weak best (confidentMatches), and when none does, the most
    * recent ones if `recentWhenNoMatch`; with `recent_only`, the most recent whatever the prompt;
    * with `off`, nothing. Only clean files (nothing flagged: ScanFlag), within the budget.
    */
@@ -298,11 +299,7 @@ export class ContextBuilder {
     const budget = { maxFiles: injection.relevantMaxFiles, maxBytes: injection.relevantMaxBytes };
     if (injection.relevant === 'recent_only') return renderRelevant(this.recentClean(snapshot, budget.maxFiles), budget, RECENT_HEADER);
     const terms = promptTerms(prompt);
-    const clean: RelevantFile[] = [];
-    for (const file of this.ranked(snapshot, prompt, now)) {
-      if (clean.length >= budget.maxFiles) break;
-      clean.push({ path: file.path, excerpt: excerptFor(file, terms) });
-    }
+    const clean: RelevantFile[] = confidentMatches(this.scored(snapshot, terms, now), terms.length, budget.maxFiles).map((file) => ({ path: file.path, excerpt: excerptFor(file, terms) }));
     if (clean.length === 0 && injection.recentWhenNoMatch) return renderRelevant(this.recentClean(snapshot, budget.maxFiles), budget, NO_MATCH_HEADER);
     return renderRelevant(clean, budget);
   }
@@ -312,11 +309,16 @@ export class ContextBuilder {
    * take them (and `make eval` measures them): BM25 over each file's words (rankByWords).
    */
   *ranked(snapshot: ContextSnapshot, prompt: string, now: number): Generator<ContextFile, void, undefined> {
+    for (const { file } of this.scored(snapshot, promptTerms(prompt), now)) yield file;
+  }
+
+  /** ranked's files with their scores, for a prompt's terms (promptTerms). */
+  private *scored(snapshot: ContextSnapshot, terms: readonly string[], now: number): Generator<ScoredFile, void, undefined> {
     const docs = snapshot.files.map((file): WordsOfFile => {
       const fact = this.factsOf(file);
       return fact?.wordsAt ? { file, at: fact.wordsAt } : { file, words: fact?.words ?? wordsOf(file) };
     });
-    for (const file of rankByWords(docs, promptTerms(prompt), now)) if (this.flags(file).length === 0) yield file;
+    for (const scored of scoreByWords(docs, terms, now)) if (this.flags(scored.file).length === 0) yield scored;
   }
 
   /** The `max` most recently used or changed files that nothing flags, each with its start. */

@@ -62,7 +62,7 @@ export interface FileFacts {
 export type RootFacts = ReadonlyMap<string, FileFacts>;
 
 /** Bump when what a fact means or how it is computed changes (old caches are then rebuilt). */
-const FORMAT = 2;
+const FORMAT = 3;
 const MAGIC = `cairn-context-facts ${FORMAT} `;
 /** The magic line: the magic, then the header's, the words' and the heads' lengths in bytes. */
 const MAGIC_LINE = new RegExp(`^${MAGIC}(\\d{1,12}) (\\d{1,12}) (\\d{1,12})\n`);

@@ -1,25 +1,29 @@
 // The relevance ranking (relevance-index.ts) ranks as MiniSearch does with the same fields, boosts,
-// prefix rule and tokenizer (the oracle: the library it was written to match), and the incremental
-// index of an MCP session's memory_search ranks exactly as a fresh one, through a long run of adds,
-// edits, description changes, renames and deletes.
+// prefix rule and tokenizer (the oracle: the library it was written to match). MiniSearch is given
+// Cairn's own reading of text (termsOf: identifier parts, stopwords of four languages, stems) as
+// its tokenizer and the prompt's terms as they are (promptTerms) as its query, so the oracle holds
+// the BM25+ formula, the fields, the prefixes and the recency bonus; what MiniSearch cannot express
+// (the stemmer, identifier splitting, which files are worth injecting) is tested directly below.
+// The incremental index of an MCP session's memory_search ranks exactly as a fresh one, through a
+// long run of adds, edits, description changes, renames and deletes.
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../tests/support/random';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
 import { EMPTY_USAGE } from '../../common/memory/usage';
 import type { ContextFile } from './context-file';
-import { promptTerms, rankByWords, rankRelevant, RelevanceIndex, tokenize, wordsOf } from './relevance-index';
+import { confidentMatches, promptTerms, rankByWords, rankRelevant, RelevanceIndex, scoreByWords, stem, termsOf, wordMatches, wordsOf } from './relevance-index';
 
 const WORDS = ['build', 'release', 'electron', 'vite', 'vitest', 'deploy', 'database', 'migration', 'token', 'cache', 'review', 'lint', 'docker', 'staging', 'flaky'];
 
-/** The ranking as MiniSearch gives it: BM25+ with its default weights, then the recency bonus. */
+/** The ranking as MiniSearch gives it for a prompt's terms: BM25+ with its default weights, then the recency bonus. */
 function oracleRank(files: readonly ContextFile[], terms: readonly string[], now: number): ContextFile[] {
   if (terms.length === 0 || files.length === 0) return [];
   const search = new MiniSearch<{ id: number; path: string; description: string; text: string }>({
     fields: ['path', 'description', 'text'],
-    tokenize,
-    processTerm: (term) => term.toLowerCase(),
-    searchOptions: { boost: { path: 2, description: 2 }, prefix: (term) => term.length > 3, fuzzy: false, combineWith: 'OR' },
+    tokenize: termsOf,
+    processTerm: (term) => term,
+    searchOptions: { boost: { path: 2, description: 2 }, prefix: (term) => term.length > 3, fuzzy: false, combineWith: 'OR', tokenize: (query) => query.split(' '), processTerm: (term) => term },
   });
   search.addAll(files.map((f, id) => ({ id, path: f.path.replace(/[/_.-]+/g, ' '), description: f.description ?? '', text: f.head })));
   return search
@@ -43,7 +47,13 @@ describe('rankRelevant', () => {
   it('ranks as MiniSearch does: fields and boosts, prefixes, repeated words, stopwords, recency', () => {
     const random = seededRandom(3);
     const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
-    const text = (n: number) => Array.from({ length: n }, () => (random() < 0.1 ? `${pick()}s` : random() < 0.1 ? 'the' : pick())).join(random() < 0.5 ? ' ' : '\n');
+    const capitalized = () => pick().replace(/^./, (c) => c.toUpperCase());
+    const word = () => {
+      const r = random();
+      // Plurals, -ing and -ed forms, camelCase and snake_case identifiers, stopwords, plain words.
+      return r < 0.08 ? `${pick()}s` : r < 0.12 ? `${pick()}ing` : r < 0.16 ? `${pick()}ed` : r < 0.2 ? `${pick()}${capitalized()}` : r < 0.24 ? `${pick()}_${pick()}` : r < 0.3 ? 'the' : pick();
+    };
+    const text = (n: number) => Array.from({ length: n }, word).join(random() < 0.5 ? ' ' : '\n');
     const now = 1_700_000_000_000;
     let queries = 0;
     for (let corpus = 0; corpus < 40; corpus++) {
@@ -51,7 +61,7 @@ describe('rankRelevant', () => {
         file(`/memories/project/${pick()}/${pick()}_${i}.md`, text(Math.floor(random() * 80)), random() < 0.4 ? text(1 + Math.floor(random() * 6)) : null, now - Math.floor(random() * 3 * USAGE_HALF_LIFE_MS)),
       );
       for (let q = 0; q < 10; q++) {
-        const terms = [pick(), pick(), pick().slice(0, 4 + Math.floor(random() * 3)), 'the', pick()].slice(0, 1 + Math.floor(random() * 5));
+        const terms = promptTerms([word(), pick(), pick().slice(0, 4 + Math.floor(random() * 3)), 'the', word()].slice(0, 1 + Math.floor(random() * 5)).join(' '));
         const expected = pathsOf(oracleRank(files, terms, now));
         expect(pathsOf(rankRelevant(files, terms, now))).toEqual(expected);
         // The ranking from words kept between processes (the facts cache) is the same ranking.
@@ -80,7 +90,7 @@ describe('rankRelevant', () => {
 describe('wordsOf', () => {
   it('keeps each field\'s distinct words with their counts, and nothing a query word could match by accident', () => {
     const words = wordsOf({ path: '/memories/project/db_tools/run-book.md', description: 'Database: migrations', head: 'migrate migrate database; the migrations' });
-    expect(words.text).toEqual([' memories:1 project:1 db:1 tools:1 run:1 book:1 md:1', ' database:1 migrations:1', ' migrate:2 database:1 migrations:1']);
+    expect(words.text).toEqual([' memor:1 project:1 db:1 tool:1 run:1 book:1 md:1', ' databas:1 migration:1', ' migrat:2 databas:1 migration:1']);
     expect(words.lengths).toEqual([7, 2, 3]);
     const files = [file('/memories/project/a.md', 'databases and data', null, 0), file('/memories/project/b.md', 'metadata', null, 0)];
     // `data` begins `databases` (a prefix match) but lies inside `metadata` (no match).
@@ -126,12 +136,82 @@ describe('RelevanceIndex', () => {
         files.delete(victim);
       } else files.delete(victim);
       const list = [...files.values()];
-      for (const q of [[pick()], [pick(), pick()], [pick().slice(0, 4)]]) {
+      for (const q of [promptTerms(pick()), promptTerms(`${pick()} ${pick()}`), promptTerms(pick().slice(0, 4))]) {
         const expected = pathsOf(oracleRank(list, q, now));
         expect(pathsOf(index.rank(list, q, now))).toEqual(expected);
         expect(pathsOf(rankRelevant(list, q, now))).toEqual(expected);
       }
     }
     expect(index.rank([], ['build'], now)).toEqual([]);
+  });
+});
+
+describe('termsOf', () => {
+  it('splits identifiers into their words and keeps the whole, in files and prompts alike', () => {
+    expect(termsOf('fetchUserProfile')).toEqual(['fetchuserprofil', 'fetch', 'user', 'profil']);
+    expect(termsOf('user_id HTTPServer')).toEqual(['user_id', 'user', 'id', 'httpserver', 'http', 'server']);
+    // Paths, kebab and dotted names come apart at their punctuation.
+    expect(termsOf('src/api/create-payment.ts')).toEqual(['src', 'api', 'creat', 'payment', 'ts']);
+    const now = 1_700_000_000_000;
+    const files = [
+      file('/memories/project/profile.md', 'Call fetchUserProfile with the session token.', null, now),
+      file('/memories/project/cart.md', 'The cart page fetches the user cart.', null, now),
+      file('/memories/project/names.md', 'We fetch the user profile once per page.', null, now),
+    ];
+    expect(pathsOf(rankRelevant(files, promptTerms('where do we fetch the user profile'), now)).slice(0, 2).sort()).toEqual(['/memories/project/names.md', '/memories/project/profile.md']);
+    expect(pathsOf(rankRelevant(files, promptTerms('fetchUserProfile throws'), now))[0]).toBe('/memories/project/profile.md');
+    expect(pathsOf(rankRelevant(files, promptTerms('fetchUserProfile throws'), now))).toContain('/memories/project/names.md');
+  });
+
+  it('stems plurals, -ing and -ed to one term, always a beginning of the word', () => {
+    for (const group of [['migration', 'migrations'], ['migrate', 'migrated', 'migrating', 'migrates'], ['policy', 'policies'], ['run', 'running', 'runs'], ['cache', 'caches', 'cached', 'caching'], ['stop', 'stopped']]) {
+      expect(new Set(group.map(stem)).size, group.join(' ')).toBe(1);
+    }
+    for (const kept of ['pass', 'status', 'analysis', 'string', 'need', 'deploy', 'key', 'go']) expect(stem(kept).length, kept).toBeGreaterThanOrEqual(kept.length - 1);
+    for (const w of ['migrations', 'policies', 'running', 'caches', 'queries', 'installed', 'deploying', 'users']) {
+      expect(w.startsWith(stem(w)), w).toBe(true);
+      // A word as a person reads it (an excerpt's, a highlight's) matches its own stem, however short.
+      expect(wordMatches(w, stem(w)), w).toBe(true);
+    }
+    const now = 1_700_000_000_000;
+    const files = [file('/memories/project/db.md', 'Run the migrations before you deploy.', null, now), file('/memories/project/other.md', 'Unrelated notes on linting.', null, now)];
+    expect(pathsOf(rankRelevant(files, promptTerms('the migration failed'), now))).toEqual(['/memories/project/db.md']);
+    expect(pathsOf(rankRelevant(files, promptTerms('migrating the orders'), now))).toEqual(['/memories/project/db.md']);
+  });
+
+  it('drops French, German and Spanish function words, not the words code shares with them', () => {
+    expect(promptTerms('pourquoi le build de webpack échoue ?')).toEqual(['pourquoi', 'build', 'webpack', 'échou']);
+    expect(promptTerms('wie starte ich den celery worker')).toEqual(['start', 'celer', 'worker']);
+    expect(promptTerms('¿cómo se nombran los feature flags?')).toEqual(['cómo', 'nombran', 'featur', 'flag']);
+    expect(promptTerms('git tag in /usr/bin, see man')).toEqual(['git', 'tag', 'usr', 'bin', 'see', 'man']);
+  });
+});
+
+describe('confidentMatches', () => {
+  const now = 1_700_000_000_000;
+  const scored = (files: readonly ContextFile[], prompt: string) => scoreByWords(files.map((f) => ({ file: f, words: wordsOf(f) })), promptTerms(prompt), now);
+  const notes = [
+    file('/memories/project/k8s/deploy.md', 'How we deploy to the Kubernetes cluster: kubectl apply, then watch the kubernetes rollout.', 'Deploying to Kubernetes', now),
+    file('/memories/project/misc.md', 'Lint with eslint. Once we tried kubernetes for the docs site. Tests run under vitest.', null, now),
+    ...Array.from({ length: 8 }, (_, i) => file(`/memories/project/notes/n${i}.md`, `Write the changelog entry ${i} before the release; write tests for what changed.`, null, now)),
+  ];
+
+  it('keeps the files that score near the best, and drops a passing mention', () => {
+    expect(pathsOf(confidentMatches(scored(notes, 'how do I deploy to kubernetes'), promptTerms('how do I deploy to kubernetes').length, 5))).toEqual(['/memories/project/k8s/deploy.md']);
+    const release = pathsOf(confidentMatches(scored(notes, 'changelog before the release'), 2, 5));
+    expect(release).toHaveLength(5);
+    expect(confidentMatches(scored(notes, 'changelog before the release'), 2, 3)).toHaveLength(3);
+  });
+
+  it('gives nothing for a prompt whose best match is one everyday word shared by files alike', () => {
+    // `write` is in eight notes alike; nothing here is about haikus or autumn.
+    expect([...scored(notes, 'write a haiku about autumn')].length).toBeGreaterThan(0);
+    expect(confidentMatches(scored(notes, 'write a haiku about autumn'), promptTerms('write a haiku about autumn').length, 5)).toEqual([]);
+    // One word of one word is a match however faint: the prompt asked for nothing else.
+    expect(pathsOf(confidentMatches(scored(notes, 'eslint'), 1, 5))).toEqual(['/memories/project/misc.md']);
+    // One rare word of several that stands out from the rest is a match too.
+    expect(pathsOf(confidentMatches(scored(notes, 'the eslint haiku'), 2, 5))).toEqual(['/memories/project/misc.md']);
+    expect(confidentMatches([], 3, 5)).toEqual([]);
+    expect(confidentMatches(scored(notes, 'kubernetes'), 1, 0)).toEqual([]);
   });
 });

@@ -1,9 +1,12 @@
 /**
  * The relevance ranking of memory files for a prompt or a search (design.md, "Relevant memories"):
  * BM25+ (k 1.2, b 0.7, d 0.5) over three fields of each file, its path and description (boost 2)
- * and its head (boost 1), stopwords removed; a query word longer than three letters also matches
- * the longer words it begins, at a lower weight; a file's score is multiplied by how many of the
- * query's words it matched, then given a small bonus for a recent write.
+ * and its head (boost 1), each read as termsOf reads text (identifiers split into their words,
+ * stopwords of four languages removed, words stemmed); a query term longer than three letters also
+ * matches the longer terms it begins, at a lower weight; a file's score is multiplied by how many
+ * of the query's terms it matched, then given a small bonus for a recent write. Which of the
+ * ranked files a prompt is given is confidentMatches' call (a threshold, not a fixed count).
+ * Terms change with the reading: the facts cache keeps them, so its format number follows it.
  *
  * Hand-written, to the formulas of MiniSearch (which the tests hold it to as the oracle): an MCP
  * session's memory_search keeps one index and changes it after every write, and MiniSearch updates
@@ -16,11 +19,18 @@
  * (./context-facts-cache.ts): rankByWords scores the same formula over them, looking only at the
  * words that match the query, so a call over 3000 unchanged files tokenizes nothing.
  */
-import { eng as englishStopwords } from 'stopword';
+import { deu, eng as englishStopwords, fra, spa } from 'stopword';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
 import type { ContextFile } from './context-file';
 
-const STOPWORDS = new Set(englishStopwords);
+/**
+ * Words that hold no topic, in English and in the languages people most often prompt in beside it
+ * (French, German, Spanish: a prompt in one keeps its technical terms, and its function words
+ * must not match every note); less the few that are also words of code or English ones that say
+ * something (`tag`, `bin`, `man`, `die`...).
+ */
+const MEANINGFUL = new Set(['ab', 'bin', 'con', 'die', 'elf', 'ende', 'gott', 'gut', 'gute', 'hat', 'hin', 'jahr', 'kurz', 'lang', 'mal', 'man', 'mann', 'neue', 'pas', 'sin', 'son', 'tag', 'tage', 'teil', 'uhr', 'war', 'weg', 'will', 'zeit']);
+const STOPWORDS = new Set([...englishStopwords, ...[...fra, ...deu, ...spa].filter((w) => !MEANINGFUL.has(w))]);
 /** Field boosts, in field order: path, description, head. */
 const BOOSTS = [2, 2, 1] as const;
 const FIELDS = BOOSTS.length;
@@ -36,7 +46,7 @@ const COLON = 58;
 /** Relevance bonus for a file written recently (fades with the usage half-life). */
 const RECENCY_BONUS = 0.2;
 
-/** The words of a text that can match: lowercased, split at anything but letters, digits and _, stopwords and single characters removed. */
+/** The words of a text as a person reads them: lowercased, split at anything but letters, digits and _, stopwords and single characters removed. */
 export function tokenize(text: string): string[] {
   return text
     .toLowerCase()
@@ -44,14 +54,96 @@ export function tokenize(text: string): string[] {
     .filter((t) => t.length > 1 && !STOPWORDS.has(t));
 }
 
-/** Whether a word of a text matches a query word: the same, or begun by a query word of PREFIX_MIN_LENGTH letters or more. */
-export function wordMatches(word: string, query: string): boolean {
-  return word === query || (query.length >= PREFIX_MIN_LENGTH && word.startsWith(query));
+/** A word's parts where an identifier joins words: at `_` and at a change of case (`fetchUserProfile`, `HTTPServer`, `user_id`). */
+const IDENTIFIER_PARTS = /_+|(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+
+/**
+ * The terms the ranking counts in a text: tokenize's words, each also split into its identifier
+ * parts when it has several (the whole word kept too, so a name typed whole still matches best),
+ * every one stemmed (stem). Paths, dotted and kebab names are already apart at their punctuation.
+ */
+export function termsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(/[^\p{L}\p{N}_]+/u)) {
+    if (raw.length < 2) continue;
+    const whole = raw.toLowerCase();
+    if (!STOPWORDS.has(whole)) out.push(stem(whole));
+    // Only a word with a capital or an underscore can have parts (most have neither).
+    if (whole === raw && !raw.includes('_')) continue;
+    const parts = raw.split(IDENTIFIER_PARTS);
+    if (parts.length < 2) continue;
+    for (const part of parts) {
+      const word = part.toLowerCase();
+      if (word.length > 1 && !STOPWORDS.has(word)) out.push(stem(word));
+    }
+  }
+  return out;
 }
 
-/** The distinct words of a prompt that can match, stopwords removed. */
+/** Whether the character at `i` of `w` is a vowel (y included). */
+function vowelAt(w: string, i: number): boolean {
+  const c = w.charCodeAt(i);
+  return c === 97 || c === 101 || c === 105 || c === 111 || c === 117 || c === 121;
+}
+
+/** Whether `w` has a vowel before `end`. */
+function hasVowel(w: string, end: number): boolean {
+  for (let i = 0; i < end; i++) if (vowelAt(w, i)) return true;
+  return false;
+}
+
+/**
+ * A light English stemmer (plural, -ing, -ed, a final -e or -y), so `migrations`, `migrated` and
+ * `migrate` are one term. Its stem is always a beginning of the word, so a line that holds the
+ * word holds the stem (what excerpts and highlights look for); a word with no vowel left, or too
+ * short to strip, is kept as it is.
+ */
+export function stem(word: string): string {
+  let w = word;
+  let n = w.length;
+  if (n > 4 && w.endsWith('ies')) return w.slice(0, -3);
+  if (n > 3 && w.charCodeAt(n - 1) === 115 /* s */) {
+    const before = w.charCodeAt(n - 2);
+    // class, status, analysis keep their s.
+    if (before !== 115 && before !== 117 /* u */ && before !== 105 /* i */) w = w.slice(0, --n);
+  }
+  let cut = false;
+  if (n > 5 && w.endsWith('ing') && hasVowel(w, n - 3)) {
+    w = w.slice(0, (n -= 3));
+    cut = true;
+  } else if (n > 4 && w.endsWith('ed') && !w.endsWith('eed') && hasVowel(w, n - 2)) {
+    w = w.slice(0, (n -= 2));
+    cut = true;
+  }
+  // running -> run, stopped -> stop (but pass, fill, buzz keep theirs).
+  if (cut && n > 3 && w[n - 1] === w[n - 2] && !'lsz'.includes(w[n - 1]!) && !vowelAt(w, n - 1)) w = w.slice(0, --n);
+  if (n > 3 && w.charCodeAt(n - 1) === 101 /* e */) return w.slice(0, -1);
+  if (n > 4 && w.charCodeAt(n - 1) === 121 /* y */ && !vowelAt(w, n - 2)) return w.slice(0, -1);
+  return w;
+}
+
+/**
+ * Whether a word matches a query term: the same, begun by a term of PREFIX_MIN_LENGTH letters or
+ * more, or (a word as tokenize reads it) stemmed to the term.
+ */
+export function wordMatches(word: string, query: string): boolean {
+  return word === query || (word.startsWith(query) && (query.length >= PREFIX_MIN_LENGTH || stem(word) === query));
+}
+
+/**
+ * The terms a ranking is given, as it reads them: promptTerms' (taken as they are: stemming a stem
+ * again could cut it further), less anything that could not be a term of a file (a stopword, a
+ * single character, anything but letters, digits and _).
+ */
+function queryTerms(given: readonly string[]): string[] {
+  return given.map((t) => t.toLowerCase()).filter((t) => t.length > 1 && TERM.test(t) && !STOPWORDS.has(t));
+}
+
+const TERM = /^[\p{L}\p{N}_]+$/u;
+
+/** The distinct terms of a prompt that can match (termsOf). */
 export function promptTerms(prompt: string): string[] {
-  return [...new Set(tokenize(prompt))];
+  return [...new Set(termsOf(prompt))];
 }
 
 /** One indexed file: what it was indexed from, and its fields' word counts (kept to remove it). */
@@ -72,7 +164,7 @@ function fieldsOf(file: Pick<ContextFile, 'path' | 'description' | 'head'>): str
 /** How often each word occurs in a text. */
 function countWords(text: string): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const word of tokenize(text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const word of termsOf(text)) counts.set(word, (counts.get(word) ?? 0) + 1);
   return counts;
 }
 
@@ -97,7 +189,8 @@ export class RelevanceIndex {
   rank(files: readonly ContextFile[], terms: readonly string[], now: number): Iterable<ContextFile> {
     const current = this.update(files);
     if (terms.length === 0 || files.length === 0) return [];
-    return withRecency(this.scores(terms), now, (id) => current.get(this.paths[id]!));
+    const { sums, matched } = this.scores(terms);
+    return filesOf(withRecency(sums, now, (id) => current.get(this.paths[id]!), (id) => matched.get(id)!.size));
   }
 
   /** Brings the index to exactly `files` (re-indexing what changed); returns them by virtual path. */
@@ -167,8 +260,8 @@ export class RelevanceIndex {
     this.freeIds.push(doc.id);
   }
 
-  /** BM25 score of each matching document (by id), times the number of distinct query words it matched. */
-  private scores(terms: readonly string[]): Map<number, number> {
+  /** BM25 score of each matching document (by id), times the number of distinct query words it matched (`matched`). */
+  private scores(terms: readonly string[]): { sums: Map<number, number>; matched: Map<number, Set<string>> } {
     const count = this.docs.size;
     const averages = this.totalLengths.map((total) => total / count);
     const sums = new Map<number, number>();
@@ -192,8 +285,7 @@ export class RelevanceIndex {
         }
       }
     };
-    // The query is read as a prompt is (so terms that are not words match nothing).
-    for (const query of tokenize(terms.join(' '))) {
+    for (const query of queryTerms(terms)) {
       score(query, 1, query);
       if (query.length < PREFIX_MIN_LENGTH) continue;
       for (const word of this.byStart.get(query.slice(0, PREFIX_MIN_LENGTH)) ?? []) {
@@ -203,8 +295,15 @@ export class RelevanceIndex {
       }
     }
     for (const [id, sum] of sums) sums.set(id, sum * matched.get(id)!.size);
-    return sums;
+    return { sums, matched };
   }
+}
+
+/** A ranked file, its score (BM25+ times the matched words, with the recency bonus) and how many distinct query words it matched. */
+export interface ScoredFile {
+  readonly file: ContextFile;
+  readonly score: number;
+  readonly matched: number;
 }
 
 /**
@@ -212,15 +311,22 @@ export class RelevanceIndex {
  * in a heap, so a caller that takes the first few (a prompt's five memories of 3000 matches) pays
  * for a few comparisons each, not for sorting every match.
  */
-function* withRecency(scores: ReadonlyMap<number, number>, now: number, fileOf: (id: number) => ContextFile | undefined): Generator<ContextFile, void, undefined> {
+function* withRecency(
+  scores: ReadonlyMap<number, number>,
+  now: number,
+  fileOf: (id: number) => ContextFile | undefined,
+  matchedOf: (id: number) => number,
+): Generator<ScoredFile, void, undefined> {
   const files: ContextFile[] = [];
   const boosted: number[] = [];
+  const matched: number[] = [];
   for (const [id, score] of scores) {
     const file = fileOf(id);
     if (!file) continue;
     const written = file.stats.lastWriteAt ? Date.parse(file.stats.lastWriteAt) : file.mtimeMs;
     const age = Math.max(0, now - (Number.isNaN(written) ? file.mtimeMs : written));
     files.push(file);
+    matched.push(matchedOf(id));
     boosted.push(score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)));
   }
   // Whether file a comes before file b: the higher score, then the lower path (paths are unique).
@@ -243,8 +349,13 @@ function* withRecency(scores: ReadonlyMap<number, number>, now: number, fileOf: 
     const best = heap[0]!;
     heap[0] = heap[--size]!;
     siftDown(0);
-    yield files[best]!;
+    yield { file: files[best]!, score: boosted[best]!, matched: matched[best]! };
   }
+}
+
+/** The files of a scored ranking, in its order. */
+function* filesOf(scored: Iterable<ScoredFile>): Generator<ContextFile, void, undefined> {
+  for (const { file } of scored) yield file;
 }
 
 /** Files that match any of `terms`, best first (BM25 with a small recency bonus). */
@@ -348,6 +459,12 @@ export type WordsOfFile = { readonly file: ContextFile; readonly words: FieldWor
  */
 export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string[], now: number): Iterable<ContextFile> {
   if (terms.length === 0 || docs.length === 0) return [];
+  return filesOf(scoreByWords(docs, terms, now));
+}
+
+/** rankByWords with each file's score. */
+export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly string[], now: number): Iterable<ScoredFile> {
+  if (terms.length === 0 || docs.length === 0) return [];
   const count = docs.length;
   // The tables to search, each with the doc id of each of its files (-1: not among the docs);
   // files with counted words get a table of their own.
@@ -379,7 +496,7 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
   const sums = new Float64Array(count);
   // Per file, the distinct query words it matched (a query word given twice counts once): a bit
   // per distinct query word while they fit in one, else a set.
-  const queries = tokenize(terms.join(' '));
+  const queries = queryTerms(terms);
   const distinct = [...new Set(queries)];
   const bits = distinct.length <= 30 ? new Int32Array(count) : null;
   const sets: Array<Set<string> | undefined> = bits ? [] : new Array<Set<string> | undefined>(count);
@@ -443,11 +560,14 @@ export function rankByWords(docs: readonly WordsOfFile[], terms: readonly string
     }
   }
   const scores = new Map<number, number>();
+  const matched = new Map<number, number>();
   for (let id = 0; id < count; id++) {
     const words = bits ? popCount(bits[id]!) : (sets[id]?.size ?? 0);
-    if (words > 0) scores.set(id, sums[id]! * words);
+    if (words === 0) continue;
+    scores.set(id, sums[id]! * words);
+    matched.set(id, words);
   }
-  return withRecency(scores, now, (id) => docs[id]?.file);
+  return withRecency(scores, now, (id) => docs[id]?.file, (id) => matched.get(id)!);
 }
 
 /** The number of bits set in `n`. */
@@ -467,4 +587,34 @@ function fileAt(begin: Int32Array, at: number): number {
     else hi = mid - 1;
   }
   return lo;
+}
+
+/** Files scoring below this fraction of the best match's score are not worth a prompt's budget. */
+const RELATIVE_THRESHOLD = 0.15;
+/**
+ * A best match that holds a single word of a prompt of several, and scores less than this many
+ * times the next one, is no match: one everyday word ("write", "list", "server") shared by a few
+ * files alike is what a prompt about something memory does not hold looks like.
+ */
+const STANDS_OUT = 1.2;
+
+/**
+ * The files worth injecting for a prompt of `termCount` distinct terms, from its ranking (best
+ * first, what may be shown only): at most `max`, each scoring at least RELATIVE_THRESHOLD of the
+ * best; none when the best is weak (one word of several, not standing out from the next).
+ */
+export function confidentMatches(ranked: Iterable<ScoredFile>, termCount: number, max: number): ContextFile[] {
+  const top: ScoredFile[] = [];
+  for (const scored of ranked) {
+    top.push(scored);
+    if (top.length >= Math.max(2, max)) break;
+  }
+  const best = top[0];
+  if (!best || max <= 0) return [];
+  const next = top[1]?.score ?? 0;
+  if (best.matched < 2 && termCount >= 2 && best.score < STANDS_OUT * next) return [];
+  return top
+    .slice(0, max)
+    .filter((s) => s.score >= RELATIVE_THRESHOLD * best.score)
+    .map((s) => s.file);
 }
