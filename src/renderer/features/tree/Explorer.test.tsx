@@ -91,10 +91,12 @@ describe('sort', () => {
   it('orders files within each directory by uses, last used or last written, and remembers the choice', async () => {
     const user = userEvent.setup();
     const b = await seeded();
-    // Each write is a use at its time; these add uses at fixed times (one after the writes).
+    // A person's writes are no uses (they do not move the hot set); these are agents' uses at fixed times.
     const now = Date.now();
     await b.recordUses(`${P}/deploy.md`, 5, new Date(now - 3 * 86_400_000));
     await b.recordUses(`${P}/build.md`, 2, new Date(now + 60_000));
+    await b.recordUses(`${P}/notes/ideas.md`, 1, new Date(now - 2_000));
+    await b.recordUses(`${P}/notes/old.md`, 1, new Date(now - 1_000));
     await renderPane(b);
     await screen.findByRole('treeitem', { name: `${P}/build.md` });
     const project = () => rowNames().filter((n) => n.startsWith(`${P}/`));
