@@ -57,7 +57,7 @@ describe('cairn tool', () => {
     ['bad JSON', ['{"command":'], /not valid JSON/],
     ['an unknown flag', ['--frobnicate', view('/memories')], /Unknown option '--frobnicate'/],
     ['a bad mode', ['--mode', 'god', view('/memories')], /--mode must be one of exec, plan, explore/],
-    ['a bad actor', ['--actor', 'external', view('/memories')], /--actor must be one of agent, user/],
+    ['a bad actor', ['--actor', 'external', view('/memories')], /--actor must be one of agent, person; got "external"/],
     ['a bad workspace id', ['--workspace', '../x', view('/memories')], /--workspace must be/],
     ['two commands', [view('/memories'), view('/memories')], /give one JSON command/],
   ])('exits 2 on a usage error: %s', async (_name, args, message) => {

@@ -94,7 +94,7 @@ describe('cairn harvest and cairn inbox', () => {
     const onDisk = await fs.readFile(path.join(sb.roots.project, 'conventions.md'), 'utf8');
     expect(onDisk).toMatch(/^---\ndescription: Conventions of this codebase.*\n---\n\n- We use pnpm here, not npm\.\n$/);
     const history = JSON.parse((await runCairn(['history', '/memories/project/conventions.md', '--json', ...home, '--cwd', sb.checkout])).stdout) as { versions: Array<{ actor: string; cause: string }> };
-    expect(history.versions[0]).toMatchObject({ actor: 'user', cause: `harvest:${pnpm.id}` });
+    expect(history.versions[0]).toMatchObject({ actor: 'person', cause: `harvest:${pnpm.id}` });
     expect((await runCairn(['context', ...home, '--cwd', sb.checkout])).stdout).toContain('/memories/project/conventions.md');
     expect((await inbox('list')).items.map((i) => i.id)).not.toContain(pnpm.id);
 

@@ -81,15 +81,16 @@ describe('the curation UI in Chromium', () => {
     await agent({ command: 'create', path: '/memories/project/conflict.md', file_text: 'line one\n' });
     const page = await open();
     const editor = await typeAtEnd(page, '/memories/project/conflict.md', 'my draft line');
-    const content = contentOf(page, '/memories/project/conflict.md');
     // The agent writes while the person edits.
     await agent({ command: 'str_replace', path: '/memories/project/conflict.md', old_str: 'line one', new_str: 'agent line' });
     await page.keyboard.press('Control+s');
     const banner = editor.getByRole('alert');
     await banner.getByText('changed by an agent since you opened it').waitFor();
-    // Nothing lost: the agent's version is on disk, mine is still in the editor.
+    // Nothing lost: the agent's version is on disk; mine is in the merge the editor shows (the
+    // edits touch different lines, so it offers both together before anything is saved).
     expect(await fs.readFile(path.join(sb.roots.project, 'conflict.md'), 'utf8')).toBe('agent line\n');
-    await expect(content.textContent()).resolves.toContain('my draft line');
+    await expect(editor.textContent()).resolves.toContain('my draft line');
+    await expect(editor.textContent()).resolves.toContain('agent line');
     await banner.getByRole('button', { name: 'Compare' }).click();
     await editor.getByText('On disk now').waitFor();
     await shot(page, 'conflict');

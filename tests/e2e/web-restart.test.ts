@@ -123,7 +123,8 @@ describe('web mode across restarts of cairn serve', () => {
     await editorOf(again, p).getByRole('button', { name: 'Save' }).click();
     // This tab never saw the agent's write, so the banner cannot say who: only that it changed.
     await editorOf(again, p).getByRole('alert').getByText(/This file was changed .*since you opened it/).waitFor();
-    await expect(contentOf(again, p).textContent()).resolves.toContain('mine');
+    // Mine is kept: in the merge with the agent's line that the editor shows before any save.
+    await expect(editorOf(again, p).textContent()).resolves.toContain('mine');
     expect(await onDisk('shared.md')).toBe('agent\n');
     await again.close();
   });

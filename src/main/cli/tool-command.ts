@@ -69,7 +69,7 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
   }
   const mode: Mode = oneOf(values.mode, MODES, 'mode', 'exec');
   // `user` is the person's older name, still accepted.
-  const actor: Actor = oneOf(values.actor === 'user' ? 'person' : values.actor, ACTORS.filter((a) => a !== 'external'), 'actor', 'agent');
+  const actor: Actor = oneOf(values.actor === 'user' ? 'person' : values.actor, ACTORS.filter((a) => a !== 'external' && a !== 'sync'), 'actor', 'agent');
   const home = homeFromFlags(values);
   const agent = actor === 'agent' ? agentFromFlags(values) : undefined;
   if (positionals.length > 1) throw new UsageError('give one JSON command (quote it), or none to read it from stdin');

@@ -62,7 +62,7 @@ Options:
                      registered with \`cairn workspace add\` (local or SSH) brings its checkout
   --mode MODE        exec (default: read and write everything), plan (project read-only),
                      explore (read-only)
-  --actor ACTOR      agent (default) or user
+  --actor ACTOR      agent (default) or person
   --agent NAME       which agent runs it (claude, codex, gemini, copilot, or its own name),
                      recorded with each change and shown in the app as seen in the workspace
   --agent-session ID the agent's session, recorded with its changes
