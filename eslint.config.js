@@ -67,17 +67,6 @@ export default tseslint.config(
     },
   },
   {
-    // Bare catches still to be given their reason, in files being rewritten elsewhere; remove a
-    // file from this list once its catches say why.
-    files: [
-      'src/main/harvest/codex-rollout.ts',
-      'src/renderer/app/PaneSplitter.tsx',
-      'src/renderer/app/view.ts',
-      'src/renderer/features/editor/use-draft.ts',
-    ],
-    rules: { 'no-empty': ['error', { allowEmptyCatch: true }] },
-  },
-  {
     files: ['src/common/**'],
     rules: {
       'no-restricted-imports': [

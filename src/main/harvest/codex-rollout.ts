@@ -151,7 +151,9 @@ function renderFunctionCall(name: string, args: string): string {
   if (args.trimStart().startsWith('{')) {
     try {
       parsed = JSON.parse(args);
-    } catch {}
+    } catch {
+      // arguments that are not JSON are shown as they came
+    }
   }
   if (isObject(parsed)) {
     // shell / container.exec: {command: [...]}; shell_command: {command: "..."}; exec_command (unified exec): {cmd: "..."}.
@@ -173,7 +175,9 @@ function renderOutput(output: Json | undefined): string {
           const exit = isObject(parsed.metadata) ? parsed.metadata.exit_code : undefined;
           return typeof exit === 'number' ? `exit code ${exit}\n${parsed.output}` : parsed.output;
         }
-      } catch {}
+      } catch {
+        // not JSON after all: the output is shown as it came
+      }
     }
     return output;
   }

@@ -28,7 +28,9 @@ function saveWidth(width: number | null): void {
   try {
     if (width === null) localStorage.removeItem(KEY);
     else localStorage.setItem(KEY, String(Math.round(width)));
-  } catch {}
+  } catch {
+    // storage refused (private mode, full): the width holds for this page only
+  }
 }
 
 /** The tree's width the person chose (null: the default), and its setter, which remembers it. */

@@ -7,12 +7,16 @@ export function loadView(): View | null {
   try {
     const v = JSON.parse(localStorage.getItem(KEY) ?? 'null') as View | null;
     if (v && (v.kind === 'settings' || v.kind === 'activity' || (v.kind === 'workspace' && typeof v.workspaceId === 'string'))) return v;
-  } catch {}
+  } catch {
+    // storage refused or the stored view damaged: start from the default view
+  }
   return null;
 }
 
 export function saveView(view: View): void {
   try {
     localStorage.setItem(KEY, JSON.stringify(view));
-  } catch {}
+  } catch {
+    // storage refused: the view holds for this page only
+  }
 }

@@ -65,7 +65,9 @@ export const draftStore = {
     keptNow.delete(key);
     try {
       localStorage.removeItem(key);
-    } catch {}
+    } catch {
+      // storage refused: nothing was kept there to remove
+    }
   },
 };
 
