@@ -55,7 +55,7 @@ import { UsageStore } from '../src/main/memory/usage-store';
 import { CAIRN_BIN, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 import { MAPPING as MCP_MAPPING, formatMcpBench, runMcpBench } from './mcp';
 import { formatSshBench, runSshBench } from './ssh';
-import { formatCliBench, formatContextScaleBench, runCliBench, runContextScaleBench, type ContextScaleRow } from './cli';
+import { formatCliBench, formatContextScaleBench, runCliBench, runContextScaleBench, type ContextScaleRow, contextTargets } from './cli';
 import { formatHarvestBench, runHarvestBench } from './harvest';
 import { formatConsolidationBench, runConsolidationBench } from './consolidation';
 import { formatSyncBench, runSyncBench } from './sync';
@@ -1110,6 +1110,7 @@ async function main(): Promise<number> {
       ...consolidation.targets,
       ...sync.targets,
       ...contextScaleTargets(ctxScale),
+      ...contextTargets(ctxScale),
       target('harvest_hook_p95', "Claude Code's harvest hook (cairn harvest --hook) spawn to exit, harvest off, p95 <= 150 ms", cli.harvestHookMs.p95, 150, 'ms'),
       target('harvest_hook_on_p95', "Claude Code's harvest hook with harvest on (queues the session, starts the worker) spawn to exit, p95 <= 150 ms", cli.harvestHookOnMs.p95, 150, 'ms'),
     ];
