@@ -83,7 +83,8 @@ describe('the editor', () => {
     const { b } = await opened();
     await b.agent({ command: 'str_replace', path: FILE, old_str: 'Run make.', new_str: 'Run make -j4.' });
     await waitFor(() => expect(editorText()).toContain('Run make -j4.'));
-    await within(editor()).findByText('Updated by an agent.');
+    // It says where: the line the agent changed.
+    await within(editor()).findByText(/^Updated by an agent: line \d+ changed\.$/);
     expect(dirtyMarker()).toBeNull();
   });
 });
