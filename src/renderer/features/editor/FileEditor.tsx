@@ -374,8 +374,10 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     setDraft(reloaded.draft);
     setReloaded(null);
     setStatus('Your text is back, not saved. Saving merges it with the file on disk.');
-    // The toast that held the focus goes: the focus goes back to the text, not to the page.
-    section.current?.querySelector<HTMLElement>('.cm-content')?.focus();
+    // The toast that held the focus goes: the focus goes back to the editor, not to the page (its
+    // region, not the text itself: focusing CodeMirror while it takes the draft back makes it
+    // update within its own update where a DOM reports selection changes at once).
+    section.current?.focus();
   };
 
   /** "Keep my text as a new file": created again at its path, as the person; never over a file made since. */
@@ -467,7 +469,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   const lastActor = badgeStore.lastActor(key);
 
   return (
-    <section ref={section} className="editor" aria-label={`Editor: ${path}`} onKeyDown={onKeyDown}>
+    <section ref={section} className="editor" aria-label={`Editor: ${path}`} tabIndex={-1} onKeyDown={onKeyDown}>
       <header className="editor-head">
         <div className="editor-title">
           <h2 title={path}>

@@ -138,6 +138,8 @@ describe('Reload', () => {
     expect(dirtyMarker()).toBeTruthy();
     expect(screen.queryByText('Reloaded: your unsaved text was discarded.')).toBeNull();
     expect(await onDisk(b)).toBe(theirs);
+    // The focus went back to the editor, not to the page.
+    expect(document.activeElement).toBe(editor());
 
     // The draft is based where it was, so Save finds the agent's change and merges.
     await user.click(within(editor()).getByRole('button', { name: /^Save/ }));
