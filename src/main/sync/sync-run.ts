@@ -31,7 +31,7 @@ import { scanContent, scanPath } from '../memory/scanners/content-scanner';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
 import { sha256 } from '../memory/change-outbox';
-import type { InboxStore } from '../inbox/inbox-store';
+import type { InboxStore, SyncOrigin } from '../inbox/inbox-store';
 import { reviewKey } from '../inbox/review-mode';
 import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { takeLease } from '../runtime/local/file-lock';
@@ -324,7 +324,29 @@ async function currentText(scope: { runtime: Runtime; root: ScopeRoot }, file: s
   }
 }
 
-/** Puts the remote's version of `file` in the Inbox as a change from elsewhere, and marks it held. */
+/**
+ * Puts the remote's version of `file` (null: deleted there) in the Inbox as a change from elsewhere,
+ * against what memory holds now; returns the item's id, or null when memory already holds it.
+ */
+async function proposeIncoming(services: SyncServices, scope: { runtime: Runtime; root: ScopeRoot }, file: string, text: string | null, from: SyncOrigin): Promise<string | null> {
+  const before = await currentText(scope, file);
+  if (before === text) return null;
+  const item = services.inbox.addChange(
+    {
+      command: text === null ? 'delete' : 'create',
+      scope: 'global',
+      path: memoryPath(file),
+      newPath: null,
+      before,
+      beforeSha256: before === null ? null : sha256(new TextEncoder().encode(before)),
+      after: text,
+    },
+    { workspaceId: null, projectId: null, owner: reviewKey('global', services.session) ?? 'global', cwd: null, from },
+  );
+  return item.id;
+}
+
+/** Holds the remote's version of `file` in the Inbox (flagged, under review, or changed here meanwhile): memory keeps its own until the person decides. */
 async function holdIncoming(
   services: SyncServices,
   scope: { runtime: Runtime; root: ScopeRoot },
@@ -336,21 +358,9 @@ async function holdIncoming(
   record: SyncRun,
   flag: string | null,
 ): Promise<void> {
-  const before = await currentText(scope, file);
-  if (before === text) return;
-  const item = services.inbox.addChange(
-    {
-      command: text === null ? 'delete' : 'create',
-      scope: 'global',
-      path: memoryPath(file),
-      newPath: null,
-      before,
-      beforeSha256: before === null ? null : sha256(new TextEncoder().encode(before)),
-      after: text,
-    },
-    { workspaceId: null, projectId: null, owner: reviewKey('global', services.session) ?? 'global', cwd: null, from: { kind: 'sync', remote, commit, flag } },
-  );
-  held[file] = item.id;
+  const id = await proposeIncoming(services, scope, file, text, { kind: 'sync', remote, commit, flag });
+  if (id === null) return;
+  held[file] = id;
   record.held.push(memoryPath(file));
 }
 
@@ -364,20 +374,7 @@ async function holdConflict(
   record: SyncRun,
 ): Promise<void> {
   const text = conflict.theirs === null ? null : textOf(conflict.theirs);
-  const before = await currentText(scope, conflict.path);
-  if (before === text) return;
   // Not marked held: the merge kept this machine's side, so memory and the repository agree on it.
-  services.inbox.addChange(
-    {
-      command: text === null ? 'delete' : 'create',
-      scope: 'global',
-      path: memoryPath(conflict.path),
-      newPath: null,
-      before,
-      beforeSha256: before === null ? null : sha256(new TextEncoder().encode(before)),
-      after: text,
-    },
-    { workspaceId: null, projectId: null, owner: 'global', cwd: null, from: { kind: 'sync', remote, commit, flag: null, conflict: true } },
-  );
-  record.conflicts.push(memoryPath(conflict.path));
+  const id = await proposeIncoming(services, scope, conflict.path, text, { kind: 'sync', remote, commit, flag: null, conflict: true });
+  if (id !== null) record.conflicts.push(memoryPath(conflict.path));
 }
