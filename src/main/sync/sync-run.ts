@@ -25,6 +25,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { CairnError } from '../../common/errors';
 import { MAX_FILE_BYTES } from '../../common/memory/constants';
 import { syncRunSchema, type SyncRun } from '../../common/sync/sync-status';
 import { scanContent, scanPath } from '../memory/scanners/content-scanner';
@@ -88,7 +89,10 @@ export interface SyncServices {
   readonly underReview: () => boolean;
 }
 
-export class SyncBusyError extends GitError {}
+/** Another sync of the home holds its lease (a person-fixable refusal, not a git failure). */
+export class SyncBusyError extends CairnError {
+  override readonly name = 'SyncBusyError';
+}
 
 /** The memory path of a repository path under PREFIX. */
 function memoryPath(file: string): string {
@@ -111,7 +115,7 @@ export async function runSync(services: SyncServices, remote: string): Promise<S
   const { home } = services;
   fs.mkdirSync(syncDir(home), { recursive: true, mode: 0o700 });
   const lease = await takeLease(syncDir(home), { lockfilePath: path.join(syncDir(home), 'sync.lock') });
-  if (!lease) throw new SyncBusyError('Another sync of this home is running; this one was not started.', null, '');
+  if (!lease) throw new SyncBusyError('Another sync of this home is running; this one was not started.');
   try {
     return await syncUnderLease(services, remote);
   } finally {
