@@ -50,8 +50,9 @@ unit: build
 test: sysdeps agent-clis build typecheck lint
 	npx vitest run
 
+# BASE=<rev> adds the CLI's waits of this build beside that revision's, spawns alternating.
 bench: build
-	npx tsx bench/run.ts
+	BENCH_BASE=$(BASE) npx tsx bench/run.ts
 
 # Relevance of what agents receive (eval/run.ts): recall, MRR and characters injected per labelled
 # set, beside MiniSearch; tables and eval/results/latest.json. Not part of `make test`.

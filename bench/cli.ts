@@ -57,14 +57,14 @@ export interface CliBenchResult {
   harvestHookOnMs: CliStats;
 }
 
-function statsOf(samples: readonly number[]): CliStats {
+export function statsOf(samples: readonly number[]): CliStats {
   const { n, median, p95, min } = sampleStats(samples);
   const r = (x: number) => Math.round(x * 10) / 10;
   return { n, median: r(median), p95: r(p95), min: r(min) };
 }
 
 /** Spawn to exit of one process, ms; a failure stops the bench (a broken command is not a figure). */
-function timedRun(args: readonly string[], input?: string): Promise<number> {
+export function timedRun(args: readonly string[], input?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
@@ -196,7 +196,7 @@ export function smallVocabularyNote(scope: string, i: number): string {
 }
 
 /** Writes `files` notes (a third per scope) made by `note` into the sandbox's scope roots. */
-async function writeCorpus(box: Awaited<ReturnType<typeof makeSandbox>>, files: number, note: (scope: string, i: number) => string): Promise<number> {
+export async function writeCorpus(box: Awaited<ReturnType<typeof makeSandbox>>, files: number, note: (scope: string, i: number) => string): Promise<number> {
   const per = Math.ceil(files / 3);
   for (const [scope, root] of Object.entries(box.roots)) {
     for (let i = 0; i < per; i++) {
@@ -216,7 +216,7 @@ function withoutOrigin(checkout: string): void {
 }
 
 /** The SessionStart and prompt hooks' arguments and inputs for a home and checkout. */
-function hookCommands(cli: string, home: string, checkout: string): { args: string[]; start: string; prompt: string } {
+export function hookCommands(cli: string, home: string, checkout: string): { args: string[]; start: string; prompt: string } {
   return {
     args: [cli, 'context', '--format', 'claude-hook', '--home', home],
     start: JSON.stringify({ hook_event_name: 'SessionStart', cwd: checkout }),
@@ -315,7 +315,7 @@ async function runningHost(cli: string, home: string, cwd: string): Promise<{ cl
 }
 
 /** Spawn to the first answer line of `cairn mcp` to an initialize request, ms. */
-function timedMcpStart(args: readonly string[]): Promise<number> {
+export function timedMcpStart(args: readonly string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });

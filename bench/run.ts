@@ -16,7 +16,8 @@
  * and `cairn tool` beside `node -e 0`, and the prompt hook and `cairn mcp`'s start at 100, 1000
  * and 3000 memory files (nothing changed, one file changed, a fresh home); then the UI section (bench/ui.ts): first render of 3 x 1000
  * files in Chromium, and an agent's write in
- * another process to the "agent edited" badge painted in the page. Prints
+ * another process to the "agent edited" badge painted in the page; with BENCH_BASE=<rev> (`make
+ * bench BASE=<rev>`), last, the CLI's waits of this build beside that revision's (bench/compare-builds.ts). Prints
  * tables and writes bench/results/latest.json.
  *
  * Run with `make bench` (builds the CLI first) or `npx tsx bench/run.ts` after `make build`.
@@ -60,6 +61,7 @@ import { formatHarvestBench, runHarvestBench } from './harvest';
 import { formatConsolidationBench, runConsolidationBench } from './consolidation';
 import { formatSyncBench, runSyncBench } from './sync';
 import { formatUiBench, runUiBench } from './ui';
+import { formatBuildComparison, runBuildComparison } from './compare-builds';
 import { envInt, sampleStats, table, type SampleStats, settleWrites } from './common';
 
 // ---- parameters ----
@@ -1073,6 +1075,10 @@ async function main(): Promise<number> {
     process.stderr.write('ui: first render of 3 x 1000 files in Chromium, then agent writes in another process -> "agent edited" painted\n');
     const ui = await runUiBench();
     if (ui.badge.missed > 0) warnings.push(`ui: ${ui.badge.missed} agent write(s) got no "agent edited" badge in the page`);
+    // BENCH_BASE (make bench BASE=<rev>): the CLI's waits of this build beside that revision's, alternating.
+    const base = process.env.BENCH_BASE;
+    if (base) process.stderr.write(`compare: this build's CLI waits beside ${base}'s build, alternating\n`);
+    const buildComparison = base ? await runBuildComparison(base) : null;
 
     // Figures.
     const results: Record<string, Partial<Record<Impl, Stats>>> = {};
@@ -1245,6 +1251,7 @@ async function main(): Promise<number> {
     process.stdout.write(formatConsolidationBench(consolidation));
     process.stdout.write(formatSyncBench(sync));
     process.stdout.write(formatUiBench(ui));
+    if (buildComparison) process.stdout.write(formatBuildComparison(buildComparison));
 
     process.stdout.write('\nTargets\n');
     for (const t of targets) {
@@ -1353,6 +1360,7 @@ async function main(): Promise<number> {
       harvest: (({ targets: _targets, ...rest }) => rest)(harvest),
       consolidation: (({ targets: _targets, ...rest }) => rest)(consolidation),
       sync: (({ targets: _targets, ...rest }) => rest)(sync),
+      ...(buildComparison ? { buildComparison } : {}),
       targets,
       warnings,
       durationSeconds: round(totalMs / 1000, 1),
