@@ -2,7 +2,8 @@
  * The sync's git repository: `<home>/sync/repo`, a work tree Cairn alone writes, outside every
  * memory root (a root inside a git work tree is refused by containment, and the person's checkouts
  * are never touched). Its files are the synced scopes' memory files under a folder per scope
- * (`global/...`); its HEAD is what this machine last agreed with the remote, the base of the next
+ * (`global/...`; a workspace's under `workspace/<project id>/...`, so the clones of one repository
+ * on every machine share it); its HEAD is what this machine last agreed with the remote, the base of the next
  * three-way merge.
  *
  * Invariant: the repository is Cairn's own, so whatever an interrupted sync left in it (a lock
@@ -21,6 +22,7 @@ import { git, GitError, gitRaw, gitWords } from './git';
 /** The branch every machine syncs through. */
 export const SYNC_BRANCH = 'main';
 const REMOTE_REF = `refs/remotes/origin/${SYNC_BRANCH}`;
+const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 export function syncDir(home: string): string {
   return path.join(home, 'sync');
@@ -54,6 +56,9 @@ export function changesBetween(from: ReadonlyMap<string, string>, to: ReadonlyMa
 }
 
 export class SyncRepo {
+  /** Whole trees by commit (see treeOf). */
+  private readonly trees = new Map<string, Map<string, string>>();
+
   constructor(readonly dir: string) {}
 
   /**
@@ -99,29 +104,88 @@ export class SyncRepo {
 
   /** The commit HEAD names, or null before the first commit. */
   async head(): Promise<string | null> {
-    const r = await gitRaw(this.dir, ['rev-parse', '--verify', '-q', 'HEAD']);
-    return r.status === 0 ? r.stdout.trim() : null;
+    return this.ref('HEAD');
   }
 
   /** The remote branch as last fetched, or null when the remote has none yet. */
   async remoteHead(): Promise<string | null> {
-    const r = await gitRaw(this.dir, ['rev-parse', '--verify', '-q', REMOTE_REF]);
+    return this.ref(REMOTE_REF);
+  }
+
+  /**
+   * The commit `name` (HEAD or a full ref) points at, or null when it points nowhere yet. Read from
+   * the git directory's files, as git keeps them in a repository only Cairn writes (a loose ref,
+   * else packed-refs): a process spawn fewer each time, which is most of what an unchanged sync
+   * costs. Anything unexpected there is asked of git.
+   */
+  private async ref(name: string): Promise<string | null> {
+    const gitDir = path.join(this.dir, '.git');
+    const read = (file: string): string | null => {
+      try {
+        return fs.readFileSync(path.join(gitDir, file), 'utf8').trim();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    };
+    let ref = name;
+    if (name === 'HEAD') {
+      const head = read('HEAD');
+      const symbolic = head === null ? null : /^ref: (refs\/[\w./-]+)$/.exec(head)?.[1];
+      if (head !== null && COMMIT_ID.test(head)) return head;
+      if (!symbolic || symbolic.split('/').includes('..')) return this.refFromGit(name);
+      ref = symbolic;
+    }
+    const loose = read(ref);
+    if (loose !== null) return COMMIT_ID.test(loose) ? loose : this.refFromGit(name);
+    for (const line of (read('packed-refs') ?? '').split('\n')) {
+      const [id, packed] = line.split(' ');
+      if (packed === ref && id && COMMIT_ID.test(id)) return id;
+    }
+    return null;
+  }
+
+  private async refFromGit(name: string): Promise<string | null> {
+    const r = await gitRaw(this.dir, ['rev-parse', '--verify', '-q', name]);
     return r.status === 0 ? r.stdout.trim() : null;
   }
 
-  /** The files of `commit` under `prefix`: repository path -> blob id (an empty map for null: no commit yet). */
-  async treeOf(commit: string | null, prefix: string): Promise<Map<string, string>> {
+  /**
+   * The files of `commit` under the folders `prefixes`: repository path -> blob id (an empty map for
+   * null: no commit yet). A commit's tree never changes, so the whole tree is read once per commit
+   * (or given by `rememberTree`) and kept.
+   */
+  async treeOf(commit: string | null, prefixes: string | readonly string[]): Promise<Map<string, string>> {
     const tree = new Map<string, string>();
     if (commit === null) return tree;
-    const out = await git(this.dir, ['ls-tree', '-r', '-z', '--full-tree', commit, '--', prefix]);
-    for (const line of out.split('\0')) {
-      // "<mode> blob <id>\t<path>"
-      const tab = line.indexOf('\t');
-      if (tab < 0) continue;
-      const [, type, id] = line.slice(0, tab).split(' ');
-      if (type === 'blob') tree.set(line.slice(tab + 1), id!);
+    let whole = this.trees.get(commit);
+    if (!whole) {
+      whole = new Map<string, string>();
+      const out = await git(this.dir, ['ls-tree', '-r', '-z', '--full-tree', commit]);
+      for (const line of out.split('\0')) {
+        // "<mode> blob <id>\t<path>"
+        const tab = line.indexOf('\t');
+        if (tab < 0) continue;
+        const [, type, id] = line.slice(0, tab).split(' ');
+        if (type === 'blob') whole.set(line.slice(tab + 1), id!);
+      }
+      this.rememberTree(commit, whole);
     }
+    const folders = (typeof prefixes === 'string' ? [prefixes] : prefixes).map((p) => `${p}/`);
+    for (const [file, id] of whole) if (folders.some((f) => file.startsWith(f))) tree.set(file, id);
     return tree;
+  }
+
+  /** Keeps `files` as the whole tree of `commit` (what a sync recorded of it), so it is not read again. */
+  rememberTree(commit: string, files: ReadonlyMap<string, string>): void {
+    // The last few are all a sync looks at (the base, HEAD, the merge); older ones go.
+    if (this.trees.size >= 4) this.trees.delete(this.trees.keys().next().value!);
+    this.trees.set(commit, new Map(files));
+  }
+
+  /** The whole tree of `commit` as kept, if it is (for the sync's state to record). */
+  keptTree(commit: string): ReadonlyMap<string, string> | undefined {
+    return this.trees.get(commit);
   }
 
   /** The bytes of blobs by id, read by one `git cat-file --batch` (one process for any number). */
@@ -163,9 +227,14 @@ export class SyncRepo {
     fs.writeFileSync(at, data);
   }
 
-  /** Stages everything under `prefix` and commits it with `message`; returns whether there was anything to commit. */
-  async commitAll(prefix: string, message: string): Promise<boolean> {
-    await git(this.dir, ['add', '-A', '--', prefix]);
+  /** Stages everything under the folders `prefixes` and commits it with `message`; returns whether there was anything to commit. */
+  async commitAll(prefixes: string | readonly string[], message: string): Promise<boolean> {
+    const folders = typeof prefixes === 'string' ? [prefixes] : prefixes;
+    // git refuses a folder it finds neither in the work tree nor in the index: name only those that are.
+    const committed = await this.treeOf(await this.head(), folders);
+    const present = folders.filter((p) => fs.existsSync(path.join(this.dir, p)) || [...committed.keys()].some((f) => f.startsWith(`${p}/`)));
+    if (present.length === 0) return false;
+    await git(this.dir, ['add', '-A', '--', ...present]);
     const staged = await gitRaw(this.dir, ['diff', '--cached', '--quiet']);
     if (staged.status === 0) return false;
     await git(this.dir, ['commit', '-q', '--no-verify', '-F', '-'], message);
@@ -174,7 +243,13 @@ export class SyncRepo {
 
   /** Fetches the sync branch from origin; throws a GitError when the remote cannot be reached. */
   async fetch(): Promise<void> {
-    await git(this.dir, ['fetch', '-q', '--no-tags', 'origin', `+refs/heads/${SYNC_BRANCH}:${REMOTE_REF}`]).catch(async (err: unknown) => {
+    // Where the remote's branch is, asked first: when it has not moved (most syncs), that is all,
+    // sparing a fetch's own checks and the processes it starts.
+    const listed = await gitRaw(this.dir, ['ls-remote', '--heads', 'origin', `refs/heads/${SYNC_BRANCH}`]);
+    if (listed.status !== 0) throw new GitError(gitWords(['ls-remote'], listed.stderr), listed.status, listed.stderr);
+    const there = listed.stdout.split('\t')[0]!.trim();
+    if (there === '' || there === (await this.remoteHead())) return; // no branch there yet, or nothing new
+    await git(this.dir, ['fetch', '-q', '--no-tags', '--no-auto-gc', 'origin', `+refs/heads/${SYNC_BRANCH}:${REMOTE_REF}`]).catch(async (err: unknown) => {
       // A remote with no branch yet (a new, empty repository) is not an error: there is nothing to take.
       const heads = await gitRaw(this.dir, ['ls-remote', '--heads', 'origin']);
       if (heads.status === 0 && !heads.stdout.includes(`refs/heads/${SYNC_BRANCH}`)) return;
@@ -236,14 +311,16 @@ export class SyncRepo {
 
   /** Whether `commit` is HEAD or one of its ancestors (already merged here). */
   async contains(commit: string): Promise<boolean> {
-    if (!(await this.head())) return false;
+    const head = await this.head();
+    if (!head) return false;
+    if (head === commit) return true;
     return (await gitRaw(this.dir, ['merge-base', '--is-ancestor', commit, 'HEAD'])).status === 0;
   }
 
   /** The number of commits HEAD has that the remote branch has not (what waits to go out). */
   async ahead(): Promise<number> {
-    const remote = await this.remoteHead();
-    if (!(await this.head())) return 0;
+    const [remote, head] = [await this.remoteHead(), await this.head()];
+    if (!head || head === remote) return 0;
     const r = await gitRaw(this.dir, ['rev-list', '--count', remote ? `${REMOTE_REF}..HEAD` : 'HEAD']);
     return r.status === 0 ? Number(r.stdout.trim()) : 0;
   }

@@ -1,7 +1,10 @@
 /**
  * One sync of the synced scopes with the person's git remote (sync-repo.ts holds the repository):
+ * the global scope, and each workspace turned on for sync, under a folder named by its checkout's
+ * project id (so the clones of one repository on two machines share it). A scope carried for the
+ * first time starts from what the repository already holds of it (the other machines' side).
  *
- *   1. out: the scope's memory files are written into the work tree and committed, one commit per
+ *   1. out: the scopes' memory files are written into the work tree and committed, one commit per
  *      sync with what changed in its message (files held for review, below, are left as they are);
  *   2. fetch, and merge the remote's branch three-way; a file both sides changed differently keeps
  *      this machine's side and the other side waits in the Inbox for the person (never silently);
@@ -17,7 +20,9 @@
  * this machine's commits kept for the next one. The state (`<home>/sync/state.json`) records the
  * commit memory last took in (`appliedHead`), so a sync killed between its merge and its writes
  * takes in the rest next time rather than committing memory's older side as a change; and the
- * files held in the Inbox, which step 1 leaves alone until the person decides.
+ * files held in the Inbox, which step 1 leaves alone until the person decides. It also keeps what
+ * lets a sync with nothing changed end after asking the remote where its branch is, with no other
+ * git process: the tree of HEAD, each file's listed version, and the remote head already merged.
  *
  * Invariant: one sync at a time per home (a lease); memory is written only through the
  * MemoryService (locks, history, journal, scanners' caps), never by git.
