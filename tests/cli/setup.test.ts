@@ -30,7 +30,8 @@ let dir: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 let launcher: string;
-const hookCommand = () => `${launcher} context --format claude-hook`;
+/** The context hook names its agent, so the app shows it as seen in the workspace. */
+const hookCommand = (agent = 'claude') => `${launcher} context --format claude-hook --agent ${agent}`;
 const harvestCommand = () => `${launcher} harvest --hook`;
 /** Claude Code's server leaves the index and hot set to its SessionStart hook. */
 const CLAUDE_ARGS = ['mcp', '--session-context', 'off'];
@@ -112,7 +113,7 @@ describe('cairn setup --print', () => {
     expect(hooks!.title).toContain(path.join(dir, 'codex', 'hooks.json'));
     const home = ['--home', path.join(dir, 'h')];
     const group = (words: string[]) => [{ hooks: [{ type: 'command', command: [launcher, ...words, ...home].join(' ') }] }];
-    expect(JSON.parse(hooks!.body)).toEqual({ hooks: { UserPromptSubmit: group(['context', '--format', 'claude-hook']), PreCompact: group(['harvest', '--hook']), SessionEnd: group(['harvest', '--hook']) } });
+    expect(JSON.parse(hooks!.body)).toEqual({ hooks: { UserPromptSubmit: group(['context', '--format', 'claude-hook', '--agent', 'codex']), PreCompact: group(['harvest', '--hook']), SessionEnd: group(['harvest', '--hook']) } });
     // Without $CODEX_HOME: ~/.codex.
     const noCodexHome = expectOk(await setup(['codex', '--print'], { CODEX_HOME: '' }));
     expect(noCodexHome.stdout).toContain(path.join(env.HOME!, '.codex', 'config.toml'));
@@ -193,6 +194,48 @@ describe('cairn setup claude', () => {
     const settings = await readJson<ClaudeSettings>(path.join(project, '.claude', 'settings.json'));
     expect(settings.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: `${hookCommand()} --home ${path.join(dir, 'b')}` }] }]);
     expect(settings.hooks.UserPromptSubmit).toHaveLength(1);
+  });
+
+  it('adds --agent to the hooks an older setup wrote without it, changing nothing else, once', async () => {
+    const settingsFile = path.join(project, '.claude', 'settings.json');
+    const home = path.join(dir, 'h');
+    const older = (command: string) => [{ hooks: [{ type: 'command', command }] }];
+    const before = {
+      permissions: { allow: ['Bash(make test)', ...CLAUDE_PERMISSIONS.allow] },
+      hooks: {
+        SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'echo hello' }] }, ...older(`${launcher} context --format claude-hook --home ${home}`)],
+        UserPromptSubmit: older(`${launcher} context --format claude-hook --home ${home}`),
+        PreCompact: older(`${launcher} harvest --hook --home ${home}`),
+        SessionEnd: older(`${launcher} harvest --hook --home ${home}`),
+      },
+    };
+    const text = `${JSON.stringify(before, null, 2)}\n`;
+    await fs.mkdir(path.dirname(settingsFile));
+    await fs.writeFile(settingsFile, text);
+
+    const result = expectOk(await setup(['claude', '--cwd', project, '--home', home]));
+    expect(result.stdout).toContain('updated the SessionStart hook');
+    expect(result.stdout).toContain('updated the UserPromptSubmit hook');
+    expect(result.stdout).not.toContain('PreCompact');
+    // The same bytes, but for the flag in the two context hooks.
+    expect(await fs.readFile(settingsFile, 'utf8')).toBe(text.replaceAll('claude-hook --home', 'claude-hook --agent claude --home'));
+    const again = expectOk(await setup(['claude', '--cwd', project, '--home', home]));
+    expect(again.stdout).toContain(`${settingsFile}: unchanged`);
+  });
+
+  it('names each agent in its context hooks: codex, gemini and copilot too', async () => {
+    const copilotHome = path.join(dir, 'copilot');
+    expectOk(await setup(['codex']));
+    expectOk(await setup(['gemini', '--cwd', project], { GEMINI_CLI_HOME: path.join(dir, 'gemini') }));
+    expectOk(await setup(['copilot'], { COPILOT_HOME: copilotHome }));
+    const codex = await readJson<ClaudeSettings>(path.join(dir, 'codex', 'hooks.json'));
+    expect(codex.hooks.UserPromptSubmit![0]!.hooks[0]!.command).toBe(hookCommand('codex'));
+    const gemini = await readJson<ClaudeSettings>(path.join(project, '.gemini', 'settings.json'));
+    expect(gemini.hooks.SessionStart![0]!.hooks[0]!.command).toBe(hookCommand('gemini'));
+    expect(gemini.hooks.BeforeAgent![0]!.hooks[0]!.command).toBe(hookCommand('gemini'));
+    const copilot = await readJson<{ hooks: Record<string, Array<{ bash: string }>> }>(path.join(copilotHome, 'settings.json'));
+    expect(copilot.hooks.sessionStart![0]!.bash).toBe(`${launcher} context --format copilot-hook --agent copilot`);
+    expect(copilot.hooks.userPromptSubmitted![0]!.bash).toBe(`${launcher} context --format copilot-hook --agent copilot`);
   });
 
   it('keeps a Cairn hook the user wrote by hand and does not add a second one', async () => {

@@ -57,7 +57,7 @@ const line = (options: Launch, words: readonly string[]) => shellLine([options.l
 /** Cairn's hooks in Copilot CLI's settings.json: the context hook and the harvest hook. */
 export function copilotHooks(options: Launch): CairnHook[] {
   return [
-    { command: line(options, CONTEXT_WORDS), events: COPILOT_CONTEXT_EVENTS, isIt: isCairnCopilotHook, words: CONTEXT_WORDS },
+    { command: line(options, [...CONTEXT_WORDS, '--agent', 'copilot']), events: COPILOT_CONTEXT_EVENTS, isIt: isCairnCopilotHook, words: CONTEXT_WORDS },
     { command: line(options, HARVEST_WORDS), events: COPILOT_HARVEST_EVENTS, isIt: isCairnHarvestHook, words: HARVEST_WORDS },
   ];
 }

@@ -67,11 +67,17 @@ export function isCairnContextHook(command: string): boolean {
   return words.includes('--format=claude-hook') || words.some((w, i) => w === '--format' && words[i + 1] === 'claude-hook');
 }
 
-/** A hook exactly as `cairn setup` writes it (`cairn <words>`, optionally `--home X`), whatever launcher and home. */
+/**
+ * A hook exactly as `cairn setup` writes it (`cairn <words>`, optionally `--agent NAME`, optionally
+ * `--home X`), whatever launcher, agent and home: a hook an older setup wrote without `--agent` is
+ * one too, so a re-run updates it in place and `--remove` takes it out.
+ */
 export function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
   const all = shellWords(command);
-  if (all.length !== words.length + 1 && all.length !== words.length + 3) return false;
-  return basename(all[0]!) === 'cairn' && words.every((w, i) => all[i + 1] === w) && (all.length === words.length + 1 || all[words.length + 1] === '--home');
+  if (all.length < words.length + 1 || basename(all[0]!) !== 'cairn' || !words.every((w, i) => all[i + 1] === w)) return false;
+  const rest = all.slice(words.length + 1);
+  if (rest.length >= 2 && rest[0] === '--agent') rest.splice(0, 2);
+  return rest.length === 0 || (rest.length === 2 && rest[0] === '--home');
 }
 
 /** Any hook running `cairn harvest --hook`, however it was written. */

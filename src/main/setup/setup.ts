@@ -15,7 +15,9 @@
  * - Cursor: the MCP server in the project's `.cursor/mcp.json`.
  * - Gemini CLI: the MCP server and the hooks in the project's `.gemini/settings.json`, and the
  *   rules that run the read-only tools without asking in `~/.gemini/policies/cairn.toml` (gemini-config.ts).
- * The server is `<launcher> mcp`, with CAIRN_HOME in its environment when a home was chosen.
+ * The server is `<launcher> mcp`, with CAIRN_HOME in its environment when a home was chosen. The
+ * context hooks name their agent (`--agent claude`, `codex`, `gemini`, `copilot`), so the app shows
+ * it as seen in the workspace; a hook an older setup wrote without it is updated in place on a re-run.
  * The project's files are the repository's: a symlink among them (a file, or a directory on the
  * way) is written through only when it stays inside the checkout and out of .git (config-file.ts).
  */
@@ -65,9 +67,12 @@ export function serverEntry(options: Pick<SetupOptions, 'launcher' | 'home'>, ex
   return { command: options.launcher, args: ['mcp', ...extraArgs], ...(options.home ? { env: { CAIRN_HOME: options.home } } : {}) };
 }
 
-/** The command of Claude Code's context hooks. */
-export function claudeHookCommand(options: Pick<SetupOptions, 'launcher' | 'home'>): string {
-  return shellLine([options.launcher, 'context', '--format', 'claude-hook', ...(options.home ? ['--home', options.home] : [])]);
+/**
+ * The command of the context hooks in Claude Code's format (Codex and Gemini CLI run the same),
+ * naming the agent whose config it goes in: its calls then show that agent as seen in the workspace.
+ */
+export function claudeHookCommand(options: Pick<SetupOptions, 'launcher' | 'home'>, agent: Agent): string {
+  return shellLine([options.launcher, 'context', '--format', 'claude-hook', '--agent', agent, ...(options.home ? ['--home', options.home] : [])]);
 }
 
 /** The command of Claude Code's harvest hooks (PreCompact, SessionEnd; a no-op until harvest is turned on). */
@@ -190,7 +195,7 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
       return {
         agent,
         root,
-        targets: [mcpJsonTarget(path.join(root, '.mcp.json'), entry), claudeSettingsTarget(path.join(root, '.claude', 'settings.json'), claudeHookCommand(options), claudeHarvestCommand(options))],
+        targets: [mcpJsonTarget(path.join(root, '.mcp.json'), entry), claudeSettingsTarget(path.join(root, '.claude', 'settings.json'), claudeHookCommand(options, 'claude'), claudeHarvestCommand(options))],
         alternative: {
           title: `or, instead of .mcp.json, with Claude Code's own CLI (run in ${root}; --scope user for every project)`,
           line: shellLine(['claude', 'mcp', 'add', '--scope', 'project', ...env, SERVER_NAME, '--', entry.command, ...entry.args]),
@@ -213,7 +218,7 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
         agent,
         root,
         targets: [
-          geminiSettingsTarget(path.join(root, '.gemini', 'settings.json'), SERVER_NAME, serverEntry(options, GEMINI_EXTRA_ARGS), claudeHookCommand(options), claudeHarvestCommand(options)),
+          geminiSettingsTarget(path.join(root, '.gemini', 'settings.json'), SERVER_NAME, serverEntry(options, GEMINI_EXTRA_ARGS), claudeHookCommand(options, 'gemini'), claudeHarvestCommand(options)),
           geminiPolicyTarget(geminiPolicyFile(options.geminiCliHome ?? defaultGeminiCliHome())),
         ],
         nextSteps: [
@@ -253,7 +258,7 @@ export async function planSetup(agent: Agent, options: SetupOptions): Promise<Se
         root: null,
         targets: [
           { path: file, snippet: codexSnippet(SERVER_NAME, entry), merge: (previous) => mergeCodexServer(previous, SERVER_NAME, entry, file, CODEX_PERSONS_CHOICE) },
-          codexHooksTarget(path.join(codexHome, 'hooks.json'), claudeHookCommand(options), claudeHarvestCommand(options)),
+          codexHooksTarget(path.join(codexHome, 'hooks.json'), claudeHookCommand(options, 'codex'), claudeHarvestCommand(options)),
         ],
         alternative: {
           title: 'or, for the server alone (without required and the approval mode), with Codex\'s own CLI',
