@@ -15,8 +15,10 @@
  * - a use is an agent's view or a write; a person's own write records when and by whom the file was
  *   last written but is no use, and neither is a pin or an unpin (which changes only `pinned`):
  *   uses rank the hot set agents receive, and a person browsing and editing must not move it.
- * - an undone delete gets its file's stats back: the stats a delete took from this process's
- *   merges are kept (in memory, the latest RECENTLY_DELETED_KEPT) until revive() restores them.
+ * - an undone delete gets its file's stats back, whichever process made the delete (an agent's
+ *   `cairn mcp`, the CLI, the app): the stats a delete takes are kept in the file itself, under
+ *   `deleted` (the latest RECENTLY_DELETED_KEPT, by when), until revive() gives them back; they
+ *   are no file's stats meanwhile (nothing ranks or lists them).
  * The file is only ever replaced whole, so long-lived hosts learn of other processes' pins and uses
  * by watching it (journal/meta-watcher.ts).
  */
@@ -38,14 +40,20 @@ export type UsageOp =
   /** A file or a directory (its whole subtree) deleted. */
   | { readonly type: 'delete'; readonly id: string }
   /** A deleted file's stats given back (its delete undone), added to whatever it gathered since. */
-  | { readonly type: 'restore'; readonly id: string; readonly stats: UsageStats };
+  | { readonly type: 'revive'; readonly id: string };
 
 export type UsageMap = Map<string, UsageStats>;
 
+/** The stats deletes took, by identity, with when (ISO), kept for an undo of the delete. */
+export type DeletedUsage = Map<string, { readonly stats: UsageStats; readonly deletedAt: string }>;
+
 export const USAGE_FILE = 'memory-meta.json';
 const FLUSH_DELAY_MS = 100;
-/** How many deleted files' stats are kept for an undo of their delete. */
-const RECENTLY_DELETED_KEPT = 2000;
+/**
+ * How many deleted files' stats are kept for an undo of their delete: enough for any undo a person
+ * makes, few enough that the file every prompt's hook reads stays small.
+ */
+const RECENTLY_DELETED_KEPT = 1000;
 
 function isIsoDate(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
@@ -67,58 +75,86 @@ function repairEntry(raw: unknown): { stats: UsageStats; repaired: boolean } {
   return { stats, repaired };
 }
 
-/** Entries written as `"key": {flat object}`, found one by one in a damaged file. */
+/** Entries written as `"key": {flat object}`, found one by one in a damaged file (a deleted file's too, told by its deletedAt). */
 const ENTRY = /"((?:[^"\\]|\\.){1,2048})"\s*:\s*(\{[^{}]*\})/g;
 
 /**
  * Parses the sidecar's text, salvaging what it can from a damaged one; `problem` says what was
  * wrong (null: nothing, the file is as Cairn wrote it).
  */
-export function parseUsageFile(text: string): { map: UsageMap; problem: string | null } {
+export function parseUsageFile(text: string): { map: UsageMap; deleted: DeletedUsage; problem: string | null } {
   const map: UsageMap = new Map();
-  let files: unknown;
+  const deleted: DeletedUsage = new Map();
+  let parsed: { files?: unknown; deleted?: unknown } | undefined;
   let problem: string | null = null;
   try {
-    files = (JSON.parse(text) as { files?: unknown })?.files;
+    parsed = JSON.parse(text) as { files?: unknown; deleted?: unknown } | undefined;
   } catch (err) {
     problem = (err as Error).message;
   }
+  const files = parsed?.files;
   if (typeof files === 'object' && files !== null && !Array.isArray(files)) {
     for (const [key, value] of Object.entries(files)) {
       const entry = repairEntry(value);
       if (entry.repaired) problem = `the entry of ${JSON.stringify(key.slice(0, 200))} held values that are not usage`;
       map.set(key, entry.stats);
     }
-    return { map, problem };
+    const gone = parsed?.deleted;
+    if (typeof gone === 'object' && gone !== null && !Array.isArray(gone)) {
+      for (const [key, value] of Object.entries(gone)) {
+        // Kept only for an undo: one that is not right is dropped (no file's stats or pin are in it).
+        const deletedAt = (value as { deletedAt?: unknown } | null)?.deletedAt;
+        const entry = repairEntry(value);
+        if (isIsoDate(deletedAt) && !entry.repaired) deleted.set(key, { stats: entry.stats, deletedAt });
+      }
+    }
+    return { map, deleted, problem };
   }
   for (const m of text.matchAll(ENTRY)) {
     try {
       const key = JSON.parse(`"${m[1]}"`) as string;
-      if (key === 'files') continue;
-      map.set(key, repairEntry(JSON.parse(m[2]!)).stats);
+      if (key === 'files' || key === 'deleted') continue;
+      const value = JSON.parse(m[2]!) as Record<string, unknown>;
+      // A deleted file's stats are no file's: salvaged as such, they would bring it back.
+      if (typeof value === 'object' && value !== null && 'deletedAt' in value) continue;
+      map.set(key, repairEntry(value).stats);
     } catch {
       // An entry that does not parse is lost with the damage; the file's problem below reports it.
     }
   }
-  return { map, problem: problem ?? 'it holds no "files" object' };
+  return { map, deleted, problem: problem ?? 'it holds no "files" object' };
 }
 
-export function serializeUsage(map: UsageMap): string {
+export function serializeUsage(map: UsageMap, deleted: DeletedUsage = new Map()): string {
   const files: Record<string, UsageStats> = {};
   for (const key of [...map.keys()].sort()) {
     const s = map.get(key)!;
     if (!s.pinned && s.accessCount === 0 && s.lastWriteAt === null) continue;
     files[key] = s;
   }
-  return `${JSON.stringify({ version: 1, files }, null, 1)}\n`;
+  if (deleted.size === 0) return `${JSON.stringify({ version: 1, files }, null, 1)}\n`;
+  const gone: Record<string, UsageStats & { deletedAt: string }> = {};
+  for (const key of [...deleted.keys()].sort()) gone[key] = { ...deleted.get(key)!.stats, deletedAt: deleted.get(key)!.deletedAt };
+  return `${JSON.stringify({ version: 1, files, deleted: gone }, null, 1)}\n`;
+}
+
+/** Drops all but the latest RECENTLY_DELETED_KEPT deleted files' stats (in place). */
+function trimDeleted(deleted: DeletedUsage): void {
+  if (deleted.size <= RECENTLY_DELETED_KEPT) return;
+  const oldestFirst = [...deleted].sort(([, a], [, b]) => (a.deletedAt < b.deletedAt ? -1 : a.deletedAt > b.deletedAt ? 1 : 0));
+  for (const [key] of oldestFirst.slice(0, deleted.size - RECENTLY_DELETED_KEPT)) deleted.delete(key);
 }
 
 function later(a: string | null, b: string): string {
   return a !== null && a > b ? a : b;
 }
 
-/** Applies ops, in order, to a map (in place); `onDeleted` is told each entry a delete removes. */
-export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[], onDeleted?: (id: string, stats: UsageStats) => void): UsageMap {
+/**
+ * Applies ops, in order, to a map (in place). With `deleted` (a merge into the file), a delete keeps
+ * the stats it takes there, stamped `at`, and a revive gives them back; without (a read's view of
+ * queued ops), a revive waits for the merge.
+ */
+export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[], deleted?: { readonly entries: DeletedUsage; readonly at: string }): UsageMap {
   for (const op of ops) {
     switch (op.type) {
       case 'use': {
@@ -157,14 +193,17 @@ export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[], onDeleted?
         const gone = withinIdentity(op.id);
         for (const [key, stats] of map) {
           if (!gone(key)) continue;
-          onDeleted?.(key, stats);
+          deleted?.entries.set(key, { stats, deletedAt: deleted.at });
           map.delete(key);
         }
         break;
       }
-      case 'restore': {
+      case 'revive': {
+        const kept = deleted?.entries.get(op.id);
+        if (!kept) break;
+        deleted!.entries.delete(op.id);
         const s = map.get(op.id) ?? EMPTY_USAGE;
-        const r = op.stats;
+        const r = kept.stats;
         const rWroteLast = r.lastWriteAt !== null && (s.lastWriteAt === null || r.lastWriteAt > s.lastWriteAt);
         map.set(op.id, {
           pinned: s.pinned || r.pinned,
@@ -185,14 +224,12 @@ export class UsageStore {
   private pending: UsageOp[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
-  /** The stats deletes took, by identity, oldest first, for revive(). */
-  private readonly recentlyDeleted = new Map<string, UsageStats>();
   /**
    * The last parse of the file and the identity it had (inode, size, mtime): the file is only ever
    * replaced whole by a rename (a new inode), so an unchanged identity means unchanged content and
    * a search or context build does not parse it again.
    */
-  private parsed: { stat: fs.BigIntStats; map: UsageMap; problem: string | null } | null = null;
+  private parsed: { stat: fs.BigIntStats; map: UsageMap; deleted: DeletedUsage; problem: string | null } | null = null;
   /**
    * What read() last answered: the file's map `source` with the first `applied` ops of the queue
    * `pending` applied. While readFile() gives the same map (the kept parse) and the queue is the
@@ -257,21 +294,16 @@ export class UsageStore {
   }
 
   /**
-   * Gives a file whose delete was undone the stats that delete took (when this process merged
-   * it), queued like any op. A file whose delete another process recorded starts afresh.
+   * Gives a file whose delete was undone the stats that delete took, whichever process made it
+   * (they are in the file), merged now so that the next read has them. Never throws: the file is
+   * back either way, and a failure is reported on stderr.
    */
   async revive(id: string): Promise<void> {
-    await this.flush();
-    const stats = this.recentlyDeleted.get(id);
-    if (!stats) return;
-    this.recentlyDeleted.delete(id);
-    this.record({ type: 'restore', id, stats });
-  }
-
-  private keepDeleted(id: string, stats: UsageStats): void {
-    this.recentlyDeleted.delete(id);
-    this.recentlyDeleted.set(id, stats);
-    if (this.recentlyDeleted.size > RECENTLY_DELETED_KEPT) this.recentlyDeleted.delete(this.recentlyDeleted.keys().next().value!);
+    try {
+      await this.recordNow({ type: 'revive', id });
+    } catch (err) {
+      process.stderr.write(`cairn: could not give a restored file its usage back (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); memory itself is unaffected\n`);
+    }
   }
 
   /** The stored stats with this process's queued ops applied (shared: not to be changed). */
@@ -304,7 +336,7 @@ export class UsageStore {
    * The file's parse (kept while its identity is unchanged); null when there is no file. Throws
    * when it cannot be read (a merge must not write over what it could not read).
    */
-  private readParsed(): { stat: fs.BigIntStats; map: UsageMap; problem: string | null } | null {
+  private readParsed(): { stat: fs.BigIntStats; map: UsageMap; deleted: DeletedUsage; problem: string | null } | null {
     const st = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
     if (!st) return null;
     const cached = this.parsed;
@@ -323,16 +355,15 @@ export class UsageStore {
       const stored = this.readParsed();
       // A damaged file is kept aside (and reported) before what was salvaged of it replaces it.
       if (stored?.problem) setAsideDamaged(this.file, stored.problem, stored.stat);
-      const taken: Array<[string, UsageStats]> = [];
-      const map = applyUsageOps(new Map(stored?.map ?? []), ops, (id, stats) => taken.push([id, stats]));
-      await writeOwnFile(this.file, serializeUsage(map));
-      // Kept once written: a merge that failed is retried with the same ops.
-      for (const [id, stats] of taken) this.keepDeleted(id, stats);
+      const deleted: DeletedUsage = new Map(stored?.deleted ?? []);
+      const map = applyUsageOps(new Map(stored?.map ?? []), ops, { entries: deleted, at: new Date().toISOString() });
+      trimDeleted(deleted);
+      await writeOwnFile(this.file, serializeUsage(map, deleted));
       // The file is now the one just written, holding `map` as serialized: the next read need not
       // parse it back. Entries the serializer drops (never used, never written, not pinned) read
       // as EMPTY_USAGE either way.
       const st = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
-      this.parsed = st ? { stat: st, map, problem: null } : null;
+      this.parsed = st ? { stat: st, map, deleted, problem: null } : null;
     });
   }
 }
