@@ -28,5 +28,7 @@ export const syncStatusSchema = z.object({
   lastRun: syncRunSchema.nullable(),
   /** Incoming files waiting in the Inbox for the person. */
   held: z.number().int(),
+  /** The registered workspaces, each with whether its memory syncs too (off until turned on). */
+  workspaces: z.array(z.object({ id: z.string(), name: z.string(), syncing: z.boolean() })).default([]),
 });
 export type SyncStatus = z.infer<typeof syncStatusSchema>;

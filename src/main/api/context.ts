@@ -41,6 +41,7 @@ export interface SyncControl {
   setUp(remote: string): Promise<SyncStatus>;
   now(): Promise<SyncStatus>;
   off(): Promise<SyncStatus>;
+  setWorkspace(id: string, on: boolean): Promise<SyncStatus>;
 }
 
 /** What the router asks of a host's harvest. */

@@ -1,15 +1,21 @@
 /**
- * `cairn sync`: the global memory kept in step with a git remote the person owns.
+ * `cairn sync`: memory kept in step with a git remote the person owns.
  *   cairn sync --remote URL [--scope global]   set it up, and sync now
+ *   cairn sync --scope workspace               the memory of this checkout's workspace syncs too (and sync now)
  *   cairn sync                                 sync now
  *   cairn sync --status [--json]               where it stands
  *   cairn sync --off                           stop syncing (memory and the sync's repository stay)
- * The work is sync/sync-run.ts's; this module parses flags and prints.
+ *   cairn sync --scope workspace --off         this workspace's memory no longer syncs
+ * The work is sync/sync-run.ts's (which workspaces may sync: sync/sync-control.ts); this module
+ * parses flags and prints.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { HomeServices } from '../host/home-services';
 import type { SyncRun } from '../../common/sync/sync-status';
-import { syncServices } from '../sync/sync-control';
+import { setWorkspaceSync, syncServices, syncStatus, SyncSetupError } from '../sync/sync-control';
+import { findGitRoot } from '../workspaces/identity';
 import { readSyncState, runSync } from '../sync/sync-run';
 import { shownRemote } from '../sync/sync-settings';
 import { SESSION_OPTIONS, withHome } from './session-flags';
@@ -36,18 +42,25 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`cairn sync takes no ${positionals[0]} (see cairn sync --help)`);
-  if (values.scope !== undefined && values.scope !== 'global') throw new UsageError('--scope takes global (the global memory is what syncs)');
+  if (values.scope !== undefined && values.scope !== 'global' && values.scope !== 'workspace') throw new UsageError('--scope takes global or workspace (the memory of the workspace of --cwd or --workspace)');
+  const workspaceScope = values.scope === 'workspace';
   const chosen = [values.remote !== undefined, values.status === true, values.off === true].filter(Boolean).length;
   if (chosen > 1) throw new UsageError('cairn sync takes one of --remote, --status and --off');
   return withHome(values, (services) =>
     refusing(io, async () => {
+      if (values.off && workspaceScope) return workspaceOff(services, values, io);
       if (values.off) return off(services, io);
       if (values.status) return status(services, io, values.json === true);
       if (values.remote !== undefined) {
         const remote = values.remote.trim();
         if (remote === '' || remote.startsWith('-')) throw new UsageError('--remote takes the URL or path of a git repository you can push to');
-        await services.registry.setSettings({ sync: { remote } });
+        await services.registry.setSettings({ sync: { remote, workspaces: services.registry.settings().sync?.workspaces ?? [] } });
         io.stdout.write(`The global memory now syncs with ${shownRemote(remote)}.\n`);
+      }
+      if (workspaceScope) {
+        const id = await workspaceOf(services, values, true);
+        await setWorkspaceSync(services, id, true);
+        io.stdout.write(`The memory of workspace ${services.registry.get(id)?.name ?? id} now syncs too, by its repository's identity (its clones on your other machines share it).\n`);
       }
       const remote = services.registry.settings().sync?.remote;
       if (!remote) {
@@ -59,6 +72,34 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
       return record.outcome === 'synced' ? 0 : 1;
     }),
   );
+}
+
+/**
+ * The registered workspace the flags name: --workspace, else the git checkout holding --cwd (or
+ * the working directory), registered first when `register` (turning its sync on registers it, as
+ * the app lists it then).
+ */
+async function workspaceOf(services: HomeServices, flags: { cwd?: string | undefined; workspace?: string | undefined }, register: boolean): Promise<string> {
+  if (flags.workspace !== undefined) {
+    if (!services.registry.get(flags.workspace)) throw new SyncSetupError(`No workspace ${flags.workspace} is registered (cairn workspace list shows them).`);
+    return flags.workspace;
+  }
+  const checkout = await findGitRoot(path.resolve(flags.cwd ?? process.cwd()));
+  if (!checkout) throw new SyncSetupError('This folder is not inside a git checkout, so its workspace memory has no project identity to share with your other machines; only a git checkout\'s workspace memory syncs.');
+  const real = fs.realpathSync(checkout);
+  const known = services.registry.list().find((w) => w.kind === 'local' && w.path === real);
+  if (known) return known.id;
+  if (!register) throw new SyncSetupError('This checkout is not a registered workspace, so its memory does not sync.');
+  return (await services.registry.add('', real)).id;
+}
+
+async function workspaceOff(services: HomeServices, flags: { cwd?: string | undefined; workspace?: string | undefined }, io: CliIo): Promise<number> {
+  const id = await workspaceOf(services, flags, false);
+  const was = services.registry.settings().sync?.workspaces.includes(id) ?? false;
+  await setWorkspaceSync(services, id, false);
+  const name = services.registry.get(id)?.name ?? id;
+  io.stdout.write(was ? `The memory of workspace ${name} no longer syncs. It stays as it is on this machine and in the sync's repository.\n` : `The memory of workspace ${name} was not syncing; nothing changed.\n`);
+  return 0;
 }
 
 function runText(record: SyncRun, remote: string): string {
@@ -86,8 +127,9 @@ async function off(services: HomeServices, io: CliIo): Promise<number> {
 function status(services: HomeServices, io: CliIo, json: boolean): number {
   const remote = services.registry.settings().sync?.remote ?? null;
   const state = readSyncState(services.home);
+  const now = syncStatus(services);
   if (json) {
-    io.stdout.write(`${JSON.stringify({ remote: remote ? shownRemote(remote) : null, lastSyncedAt: state.lastSyncedAt, lastRun: state.lastRun, held: Object.keys(state.held).length }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(now, null, 2)}\n`);
     return 0;
   }
   if (!remote) {
@@ -96,6 +138,8 @@ function status(services: HomeServices, io: CliIo, json: boolean): number {
   }
   const last = state.lastRun;
   const lines = [`The global memory syncs with ${shownRemote(remote)}.`];
+  const workspaces = now.workspaces.filter((w) => w.syncing);
+  if (workspaces.length > 0) lines.push(`The memory of ${workspaces.length === 1 ? 'workspace' : 'workspaces'} ${workspaces.map((w) => w.name).join(', ')} syncs too.`);
   lines.push(state.lastSyncedAt ? `Last synced: ${state.lastSyncedAt}.` : 'Not synced yet.');
   if (last && last.outcome !== 'synced') lines.push(`Last try (${last.at}): ${last.outcome}: ${last.error ?? ''}`.trimEnd());
   if (last) lines.push(`Last run: ${last.sent.length} sent, ${last.received.length} taken in, ${last.held.length} held, ${last.conflicts.length} changed on both sides; ${last.waiting} commit${last.waiting === 1 ? '' : 's'} waiting to go out.`);

@@ -7,6 +7,12 @@ export class UsageError extends CairnError {
   override readonly name = 'UsageError';
 }
 
+/** The help of the flags every memory command shares (session-flags.ts). */
+const SESSION_FLAGS_HELP = `  --cwd DIR        the checkout (default: the current directory)
+  --workspace ID   workspace id (default: derived from the checkout's path)
+  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
+`;
+
 export const MAIN_HELP = `cairn: the memory of your AI coding agents
 
 Usage: cairn [--home DIR] <command> [options]
@@ -101,10 +107,7 @@ Pins (or unpins) a memory file: pinned files come first in the hot set that agen
 start of every session. PATH is a memory path such as /memories/project/build.md.
 
 Options:
-  --cwd DIR        the checkout (default: the current directory)
-  --workspace ID   workspace id (default: derived from the checkout's path)
-  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
-`;
+${SESSION_FLAGS_HELP}`;
 
 export const STATS_HELP = `Usage: cairn stats [--json] [options]
 
@@ -113,10 +116,7 @@ Shows every memory file an agent in this checkout sees, with its pin, how often 
 
 Options:
   --json           print JSON instead of a table
-  --cwd DIR        the checkout (default: the current directory)
-  --workspace ID   workspace id (default: derived from the checkout's path)
-  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
-`;
+${SESSION_FLAGS_HELP}`;
 
 export const HISTORY_HELP = `Usage: cairn history [PATH] [options]
        cairn history show ID [--diff]
@@ -138,10 +138,7 @@ Options:
   --scope S        only the versions of one scope: global, project or workspace
   --json           print JSON instead of a table
   --limit N        at most N versions (default 50)
-  --cwd DIR        the checkout (default: the current directory)
-  --workspace ID   workspace id (default: derived from the checkout's path)
-  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
-`;
+${SESSION_FLAGS_HELP}`;
 
 export const HARVEST_HELP = `Usage: cairn harvest [--cwd DIR]                    harvest this checkout's sessions now
        cairn harvest --transcript FILE [options]       harvest one session
@@ -219,10 +216,7 @@ a new change of yours: it is in the history too, and can itself be restored over
 created again. \`cairn history PATH\` lists the versions and their ids.
 
 Options:
-  --cwd DIR        the checkout (default: the current directory)
-  --workspace ID   workspace id (default: derived from the checkout's path)
-  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
-`;
+${SESSION_FLAGS_HELP}`;
 
 export const UNDO_HELP = `Usage: cairn undo ID [options]
        cairn undo --last [options]
@@ -233,10 +227,7 @@ is still what that change left: otherwise it says which file was changed, delete
 since, and changes nothing. The undo is itself a change in the history, so it can be undone.
 
 Options:
-  --cwd DIR        the checkout (default: the current directory)
-  --workspace ID   workspace id (default: derived from the checkout's path)
-  --home DIR       Cairn's home (default: $CAIRN_HOME, else ~/.cairn)
-`;
+${SESSION_FLAGS_HELP}`;
 
 export const CONTEXT_HELP = `Usage: cairn context [options]
 
@@ -464,9 +455,11 @@ Exit status: 0 written, 1 the chosen scope is not available here (nothing writte
 `;
 
 export const SYNC_HELP = `Usage: cairn sync --remote URL [--scope global]   set up, and sync now
+       cairn sync --scope workspace               this checkout's workspace memory syncs too
        cairn sync                                 sync now
        cairn sync --status [--json]               where it stands
        cairn sync --off                           stop syncing
+       cairn sync --scope workspace --off         this workspace's memory no longer syncs
 
 Keeps your global memory in step across your machines through a git repository you own: a
 private repository on a forge, a bare repository over SSH, or a local path. Cairn runs your own
@@ -476,13 +469,16 @@ machine's side and puts the other in the inbox. What comes in passes the same ch
 agent's write: a flagged file (a secret, an instruction to agents, hidden text), and everything
 while the global scope is in review mode, waits in the inbox until you approve it. Every file
 taken in is a version in the history (by sync), undone like any other. Pins and usage stay on
-each machine.
+each machine. A workspace's memory syncs only once you turn it on, keyed by its repository (origin
+URL, else first commit), so clones of one repository on your machines share it.
 
 Options:
   --remote URL   the git repository to sync with (URL or path); saved in the settings
-  --scope S      what syncs: global (the default, and for now the only one)
+  --scope S      global (the default), or workspace: the workspace of --cwd (or --workspace ID)
   --status       the last sync: when, what went out and came in, what waits, errors
   --off          stop syncing; memory stays as it is
   --json         with --status: as JSON
+  --cwd DIR      with --scope workspace: a folder of the checkout (default: the current directory)
+  --workspace ID with --scope workspace: a registered workspace instead
   --home DIR     Cairn's home
 `;

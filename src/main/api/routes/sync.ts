@@ -1,4 +1,4 @@
-/** The sync routes: where sync stands, set it up, sync now, turn it off (the host's SyncControl). */
+/** The sync routes: where sync stands, set it up, sync now, turn it off, a workspace's switch (the host's SyncControl). */
 import { ORPCError } from '@orpc/server';
 import type { RouterContext, SyncControl } from '../context';
 import { os } from '../base';
@@ -13,4 +13,5 @@ export const sync = {
   setUp: os.sync.setUp.handler(({ input, context }) => syncOf(context).setUp(input.remote)),
   now: os.sync.now.handler(({ context }) => syncOf(context).now()),
   off: os.sync.off.handler(({ context }) => syncOf(context).off()),
+  setWorkspace: os.sync.setWorkspace.handler(({ input, context }) => syncOf(context).setWorkspace(input.id, input.on)),
 };
