@@ -42,38 +42,29 @@ export function remoteFailure(base: RemoteBase, err: unknown): string | null {
   return null;
 }
 
+/** Why the helper could not read a file, by its state (remote-helper.ts af_inspect), in the local envelope's words. */
+const STATE_WHY: Readonly<Record<string, (base: RemoteBase, s: CheckoutFileState) => string>> = {
+  file: () => WHY.over,
+  outside: (base) => WHY.outside(base),
+  git: () => WHY.git,
+  dir: () => WHY.folder,
+  special: () => WHY.special,
+  links: () => WHY.links,
+  large: (_, s) => WHY.large(s.size),
+  over: () => WHY.over,
+  loop: () => WHY.loop,
+  moved: () => WHY.moved,
+  utf8: () => WHY.utf8,
+  nul: () => WHY.nul,
+};
+
 /** The words for a state the helper answered (remote-helper.ts af_inspect), as the local envelope says them. */
 export function inspectedOf(base: RemoteBase, s: CheckoutFileState): Inspected {
-  switch (s.state) {
-    case 'file':
-      return s.data && s.data.byteLength <= MAX_AGENT_FILE_BYTES ? textOf(s.data, s.size, s.mtimeMs, s.mode, null, s.linkTo) : unreadableBecause(s.size, s.mtimeMs, WHY.over, 0, s.linkTo);
-    case 'outside':
-      return unreadableBecause(0, s.mtimeMs, WHY.outside(base), 0, s.linkTo);
-    case 'git':
-      return unreadableBecause(0, s.mtimeMs, WHY.git, 0, s.linkTo);
-    case 'dir':
-      return unreadableBecause(0, s.mtimeMs, WHY.folder, 0, s.linkTo);
-    case 'special':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.special, 0, s.linkTo);
-    case 'links':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.links, 0, s.linkTo);
-    case 'large':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.large(s.size), 0, s.linkTo);
-    case 'over':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.over, 0, s.linkTo);
-    case 'loop':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.loop, 0, s.linkTo);
-    case 'moved':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.moved, 0, s.linkTo);
-    case 'utf8':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.utf8, 0, s.linkTo);
-    case 'nul':
-      return unreadableBecause(s.size, s.mtimeMs, WHY.nul, 0, s.linkTo);
-    default: {
-      const code = /^open:(E[A-Z0-9]{1,15})$/.exec(s.state)?.[1];
-      return unreadableBecause(s.size, s.mtimeMs, WHY.open(code ?? 'error'), 0, s.linkTo);
-    }
-  }
+  if (s.state === 'file' && s.data && s.data.byteLength <= MAX_AGENT_FILE_BYTES) return textOf(s.data, s.size, s.mtimeMs, s.mode, null, s.linkTo);
+  // What lies outside, in .git or is a folder was never opened: no size is said for it.
+  const size = s.state === 'outside' || s.state === 'git' || s.state === 'dir' ? 0 : s.size;
+  const why = Object.hasOwn(STATE_WHY, s.state) ? STATE_WHY[s.state]!(base, s) : WHY.open(/^open:(E[A-Z0-9]{1,15})$/.exec(s.state)?.[1] ?? 'error');
+  return unreadableBecause(size, s.mtimeMs, why, 0, s.linkTo);
 }
 
 /** What is at `rel` in the remote checkout (null: nothing), in one request. */

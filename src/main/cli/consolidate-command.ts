@@ -9,7 +9,6 @@
  *   cairn consolidate discard ID                        discard (only the record stays)
  * The work is Consolidations' (consolidation/consolidations.ts), shared with the app's API; this module parses flags and prints.
  */
-import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { costText } from '../../common/api/harvest-status-text';
 import { CONSOLIDATION_EXTRACTORS } from '../../common/api/settings';
@@ -21,30 +20,23 @@ import type { HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
 import { consolidationExtractorFor } from '../consolidation/consolidation-backends';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
-import { minuteOf, writeTable } from './table';
+import { minuteOf, writeTable, writeJson } from './table';
 import { refusing, type CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { CONSOLIDATION_HELP, UsageError } from './usage';
 
 export async function consolidateCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      ...SESSION_OPTIONS,
-      scope: { type: 'string' },
-      days: { type: 'string' },
-      extractor: { type: 'string' },
-      json: { type: 'boolean' },
-      diff: { type: 'boolean' },
-      only: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const parsed = commandArgs(args, io, CONSOLIDATION_HELP, {
+    ...SESSION_OPTIONS,
+    scope: { type: 'string' },
+    days: { type: 'string' },
+    extractor: { type: 'string' },
+    json: { type: 'boolean' },
+    diff: { type: 'boolean' },
+    only: { type: 'string', multiple: true },
   });
-  if (values.help) {
-    io.stdout.write(CONSOLIDATION_HELP);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const [verb, id, ...rest] = positionals;
   const json = values.json === true;
   const needsId = (what: string): string => {
@@ -109,10 +101,7 @@ export async function consolidateCommand(args: string[], io: CliIo): Promise<num
       if (id !== undefined) throw new UsageError('cairn consolidate list takes no argument');
       return run(async ({ consolidations }, session) => {
         const all = consolidations.list(session);
-        if (json) {
-          io.stdout.write(`${JSON.stringify({ proposals: all }, null, 2)}\n`);
-          return 0;
-        }
+        if (json) return writeJson(io, { proposals: all });
         writeTable(io, [['ID', 'CREATED (UTC)', 'STATE', 'SUMMARY', 'SCOPE'], ...all.map((p) => [p.id, minuteOf(p.createdAt), p.state, consolidationSummary(p.changes), formatMemoryPath(p.scope)])]);
         if (all.length === 0) io.stdout.write('(no proposals: run cairn consolidate)\n');
         return 0;
@@ -122,10 +111,7 @@ export async function consolidateCommand(args: string[], io: CliIo): Promise<num
       noMore('show');
       return run(async ({ consolidations, service }, session) => {
         const p = consolidations.get(pid, session);
-        if (json) {
-          io.stdout.write(`${JSON.stringify(p, null, 2)}\n`);
-          return 0;
-        }
+        if (json) return writeJson(io, p);
         writeProposal(io, p);
         io.stdout.write('\nUsage of each file (when proposed):\n');
         for (const c of p.changes) for (const f of c.files) io.stdout.write(`  ${f.path}  ${usageText(f.usage)}\n`);
@@ -164,10 +150,7 @@ export async function consolidateCommand(args: string[], io: CliIo): Promise<num
       return run(async ({ consolidations }, session) => {
         const p = await consolidations.apply(pid, session, only.length > 0 ? { only } : {});
         const r = p.result!;
-        if (json) {
-          io.stdout.write(`${JSON.stringify(p, null, 2)}\n`);
-          return 0;
-        }
+        if (json) return writeJson(io, p);
         const chosen = r.applied.length + r.skipped.length;
         io.stdout.write(
           r.applied.length === 0

@@ -15,13 +15,13 @@
  * to the person, and exit status 2 would even block the prompt.
  */
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { AgentRef } from '../../common/activity/agents';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { askContextHost, type ContextRequest } from '../context/context-socket';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
 import { CONTEXT_HOOK_LOG, logHookError } from '../context/hook-log';
 import { assertOwnHome, ForeignHomeError } from '../runtime/local/ownership';
+import { commandArgs } from './command-args';
 import { readInput, writeOutput } from './read-all';
 import type { CliIo } from './tool-command';
 import { CONTEXT_HELP, UsageError } from './usage';
@@ -48,7 +48,6 @@ const OPTIONS = {
   format: { type: 'string' },
   agent: { type: 'string' },
   'agent-session': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 
@@ -104,11 +103,9 @@ function homeForLog(args: readonly string[]): string {
 }
 
 async function context(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args, strict: true, options: OPTIONS });
-  if (values.help) {
-    io.stdout.write(CONTEXT_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, CONTEXT_HELP, OPTIONS, false);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const format = values.format ?? 'text';
   if (!['text', 'json', ...HOOK_FORMATS].includes(format)) throw new UsageError('--format must be one of text, json, claude-hook, copilot-hook');
   const asHook = HOOK_FORMATS.includes(format);

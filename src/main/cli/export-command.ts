@@ -6,25 +6,18 @@
  * Exit 0 written, 1 the chosen scope is not available (nothing written), 2 usage error (also when
  * stdout is a terminal: a tar is not for reading there).
  */
-import { parseArgs } from 'node:util';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { exportMemory } from '../import/memory-tar';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
 import type { CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { EXPORT_HELP, UsageError } from './usage';
 
 export async function exportCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: { ...SESSION_OPTIONS, scope: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    io.stdout.write(EXPORT_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, EXPORT_HELP, { ...SESSION_OPTIONS, scope: { type: 'string' } });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError('cairn export takes no argument; redirect its output to a file: cairn export > memory.tar');
   if (values.scope !== undefined && !(SCOPES as readonly string[]).includes(values.scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}`);
   if (values.cwd !== undefined && values.workspace !== undefined) throw new UsageError('give --cwd or --workspace, not both');

@@ -9,7 +9,6 @@
 import { inboxFullText } from '../../common/api/inbox-text';
 import { MAX_INBOX_PENDING } from '../../common/memory/constants';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Candidate } from '../inbox/candidate';
 import { REJECTION_REASONS } from '../harvest/checks';
 import { HarvestJobs, harvestStatus } from '../harvest/harvest-jobs';
@@ -23,32 +22,26 @@ import { findGitRoot } from '../workspaces/identity';
 import { startWorker } from './harvest-hook';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import type { CliIo } from './tool-command';
+import { commandArgs } from './command-args';
+import { writeJson } from './table';
 import { HARVEST_HELP, UsageError } from './usage';
 
 
 export async function harvestCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      ...SESSION_OPTIONS,
-      transcript: { type: 'string' },
-      extractor: { type: 'string' },
-      'dry-run': { type: 'boolean' },
-      json: { type: 'boolean' },
-      enable: { type: 'boolean' },
-      disable: { type: 'boolean' },
-      status: { type: 'boolean' },
-      work: { type: 'boolean' },
-      retry: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const parsed = commandArgs(args, io, HARVEST_HELP, {
+    ...SESSION_OPTIONS,
+    transcript: { type: 'string' },
+    extractor: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+    enable: { type: 'boolean' },
+    disable: { type: 'boolean' },
+    status: { type: 'boolean' },
+    work: { type: 'boolean' },
+    retry: { type: 'boolean' },
   });
-  if (values.help) {
-    io.stdout.write(HARVEST_HELP);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError('cairn harvest takes no positional argument');
   const switches = [values.enable, values.disable, values.status, values.work, values.retry].filter(Boolean).length;
   if (switches > 1) throw new UsageError('give one of --enable, --disable, --status, --retry, --work');
@@ -78,10 +71,7 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
       if (values.disable) on.delete(workspaceId);
       if (values.enable || values.disable) await services.registry.setSettings({ harvestWorkspaces: [...on].sort() });
       const status = harvestStatus(jobs, workspaceId, on.has(workspaceId));
-      if (values.json) {
-        io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
-        return 0;
-      }
+      if (values.json) return writeJson(io, status);
       io.stdout.write(
         on.has(workspaceId)
           ? `Harvest is on for workspace ${workspaceId}: the agents' hooks (cairn setup claude) propose memories from its sessions to the inbox.\n`
@@ -117,10 +107,7 @@ async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined
     const failure = harvestFailureText(status);
     // A session that could not be harvested fails the command, as a script or a person expects.
     const exit = failure ? 1 : 0;
-    if (values.json) {
-      io.stdout.write(`${JSON.stringify({ sessions: files.length, proposed: added, busy: outcome?.status === 'busy', status }, null, 2)}\n`);
-      return exit;
-    }
+    if (values.json) return writeJson(io, { sessions: files.length, proposed: added, busy: outcome?.status === 'busy', status }, exit);
     if (files.length === 0) {
       io.stdout.write('No session of Claude Code, Codex, Gemini CLI or Copilot CLI was found for this checkout on this machine.\n');
       return 0;
@@ -164,10 +151,7 @@ async function harvestTranscriptCommand(values: { transcript: string; extractor?
     if (!values['dry-run'] && run.workspaceId !== null && (summary.status === 'harvested' || summary.status === 'nothing-new')) {
       new HarvestJobs(services.home).recordRun(run.workspaceId, { at: new Date().toISOString(), ...runOutcome(transcript, summary) });
     }
-    if (values.json) {
-      io.stdout.write(`${JSON.stringify({ agent: transcript.agent, sessionId: transcript.sessionId, skippedLines: transcript.skipped, ...summary }, null, 2)}\n`);
-      return 0;
-    }
+    if (values.json) return writeJson(io, { agent: transcript.agent, sessionId: transcript.sessionId, skippedLines: transcript.skipped, ...summary });
     const who = `${{ claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI', gemini: 'Gemini CLI' }[transcript.agent] ?? transcript.agent} session ${transcript.sessionId}`;
     if (summary.status === 'busy') {
       io.stdout.write(`${who} is being harvested by another run (or by one that stopped less than a minute ago); nothing was done. Try again in a minute.\n`);

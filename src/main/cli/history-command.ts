@@ -9,7 +9,6 @@
  * The history itself is VersionHistory's (memory/version-history.ts), shared with the app's API;
  * this module parses flags and prints.
  */
-import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
@@ -17,29 +16,22 @@ import { reopenUndone } from '../inbox/inbox-review';
 import type { VersionRow } from '../memory/version-history';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
-import { minuteOf, writeTable } from './table';
+import { minuteOf, writeTable, writeJson } from './table';
 import { refusing, type CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { HISTORY_HELP, RESTORE_HELP, UNDO_HELP, UsageError } from './usage';
 
 export async function historyCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      ...SESSION_OPTIONS,
-      json: { type: 'boolean' },
-      limit: { type: 'string' },
-      scope: { type: 'string' },
-      diff: { type: 'boolean' },
-      deleted: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const parsed = commandArgs(args, io, HISTORY_HELP, {
+    ...SESSION_OPTIONS,
+    json: { type: 'boolean' },
+    limit: { type: 'string' },
+    scope: { type: 'string' },
+    diff: { type: 'boolean' },
+    deleted: { type: 'boolean' },
   });
-  if (values.help) {
-    io.stdout.write(HISTORY_HELP);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const [first, second, ...extra] = positionals;
   if (first === 'show') {
     if (second === undefined || extra.length > 0) throw new UsageError('cairn history show takes one version id');
@@ -63,19 +55,13 @@ export async function historyCommand(args: string[], io: CliIo): Promise<number>
       const session = await sessionFromFlags(services, values);
       if (values.deleted) {
         const gone = services.versions.deleted(session, options);
-        if (values.json) {
-          io.stdout.write(`${JSON.stringify({ deleted: gone }, null, 2)}\n`);
-          return 0;
-        }
+        if (values.json) return writeJson(io, { deleted: gone });
         writeTable(io, [['ID', 'DELETED (UTC)', 'WHO', 'PATH'], ...gone.map((v) => [v.id, minuteOf(v.at), v.actor, v.path])]);
         io.stdout.write(gone.length === 0 ? '(nothing deleted recently)\n' : '(bring one back with: cairn restore PATH --to ID)\n');
         return 0;
       }
       const { versions, incompleteSince } = services.versions.list(session, options);
-      if (values.json) {
-        io.stdout.write(`${JSON.stringify({ versions, incompleteSince }, null, 2)}\n`);
-        return 0;
-      }
+      if (values.json) return writeJson(io, { versions, incompleteSince });
       writeTable(io, [
         ['ID', 'WHEN (UTC)', 'WHO', 'CAUSE', 'CHANGE', 'PATH'],
         ...versions.map((v) => [v.id, minuteOf(v.at), v.actor, v.cause, `${v.op} ${lineCounts(v)}`.trim(), placeOf(v)]),
@@ -119,11 +105,9 @@ async function show(services: HomeServices, id: string, diff: boolean, flags: Pa
  * holds now; a deleted file is created again (VersionHistory.restore).
  */
 export async function restoreCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { ...SESSION_OPTIONS, to: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    io.stdout.write(RESTORE_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, RESTORE_HELP, { ...SESSION_OPTIONS, to: { type: 'string' } });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1 || values.to === undefined) throw new UsageError('cairn restore takes one path and --to ID (see cairn history)');
   const target = positionals[0]!;
   const id = values.to;
@@ -143,11 +127,9 @@ export async function restoreCommand(args: string[], io: CliIo): Promise<number>
  * what it left; otherwise it says what conflicts and changes nothing (VersionHistory.undo).
  */
 export async function undoCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { ...SESSION_OPTIONS, last: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    io.stdout.write(UNDO_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, UNDO_HELP, { ...SESSION_OPTIONS, last: { type: 'boolean' } });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if ((positionals.length === 1) === (values.last === true) || positionals.length > 1) throw new UsageError('cairn undo takes one version id, or --last');
   return withHome(values, (services) =>
     refusing(io, async () => {

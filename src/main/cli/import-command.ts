@@ -10,7 +10,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { claudeProjectDirName } from '../harvest/claude-transcript';
@@ -26,6 +25,7 @@ import { openRegular } from '../outside/outside-file';
 import { findGitRoot } from '../workspaces/identity';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { refusing, type CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { IMPORT_HELP, UsageError } from './usage';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -44,16 +44,9 @@ interface Flags extends SessionFlags {
 }
 
 export async function importCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: { ...SESSION_OPTIONS, from: { type: 'string' }, scope: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    io.stdout.write(IMPORT_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, IMPORT_HELP, { ...SESSION_OPTIONS, from: { type: 'string' }, scope: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const formats = ['cairn', ...IMPORT_FORMATS];
   if (values.from === undefined) throw new UsageError(`say what to import with --from (${formats.join(', ')})`);
   if (!formats.includes(values.from)) throw new UsageError(`--from takes one of ${formats.join(', ')}; got ${JSON.stringify(values.from)}`);

@@ -23,10 +23,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { injectionFor } from '../../common/context/injection';
 import { AgentsSeen } from '../activity/agents-seen';
 import { MODES, SCOPES, type Mode } from '../../common/memory/constants';
+import { heldPaths } from '../memory/held-outside-edits';
 import { ContextBuilder } from '../context/context-builder';
 import { ContextFactsCache } from '../context/context-facts-cache';
 import type { MemorySession } from '../memory/session';
@@ -41,6 +41,7 @@ import { assertOwnHome } from '../runtime/local/ownership';
 import { readConfigFile, readInjection } from '../context/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import type { CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { MCP_HELP, UsageError } from './usage';
 
 /** What was answered before the server loaded: the request, the line sent, and what it was computed for. */
@@ -52,15 +53,9 @@ interface EarlyAnswer {
 }
 
 export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { cwd: { type: 'string' }, workspace: { type: 'string' }, mode: { type: 'string' }, home: { type: 'string' }, 'session-context': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    io.stdout.write(MCP_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, MCP_HELP, { cwd: { type: 'string' }, workspace: { type: 'string' }, mode: { type: 'string' }, home: { type: 'string' }, 'session-context': { type: 'string' } }, false);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const mode = (values.mode ?? 'exec') as Mode;
   if (!MODES.includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}`);
   const setting = (values['session-context'] ?? 'on') as SessionContextSetting;
@@ -102,7 +97,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     const proposals = proposalHost(services.registry, services.inbox, cwd);
     // The home's facts cache: the instructions' index then reads only the files changed since any
     // process last looked (context/context-facts-cache.ts).
-    const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home) });
+    const builder = new ContextBuilder(services.usage, { factsCache: new ContextFactsCache(services.home), held: (s) => heldPaths(services.home, s) });
     // Without an early answer, the instructions are computed here, within the workspace's injection
     // settings as the registry gives them (as the HTTP endpoint's are).
     const context = early ? early.context : await sessionContext(builder, session, mode, { injection: injectionFor(services.registry.settings(), session.workspaceId), inInstructions });
@@ -141,7 +136,7 @@ async function answerEarly(request: InitializeRequest, home: string, cwd: string
     // through the home's own LocalRuntime (host/home-services.ts). A LocalRuntime keeps nothing
     // about the disk between calls, so this one sees what that one does.
     const session = await expectedSession(home, cwd, new LocalRuntime());
-    const builder = new ContextBuilder(new UsageStore(home), { factsCache: new ContextFactsCache(home) });
+    const builder = new ContextBuilder(new UsageStore(home), { factsCache: new ContextFactsCache(home), held: (s) => heldPaths(home, s) });
     // The hot set within the workspace's injection settings, read without zod.
     const context = await sessionContext(builder, session, mode, { injection: readInjection(home, session.workspaceId), inInstructions });
     const line = initializeAnswerLine(request, context.instructions);

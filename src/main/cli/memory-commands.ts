@@ -3,21 +3,19 @@
  * home's services (src/main/host) for the one command and closes them after. (`cairn context`,
  * which hooks run on every prompt, is ./context-command.ts: it must load much less.)
  */
-import { parseArgs } from 'node:util';
 import { cappedScopeNote } from '../../common/context/render';
 import { formatMemoryPath } from '../../common/memory/paths';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { minuteOf, writeTable } from './table';
 import { refusing, type CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { PIN_HELP, STATS_HELP, UsageError } from './usage';
 
 export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { ...SESSION_OPTIONS, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    io.stdout.write(PIN_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, PIN_HELP, SESSION_OPTIONS);
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError(`give one memory path, e.g. cairn ${pinned ? 'pin' : 'unpin'} /memories/project/build.md`);
   return withHome(values, async (services) => {
     const session = await sessionFromFlags(services, values);
@@ -29,11 +27,9 @@ export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Pr
 }
 
 export async function statsCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args, strict: true, options: { ...SESSION_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    io.stdout.write(STATS_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, STATS_HELP, { ...SESSION_OPTIONS, json: { type: 'boolean' } }, false);
+  if (!parsed) return 0;
+  const { values } = parsed;
   return withHome(values, (services) => stats(services, values, io));
 }
 

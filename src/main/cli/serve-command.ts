@@ -12,7 +12,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { isLoopback } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
 import { loadOrCreateWebToken, rotateWebToken } from '../mcp/mcp-token';
@@ -21,6 +20,7 @@ import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { assertOwnHome } from '../runtime/local/ownership';
 import { processRuns } from '../runtime/local/process-alive';
 import type { CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { SERVE_HELP, UsageError } from './usage';
 
 const DEFAULT_PORT = 4873;
@@ -53,15 +53,9 @@ export function runningServer(home: string): { url: string; port: number; token:
 }
 
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { port: { type: 'string' }, host: { type: 'string' }, home: { type: 'string' }, 'rotate-token': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    io.stdout.write(SERVE_HELP);
-    return 0;
-  }
+  const parsed = commandArgs(args, io, SERVE_HELP, { port: { type: 'string' }, host: { type: 'string' }, home: { type: 'string' }, 'rotate-token': { type: 'boolean' } }, false);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a number from 0 to 65535');
   const host = values.host ?? '127.0.0.1';

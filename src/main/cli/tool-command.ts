@@ -5,7 +5,6 @@
  */
 import { readAll } from './read-all';
 import * as readline from 'node:readline';
-import { parseArgs } from 'node:util';
 import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/constants';
 import { errorText, MemoryToolError } from '../../common/memory/errors';
 import { AgentsSeen } from '../activity/agents-seen';
@@ -13,6 +12,7 @@ import { openHome } from '../host/home-services';
 import type { MemoryService } from '../memory/memory-service';
 import type { ExecuteOptions, MemorySession } from '../memory/session';
 import { AGENT_OPTIONS, agentFromFlags, homeFromFlags, reportSettingsProblems, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
+import { commandArgs } from './command-args';
 import { TOOL_HELP, UsageError } from './usage';
 
 export interface CliIo {
@@ -50,23 +50,15 @@ export async function refusing(io: CliIo, run: () => Promise<number>): Promise<n
 }
 
 export async function toolCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      ...SESSION_OPTIONS,
-      ...AGENT_OPTIONS,
-      mode: { type: 'string' },
-      actor: { type: 'string' },
-      jsonl: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const parsed = commandArgs(args, io, TOOL_HELP, {
+    ...SESSION_OPTIONS,
+    ...AGENT_OPTIONS,
+    mode: { type: 'string' },
+    actor: { type: 'string' },
+    jsonl: { type: 'boolean' },
   });
-  if (values.help) {
-    io.stdout.write(TOOL_HELP);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const mode: Mode = oneOf(values.mode, MODES, 'mode', 'exec');
   // `user` is the person's older name, still accepted.
   const actor: Actor = oneOf(values.actor === 'user' ? 'person' : values.actor, ACTORS.filter((a) => a !== 'external' && a !== 'sync'), 'actor', 'agent');

@@ -5,7 +5,6 @@
  */
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import { parseArgs } from 'node:util';
 import { scanHostKey } from '../runtime/ssh/ssh-connection';
 import { parseSshLocation, formatHostSpec } from '../runtime/ssh/ssh-target';
 import { openHome } from '../host/home-services';
@@ -13,6 +12,7 @@ import { resolveHome } from '../workspaces/home-dir';
 import { RegistryError, workspaceInfo } from '../workspaces/registry';
 import { reportSettingsProblems } from './session-flags';
 import type { CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { UsageError, WORKSPACE_HELP } from './usage';
 
 async function ask(io: CliIo, question: string): Promise<boolean> {
@@ -27,27 +27,23 @@ async function ask(io: CliIo, question: string): Promise<boolean> {
 }
 
 export async function workspaceCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      home: { type: 'string' },
-      name: { type: 'string' },
-      path: { type: 'string' },
-      ssh: { type: 'string' },
-      identity: { type: 'string' },
-      'known-hosts': { type: 'string' },
-      id: { type: 'string' },
-      json: { type: 'boolean' },
-      yes: { type: 'boolean', short: 'y' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const parsed = commandArgs(args, io, WORKSPACE_HELP, {
+    home: { type: 'string' },
+    name: { type: 'string' },
+    path: { type: 'string' },
+    ssh: { type: 'string' },
+    identity: { type: 'string' },
+    'known-hosts': { type: 'string' },
+    id: { type: 'string' },
+    json: { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' },
   });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const [sub, ...rest] = positionals;
-  if (values.help || sub === undefined) {
-    (values.help ? io.stdout : io.stderr).write(WORKSPACE_HELP);
-    return values.help ? 0 : 2;
+  if (sub === undefined) {
+    io.stderr.write(WORKSPACE_HELP);
+    return 2;
   }
   const services = openHome(resolveHome(values.home));
   const { registry } = services;

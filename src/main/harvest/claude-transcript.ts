@@ -53,12 +53,10 @@
  * - Linear in the input: one JSON.parse per line, no repeated concatenation of the whole text.
  */
 
-import { realpath, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { jsonlObjects } from './jsonl-lines';
 import type { MessageKind, MessageRole, Transcript, TranscriptMessage } from './transcript';
-import { missingOrThrow } from './unreadable-sessions';
 
 export interface ReadClaudeTranscriptOptions {
   /** The session's id (the file's name without `.jsonl`); otherwise taken from the lines. */
@@ -503,52 +501,13 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, home: stri
  * that is not an ASCII letter or digit becomes '-' (so '/', '.', '_', ' ', ':' and '\' all do:
  * /home/dev/projects/widgets -> -home-dev-projects-widgets, C:\src\app -> C--src-app). Past 200
  * characters the name is cut and a hash of the path appended; the CLI under Bun hashes with
- * Bun.hash and under Node with djb2, so this returns the djb2 form and findClaudeTranscript
+ * Bun.hash and under Node with djb2, so this returns the djb2 form and session-files.ts
  * matches long names by their prefix instead.
  */
 export function claudeProjectDirName(cwd: string): string {
   const sanitized = cwd.replace(/[^a-zA-Z0-9]/g, '-');
   if (sanitized.length <= CLAUDE_PROJECT_DIR_MAX) return sanitized;
   return `${sanitized.slice(0, CLAUDE_PROJECT_DIR_MAX)}-${Math.abs(djb2(cwd)).toString(36)}`;
-}
-
-/** Where Claude Code writes a session's transcript (for a cwd of at most 200 characters, exactly). */
-export function claudeTranscriptPath(cwd: string, sessionId: string, configDir: string = claudeConfigDir()): string {
-  return path.join(configDir, 'projects', claudeProjectDirName(cwd), `${checkedSessionId(sessionId)}.jsonl`);
-}
-
-/**
- * The transcript of a session that ran in `cwd`, or null when there is none (or it is empty); a
- * folder Cairn cannot read throws UnreadableSessionsError rather than say none. The cwd is tried
- * as given and as its real path in NFC, the form Claude Code keys the directory by.
- */
-export async function findClaudeTranscript(cwd: string, sessionId: string, configDir: string = claudeConfigDir()): Promise<string | null> {
-  const file = `${checkedSessionId(sessionId)}.jsonl`;
-  const projects = path.join(configDir, 'projects');
-  const candidates = [cwd];
-  const real = await realpath(cwd).then((p) => p.normalize('NFC'), () => cwd.normalize('NFC'));
-  if (real !== cwd) candidates.push(real);
-  for (const dir of candidates) {
-    const name = claudeProjectDirName(dir);
-    const names = [name];
-    if (name.length > CLAUDE_PROJECT_DIR_MAX) {
-      const prefix = `${name.slice(0, CLAUDE_PROJECT_DIR_MAX)}-`;
-      const listed = await readdir(projects).catch((err: unknown) => (missingOrThrow(err, 'claude'), [] as string[]));
-      for (const entry of listed) if (entry !== name && entry.startsWith(prefix)) names.push(entry);
-    }
-    for (const candidate of names) {
-      const full = path.join(projects, candidate, file);
-      const info = await stat(full).catch((err: unknown) => (missingOrThrow(err, 'claude'), null));
-      if (info?.isFile() && info.size > 0) return full;
-    }
-  }
-  return null;
-}
-
-function checkedSessionId(sessionId: string): string {
-  // A session id names a file; nothing in it may climb out of the project directory.
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(sessionId)) throw new Error(`not a session id: ${JSON.stringify(sessionId.slice(0, 80))}`);
-  return sessionId;
 }
 
 function djb2(text: string): number {

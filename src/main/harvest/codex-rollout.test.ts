@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codexHome, listCodexRollouts, readCodexRollout } from './codex-rollout';
+import { codexHome, readCodexRollout } from './codex-rollout';
 import { readTranscriptFile } from './read-transcript';
 import type { Transcript, TranscriptMessage } from './transcript';
 
@@ -382,31 +382,6 @@ describe('rollout files under CODEX_HOME', () => {
     expect(codexHome({ CODEX_HOME: home })).toBe(home);
     expect(codexHome({})).toBe(path.join(os.homedir(), '.codex'));
     expect(codexHome({ CODEX_HOME: '  ' })).toBe(path.join(os.homedir(), '.codex'));
-  });
-
-  it('lists sessions/YYYY/MM/DD/rollout-*.jsonl and the first versions’ flat files, oldest first, nothing else', () => {
-    const a = put(`sessions/2025/10/14/${PLAIN}`);
-    const b = put(`sessions/2025/11/20/${COMPACTED}`);
-    const flat = put(`sessions/${LEGACY}`);
-    put('sessions/2025/10/14/notes.txt');
-    put('sessions/2025/10/14/rollout-2025-10-14.json');
-    put(`sessions/tmp/10/14/${INJECTED}`);
-    put(`archived_sessions/${INJECTED}`);
-    const listed = listCodexRollouts({ codexHome: home });
-    expect(listed.map((f) => f.path)).toEqual([flat, a, b]);
-    expect(listed[1]).toMatchObject({
-      sessionId: '0199d5e2-7a41-7c30-9e1b-5f6a7b8c9d01',
-      startedAt: '2025-10-14T11:12:03',
-      size: Buffer.byteLength(fixture(PLAIN)),
-    });
-    expect(listCodexRollouts({ codexHome: path.join(home, 'missing') })).toEqual([]);
-  });
-
-  it('can leave out files not written since a time', () => {
-    const old = Date.parse('2025-10-14T12:00:00Z');
-    put(`sessions/2025/10/14/${PLAIN}`, fixture(PLAIN), old);
-    const recent = put(`sessions/2025/11/20/${COMPACTED}`, fixture(COMPACTED), old + 3_600_000);
-    expect(listCodexRollouts({ codexHome: home, modifiedSince: old + 1000 }).map((f) => f.path)).toEqual([recent]);
   });
 
   it('reads a file, falling back on the uuid of its name when the meta line is missing', async () => {

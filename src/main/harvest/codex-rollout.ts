@@ -50,12 +50,10 @@
  * - Linear: one JSON.parse and one digest a line (a 10 MB rollout reads in well under a second).
  */
 import * as crypto from 'node:crypto';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isObject, jsonlObjects, type Json, type JsonObject } from './jsonl-lines';
+import { clipMiddle, isObject, jsonlObjects, stringOrNull, type Json, type JsonObject } from './jsonl-lines';
 import type { MessageKind, MessageRole, Transcript, TranscriptMessage } from './transcript';
-import { missingOrThrow } from './unreadable-sessions';
 
 export interface CodexRolloutOptions {
   /**
@@ -118,22 +116,12 @@ const IGNORED_RESPONSE_ITEMS = new Set(['reasoning', 'ghost_snapshot', 'compacti
 /** Line kinds of newer versions that carry no conversation for a harvest. */
 const IGNORED_LINE_KINDS = new Set(['world_state', 'inter_agent_communication', 'inter_agent_communication_metadata']);
 
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
 /** JSON with object keys sorted: the same text for the same content, whoever serialized it. */
 function canonical(value: Json): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   const keys = Object.keys(value).sort();
   return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(value[key] as Json)}`).join(',')}}`;
-}
-
-/** Keeps the head and the tail of a long text (errors and summaries sit at the end of output). */
-function clip(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const head = Math.floor(limit * 0.7);
-  const tail = limit - head;
-  return `${text.slice(0, head)}\n… [${text.length - limit} characters left out] …\n${text.slice(text.length - tail)}`;
 }
 
 /** A command line as the person would type it: `bash -lc "<script>"` is the script. */
@@ -183,20 +171,20 @@ function renderOutput(output: Json | undefined): string {
   }
   if (Array.isArray(output)) {
     return output
-      .map((item) => (isObject(item) ? (str(item.text) ?? (item.type === 'input_image' ? '[image]' : '')) : ''))
+      .map((item) => (isObject(item) ? (stringOrNull(item.text) ?? (item.type === 'input_image' ? '[image]' : '')) : ''))
       .filter((text) => text !== '')
       .join('\n');
   }
-  if (isObject(output)) return str(output.content) ?? canonical(output);
+  if (isObject(output)) return stringOrNull(output.content) ?? canonical(output);
   return '';
 }
 
 /** The text the person typed, when `event` is Codex's record of a person's input; else null. */
 function typed(event: JsonObject): string | null {
-  if (event.type === 'user_message') return str(event.message);
+  if (event.type === 'user_message') return stringOrNull(event.message);
   if (event.type !== 'item_completed' || !isObject(event.item) || event.item.type !== 'UserMessage' || !Array.isArray(event.item.content)) return null;
   return event.item.content
-    .map((part) => (isObject(part) && part.type === 'text' ? (str(part.text) ?? '') : ''))
+    .map((part) => (isObject(part) && part.type === 'text' ? (stringOrNull(part.text) ?? '') : ''))
     .join('');
 }
 
@@ -256,10 +244,10 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
   const sessionMeta = (meta: JsonObject): Outcome => {
     // A forked session carries its parent's history, session meta included: the first is this session's.
     if (sessionId !== null) return { skip: 'session_meta:repeated' };
-    const id = str(meta.id) ?? str(meta.session_id);
+    const id = stringOrNull(meta.id) ?? stringOrNull(meta.session_id);
     if (id === null) return { skip: 'invalid:session_meta' };
     sessionId = id;
-    metaCwd = str(meta.cwd);
+    metaCwd = stringOrNull(meta.cwd);
     subagent = isObject(meta.source) && 'subagent' in meta.source;
     return TAKEN;
   };
@@ -273,7 +261,7 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
     for (const part of content) {
       if (!isObject(part)) continue;
       if (part.type === 'input_image') parts.push('[image]');
-      const partText = str(part.text);
+      const partText = stringOrNull(part.text);
       if (partText === null) continue;
       if (isInjected(partText)) injected = true;
       parts.push(partText);
@@ -290,33 +278,33 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
   };
 
   const responseItem = (item: JsonObject): Outcome => {
-    const type = str(item.type);
+    const type = stringOrNull(item.type);
     if (type === null) return { skip: 'invalid:response_item' };
     const tool = (role: MessageRole, kind: MessageKind, body: string): Outcome => ({
-      message: { role, kind, text: clip(body, toolLimit), fromPerson: false },
+      message: { role, kind, text: clipMiddle(body, toolLimit), fromPerson: false },
     });
     switch (type) {
       case 'message': {
-        const role = str(item.role);
+        const role = stringOrNull(item.role);
         if (!Array.isArray(item.content) || role === null) return { skip: 'invalid:response_item' };
         if (role === 'user') return userMessage(item.content);
         if (role !== 'assistant') return { skip: `response_item:message:${role}` };
         const body = item.content
-          .map((part) => (isObject(part) ? (str(part.text) ?? '') : ''))
+          .map((part) => (isObject(part) ? (stringOrNull(part.text) ?? '') : ''))
           .filter((part) => part !== '')
           .join('\n');
         if (body.trim() === '') return { skip: 'empty:message' };
         return { message: { role: 'assistant', kind: 'text', text: body, fromPerson: false } };
       }
       case 'function_call': {
-        const name = str(item.name);
+        const name = stringOrNull(item.name);
         if (name === null) return { skip: 'invalid:response_item' };
-        return tool('assistant', 'tool_call', renderFunctionCall(name, str(item.arguments) ?? ''));
+        return tool('assistant', 'tool_call', renderFunctionCall(name, stringOrNull(item.arguments) ?? ''));
       }
       case 'custom_tool_call': {
-        const name = str(item.name);
+        const name = stringOrNull(item.name);
         if (name === null) return { skip: 'invalid:response_item' };
-        return tool('assistant', 'tool_call', `${name}: ${str(item.input) ?? ''}`);
+        return tool('assistant', 'tool_call', `${name}: ${stringOrNull(item.input) ?? ''}`);
       }
       case 'local_shell_call': {
         const action = isObject(item.action) ? item.action : null;
@@ -325,7 +313,7 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
       }
       case 'web_search_call': {
         const action = isObject(item.action) ? item.action : {};
-        const what = str(action.query) ?? str(action.url) ?? str(action.type) ?? '';
+        const what = stringOrNull(action.query) ?? stringOrNull(action.url) ?? stringOrNull(action.type) ?? '';
         return tool('assistant', 'tool_call', `web_search: ${what}`);
       }
       case 'function_call_output':
@@ -337,7 +325,7 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
   };
 
   const compacted = (item: JsonObject): Outcome => {
-    const summary = str(item.message);
+    const summary = stringOrNull(item.message);
     if (summary === null) return { skip: 'invalid:compacted' };
     const before = messages.at(-1)?.id;
     if (before !== undefined && compactions.at(-1) !== before) compactions.push(before);
@@ -348,8 +336,8 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
 
   /** One parsed line: its outcome, and what its id is a digest of. */
   const classify = (line: JsonObject): { outcome: Outcome; kind: string; at: string | null; payload: Json } => {
-    const type = str(line.type);
-    const at = str(line.timestamp);
+    const type = stringOrNull(line.type);
+    const at = stringOrNull(line.timestamp);
     if (type !== null && 'payload' in line) {
       const payload = line.payload as Json;
       const of = (outcome: Outcome): { outcome: Outcome; kind: string; at: string | null; payload: Json } => ({
@@ -365,7 +353,7 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
           return of(sessionMeta(payload));
         case 'turn_context':
           // The cwd a turn ran in: the session's when the meta has none (it always has since it had a cwd).
-          if (turnCwd === null) turnCwd = str(payload.cwd);
+          if (turnCwd === null) turnCwd = stringOrNull(payload.cwd);
           return of(TAKEN);
         case 'response_item':
           return of(responseItem(payload));
@@ -376,7 +364,7 @@ export function readCodexRollout(text: string | Buffer, options: CodexRolloutOpt
           // The person's inputs are noted: they say which user-role messages the person typed.
           const typedText = typed(payload);
           if (typedText !== null) typedTexts.push(typedText);
-          return of({ skip: `event_msg:${str(payload.type) ?? '?'}` });
+          return of({ skip: `event_msg:${stringOrNull(payload.type) ?? '?'}` });
         }
         default:
           return of({ skip: `unknown:${type}` });
@@ -438,71 +426,11 @@ export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
   return home ? path.resolve(home) : path.join(os.homedir(), '.codex');
 }
 
-export interface CodexRolloutFile {
-  readonly path: string;
-  /** The uuid in the file's name (the session's id), when the name has the usual shape. */
-  readonly sessionId: string | null;
-  /** When the session started, from the file's name: local time, `YYYY-MM-DDThh:mm:ss`. */
-  readonly startedAt: string | null;
-  readonly size: number;
-  /** Last written: a session idle for a while (30 minutes) is ready to harvest. */
-  readonly mtimeMs: number;
-}
+/** The session's id in a rollout file's name (`rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl`), or null. */
+const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
-const ROLLOUT_NAME = /^rollout-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
-
-function describe(file: string): Omit<CodexRolloutFile, 'size' | 'mtimeMs'> {
-  const match = ROLLOUT_NAME.exec(path.basename(file));
-  if (match === null) return { path: file, sessionId: null, startedAt: null };
-  const [, day, hh, mm, ss, uuid] = match;
-  return { path: file, sessionId: uuid?.toLowerCase() ?? null, startedAt: `${day}T${hh}:${mm}:${ss}` };
-}
-
-/** A folder's entries: none when it is missing; one the OS refuses throws (UnreadableSessionsError). */
-function entries(dir: string): fs.Dirent[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true });
-  } catch (err) {
-    missingOrThrow(err, 'codex');
-    return [];
-  }
-}
-
-/**
- * Rollout files under `<codexHome>/sessions`: `YYYY/MM/DD/rollout-*.jsonl`, and the `rollout-*.jsonl`
- * the first versions wrote directly in `sessions/`. Oldest first (the names sort by time). A missing
- * directory lists nothing, an unreadable one throws UnreadableSessionsError; archived sessions
- * (`archived_sessions/`) are not listed.
- */
-export function listCodexRollouts(options: { codexHome?: string; modifiedSince?: number } = {}): CodexRolloutFile[] {
-  const sessions = path.join(options.codexHome ?? codexHome(), 'sessions');
-  const files: string[] = [];
-  const isRollout = (entry: fs.Dirent): boolean =>
-    entry.isFile() && entry.name.startsWith('rollout-') && entry.name.endsWith('.jsonl');
-  const dirs = (dir: string, pattern: RegExp): string[] =>
-    entries(dir)
-      .filter((entry) => entry.isDirectory() && pattern.test(entry.name))
-      .map((entry) => path.join(dir, entry.name));
-  for (const entry of entries(sessions)) if (isRollout(entry)) files.push(path.join(sessions, entry.name));
-  for (const year of dirs(sessions, /^\d{4}$/)) {
-    for (const month of dirs(year, /^\d{2}$/)) {
-      for (const day of dirs(month, /^\d{2}$/)) {
-        for (const entry of entries(day)) if (isRollout(entry)) files.push(path.join(day, entry.name));
-      }
-    }
-  }
-  const listed: CodexRolloutFile[] = [];
-  for (const file of files) {
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(file);
-    } catch {
-      continue; // removed meanwhile
-    }
-    if (options.modifiedSince !== undefined && stat.mtimeMs < options.modifiedSince) continue;
-    listed.push({ ...describe(file), size: stat.size, mtimeMs: stat.mtimeMs });
-  }
-  return listed.sort((a, b) => (path.basename(a.path) < path.basename(b.path) ? -1 : path.basename(a.path) > path.basename(b.path) ? 1 : 0));
+function sessionIdOf(file: string): string | null {
+  return ROLLOUT_NAME.exec(path.basename(file))?.[1]?.toLowerCase() ?? null;
 }
 
 /**
@@ -510,6 +438,6 @@ export function listCodexRollouts(options: { codexHome?: string; modifiedSince?:
  * file is read by read-transcript.ts readTranscriptFile, under the rule of files from outside.
  */
 export function readCodexRolloutData(data: Buffer, file: string, options: CodexRolloutOptions = {}): Transcript {
-  const fallback = describe(file).sessionId;
+  const fallback = sessionIdOf(file);
   return readCodexRollout(data, fallback === null ? options : { fallbackSessionId: fallback, ...options });
 }

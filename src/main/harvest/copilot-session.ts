@@ -32,7 +32,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isObject, jsonlObjects, type Json, type JsonObject } from './jsonl-lines';
+import { clipMiddle, isObject, jsonlObjects, stringOrNull, type Json, type JsonObject } from './jsonl-lines';
 import type { Transcript, TranscriptMessage } from './transcript';
 
 export interface CopilotSessionOptions {
@@ -98,19 +98,9 @@ const BOOKKEEPING = new Set([
   'abort',
 ]);
 
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-/** Keeps the head and the tail of a long text (errors and summaries sit at the end of output). */
-function clip(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const head = Math.floor(limit * 0.7);
-  const tail = limit - head;
-  return `${text.slice(0, head)}\n… [${text.length - limit} characters left out] …\n${text.slice(text.length - tail)}`;
-}
-
 /** Whose an event is besides the root agent's: a sub-agent's id (Copilot CLI's own test, on the event and its data). */
 function subAgentOf(event: JsonObject, data: JsonObject): string | null {
-  const id = str(event.agentId) ?? str(data.agentId) ?? str(data.parentToolCallId);
+  const id = stringOrNull(event.agentId) ?? stringOrNull(data.agentId) ?? stringOrNull(data.parentToolCallId);
   return id !== null && id.length > 0 ? id : null;
 }
 
@@ -146,41 +136,41 @@ export function readCopilotSession(text: string | Buffer, options: CopilotSessio
   const read = (type: string, data: JsonObject): Draft[] | string => {
     switch (type) {
       case 'session.start':
-        sessionId ??= str(data.sessionId);
-        cwd ??= isObject(data.context) ? str(data.context.cwd) : null;
+        sessionId ??= stringOrNull(data.sessionId);
+        cwd ??= isObject(data.context) ? stringOrNull(data.context.cwd) : null;
         return [];
       case 'session.resume':
-        cwd ??= isObject(data.context) ? str(data.context.cwd) : null;
+        cwd ??= isObject(data.context) ? stringOrNull(data.context.cwd) : null;
         return [];
       case 'user.message': {
-        const content = str(data.content);
+        const content = stringOrNull(data.content);
         if (content === null) return 'invalid:user.message';
         if (content.trim() === '') return 'empty:user.message';
         return [{ role: 'user', kind: 'text', text: content, fromPerson: personSent(data) }];
       }
       case 'assistant.message': {
-        const content = str(data.content);
+        const content = stringOrNull(data.content);
         if (content === null) return 'invalid:assistant.message';
         const out: Draft[] = [];
         if (content.trim() !== '') out.push({ role: 'assistant', kind: 'text', text: content, fromPerson: false });
         for (const request of Array.isArray(data.toolRequests) ? data.toolRequests : []) {
           if (!isObject(request) || typeof request.name !== 'string') continue;
-          out.push({ role: 'assistant', kind: 'tool_call', text: clip(`${request.name}: ${argumentsText(request.arguments)}`, toolLimit), fromPerson: false });
+          out.push({ role: 'assistant', kind: 'tool_call', text: clipMiddle(`${request.name}: ${argumentsText(request.arguments)}`, toolLimit), fromPerson: false });
         }
         return out.length > 0 ? out : 'empty:assistant.message';
       }
       case 'tool.execution_complete': {
-        const result = isObject(data.result) ? str(data.result.content) : null;
-        const error = isObject(data.error) ? str(data.error.message) : null;
+        const result = isObject(data.result) ? stringOrNull(data.result.content) : null;
+        const error = isObject(data.error) ? stringOrNull(data.error.message) : null;
         const body = result ?? (error !== null ? `error: ${error}` : null);
         if (body === null) return 'empty:tool.execution_complete';
         // Tool results come back to the agent from outside it, never from the person.
-        return [{ role: 'user', kind: 'tool_result', text: clip(body, toolLimit), fromPerson: false }];
+        return [{ role: 'user', kind: 'tool_result', text: clipMiddle(body, toolLimit), fromPerson: false }];
       }
       case 'session.compaction_complete': {
         const before = messages.at(-1)?.id;
         if (before !== undefined && compactions.at(-1) !== before) compactions.push(before);
-        const summary = str(data.summaryContent);
+        const summary = stringOrNull(data.summaryContent);
         if (summary === null || summary.trim() === '') return before === undefined ? 'empty:session.compaction_complete' : [];
         return [{ role: 'assistant', kind: 'summary', text: summary, fromPerson: false }];
       }
@@ -206,7 +196,7 @@ export function readCopilotSession(text: string | Buffer, options: CopilotSessio
       continue;
     }
     const subAgent = subAgentOf(event, data) !== null;
-    const at = str(event.timestamp);
+    const at = stringOrNull(event.timestamp);
     outcome.forEach((message, i) => {
       messages.push({ ...message, id: i === 0 ? event.id as string : `${event.id as string}#${i}`, at, sidechain: subAgent, fromPerson: message.fromPerson && !subAgent });
     });

@@ -48,7 +48,7 @@
 import * as crypto from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isObject, jsonlObjects, type Json, type JsonObject } from './jsonl-lines';
+import { clipMiddle, isObject, jsonlObjects, stringOrNull, type Json, type JsonObject } from './jsonl-lines';
 import type { Transcript, TranscriptMessage } from './transcript';
 
 /** Longest rendering of one tool call or result, in characters; beyond it the middle is left out. */
@@ -56,14 +56,6 @@ export const GEMINI_TOOL_TEXT_LIMIT = 2000;
 
 /** The message types Gemini CLI writes that are its own notes, not conversation. */
 const CLI_NOTES = new Set(['info', 'warning', 'error']);
-
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-function clip(text: string, limit = GEMINI_TOOL_TEXT_LIMIT): string {
-  if (text.length <= limit) return text;
-  const head = Math.floor(limit * 0.7);
-  return `${text.slice(0, head)}\n… [${text.length - limit} characters left out] …\n${text.slice(text.length - (limit - head))}`;
-}
 
 /** Content as parts: a string is one text part. */
 function partsOf(content: unknown): Json[] {
@@ -103,7 +95,7 @@ function resultText(parts: readonly Json[]): string {
       const fr = isObject(part.functionResponse) ? part.functionResponse : null;
       if (fr === null) return '';
       const response = fr.response;
-      if (isObject(response)) return str(response.output) ?? str(response.error) ?? JSON.stringify(response);
+      if (isObject(response)) return stringOrNull(response.output) ?? stringOrNull(response.error) ?? JSON.stringify(response);
       return typeof response === 'string' ? response : '';
     })
     .filter((t) => t !== '')
@@ -115,9 +107,9 @@ function userMessages(record: JsonObject, subagent: boolean): Array<Omit<Transcr
   const content = partsOf(record.content);
   const out: Array<Omit<TranscriptMessage, 'id' | 'at' | 'sidechain'>> = [];
   const answers = content.filter((p) => isObject(p) && isObject(p.functionResponse));
-  if (answers.length > 0) out.push({ role: 'user', kind: 'tool_result', text: clip(resultText(answers)), fromPerson: false });
+  if (answers.length > 0) out.push({ role: 'user', kind: 'tool_result', text: clipMiddle(resultText(answers), GEMINI_TOOL_TEXT_LIMIT), fromPerson: false });
   const shown = record.displayContent !== undefined && record.displayContent !== null ? partsOf(record.displayContent) : content;
-  const texts = shown.map((p) => (isObject(p) ? str(p.text) : null)).filter((t): t is string => t !== null);
+  const texts = shown.map((p) => (isObject(p) ? stringOrNull(p.text) : null)).filter((t): t is string => t !== null);
   if (texts.length === 0) return out;
   const joined = texts.join('');
   // The CLI's rule looks at the message's whole text (its environment context, a slash command).
@@ -135,13 +127,13 @@ function userMessages(record: JsonObject, subagent: boolean): Array<Omit<Transcr
 function modelMessages(record: JsonObject): Array<Omit<TranscriptMessage, 'id' | 'at' | 'sidechain'> & { suffix: string }> {
   const out: Array<Omit<TranscriptMessage, 'id' | 'at' | 'sidechain'> & { suffix: string }> = [];
   const text = partsOf(record.content)
-    .map((p) => (isObject(p) && p.thought !== true ? (str(p.text) ?? '') : ''))
+    .map((p) => (isObject(p) && p.thought !== true ? (stringOrNull(p.text) ?? '') : ''))
     .join('');
   if (text.trim() !== '') out.push({ role: 'assistant', kind: 'text', text, fromPerson: false, suffix: '' });
   for (const call of Array.isArray(record.toolCalls) ? record.toolCalls : []) {
     if (!isObject(call)) continue;
-    const name = str(call.name) ?? '?';
-    out.push({ role: 'assistant', kind: 'tool_call', text: clip(`${name}: ${JSON.stringify(call.args ?? {})}`), fromPerson: false, suffix: `:${str(call.id) ?? name}` });
+    const name = stringOrNull(call.name) ?? '?';
+    out.push({ role: 'assistant', kind: 'tool_call', text: clipMiddle(`${name}: ${JSON.stringify(call.args ?? {})}`, GEMINI_TOOL_TEXT_LIMIT), fromPerson: false, suffix: `:${stringOrNull(call.id) ?? name}` });
   }
   return out;
 }
@@ -243,11 +235,11 @@ export function readGeminiSession(input: string | Buffer, options: GeminiSession
   const lastOf = new Map<string, string>();
   for (const [id, record] of records) {
     if (messages.length > 0) lastOf.set(id, messages.at(-1)!.id);
-    const type = str(record.type);
-    const at = str(record.timestamp);
+    const type = stringOrNull(record.type);
+    const at = stringOrNull(record.timestamp);
     if (type === 'user') {
       for (const part of partsOf(record.content)) {
-        const text = isObject(part) ? str(part.text) : null;
+        const text = isObject(part) ? stringOrNull(part.text) : null;
         if (text?.trimStart().startsWith('<session_context>')) directories.push(...contextDirectories(text));
       }
       const origin = fromSet.get(id);
@@ -268,11 +260,11 @@ export function readGeminiSession(input: string | Buffer, options: GeminiSession
   }
 
   // The project's root is the directory whose sha256 is the session's projectHash.
-  const hash = str(metadata.projectHash);
+  const hash = stringOrNull(metadata.projectHash);
   const cwd = directories.find((d) => hash !== null && sha256(d) === hash) ?? null;
   return {
     agent: 'gemini',
-    sessionId: str(metadata.sessionId) ?? options.fallbackSessionId ?? '',
+    sessionId: stringOrNull(metadata.sessionId) ?? options.fallbackSessionId ?? '',
     cwd,
     messages,
     compactions,

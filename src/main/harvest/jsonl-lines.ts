@@ -1,7 +1,8 @@
 /**
  * The one reader of the JSON Lines that agents record sessions in (Claude Code transcripts, Codex
  * rollouts, Copilot CLI events, Gemini CLI chats): each line's JSON object, in file order, and
- * why a line gave none, for the reader's `skipped` counts.
+ * why a line gave none, for the reader's `skipped` counts; and what those readers share in reading
+ * a value (a string or null) and in keeping a long tool text short (its head and tail).
  *
  * Invariants:
  * - Lines end at '\n'; a '\r' before it is dropped, and a byte order mark before the first line
@@ -16,6 +17,15 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export type JsonObject = { [key: string]: Json };
 
 export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/** Keeps the head and the tail of a long text (errors and summaries sit at the end of a tool's output). */
+export function clipMiddle(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const head = Math.floor(limit * 0.7);
+  return `${text.slice(0, head)}\n… [${text.length - limit} characters left out] …\n${text.slice(text.length - (limit - head))}`;
+}
 
 /** Why a line gave no object. */
 export type JsonlSkip = 'malformed' | 'truncated';

@@ -11,15 +11,15 @@
  * module only compares and writes. A file an undo brings back from a delete gets back the usage
  * the delete took (UsageStore.revive), so undoing a delete does not make it an unused file.
  */
-import { MAX_FILE_BYTES, type Scope } from '../../common/memory/constants';
+import type { Scope } from '../../common/memory/constants';
 import { memoryIdentity } from '../../common/memory/identity';
 import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
-import { RuntimeError } from '../runtime/runtime';
 import type { Change, ChangeOutbox } from './change-outbox';
 import { mapRuntimeErrors } from './error-mapper';
 import type { FileChange } from './history-capture';
 import type { AvailableScope, MemorySession } from './session';
+import { bytesAt } from './person-batch';
 import { availableScope } from './targets';
 import type { UsageStore } from './usage-store';
 
@@ -42,16 +42,6 @@ function segmentsOf(path: string): { scope: Scope; segments: readonly string[] }
   const parsed = parseMemoryPath(path);
   if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(`${path} is not a memory file.`);
   return { scope: parsed.scope, segments: parsed.segments };
-}
-
-/** The bytes at `segments`, or null when nothing is there. */
-async function current(b: AvailableScope, segments: readonly string[]): Promise<Uint8Array | null> {
-  try {
-    return (await b.runtime.readFile(b.root, segments, MAX_FILE_BYTES)).data;
-  } catch (err) {
-    if (err instanceof RuntimeError && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return null;
-    throw err;
-  }
 }
 
 const same = (a: Uint8Array | null, b: Uint8Array | null) => (a === null || b === null ? a === b : Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
@@ -92,13 +82,13 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
         b.runtime.withLock(b.root, async (): Promise<UndoOutcome> => {
           // Every file first: is it still what the change left? Nothing is written unless all are.
           for (const step of steps) {
-            const here = await current(b, segmentsOf(step.path).segments);
+            const here = await bytesAt(b, segmentsOf(step.path).segments);
             if (!same(here, step.after)) {
               const kind = here === null ? 'deleted' : step.after === null ? 'exists' : 'changed';
               const what = kind === 'deleted' ? 'was deleted' : kind === 'exists' ? 'exists again' : 'was changed';
               return { status: 'conflict', kind, path: step.path, message: `${step.path} ${what} since that change; nothing was undone.` };
             }
-            if (step.op === 'rename' && step.oldPath !== undefined && (await current(b, segmentsOf(step.oldPath).segments)) !== null) {
+            if (step.op === 'rename' && step.oldPath !== undefined && (await bytesAt(b, segmentsOf(step.oldPath).segments)) !== null) {
               return { status: 'conflict', kind: 'exists', path: step.oldPath, message: `${step.oldPath} exists again since that change; nothing was undone.` };
             }
           }

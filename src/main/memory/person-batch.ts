@@ -60,7 +60,8 @@ function fileOf(path: string): { scope: Scope; segments: readonly string[] } {
   return { scope: parsed.scope, segments: parsed.segments };
 }
 
-async function bytesAt(b: AvailableScope, segments: readonly string[]): Promise<Uint8Array | null> {
+/** The bytes at `segments`, or null when nothing is there. */
+export async function bytesAt(b: AvailableScope, segments: readonly string[]): Promise<Uint8Array | null> {
   try {
     return (await b.runtime.readFile(b.root, segments, MAX_FILE_BYTES)).data;
   } catch (err) {

@@ -23,6 +23,7 @@ import { SetAsideNotice } from '../features/set-aside/SetAsideNotice';
 import { RenameWorkspaceDialog } from '../features/workspaces/RenameWorkspaceDialog';
 import { WorkspaceMenu } from '../features/workspaces/WorkspaceMenu';
 import type { View } from './view';
+import { ErrorText } from '../lib/ErrorText';
 
 type Workspace = z.infer<typeof workspaceSchema>;
 type HostKey = z.infer<typeof hostKeySchema>;
@@ -59,11 +60,7 @@ function TrustDialog({ workspace, hostKey, onClose }: { workspace: Workspace; ho
       <p>
         Fingerprint: <code className="fingerprint">{hostKey.fingerprint}</code>
       </p>
-      {action.error && (
-        <p className="error-text" role="alert">
-          {action.error}
-        </p>
-      )}
+      <ErrorText>{action.error}</ErrorText>
     </ConfirmDialog>
   );
 }

@@ -15,6 +15,7 @@ import { useAction } from '../../lib/use-action';
 import { Dialog } from '../dialogs/Dialog';
 import { baseName } from '../tree/tree-model';
 import { adoptResultText, mergeRanges, rangesText } from './agent-files-model';
+import { ErrorText } from '../../lib/ErrorText';
 
 const SCOPE_WORDS: Record<Scope, string> = {
   global: 'Global: yours, for every project',
@@ -123,11 +124,7 @@ export function AdoptDialog({ workspaceId, id, selected, onClose, onOpenInbox }:
           ))}
         </fieldset>
       </div>
-      {action.error && (
-        <p className="error-text" role="alert">
-          {action.error}
-        </p>
-      )}
+      <ErrorText>{action.error}</ErrorText>
     </Dialog>
   );
 }

@@ -14,6 +14,7 @@ import { errorMessage, useApi } from '../../api/api-context';
 import { useAction } from '../../lib/use-action';
 import { Dialog } from '../dialogs/Dialog';
 import { readByText, shortPath } from './agent-files-model';
+import { ErrorText } from '../../lib/ErrorText';
 
 export interface CompareDialogProps {
   workspaceId: string;
@@ -122,11 +123,7 @@ export function CompareDialog({ workspaceId, agentFiles, initial, onClose }: Com
           )}
         </fieldset>
       </div>
-      {action.error && (
-        <p className="error-text" role="alert">
-          {action.error}
-        </p>
-      )}
+      <ErrorText>{action.error}</ErrorText>
     </Dialog>
   );
 }

@@ -33,6 +33,7 @@ import { baseName } from '../tree/tree-model';
 import { SideBySideDiff } from './SideBySideDiff';
 import { actorText, changeKey, diffedFiles, extractorText, fileFate, kindLabel, nothingWhy, openProposal, proposerName, resultHeadline, sinceText, skippedText, sourceOf, usageText } from './consolidation-model';
 import { useConsolidationRefresh, useConsolidationUndo } from './use-consolidations';
+import { ErrorText } from '../../lib/ErrorText';
 
 export interface ConsolidationPanelProps {
   workspaceId: string | null;
@@ -324,11 +325,7 @@ export function ConsolidationPanel({ workspaceId, scope, fileCount, onClose }: C
             </ul>
           </div>
           <footer className="consolidation-foot">
-            {action.error && (
-              <p className="error-text" role="alert">
-                {action.error}
-              </p>
-            )}
+            <ErrorText>{action.error}</ErrorText>
             <span className="muted consolidation-keys">
               <kbd>↑</kbd>
               <kbd>↓</kbd> move · <kbd>Space</kbd> check · <kbd>Enter</kbd> diff · <kbd>Esc</kbd> close
@@ -520,11 +517,7 @@ const Outcome = ({ ref, proposal, undone, busy, error, onUndo, onClose }: Outcom
       <p className="consolidation-headline" role="status">
         {undone?.ok ? undone.text : resultHeadline(result)}
       </p>
-      {undone && !undone.ok && (
-        <p className="error-text" role="alert">
-          {undone.text}
-        </p>
-      )}
+      {undone && !undone.ok && <ErrorText>{undone.text}</ErrorText>}
       {!undone?.ok && (
         <>
           {result.applied.length > 0 && (
@@ -565,11 +558,7 @@ const Outcome = ({ ref, proposal, undone, busy, error, onUndo, onClose }: Outcom
           )}
         </>
       )}
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText>{error}</ErrorText>
       {result.batch && !undone?.ok && <p className="muted consolidation-undo-note">Undo takes the whole consolidation back, here or from the scope in the tree (“Last consolidated · Undo”), or with <code>cairn undo {result.batch}</code>.</p>}
       <div className="consolidation-actions">
         {result.batch && !undone?.ok && (

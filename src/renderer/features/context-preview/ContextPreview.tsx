@@ -18,6 +18,7 @@ import { useApi } from '../../api/api-context';
 import { useAction } from '../../lib/use-action';
 import { LoadFailed, Loading } from '../../lib/QueryState';
 import { Dialog } from '../dialogs/Dialog';
+import { ErrorText } from '../../lib/ErrorText';
 
 export interface ContextPreviewProps {
   readonly workspaceId: string | null;
@@ -100,11 +101,7 @@ function TryPrompt({ workspaceId }: { workspaceId: string | null }) {
           {action.busy ? <Loader2 size={14} className="spin" aria-hidden /> : <Search size={14} aria-hidden />} Show what it brings
         </button>
       </form>
-      {action.error && (
-        <p className="error-text" role="alert">
-          Could not try the prompt: {action.error}
-        </p>
-      )}
+      {action.error && <ErrorText>Could not try the prompt: {action.error}</ErrorText>}
       {answer &&
         (answer.part.text === '' ? (
           <p role="status">Nothing: the relevant memories are off for this view (Settings, Agent context), or no memory matches.</p>

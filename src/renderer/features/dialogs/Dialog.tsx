@@ -7,6 +7,7 @@
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { focusIsLost, focusSomewhereSensible, treeRowElement } from './focus';
+import { ErrorText } from '../../lib/ErrorText';
 
 export interface DialogProps {
   title: string;
@@ -105,11 +106,7 @@ export function ConfirmDialog({ title, children, confirmLabel, danger, busy, onC
 export function FormActions({ error, submitLabel, disabled, onCancel }: { error: string | null; submitLabel: string; disabled: boolean; onCancel: () => void }) {
   return (
     <>
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText>{error}</ErrorText>
       <div className="dialog-footer">
         <button type="button" className="btn" onClick={onCancel}>
           Cancel

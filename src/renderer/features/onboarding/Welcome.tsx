@@ -10,6 +10,7 @@ import { useState } from 'react';
 import { relativeFolderProblem } from '../../../common/workspaces/folder-path';
 import { useApi } from '../../api/api-context';
 import { useAction } from '../../lib/use-action';
+import { ErrorText } from '../../lib/ErrorText';
 
 export function Welcome({ onAdded, onGlobalOnly }: { onAdded: (workspaceId: string) => void; onGlobalOnly: () => void }) {
   const { client, orpc } = useApi();
@@ -42,11 +43,7 @@ export function Welcome({ onAdded, onGlobalOnly }: { onAdded: (workspaceId: stri
           Project folder (absolute path)
           <input value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="/home/you/src/project" required />
         </label>
-        {action.error && (
-          <p className="error-text" role="alert">
-            {action.error}
-          </p>
-        )}
+        <ErrorText>{action.error}</ErrorText>
         <div className="form-actions">
           <button type="submit" className="btn primary" disabled={action.busy || folder.trim() === ''}>
             Add this project

@@ -14,6 +14,7 @@ import { relativeTime } from '../../lib/relative-time';
 import { useAction } from '../../lib/use-action';
 import { Dialog } from '../dialogs/Dialog';
 import './set-aside.css';
+import { ErrorText } from '../../lib/ErrorText';
 
 /** What a file of Cairn's home is for, in a person's words (by its path relative to the home). */
 export function setAsideWhat(file: string): string {
@@ -59,11 +60,7 @@ function SetAsideItem({ item }: { item: SetAsideFileView }) {
         {item.preview}
         {item.cut ? `\n… (${item.bytes} bytes in all)` : ''}
       </pre>
-      {action.error && (
-        <p className="error-text" role="alert">
-          {action.error}
-        </p>
-      )}
+      <ErrorText>{action.error}</ErrorText>
       <button type="button" className="btn danger" onClick={() => void remove()} disabled={action.busy}>
         Remove the old copy
       </button>

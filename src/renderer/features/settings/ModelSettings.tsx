@@ -182,7 +182,7 @@ export function ModelSettingsPanel() {
       {errors[field] ?? hint}
     </span>
   );
-  const input = (field: Exclude<Field, 'minConfidence'>, props: React.InputHTMLAttributes<HTMLInputElement>) => (
+  const input = (field: Field, props: React.InputHTMLAttributes<HTMLInputElement>) => (
     <input
       id={`${id}-${field}`}
       type="text"
@@ -194,6 +194,18 @@ export function ModelSettingsPanel() {
       onChange={(e) => set(field, e.target.value)}
       {...props}
     />
+  );
+
+  /** A labelled row of the form: its input, then its error or hint. */
+  const row = (field: Field, label: React.ReactNode, props: React.InputHTMLAttributes<HTMLInputElement>, hint: React.ReactNode, more?: React.ReactNode) => (
+    <div className="models-row">
+      <label htmlFor={`${id}-${field}`}>{label}</label>
+      <div className="models-control">
+        {input(field, props)}
+        {under(field, hint)}
+        {more}
+      </div>
+    </div>
   );
 
   const choice = (which: 'harvest' | 'consolidation', backend: Backend, description: React.ReactNode) => (
@@ -235,59 +247,9 @@ export function ModelSettingsPanel() {
             {choice('harvest', 'command', 'The command below, given the session on its stdin.')}
             {choice('harvest', 'http', 'The model below, asked over HTTP.')}
           </div>
-          <div className="models-row">
-            <label htmlFor={`${id}-minConfidence`}>Minimum confidence</label>
-            <div className="models-control">
-              <input
-                id={`${id}-minConfidence`}
-                className="models-number"
-                type="number"
-                inputMode="decimal"
-                min={0}
-                max={1}
-                step={0.05}
-                value={d.minConfidence}
-                aria-invalid={errors.minConfidence ? true : undefined}
-                aria-describedby={`${id}-minConfidence-hint`}
-                onChange={(e) => set('minConfidence', e.target.value)}
-              />
-              {under('minConfidence', 'Proposals less sure than this (from 0 to 1) are dropped; 0.6 by default.')}
-            </div>
-          </div>
-          <div className="models-row">
-            <label htmlFor={`${id}-budgetCalls`}>Most calls per run</label>
-            <div className="models-control">
-              <input
-                id={`${id}-budgetCalls`}
-                className="models-number"
-                type="number"
-                inputMode="numeric"
-                min={1}
-                step={1}
-                value={d.budgetCalls}
-                aria-invalid={errors.budgetCalls ? true : undefined}
-                aria-describedby={`${id}-budgetCalls-hint`}
-                onChange={(e) => set('budgetCalls', e.target.value)}
-              />
-              {under('budgetCalls', 'A run of the command or HTTP model asks it at most this often (one call per part of a long session); 20 by default. The rest of a session waits for the next run.')}
-            </div>
-          </div>
-          <div className="models-row">
-            <label htmlFor={`${id}-budgetChars`}>Most characters per run</label>
-            <div className="models-control">
-              <input
-                id={`${id}-budgetChars`}
-                className="models-number wide"
-                type="text"
-                inputMode="numeric"
-                value={d.budgetChars}
-                aria-invalid={errors.budgetChars ? true : undefined}
-                aria-describedby={`${id}-budgetChars-hint`}
-                onChange={(e) => set('budgetChars', e.target.value)}
-              />
-              {under('budgetChars', 'What a run sends the model at most, in characters of prompt; 1,500,000 by default (a part of a session is up to 60,000).')}
-            </div>
-          </div>
+          {row('minConfidence', 'Minimum confidence', { className: 'models-number', type: 'number', inputMode: 'decimal', min: 0, max: 1, step: 0.05 }, 'Proposals less sure than this (from 0 to 1) are dropped; 0.6 by default.')}
+          {row('budgetCalls', 'Most calls per run', { className: 'models-number', type: 'number', inputMode: 'numeric', min: 1, step: 1 }, 'A run of the command or HTTP model asks it at most this often (one call per part of a long session); 20 by default. The rest of a session waits for the next run.')}
+          {row('budgetChars', 'Most characters per run', { className: 'models-number wide', inputMode: 'numeric' }, 'What a run sends the model at most, in characters of prompt; 1,500,000 by default (a part of a session is up to 60,000).')}
           <AgentLine prompt={HARVEST_PROMPT} />
         </fieldset>
 
@@ -307,24 +269,23 @@ export function ModelSettingsPanel() {
         <fieldset className="models-card">
           <legend>Command</legend>
           {usedBy('command')}
-          <div className="models-row">
-            <label htmlFor={`${id}-command`}>Command</label>
-            <div className="models-control">
-              {input('command', { className: 'models-mono', placeholder: COMMAND_EXAMPLES[0] })}
-              {under('command', 'Run through /bin/sh in an empty temporary directory, the prompt on its stdin and JSON on its stdout; stopped after 10 minutes.')}
-              <span className="models-hint muted">
-                For example:{' '}
-                {COMMAND_EXAMPLES.map((example, i) => (
-                  <span key={example}>
-                    {i > 0 ? ' or ' : null}
-                    <button type="button" className="models-example" aria-label={`Use ${example}`} title="Use this command" onClick={() => set('command', example)}>
-                      {example}
-                    </button>
-                  </span>
-                ))}
-              </span>
-            </div>
-          </div>
+          {row(
+            'command',
+            'Command',
+            { className: 'models-mono', placeholder: COMMAND_EXAMPLES[0] },
+            'Run through /bin/sh in an empty temporary directory, the prompt on its stdin and JSON on its stdout; stopped after 10 minutes.',
+            <span className="models-hint muted">
+              For example:{' '}
+              {COMMAND_EXAMPLES.map((example, i) => (
+                <span key={example}>
+                  {i > 0 ? ' or ' : null}
+                  <button type="button" className="models-example" aria-label={`Use ${example}`} title="Use this command" onClick={() => set('command', example)}>
+                    {example}
+                  </button>
+                </span>
+              ))}
+            </span>,
+          )}
         </fieldset>
 
         <fieldset className="models-card">
@@ -339,27 +300,9 @@ export function ModelSettingsPanel() {
               </select>
             </div>
           </div>
-          <div className="models-row">
-            <label htmlFor={`${id}-url`}>Base URL</label>
-            <div className="models-control">
-              {input('url', { placeholder: API_HINTS[d.api].url, inputMode: 'url' })}
-              {under('url', API_HINTS[d.api].hint)}
-            </div>
-          </div>
-          <div className="models-row">
-            <label htmlFor={`${id}-model`}>Model</label>
-            <div className="models-control">
-              {input('model', {})}
-              {under('model', 'Its id, as the API names it.')}
-            </div>
-          </div>
-          <div className="models-row">
-            <label htmlFor={`${id}-keyEnv`}>Key&rsquo;s environment variable</label>
-            <div className="models-control">
-              {input('keyEnv', { className: 'models-mono', placeholder: API_HINTS[d.api].key })}
-              {under('keyEnv', 'The name of the variable that holds the API key.')}
-            </div>
-          </div>
+          {row('url', 'Base URL', { placeholder: API_HINTS[d.api].url, inputMode: 'url' }, API_HINTS[d.api].hint)}
+          {row('model', 'Model', {}, 'Its id, as the API names it.')}
+          {row('keyEnv', <>Key&rsquo;s environment variable</>, { className: 'models-mono', placeholder: API_HINTS[d.api].key }, 'The name of the variable that holds the API key.')}
           <p className="models-key">
             The key itself is never stored: only the variable&rsquo;s name is. Cairn reads the key from that variable, in the environment Cairn runs in, at each call.
           </p>

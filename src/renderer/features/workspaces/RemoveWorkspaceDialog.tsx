@@ -7,6 +7,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/api-context';
 import { useAction } from '../../lib/use-action';
 import { ConfirmDialog } from '../dialogs/Dialog';
+import { ErrorText } from '../../lib/ErrorText';
 
 export interface RemovableWorkspace {
   readonly id: string;
@@ -45,11 +46,7 @@ export function RemoveWorkspaceDialog({ workspace, onClose }: { workspace: Remov
             ? 'It has no workspace memory to delete.'
             : `Its workspace memory (${workspaceFiles} file${workspaceFiles === 1 ? '' : 's'}, kept for this checkout in Cairn's own folder) is deleted.`}
       </p>
-      {action.error && (
-        <p className="error-text" role="alert">
-          {action.error}
-        </p>
-      )}
+      <ErrorText>{action.error}</ErrorText>
     </ConfirmDialog>
   );
 }
