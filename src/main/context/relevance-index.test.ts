@@ -3,7 +3,9 @@
 // Cairn's own reading of text (termsOf: identifier parts, stopwords of four languages, stems) as
 // its tokenizer and the prompt's terms as they are (promptTerms) as its query, so the oracle holds
 // the BM25+ formula, the fields, the prefixes and the recency bonus; what MiniSearch cannot express
-// (the stemmer, identifier splitting, which files are worth injecting) is tested directly below.
+// (the stemmer, identifier splitting, which files are worth injecting, the related terms and typos
+// of query-expansion.ts) is tested directly below, and the oracle is asked only about queries that
+// nothing expands (with expansions, the two rankers are held to each other).
 // The incremental index of an MCP session's memory_search ranks exactly as a fresh one, through a
 // long run of adds, edits, description changes, renames and deletes.
 import MiniSearch from 'minisearch';
@@ -12,6 +14,7 @@ import { seededRandom } from '../../../tests/support/random';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
 import { EMPTY_USAGE } from '../../common/memory/usage';
 import type { ContextFile } from './context-file';
+import { relatedTerms, typoMatches } from './query-expansion';
 import { confidentMatches, promptTerms, rankByWords, rankRelevant, RelevanceIndex, scoreByWords, stem, termsOf, wordMatches, wordsOf } from './relevance-index';
 
 const WORDS = ['build', 'release', 'electron', 'vite', 'vitest', 'deploy', 'database', 'migration', 'token', 'cache', 'review', 'lint', 'docker', 'staging', 'flaky'];
@@ -35,6 +38,16 @@ function oracleRank(files: readonly ContextFile[], terms: readonly string[], now
     })
     .sort((a, b) => b.score - a.score || (a.f.path < b.f.path ? -1 : 1))
     .map(({ f }) => f);
+}
+
+/**
+ * Whether a query reaches past its own letters over these files (query-expansion.ts): a term with a
+ * related term some file holds, or a term no file's word equals or begins that has a typo's match.
+ */
+function expands(files: readonly ContextFile[], terms: readonly string[]): boolean {
+  const vocabulary = new Set(files.flatMap((f) => wordsOf(f).text.flatMap((t) => [...t.matchAll(/ ([^ :]+):/g)].map((m) => m[1]!))));
+  const words = [...vocabulary];
+  return terms.some((t) => relatedTerms(t, stem).some((r) => words.some((w) => w.startsWith(r))) || (!words.some((w) => wordMatches(w, t)) && typoMatches(t, vocabulary).length > 0));
 }
 
 function file(path: string, head: string, description: string | null, mtimeMs: number): ContextFile {
@@ -62,11 +75,11 @@ describe('rankRelevant', () => {
       );
       for (let q = 0; q < 10; q++) {
         const terms = promptTerms([word(), pick(), pick().slice(0, 4 + Math.floor(random() * 3)), 'the', word()].slice(0, 1 + Math.floor(random() * 5)).join(' '));
-        const expected = pathsOf(oracleRank(files, terms, now));
+        const expected = pathsOf(expands(files, terms) ? rankRelevant(files, terms, now) : oracleRank(files, terms, now));
         expect(pathsOf(rankRelevant(files, terms, now))).toEqual(expected);
         // The ranking from words kept between processes (the facts cache) is the same ranking.
         expect(pathsOf(rankByWords(files.map((f) => ({ file: f, words: wordsOf(f) })), terms, now))).toEqual(expected);
-        if (expected.length > 0) queries++;
+        if (expected.length > 0 && !expands(files, terms)) queries++;
       }
     }
     expect(queries).toBeGreaterThan(300);
@@ -137,7 +150,7 @@ describe('RelevanceIndex', () => {
       } else files.delete(victim);
       const list = [...files.values()];
       for (const q of [promptTerms(pick()), promptTerms(`${pick()} ${pick()}`), promptTerms(pick().slice(0, 4))]) {
-        const expected = pathsOf(oracleRank(list, q, now));
+        const expected = pathsOf(expands(list, q) ? rankRelevant(list, q, now) : oracleRank(list, q, now));
         expect(pathsOf(index.rank(list, q, now))).toEqual(expected);
         expect(pathsOf(rankRelevant(list, q, now))).toEqual(expected);
       }
@@ -213,5 +226,58 @@ describe('confidentMatches', () => {
     expect(pathsOf(confidentMatches(scored(notes, 'the eslint haiku'), 2, 5))).toEqual(['/memories/project/misc.md']);
     expect(confidentMatches([], 3, 5)).toEqual([]);
     expect(confidentMatches(scored(notes, 'kubernetes'), 1, 0)).toEqual([]);
+  });
+});
+
+describe('typos and related terms', () => {
+  const now = 1_700_000_000_000;
+  const notes = [
+    file('/memories/project/infra/plan.md', 'Run terraform plan in the infra folder before any apply.', 'Terraform plans', now),
+    file('/memories/project/ledger/workers.md', 'The celery worker reads the tasks queue; start it with make worker.', null, now),
+    file('/memories/project/reset.md', 'Reset the local db with make reset, then reseed it.', null, now),
+    file('/memories/project/schema.md', 'The database schema lives in db/schema.sql; every change is a migration.', null, now),
+    file('/memories/project/lint.md', 'Lint with eslint before every commit.', null, now),
+    file('/memories/project/tests.md', 'Unit tests sit beside the code; vitest list shows them all.', 'Where tests live', now),
+  ];
+  const words = notes.map((f) => ({ file: f, words: wordsOf(f) }));
+  /** Both rankers' paths for a prompt (they must agree), and the scored ranking. */
+  const ranked = (prompt: string) => {
+    const terms = promptTerms(prompt);
+    const paths = pathsOf(rankByWords(words, terms, now));
+    expect(pathsOf(rankRelevant(notes, terms, now))).toEqual(paths);
+    expect(pathsOf(new RelevanceIndex().rank(notes, terms, now))).toEqual(paths);
+    return paths;
+  };
+  const scoreOf = (prompt: string, path: string) => [...scoreByWords(words, promptTerms(prompt), now)].find((s) => s.file.path === path)!.score;
+
+  it('finds what a misspelt word means, below the word spelt right', () => {
+    expect(ranked('how do I run the terrafrom plan')[0]).toBe('/memories/project/infra/plan.md');
+    expect(ranked('the celry worker is idle')[0]).toBe('/memories/project/ledger/workers.md');
+    expect(ranked('wroker')).toEqual(['/memories/project/ledger/workers.md']);
+    expect(scoreOf('terrafrom', '/memories/project/infra/plan.md')).toBeLessThan(scoreOf('terraform', '/memories/project/infra/plan.md'));
+    // The prompt hook injects it.
+    const prompt = 'the celry worker is idle';
+    expect(pathsOf(confidentMatches(scoreByWords(words, promptTerms(prompt), now), promptTerms(prompt).length, 5))).toEqual(['/memories/project/ledger/workers.md']);
+  });
+
+  it('takes a word memory holds as written, and reads no typo into a short word', () => {
+    // `lint` is a word memory holds: `list` (one edit away, in tests.md) is not what was meant.
+    expect(ranked('lint')).toEqual(['/memories/project/lint.md']);
+    expect(ranked('lsit')).toEqual(['/memories/project/tests.md']);
+    // `sql` (three letters) is no typo of anything; `sqk` matches nothing.
+    expect(ranked('sqk')).toEqual([]);
+    // Nothing near: nothing found.
+    expect(ranked('haiku')).toEqual([]);
+  });
+
+  it('finds a file by a related term, below the files that hold the prompt\'s own word', () => {
+    // `database` brings the file that says `db` only, after the one that says `database`.
+    expect(ranked('database')).toEqual(['/memories/project/schema.md', '/memories/project/reset.md']);
+    expect(scoreOf('database', '/memories/project/reset.md')).toBeLessThan(scoreOf('db', '/memories/project/reset.md'));
+    // `spec` finds the tests note, which never says it.
+    expect(ranked('where do specs go')).toEqual(['/memories/project/tests.md']);
+    // A related term counts as the prompt's word it stands for: schema.md, holding `database` and
+    // `db`, matched one word of the prompt `database`, not two.
+    expect([...scoreByWords(words, promptTerms('database'), now)].find((s) => s.file.path === '/memories/project/schema.md')!.matched).toBe(1);
   });
 });

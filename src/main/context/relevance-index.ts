@@ -3,8 +3,11 @@
  * BM25+ (k 1.2, b 0.7, d 0.5) over three fields of each file, its path and description (boost 2)
  * and its head (boost 1), each read as termsOf reads text (identifiers split into their words,
  * stopwords of four languages removed, words stemmed); a query term longer than three letters also
- * matches the longer terms it begins, at a lower weight; a file's score is multiplied by how many
- * of the query's terms it matched, then given a small bonus for a recent write. Which of the
+ * matches the longer terms it begins, at a lower weight; so do the terms a small table relates to
+ * it (`db` and `database`) and, when it matches no word of the files at all, the files' words a
+ * typo or two away from it (./query-expansion.ts), each at a weight below its own, each counted as
+ * the query term it stands for; a file's score is multiplied by how many of the query's terms it
+ * matched, then given a small bonus for a recent write. Which of the
  * ranked files a prompt is given is confidentMatches' call (a threshold, not a fixed count).
  * Terms change with the reading: the facts cache keeps them, so its format number follows it.
  *
@@ -22,6 +25,7 @@
 import { deu, eng as englishStopwords, fra, spa } from 'stopword';
 import { USAGE_HALF_LIFE_MS } from '../../common/memory/constants';
 import type { ContextFile } from './context-file';
+import { relatedTerms, RELATED_WEIGHT, TYPO_WEIGHT, typoDistance, typoMatches } from './query-expansion';
 
 /**
  * Words that hold no topic, in English and in the languages people most often prompt in beside it
@@ -64,20 +68,43 @@ const IDENTIFIER_PARTS = /_+|(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p
  */
 export function termsOf(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.split(/[^\p{L}\p{N}_]+/u)) {
-    if (raw.length < 2) continue;
-    const whole = raw.toLowerCase();
-    if (!STOPWORDS.has(whole)) out.push(stem(whole));
-    // Only a word with a capital or an underscore can have parts (most have neither).
-    if (whole === raw && !raw.includes('_')) continue;
-    const parts = raw.split(IDENTIFIER_PARTS);
-    if (parts.length < 2) continue;
-    for (const part of parts) {
-      const word = part.toLowerCase();
-      if (word.length > 1 && !STOPWORDS.has(word)) out.push(stem(word));
-    }
+  for (const raw of text.split(WORD_BREAKS)) if (raw.length >= 2) out.push(...termsOfWord(raw));
+  return out;
+}
+
+/** What separates words: anything but letters, digits and _. */
+const WORD_BREAKS = /[^\p{L}\p{N}_]+/u;
+
+/** The terms of one word of two characters or more, in the order termsOf gives them. */
+function termsOfWord(raw: string): string[] {
+  const out: string[] = [];
+  const whole = raw.toLowerCase();
+  if (!STOPWORDS.has(whole)) out.push(stem(whole));
+  // Only a word with a capital or an underscore can have parts (most have neither).
+  if (whole === raw && !raw.includes('_')) return out;
+  const parts = raw.split(IDENTIFIER_PARTS);
+  if (parts.length < 2) return out;
+  for (const part of parts) {
+    const word = part.toLowerCase();
+    if (word.length > 1 && !STOPWORDS.has(word)) out.push(stem(word));
   }
   return out;
+}
+
+/**
+ * termsOfWord's answers, kept: the words of notes repeat (within a note and across a scope), so
+ * counting a scope's words reads each distinct word once. Emptied when full.
+ */
+const wordTerms = new Map<string, readonly string[]>();
+const WORD_TERMS_KEPT = 50_000;
+
+function keptTermsOfWord(raw: string): readonly string[] {
+  let terms = wordTerms.get(raw);
+  if (terms === undefined) {
+    if (wordTerms.size >= WORD_TERMS_KEPT) wordTerms.clear();
+    wordTerms.set(raw, (terms = termsOfWord(raw)));
+  }
+  return terms;
 }
 
 /** Whether the character at `i` of `w` is a vowel (y included). */
@@ -130,6 +157,33 @@ export function wordMatches(word: string, query: string): boolean {
   return word === query || (word.startsWith(query) && (query.length >= PREFIX_MIN_LENGTH || stem(word) === query));
 }
 
+/** The weight of a word a query term begins: PREFIX_WEIGHT, fading as the word grows past the term. */
+function prefixWeight(word: string, term: string): number {
+  return (PREFIX_WEIGHT * word.length) / (word.length + 0.3 * (word.length - term.length));
+}
+
+/**
+ * The distinct words of some tables that begin with `term`'s first letter and are within `edits`
+ * letters of its length: every word a typo of it may have meant (typoMatches keeps the first
+ * letter). Found by searching the tables' texts for a space and that letter, so a prompt's typo
+ * costs one search of the words, not a list of them all.
+ */
+function typoCandidates(tables: Iterable<WordTable>, term: string, edits: number): Set<string> {
+  const words = new Set<string>();
+  const needle = ` ${term[0]!}`;
+  for (const table of tables) {
+    for (const text of table.texts) {
+      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+        // ` word:count`: the word runs from after the space to its colon.
+        const colon = text.indexOf(':', at + needle.length);
+        if (colon === -1) break;
+        if (Math.abs(colon - at - 1 - term.length) <= edits) words.add(text.slice(at + 1, colon));
+      }
+    }
+  }
+  return words;
+}
+
 /**
  * The terms a ranking is given, as it reads them: promptTerms' (taken as they are: stemming a stem
  * again could cut it further), less anything that could not be a term of a file (a stopword, a
@@ -163,10 +217,101 @@ function fieldsOf(file: Pick<ContextFile, 'path' | 'description' | 'head'>): str
 
 /** How often each word occurs in a text. */
 function countWords(text: string): Map<string, number> {
+  // Each distinct word is read once: its occurrences counted first, then its terms given the
+  // count. Words come in the order first seen, so the terms do in termsOf's order too.
+  const words = distinctWords(text);
   const counts = new Map<string, number>();
-  for (const word of termsOf(text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (let i = 0; i < words.words.length; i++) {
+    const times = words.times[i]!;
+    for (const term of keptTermsOfWord(words.words[i]!)) counts.set(term, (counts.get(term) ?? 0) + times);
+  }
   return counts;
 }
+
+/**
+ * The words of two characters or more of a text as termsOf splits it (runs of letters, digits and
+ * _), each once in the order first seen, with how often it occurs. Found by walking the text's
+ * characters into a hash table of the words seen, so a word that repeats (most of them) is no new
+ * string: splitting every file of a scope made more garbage than anything else a first call does.
+ */
+function distinctWords(text: string): { words: string[]; times: number[] } {
+  const words: string[] = [];
+  const times: number[] = [];
+  let size = 256;
+  let slots = new Int32Array(size).fill(-1);
+  let hashes: number[] = [];
+  const add = (start: number, end: number, hash: number): void => {
+    const length = end - start;
+    for (let slot = hash & (size - 1); ; slot = (slot + 1) & (size - 1)) {
+      const at = slots[slot]!;
+      if (at === -1) {
+        slots[slot] = words.length;
+        words.push(text.slice(start, end));
+        times.push(1);
+        hashes.push(hash);
+        break;
+      }
+      const word = words[at]!;
+      if (hashes[at] === hash && word.length === length && text.startsWith(word, start)) {
+        times[at]!++;
+        return;
+      }
+    }
+    if (words.length * 2 <= size) return;
+    // Grown (and filled again from the hashes kept) at half full.
+    size *= 2;
+    slots = new Int32Array(size).fill(-1);
+    for (let at = 0; at < words.length; at++) {
+      let slot = hashes[at]! & (size - 1);
+      while (slots[slot] !== -1) slot = (slot + 1) & (size - 1);
+      slots[slot] = at;
+    }
+  };
+  let start = -1;
+  let hash = 0;
+  for (let i = 0; i < text.length; ) {
+    const code = text.charCodeAt(i);
+    let width = 1;
+    let inWord: boolean;
+    if (code < 128) inWord = ASCII_WORD[code] === 1;
+    else {
+      const point = text.codePointAt(i)!;
+      if (point > 0xffff) width = 2;
+      inWord = isWordPoint(point);
+    }
+    if (inWord) {
+      if (start === -1) {
+        start = i;
+        hash = 0x811c9dc5;
+      }
+      hash = Math.imul(hash ^ code, 0x01000193);
+      if (width === 2) hash = Math.imul(hash ^ text.charCodeAt(i + 1), 0x01000193);
+    } else if (start !== -1) {
+      if (i - start >= 2) add(start, i, hash >>> 1);
+      start = -1;
+    }
+    i += width;
+  }
+  if (start !== -1 && text.length - start >= 2) add(start, text.length, hash >>> 1);
+  hashes = [];
+  return { words, times };
+}
+
+/** Whether each ASCII character is one of a word (a letter, a digit or _), as WORD_BREAKS reads it. */
+const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, code) => (/[\p{L}\p{N}_]/u.test(String.fromCharCode(code)) ? 1 : 0));
+
+/** Whether a code point past ASCII is a letter or a digit (WORD_BREAKS), kept per code point seen. */
+function isWordPoint(point: number): boolean {
+  let known = wordPoints.get(point);
+  if (known === undefined) {
+    known = /^[\p{L}\p{N}_]$/u.test(String.fromCodePoint(point));
+    if (wordPoints.size >= WORD_TERMS_KEPT) wordPoints.clear();
+    wordPoints.set(point, known);
+  }
+  return known;
+}
+
+const wordPoints = new Map<number, boolean>();
 
 /**
  * A BM25 index over memory files keyed by virtual path, changed in place: a long-lived reader (an
@@ -285,14 +430,23 @@ export class RelevanceIndex {
         }
       }
     };
-    for (const query of queryTerms(terms)) {
-      score(query, 1, query);
-      if (query.length < PREFIX_MIN_LENGTH) continue;
-      for (const word of this.byStart.get(query.slice(0, PREFIX_MIN_LENGTH)) ?? []) {
-        if (word === query || !wordMatches(word, query)) continue;
-        // Fades as the word grows past the query word, from PREFIX_WEIGHT at no difference.
-        score(word, (PREFIX_WEIGHT * word.length) / (word.length + 0.3 * (word.length - query.length)), query);
+    // A term, its own postings and (long enough) those of the words it begins, at `weight`;
+    // whether it found any word at all.
+    const scoreTerm = (term: string, weight: number, query: string): boolean => {
+      let hit = this.postings.has(term);
+      score(term, weight, query);
+      if (term.length < PREFIX_MIN_LENGTH) return hit;
+      for (const word of this.byStart.get(term.slice(0, PREFIX_MIN_LENGTH)) ?? []) {
+        if (word === term || !wordMatches(word, term)) continue;
+        hit = true;
+        score(word, weight * prefixWeight(word, term), query);
       }
+      return hit;
+    };
+    for (const query of queryTerms(terms)) {
+      const hit = scoreTerm(query, 1, query);
+      for (const other of relatedTerms(query, stem)) scoreTerm(other, RELATED_WEIGHT, query);
+      if (!hit) for (const word of typoMatches(query, this.postings.keys())) score(word, TYPO_WEIGHT, query);
     }
     for (const [id, sum] of sums) sums.set(id, sum * matched.get(id)!.size);
     return { sums, matched };
@@ -500,41 +654,67 @@ export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly strin
   const distinct = [...new Set(queries)];
   const bits = distinct.length <= 30 ? new Int32Array(count) : null;
   const sets: Array<Set<string> | undefined> = bits ? [] : new Array<Set<string> | undefined>(count);
-  for (const query of queries) {
-    const bit = 1 << distinct.indexOf(query);
-    // Per word found (the query word itself, or one it begins), per field: the files and their
-    // counts, side by side (numbers only: a common word is found in thousands of files).
-    const found = new Map<string, Array<{ ids: number[]; counts: number[] }>>();
-    const needle = ` ${query}`;
-    const prefixes = query.length >= PREFIX_MIN_LENGTH;
+  // Per word found (a term itself, or one it begins), per field: the files and their counts, side
+  // by side (numbers only: a common word is found in thousands of files).
+  const lookUp = (term: string): Map<string, Array<{ ids: ArrayLike<number>; counts: ArrayLike<number> }>> => {
+    const found = new Map<string, Array<{ ids: ArrayLike<number>; counts: ArrayLike<number> }>>();
+    const needle = ` ${term}`;
+    const prefixes = term.length >= PREFIX_MIN_LENGTH;
+    // The term's own hits, the most of a common word's, go straight into arrays of one number per
+    // file (a file's words are distinct, so it holds the term at most once in a field).
+    const exactIds = Array.from({ length: FIELDS }, () => new Int32Array(count));
+    const exactCounts = Array.from({ length: FIELDS }, () => new Int32Array(count));
+    const exactFound = new Int32Array(FIELDS);
     for (const [table, ids] of searched) {
       for (let field = 0; field < FIELDS; field++) {
         const text = table.texts[field]!;
         const begin = table.starts[field]!;
+        const last = begin.length - 1;
+        // The file holding the hit: hits come in order, so the file only moves forward.
+        let file = 0;
         for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
           const after = at + needle.length;
-          // The query word itself (a colon right after it) needs no slicing; a longer word only
-          // counts when the query word may begin others.
+          // The term itself (a colon right after it) needs no slicing; a longer word only counts
+          // when the term may begin others.
           const exact = text.charCodeAt(after) === COLON;
           if (!exact && !prefixes) continue;
-          const id = ids[fileAt(begin, at)]!;
+          while (file < last && begin[file + 1]! <= at) file++;
+          const id = ids[file]!;
           if (id < 0) continue;
           const colon = exact ? after : text.indexOf(':', after);
-          const word = exact ? query : text.slice(at + 1, colon);
           let tf = 0;
           for (let i = colon + 1; i < text.length; i++) {
             const digit = text.charCodeAt(i) - 48;
             if (digit < 0 || digit > 9) break;
             tf = tf * 10 + digit;
           }
-          let perField = found.get(word);
+          if (exact) {
+            const n = exactFound[field]!;
+            if (n === count) continue;
+            exactIds[field]![n] = id;
+            exactCounts[field]![n] = tf;
+            exactFound[field] = n + 1;
+            continue;
+          }
+          const word = text.slice(at + 1, colon);
+          let perField = found.get(word) as Array<{ ids: number[]; counts: number[] }> | undefined;
           if (!perField) found.set(word, (perField = Array.from({ length: FIELDS }, () => ({ ids: [], counts: [] }))));
           perField[field]!.ids.push(id);
           perField[field]!.counts.push(tf);
         }
       }
     }
-    const score = (word: string, weight: number) => {
+    if (exactFound.some((n) => n > 0)) {
+      found.set(
+        term,
+        exactIds.map((ids, field) => ({ ids: ids.subarray(0, exactFound[field]), counts: exactCounts[field]!.subarray(0, exactFound[field]) })),
+      );
+    }
+    return found;
+  };
+  for (const query of queries) {
+    const bit = 1 << distinct.indexOf(query);
+    const score = (found: ReturnType<typeof lookUp>, word: string, weight: number) => {
       const perField = found.get(word);
       if (!perField) return;
       for (let field = 0; field < FIELDS; field++) {
@@ -553,10 +733,18 @@ export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly strin
         }
       }
     };
-    score(query, 1);
-    for (const word of [...found.keys()].sort()) {
-      if (word === query) continue;
-      score(word, (PREFIX_WEIGHT * word.length) / (word.length + 0.3 * (word.length - query.length)));
+    // A term and the words it begins, at `weight`; whether it found any word at all.
+    const scoreTerm = (term: string, weight: number): boolean => {
+      const found = lookUp(term);
+      score(found, term, weight);
+      for (const word of [...found.keys()].sort()) if (word !== term) score(found, word, weight * prefixWeight(word, term));
+      return found.size > 0;
+    };
+    const hit = scoreTerm(query, 1);
+    for (const other of relatedTerms(query, stem)) scoreTerm(other, RELATED_WEIGHT);
+    const edits = typoDistance(query);
+    if (!hit && edits > 0) {
+      for (const word of typoMatches(query, typoCandidates(searched.keys(), query, edits))) score(lookUp(word), word, TYPO_WEIGHT);
     }
   }
   const scores = new Map<number, number>();
@@ -575,18 +763,6 @@ function popCount(n: number): number {
   let count = 0;
   for (let x = n; x !== 0; x &= x - 1) count++;
   return count;
-}
-
-/** The file whose words begin at or before `at` (the last of `begin`, ascending, not past it). */
-function fileAt(begin: Int32Array, at: number): number {
-  let lo = 0;
-  let hi = begin.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (begin[mid]! <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** Files scoring below this fraction of the best match's score are not worth a prompt's budget. */
