@@ -20,8 +20,15 @@
  * draft: the banner says who deleted it and offers "Keep my text as a new file" (the API's create,
  * as the person, never over a file made since) or "Close" (discard). Opened when already gone, the
  * editor says so instead of a read error.
+ * A memory file in a sync conflict (changed here and on another machine, the other side waiting in
+ * the Inbox) shows its own banner while that item is pending (sync-conflict.tsx): Compare puts this
+ * machine's text against the other machine's piece by piece, and each choice decides the item too.
  * The text comes from an EditorSource: memory by default (memorySource); other agents' files
  * (features/agent-files) give their own read, save, create and history, with the same conflict flow.
+ * A new file (New memory: `newFileText`) is not on disk until its first Save, which creates it as
+ * the person (a save on no sha256: a file of that name made meanwhile is a conflict, never
+ * overwritten); until then the head says it is new and not saved, nothing is read, and closing it
+ * leaves nothing behind (so it never reaches agents' context, nor counts as used, unsaved).
  */
 import { markdown } from '@codemirror/lang-markdown';
 import { EditorView } from '@codemirror/view';
@@ -44,7 +51,8 @@ import { DiffView } from './DiffView';
 import { MergePreview, MergeResolver } from './MergePanel';
 import { showHiddenText } from './hidden-chars';
 import { Preview } from './Preview';
-import { mergedText, mergeThreeWay, type Resolution, type ThreeWayMerge } from './three-way-merge';
+import { mergedText, mergeThreeWay, mergeTwoWay, type Resolution, type ThreeWayMerge } from './three-way-merge';
+import { settleSyncConflict, SYNC_SIDES, syncConflictText, useSyncConflict } from './sync-conflict';
 import { useChangedLines } from './changed-lines';
 import { useDraft, type DraftBase } from './use-draft';
 
@@ -122,6 +130,8 @@ export interface FileEditorProps {
   tools?: ReactNode;
   /** The lines selected in the editor (1-based, inclusive), as the selection changes. */
   onSelectedLines?: (ranges: Array<[number, number]>) => void;
+  /** A file the person is making, not on disk yet: it opens with this text and Save creates it. */
+  newFileText?: string;
 }
 
 const ACTOR_WORDS = { agent: 'by an agent', external: 'outside Cairn', person: 'in another Cairn window', sync: 'on another machine (sync)' } as const;
@@ -144,7 +154,7 @@ export function mergeSummary(merge: ThreeWayMerge): string {
   return `You both changed the same lines in ${places}: Compare resolves them piece by piece; the rest is merged.`;
 }
 
-export function FileEditor({ workspaceId, path, file, dark, previewByDefault, onClose, onDirtyChange, onPin, source, info, tools, onSelectedLines }: FileEditorProps) {
+export function FileEditor({ workspaceId, path, file, dark, previewByDefault, onClose, onDirtyChange, onPin, source, info, tools, onSelectedLines, newFileText }: FileEditorProps) {
   const { client } = useApi();
   const src = useMemo(() => source ?? memorySource(client, workspaceId, path), [source, client, workspaceId, path]);
   const selectedLines = useRef(onSelectedLines);
@@ -173,6 +183,8 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   /** Opened (or read again) when the file was already gone, with no unsaved text to keep. */
   const [gone, setGone] = useState(false);
   const dirty = loaded !== null && draft !== loaded.base;
+  /** A new file not saved yet: Save creates it, even with the text it opened with. */
+  const unsavedNew = newFileText !== undefined && loaded !== null && loaded.sha256 === null && conflict === null;
   const key = file ? badgeKey(workspaceId, file.scope, path) : badgeKey(workspaceId, (path.split('/')[2] ?? 'global') as MemoryFile['scope'], path);
 
   const section = useRef<HTMLElement>(null);
@@ -199,12 +211,28 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
 
   const kept = useDraft(workspaceId, path, loaded, draft, setLoaded, setDraft);
 
+  /** The Inbox item holding the other machine's side, while the file is in a sync conflict. */
+  const syncItem = useSyncConflict(workspaceId, path, !source);
+  const [syncResolving, setSyncResolving] = useState(false);
+  const [syncResolutions, setSyncResolutions] = useState<Array<Resolution | undefined>>([]);
+  const [syncBusy, setSyncBusy] = useState(false);
+  const theirsSynced = syncItem?.change?.after ?? null;
+  const syncMerge = useMemo(() => (theirsSynced === null ? null : mergeTwoWay(draft, theirsSynced)), [draft, theirsSynced]);
+  const syncMerged = syncMerge ? mergedText(syncMerge, syncResolutions) : null;
+
   /**
    * Reads the file; when opening it, unsaved text kept from before comes back (use-draft.ts).
    * True when the file was read and shown (false: an error, or the file is gone).
    */
   const load = useCallback(async (opening = false): Promise<boolean> => {
     setLoadError(null);
+    if (opening && newFileText !== undefined) {
+      // Nothing to read: the file is made by its first Save (text kept from before a reload comes back).
+      const shown = kept.offer({ content: newFileText, sha256: null });
+      setLoaded({ base: shown.base, sha256: null, versionText: shown.versionText });
+      setDraft(shown.draft);
+      return true;
+    }
     try {
       const doc = await src.read();
       if (!open.current) return false;
@@ -240,7 +268,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       else setGone(true);
       return false;
     }
-  }, [src, key, whoDeleted, kept.offer, kept.offerGone]);
+  }, [src, key, whoDeleted, kept.offer, kept.offerGone, newFileText]);
 
   useEffect(() => {
     setLoaded(null);
@@ -252,6 +280,18 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
   }, [load]);
 
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+
+  // The conflict decided (here, in the Inbox, by a command): Compare ends, and a clean editor reads
+  // the file again (an approval is the person's write, which the change stream leaves to its writer).
+  const syncItemId = syncItem?.id ?? null;
+  const shownSyncItem = useRef<string | null>(null);
+  useEffect(() => {
+    const was = shownSyncItem.current;
+    shownSyncItem.current = syncItemId;
+    setSyncResolving(false);
+    setSyncResolutions([]);
+    if (was !== null && syncItemId === null && !state.current.dirty) void load();
+  }, [syncItemId, load]);
 
   // Typing after a Reload makes new text that Undo would throw away: its offer ends there.
   useEffect(() => {
@@ -327,7 +367,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           setTheirs(null);
           setMerging(null);
           setResolving(false);
-          setStatus(merged ? 'Saved the merge.' : 'Saved.');
+          setStatus(merged ? 'Saved the merge.' : expected === null && newFileText !== undefined ? `Created ${path}.` : 'Saved.');
           badgeStore.clear(key);
         } else if (result.status === 'conflict') {
           if (result.kind === 'deleted') setDeletedBy(badgeStore.lastActor(key) ?? (await whoDeleted()));
@@ -344,7 +384,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
         setSaving(false);
       }
     },
-    [src, draft, loaded, key, whoDeleted, mergeWithDisk, kept.saved],
+    [src, draft, loaded, key, whoDeleted, mergeWithDisk, kept.saved, newFileText, path],
   );
 
   /** The merge's text once every conflict is resolved (null: not yet, or no merge). */
@@ -441,6 +481,26 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
     await doSave(current);
   };
 
+  /** Settles the sync conflict: `text` written (unless it is already this machine's), the Inbox item decided. */
+  const settleSync = async (text: string | 'keep') => {
+    if (!syncItem || !loaded) return;
+    setSyncBusy(true);
+    setSaveError(null);
+    try {
+      const failure = text === 'keep' ? ((r) => (r.status === 'ok' ? null : r.message))(await client.inbox.reject({ workspaceId, id: syncItem.id })) : await settleSyncConflict(client, workspaceId, syncItem, text, loaded.sha256);
+      if (failure) {
+        setSaveError(failure);
+        return;
+      }
+      await load();
+      setStatus(text === 'keep' ? "Kept this machine's text; the other machine's was declined." : text === theirsSynced ? "Took the other machine's text." : 'Saved the merge of both machines.');
+    } catch (err) {
+      setSaveError(errorMessage(err));
+    } finally {
+      setSyncBusy(false);
+    }
+  };
+
   const onKeyDown = (e: React.KeyboardEvent) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
       e.preventDefault();
@@ -473,10 +533,15 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       <header className="editor-head">
         <div className="editor-title">
           <h2 title={path}>
-            {name}
+            <span className="editor-name">{name}</span>
             {dirty && (
               <span className="dirty" title="Unsaved changes" aria-label="Unsaved changes">
                 {' '}●
+              </span>
+            )}
+            {unsavedNew && (
+              <span className="badge new-file" title="Not on disk yet: Save creates it">
+                New, not saved
               </span>
             )}
           </h2>
@@ -497,7 +562,7 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           <button type="button" className="btn" onClick={() => setShowHistory((h) => !h)} aria-pressed={showHistory} title={showHistory ? 'Back to the file' : "The file's versions: compare and restore"}>
             <HistoryIcon size={14} aria-hidden /> History
           </button>
-          <button type="button" className="btn primary" onClick={() => void save()} disabled={!dirty || saving || conflict !== null} title="Save (Ctrl+S)">
+          <button type="button" className="btn primary" onClick={() => void save()} disabled={!(dirty || unsavedNew) || saving || conflict !== null} title={unsavedNew ? 'Create the file (Ctrl+S)' : 'Save (Ctrl+S)'}>
             {saving ? <Loader2 size={14} className="spin" aria-hidden /> : <Save size={14} aria-hidden />} Save
           </button>
           <button type="button" className="icon-btn" onClick={onClose} aria-label="Close file" title="Close">
@@ -582,6 +647,34 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           </div>
         </div>
       )}
+      {syncItem && !conflict && loaded && (
+        <div className="conflict" role="alert" aria-label="Sync conflict">
+          <p>
+            <AlertTriangle size={16} aria-hidden /> {syncConflictText(syncItem)}
+          </p>
+          {syncResolving && syncMerge && <p className="merge-summary">{syncMerge.conflicts === 1 ? 'The machines differ in one place' : `The machines differ in ${syncMerge.conflicts} places`}: choose piece by piece, then Save merged.</p>}
+          <div className="conflict-actions" data-keep-clear>
+            {syncResolving && (
+              <button type="button" className="btn primary" onClick={() => syncMerged !== null && void settleSync(syncMerged)} disabled={syncMerged === null || syncBusy} title={syncMerged === null ? 'Resolve every conflict first' : undefined}>
+                {syncBusy ? <Loader2 size={14} className="spin" aria-hidden /> : <GitMerge size={14} aria-hidden />} Save merged
+              </button>
+            )}
+            <button type="button" className="btn" onClick={() => void settleSync('keep')} disabled={syncBusy}>
+              <Save size={14} aria-hidden /> Keep this machine&rsquo;s
+            </button>
+            {theirsSynced !== null && (
+              <button type="button" className="btn" onClick={() => void settleSync(theirsSynced)} disabled={syncBusy}>
+                <RefreshCw size={14} aria-hidden /> Take the other machine&rsquo;s
+              </button>
+            )}
+            {syncMerge && (
+              <button type="button" className="btn" onClick={() => setSyncResolving((r) => !r)} aria-pressed={syncResolving}>
+                <GitCompare size={14} aria-hidden /> {syncResolving ? 'Hide comparison' : 'Compare'}
+              </button>
+            )}
+          </div>
+        </div>
+      )}
       {saveError && (
         <div className="notice error" role="alert">
           {saveError}
@@ -597,6 +690,11 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
       {status && !conflict && (
         <div className="notice" role="status">
           {status}
+        </div>
+      )}
+      {unsavedNew && !status && (
+        <div className="notice" role="status">
+          A new file: Save creates it. Closing it without saving leaves nothing behind.
         </div>
       )}
       <div className="editor-body">
@@ -620,6 +718,8 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
           <div className="state" role="status">
             <Loader2 size={16} className="spin" aria-hidden /> Opening…
           </div>
+        ) : syncItem && syncResolving && syncMerge && !conflict ? (
+          <MergeResolver merge={syncMerge} resolutions={syncResolutions} sides={SYNC_SIDES} onResolve={(i, r) => setSyncResolutions((rs) => Object.assign([...rs], { [i]: r }))} />
         ) : theirs !== null ? (
           <DiffView mine={draft} theirs={theirs} dark={dark} />
         ) : merging && conflict && resolving ? (

@@ -2,7 +2,8 @@
  * What the editor shows when a save found the file changed on disk and the draft's base is known
  * (three-way-merge.ts): a merge without conflicts as a diff of what "Save merged" writes against
  * the file on disk now; a merge with conflicts as its pieces, the clean ones already merged and
- * each conflict with Take mine, Take theirs, Take both and Edit.
+ * each conflict with Take mine, Take theirs, Take both and Edit. The sides are the draft and the
+ * disk, or what the caller names them (a sync's conflict: this machine and the other machine).
  *
  * Invariants: nothing here saves. The editor's banner holds Save merged, enabled once
  * `mergedText` has an answer (every conflict resolved); a resolution can be changed until then.
@@ -34,19 +35,29 @@ const TAKES = [
 
 const shown = (lines: readonly string[]) => (lines.length === 0 ? '(no lines)' : lines.join('\n'));
 
+/** What the two sides of a conflict are called: the person's draft and the disk, unless said otherwise. */
+export interface MergeSides {
+  mine: string;
+  theirs: string;
+  /** The group's accessible name. */
+  label: string;
+}
+
+const DRAFT_AND_DISK: MergeSides = { mine: 'Yours', theirs: 'On disk now', label: 'Your changes and the file on disk, piece by piece' };
+
 /** Conflicts resolved piece by piece; `onResolve(i, r)` records the i-th conflict's resolution. */
-export function MergeResolver({ merge, resolutions, onResolve }: { merge: ThreeWayMerge; resolutions: ReadonlyArray<Resolution | undefined>; onResolve: (i: number, r: Resolution) => void }) {
+export function MergeResolver({ merge, resolutions, onResolve, sides = DRAFT_AND_DISK }: { merge: ThreeWayMerge; resolutions: ReadonlyArray<Resolution | undefined>; onResolve: (i: number, r: Resolution) => void; sides?: MergeSides }) {
   const done = resolutions.filter(Boolean).length;
   let n = -1;
   return (
-    <div className="merge-resolver" role="group" aria-label="Your changes and the file on disk, piece by piece">
+    <div className="merge-resolver" role="group" aria-label={sides.label}>
       <p className="notice" role="status">
         {done} of {merge.conflicts} {merge.conflicts === 1 ? 'conflict' : 'conflicts'} resolved. Lines changed on one side only are already merged.
       </p>
       {merge.pieces.map((piece, i) => {
         if (piece.kind === 'clean') return <CleanLines key={i} lines={piece.lines} first={i === 0} last={i === merge.pieces.length - 1} />;
         const at = ++n;
-        return <ConflictView key={i} at={at} of={merge.conflicts} piece={piece} resolution={resolutions[at]} onResolve={(r) => onResolve(at, r)} />;
+        return <ConflictView key={i} at={at} of={merge.conflicts} piece={piece} sides={sides} resolution={resolutions[at]} onResolve={(r) => onResolve(at, r)} />;
       })}
     </div>
   );
@@ -69,7 +80,7 @@ function CleanLines({ lines, first, last }: { lines: string[]; first: boolean; l
   );
 }
 
-function ConflictView({ at, of, piece, resolution, onResolve }: { at: number; of: number; piece: ConflictPiece; resolution: Resolution | undefined; onResolve: (r: Resolution) => void }) {
+function ConflictView({ at, of, piece, sides, resolution, onResolve }: { at: number; of: number; piece: ConflictPiece; sides: MergeSides; resolution: Resolution | undefined; onResolve: (r: Resolution) => void }) {
   const [editing, setEditing] = useState<string | null>(null);
   const label = `Conflict ${at + 1} of ${of}`;
   const taken = resolution && 'take' in resolution ? resolution.take : null;
@@ -82,14 +93,14 @@ function ConflictView({ at, of, piece, resolution, onResolve }: { at: number; of
       </h3>
       <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr' }}>
         <div style={{ borderRight: '1px solid var(--line)', minWidth: 0 }}>
-          <h4 style={sideHead}>Yours</h4>
-          <pre style={code} aria-label="Your lines">
+          <h4 style={sideHead}>{sides.mine}</h4>
+          <pre style={code} aria-label={sides === DRAFT_AND_DISK ? 'Your lines' : `Lines of ${sides.mine.toLowerCase()}`}>
             {shown(piece.mine)}
           </pre>
         </div>
         <div style={{ minWidth: 0 }}>
-          <h4 style={sideHead}>On disk now</h4>
-          <pre style={code} aria-label="The lines on disk">
+          <h4 style={sideHead}>{sides.theirs}</h4>
+          <pre style={code} aria-label={sides === DRAFT_AND_DISK ? 'The lines on disk' : `Lines of ${sides.theirs.toLowerCase()}`}>
             {shown(piece.theirs)}
           </pre>
         </div>

@@ -146,3 +146,23 @@ function apply(o: string[], start: number, end: number, changes: Change[]): stri
   out.push(...o.slice(at, end));
   return out;
 }
+
+/**
+ * Two texts with no known common version (a sync's conflict: this machine's file and the other
+ * machine's), as a merge: the lines both hold are clean, and each place they differ is a conflict
+ * with an empty base, resolved piece by piece like any other. The merged text keeps `mine`'s line end.
+ */
+export function mergeTwoWay(mine: string, theirs: string): ThreeWayMerge {
+  const a = splitLines(mine);
+  const b = splitLines(theirs);
+  const pieces: MergePiece[] = [];
+  let at = 0;
+  for (const d of diffIndices(a, b)) {
+    const [start, length] = d.buffer1;
+    if (start > at) pieces.push({ kind: 'clean', lines: a.slice(at, start) });
+    pieces.push({ kind: 'conflict', base: [], mine: a.slice(start, start + length), theirs: d.buffer2Content });
+    at = start + length;
+  }
+  if (at < a.length) pieces.push({ kind: 'clean', lines: a.slice(at) });
+  return { pieces, eol: eolOf(mine || theirs), conflicts: pieces.filter((p) => p.kind === 'conflict').length };
+}

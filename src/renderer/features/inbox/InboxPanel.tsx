@@ -23,7 +23,7 @@
  * typing in a field).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { AlertTriangle, Archive, ArrowRight, Bot, Check, FileInput, FileWarning, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
+import { AlertTriangle, Archive, ArrowRight, Bot, Check, FileInput, FileWarning, GitCompare, Inbox as InboxIcon, Loader2, Pencil, RefreshCw, Undo2, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { AGENT_NAMES, heldBackText, shortSession } from '../../../common/api/harvest-status-text';
 import { MAX_INBOX_PENDING } from '../../../common/memory/constants';
@@ -203,7 +203,8 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
       }
       decided(item.id);
       void queryClient.invalidateQueries({ queryKey: orpc.memory.list.key({ input: { workspaceId } }) });
-      if (item.change) {
+      if (item.change && item.from?.kind === 'pull') say({ tone: 'ok', text: result.message, path: result.path, itemId: item.id, versionId: null });
+      else if (item.change) {
         say({ tone: 'ok', text: changeApprovedText(item.change), path: result.path, itemId: item.id, versionId: null, undoText: `Took the agent\u2019s change back: ${changeTitle(item.change)} is undone, and back in the Inbox to decide again.`, canOpen: item.change.command !== 'delete' });
       } else say({ tone: 'ok', text: result.message, path: result.path, itemId: item.id, versionId: null });
       // The next decision need not wait for the Undo below: a key pressed now (r on the proposal the
@@ -230,13 +231,14 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
     setBusy(item.id);
     setError(item.id, null);
     try {
-      const result = await client.inbox.reject({ id: item.id });
+      const result = await client.inbox.reject({ workspaceId, id: item.id });
       if (result.status !== 'ok') {
         setError(item.id, { kind: 'error', message: result.message });
         return;
       }
       decided(item.id);
-      if (item.change) say({ tone: 'ok', text: `Rejected the agent\u2019s change: ${changeTitle(item.change)}. Memory is unchanged.`, path: null, itemId: null, versionId: null });
+      if (item.change && item.from?.kind === 'pull') say({ tone: 'ok', text: `Rejected the pulled change: ${item.change.path} has its text from before the pull again.`, path: null, itemId: null, versionId: null });
+      else if (item.change) say({ tone: 'ok', text: `Rejected the agent\u2019s change: ${changeTitle(item.change)}. Memory is unchanged.`, path: null, itemId: null, versionId: null });
       else say({ tone: 'ok', text: `Rejected: ${sentence(item.text)} It will not be proposed again for 90 days.`, path: null, itemId: null, versionId: null });
     } catch (err) {
       setError(item.id, { kind: 'error', message: errorMessage(err) });
@@ -465,6 +467,7 @@ export function InboxPanel({ workspaceId, onOpenFile, onClose }: InboxPanelProps
                       onFocus={() => setFocusedId(item.id)}
                       onApprove={() => void approve(item)}
                       onReject={() => void reject(item)}
+                      onOpen={() => onOpenFile(item.change!.path)}
                     />
                   ))}
                 </ul>
@@ -808,14 +811,16 @@ interface ChangeProposalProps {
   onFocus: () => void;
   onApprove: () => void;
   onReject: () => void;
+  /** Opens the file in the editor (a sync's conflict: its banner and Compare resolve it there too). */
+  onOpen: () => void;
 }
 
 /** An agent's change held by review mode: what it does, the diff of the file, Approve and Reject. */
-function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onReject }: ChangeProposalProps) {
+function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onReject, onOpen }: ChangeProposalProps) {
   const change = item.change!;
   const title = changeTitle(change);
   const from = item.from;
-  const kind = from ? (from.conflict ? 'Changed on both machines' : 'From another machine') : 'Agent\u2019s change';
+  const kind = from ? (from.kind === 'pull' ? 'From a git pull' : from.conflict ? 'Changed on both machines' : 'From another machine') : 'Agent\u2019s change';
   return (
     <li className="proposal change" data-item={item.id} tabIndex={focusable ? 0 : -1} aria-label={`${kind}: ${title}`} aria-busy={busy || undefined} onFocus={onFocus}>
       <div className="p-meta">
@@ -823,7 +828,7 @@ function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onRe
         {from && (
           <span className="p-from muted">
             {' '}
-            synced from {from.remote}, commit {from.commit.slice(0, 7)}
+            {from.kind === 'pull' ? `commit ${from.commit.slice(0, 7)} by ${from.author ?? 'an unknown author'}` : `synced from ${from.remote ?? 'the sync remote'}, commit ${from.commit.slice(0, 7)}`}
           </span>
         )}
         <span className="p-when muted">
@@ -836,6 +841,7 @@ function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onRe
       <p className="p-text">{title}</p>
       {from?.flag && <p className="p-why warn">Held: {from.flag}</p>}
       {from?.conflict && <p className="p-why muted">This machine&rsquo;s side stays in memory; approve to take the other machine&rsquo;s instead.</p>}
+      {from?.kind === 'pull' && <p className="p-why muted">The pull left this text in your checkout; agents do not get it until you approve. Reject writes back the text from before the pull.</p>}
       {change.command === 'rename' ? (
         <p className="p-why muted">The file&rsquo;s content stays as it is; only its name changes.</p>
       ) : (
@@ -854,6 +860,11 @@ function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onRe
         <button type="button" className="btn danger" onClick={onReject} disabled={busy} aria-keyshortcuts="r">
           <X size={14} aria-hidden /> Reject
         </button>
+        {from?.kind === 'sync' && from.conflict && change.after !== null && (
+          <button type="button" className="btn" onClick={onOpen} disabled={busy}>
+            <GitCompare size={14} aria-hidden /> Compare in the editor
+          </button>
+        )}
       </div>
     </li>
   );
