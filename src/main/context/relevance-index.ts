@@ -219,99 +219,12 @@ function fieldsOf(file: Pick<ContextFile, 'path' | 'description' | 'head'>): str
 function countWords(text: string): Map<string, number> {
   // Each distinct word is read once: its occurrences counted first, then its terms given the
   // count. Words come in the order first seen, so the terms do in termsOf's order too.
-  const words = distinctWords(text);
+  const words = new Map<string, number>();
+  for (const raw of text.split(WORD_BREAKS)) if (raw.length >= 2) words.set(raw, (words.get(raw) ?? 0) + 1);
   const counts = new Map<string, number>();
-  for (let i = 0; i < words.words.length; i++) {
-    const times = words.times[i]!;
-    for (const term of keptTermsOfWord(words.words[i]!)) counts.set(term, (counts.get(term) ?? 0) + times);
-  }
+  for (const [raw, times] of words) for (const term of keptTermsOfWord(raw)) counts.set(term, (counts.get(term) ?? 0) + times);
   return counts;
 }
-
-/**
- * The words of two characters or more of a text as termsOf splits it (runs of letters, digits and
- * _), each once in the order first seen, with how often it occurs. Found by walking the text's
- * characters into a hash table of the words seen, so a word that repeats (most of them) is no new
- * string: splitting every file of a scope made more garbage than anything else a first call does.
- */
-function distinctWords(text: string): { words: string[]; times: number[] } {
-  const words: string[] = [];
-  const times: number[] = [];
-  let size = 256;
-  let slots = new Int32Array(size).fill(-1);
-  let hashes: number[] = [];
-  const add = (start: number, end: number, hash: number): void => {
-    const length = end - start;
-    for (let slot = hash & (size - 1); ; slot = (slot + 1) & (size - 1)) {
-      const at = slots[slot]!;
-      if (at === -1) {
-        slots[slot] = words.length;
-        words.push(text.slice(start, end));
-        times.push(1);
-        hashes.push(hash);
-        break;
-      }
-      const word = words[at]!;
-      if (hashes[at] === hash && word.length === length && text.startsWith(word, start)) {
-        times[at]!++;
-        return;
-      }
-    }
-    if (words.length * 2 <= size) return;
-    // Grown (and filled again from the hashes kept) at half full.
-    size *= 2;
-    slots = new Int32Array(size).fill(-1);
-    for (let at = 0; at < words.length; at++) {
-      let slot = hashes[at]! & (size - 1);
-      while (slots[slot] !== -1) slot = (slot + 1) & (size - 1);
-      slots[slot] = at;
-    }
-  };
-  let start = -1;
-  let hash = 0;
-  for (let i = 0; i < text.length; ) {
-    const code = text.charCodeAt(i);
-    let width = 1;
-    let inWord: boolean;
-    if (code < 128) inWord = ASCII_WORD[code] === 1;
-    else {
-      const point = text.codePointAt(i)!;
-      if (point > 0xffff) width = 2;
-      inWord = isWordPoint(point);
-    }
-    if (inWord) {
-      if (start === -1) {
-        start = i;
-        hash = 0x811c9dc5;
-      }
-      hash = Math.imul(hash ^ code, 0x01000193);
-      if (width === 2) hash = Math.imul(hash ^ text.charCodeAt(i + 1), 0x01000193);
-    } else if (start !== -1) {
-      if (i - start >= 2) add(start, i, hash >>> 1);
-      start = -1;
-    }
-    i += width;
-  }
-  if (start !== -1 && text.length - start >= 2) add(start, text.length, hash >>> 1);
-  hashes = [];
-  return { words, times };
-}
-
-/** Whether each ASCII character is one of a word (a letter, a digit or _), as WORD_BREAKS reads it. */
-const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, code) => (/[\p{L}\p{N}_]/u.test(String.fromCharCode(code)) ? 1 : 0));
-
-/** Whether a code point past ASCII is a letter or a digit (WORD_BREAKS), kept per code point seen. */
-function isWordPoint(point: number): boolean {
-  let known = wordPoints.get(point);
-  if (known === undefined) {
-    known = /^[\p{L}\p{N}_]$/u.test(String.fromCodePoint(point));
-    if (wordPoints.size >= WORD_TERMS_KEPT) wordPoints.clear();
-    wordPoints.set(point, known);
-  }
-  return known;
-}
-
-const wordPoints = new Map<number, boolean>();
 
 /**
  * A BM25 index over memory files keyed by virtual path, changed in place: a long-lived reader (an
