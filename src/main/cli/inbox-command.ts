@@ -6,19 +6,20 @@
  * The review itself is inbox/inbox-review.ts (approval writes as the person, cause
  * harvest:<id> or review:<id>, undoable); the setting is inbox/review-mode.ts's.
  */
-import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { heldBackText } from '../../common/api/harvest-status-text';
 import { fileOrigin, originText, toolOnlyText } from '../../common/api/inbox-text';
 import { MAX_INBOX_PENDING, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
-import { approveItem, rejectItem } from '../inbox/inbox-review';
+import { approveItem, rejectItem, rejectRestoring } from '../inbox/inbox-review';
+import { PulledMemory } from '../inbox/pulled-memory';
 import { changeSummary, DamagedItemError, type ChangeItem, type InboxItem, type MemoryItem } from '../inbox/inbox-store';
-import { reviewKey } from '../inbox/review-mode';
+import { reviewKey, ReviewMode } from '../inbox/review-mode';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
-import { minuteOf, writeTable } from './table';
+import { minuteOf, writeTable, writeJson } from './table';
 import { refusing, type CliIo } from './tool-command';
+import { commandArgs } from './command-args';
 import { INBOX_HELP, UsageError } from './usage';
 
 /** Who said an evidence quote, in the CLI's words. */
@@ -44,8 +45,17 @@ function describeCandidate(item: MemoryItem): string {
 /** An agent's change under review: what it does, then a unified diff of the file (a rename: its two names). */
 function describeChange(item: ChangeItem): string {
   const c = item.change;
-  const head = [`${item.id}  ${item.status}  change  ${c.command}`, `${changeSummary(c)}, proposed by an agent ${item.createdAt}`];
-  if (item.status === 'pending') head.push(`memory is unchanged until you approve it: cairn inbox approve ${item.id}`);
+  const from = item.source.from;
+  const by = from?.kind === 'pull' ? `brought by a pull: commit ${from.commit} by ${from.author}` : from ? `synced from ${from.remote}, commit ${from.commit}` : 'proposed by an agent';
+  const head = [`${item.id}  ${item.status}  change  ${c.command}`, `${changeSummary(c)}, ${by}, ${item.createdAt}`];
+  if (from?.flag) head.push(`held: ${from.flag}`);
+  if (item.status === 'pending') {
+    head.push(
+      from?.kind === 'pull'
+        ? `the file is in your checkout as the pull left it, and agents do not get it until you approve it: cairn inbox approve ${item.id} (cairn inbox reject ${item.id} writes back the text from before the pull)`
+        : `memory is unchanged until you approve it: cairn inbox approve ${item.id}`,
+    );
+  }
   const diff = createTwoFilesPatch(c.before === null ? '/dev/null' : c.path, c.after === null ? '/dev/null' : (c.newPath ?? c.path), c.before ?? '', c.after ?? '', 'now', 'proposed');
   return `${head.join('\n')}\n${diff}`;
 }
@@ -55,7 +65,9 @@ function kindOf(item: InboxItem): string {
 }
 
 function textOf(item: InboxItem): string {
-  return item.kind === 'change' ? changeSummary(item.change) : item.candidate.text;
+  if (item.kind === 'memory') return item.candidate.text;
+  const from = item.source.from;
+  return from?.kind === 'pull' ? `${changeSummary(item.change)} (pulled: commit ${from.commit.slice(0, 7)} by ${from.author}${from.flag ? '; flagged' : ''})` : changeSummary(item.change);
 }
 
 function targetOf(item: InboxItem): string {
@@ -69,27 +81,19 @@ function approvalFlags(item: InboxItem | null, values: SessionFlags): SessionFla
 }
 
 export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      ...SESSION_OPTIONS,
-      all: { type: 'boolean' },
-      held: { type: 'boolean' },
-      json: { type: 'boolean' },
-      to: { type: 'string' },
-      text: { type: 'string' },
-      scope: { type: 'string' },
-      on: { type: 'boolean' },
-      off: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const parsed = commandArgs(args, io, INBOX_HELP, {
+    ...SESSION_OPTIONS,
+    all: { type: 'boolean' },
+    held: { type: 'boolean' },
+    json: { type: 'boolean' },
+    to: { type: 'string' },
+    text: { type: 'string' },
+    scope: { type: 'string' },
+    on: { type: 'boolean' },
+    off: { type: 'boolean' },
   });
-  if (values.help) {
-    io.stdout.write(INBOX_HELP);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const [verb = 'list', id, ...extra] = positionals;
   if (extra.length > 0 || (verb === 'review' && id !== undefined)) throw new UsageError('too many arguments; see cairn inbox --help');
   if (verb !== 'list' && verb !== 'review' && id === undefined) throw new UsageError(`cairn inbox ${verb} takes one item id`);
@@ -99,11 +103,11 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
       const inbox = services.inbox;
       switch (verb) {
         case 'list': {
+          // Project memory a pull brought while no Cairn process watched the checkout is held now.
+          const here = await sessionFromFlags(services, values).catch(() => null);
+          if (here) await new PulledMemory({ inbox, history: services.history, underReview: (scope, s) => new ReviewMode(inbox, () => services.registry.reviewScopes()).underReview(scope, s) }).catchUp(here);
           const { items, damaged, unread } = inbox.listing(values.all ? undefined : values.held ? 'held' : 'pending');
-          if (values.json) {
-            io.stdout.write(`${JSON.stringify({ items, damaged, unread }, null, 2)}\n`);
-            return 0;
-          }
+          if (values.json) return writeJson(io, { items, damaged, unread });
           // A damaged file comes first, so that it is seen: Cairn cannot read it, and leaves it to the person.
           writeTable(io, [
             ['ID', 'PROPOSED (UTC)', 'KIND', 'TO', 'TEXT'],
@@ -140,13 +144,24 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
           const outcome = await approveItem(inbox, services.service, session, id!, { to: values.to, text: values.text });
           if (outcome.status === 'conflict') throw new MemoryToolError(outcome.message);
           if (outcome.status !== 'approved') return 1;
-          if (outcome.item.kind === 'change') io.stdout.write(`Approved ${id}: ${changeSummary(outcome.item.change)}, applied as you. cairn undo --last takes it back.\n`);
+          if (outcome.item.kind === 'change' && outcome.item.source.from?.kind === 'pull') io.stdout.write(`Approved ${id}: agents get ${outcome.path} as the pull left it.\n`);
+          else if (outcome.item.kind === 'change') io.stdout.write(`Approved ${id}: ${changeSummary(outcome.item.change)}, applied as you. cairn undo --last takes it back.\n`);
           else io.stdout.write(`Approved ${id}: added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}. cairn undo --last takes it back.\n`);
           return 0;
         }
         case 'reject': {
-          const outcome = rejectItem(inbox, id!);
-          if (outcome.status === 'rejected' && outcome.item.kind === 'change') io.stdout.write(`Rejected ${id}: the agent's change is dropped (${changeSummary(outcome.item.change)}); memory is unchanged.\n`);
+          const found = inbox.lookup(id!);
+          if (found && 'problem' in found) throw new DamagedItemError(found);
+          // Only a pull's rejection writes (the text from before it, in its checkout's project).
+          const item = inbox.get(id!);
+          const outcome =
+            item?.kind === 'change' && item.source.from?.kind === 'pull'
+              ? await rejectRestoring(inbox, services.service, await sessionFromFlags(services, approvalFlags(item, values)), id!)
+              : rejectItem(inbox, id!);
+          if (outcome.status === 'conflict') throw new MemoryToolError(outcome.message);
+          if (outcome.status === 'rejected' && outcome.item.kind === 'change' && outcome.item.source.from?.kind === 'pull')
+            io.stdout.write(`Rejected ${id}: ${outcome.item.change.path} has its text from before the pull again, written as you. cairn undo --last takes it back.\n`);
+          else if (outcome.status === 'rejected' && outcome.item.kind === 'change') io.stdout.write(`Rejected ${id}: the agent's change is dropped (${changeSummary(outcome.item.change)}); memory is unchanged.\n`);
           else io.stdout.write(`Rejected ${id}; the same text will not be proposed again for 90 days.\n`);
           return 0;
         }

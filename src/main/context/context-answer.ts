@@ -11,6 +11,7 @@
  */
 import { injectionFor, type InjectionSettings } from '../../common/context/injection';
 import type { ContextRequest } from './context-socket';
+import { heldPaths } from '../memory/held-outside-edits';
 import { ContextBuilder, type ContextFile } from './context-builder';
 import { ContextFactsCache } from './context-facts-cache';
 import type { MemorySession } from '../memory/session';
@@ -22,7 +23,7 @@ import { CONTEXT_HOOK_LOG, logHookError } from './hook-log';
 
 /** A builder over the home's facts cache; a cache it cannot write is noted in the hook's log. */
 export function contextBuilderFor(home: string, usage: UsageStore): ContextBuilder {
-  return new ContextBuilder(usage, { factsCache: new ContextFactsCache(home), onCacheError: (err) => logHookError(home, CONTEXT_HOOK_LOG, err) });
+  return new ContextBuilder(usage, { factsCache: new ContextFactsCache(home), onCacheError: (err) => logHookError(home, CONTEXT_HOOK_LOG, err), held: (session) => heldPaths(home, session) });
 }
 
 /**

@@ -17,7 +17,8 @@
  * file whose head is flagged has its description withheld from the index and stays out of the
  * relevant memories (and memory_search), a file flagged anywhere stays out of the hot set, and a
  * file whose path has a flagged name (scanPath) is left out of all three, its name being the
- * injection: the index only counts it. The scanners judge the text as written and as a model
+ * injection: the index only counts it. A file held in the Inbox (memory a pull brought, waiting
+ * for a person: the `held` option) is in none of the three until approved. The scanners judge the text as written and as a model
  * reads it (controls and hidden characters removed, smuggled text decoded: content-scanner.ts),
  * which covers what agents are shown (render.ts: shownText, descriptionText). Each file's verdicts
  * are part of its facts, so a kept file is not scanned again.
@@ -75,6 +76,11 @@ export interface ContextSnapshot {
    * paths: what they hold is unknown, so they are named rather than taken for empty.
    */
   readonly unreadable: ReadonlyArray<{ scope: Scope; path: string }>;
+  /**
+   * Virtual paths of files held in the Inbox (memory a pull brought, waiting for a person): listed
+   * for the person, but in no index, hot set or relevant memories until approved.
+   */
+  readonly held?: ReadonlySet<string>;
 }
 
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
@@ -99,7 +105,11 @@ export interface ContextBuilderOptions {
   readonly readOnlyCache?: boolean;
   /** Told when the facts cache could not be written (the next process then reads the files). */
   readonly onCacheError?: (err: Error) => void;
+  /** The files of `session` held in the Inbox (memory/held-outside-edits.ts heldPaths); none without it. */
+  readonly held?: (session: MemorySession) => ReadonlySet<string>;
 }
+
+const NONE_HELD: ReadonlySet<string> = new Set();
 
 export class ContextBuilder {
   /**
@@ -148,7 +158,7 @@ export class ContextBuilder {
       }
     }
     await Promise.all(saves);
-    return { files, unavailable, capped, unreadable };
+    return { files, unavailable, capped, unreadable, held: this.options.held?.(session) ?? NONE_HELD };
   }
 
   private async scopeFiles(
@@ -255,8 +265,13 @@ export class ContextBuilder {
   index(snapshot: ContextSnapshot): string {
     const entries: IndexEntry[] = [];
     const flagged = (file: ContextFile): boolean => this.headFlags(file).length > 0;
-    for (const file of snapshot.files) if (this.nameFlags(file).length === 0) entries.push(new IndexLine(file, flagged));
-    const withheld = snapshot.files.length - entries.length;
+    const held = snapshot.held ?? NONE_HELD;
+    let named = 0;
+    for (const file of snapshot.files) {
+      if (this.nameFlags(file).length > 0) named++;
+      else if (!held.has(file.path)) entries.push(new IndexLine(file, flagged));
+    }
+    const withheld = named;
     const notes = snapshot.unavailable.map((u) => `(${formatMemoryPath(u.scope)} is unavailable: ${u.reason})`);
     for (const u of snapshot.unreadable) notes.push(`(${u.path}/ cannot be read: its files are not listed)`);
     if (withheld > 0) notes.push(withheldNames(withheld, 'file'));
@@ -270,8 +285,9 @@ export class ContextBuilder {
   async hotSet(snapshot: ContextSnapshot, session: MemorySession, maxBytes: number = HOT_TOTAL_BYTES): Promise<string> {
     if (maxBytes <= 0) return '';
     const hot: HotFile[] = [];
+    const held = snapshot.held ?? NONE_HELD;
     for (const file of rankHot(snapshot.files)) {
-      if (file.size > MAX_FILE_BYTES || this.nameFlags(file).length > 0) continue;
+      if (file.size > MAX_FILE_BYTES || this.nameFlags(file).length > 0 || held.has(file.path)) continue;
       const b = session.scopes[file.scope];
       if (!b.available) continue;
       try {
@@ -318,15 +334,17 @@ export class ContextBuilder {
       const fact = this.factsOf(file);
       return fact?.wordsAt ? { file, at: fact.wordsAt } : { file, words: fact?.words ?? wordsOf(file) };
     });
-    for (const scored of scoreByWords(docs, terms, now)) if (this.flags(scored.file).length === 0) yield scored;
+    const held = snapshot.held ?? NONE_HELD;
+    for (const scored of scoreByWords(docs, terms, now)) if (this.flags(scored.file).length === 0 && !held.has(scored.file.path)) yield scored;
   }
 
   /** The `max` most recently used or changed files that nothing flags, each with its start. */
   private recentClean(snapshot: ContextSnapshot, max: number): RelevantFile[] {
     const recent: RelevantFile[] = [];
+    const held = snapshot.held ?? NONE_HELD;
     for (const file of rankRecent(snapshot.files)) {
       if (recent.length >= max) break;
-      if (this.flags(file).length === 0) recent.push({ path: file.path, excerpt: excerptFor(file, []) });
+      if (this.flags(file).length === 0 && !held.has(file.path)) recent.push({ path: file.path, excerpt: excerptFor(file, []) });
     }
     return recent;
   }

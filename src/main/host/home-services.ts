@@ -47,6 +47,10 @@ import { HistoryStore } from '../history/history-store';
 import { InboxStore } from '../inbox/inbox-store';
 import { ReviewMode } from '../inbox/review-mode';
 import { OutsideEdits } from '../memory/outside-edits';
+import { heldPaths } from '../memory/held-outside-edits';
+import { PulledMemory } from '../inbox/pulled-memory';
+import type { MemoryChangeEvent } from '../../common/memory/events';
+import type { MemorySession } from '../memory/session';
 import { IdleCollector, type IdleCollectorOptions } from './idle-collector';
 import { VersionHistory } from '../memory/version-history';
 import { ChangeFeed, type ChangeFeedOptions } from '../journal/change-feed';
@@ -137,11 +141,18 @@ export function openHome(home: string, options: OpenHomeOptions = {}): HomeServi
   const consolidations = new Consolidations({ home, service, history, usage });
   // Its first snapshot of a root starts from the facts cache (a window's first tree reads only the
   // files changed since a hook or an agent's session last looked), which it leaves to them to write.
-  const builder = new ContextBuilder(usage, { factsCache: new ContextFactsCache(home), readOnlyCache: true });
+  const builder = new ContextBuilder(usage, { factsCache: new ContextFactsCache(home), readOnlyCache: true, held: (session) => heldPaths(home, session) });
   const agentFiles = new AgentFiles({ home, userHome: options.userHome ?? os.homedir(), registry, inbox, service });
   const feedOptions = options.feed === true ? {} : options.feed || null;
   const outsideEdits = new OutsideEdits(history);
-  const changes = feedOptions ? new ChangeFeed({ ...feedOptions, home, journal, service, recordOutside: (e, s) => outsideEdits.record(e, s) }) : null;
+  // Project memory a pull brings is held in the Inbox when flagged or under review (pulled-memory.ts).
+  const pulled = new PulledMemory({ inbox, history, underReview: (scope, session) => review.underReview(scope, session) });
+  const recordOutside = async (event: MemoryChangeEvent, session: MemorySession): Promise<string | undefined> => {
+    const id = await outsideEdits.record(event, session);
+    if (id !== undefined && event.scope === 'project') await pulled.consider(event.path, session);
+    return id;
+  };
+  const changes = feedOptions ? new ChangeFeed({ ...feedOptions, home, journal, service, recordOutside }) : null;
   // A long-lived host collects what the history's retention no longer keeps, when it is idle.
   const collector = feedOptions ? new IdleCollector({ collect: () => history.gc(), ...(options.collector ?? {}) }) : null;
   const unnote = collector ? service.onChange(() => collector.noteChange()) : null;

@@ -12,6 +12,9 @@
  * changes were changed since (or the file it creates appeared, or the file it deletes or renames
  * changed). The history records the cause `harvest:<item id>` or `review:<item id>`, so it can be
  * undone, and undoing it puts the item back to pending (reopenUndone). Only a pending item is decided.
+ * Project memory a pull brought (pulled-memory.ts) is in the checkout already: approving it writes
+ * nothing and lets it reach agents; rejecting it writes the text from before the pull back, as the
+ * person (cause `review:<item id>`).
  */
 import { applyPatch, structuredPatch } from 'diff';
 import { scopeOwner } from '../../common/memory/identity';
@@ -19,6 +22,7 @@ import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
 import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession, SaveOutcome } from '../memory/session';
+import { resolveDefaultTarget } from './default-target';
 import { DamagedItemError, type ChangeItem, type InboxItem, type InboxStore, type MemoryItem } from './inbox-store';
 
 export type ReviewOutcome =
@@ -62,10 +66,13 @@ export async function approveItem(
 ): Promise<ReviewOutcome> {
   const item = pending(inbox, id);
   if (item.kind === 'change') {
-    if (options.to !== undefined || options.text !== undefined) throw new MemoryToolError(`Inbox item ${id} is an agent's change: it is approved as proposed, without --to or --text.`);
+    if (options.to !== undefined || options.text !== undefined) throw new MemoryToolError(`Inbox item ${id} is ${item.source.from ? 'a change from elsewhere' : "an agent's change"}: it is approved as proposed, without --to or --text.`);
+    // A pull's text is in the checkout already: approving lets it reach agents, and writes nothing.
+    if (item.source.from?.kind === 'pull') return { status: 'approved', item: inbox.decide(item.id, { status: 'approved', to: item.change.path }), path: item.change.path, created: false };
     return applyChange(inbox, service, session, item);
   }
-  const to = (options.to ?? item.target).replace(/\/+$/, '');
+  // Without a file named, the suggested one; in a folder of its name when the person keeps one (default-target.ts).
+  const to = options.to !== undefined ? options.to.replace(/\/+$/, '') : await resolveDefaultTarget(item.target, session);
   const parsed = parseMemoryPath(to);
   if (parsed.kind === 'root' || parsed.segments.length === 0) throw new MemoryToolError(`${to} is not a file; give the path of a memory file.`);
   const text = (options.text ?? item.candidate.text).trim();
@@ -165,9 +172,40 @@ async function applyChange(inbox: InboxStore, service: MemoryService, session: M
   return { status: 'approved', item: inbox.decide(item.id, { status: 'approved', to }), path: to, created };
 }
 
+/** Rejects an item that came with no pull (a pull's needs its checkout to write the previous text back: rejectRestoring). */
 export function rejectItem(inbox: InboxStore, id: string): ReviewOutcome {
   const item = pending(inbox, id);
+  if (item.kind === 'change' && item.source.from?.kind === 'pull') throw new MemoryToolError(`Inbox item ${id} came with a pull; reject it from its checkout, so that the text from before the pull is written back.`);
   return { status: 'rejected', item: inbox.decide(item.id, { status: 'rejected' }) };
+}
+
+/**
+ * Rejects any item. A pull's text is in the checkout already, so rejecting it writes the previous
+ * text back as the person (with the service and the session of its project), only while the file
+ * still holds what the pull wrote; a conflict otherwise, and the item stays pending.
+ */
+export async function rejectRestoring(inbox: InboxStore, service: MemoryService, session: MemorySession, id: string): Promise<ReviewOutcome> {
+  const item = pending(inbox, id);
+  if (item.kind === 'change' && item.source.from?.kind === 'pull') {
+    const conflict = await restorePulled(service, session, item);
+    if (conflict !== null) return conflict;
+  }
+  return { status: 'rejected', item: inbox.decide(item.id, { status: 'rejected' }) };
+}
+
+/** Writes back what a pulled file held before the pull, as the person; null when done, else the conflict. */
+async function restorePulled(service: MemoryService, session: MemorySession, item: ChangeItem): Promise<ReviewOutcome | null> {
+  const c = item.change;
+  if (scopeOwner(c.scope, session) !== item.source.owner) {
+    throw new MemoryToolError(`This change is to ${c.path} of another project than the one open here; reject it from that project's checkout.`);
+  }
+  const cause = `review:${item.id}`;
+  const outcome =
+    c.before === null
+      ? await service.changeFile({ command: 'delete', path: c.path }, c.beforeSha256 ?? '', session, cause)
+      : await service.save(c.path, c.before, c.beforeSha256, session, cause);
+  if (outcome.status === 'ok') return null;
+  return { status: 'conflict', message: `${c.path} was changed after the pull brought it, so the text from before the pull was not written back and nothing was overwritten. Look at the file, then reject this again or approve it.` };
 }
 
 /**

@@ -31,6 +31,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { errnoOf } from '../runtime/local/containment';
+import { holdEdit, releaseEdit } from '../memory/held-outside-edits';
 import type { ProposedChange } from '../memory/review-gate';
 import { CANDIDATE_CATEGORIES, type Candidate, type CandidateCategory } from './candidate';
 import type { HarvestAgent } from '../../common/api/harvest-status-text';
@@ -90,9 +91,10 @@ export interface ChangeSource {
   /**
    * A change from elsewhere rather than an agent's: a sync's incoming version of a file, with the
    * remote (as shown: no credentials) and commit it came from, what a scanner flagged in it, and
-   * whether this machine changed the file too (a conflict: approving takes the remote's side).
+   * whether this machine changed the file too (a conflict: approving takes the remote's side); or
+   * project memory a `git pull` brought into the checkout, with the commit and its author.
    */
-  readonly from?: SyncOrigin;
+  readonly from?: SyncOrigin | PullOrigin;
 }
 
 export interface SyncOrigin {
@@ -101,6 +103,19 @@ export interface SyncOrigin {
   readonly commit: string;
   readonly flag: string | null;
   readonly conflict?: boolean;
+}
+
+/**
+ * Project memory that arrived with a commit (a pull, a merge, a checkout) and is held: the text is
+ * in the checkout already, as git wrote it, but reaches no agent until a person approves it
+ * (pulled-memory.ts). `flag`: what the scanners found in it; null when held for review mode alone.
+ */
+export interface PullOrigin {
+  readonly kind: 'pull';
+  readonly commit: string;
+  /** The commit's author, as git gives it ("Name <email>"). */
+  readonly author: string;
+  readonly flag: string | null;
 }
 
 /** An agent's write to a scope under review, computed but not made. */
@@ -184,7 +199,12 @@ const changeItemShape = z.object({
     projectId: z.string().nullable(),
     owner: z.string(),
     cwd: z.string().nullable(),
-    from: z.object({ kind: z.literal('sync'), remote: z.string(), commit: z.string(), flag: z.string().nullable(), conflict: z.boolean().optional() }).optional(),
+    from: z
+      .discriminatedUnion('kind', [
+        z.object({ kind: z.literal('sync'), remote: z.string(), commit: z.string(), flag: z.string().nullable(), conflict: z.boolean().optional() }),
+        z.object({ kind: z.literal('pull'), commit: z.string(), author: z.string(), flag: z.string().nullable() }),
+      ])
+      .optional(),
   }),
 });
 
@@ -221,7 +241,7 @@ export class InboxStore {
   private readonly approvedFile: string;
 
   constructor(
-    home: string,
+    private readonly home: string,
     private readonly now: () => number = Date.now,
   ) {
     this.dir = path.join(home, INBOX_DIR);
@@ -528,9 +548,17 @@ export class InboxStore {
     return item.kind === undefined ? { ...item, kind: 'memory' } : item;
   }
 
-  /** Written whole by the one write of Cairn's own files (temp, fsync, rename; no temp left on failure). */
+  /**
+   * Written whole by the one write of Cairn's own files (temp, fsync, rename; no temp left on
+   * failure). A pulled file's item holds the file back from agents while it is pending, from before
+   * the item is listed until after it is decided (held-outside-edits.ts).
+   */
   private write(item: InboxItem): void {
+    const pulled = item.kind === 'change' && item.source.from?.kind === 'pull';
+    const waiting = item.status === 'pending' || item.status === 'held';
+    if (pulled && waiting) holdEdit(this.home, item.id, { owner: item.source.owner, path: item.change.path });
     writeOwnFileSync(path.join(this.itemsDir, `${item.id}.json`), `${JSON.stringify(item, null, 2)}\n`);
+    if (pulled && !waiting) releaseEdit(this.home, item.id);
   }
 }
 

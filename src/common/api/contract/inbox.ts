@@ -43,11 +43,23 @@ export const inboxItemSchema = z.object({
     })
     .nullable(),
   /**
-   * A change from elsewhere (a sync from another machine): the remote as shown (no credentials),
-   * the commit, what a scanner flagged (null: held because the scope is in review mode, or a
-   * conflict), and whether this machine changed the file too. Null for an agent's change.
+   * A change from elsewhere: `sync`, from another machine, with the remote as shown (no
+   * credentials); `pull`, project memory a git pull brought into the checkout (already there, kept
+   * from agents until approved; rejecting writes back the text from before), with the commit's
+   * author. Either: the commit, what a scanner flagged (null: held because the scope is in review
+   * mode, or a conflict), and whether this machine changed the file too. Null for an agent's change.
    */
-  from: z.object({ remote: z.string(), commit: z.string(), flag: z.string().nullable(), conflict: z.boolean() }).nullable().default(null),
+  from: z
+    .object({
+      kind: z.enum(['sync', 'pull']).default('sync'),
+      remote: z.string().nullable(),
+      author: z.string().nullable().default(null),
+      commit: z.string(),
+      flag: z.string().nullable(),
+      conflict: z.boolean(),
+    })
+    .nullable()
+    .default(null),
 });
 export type InboxItemView = z.infer<typeof inboxItemSchema>;
 
@@ -76,8 +88,11 @@ export const inboxContract = {
       z.object({ status: z.literal('conflict'), message: z.string() }),
       z.object({ status: z.literal('error'), message: z.string() }),
     ])),
-  /** Drops a proposal; its text is not proposed again for 90 days. */
-  reject: oc.input(z.object({ id: z.string().min(1).max(64) })).output(changeResultSchema),
+  /**
+   * Drops a proposal; its text is not proposed again for 90 days. A pull's file (from.kind `pull`)
+   * gets back the text it had before the pull, written as the person in the view's project.
+   */
+  reject: oc.input(z.object({ workspaceId: workspaceRef.default(null), id: z.string().min(1).max(64) })).output(changeResultSchema),
   /**
    * Review mode of the view's three scopes: each one's key in the setting `reviewScopes` (null
    * when the view has no such scope, e.g. no project) and whether it is on.

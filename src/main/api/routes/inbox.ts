@@ -1,11 +1,19 @@
 /** The inbox routes: proposals and held changes, approving (as the person, undoable), rejecting, review mode. */
 import type { InboxItemView } from '../../../common/api/contract';
 import { SCOPES } from '../../../common/memory/constants';
-import { approveItem, rejectItem } from '../../inbox/inbox-review';
-import { changeSummary, type InboxItem } from '../../inbox/inbox-store';
+import { approveItem, rejectItem, rejectRestoring } from '../../inbox/inbox-review';
+import { changeSummary, type ChangeSource, type InboxItem } from '../../inbox/inbox-store';
 import { reviewKey } from '../../inbox/review-mode';
 import { os, withSession } from '../base';
 import { notified } from '../notified';
+
+/** Where a change from elsewhere came from, as the API gives it. */
+function fromOut(from: ChangeSource['from']): InboxItemView['from'] {
+  if (!from) return null;
+  return from.kind === 'pull'
+    ? { kind: 'pull', remote: null, author: from.author, commit: from.commit, flag: from.flag, conflict: false }
+    : { kind: 'sync', remote: from.remote, author: null, commit: from.commit, flag: from.flag, conflict: from.conflict === true };
+}
 
 /** An inbox item as the API gives it (a change's sha256 and checkout stay inside). */
 function inboxItemOut(item: InboxItem): InboxItemView {
@@ -29,7 +37,7 @@ function inboxItemOut(item: InboxItem): InboxItemView {
       extractor: 'review',
       ...decided,
       change: { command: c.command, path: c.path, newPath: c.newPath, before: c.before, after: c.after },
-      from: item.source.from ? { remote: item.source.from.remote, commit: item.source.from.commit, flag: item.source.from.flag, conflict: item.source.from.conflict === true } : null,
+      from: fromOut(item.source.from),
     };
   }
   const c = item.candidate;
@@ -63,12 +71,19 @@ export const inbox = {
     const outcome = await approveItem(context.inbox, context.service, context.session, input.id, { to: input.to ?? undefined, text: input.text ?? undefined });
     if (outcome.status === 'conflict') return { status: 'conflict' as const, message: outcome.message };
     if (outcome.status !== 'approved') return { status: 'error' as const, message: 'Nothing was approved.' };
-    const message = outcome.item.kind === 'change' ? `Applied: ${changeSummary(outcome.item.change)}.` : `Added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}.`;
+    const message =
+      outcome.item.kind === 'change'
+        ? outcome.item.source.from?.kind === 'pull'
+          ? `Approved: agents get ${outcome.path} as the pull left it.`
+          : `Applied: ${changeSummary(outcome.item.change)}.`
+        : `Added to ${outcome.path}${outcome.created ? ' (a new file)' : ''}.`;
     return { status: 'ok' as const, message, path: outcome.path };
   }),
-  reject: os.inbox.reject.handler(({ input, context }) => {
-    rejectItem(context.inbox, input.id);
-    return { status: 'ok' as const, message: 'Rejected; the same text will not be proposed again for 90 days.' };
+  reject: os.inbox.reject.use(withSession).handler(async ({ input, context }) => {
+    const outcome = await rejectRestoring(context.inbox, context.service, context.session, input.id);
+    if (outcome.status === 'conflict') return { status: 'error' as const, message: outcome.message };
+    const pulled = outcome.status === 'rejected' && outcome.item.kind === 'change' && outcome.item.source.from?.kind === 'pull';
+    return { status: 'ok' as const, message: pulled ? 'Rejected; the file has its text from before the pull again.' : 'Rejected; the same text will not be proposed again for 90 days.' };
   }),
   reviewScopes: os.inbox.reviewScopes.use(withSession).handler(({ context }) => {
     const on = new Set(context.registry.settings().reviewScopes);
