@@ -28,13 +28,6 @@ const CODEX = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts', 'codex', 
  */
 const KNOWN = [{ rule: 'label-content-name-mismatch', role: 'treeitem' }];
 
-/**
- * Views with findings left in other features, expected to fail until they are fixed (then this
- * list is shortened): History's version list (options with more visible text than their names:
- * label-content-name-mismatch) and Activity's rows (the same) and its dark filter selects (4.09:1).
- */
-const PENDING = new Set(['history (light)', 'history (dark)', 'activity (light)', 'activity (dark)']);
-
 let sb: Sandbox;
 let empty: Sandbox;
 let served: Served;
@@ -227,8 +220,7 @@ describe('accessibility (axe-core) of every view, light and dark', () => {
 
   for (const scheme of ['light', 'dark'] as const) {
     for (const view of VIEWS) {
-      const test = PENDING.has(`${view.name} (${scheme})`) ? it.fails : it;
-      test(`${view.name} (${scheme}): no critical and no serious violation`, async () => {
+      it(`${view.name} (${scheme}): no critical and no serious violation`, async () => {
         const page = await view.show();
         try {
           await theme(page, scheme);

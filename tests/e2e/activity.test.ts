@@ -57,7 +57,7 @@ describe('the Activity view', () => {
     const page = await openPage(browser.context, served.address, { live: false });
     await sidebar(page).getByRole('button', { name: 'Activity', exact: true }).click();
     await page.getByRole('heading', { name: 'Activity' }).waitFor();
-    await activityRow(page, /^Codex created \/memories\/project\/build\.md, just now/).waitFor();
+    await activityRow(page, /^Codex created \/memories\/project\/build\.md, widgets, project, session codex-se, just now/).waitFor();
     await sidebar(page).getByText('Codex seen just now').waitFor();
 
     // Nothing seen yet: every row is new, and no divider is needed. Mark all seen.
@@ -72,7 +72,7 @@ describe('the Activity view', () => {
     await mcp.connect(transport);
     await sidebar(page).getByText('Claude Code connected').waitFor();
     await mcp.callTool({ name: 'memory', arguments: { command: 'str_replace', path: `${P}/build.md`, old_str: 'Build with make.', new_str: 'Build with make -j8.' } });
-    const claudeRow = activityRow(page, /^Claude Code edited \/memories\/project\/build\.md, just now, new$/);
+    const claudeRow = activityRow(page, /^Claude Code edited \/memories\/project\/build\.md, widgets, project, session [^,]+, just now, new$/);
     await claudeRow.waitFor();
     await divider(page).waitFor();
     const [claudeTop, dividerTop, codexTop] = await Promise.all([claudeRow, divider(page), activityRow(page, /^Codex created/)].map(async (l) => (await l.boundingBox())!.y));

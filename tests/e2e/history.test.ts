@@ -136,9 +136,9 @@ describe('version history in Chromium', () => {
     await versions.getByRole('option').nth(2).waitFor();
     const names = await versions.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
     expect(names).toHaveLength(3);
-    expect(names[0]).toMatch(/^Edited just now .*You, saved in Cairn\. 1 line added, 0 removed\.$/);
-    expect(names[1]).toMatch(/^Edited just now .*An agent, with the memory tool\. 2 lines added, 1 removed\.$/);
-    expect(names[2]).toMatch(/^Created just now .*An agent, with the memory tool\. 5 lines added, 0 removed\.$/);
+    expect(names[0]).toMatch(/^Edited, latest, \+1 \u22120 \(1 line added, 0 removed\), You, saved in Cairn, just now \(.+\)\.$/);
+    expect(names[1]).toMatch(/^Edited, \+2 \u22121 \(2 lines added, 1 removed\), An agent, with the memory tool, just now \(.+\)\.$/);
+    expect(names[2]).toMatch(/^Created, \+5 \u22120 \(5 lines added, 0 removed\), An agent, with the memory tool, just now \(.+\)\.$/);
 
     await versions.getByRole('option', { name: /^Created/ }).click();
     const diff = history.getByRole('group', { name: 'Differences between this version and the file now' });

@@ -1,14 +1,16 @@
 // The Activity view's rows from a real history and inbox in a temp home: an agent's change carries
 // its agent and session through the log (and a line written without one, as older Cairns wrote,
 // still reads, with no agent); a person's own changes are no activity; inbox proposals and held
-// changes are rows; filters by workspace, scope and agent; and a row's sides read back.
+// changes are rows; filters by workspace, scope and agent; a row's sides read back; and a page that
+// merges the rows a follower sends it holds what listing everything again would answer.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryStore, type HistoryChange } from '../history/history-store';
 import { InboxStore } from '../inbox/inbox-store';
-import { listActivity, readActivity } from './activity-feed';
+import { mergeActivityRows, type ActivityFilterInput } from '../../common/api/contract/activity';
+import { ActivityFollower, listActivity, readActivity } from './activity-feed';
 
 let home: string;
 let clock: number;
@@ -87,5 +89,51 @@ describe('the activity feed', () => {
     const history = new HistoryStore(home, { now });
     expect(() => history.prepare([change({ agent: { name: 'bad\nname', session: '' } })])).toThrow(/agent/);
     expect(history.list()).toEqual([]);
+  });
+
+  it('sends a page the rows of changes made since it looked, which merged give the listing anew, for every filter and limit', () => {
+    const writer = new HistoryStore(home, { now });
+    const inbox = new InboxStore(home, now);
+    const agent = (name: string) => ({ name, session: `${name}-1` });
+    for (let i = 0; i < 4; i++) {
+      writer.prepare([change({ path: `/memories/workspace/n${i}.md`, agent: agent(i % 2 ? 'codex' : 'claude-code') })]);
+      clock += 1000;
+    }
+    inbox.add([{ category: 'fact', text: 'Tests run with vitest.', scope: 'project', evidence: [{ messageId: 'm', quote: 'vitest' }], confidence: 0.9, rationale: 'r' }], { agent: 'gemini', sessionId: 'g-1', cwd: null, workspaceId: 'ws2', projectId: 'p', extractor: 'agent' });
+    clock += 1000;
+    // The server's reader (another process than the agents writing).
+    const reader = new HistoryStore(home, { now });
+    const filters: ActivityFilterInput[] = [{}, { agent: 'codex' }, { workspaceId: 'ws3' }, { scope: 'project' }, { limit: 3 }, { agent: 'gemini-cli', limit: 2 }];
+    const held = filters.map((f) => listActivity(reader, inbox, f));
+    const follower = new ActivityFollower(reader);
+    expect(follower.next()).toEqual([]);
+
+    // Meanwhile: agents' edits (one a batch of two, one in a new workspace by a new agent), and a person's own edit.
+    writer.prepare([change({ op: 'update', path: '/memories/workspace/n1.md', before: bytes('one\n'), after: bytes('two\n'), agent: agent('codex') })]);
+    clock += 1000;
+    writer.prepare([change({ path: '/memories/workspace/b1.md', agent: agent('claude-code') }), change({ path: '/memories/workspace/b2.md', agent: agent('claude-code') })]);
+    clock += 1000;
+    writer.record([change({ path: '/memories/workspace/mine.md', actor: 'person', cause: 'ui' })]);
+    writer.prepare([change({ owner: 'project:q', scope: 'project', path: '/memories/project/p.md', workspaceId: 'ws3', projectId: 'q', agent: agent('gemini-cli') })]);
+
+    const fresh = follower.next()!;
+    expect(fresh.map((r) => r.path)).toEqual(['/memories/project/p.md', '/memories/workspace/b2.md', '/memories/workspace/b1.md', '/memories/workspace/n1.md']);
+    filters.forEach((f, i) => {
+      const again = listActivity(reader, inbox, f);
+      const merged = mergeActivityRows(held[i]!, fresh, f);
+      expect(merged.rows, JSON.stringify(f)).toEqual(again.rows);
+      expect(merged.agents).toEqual(again.agents);
+      expect(merged.workspaces).toEqual(again.workspaces);
+      // A row the page already had (listed after the follower started) is merged once.
+      expect(mergeActivityRows(again, fresh, f)).toEqual(again);
+    });
+    expect(follower.next()).toEqual([]);
+
+    // A change taken back after the follower saw it: it cannot say what came since, so the page lists again.
+    const [batch] = writer.prepare([change({ path: '/memories/workspace/gone.md', agent: agent('codex') })]);
+    expect(follower.next()!.map((r) => r.path)).toEqual(['/memories/workspace/gone.md']);
+    writer.abandon(batch!);
+    expect(follower.next()).toBeNull();
+    expect(follower.next()).toEqual([]);
   });
 });

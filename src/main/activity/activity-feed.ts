@@ -4,11 +4,17 @@
  * is an agent (each with its agent and session when recorded: history-log.ts `agent`), and the
  * inbox's items (a harvest's proposal, an agent's change held for review, a sync's incoming change).
  *
+ * A page keeps its rows live without listing everything again: an ActivityFollower, one per page's
+ * stream, answers the rows of the versions recorded since it last looked (the history's reader reads
+ * only what was appended), which the page merges into what it holds (mergeActivityRows).
+ *
  * Invariants: a row's id says where it comes from (`v:<version id>`, `i:<item id>`), so reading
  * its sides goes to the one record it stands for; an old version without an agent reads as an
- * agent not recorded (null), never as a guess.
+ * agent not recorded (null), never as a guess; the listing and a follower make a version's row the
+ * same way (versionRow, isActivity), and the order and the filter are the contract's, so the rows a
+ * page merges are the rows a listing would answer.
  */
-import type { ActivityKind, ActivityRow } from '../../common/api/contract/activity';
+import { ACTIVITY_LIMIT, activityRowPasses, compareActivityRows, sortedWorkspaces, type ActivityKind, type ActivityRow } from '../../common/api/contract/activity';
 import { agentRefOf } from '../../common/activity/agents';
 import { parseMemoryPath } from '../../common/memory/paths';
 import type { Scope } from '../../common/memory/constants';
@@ -100,7 +106,7 @@ export function itemRow(item: InboxItem): ActivityRow | null {
   };
 }
 
-/** Rows newest first that pass `filter` (at most its limit, 500 by default). */
+/** Rows newest first that pass `filter` (at most its limit, ACTIVITY_LIMIT by default). */
 export function listActivity(history: HistoryStore, inbox: InboxStore, filter: ActivityFilter = {}): ActivityListing {
   const all: ActivityRow[] = [];
   for (const v of history.list()) if (isActivity(v)) all.push(versionRow(v));
@@ -109,21 +115,49 @@ export function listActivity(history: HistoryStore, inbox: InboxStore, filter: A
     const row = itemRow(item);
     if (row) all.push(row);
   }
-  all.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : a.id < b.id ? 1 : -1));
+  all.sort(compareActivityRows);
   const agents = new Set<string>();
   const workspaces = new Set<string | null>();
   const rows: ActivityRow[] = [];
-  const limit = filter.limit ?? 500;
+  const limit = filter.limit ?? ACTIVITY_LIMIT;
   for (const row of all) {
     if (row.agent) agents.add(row.agent.name);
     workspaces.add(row.workspaceId);
-    if (rows.length >= limit) continue;
-    if (filter.workspaceId != null && row.workspaceId !== filter.workspaceId) continue;
-    if (filter.scope != null && row.scope !== filter.scope) continue;
-    if (filter.agent != null && row.agent?.name !== filter.agent) continue;
-    rows.push(row);
+    if (rows.length < limit && activityRowPasses(row, filter)) rows.push(row);
   }
-  return { rows, agents: [...agents].sort(), workspaces: [...workspaces] };
+  return { rows, agents: [...agents].sort(), workspaces: sortedWorkspaces(workspaces) };
+}
+
+/**
+ * Follows the history for one page: next() answers the rows of the agents' (and syncs', and
+ * outside) versions recorded since the last call, newest first, or null when the history no longer
+ * holds the version it last saw (collected, or its batch taken back): the page then lists again.
+ */
+export class ActivityFollower {
+  private newest: string | null;
+
+  constructor(private readonly history: HistoryStore) {
+    this.newest = history.list({ limit: 1 })[0]?.id ?? null;
+  }
+
+  next(): ActivityRow[] | null {
+    const versions = this.history.list();
+    const since: HistoryVersion[] = [];
+    let found = this.newest === null;
+    for (const v of versions) {
+      if (v.id === this.newest) {
+        found = true;
+        break;
+      }
+      since.push(v);
+    }
+    if (!found) {
+      this.newest = versions[0]?.id ?? null;
+      return null;
+    }
+    if (since.length > 0) this.newest = since[0]!.id;
+    return since.filter(isActivity).map(versionRow);
+  }
 }
 
 export interface ActivitySides {

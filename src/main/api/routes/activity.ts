@@ -2,11 +2,12 @@
  * The activity routes: what agents did across every workspace (activity/activity-feed.ts), each
  * row's sides, the person's "Mark all seen" (kept in seen.json by its owner, so every window and
  * reload agrees), agents seen per workspace and each workspace's pending inbox items, and a stream
- * that says when any of it may have changed (a memory change in any process, the inbox, a mark, an
- * agent seen or connecting).
+ * that says what changed: a memory change in any process as the rows it added (the page merges
+ * them: listing everything again per change is what a busy home cannot afford), an agent seen or
+ * connecting as the overview's, and the inbox or a mark as a change to ask for again.
  */
 import { AgentsSeen } from '../../activity/agents-seen';
-import { listActivity, readActivity } from '../../activity/activity-feed';
+import { ActivityFollower, listActivity, readActivity } from '../../activity/activity-feed';
 import { MemoryToolError } from '../../../common/memory/errors';
 import { os } from '../base';
 
@@ -36,30 +37,50 @@ export const activity = {
     };
   }),
   onChange: os.activity.onChange.handler(async function* ({ context, signal }) {
-    let dirty = false;
+    // What is due: rows of memory changes to look for, the overview, everything.
+    let rowsDue = false;
+    let overviewDue = false;
+    let changeDue = false;
     let wake: (() => void) | null = null;
-    const poke = () => {
-      dirty = true;
+    const poke = (what: 'rows' | 'overview' | 'change') => () => {
+      if (what === 'rows') rowsDue = true;
+      else if (what === 'overview') overviewDue = true;
+      else changeDue = true;
       wake?.();
     };
-    const offChanges = context.changes.subscribe(poke);
-    const offInbox = context.harvest?.onInboxChange(poke);
-    const offAgents = new AgentsSeen(context.registry.home).watch(poke);
+    const offChanges = context.changes.subscribe(poke('rows'));
+    const offInbox = context.harvest?.onInboxChange(poke('change'));
+    const offAgents = new AgentsSeen(context.registry.home).watch(poke('overview'));
+    const seenChanged = poke('change');
     const offMeta = context.changes.onMeta?.((what) => {
-      if (what === 'seen') poke();
+      if (what === 'seen') seenChanged();
     });
     const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
     try {
       await Promise.race([context.changes.ready?.(), aborted]);
+      // From here on: the page lists after `ready`, so every version recorded later reaches it as rows (a row listed too is merged once).
+      const follower = new ActivityFollower(context.versions.store);
       if (!signal?.aborted) yield { type: 'ready' as const };
       while (!signal?.aborted) {
-        if (!dirty) {
+        if (!rowsDue && !overviewDue && !changeDue) {
           await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
           wake = null;
           continue;
         }
-        dirty = false;
-        yield { type: 'change' as const };
+        if (rowsDue) {
+          rowsDue = false;
+          const rows = follower.next();
+          if (rows === null) changeDue = true;
+          else if (rows.length > 0 && !changeDue) yield { type: 'rows' as const, rows };
+        }
+        if (changeDue) {
+          changeDue = false;
+          overviewDue = false;
+          yield { type: 'change' as const };
+        } else if (overviewDue) {
+          overviewDue = false;
+          yield { type: 'overview' as const };
+        }
       }
     } finally {
       offChanges();

@@ -22,7 +22,7 @@ import { LoadFailed, Loading } from '../../lib/QueryState';
 import { relativeTime } from '../../lib/relative-time';
 import { useAction } from '../../lib/use-action';
 import { LineDiff } from '../history/LineDiff';
-import { agentWords, kindWords, newRowsCount, rowSentence, sessionWords } from './activity-words';
+import { agentWords, kindWords, newRowsCount, pathWords, rowLabel, rowSentence, sessionWords, statusWords } from './activity-words';
 
 const ROW_HEIGHT = 52;
 const DIVIDER_HEIGHT = 30;
@@ -180,21 +180,21 @@ export function ActivityView() {
 }
 
 function ActivityRowView({ row, isNew, open, workspace, onOpen, onKeyDown }: { row: ActivityRow; isNew: boolean; open: boolean; workspace: string; onOpen: () => void; onKeyDown: (e: KeyboardEvent) => void }) {
+  const now = Date.now();
   const session = sessionWords(row);
-  const when = relativeTime(row.at) ?? row.at;
+  const status = statusWords(row);
+  const when = relativeTime(row.at, now) ?? row.at;
   return (
-    <button type="button" className={`activity-row${isNew ? ' new' : ''}${open ? ' open' : ''}`} aria-expanded={open} aria-label={`${rowSentence(row)}${isNew ? ', new' : ''}`} onClick={onOpen} onKeyDown={onKeyDown}>
+    <button type="button" className={`activity-row${isNew ? ' new' : ''}${open ? ' open' : ''}`} aria-expanded={open} aria-label={rowLabel(row, workspace, isNew, now)} onClick={onOpen} onKeyDown={onKeyDown}>
       <span className="activity-line">
         <span className="activity-agent">{agentWords(row)}</span> <span className={`activity-kind kind-${row.kind}`}>{kindWords(row.kind)}</span>{' '}
         <span className="activity-path" title={row.path}>
-          {row.kind === 'rename' && row.oldPath ? `${row.oldPath} → ${row.path}` : row.path}
+          {pathWords(row)}
         </span>
-      </span>
+      </span>{' '}
+      {/* Spaces between the parts: not drawn (flex items), but they keep the words apart in the row's text, which its name must hold. */}
       <span className="activity-meta">
-        <span>{workspace}</span>
-        <span>{row.scope}</span>
-        {session && <span>{session}</span>}
-        {row.status && row.kind !== 'held' && row.kind !== 'sync' ? <span>{row.status}</span> : null}
+        <span>{workspace}</span> <span>{row.scope}</span> {session && <span>{session}</span>} {status && <span>{status}</span>}{' '}
         <time dateTime={row.at} title={new Date(row.at).toLocaleString()}>
           {when}
         </time>

@@ -3,7 +3,7 @@
 // the "New since you last looked" divider goes.
 import { describe, expect, it } from 'vitest';
 import type { ActivityRow } from '../../../common/api/contract';
-import { agentWords, newRowsCount, presenceWords, rowSentence, sessionWords } from './activity-words';
+import { agentWords, newRowsCount, presenceWords, rowLabel, rowSentence, sessionWords } from './activity-words';
 
 const NOW = Date.parse('2026-11-29T10:00:00.000Z');
 const ago = (min: number) => new Date(NOW - min * 60_000).toISOString();
@@ -28,6 +28,14 @@ describe('activity words', () => {
     expect(rowSentence(row({ kind: 'proposal', agent: { name: 'gemini', session: 'g' } }), NOW)).toBe('Gemini CLI proposed to the Inbox /memories/project/a.md, 5 min ago');
     expect(sessionWords(row({ agent: { name: 'x', session: '0123456789abcdef' } }))).toBe('session 01234567');
     expect(sessionWords(row({ agent: { name: 'x', session: '' } }))).toBeNull();
+  });
+
+  it('names a row by every word it shows, in its order, then whether it is new', () => {
+    expect(rowLabel(row({ agent: { name: 'claude-code', session: '0123456789abcdef' } }), 'widgets', true, NOW)).toBe('Claude Code edited /memories/project/a.md, widgets, project, session 01234567, 5 min ago, new');
+    expect(rowLabel(row({ kind: 'rename', oldPath: '/memories/project/old.md' }), 'no workspace', false, NOW)).toBe('An agent renamed /memories/project/old.md to /memories/project/a.md, no workspace, project, 5 min ago');
+    // A proposal shows its state; a held change says it in its kind.
+    expect(rowLabel(row({ kind: 'proposal', status: 'approved', agent: { name: 'gemini', session: '' } }), 'widgets', false, NOW)).toBe('Gemini CLI proposed to the Inbox /memories/project/a.md, widgets, project, approved, 5 min ago');
+    expect(rowLabel(row({ kind: 'held', status: 'pending' }), 'widgets', false, NOW)).toBe('An agent held for review /memories/project/a.md, widgets, project, 5 min ago');
   });
 
   it('says which agents a workspace has: connected first, else the last seen', () => {

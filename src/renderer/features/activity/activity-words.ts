@@ -35,10 +35,31 @@ export function sessionWords(row: Pick<ActivityRow, 'agent'>): string | null {
   return s === '' ? null : `session ${s.length > 8 ? s.slice(0, 8) : s}`;
 }
 
-/** The row as one sentence (its accessible name): "Claude Code edited /memories/project/a.md, 5 min ago". */
+/** The file a row is about: its path, or a rename's "<old> to <new>". */
+export function pathWords(row: Pick<ActivityRow, 'kind' | 'path' | 'oldPath'>): string {
+  return row.kind === 'rename' && row.oldPath ? `${row.oldPath} to ${row.path}` : row.path;
+}
+
+/** An inbox item's state, when the row shows it (a held change and a sync's say theirs in their kind). */
+export function statusWords(row: Pick<ActivityRow, 'kind' | 'status'>): string | null {
+  return row.status && row.kind !== 'held' && row.kind !== 'sync' ? row.status : null;
+}
+
+/** The row as one sentence: "Claude Code edited /memories/project/a.md, 5 min ago". */
 export function rowSentence(row: ActivityRow, now = Date.now()): string {
-  const what = row.kind === 'rename' && row.oldPath ? `renamed ${row.oldPath} to ${row.path}` : `${kindWords(row.kind)} ${row.path}`;
-  return `${agentWords(row)} ${what}, ${relativeTime(row.at, now) ?? row.at}`;
+  return `${agentWords(row)} ${kindWords(row.kind)} ${pathWords(row)}, ${relativeTime(row.at, now) ?? row.at}`;
+}
+
+/**
+ * A row's accessible name: every word it shows, in the order it shows them (so a person who reads
+ * the row can say it to voice control, and axe's label-in-name holds), then whether it is new:
+ * "Claude Code edited /memories/project/a.md, widgets, project, session 3f2a9c1b, 5 min ago, new".
+ */
+export function rowLabel(row: ActivityRow, workspace: string, isNew: boolean, now = Date.now()): string {
+  const session = sessionWords(row);
+  const status = statusWords(row);
+  const parts = [`${agentWords(row)} ${kindWords(row.kind)} ${pathWords(row)}`, workspace, row.scope, session, status, relativeTime(row.at, now) ?? row.at, isNew ? 'new' : null];
+  return parts.filter((p): p is string => p !== null).join(', ');
 }
 
 /**

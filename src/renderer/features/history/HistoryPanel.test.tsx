@@ -50,8 +50,8 @@ describe("the open file's History", () => {
     await showHistory(user);
     expect(within(editor()).getByRole('button', { name: 'History' }).getAttribute('aria-pressed')).toBe('true');
     expect(optionNames()).toEqual([
-      expect.stringMatching(/^Edited just now \(.+\)\. An agent, with the memory tool\. 2 lines added, 1 removed\.$/),
-      expect.stringMatching(/^Created just now \(.+\)\. An agent, with the memory tool\. 4 lines added, 0 removed\.$/),
+      expect.stringMatching(/^Edited, latest, \+2 \u22121 \(2 lines added, 1 removed\), An agent, with the memory tool, just now \(.+\)\.$/),
+      expect.stringMatching(/^Created, \+4 \u22120 \(4 lines added, 0 removed\), An agent, with the memory tool, just now \(.+\)\.$/),
     ]);
     const [newest] = options();
     expect(within(newest!).getByText('latest')).toBeTruthy();
@@ -117,7 +117,7 @@ describe("the open file's History", () => {
     expect(screen.queryByRole('region', { name: 'History of notes.md' })).toBeNull();
     // The restore is a version of the person's, naming what it brought back.
     await showHistory(user);
-    await waitFor(() => expect(optionNames()[0]).toMatch(/^Edited just now .*You, restoring the version of just now\. 1 line added, 2 removed\.$/));
+    await waitFor(() => expect(optionNames()[0]).toMatch(/^Edited, latest, \+1 \u22122 \(1 line added, 2 removed\), You, restoring the version of just now, just now \(.+\)\.$/));
   });
 
   it('with unsaved edits, says so, and restoring asks to discard them (Cancel keeps them)', async () => {
@@ -155,7 +155,7 @@ describe("the open file's History", () => {
     await within(panel()).findByRole('group', { name: /^Differences between this version/ });
     await b.agentProcess({ command: 'str_replace', path: FILE, old_str: 'Then test.', new_str: 'Then test.\nThen ship.' });
     await waitFor(() => expect(options()).toHaveLength(3));
-    expect(optionNames()[0]).toMatch(/^Edited just now .*An agent, with the memory tool\. 1 line added, 0 removed\.$/);
+    expect(optionNames()[0]).toMatch(/^Edited, latest, \+1 \u22120 \(1 line added, 0 removed\), An agent, with the memory tool, just now \(.+\)\.$/);
     const diff = within(panel()).getByRole('group', { name: /^Differences between this version/ });
     await within(diff).findByText('Then ship.', { exact: false });
     // The selection stays where it was.
@@ -167,7 +167,7 @@ describe("the open file's History", () => {
     await showHistory(user);
     await fs.writeFile(path.join(b.sb.roots.project, 'notes.md'), `${V2}Edited in vim.\n`);
     await waitFor(() => expect(options()).toHaveLength(3));
-    expect(optionNames()[0]).toMatch(/^Edited just now .*Outside Cairn \(another editor, git, \.\.\.\)\. 1 line added, 0 removed\.$/);
+    expect(optionNames()[0]).toMatch(/^Edited, latest, \+1 \u22120 \(1 line added, 0 removed\), Outside Cairn \(another editor, git, \.\.\.\), just now \(.+\)\.$/);
     expect(options()[0]!.querySelector('.v-who')?.className).toBe('v-who external');
   });
 

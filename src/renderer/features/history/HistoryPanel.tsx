@@ -242,7 +242,7 @@ function VersionOption({ v, latest, restoredAt, selected, focusable, onSelect }:
     <div
       role="option"
       aria-selected={selected}
-      aria-label={versionLabel(v, restoredAt)}
+      aria-label={versionLabel(v, restoredAt, latest)}
       data-version={v.id}
       tabIndex={focusable ? 0 : -1}
       className={selected ? 'version selected' : 'version'}
@@ -254,17 +254,18 @@ function VersionOption({ v, latest, restoredAt, selected, focusable, onSelect }:
         }
       }}
     >
+      {/* The spaces between the parts are not drawn (flex items) but keep the words apart in the text the name is checked against. */}
       <div className="v-line1">
-        <span className={`v-op ${v.op}`}>{opWords(v)}</span>
-        {latest && <span className="badge latest">latest</span>}
+        <span className={`v-op ${v.op}`}>{opWords(v)}</span>{' '}
+        {latest && <span className="badge latest">latest</span>}{' '}
         {lines && (
           <span className="v-lines">
             <span className="v-add">{lines.added}</span> <span className="v-del">{lines.removed}</span>
           </span>
         )}
-      </div>
+      </div>{' '}
       <div className="v-line2">
-        <span className={`v-who ${v.actor}`}>{byWords(v, restoredAt)}</span>
+        <span className={`v-who ${v.actor}`}>{byWords(v, restoredAt)}</span>{' '}
         <time dateTime={v.at} title={exactTime(v.at)}>
           {whenText(v.at)}
         </time>

@@ -54,7 +54,10 @@ describe('what a version says', () => {
   });
 
   it('describes a whole version in one sentence (the name a screen reader reads)', () => {
-    expect(versionLabel(v({}), null, now)).toMatch(/^Edited 5 min ago \(.+\)\. An agent, with the memory tool\. 3 lines added, 1 removed\.$/);
+    // Every word the entry shows, in its order; the signs and the time also in words, in brackets.
+    expect(versionLabel(v({}), null, false, now)).toMatch(/^Edited, \+3 \u22121 \(3 lines added, 1 removed\), An agent, with the memory tool, 5 min ago \(.+\)\.$/);
+    expect(versionLabel(v({}), null, true, now)).toMatch(/^Edited, latest, \+3 /);
+    expect(versionLabel(v({ added: null, removed: null }), null, false, now)).toMatch(/^Edited, An agent, with the memory tool, 5 min ago \(.+\)\. Lines changed not known\.$/);
   });
 
   it("stands for what it left, or for a delete what it took away, and nothing when that was not recorded", () => {

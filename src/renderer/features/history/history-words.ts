@@ -79,9 +79,17 @@ export function linesWords(v: Pick<Version, 'added' | 'removed'>): string {
   return `${added}, ${v.removed} removed`;
 }
 
-/** A version's whole description, one sentence: the accessible name of its entry in a list. */
-export function versionLabel(v: Version, restoredAt?: string | null, now = Date.now()): string {
-  return `${opWords(v)} ${whenText(v.at, now)} (${exactTime(v.at)}). ${byWords(v, restoredAt, now)}. ${linesWords(v)}.`;
+/**
+ * A version's whole description, one sentence: the accessible name of its entry in a list. It says
+ * every word the entry shows, in the order the entry shows them (so a person can say what they see
+ * to voice control, and axe's label-in-name holds); what the eye gets from the signs and the hover
+ * (the lines in words, the exact time) is in brackets, which that rule does not count:
+ * "Edited, latest, +3 −1 (3 lines added, 1 removed), An agent, with the memory tool, 5 min ago (23 Nov 2026, 11:55:00)."
+ */
+export function versionLabel(v: Version, restoredAt?: string | null, latest = false, now = Date.now()): string {
+  const lines = linesShort(v);
+  const parts = [opWords(v), latest ? 'latest' : null, lines ? `${lines.added} ${lines.removed} (${linesWords(v)})` : null, byWords(v, restoredAt, now), `${whenText(v.at, now)} (${exactTime(v.at)})`];
+  return `${parts.filter((p): p is string => p !== null).join(', ')}.${lines ? '' : ` ${linesWords(v).replace(/^l/, 'L')}.`}`;
 }
 
 /**
