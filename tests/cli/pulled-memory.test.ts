@@ -14,6 +14,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRouterClient } from '@orpc/server';
 import { router } from '../../src/main/api/router';
 import { openAppHost } from '../../src/main/host/app-host';
+import { openHome } from '../../src/main/host/home-services';
+import { resolveLocalSession } from '../../src/main/workspaces/session';
 import { runCairn } from '../support/cli';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
@@ -193,5 +195,36 @@ describe('project memory from a pull, held in the Inbox', () => {
     expect(approved.status, approved.stderr).toBe(0);
     expect((await hook(mine, 'UserPromptSubmit', 'how do I lint billing')).stdout).toContain('make lint');
     expect((await hook(mine, 'SessionStart')).stdout).toContain('/memories/project/lint.md');
+  });
+
+  it("a running host's watcher holds what a pull brings as git writes it, before anything lists the Inbox", async () => {
+    const { teammate, mine } = cloned();
+    expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);
+    const host = openHome(sb.home, { feed: true });
+    try {
+      const session = await resolveLocalSession({ home: sb.home, cwd: mine }, host.runtime);
+      const unwatch = host.changes.watch(session);
+      // The feed delivers an outside edit once it is recorded and considered: then the item is there.
+      const delivered = new Promise<void>((resolve) => {
+        const unsubscribe = host.changes.subscribe((event) => {
+          if (event.actor === 'external' && event.path === '/memories/project/lint.md') {
+            unsubscribe();
+            resolve();
+          }
+        });
+      });
+      await host.changes.ready();
+      const commit = push(teammate, { 'lint.md': '- Run make lint before pushing billing changes.\n' });
+      git(mine, 'pull', '-q', '--ff-only');
+      await delivered;
+      const pending = host.inbox.list('pending');
+      expect(pending.map((i) => i.kind === 'change' && [i.change.path, i.source.from])).toEqual([
+        ['/memories/project/lint.md', { kind: 'pull', commit, author: 'Mallory <mallory@example.com>', flag: null }],
+      ]);
+      expect((await hook(mine, 'UserPromptSubmit', 'how do I lint billing')).stdout).not.toContain('make lint');
+      unwatch();
+    } finally {
+      await host.close();
+    }
   });
 });
