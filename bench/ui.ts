@@ -39,8 +39,10 @@
  * Part 3, agent write -> its Activity row painted: the page shows the Activity view (every
  * workspace's agents' changes, newest first), then an agent in another process (a long-lived
  * `cairn tool --jsonl --agent codex`, process start not counted) edits a file; the page stamps the
- * paint of the row naming it ("Codex edited <file>") as in part 2. BENCH_UI_ACTIVITY_WRITES
- * (default 20) sizes it.
+ * paint of the row naming it ("Codex edited <file>") as in part 2. Before it, the history is given
+ * what agents' work on a home this size leaves (seedHistory: 3 versions by agents of each of the
+ * 1000 global files), so the view holds a full listing and a live change has thousands of rows it
+ * could make the server list again. BENCH_UI_ACTIVITY_WRITES (default 20) sizes it.
  *
  * Run alone with `npx tsx bench/ui.ts` (after `make build`); bench/run.ts runs it as a section.
  * `npx tsx bench/ui.ts activity` runs part 3 alone (with the same 3000-file tree).
@@ -59,6 +61,7 @@ import { apiJsonSerializers } from '../src/common/api/wire';
 import { SCOPES, type Scope } from '../src/common/memory/constants';
 import { memoryIdentity } from '../src/common/memory/identity';
 import type { UsageStats } from '../src/common/memory/usage';
+import { HistoryStore, type HistoryChange } from '../src/main/history/history-store';
 import { launchBrowser } from '../tests/support/browser';
 import { BUILT_CLI, makeSandbox, requireBuiltCli, type Sandbox } from '../tests/support/sandbox';
 import { envInt, sampleStats, table } from './common';
@@ -202,6 +205,28 @@ export async function writeTree(box: Sandbox, badgeFiles: number): Promise<void>
     await Promise.all(writes);
   }
   await fs.writeFile(path.join(box.home, 'memory-meta.json'), `${JSON.stringify({ version: 1, files: usage }, null, 1)}\n`, { mode: 0o600 });
+}
+
+/** Versions an agent of each kind made of each global file (a create and two edits), recorded as the history records agents' changes. */
+const SEEDED_VERSIONS_PER_FILE = 3;
+const SEED_AGENTS = ['claude-code', 'codex', 'gemini-cli'] as const;
+
+/** Gives the home's history SEEDED_VERSIONS_PER_FILE agents' versions of each global file; how many. */
+export function seedHistory(box: Sandbox): number {
+  const history = new HistoryStore(box.home);
+  const bytes = (i: number, round: number) => new TextEncoder().encode(`${note('global', i)}${'- checked again\n'.repeat(round)}`);
+  let count = 0;
+  for (let round = 0; round < SEEDED_VERSIONS_PER_FILE; round++) {
+    const batch: HistoryChange[] = [];
+    for (let i = 0; i < FILES_PER_SCOPE; i++) {
+      const rel = i < IN_DIRS ? `topic-${String(i % DIRS).padStart(2, '0')}/note-${String(i).padStart(4, '0')}.md` : `note-${String(i).padStart(4, '0')}.md`;
+      const agent = SEED_AGENTS[(i + round) % SEED_AGENTS.length]!;
+      batch.push({ owner: 'global', scope: 'global', path: `/memories/global/${rel}`, op: round === 0 ? 'create' : 'update', before: round === 0 ? null : bytes(i, round - 1), after: bytes(i, round), actor: 'agent', cause: 'tool', workspaceId: null, projectId: null, agent: { name: agent, session: `${agent}-bench` } });
+    }
+    // One record per file, as agents' changes come: one line of the log each.
+    for (const change of batch) count += history.record([change]).length;
+  }
+  return count;
 }
 
 // ---- the server ----
@@ -552,6 +577,7 @@ export async function runActivityBench(): Promise<{ activity: ActivityResult; ta
   let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
   try {
     await writeTree(box, BADGE_WARMUP + writes);
+    seedHistory(box);
     server = await startServer(box.home);
     await rpc(server, 'workspaces/add', { name: 'widgets', path: box.checkout });
     browser = await launchBrowser();
@@ -746,7 +772,8 @@ export async function runUiBench(): Promise<UiBenchResult> {
     const after = await clockOffset(page);
     await page.close();
 
-    // Part 3: the Activity view, agents' edits from another process.
+    // Part 3: the Activity view, agents' edits from another process, over a history of agents' work.
+    seedHistory(box);
     process.stderr.write(`ui: agent write -> Activity row painted, ${activityWrites} writes through cairn tool --jsonl (+${BADGE_WARMUP} warm-up)\n`);
     const activity = await measureActivity(browser.context, server, box, next, activityWrites);
 
