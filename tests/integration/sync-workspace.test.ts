@@ -50,7 +50,7 @@ afterEach(async () => {
 async function machine(name: string): Promise<HomeServices> {
   const services = openHome(path.join(sb.dir, name));
   opened.push(services);
-  await services.registry.setSettings({ sync: { remote, workspaces: [] } });
+  await services.registry.setSettings({ sync: { remote, workspaces: [], afterChangeSeconds: 30 } });
   return services;
 }
 

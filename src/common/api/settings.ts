@@ -91,11 +91,13 @@ export const settingsSchema = z.object({
    * Sync of the global memory through a git repository the person owns (`cairn sync`, Settings ›
    * Sync): its URL or path as they gave it; null: off. A credential in the URL is never shown.
    * `workspaces`: the ids of the workspaces whose memory syncs too (off for each by default).
+   * `afterChangeSeconds`: how long after memory changes a running app, `cairn serve` or MCP session syncs.
    */
   sync: z
     .object({
       remote: z.string().trim().min(1).max(2000),
       workspaces: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)).max(1000).default([]),
+      afterChangeSeconds: z.number().int().min(1).max(3600).default(30),
     })
     .nullable()
     .default(null),

@@ -4,7 +4,8 @@
  * checkout contains --cwd (default: the working directory), else one registered automatically for
  * the git root of that directory. The home's services (src/main/host) are opened with a change
  * feed: resources mirror memory (this process's writes, other processes' through the journal,
- * outside edits through watchers on this session's roots).
+ * outside edits through watchers on this session's roots). When sync is set up, it runs while the
+ * session does (syncWhileRunning, below).
  * The transport is Cairn's own (src/main/mcp/stdio-transport.ts): a message too large, not JSON
  * or not JSON-RPC gets an error answer and the session goes on; each such error, and any other
  * the protocol layer reports, is one line on stderr.
@@ -29,6 +30,7 @@ import { MODES, SCOPES, type Mode } from '../../common/memory/constants';
 import { heldPaths } from '../memory/held-outside-edits';
 import { ContextBuilder } from '../context/context-builder';
 import { ContextFactsCache } from '../context/context-facts-cache';
+import type { HomeServices } from '../host/home-services';
 import type { MemorySession } from '../memory/session';
 import { UsageStore } from '../memory/usage-store';
 import { initializeAnswerLine, initializeRequestOf, peekFirstLine, type InitializeRequest } from '../mcp/early-initialize';
@@ -120,10 +122,29 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     process.on('SIGINT', () => resolve());
   });
   await mcp.connect(transport);
+  const sync = syncWhileRunning(services);
   await closed;
   await mcp.close();
+  await (await sync)?.close();
   await services.close();
   return 0;
+}
+
+/**
+ * While the session runs, sync runs as in the app (a while after synced memory changes, and on a
+ * schedule) when it is set up: loaded once the server is connected, so the agent's start never
+ * waits on it. The sync's lease keeps it to one run at a time among the home's processes.
+ */
+async function syncWhileRunning(services: HomeServices): Promise<{ close(): Promise<void> } | null> {
+  try {
+    if (!services.registry.settings().sync) return null;
+  } catch {
+    return null; // config.json does not parse: said on stderr at the start; no sync without its settings
+  }
+  const { SyncControl } = await import('../sync/sync-control');
+  const control = new SyncControl(services, {});
+  if (services.changes) control.follow(services.changes);
+  return control;
 }
 
 /**

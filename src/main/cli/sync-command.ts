@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { HomeServices } from '../host/home-services';
 import type { SyncRun } from '../../common/sync/sync-status';
-import { setWorkspaceSync, syncServices, syncStatus, SyncSetupError } from '../sync/sync-control';
+import { setWorkspaceSync, syncServices, syncSettingsWith, syncStatus, SyncSetupError } from '../sync/sync-control';
 import { findGitRoot } from '../workspaces/identity';
 import { readSyncState, runSync } from '../sync/sync-run';
 import { shownRemote } from '../sync/sync-settings';
@@ -54,7 +54,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
       if (values.remote !== undefined) {
         const remote = values.remote.trim();
         if (remote === '' || remote.startsWith('-')) throw new UsageError('--remote takes the URL or path of a git repository you can push to');
-        await services.registry.setSettings({ sync: { remote, workspaces: services.registry.settings().sync?.workspaces ?? [] } });
+        await services.registry.setSettings({ sync: syncSettingsWith(services, remote) });
         io.stdout.write(`The global memory now syncs with ${shownRemote(remote)}.\n`);
       }
       if (workspaceScope) {

@@ -48,11 +48,9 @@ export function openAppHost(home: string, options: AppHostOptions = {}): AppHost
     codexSessions: () => codexSessionFiles(transcriptRoots().codexHome, Date.now(), CODEX_PICKUP_DAYS),
     ...harvestOptions,
   });
-  // While the host runs, the global memory syncs a while after it changes and on a schedule.
+  // While the host runs, synced memory syncs a while after it changes and on a schedule.
   const sync = new SyncControl(services, syncOptions ?? {});
-  const unsubscribe = services.changes.subscribe((event) => {
-    if (event.scope === 'global') sync.changed();
-  });
+  sync.follow(services.changes);
   // Setup lines name the home only when it is not the one Cairn finds by default.
   const context = createRouterContext({ ...services, harvest, sync, setupHome: home !== resolveHome() ? home : undefined });
   return {
@@ -61,7 +59,6 @@ export function openAppHost(home: string, options: AppHostOptions = {}): AppHost
     harvest,
     sync,
     close: async () => {
-      unsubscribe();
       await sync.close();
       await harvest.close();
       await services.close();

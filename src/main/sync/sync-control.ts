@@ -7,6 +7,7 @@
  * can, and only one workspace per project (two would share one folder of the repository).
  */
 import { CairnError } from '../../common/errors';
+import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { SyncStatus } from '../../common/sync/sync-status';
 import type { InboxStore } from '../inbox/inbox-store';
 import { reviewKey } from '../inbox/review-mode';
@@ -14,7 +15,7 @@ import type { MemoryService } from '../memory/memory-service';
 import type { MemorySession } from '../memory/session';
 import type { WorkspaceRegistry } from '../workspaces/registry';
 import { readSyncState, runSync, type SyncedWorkspace, type SyncServices } from './sync-run';
-import { SyncSchedule, type SyncScheduleOptions } from './sync-schedule';
+import { SYNC_DEBOUNCE_MS, SyncSchedule, type SyncScheduleOptions } from './sync-schedule';
 import { shownRemote } from './sync-settings';
 
 /** What sync needs of a home's services. */
@@ -23,6 +24,11 @@ export interface SyncHome {
   readonly service: MemoryService;
   readonly inbox: InboxStore;
   readonly registry: WorkspaceRegistry;
+}
+
+/** What a long-lived process's change feed offers the schedule (journal/change-feed.ts, which sync may not import). */
+export interface ChangesToFollow {
+  subscribe(listener: (event: MemoryChangeEvent) => void): () => void;
 }
 
 /** A refusal of a workspace's sync a person can act on (not a git repository, sync not set up, ...). */
@@ -52,6 +58,12 @@ export async function syncServices(home: SyncHome): Promise<SyncServices> {
 function reviewed(home: SyncHome, scope: 'workspace', session: MemorySession): boolean {
   const key = reviewKey(scope, session);
   return key !== null && home.registry.reviewScopes().includes(key);
+}
+
+/** The sync settings with `remote`, the rest (workspaces, timing) kept as they are. */
+export function syncSettingsWith(home: SyncHome, remote: string): NonNullable<ReturnType<WorkspaceRegistry['settings']>['sync']> {
+  const current = home.registry.settings().sync;
+  return { workspaces: [], afterChangeSeconds: SYNC_DEBOUNCE_MS / 1000, ...current, remote };
 }
 
 /** Where sync stands for `home`. */
@@ -99,6 +111,7 @@ export async function setWorkspaceSync(home: SyncHome, id: string, on: boolean):
 
 export class SyncControl {
   private readonly schedule: SyncSchedule | null;
+  private unfollow: (() => void) | null = null;
 
   constructor(
     private readonly home: SyncHome,
@@ -112,8 +125,21 @@ export class SyncControl {
             await this.runOnce();
           },
           enabled: () => this.remote() !== null,
+          debounceMs: schedule.debounceMs ?? (() => (this.home.registry.settings().sync?.afterChangeSeconds ?? SYNC_DEBOUNCE_MS / 1000) * 1000),
         })
       : null;
+  }
+
+  /**
+   * Syncs a while after each change `changes` reports to a synced scope: the global memory, or a
+   * workspace whose sync is on. A sync's own writes are not changes to send back.
+   */
+  follow(changes: ChangesToFollow): void {
+    this.unfollow?.();
+    this.unfollow = changes.subscribe((event) => {
+      if (event.actor === 'sync') return;
+      if (event.scope === 'global' || (event.scope === 'workspace' && event.workspaceId !== null && (this.home.registry.settings().sync?.workspaces.includes(event.workspaceId) ?? false))) this.changed();
+    });
   }
 
   private remote(): string | null {
@@ -135,7 +161,7 @@ export class SyncControl {
   }
 
   async setUp(remote: string): Promise<SyncStatus> {
-    await this.home.registry.setSettings({ sync: { remote, workspaces: this.home.registry.settings().sync?.workspaces ?? [] } });
+    await this.home.registry.setSettings({ sync: syncSettingsWith(this.home, remote) });
     return this.now();
   }
 
@@ -158,6 +184,8 @@ export class SyncControl {
   }
 
   close(): Promise<void> {
+    this.unfollow?.();
+    this.unfollow = null;
     return this.schedule?.close() ?? Promise.resolve();
   }
 }

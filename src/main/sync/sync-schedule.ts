@@ -1,5 +1,5 @@
 /**
- * When a long-lived host (the app, `cairn serve`) syncs by itself: a while after memory changes
+ * When a long-lived process (the app, `cairn serve`, an MCP session) syncs by itself: a while after memory changes
  * (debounced, so an agent writing ten files in a row makes one sync, not ten), and on a schedule
  * (to take in what other machines sent), for as long as sync is set up. A sync that finds another
  * running (a terminal's `cairn sync`, another host) is skipped; an offline one is tried again at
@@ -21,7 +21,8 @@ export interface SyncScheduleOptions {
   readonly run: () => Promise<void>;
   /** Whether sync is set up now (read at each turn: the person may turn it on or off meanwhile). */
   readonly enabled: () => boolean;
-  readonly debounceMs?: number;
+  /** The debounce, or a function giving it (read at each change: the setting may change meanwhile). */
+  readonly debounceMs?: number | (() => number);
   readonly everyMs?: number;
   readonly setTimeout?: (fn: () => void, ms: number) => unknown;
   readonly clearTimeout?: (handle: unknown) => void;
@@ -55,7 +56,7 @@ export class SyncSchedule {
     this.debounce = this.set(() => {
       this.debounce = null;
       void this.now();
-    }, this.options.debounceMs ?? SYNC_DEBOUNCE_MS);
+    }, typeof this.options.debounceMs === 'function' ? this.options.debounceMs() : (this.options.debounceMs ?? SYNC_DEBOUNCE_MS));
   }
 
   /** Syncs now (or once more after the run under way); resolves when that run is over. */

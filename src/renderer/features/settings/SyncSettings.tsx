@@ -1,7 +1,8 @@
 /**
  * Settings › Sync: the global memory kept in step with a git repository the person owns. Off: a
  * field for the remote and what it does; on: the remote, the last sync (when, what went out and
- * came in, what waits in the Inbox, errors in words), Sync now, and Turn off.
+ * came in, what waits in the Inbox, errors in words), Sync now, and Turn off; and a switch per
+ * workspace whose memory syncs too (off until turned on; by its repository's identity).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -12,6 +13,22 @@ import { useAction } from '../../lib/use-action';
 
 function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+function WorkspaceSwitches({ status, busy, set }: { status: SyncStatus; busy: boolean; set: (id: string, on: boolean) => void }) {
+  if (status.workspaces.length === 0) return null;
+  return (
+    <fieldset className="sync-workspaces">
+      <legend>Workspace memory</legend>
+      <p className="muted">A workspace&rsquo;s memory syncs too when you turn it on, matched by its repository, so its clones on your other machines share it.</p>
+      {status.workspaces.map((w) => (
+        <label key={w.id} className="row">
+          <input type="checkbox" checked={w.syncing} disabled={busy} onChange={(e) => set(w.id, e.target.checked)} />
+          Sync the memory of {w.name}
+        </label>
+      ))}
+    </fieldset>
+  );
 }
 
 function LastRun({ status }: { status: SyncStatus }) {
@@ -74,6 +91,7 @@ export function SyncSettingsPanel() {
             The global memory syncs with <code>{s.remote}</code>, a while after it changes and every few minutes while Cairn runs.
           </p>
           <LastRun status={s} />
+          <WorkspaceSwitches status={s} busy={action.busy} set={(id, on) => void action.run(async () => done(await client.sync.setWorkspace({ id, on })))} />
           <div className="row">
             <button type="button" className="btn primary" disabled={action.busy} onClick={() => void action.run(async () => done(await client.sync.now()))}>
               {action.busy ? 'Syncing…' : 'Sync now'}
