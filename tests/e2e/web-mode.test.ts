@@ -180,10 +180,11 @@ describe('the curation UI in Chromium', () => {
     await warning.getByText(/GitHub token/i).waitFor();
     await shot(page, 'scanner-warning');
     await warning.getByRole('button', { name: 'Cancel' }).click();
-    expect(await fs.readFile(path.join(sb.roots.project, 'ops', 'deploy.md'), 'utf8')).not.toContain('ghp_');
+    // A new memory is not on disk until its first save.
+    await expect(fs.access(path.join(sb.roots.project, 'ops', 'deploy.md'))).rejects.toThrow();
     await editor.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('dialog', { name: 'Save a file the scanners flag?' }).getByRole('button', { name: 'Save anyway' }).click();
-    await editor.getByRole('status').getByText('Saved.').waitFor();
+    await editor.getByRole('status').getByText('Created /memories/project/ops/deploy.md.').waitFor();
     expect(await fs.readFile(path.join(sb.roots.project, 'ops', 'deploy.md'), 'utf8')).toContain('token ghp_');
     await row(page, '/memories/project/ops/deploy.md').getByText('flagged').waitFor();
     await page.close();

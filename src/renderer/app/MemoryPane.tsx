@@ -71,6 +71,13 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
     if (before !== null && inboxCount > before) announce(`${inboxCount - before === 1 ? '1 new memory' : `${inboxCount - before} new memories`} to review in the Inbox.`);
   }, [inbox.items, inboxCount]);
   const [creating, setCreating] = useState(false);
+  /** The new memory open in the editor, not on disk until its first Save (FileEditor's newFileText). */
+  const [newFile, setNewFile] = useState<{ path: string; text: string } | null>(null);
+  // Another file opened, the editor closed, or opening it given up (unsaved edits kept): the path
+  // is an ordinary file again, read from disk when it is opened next.
+  useEffect(() => {
+    if (newFile && openPath !== newFile.path && pending === undefined) setNewFile(null);
+  }, [openPath, newFile, pending]);
   const [previewing, setPreviewing] = useState(false);
   const browser = useRef<MemoryBrowserHandle>(null);
   const treeColumn = useRef<HTMLDivElement>(null);
@@ -318,6 +325,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
             onClose={closeFile}
             onDirtyChange={onDirtyChange}
             onPin={(f, p) => void onPin(f, p)}
+            {...(newFile?.path === openPath ? { newFileText: newFile.text } : {})}
           />
           )}
           </Suspense>
@@ -377,12 +385,12 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
       {previewing && <ContextPreview workspaceId={workspaceId} listVersion={list.dataUpdatedAt} onClose={() => setPreviewing(false)} />}
       {creating && (
         <NewMemoryDialog
-          workspaceId={workspaceId}
           scopes={availableScopes}
+          exists={(p) => files?.some((f) => f.path === p) ?? false}
           onClose={() => setCreating(false)}
-          onCreated={(p) => {
+          onOpen={(p, text) => {
             setCreating(false);
-            void queryClient.invalidateQueries({ queryKey: listOptions.queryKey });
+            setNewFile({ path: p, text });
             go(p);
           }}
         />

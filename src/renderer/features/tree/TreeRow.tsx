@@ -77,22 +77,22 @@ function FileBadges({ file, workspaceId }: { file: MemoryFile; workspaceId: stri
     <span className="badges">
       {fresh && (
         <span className="badge new" title="Changed since you last marked everything seen">
-          <span className="new-dot" aria-hidden /> new
+          <span className="new-dot" aria-hidden /> <span className="badge-text">new</span>
         </span>
       )}
       {badge === 'agent' && (
         <span className="badge agent" title="An agent changed this file since you last opened it">
-          <Bot size={12} aria-hidden /> agent edited
+          <Bot size={12} aria-hidden /> <span className="badge-text">agent edited</span>
         </span>
       )}
       {badge === 'external' && (
         <span className="badge external" title="Changed by something other than Cairn since you last opened it">
-          <PenLine size={12} aria-hidden /> edited outside Cairn
+          <PenLine size={12} aria-hidden /> <span className="badge-text">edited outside Cairn</span>
         </span>
       )}
       {file.flags.length > 0 && (
         <span className="badge warn" title={`The scanners flag this file: ${[...new Set(file.flags.map((f) => f.rule))].join(', ')}`}>
-          <AlertTriangle size={12} aria-hidden /> flagged
+          <AlertTriangle size={12} aria-hidden /> <span className="badge-text">flagged</span>
         </span>
       )}
     </span>
