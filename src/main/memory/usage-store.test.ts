@@ -185,6 +185,19 @@ describe('a damaged sidecar', () => {
     expect(parseUsageFile(JSON.stringify({ version: 1, files: { 'global:ok.md': { pinned: true, accessCount: 4, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null } } })).problem).toBeNull();
   });
 
+  it("keeps a deleted file's stats apart: read back for an undo, never salvaged as a file's", () => {
+    const stats = { pinned: true, accessCount: 3, lastAccessedAt: '2026-01-02T03:04:05.000Z', lastWriteAt: null, lastWriteBy: 'agent' };
+    const text = JSON.stringify({ version: 1, files: { 'global:kept.md': { ...stats, pinned: false } }, deleted: { 'global:gone.md': { ...stats, deletedAt: '2026-01-03T00:00:00.000Z' }, 'global:odd.md': { ...stats } } });
+    const whole = parseUsageFile(text);
+    expect(whole.problem).toBeNull();
+    expect(whole.map.has('global:gone.md')).toBe(false);
+    // One without its time of deletion is no use to an undo: left out.
+    expect([...whole.deleted]).toEqual([['global:gone.md', { stats, deletedAt: '2026-01-03T00:00:00.000Z' }]]);
+    // Torn after the deleted entry: what is salvaged is the files alone.
+    const torn = parseUsageFile(text.slice(0, text.indexOf('"global:odd.md"')));
+    expect([...torn.map.keys()]).toEqual(['global:kept.md']);
+  });
+
   it('salvages the entries of a truncated file', async () => {
     await run({ command: 'create', path: '/memories/global/a.md', file_text: 'a' });
     await run({ command: 'create', path: '/memories/global/b.md', file_text: 'b' });
