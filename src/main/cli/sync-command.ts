@@ -68,7 +68,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
         return 1;
       }
       const record = await runSync(await syncServices(services), remote);
-      io.stdout.write(runText(record, remote));
+      io.stdout.write(runText(record, remote, services.registry.settings().sync?.workspaces.length ?? 0));
       return record.outcome === 'synced' ? 0 : 1;
     }),
   );
@@ -102,13 +102,14 @@ async function workspaceOff(services: HomeServices, flags: { cwd?: string | unde
   return 0;
 }
 
-function runText(record: SyncRun, remote: string): string {
+function runText(record: SyncRun, remote: string, workspaces: number): string {
   const where = shownRemote(remote);
+  const what = workspaces === 0 ? 'the global memory' : `the global memory and ${workspaces === 1 ? "a workspace's" : `${workspaces} workspaces'`}`;
   const parts = [`${record.sent.length} sent`, `${record.received.length} taken in`];
   if (record.held.length > 0) parts.push(`${record.held.length} held in the Inbox for your review`);
   if (record.conflicts.length > 0) parts.push(`${record.conflicts.length} changed on both sides (the other side waits in the Inbox)`);
   const lines = [];
-  if (record.outcome === 'synced') lines.push(`Synced the global memory with ${where}: ${parts.join(', ')}.`);
+  if (record.outcome === 'synced') lines.push(`Synced ${what} with ${where}: ${parts.join(', ')}.`);
   else if (record.outcome === 'offline') lines.push(`Could not sync with ${where}: ${record.error ?? 'the remote could not be reached.'}`, `So far: ${parts.join(', ')}.`);
   else lines.push(`The sync with ${where} failed: ${record.error ?? 'unknown error'}`);
   if (record.outcome === 'synced' && record.error) lines.push(record.error);
