@@ -6,15 +6,19 @@
  * Invariant: a name is kept as the agent gave it; only the words a person reads are derived
  * (agentLabel), so a client Cairn does not know is shown by its own name, never guessed at.
  */
-import { z } from 'zod';
-
 /** The longest agent name and session id kept (a client's name is free text of its own). */
 export const MAX_AGENT_NAME = 100;
 export const MAX_AGENT_SESSION = 200;
 
-export const agentRefSchema = z.object({ name: z.string().min(1).max(MAX_AGENT_NAME), session: z.string().max(MAX_AGENT_SESSION) });
-/** An agent and its session ('' when not known). */
-export type AgentRef = z.infer<typeof agentRefSchema>;
+/**
+ * An agent and its session ('' when not known). A plain type, not a schema: the hooks read this
+ * module on every prompt, and zod would cost them more to load than most of their work (the API's
+ * schema is in contract/activity.ts).
+ */
+export interface AgentRef {
+  name: string;
+  session: string;
+}
 
 /**
  * The names the real clients give (recorded from the CLIs the agents suite drives): Claude Code's

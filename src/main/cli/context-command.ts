@@ -15,7 +15,7 @@
  * to the person, and exit status 2 would even block the prompt.
  */
 import * as path from 'node:path';
-import type { AgentRef } from '../../common/activity/agents';
+import { agentRefOf, type AgentRef } from '../../common/activity/agents';
 import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { askContextHost, type ContextRequest } from '../context/context-socket';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
@@ -131,9 +131,7 @@ async function context(args: string[], io: CliIo): Promise<number> {
     } else prompt = input;
   }
   const fallbackCwd = typeof hook.cwd === 'string' ? hook.cwd : process.cwd();
-  // Loaded only for --agent (the hooks Cairn installs pass none): its module brings zod, which
-  // costs the hook more to load than most of its work.
-  const agent = values.agent === undefined ? undefined : (await import('../../common/activity/agents')).agentRefOf(values.agent, values['agent-session'] ?? hook.session_id ?? hook.sessionId);
+  const agent = values.agent === undefined ? undefined : agentRefOf(values.agent, values['agent-session'] ?? hook.session_id ?? hook.sessionId);
   if (values.agent !== undefined && !agent) throw new UsageError('--agent must name the agent (claude, codex, gemini, copilot, or its own name)');
   const request: ContextRequest = {
     format: format as ContextRequest['format'],

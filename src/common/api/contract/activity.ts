@@ -7,8 +7,10 @@
  */
 import { eventIterator, oc } from '@orpc/contract';
 import { z } from 'zod';
-import { agentRefSchema } from '../../activity/agents';
+import { MAX_AGENT_NAME, MAX_AGENT_SESSION } from '../../activity/agents';
 import { SCOPES } from '../../memory/constants';
+
+const agentRefSchema = z.object({ name: z.string().min(1).max(MAX_AGENT_NAME), session: z.string().max(MAX_AGENT_SESSION) });
 
 /** What a row did: a file's create, edit, rename or delete; a change held for review; a proposal into the Inbox; a sync's incoming change. */
 export const ACTIVITY_KINDS = ['create', 'edit', 'rename', 'delete', 'held', 'proposal', 'sync'] as const;
