@@ -41,9 +41,11 @@ export interface MergeSides {
   theirs: string;
   /** The group's accessible name. */
   label: string;
+  /** What the pieces outside the conflicts are, said after the count. */
+  cleanNote: string;
 }
 
-const DRAFT_AND_DISK: MergeSides = { mine: 'Yours', theirs: 'On disk now', label: 'Your changes and the file on disk, piece by piece' };
+const DRAFT_AND_DISK: MergeSides = { mine: 'Yours', theirs: 'On disk now', label: 'Your changes and the file on disk, piece by piece', cleanNote: 'Lines changed on one side only are already merged.' };
 
 /** Conflicts resolved piece by piece; `onResolve(i, r)` records the i-th conflict's resolution. */
 export function MergeResolver({ merge, resolutions, onResolve, sides = DRAFT_AND_DISK }: { merge: ThreeWayMerge; resolutions: ReadonlyArray<Resolution | undefined>; onResolve: (i: number, r: Resolution) => void; sides?: MergeSides }) {
@@ -52,7 +54,7 @@ export function MergeResolver({ merge, resolutions, onResolve, sides = DRAFT_AND
   return (
     <div className="merge-resolver" role="group" aria-label={sides.label}>
       <p className="notice" role="status">
-        {done} of {merge.conflicts} {merge.conflicts === 1 ? 'conflict' : 'conflicts'} resolved. Lines changed on one side only are already merged.
+        {done} of {merge.conflicts} {merge.conflicts === 1 ? 'conflict' : 'conflicts'} resolved. {sides.cleanNote}
       </p>
       {merge.pieces.map((piece, i) => {
         if (piece.kind === 'clean') return <CleanLines key={i} lines={piece.lines} first={i === 0} last={i === merge.pieces.length - 1} />;

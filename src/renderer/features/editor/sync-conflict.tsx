@@ -17,7 +17,7 @@ import type { InboxItem } from '../inbox/inbox-model';
 import type { MergeSides } from './MergePanel';
 
 /** The two sides of a sync's conflict, as Compare names them. */
-export const SYNC_SIDES: MergeSides = { mine: 'This machine', theirs: 'The other machine', label: "This machine's text and the other machine's, piece by piece" };
+export const SYNC_SIDES: MergeSides = { mine: 'This machine', theirs: 'The other machine', label: "This machine's text and the other machine's, piece by piece", cleanNote: 'Lines the two machines hold alike are kept as they are.' };
 
 /** The pending Inbox item holding the other machine's side of `path` (null: no sync conflict, or `enabled` false). */
 export function useSyncConflict(workspaceId: string | null, path: string, enabled: boolean): InboxItem | null {
