@@ -3,7 +3,8 @@
  * repository over file://, with real git: the first sync of a home (every file goes out; target
  * under 10 s), the first sync of a second home (every file comes in, as one history batch; target
  * under 10 s), and a sync with nothing changed on either side (what a host's schedule runs every
- * few minutes; target: median under 0.5 s).
+ * few minutes; target: median under 0.5 s), with how many git processes one starts (traced by
+ * git itself: GIT_TRACE2_EVENT; children such as upload-pack counted).
  *
  * BENCH_SYNC_RUNS (default 7) sets the unchanged runs.
  */
@@ -24,6 +25,8 @@ export interface SyncBenchResult {
   firstOutMs: number;
   firstInMs: number;
   unchangedMs: { median: number; p95: number };
+  /** git processes one unchanged sync starts, its own and theirs. */
+  unchangedGitProcesses: number;
   runs: number;
   targets: Array<{ id: string; description: string; value: number; limit: number; met: boolean; unit?: 'ms' }>;
 }
@@ -58,6 +61,15 @@ export async function runSyncBench(): Promise<SyncBenchResult> {
       samples.push(performance.now() - t);
       if (again.sent.length + again.received.length > 0) throw new Error('sync bench: an unchanged sync moved files');
     }
+    // One more, traced: every git process writes a "start" event to the file.
+    const trace = path.join(sb.dir, 'git-trace.json');
+    process.env.GIT_TRACE2_EVENT = trace;
+    try {
+      await runSync(await syncServices(laptop), remote);
+    } finally {
+      delete process.env.GIT_TRACE2_EVENT;
+    }
+    const unchangedGitProcesses = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n').filter((l) => l.includes('"event":"start"')).length : 0;
     const s = sampleStats(samples);
     const unchangedMs = { median: s.median, p95: s.p95 };
     return {
@@ -65,6 +77,7 @@ export async function runSyncBench(): Promise<SyncBenchResult> {
       firstOutMs,
       firstInMs,
       unchangedMs,
+      unchangedGitProcesses,
       runs,
       targets: [
         { id: 'sync_first_out', description: `Sync: the first sync of ${FILES} files (all sent) < 10 s`, value: firstOutMs, limit: 10_000, met: firstOutMs < 10_000, unit: 'ms' },
@@ -88,6 +101,7 @@ export function formatSyncBench(r: SyncBenchResult): string {
       ['first sync of a second home, every file taken in', ms(r.firstInMs)],
       [`nothing changed (median of ${r.runs})`, ms(r.unchangedMs.median)],
       [`nothing changed (p95 of ${r.runs})`, ms(r.unchangedMs.p95)],
+      ['git processes of a sync with nothing changed', String(r.unchangedGitProcesses)],
     ],
     new Set([1]),
   )}\n`;
