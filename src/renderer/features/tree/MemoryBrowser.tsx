@@ -217,8 +217,10 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     return counts;
   }, [deleted.data]);
   const rows = useMemo(
-    () => flattenTree(forest, list.data?.scopes ?? [], { ...(open ?? allOpenState(true)), filter, deleted: deletedCounts, consolidated, ...(waiting ? { waiting } : {}), ...(props.scopes ? { scopes: props.scopes } : {}) }),
-    [forest, list.data?.scopes, open, filter, deletedCounts, consolidated, waiting, props.scopes],
+    // Before the person's state is set (the render the list arrives in, which sets it), the
+    // state it is set to: never a fully open tree of thousands of rows, built to be thrown away.
+    () => flattenTree(forest, list.data?.scopes ?? [], { ...(open ?? (files ? initialOpenState(files.length) : allOpenState(true))), filter, deleted: deletedCounts, consolidated, ...(waiting ? { waiting } : {}), ...(props.scopes ? { scopes: props.scopes } : {}) }),
+    [forest, files, list.data?.scopes, open, filter, deletedCounts, consolidated, waiting, props.scopes],
   );
 
   const onToggle = useCallback((id: string, expand?: boolean) => {

@@ -42,6 +42,32 @@ describe('the scope tree', () => {
     ]);
   });
 
+  it('orders a list as the listing sends it (by code point, directory by directory) alphabetically, case-insensitive', () => {
+    // Code-point order puts capitals first; the tree does not. A directory first met through a
+    // deeper file still holds the files listed directly in it later.
+    const listed = [
+      file('/memories/workspace/Zed/deep/x.md'),
+      file('/memories/workspace/Zed/Y.md'),
+      file('/memories/workspace/Zed/b.md'),
+      file('/memories/workspace/a.md'),
+      file('/memories/workspace/b.md'),
+      file('/memories/workspace/c/d/e.md'),
+    ];
+    expect(show(flattenTree(buildForest(listed), all, { collapsed: new Set(), scopes: ['workspace'] }))).toEqual([
+      'workspace (6)',
+      '  c/ (1)',
+      '    d/ (1)',
+      '      e.md',
+      '  Zed/ (3)',
+      '    deep/ (1)',
+      '      x.md',
+      '    b.md',
+      '    Y.md',
+      '  a.md',
+      '  b.md',
+    ]);
+  });
+
   it('hides what is below a collapsed directory or scope', () => {
     const rows = flattenTree(buildForest(files), all, { collapsed: new Set(['/memories/project/notes', 'scope:global']) });
     expect(show(rows).slice(0, 5)).toEqual(['global (1)', 'project (5)', '  api/ (1)', '    a.md', '  notes/ (2)']);

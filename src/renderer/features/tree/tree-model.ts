@@ -52,14 +52,33 @@ export function scopeRowId(scope: Scope): string {
   return `scope:${scope}`;
 }
 
-/** Sorts by name, case-insensitive, then by code point; each name is lower-cased once, not per comparison. */
+function compareNames(a: { name: string; lower: string }, b: { name: string; lower: string }): number {
+  return a.lower !== b.lower ? (a.lower < b.lower ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * Sorts by name, case-insensitive, then by code point; each name is lower-cased once, not per
+ * comparison. The list usually arrives in this order already (the listing sorts each directory),
+ * so that is checked first, in one pass that allocates nothing.
+ */
 function sortByName<T>(items: T[], nameOf: (item: T) => string): void {
   if (items.length < 2) return;
+  let prevName = nameOf(items[0]!);
+  let prevLower = prevName.toLowerCase();
+  let ordered = true;
+  for (let i = 1; i < items.length && ordered; i++) {
+    const name = nameOf(items[i]!);
+    const lower = name.toLowerCase();
+    ordered = compareNames({ name: prevName, lower: prevLower }, { name, lower }) <= 0;
+    prevName = name;
+    prevLower = lower;
+  }
+  if (ordered) return;
   const keyed = items.map((item) => {
     const name = nameOf(item);
     return { item, name, lower: name.toLowerCase() };
   });
-  keyed.sort((a, b) => (a.lower !== b.lower ? (a.lower < b.lower ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  keyed.sort(compareNames);
   for (let i = 0; i < keyed.length; i++) items[i] = keyed[i]!.item;
 }
 
@@ -112,23 +131,31 @@ export function buildForest(files: readonly MemoryFile[], sort: TreeSort = 'name
     }
     dir.unreadable = true;
   }
+  // Each directory's chain up to its scope root, counted once per file: most files share a
+  // directory already seen, found by one lookup of the file's parent path (no split, no joins).
+  const chains = new Map<string, DirNode[]>();
+  for (const s of SCOPES) chains.set(forest[s].path, [forest[s]]);
+  const chainOf = (root: DirNode, dirPath: string): DirNode[] => {
+    const known = chains.get(dirPath);
+    if (known) return known;
+    const cut = dirPath.lastIndexOf('/');
+    const parentChain = dirPath.length > root.path.length ? chainOf(root, dirPath.slice(0, cut)) : [root];
+    const parent = parentChain[parentChain.length - 1]!;
+    let dir = dirIndex.get(dirPath);
+    if (!dir) {
+      dir = emptyDir(dirPath.slice(cut + 1), dirPath);
+      dirIndex.set(dirPath, dir);
+      parent.dirs.push(dir);
+    }
+    const chain = [...parentChain, dir];
+    chains.set(dirPath, chain);
+    return chain;
+  };
   for (const file of files) {
     const root = forest[file.scope];
-    const rel = file.path.slice(root.path.length + 1).split('/');
-    let dir = root;
-    dir.count++;
-    for (let i = 0; i < rel.length - 1; i++) {
-      const p = `${dir.path}/${rel[i]}`;
-      let next = dirIndex.get(p);
-      if (!next) {
-        next = emptyDir(rel[i]!, p);
-        dirIndex.set(p, next);
-        dir.dirs.push(next);
-      }
-      dir = next;
-      dir.count++;
-    }
-    dir.files.push(file);
+    const chain = chainOf(root, file.path.slice(0, Math.max(root.path.length, file.path.lastIndexOf('/'))));
+    for (const dir of chain) dir.count++;
+    chain[chain.length - 1]!.files.push(file);
   }
   for (const dir of dirIndex.values()) {
     sortByName(dir.dirs, (d) => d.name);
