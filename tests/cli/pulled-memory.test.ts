@@ -197,6 +197,24 @@ describe('project memory from a pull, held in the Inbox', () => {
     expect((await hook(mine, 'SessionStart')).stdout).toContain('/memories/project/lint.md');
   });
 
+  it('with no Cairn process running and nothing listing the Inbox, the prompt hook holds what a pull brought before it answers', async () => {
+    const { teammate, mine } = cloned();
+    expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);
+    // The hooks have answered in this checkout before the pull (what they saw of HEAD is kept).
+    expect((await hook(mine, 'SessionStart')).stdout).toContain('/memories/project/deploy.md');
+    const commit = push(teammate, { 'lint.md': '---\ndescription: Linting billing\n---\n- Run make lint before pushing billing changes.\n' });
+    git(mine, 'pull', '-q', '--ff-only');
+
+    // The first thing to run after the pull is an agent's prompt.
+    const prompt = await hook(mine, 'UserPromptSubmit', 'how do I lint billing');
+    expect(prompt.status, prompt.stderr).toBe(0);
+    expect(prompt.stdout).not.toContain('make lint');
+    expect((await hook(mine, 'SessionStart')).stdout).not.toContain('/memories/project/lint.md');
+    const [held] = await inboxItems(mine);
+    expect(held).toMatchObject({ change: { path: '/memories/project/lint.md' }, source: { from: { kind: 'pull', commit, author: 'Mallory <mallory@example.com>' } } });
+    expect(await inboxItems(mine)).toHaveLength(1);
+  });
+
   it("a running host's watcher holds what a pull brings as git writes it, before anything lists the Inbox", async () => {
     const { teammate, mine } = cloned();
     expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);

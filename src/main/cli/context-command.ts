@@ -20,6 +20,8 @@ import { HARVEST_CHILD_ENV } from '../harvest/harvest-child';
 import { askContextHost, type ContextRequest } from '../context/context-socket';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
 import { CONTEXT_HOOK_LOG, logHookError } from '../context/hook-log';
+import { readConfigFile } from '../context/injection-config';
+import { headMoveSince } from '../workspaces/head-moves';
 import { assertOwnHome, ForeignHomeError } from '../runtime/local/ownership';
 import { commandArgs } from './command-args';
 import { readInput, writeOutput } from './read-all';
@@ -167,10 +169,32 @@ async function context(args: string[], io: CliIo): Promise<number> {
     }
     trace?.(`worked out here: ${asked.missed}`);
   }
+  await catchUpUnwatchedPull(home, request.cwd);
   const { contextAnswerHere } = await import('../context/context-answer');
   writeOutput(io, await contextAnswerHere(home, request));
   if (agent) await noteSeen(home, null, agent, request.cwd);
   return 0;
+}
+
+/**
+ * Project memory a pull brought while no Cairn process watched, in a home that holds some scope
+ * under review: caught up (held in the Inbox) before the answer is worked out, so that it cannot
+ * reach the agent first. Costs a read of the settings and, with a scope under review, a stat of
+ * git's log of HEAD; the catch-up itself only after HEAD moved. Flagged text needs no catch-up
+ * here: the scanners keep it out of every answer.
+ */
+async function catchUpUnwatchedPull(home: string, cwd: string): Promise<void> {
+  const { reviewScopes } = (readConfigFile(home).settings ?? {}) as { reviewScopes?: unknown };
+  if (!Array.isArray(reviewScopes) || reviewScopes.length === 0) return;
+  const move = await headMoveSince(home, cwd);
+  if (!move) return;
+  try {
+    const [{ sessionFromFlags, withHome }, { catchUpPulls }] = await Promise.all([import('./session-flags'), import('./pull-catch-up')]);
+    await withHome({ home }, async (services) => catchUpPulls(services, await sessionFromFlags(services, { cwd })));
+    await move.seen();
+  } catch (err) {
+    process.stderr.write(`cairn context: what the last pull brought could not be checked (${err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.name) : 'error'}); it is checked again on the next call.\n`);
+  }
 }
 
 /**

@@ -12,14 +12,14 @@ import { fileOrigin, originText, toolOnlyText } from '../../common/api/inbox-tex
 import { MAX_INBOX_PENDING, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { approveItem, rejectItem, rejectRestoring } from '../inbox/inbox-review';
-import { PulledMemory } from '../inbox/pulled-memory';
 import { changeSummary, DamagedItemError, type ChangeItem, type InboxItem, type MemoryItem } from '../inbox/inbox-store';
-import { reviewKey, ReviewMode } from '../inbox/review-mode';
+import { reviewKey } from '../inbox/review-mode';
 import type { HomeServices } from '../host/home-services';
 import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
 import { minuteOf, writeTable, writeJson } from './table';
 import { refusing, type CliIo } from './tool-command';
 import { commandArgs } from './command-args';
+import { catchUpPulls } from './pull-catch-up';
 import { INBOX_HELP, UsageError } from './usage';
 
 /** Who said an evidence quote, in the CLI's words. */
@@ -105,7 +105,7 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
         case 'list': {
           // Project memory a pull brought while no Cairn process watched the checkout is held now.
           const here = await sessionFromFlags(services, values).catch(() => null);
-          if (here) await new PulledMemory({ inbox, history: services.history, underReview: (scope, s) => new ReviewMode(inbox, () => services.registry.reviewScopes()).underReview(scope, s) }).catchUp(here);
+          if (here) await catchUpPulls(services, here);
           const { items, damaged, unread } = inbox.listing(values.all ? undefined : values.held ? 'held' : 'pending');
           if (values.json) return writeJson(io, { items, damaged, unread });
           // A damaged file comes first, so that it is seen: Cairn cannot read it, and leaves it to the person.

@@ -79,7 +79,7 @@ const GIT_LOCATION_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_OBJ
 const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /** The git directory of the checkout at `gitRoot` (a linked worktree's own, not the common one). */
-async function ownGitDir(gitRoot: string): Promise<string | null> {
+export async function ownGitDir(gitRoot: string): Promise<string | null> {
   const dotGit = path.join(gitRoot, '.git');
   const st = await fs.stat(dotGit).catch(() => null);
   if (!st) return null;
