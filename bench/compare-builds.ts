@@ -9,8 +9,10 @@
  * its own over the same memory (caches differ between builds, and one build must not find the
  * other's).
  *
- * Run: `npx tsx bench/compare-builds.ts <rev>` after `make build`, or `make bench BASE=<rev>` (the
- * last section of the bench). BENCH_CLI_RUNS sets the spawns per wait and build (default 15).
+ * Run: `npx tsx bench/compare-builds.ts <rev> [<rev2>]` after `make build` (with rev2, that
+ * revision's build instead of this checkout's: two points of the history side by side), or `make
+ * bench BASE=<rev>` (the last section of the bench). BENCH_CLI_RUNS sets the spawns per wait and
+ * build (default 15).
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
@@ -101,19 +103,23 @@ function waitsOf(cli: string, box: Sandbox): Array<[string, () => Promise<number
   ];
 }
 
-/** Measures every wait for `rev`'s build and this checkout's, alternating spawn by spawn. */
-export async function runBuildComparison(rev: string): Promise<BuildComparison> {
-  await requireBuiltCli();
+/** Measures every wait for `rev`'s build and this checkout's (or `headRev`'s), alternating spawn by spawn. */
+export async function runBuildComparison(rev: string, headRev?: string): Promise<BuildComparison> {
+  if (headRev === undefined) await requireBuiltCli();
   const runs = Math.max(1, envInt('BENCH_CLI_RUNS', 15));
   const base = await buildRevision(rev);
   const boxes: Sandbox[] = [];
+  const other = headRev === undefined ? null : await buildRevision(headRev).catch(async (err: unknown) => {
+    await base.remove();
+    throw err;
+  });
   try {
     const baseBox = await corpusBox();
     boxes.push(baseBox);
     const headBox = await corpusBox();
     boxes.push(headBox);
     await settleWrites();
-    const headWaits = waitsOf(BUILT_CLI, headBox);
+    const headWaits = waitsOf(other?.cli ?? BUILT_CLI, headBox);
     const pairs = waitsOf(base.cli, baseBox).map(([wait, base], w) => ({ wait, base, head: headWaits[w]![1], samples: { base: [] as number[], head: [] as number[] } }));
     // One unmeasured round: the page cache holds both builds and the memory, the caches are made.
     for (const p of pairs) {
@@ -131,19 +137,20 @@ export async function runBuildComparison(rev: string): Promise<BuildComparison> 
       const h = statsOf(samples.head);
       return { wait, base: b, head: h, change: h.median / b.median - 1 };
     });
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    const head = other?.commit ?? execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
     return { base: base.commit, head, runs, files: FILES, rows };
   } finally {
     for (const box of boxes) await box.cleanup();
     await base.remove();
+    await other?.remove();
   }
 }
 
 export function formatBuildComparison(c: BuildComparison): string {
   const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
   const grew = c.rows.filter((r) => r.change > GREW_LIMIT);
-  return `\nThis build against ${c.base.slice(0, 10)} (${c.runs} spawns each, alternating; ${c.files} memory files; median ms)\n${table(
-    [['wait', 'base', 'this build', 'change', ''], ...c.rows.map((r) => [r.wait, r.base.median.toFixed(0), r.head.median.toFixed(0), pct(r.change), r.change > GREW_LIMIT ? 'grew > 5%' : ''])],
+  return `\n${c.head.slice(0, 10)} against ${c.base.slice(0, 10)} (${c.runs} spawns each, alternating; ${c.files} memory files; median ms)\n${table(
+    [['wait', c.base.slice(0, 10), c.head.slice(0, 10), 'change', ''], ...c.rows.map((r) => [r.wait, r.base.median.toFixed(0), r.head.median.toFixed(0), pct(r.change), r.change > GREW_LIMIT ? 'grew > 5%' : ''])],
     new Set([1, 2, 3]),
   )}\n${grew.length ? `${grew.length} wait(s) grew by more than 5%.` : 'No wait grew by more than 5%.'}\n`;
 }
@@ -151,10 +158,10 @@ export function formatBuildComparison(c: BuildComparison): string {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const rev = process.argv[2];
   if (!rev) {
-    console.error('usage: npx tsx bench/compare-builds.ts <revision>');
+    console.error('usage: npx tsx bench/compare-builds.ts <revision> [<revision>]');
     process.exit(2);
   }
-  runBuildComparison(rev).then(
+  runBuildComparison(rev, process.argv[3]).then(
     (c) => console.log(formatBuildComparison(c)),
     (err: unknown) => {
       console.error(err);
