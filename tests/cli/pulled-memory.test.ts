@@ -215,6 +215,22 @@ describe('project memory from a pull, held in the Inbox', () => {
     expect(await inboxItems(mine)).toHaveLength(1);
   });
 
+  it('two pulls while nothing ran are both caught up by the next hook, from the commit it saw last', async () => {
+    const { teammate, mine } = cloned();
+    expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);
+    expect((await hook(mine, 'SessionStart')).stdout).toContain('/memories/project/deploy.md');
+    push(teammate, { 'lint.md': '- Run make lint before pushing billing changes.\n' });
+    git(mine, 'pull', '-q', '--ff-only');
+    push(teammate, { 'format.md': '- Run make format before pushing billing changes.\n' });
+    git(mine, 'pull', '-q', '--ff-only');
+
+    const prompt = await hook(mine, 'UserPromptSubmit', 'how do I lint and format billing before pushing');
+    expect(prompt.status, prompt.stderr).toBe(0);
+    expect(prompt.stdout).not.toContain('make lint');
+    expect(prompt.stdout).not.toContain('make format');
+    expect((await inboxItems(mine)).map((i) => i.change?.path).sort()).toEqual(['/memories/project/format.md', '/memories/project/lint.md']);
+  });
+
   it("a running host's watcher holds what a pull brings as git writes it, before anything lists the Inbox", async () => {
     const { teammate, mine } = cloned();
     expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);

@@ -9,8 +9,8 @@ import { PulledMemory } from '../inbox/pulled-memory';
 import { ReviewMode } from '../inbox/review-mode';
 import type { MemorySession } from '../memory/session';
 
-/** Resolves to the ids of the items held. */
-export function catchUpPulls(services: HomeServices, session: MemorySession): Promise<string[]> {
+/** From HEAD's last move, or from `since` (a commit HEAD named before); resolves to the ids of the items held. */
+export function catchUpPulls(services: HomeServices, session: MemorySession, since?: string | null): Promise<string[]> {
   const review = new ReviewMode(services.inbox, () => services.registry.reviewScopes());
-  return new PulledMemory({ inbox: services.inbox, history: services.history, underReview: (scope, s) => review.underReview(scope, s) }).catchUp(session);
+  return new PulledMemory({ inbox: services.inbox, history: services.history, underReview: (scope, s) => review.underReview(scope, s) }).catchUp(session, since);
 }

@@ -94,12 +94,13 @@ export class PulledMemory {
 
   /**
    * An outside edit of `memoryPath` in `session`'s project memory, just recorded: held in the Inbox
-   * when a commit brought it and the scanners flag it or the scope is under review. Resolves to the
-   * item's id, or null when nothing is held.
+   * when a commit brought it and the scanners flag it or the scope is under review. `since`: the
+   * commit HEAD named before the moves being caught up (else HEAD's previous position). Resolves to
+   * the item's id, or null when nothing is held.
    */
-  async consider(memoryPath: string, session: MemorySession): Promise<string | null> {
+  async consider(memoryPath: string, session: MemorySession, since?: string | null): Promise<string | null> {
     try {
-      return await this.considerOrThrow(memoryPath, session);
+      return await this.considerOrThrow(memoryPath, session, since);
     } catch (err) {
       process.stderr.write(`cairn: whether ${memoryPath} came with a pull could not be told (${err instanceof Error ? (err as NodeJS.ErrnoException).code ?? err.name : 'error'}); it is not held in the Inbox.\n`);
       return null;
@@ -108,10 +109,11 @@ export class PulledMemory {
 
   /**
    * The pull no Cairn process watched: the project memory files HEAD's last move changed (git diff
-   * HEAD@{1} HEAD) are recorded as outside edits where the history did not hold them yet, and
-   * each one recorded is considered. Resolves to the ids of the items held.
+   * HEAD@{1} HEAD), or every move since `since` (a commit HEAD named when Cairn last looked), are
+   * recorded as outside edits where the history did not hold them yet, and each one recorded is
+   * considered. Resolves to the ids of the items held.
    */
-  async catchUp(session: MemorySession): Promise<string[]> {
+  async catchUp(session: MemorySession, since?: string | null): Promise<string[]> {
     const b = localProject(session);
     if (!b) return [];
     const checkout = b.root.anchor;
@@ -119,7 +121,10 @@ export class PulledMemory {
     if (rootRel === '' || rootRel.startsWith('..')) return [];
     let changed: GitAnswer;
     try {
-      changed = await git(checkout, ['diff', '--name-only', '-z', '--no-renames', 'HEAD@{1}', 'HEAD', '--', rootRel]);
+      const diff = (from: string) => git(checkout, ['diff', '--name-only', '-z', '--no-renames', from, 'HEAD', '--', rootRel]);
+      changed = since ? await diff(since) : { status: 1, stdout: '' };
+      // A commit no longer there (history rewritten and pruned): HEAD's last move, as without one.
+      if (changed.status !== 0) changed = await diff('HEAD@{1}');
     } catch {
       return []; // no git to ask
     }
@@ -131,13 +136,13 @@ export class PulledMemory {
       const segments = name.slice(rootRel.length + 1).split('/');
       const event = outsideEditEvent('project', segments, 'update', null, session);
       if ((await outside.record(event, session)) === undefined) continue; // known as it is: seen, or decided
-      const id = await this.consider(event.path, session);
+      const id = await this.consider(event.path, session, since);
       if (id !== null) held.push(id);
     }
     return held;
   }
 
-  private async considerOrThrow(memoryPath: string, session: MemorySession): Promise<string | null> {
+  private async considerOrThrow(memoryPath: string, session: MemorySession, since?: string | null): Promise<string | null> {
     const b = localProject(session);
     const owner = scopeOwner('project', session);
     const prefix = `${formatMemoryPath('project')}/`;
@@ -149,7 +154,7 @@ export class PulledMemory {
     const rel = path.relative(checkout, path.join(b.root.path, ...segments)).split(path.sep).join('/');
     if (rel.startsWith('..')) return null;
     const known = this.knownBefore(owner, memoryPath, now);
-    const committed = await this.committed(checkout, rel, now === null);
+    const committed = await this.committed(checkout, rel, now === null, since);
     if (committed === null) return null;
     if (!(committed.cameWithLastMove || (known !== undefined && known !== now))) return null;
     const flag = flagOf(segments, now);
@@ -211,7 +216,7 @@ export class PulledMemory {
    * work tree and the index hold HEAD's version of it; else null. Waits while git is still busy
    * with the checkout (its index lock, or the file staged while HEAD has not moved yet).
    */
-  private async committed(checkout: string, rel: string, deleted: boolean): Promise<Committed | null> {
+  private async committed(checkout: string, rel: string, deleted: boolean, since?: string | null): Promise<Committed | null> {
     const until = Date.now() + this.settleMs;
     for (;;) {
       const busy = fs.existsSync(path.join(checkout, '.git', 'index.lock'));
@@ -228,7 +233,8 @@ export class PulledMemory {
     const log = await git(checkout, ['log', '-1', '--format=%H%x00%an <%ae>', '--', rel]);
     const [commit, author] = log.stdout.trim().split('\0');
     if (log.status !== 0 || !commit || author === undefined) return null;
-    const previous = await git(checkout, ['rev-parse', '-q', '--verify', 'HEAD@{1}^{commit}']);
+    // What HEAD named before: the commit a catch-up started from, else HEAD's previous position.
+    const previous = await git(checkout, ['rev-parse', '-q', '--verify', `${since ?? 'HEAD@{1}'}^{commit}`]);
     const previousHead = previous.status === 0 ? previous.stdout.trim() : null;
     const cameWithLastMove = previousHead !== null && (await git(checkout, ['merge-base', '--is-ancestor', commit, previousHead])).status === 1;
     return { commit, author, previousHead, cameWithLastMove };

@@ -43,7 +43,7 @@ export async function findGitRoot(dir: string): Promise<string | null> {
 }
 
 /** The git directory holding the repository's shared config (worktrees point at it). */
-async function commonGitDir(gitRoot: string): Promise<string | null> {
+export async function commonGitDir(gitRoot: string): Promise<string | null> {
   const dotGit = path.join(gitRoot, '.git');
   try {
     const st = await fs.stat(dotGit);
@@ -89,7 +89,7 @@ export async function ownGitDir(gitRoot: string): Promise<string | null> {
 }
 
 /** The commit HEAD names, read from the git directory's files (loose ref, else packed-refs), or null. */
-async function headCommit(gitDir: string, commonDir: string): Promise<string | null> {
+export async function headCommit(gitDir: string, commonDir: string): Promise<string | null> {
   const head = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
   if (COMMIT_ID.test(head)) return head;
   const ref = /^ref:\s*(refs\/\S+)$/.exec(head)?.[1];
