@@ -215,6 +215,19 @@ describe('project memory from a pull, held in the Inbox', () => {
     expect(await inboxItems(mine)).toHaveLength(1);
   });
 
+  it('two pulls while nothing ran are both caught up by the next Inbox listing, from the commit the hooks saw last', async () => {
+    const { teammate, mine } = cloned();
+    expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);
+    expect((await hook(mine, 'SessionStart')).stdout).toContain('/memories/project/deploy.md');
+    push(teammate, { 'lint.md': '- Run make lint before pushing billing changes.\n' });
+    git(mine, 'pull', '-q', '--ff-only');
+    push(teammate, { 'format.md': '- Run make format before pushing billing changes.\n' });
+    git(mine, 'pull', '-q', '--ff-only');
+
+    expect((await inboxItems(mine)).map((i) => i.change?.path).sort()).toEqual(['/memories/project/format.md', '/memories/project/lint.md']);
+    expect((await hook(mine, 'UserPromptSubmit', 'how do I lint and format billing before pushing')).stdout).not.toContain('make lint');
+  });
+
   it('two pulls while nothing ran are both caught up by the next hook, from the commit it saw last', async () => {
     const { teammate, mine } = cloned();
     expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);

@@ -20,6 +20,7 @@ import { minuteOf, writeTable, writeJson } from './table';
 import { refusing, type CliIo } from './tool-command';
 import { commandArgs } from './command-args';
 import { catchUpPulls } from './pull-catch-up';
+import { headMoveSince } from '../workspaces/head-moves';
 import { INBOX_HELP, UsageError } from './usage';
 
 /** Who said an evidence quote, in the CLI's words. */
@@ -105,7 +106,12 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
         case 'list': {
           // Project memory a pull brought while no Cairn process watched the checkout is held now.
           const here = await sessionFromFlags(services, values).catch(() => null);
-          if (here) await catchUpPulls(services, here);
+          if (here) {
+            // From the commit the hooks or a listing last saw, so that two pulls are both caught up.
+            const move = await headMoveSince(services.home, values.cwd ?? process.cwd());
+            await catchUpPulls(services, here, move?.since);
+            await move?.seen();
+          }
           const { items, damaged, unread } = inbox.listing(values.all ? undefined : values.held ? 'held' : 'pending');
           if (values.json) return writeJson(io, { items, damaged, unread });
           // A damaged file comes first, so that it is seen: Cairn cannot read it, and leaves it to the person.
