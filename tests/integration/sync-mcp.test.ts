@@ -52,3 +52,21 @@ it("sends an MCP session's write to the remote a while after it, with no cairn s
   const log = execFileSync('git', ['--git-dir', bare, 'log', '--format=%s', 'main'], { encoding: 'utf8' });
   expect(log).toContain('Cairn: 1 change of the global memory');
 }, 60_000);
+
+it('sends what changed before the session started (a write its sync could not have seen) a while after the start', async () => {
+  const bare = path.join(sb.dir, 'memory.git');
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
+  const home = openHome(sb.home);
+  await home.registry.setSettings({ sync: { remote: `file://${bare}`, workspaces: [], afterChangeSeconds: 1 } });
+  await home.close();
+  const checkout = await makeCheckout(sb.dir);
+  // Written by another process before the session, so no change of the session's own reports it.
+  execFileSync(CAIRN_BIN, ['tool', '--home', sb.home, '--cwd', checkout, JSON.stringify({ command: 'create', path: '/memories/global/release.md', file_text: '- Releases are cut on Mondays.\n' })]);
+  expect(onRemote(bare, 'global/release.md')).toBeNull();
+
+  client = new Client({ name: 'agent', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: CAIRN_BIN, args: ['mcp', '--home', sb.home, '--cwd', checkout], stderr: 'pipe' }));
+  // Waits on the remote itself; without a sync at the start, the next would be the schedule's, minutes away.
+  while (onRemote(bare, 'global/release.md') === null) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(onRemote(bare, 'global/release.md')).toBe('- Releases are cut on Mondays.\n');
+}, 60_000);

@@ -144,6 +144,9 @@ async function syncWhileRunning(services: HomeServices): Promise<{ close(): Prom
   const { SyncControl } = await import('../sync/sync-control');
   const control = new SyncControl(services, {});
   if (services.changes) control.follow(services.changes);
+  // A sync a while after the start too: a change made before the sync was loaded and following
+  // (an agent writes as soon as the server answers) would otherwise wait for the schedule.
+  control.changed();
   return control;
 }
 
