@@ -120,6 +120,18 @@ async function inboxItems(mine: string): Promise<ListedItem[]> {
 }
 const itemFor = (items: readonly ListedItem[], file: string) => items.find((i) => i.change?.path === `/memories/project/${file}`);
 
+/** A project under review that the hooks have answered in, then two pulls with nothing of Cairn running; the person's clone. */
+async function twoPullsWhileNothingRan(): Promise<string> {
+  const { teammate, mine } = cloned();
+  expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);
+  expect((await hook(mine, 'SessionStart')).stdout).toContain('/memories/project/deploy.md');
+  push(teammate, { 'lint.md': '- Run make lint before pushing billing changes.\n' });
+  git(mine, 'pull', '-q', '--ff-only');
+  push(teammate, { 'format.md': '- Run make format before pushing billing changes.\n' });
+  git(mine, 'pull', '-q', '--ff-only');
+  return mine;
+}
+
 describe('project memory from a pull, held in the Inbox', () => {
   it('lists what the scanners flag with its commit and author; rejecting writes back the text from before the pull, approving keeps the pulled text', async () => {
     const { teammate, mine } = cloned();
@@ -216,26 +228,14 @@ describe('project memory from a pull, held in the Inbox', () => {
   });
 
   it('two pulls while nothing ran are both caught up by the next Inbox listing, from the commit the hooks saw last', async () => {
-    const { teammate, mine } = cloned();
-    expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);
-    expect((await hook(mine, 'SessionStart')).stdout).toContain('/memories/project/deploy.md');
-    push(teammate, { 'lint.md': '- Run make lint before pushing billing changes.\n' });
-    git(mine, 'pull', '-q', '--ff-only');
-    push(teammate, { 'format.md': '- Run make format before pushing billing changes.\n' });
-    git(mine, 'pull', '-q', '--ff-only');
+    const mine = await twoPullsWhileNothingRan();
 
     expect((await inboxItems(mine)).map((i) => i.change?.path).sort()).toEqual(['/memories/project/format.md', '/memories/project/lint.md']);
     expect((await hook(mine, 'UserPromptSubmit', 'how do I lint and format billing before pushing')).stdout).not.toContain('make lint');
   });
 
   it('two pulls while nothing ran are both caught up by the next hook, from the commit it saw last', async () => {
-    const { teammate, mine } = cloned();
-    expect((await cairn(mine, 'inbox', 'review', '--scope', 'project', '--on')).status).toBe(0);
-    expect((await hook(mine, 'SessionStart')).stdout).toContain('/memories/project/deploy.md');
-    push(teammate, { 'lint.md': '- Run make lint before pushing billing changes.\n' });
-    git(mine, 'pull', '-q', '--ff-only');
-    push(teammate, { 'format.md': '- Run make format before pushing billing changes.\n' });
-    git(mine, 'pull', '-q', '--ff-only');
+    const mine = await twoPullsWhileNothingRan();
 
     const prompt = await hook(mine, 'UserPromptSubmit', 'how do I lint and format billing before pushing');
     expect(prompt.status, prompt.stderr).toBe(0);

@@ -32,13 +32,19 @@ function onRemote(bare: string, file: string): string | null {
   }
 }
 
-it("sends an MCP session's write to the remote a while after it, with no cairn sync run", async () => {
+/** A bare repository over file:// set up as the home's sync remote (one second after a change), and a checkout. */
+async function syncedHome(): Promise<{ bare: string; checkout: string }> {
   const bare = path.join(sb.dir, 'memory.git');
   execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
   const home = openHome(sb.home);
   await home.registry.setSettings({ sync: { remote: `file://${bare}`, workspaces: [], afterChangeSeconds: 1 } });
   await home.close();
   const checkout = await makeCheckout(sb.dir);
+  return { bare, checkout };
+}
+
+it("sends an MCP session's write to the remote a while after it, with no cairn sync run", async () => {
+  const { bare, checkout } = await syncedHome();
 
   client = new Client({ name: 'agent', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: CAIRN_BIN, args: ['mcp', '--home', sb.home, '--cwd', checkout], stderr: 'pipe' }));
@@ -54,12 +60,7 @@ it("sends an MCP session's write to the remote a while after it, with no cairn s
 }, 60_000);
 
 it('sends what changed before the session started (a write its sync could not have seen) a while after the start', async () => {
-  const bare = path.join(sb.dir, 'memory.git');
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
-  const home = openHome(sb.home);
-  await home.registry.setSettings({ sync: { remote: `file://${bare}`, workspaces: [], afterChangeSeconds: 1 } });
-  await home.close();
-  const checkout = await makeCheckout(sb.dir);
+  const { bare, checkout } = await syncedHome();
   // Written by another process before the session, so no change of the session's own reports it.
   execFileSync(CAIRN_BIN, ['tool', '--home', sb.home, '--cwd', checkout, JSON.stringify({ command: 'create', path: '/memories/global/release.md', file_text: '- Releases are cut on Mondays.\n' })]);
   expect(onRemote(bare, 'global/release.md')).toBeNull();
