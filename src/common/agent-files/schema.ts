@@ -29,11 +29,11 @@ export const AGENT_NAMES: Readonly<Record<Agent, string>> = {
  * GEMINI.md, copilot-instructions.md, .cursorrules), `rules` Cursor's project rules (.mdc), `memory`
  * what the agent keeps itself (Claude Code's auto memory, Codex's memories).
  */
-export const AGENT_FILE_KINDS = ['instructions', 'rules', 'memory'] as const;
+const AGENT_FILE_KINDS = ['instructions', 'rules', 'memory'] as const;
 export type AgentFileKind = (typeof AGENT_FILE_KINDS)[number];
 
 /** `global`: under the user's home, read in every project; `checkout`: in the workspace's checkout. */
-export const AGENT_FILE_PLACES = ['global', 'checkout'] as const;
+const AGENT_FILE_PLACES = ['global', 'checkout'] as const;
 export type AgentFilePlace = (typeof AGENT_FILE_PLACES)[number];
 
 /** A display path: `~/...` (global) or relative to the checkout; also the file's id. */
@@ -84,7 +84,7 @@ export type AgentFileHit = z.infer<typeof agentFileHitSchema>;
 export const lineRangesSchema = z.array(z.tuple([z.number().int().positive(), z.number().int().positive()])).min(1).max(200);
 
 /** Why an entry was not proposed as a repeat (the harvest's check reasons, harvest/checks.ts). */
-export const ADOPT_DUPLICATE_REASONS = ['already-in-memory', 'already-in-inbox', 'rejected-before', 'duplicate-in-batch'] as const;
+const ADOPT_DUPLICATE_REASONS = ['already-in-memory', 'already-in-inbox', 'rejected-before', 'duplicate-in-batch'] as const;
 
 /** What an adopt did: inbox items added, and the entries left out with the reason. */
 export const adoptResultSchema = z.discriminatedUnion('status', [
@@ -110,17 +110,17 @@ export const COMPARE_MAX = 6;
  * A side of a comparison: an agent file's id, or a Cairn memory file's virtual path
  * (`/memories/<scope>/...`).
  */
-export const compareSideSchema = z.object({ id: z.string(), label: z.string() });
+const compareSideSchema = z.object({ id: z.string(), label: z.string() });
 
 /** One line of one side: 1-based number and text. */
-export const compareCellSchema = z.object({ line: z.number().int().positive(), text: z.string() });
+const compareCellSchema = z.object({ line: z.number().int().positive(), text: z.string() });
 
 /**
  * One row of a comparison, a cell per side (null: that side does not state it). `differs`: two or
  * more sides state it in different words; `only`: one side states it; `missing`: the sides that state
  * it agree, but some side does not. Rows every side states identically are not listed.
  */
-export const compareRowSchema = z.object({
+const compareRowSchema = z.object({
   kind: z.enum(['differs', 'only', 'missing']),
   cells: z.array(compareCellSchema.nullable()),
 });

@@ -19,7 +19,6 @@ import { syncContract } from './contract/sync';
 import { consolidationContract } from './contract/consolidation';
 import { workspacesContract } from './contract/workspaces';
 
-export { settingsSchema } from './settings';
 export * from './contract/shared';
 export * from './contract/memory';
 export * from './contract/context';
@@ -47,5 +46,3 @@ export const contract = {
   activity: activityContract,
   sync: syncContract,
 };
-
-export type Contract = typeof contract;

@@ -22,7 +22,7 @@ export function shortSession(sessionId: string): string {
 export type TimeFormatter = (iso: string) => string;
 
 /** The CLI's clock: UTC, since a terminal's reader may be anywhere and the log lines say UTC too. */
-export const utcClock: TimeFormatter = (iso) => `${new Date(iso).toISOString().slice(11, 16)} UTC`;
+const utcClock: TimeFormatter = (iso) => `${new Date(iso).toISOString().slice(11, 16)} UTC`;
 
 function ago(at: string, now: number): string {
   const minutes = Math.round((now - Date.parse(at)) / 60_000);

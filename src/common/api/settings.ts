@@ -13,7 +13,7 @@ const injectionFields = {
   hotSetMaxBytes: z.number().int().min(INJECTION_LIMITS.hotSetMaxBytes.min).max(INJECTION_LIMITS.hotSetMaxBytes.max),
   recentWhenNoMatch: z.boolean(),
 };
-export const injectionSettingsSchema = z.object({
+const injectionSettingsSchema = z.object({
   relevant: injectionFields.relevant.default(DEFAULT_INJECTION.relevant),
   relevantMaxBytes: injectionFields.relevantMaxBytes.default(DEFAULT_INJECTION.relevantMaxBytes),
   relevantMaxFiles: injectionFields.relevantMaxFiles.default(DEFAULT_INJECTION.relevantMaxFiles),
@@ -24,7 +24,7 @@ export const injectionSettingsSchema = z.object({
 export const injectionOverrideSchema = z.object(injectionFields).partial();
 
 /** One harvest run's budget by default: about 20 chunks of a long session (a chunk is up to 60,000 characters). */
-export const DEFAULT_HARVEST_BUDGET = { calls: 20, chars: 1_500_000 } as const;
+const DEFAULT_HARVEST_BUDGET = { calls: 20, chars: 1_500_000 } as const;
 
 /** The extractor backends a person can choose for the harvest's jobs. */
 export const HARVEST_EXTRACTORS = ['rules', 'command', 'http'] as const;

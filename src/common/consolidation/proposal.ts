@@ -13,10 +13,9 @@
 import { z } from 'zod';
 import { SCOPES } from '../memory/constants';
 
-export const CONSOLIDATION_CHANGE_KINDS = ['delete', 'merge', 'rewrite', 'rename'] as const;
-export type ConsolidationChangeKind = (typeof CONSOLIDATION_CHANGE_KINDS)[number];
-export const CONSOLIDATION_STATES = ['open', 'applied', 'discarded', 'replaced', 'expired'] as const;
-export type ConsolidationState = (typeof CONSOLIDATION_STATES)[number];
+const CONSOLIDATION_CHANGE_KINDS = ['delete', 'merge', 'rewrite', 'rename'] as const;
+type ConsolidationChangeKind = (typeof CONSOLIDATION_CHANGE_KINDS)[number];
+const CONSOLIDATION_STATES = ['open', 'applied', 'discarded', 'replaced', 'expired'] as const;
 
 /** Default days without use (and without a write) after which a file is proposed for deletion. */
 export const CONSOLIDATION_DEFAULT_DAYS = 60;
@@ -37,7 +36,7 @@ export const CONSOLIDATION_CAUSE = 'sweep:';
 const isoTime = z.string().max(40);
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
-export const consolidationUsageSchema = z.object({
+const consolidationUsageSchema = z.object({
   pinned: z.boolean(),
   accessCount: z.number().int().nonnegative(),
   lastAccessedAt: isoTime.nullable(),
@@ -45,7 +44,7 @@ export const consolidationUsageSchema = z.object({
 });
 export type ConsolidationUsage = z.infer<typeof consolidationUsageSchema>;
 
-export const consolidationFileSchema = z.object({
+const consolidationFileSchema = z.object({
   path: z.string(),
   /** The file's sha256 at proposal time; for a file the change creates, the sha256 of the content it gets. */
   sha256,
@@ -57,7 +56,7 @@ export const consolidationFileSchema = z.object({
 });
 export type ConsolidationFile = z.infer<typeof consolidationFileSchema>;
 
-export const consolidationChangeSchema = z.object({
+const consolidationChangeSchema = z.object({
   kind: z.enum(CONSOLIDATION_CHANGE_KINDS),
   /** The file the change is about: the deleted one, a merge's kept one, the rewritten one, a rename's old name (its new one is the file marked `created`). */
   path: z.string(),
@@ -76,7 +75,7 @@ export const consolidationSinceSchema = z.object({
 });
 export type ConsolidationSince = z.infer<typeof consolidationSinceSchema>;
 
-export const consolidationResultSchema = z.object({
+const consolidationResultSchema = z.object({
   at: isoTime,
   /** The history batch of the applied changes (`cairn undo <batch>`), null when nothing was written. */
   batch: z.string().nullable(),

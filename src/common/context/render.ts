@@ -27,7 +27,7 @@ const INVISIBLE = '\\s\\p{Cc}\\p{Cf}\\p{M}\\p{Default_Ignorable_Code_Point}';
  * `<` and the brackets a model may read as one: fullwidth and small forms, single guillemets and
  * quotation marks, CJK and mathematical angle brackets, ornaments, modifier and syllabics look-alikes.
  */
-export const LOOKALIKE_OPEN_BRACKETS =
+const LOOKALIKE_OPEN_BRACKETS =
   '<\uff1c\ufe64\u2039\u00ab\u3008\u300a\u2329\u27e8\u27ea\u276c\u276e\u2770\u29fc\u02c2\u1438\u227a\ufe3f\ufe3d';
 /** `/` and what a model may read as one (a backslash too). */
 const LOOKALIKE_SLASHES = '/\\\\\uff0f\uff3c\u2215\u2044\u29f8\u2571\u27cb';

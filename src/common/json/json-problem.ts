@@ -33,7 +33,7 @@ const PARSE_ERRORS: Partial<Record<string, string>> = {
 };
 
 /** Line and column (1-based) of `offset` in `text`. */
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);
   return { line: before.split('\n').length, column: offset - (before.lastIndexOf('\n') + 1) + 1 };
 }

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { Actor, Scope } from './constants';
 
-export const BADGES = ['agent', 'external'] as const;
+const BADGES = ['agent', 'external'] as const;
 export type Badge = (typeof BADGES)[number];
 export const badgeSchema = z.enum(BADGES);
 

@@ -208,7 +208,7 @@ export function isSafeName(name: string): boolean {
  * Hidden entries and node_modules are left out, as in the reference. Alone, this is what counts
  * toward the per-scope cap (a file with an unsafe name counts too, though it is never listed).
  */
-export function isVisibleName(name: string): boolean {
+function isVisibleName(name: string): boolean {
   return !name.startsWith('.') && name !== 'node_modules';
 }
 

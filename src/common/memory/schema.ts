@@ -43,7 +43,7 @@ export const memoryToolInputSchema = z.object({
   new_string: text.describe('Alias of new_str.'),
 });
 
-export type MemoryToolInput = z.infer<typeof memoryToolInputSchema>;
+type MemoryToolInput = z.infer<typeof memoryToolInputSchema>;
 
 /** One command, after aliases are resolved and required fields checked. */
 export type MemoryCommand =

@@ -15,7 +15,7 @@ export function formatFileSize(bytes: number): string {
   return (size % 1 === 0 ? size.toString() : size.toFixed(1)) + units[i];
 }
 
-export function numberLine(lineNumber: number, line: string): string {
+function numberLine(lineNumber: number, line: string): string {
   return `${String(lineNumber).padStart(LINE_NUMBER_WIDTH, ' ')}\t${line}`;
 }
 

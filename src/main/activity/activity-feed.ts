@@ -37,7 +37,7 @@ export interface ActivityListing {
 
 const OPS: Readonly<Record<HistoryVersion['op'], ActivityKind>> = { create: 'create', update: 'edit', rename: 'rename', delete: 'delete' };
 
-export function versionRow(v: HistoryVersion): ActivityRow {
+function versionRow(v: HistoryVersion): ActivityRow {
   return {
     id: `v:${v.id}`,
     kind: OPS[v.op],
@@ -71,7 +71,7 @@ function scopeOf(p: string): Scope | null {
   }
 }
 
-export function itemRow(item: InboxItem): ActivityRow | null {
+function itemRow(item: InboxItem): ActivityRow | null {
   if (item.kind === 'change') {
     const { change, source } = item;
     const kind: ActivityKind = source.from?.kind === 'sync' ? 'sync' : 'held';

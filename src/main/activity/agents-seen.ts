@@ -24,11 +24,11 @@ import { agentRefOf, type AgentRef } from '../../common/activity/agents';
 import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { processRuns } from '../runtime/local/process-alive';
 
-export const AGENTS_SEEN_DIR = 'agents-seen';
+const AGENTS_SEEN_DIR = 'agents-seen';
 /** Records older than this are removed (an agent not seen for a month is not "last seen"). */
 export const KEEP_DAYS = 30;
 /** A call's record is written again only when older than this. */
-export const SEEN_EVERY_MS = 60_000;
+const SEEN_EVERY_MS = 60_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** One agent in one workspace: its last session, when last seen, and whether connected now. */

@@ -33,8 +33,6 @@ import { isRemote, NEW_FILE_MODE, remoteFailure, writeRemote, type RemoteBase } 
 import { searchAgentFiles } from './search';
 import { ChangedMeanwhile, inspect, LinkOnTheWay, MAX_AGENT_FILE_BYTES, sha256Hex, where, writeFileAt, type Base, type Inspected } from './envelope';
 
-export { AgentFilesError } from './discovery';
-
 export interface AgentFilesOptions {
   /** Cairn's home: the history of edits lives under it. */
   readonly home: string;

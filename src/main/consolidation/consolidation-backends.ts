@@ -17,7 +17,7 @@ import type { ConsolidationExtractor } from './extractor';
 import { modelConsolidationExtractor } from './model-consolidation';
 import { rulesExtractor } from './rules-consolidation';
 
-export type ConsolidationExtractorName = (typeof CONSOLIDATION_EXTRACTORS)[number];
+type ConsolidationExtractorName = (typeof CONSOLIDATION_EXTRACTORS)[number];
 
 /** The settings the choice reads. */
 export type ConsolidationSettings = Pick<z.infer<typeof settingsSchema>, 'consolidationExtractor' | 'harvestCommand' | 'harvestHttp'>;

@@ -17,7 +17,7 @@ import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-wri
 
 export const CONSOLIDATIONS_DIR = 'sweeps';
 /** Records of proposals (applied, discarded, replaced, expired) are kept this long. */
-export const RECORD_KEEP_MS = 90 * 24 * 60 * 60 * 1000;
+const RECORD_KEEP_MS = 90 * 24 * 60 * 60 * 1000;
 
 /** A new proposal's id: its time (base36 ms, sortable) and 8 random hex digits. */
 export function newConsolidationId(now: number): string {

@@ -27,7 +27,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const dayOf = (iso: string) => iso.slice(0, 10);
 
 /** Why a file is proposed for deletion, from its usage, as a person reads it. */
-export function unusedReason(file: ConsolidationFileInput, now: number, days: number): string {
+function unusedReason(file: ConsolidationFileInput, now: number, days: number): string {
   const u = file.usage;
   const last = u.lastAccessedAt;
   const used = last === null ? `never used by an agent` : `not used for ${Math.floor((now - Date.parse(last)) / DAY_MS)} days (last use ${dayOf(last)}, ${u.accessCount} ${u.accessCount === 1 ? 'use' : 'uses'} in all)`;
@@ -68,7 +68,7 @@ function bodyLines(text: string): string[] {
 }
 
 /** Two lines this alike (shared words of all their words) say the same thing, one perhaps more fully. */
-export const NEAR_LINE_OVERLAP = 0.75;
+const NEAR_LINE_OVERLAP = 0.75;
 /** Lines shorter than this many words are the same only when equal (headings, one-word items). */
 const NEAR_LINE_MIN_WORDS = 4;
 

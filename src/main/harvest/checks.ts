@@ -141,7 +141,7 @@ function stem(word: string): string {
 const NEGATION = /\b(?:never|not|no|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|avoid|without|nor|stop)\b/i;
 
 /** The fewest content words a quote needs to carry a claim. */
-export const MIN_QUOTE_WORDS = 3;
+const MIN_QUOTE_WORDS = 3;
 
 /**
  * Whether the quotes support the claim: together they hold at least MIN_QUOTE_WORDS content words

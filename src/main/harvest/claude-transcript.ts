@@ -67,8 +67,8 @@ export interface ReadClaudeTranscriptOptions {
   readonly maxToolInputChars?: number;
 }
 
-export const DEFAULT_MAX_TOOL_RESULT_CHARS = 2000;
-export const DEFAULT_MAX_TOOL_INPUT_CHARS = 1000;
+const DEFAULT_MAX_TOOL_RESULT_CHARS = 2000;
+const DEFAULT_MAX_TOOL_INPUT_CHARS = 1000;
 
 /** Claude Code's fixed sentence before the reason a person gives when refusing a tool call. */
 const REJECT_WITH_REASON_PREFIX =
@@ -465,7 +465,7 @@ function compactJson(value: unknown): string {
 }
 
 /** Cut to `max` characters (never inside a surrogate pair) and say how much was left out. */
-export function truncate(text: string, max: number): string {
+function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   let cut = Math.max(0, max);
   const code = text.charCodeAt(cut - 1);

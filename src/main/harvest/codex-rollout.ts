@@ -65,7 +65,7 @@ export interface CodexRolloutOptions {
   readonly toolTextLimit?: number;
 }
 
-export const DEFAULT_TOOL_TEXT_LIMIT = 2000;
+const DEFAULT_TOOL_TEXT_LIMIT = 2000;
 
 /**
  * Leading markers of the user-role messages Codex itself injects (core/src/context/*: AGENTS.md as

@@ -42,7 +42,7 @@ export interface CopilotSessionOptions {
   readonly toolTextLimit?: number;
 }
 
-export const DEFAULT_TOOL_TEXT_LIMIT = 2000;
+const DEFAULT_TOOL_TEXT_LIMIT = 2000;
 
 /** The name of Copilot CLI's session file in its session's folder. */
 export const COPILOT_EVENTS_FILE = 'events.jsonl';

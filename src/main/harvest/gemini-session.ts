@@ -52,7 +52,7 @@ import { clipMiddle, isObject, jsonlObjects, stringOrNull, type Json, type JsonO
 import type { Transcript, TranscriptMessage } from './transcript';
 
 /** Longest rendering of one tool call or result, in characters; beyond it the middle is left out. */
-export const GEMINI_TOOL_TEXT_LIMIT = 2000;
+const GEMINI_TOOL_TEXT_LIMIT = 2000;
 
 /** The message types Gemini CLI writes that are its own notes, not conversation. */
 const CLI_NOTES = new Set(['info', 'warning', 'error']);

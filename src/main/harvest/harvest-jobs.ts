@@ -87,13 +87,13 @@ export interface LastRun {
 /** What runs one job: reads its transcript, extracts, checks, fills the inbox. */
 export type JobRunner = (job: HarvestJob, progress: JobProgress) => Promise<JobOutcome>;
 
-export interface JobProgress {
+interface JobProgress {
   /** The session the job turned out to be (known once its transcript is read). */
   session(agent: TranscriptAgent, sessionId: string): void;
   chunk(index: number, count: number): void;
 }
 
-export function jobId(transcript: string): string {
+function jobId(transcript: string): string {
   return createHash('sha256').update(transcript).digest('hex').slice(0, 24);
 }
 

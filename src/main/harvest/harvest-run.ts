@@ -165,7 +165,7 @@ export function pruneSessionStates(home: string, now: number): number {
 }
 
 /** Whether a transcript is of a session Cairn's command backend started: its prompt opens it. */
-export function isOwnRun(transcript: Transcript): boolean {
+function isOwnRun(transcript: Transcript): boolean {
   return transcript.messages.some((m) => m.role === 'user' && m.text.trimStart().startsWith(HARVEST_PROMPT_MARKER));
 }
 

@@ -62,7 +62,7 @@ function realOr(dir: string): string {
 }
 
 /** Where a link to a transcript may lead: a `.jsonl` file in the user's home or the agents' folders. */
-export function transcriptLinkRule(roots: TranscriptRoots = transcriptRoots(), home: string = os.homedir()): LinkRule {
+function transcriptLinkRule(roots: TranscriptRoots = transcriptRoots(), home: string = os.homedir()): LinkRule {
   const within = [home, roots.claudeConfigDir, roots.codexHome, ...(roots.geminiDir ? [roots.geminiDir] : []), ...(roots.copilotHome ? [roots.copilotHome] : [])].map((dir) => ({ real: realOr(dir), where: 'your home folder or the agents\u2019 folders' }));
   return { within, sameKind: (real) => real.endsWith('.jsonl'), kindName: 'a transcript (.jsonl)' };
 }
@@ -200,7 +200,7 @@ export function geminiSessionFiles(dir: string, cwds: readonly string[]): Sessio
  * Copilot CLI's session files (`<copilot home>/session-state/<session id>/events.jsonl`) written in
  * the last `recentDays` days; which directory a session ran in is read from the file itself.
  */
-export function copilotSessionFiles(home: string, now: number, recentDays: number): SessionFile[] {
+function copilotSessionFiles(home: string, now: number, recentDays: number): SessionFile[] {
   const sessions = path.join(home, 'session-state');
   const files: SessionFile[] = [];
   for (const id of sessionFolderNames(sessions, 'copilot')) {
@@ -240,7 +240,7 @@ export interface PlacedSessionFile extends SessionFile {
 }
 
 /** Each file with its cwd, as the file says it (files that do not say are left out). */
-export async function withCwd(files: readonly SessionFile[]): Promise<PlacedSessionFile[]> {
+async function withCwd(files: readonly SessionFile[]): Promise<PlacedSessionFile[]> {
   const placed: PlacedSessionFile[] = [];
   for (const file of files) {
     const cwd = await fileCwd(file);

@@ -16,9 +16,9 @@ import { claudeSessionFiles, codexSessionFiles, comparablePath, fileCwd, geminiS
 import { isCairnsOwn, type Transcript, type TranscriptAgent, type TranscriptMessage } from './transcript';
 
 /** How many days of Codex's day folders are looked at, today's included. */
-export const CODEX_RECENT_DAYS = 3;
+const CODEX_RECENT_DAYS = 3;
 /** The most files whose cwd is read before giving up (newest first): bounds the cost in a busy folder. */
-export const MAX_FILES_TRIED = 40;
+const MAX_FILES_TRIED = 40;
 
 export interface FindSessionOptions {
   readonly roots?: TranscriptRoots;

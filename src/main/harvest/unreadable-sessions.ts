@@ -10,7 +10,7 @@ import { AGENT_NAMES } from '../../common/api/harvest-status-text';
 import { CairnError } from '../../common/errors';
 import type { TranscriptAgent } from './transcript';
 
-export class UnreadableSessionsError extends CairnError {
+class UnreadableSessionsError extends CairnError {
   override readonly name = 'UnreadableSessionsError';
   constructor(
     readonly agent: TranscriptAgent,

@@ -50,7 +50,7 @@ export type HistoryScope = 'global' | 'project' | 'workspace';
 
 export const HISTORY_OPS: readonly HistoryOp[] = ['create', 'update', 'delete', 'rename'];
 /** The line format's version written; a line of a version not in LOG_FORMATS_READ is skipped. */
-export const LOG_FORMAT = 2;
+const LOG_FORMAT = 2;
 const LOG_FORMATS_READ: readonly unknown[] = [1, 2];
 
 /** One recorded change, as listed. */
@@ -102,7 +102,7 @@ export interface LogEntry extends InlineData {
 }
 
 /** The length of the base64 of `size` bytes (padded). */
-export function base64Length(size: number): number {
+function base64Length(size: number): number {
   return 4 * Math.ceil(size / 3);
 }
 
@@ -182,7 +182,7 @@ export function storageOf(e: LogEntry): { inline: Map<string, string>; files: Ma
   return { inline, files };
 }
 
-export interface ParsedLine extends LogEntry {
+interface ParsedLine extends LogEntry {
   readonly i: number;
   readonly n: number;
 }
@@ -194,7 +194,7 @@ const isDigest = (x: unknown): x is string | null => x === null || x === 'unknow
 const isIndex = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 
 /** A line's version, or null when it does not validate. */
-export function parseLine(text: string): ParsedLine | null {
+function parseLine(text: string): ParsedLine | null {
   let o: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(text);

@@ -113,17 +113,17 @@ import {
   type HistoryVersion,
 } from './history-log';
 
-export type { HistoryActor, HistoryOp, HistoryScope, HistoryVersion } from './history-log';
+export type { HistoryVersion } from './history-log';
 
-export const HISTORY_DIR = 'history';
-export const LOG_FILE = 'log.jsonl';
-export const BLOBS_DIR = 'blobs';
+const HISTORY_DIR = 'history';
+const LOG_FILE = 'log.jsonl';
+const BLOBS_DIR = 'blobs';
 export const INCOMPLETE_FILE = 'incomplete';
-export const GC_LOCK = 'gc.lock';
+const GC_LOCK = 'gc.lock';
 export const RESERVE_FILE = 'reserve';
 /** The reserve's size: room for the void lines of many abandoned batches on a full disk. */
-export const RESERVE_BYTES = 64 * 1024;
-export const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
+const RESERVE_BYTES = 64 * 1024;
+const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
 /** Content of at most this many bytes is kept in its version's log line, larger in a blob file. */
 export const INLINE_MAX_BYTES = 8 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;

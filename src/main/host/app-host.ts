@@ -26,7 +26,7 @@ import { openHome, type LiveHomeServices, type OpenHomeOptions } from './home-se
  * How long the host keeps watching a workspace's roots after its last page stops looking: a reload
  * or a workspace opened again within this time starts at once instead of rescanning its roots.
  */
-export const WATCH_LINGER_MS = 10 * 60_000;
+const WATCH_LINGER_MS = 10 * 60_000;
 
 /** A home's services with a feed, and the router's context over them. */
 export type AppHost = LiveHomeServices & RouterContext & { readonly harvest: HarvestHost; readonly sync: SyncControl };

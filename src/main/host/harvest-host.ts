@@ -27,7 +27,7 @@ export const CODEX_IDLE_MS = 30 * 60_000;
 /** The idle pickup looks at Codex's day folders of this many days (a session started earlier is harvested by its hooks or on request). */
 export const CODEX_PICKUP_DAYS = 7;
 /** How often the host looks for due retries and idle Codex sessions. */
-export const HARVEST_TICK_MS = 60_000;
+const HARVEST_TICK_MS = 60_000;
 
 export interface HarvestHostOptions {
   /** The extractor the settings name (built per run: settings may change between runs). */

@@ -12,7 +12,7 @@ import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, type Scope } from '../../common/me
 import { formatMemoryPath } from '../../common/memory/paths';
 import type { MemorySession } from '../memory/session';
 
-export interface MemoryFile {
+interface MemoryFile {
   readonly scope: Scope;
   /** Segments below the scope root. */
   readonly rel: readonly string[];

@@ -32,7 +32,7 @@ import type { ImportFormat, SourceFile } from './sources';
 const IMPORT_CONFIDENCE = 0.9;
 
 /** Why an entry was not proposed (the checks' reasons an import can meet). */
-export type RefusalReason = Extract<RejectionReason, 'flagged' | 'duplicate-in-batch' | 'already-in-inbox' | 'rejected-before' | 'already-in-memory'>;
+type RefusalReason = Extract<RejectionReason, 'flagged' | 'duplicate-in-batch' | 'already-in-inbox' | 'rejected-before' | 'already-in-memory'>;
 
 /** Why an entry was left out unchecked: this import proposed as many as one may, or the inbox is full. */
 export type LeftOutReason = 'import-cap' | 'inbox-full';

@@ -9,7 +9,7 @@ export const CANDIDATE_CATEGORIES = ['preference', 'convention', 'fact', 'comman
 export type CandidateCategory = (typeof CANDIDATE_CATEGORIES)[number];
 
 /** Where a candidate's grounds are in the segment: a message, and words quoted from it verbatim. */
-export interface Evidence {
+interface Evidence {
   readonly messageId: string;
   readonly quote: string;
   /** Who wrote the message (set by the host from the transcript, whatever the extractor said). */

@@ -104,7 +104,7 @@ async function readOrNull(service: MemoryService, to: string, session: MemorySes
  * An agent's edit (`before` to `after`) made on the file as it is now, `current`: the lines it
  * changes must still be as they were; null when they are not (then it is a conflict).
  */
-export function mergedEdit(before: string, after: string, current: string): string | null {
+function mergedEdit(before: string, after: string, current: string): string | null {
   const patch = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 0 });
   const merged = applyPatch(current, patch);
   return merged === false ? null : merged;

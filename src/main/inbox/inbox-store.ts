@@ -148,7 +148,7 @@ export interface InboxListing {
 }
 
 /** The words of a damaged file, for the CLI's and the API's refusals. */
-export function damagedText(damaged: DamagedItem): string {
+function damagedText(damaged: DamagedItem): string {
   return damagedItemText(damaged.file, damaged.problem);
 }
 

@@ -89,7 +89,7 @@ function under(p: string, base: string): boolean {
 }
 
 /** Whether the Cairn event `known` accounts for the change `found` on disk. */
-export function accountsFor(known: MemoryChangeEvent, found: MemoryChangeEvent): boolean {
+function accountsFor(known: MemoryChangeEvent, found: MemoryChangeEvent): boolean {
   if (known.scope !== found.scope) return false;
   switch (known.op) {
     case 'rename':

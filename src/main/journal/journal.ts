@@ -26,8 +26,8 @@ export type { JournalEvent } from './tail';
 
 export const JOURNAL_DIR = 'journal';
 export const JOURNAL_FILE = 'journal.jsonl';
-export const DEFAULT_JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_JOURNAL_KEEP = 3;
+const DEFAULT_JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
+const DEFAULT_JOURNAL_KEEP = 3;
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 const NEWLINE = 0x0a;
@@ -45,7 +45,7 @@ export interface JournalOptions {
 }
 
 /** The path of rotated file `n` (1 is the newest). */
-export function rotatedName(n: number): string {
+function rotatedName(n: number): string {
   return `journal.${n}.jsonl`;
 }
 

@@ -24,7 +24,7 @@ export interface ChangeSource {
  * Whether an event concerns what `session` shows: every global change; a project change of the
  * session's project (any checkout of it); a workspace change of the session's workspace.
  */
-export function concerns(event: MemoryChangeEvent, session: MemorySession): boolean {
+function concerns(event: MemoryChangeEvent, session: MemorySession): boolean {
   switch (event.scope) {
     case 'global':
       return true;

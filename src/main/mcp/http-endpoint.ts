@@ -50,7 +50,7 @@ import { mcpSession } from './session-binding';
 import { sessionContext } from '../context/session-context';
 
 /** The header naming a registered workspace, for clients that cannot put it in the URL. */
-export const WORKSPACE_HEADER = 'x-cairn-workspace';
+const WORKSPACE_HEADER = 'x-cairn-workspace';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** A session with a request this recently is in use: never ended to make room for a new one. */
 export const IN_USE_MS = 10 * 60 * 1000;

@@ -50,7 +50,7 @@ const MAX_QUOTE = 2000;
 /** More than the checks take, so that a long list is counted over-limit rather than refused whole. */
 const MAX_CANDIDATES = 50;
 
-export const memoryProposeInput = {
+const memoryProposeInput = {
   candidates: z
     .array(
       z.object({
@@ -91,7 +91,7 @@ const REASON_TEXTS: Readonly<Record<RejectionReason, string>> = {
   'inbox-full': "Cairn's inbox is full",
 };
 
-export const proposalTexts = {
+const proposalTexts = {
   noTranscript: () =>
     "Cairn could not find this session's transcript to check the quotes against, so nothing was proposed. Proposals work in Claude Code and Codex sessions.",
   unavailable: () => 'This Cairn server takes no proposals, so nothing was proposed.',
@@ -123,7 +123,7 @@ export function clientAgents(clientName: string | undefined): TranscriptAgent[] 
   return undefined;
 }
 
-export interface ProposeResult {
+interface ProposeResult {
   readonly ok: boolean;
   readonly text: string;
 }
@@ -132,7 +132,7 @@ export interface ProposeResult {
  * Checks the agent's candidates against its session's transcript and puts those that pass in the
  * inbox. `agents`: which agent the client is, when known.
  */
-export async function proposeCandidates(
+async function proposeCandidates(
   proposed: readonly ProposedCandidate[],
   context: { host: ProposalHost; service: MemoryService; session: MemorySession; agents?: readonly TranscriptAgent[] | undefined },
 ): Promise<ProposeResult> {

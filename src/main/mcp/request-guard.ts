@@ -60,7 +60,7 @@ function describe(method: string, request: unknown, issue: Issue): string {
 }
 
 /** The -32602 answer `message` gets, if it is a request whose params its method's schema refuses; else null. */
-export function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCErrorResponse | null {
+function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCErrorResponse | null {
   if (!('method' in message) || !('id' in message)) return null;
   const schema = SCHEMAS.get(message.method);
   if (!schema) return null; // an unknown method: the SDK answers -32601

@@ -12,7 +12,7 @@ import { MEMORY_ROOT, SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { parseMemoryPath } from '../../common/memory/paths';
 
-export const MEMORY_URI_PREFIX = 'cairn://memory/';
+const MEMORY_URI_PREFIX = 'cairn://memory/';
 /** The resource template clients see (RFC 6570 reserved expansion: the path keeps its slashes). */
 export const MEMORY_URI_TEMPLATE = 'cairn://memory/{scope}/{+path}';
 

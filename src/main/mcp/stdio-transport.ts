@@ -25,12 +25,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** The longest message taken, in bytes (the SDK's stdio limit; any real one is far smaller). */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** The most messages one batch may hold (as the SDK's HTTP transport). */
-export const MAX_BATCH_MESSAGES = 100;
+const MAX_BATCH_MESSAGES = 100;
 
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 
 /** How many bytes of a too-large line's start and end are kept, to find its id. */
 const EDGE_BYTES = 256;

@@ -83,7 +83,7 @@ export interface RenamePath {
  * A rename's texts, in the reference's order: an existing destination, then a missing source, then
  * a directory moving into itself.
  */
-export function renameCases(source: string, dest: string): ErrorCases {
+function renameCases(source: string, dest: string): ErrorCases {
   const missing = () => errors.notFoundForDelete(source);
   return { EEXIST: () => errors.destinationExists(dest), ENOENT: missing, ENOTDIR: missing, EINVAL: () => errors.intoItself(source, dest) };
 }

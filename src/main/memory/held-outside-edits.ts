@@ -22,7 +22,7 @@ import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import type { MemorySession } from './session';
 
 /** The folder of holds, below the home (beside the inbox's items). */
-export const HELD_DIR = path.join('inbox', 'held');
+const HELD_DIR = path.join('inbox', 'held');
 
 /** One held file: whose scope, and which file of it. */
 export interface HeldEdit {

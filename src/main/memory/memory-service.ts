@@ -25,7 +25,7 @@ import type { ExecuteOptions, MemorySession, SaveOutcome, ToolResult } from './s
 import type { UsageStore } from './usage-store';
 
 export type { ChangeSink } from './change-outbox';
-export type { AvailableScope, ExecuteOptions, MemorySession, SaveOutcome, ScopeBinding, ToolResult } from './session';
+export type { ExecuteOptions, MemorySession, SaveOutcome, ToolResult } from './session';
 
 export interface MemoryServiceOptions {
   /** Where pins and usage are recorded; without it, nothing is. */

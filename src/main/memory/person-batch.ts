@@ -26,7 +26,7 @@ import type { AvailableScope, MemorySession } from './session';
 import { availableScope, encodeContent } from './targets';
 
 /** One file of a group: the bytes it must still hold, and what becomes of it. */
-export interface BatchFile {
+interface BatchFile {
   readonly path: string;
   /** The sha256 the person saw; null: the file must not exist yet. */
   readonly expectedSha256: string | null;
@@ -40,7 +40,7 @@ export interface BatchGroup {
   readonly files: readonly BatchFile[];
 }
 
-export interface BatchConflict {
+interface BatchConflict {
   readonly key: string;
   readonly path: string;
   readonly kind: 'changed' | 'deleted' | 'exists';

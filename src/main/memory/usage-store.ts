@@ -125,7 +125,7 @@ export function parseUsageFile(text: string): { map: UsageMap; deleted: DeletedU
   return { map, deleted, problem: problem ?? 'it holds no "files" object' };
 }
 
-export function serializeUsage(map: UsageMap, deleted: DeletedUsage = new Map()): string {
+function serializeUsage(map: UsageMap, deleted: DeletedUsage = new Map()): string {
   const files: Record<string, UsageStats> = {};
   for (const key of [...map.keys()].sort()) {
     const s = map.get(key)!;
@@ -154,7 +154,7 @@ function later(a: string | null, b: string): string {
  * the stats it takes there, stamped `at`, and a revive gives them back; without (a read's view of
  * queued ops), a revive waits for the merge.
  */
-export function applyUsageOps(map: UsageMap, ops: readonly UsageOp[], deleted?: { readonly entries: DeletedUsage; readonly at: string }): UsageMap {
+function applyUsageOps(map: UsageMap, ops: readonly UsageOp[], deleted?: { readonly entries: DeletedUsage; readonly at: string }): UsageMap {
   for (const op of ops) {
     switch (op.type) {
       case 'use': {

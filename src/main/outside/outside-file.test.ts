@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { follow, OUTSIDE_WHY, readRegular, readRegularSync, shownPath, type LinkRule } from './outside-file';
+import { follow, openRegular, OUTSIDE_WHY, readRegularSync, shownPath, type LinkRule } from './outside-file';
 
 let dir: string;
 let base: string;
@@ -67,15 +67,15 @@ describe('reading only regular files', () => {
     const fifo = path.join(base, 'fifo.md');
     execFileSync('mkfifo', [fifo]);
     expect(readRegularSync(fifo, limits)).toEqual({ refused: OUTSIDE_WHY.special });
-    expect(await readRegular(fifo, limits)).toEqual({ refused: OUTSIDE_WHY.special });
+    expect(await openRegular(fifo, limits)).toEqual({ refused: OUTSIDE_WHY.special });
     expect(readRegularSync('/dev/zero', limits)).toEqual({ refused: OUTSIDE_WHY.special });
-    expect(await readRegular('/dev/zero', limits)).toEqual({ refused: OUTSIDE_WHY.special });
+    expect(await openRegular('/dev/zero', limits)).toEqual({ refused: OUTSIDE_WHY.special });
     const sock = path.join(base, 'sock.md');
     const server = net.createServer((c) => c.end());
     await new Promise<void>((resolve) => server.listen(sock, resolve));
     try {
       expect(readRegularSync(sock, limits)).toEqual({ refused: OUTSIDE_WHY.special });
-      expect(await readRegular(sock, limits)).toEqual({ refused: OUTSIDE_WHY.special });
+      expect(await openRegular(sock, limits)).toEqual({ refused: OUTSIDE_WHY.special });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -86,7 +86,7 @@ describe('reading only regular files', () => {
     fs.linkSync(path.join(base, 'AGENTS.md'), path.join(base, 'twice.md'));
     expect(readRegularSync(path.join(base, 'twice.md'), limits)).toEqual({ refused: OUTSIDE_WHY.links });
     fs.writeFileSync(path.join(base, 'big.md'), 'x'.repeat(2000));
-    expect(await readRegular(path.join(base, 'big.md'), limits)).toEqual({ refused: OUTSIDE_WHY.large(2000, 1024) });
+    expect(await openRegular(path.join(base, 'big.md'), limits)).toEqual({ refused: OUTSIDE_WHY.large(2000, 1024) });
     fs.symlinkSync('big.md', path.join(base, 'link.md'));
     expect(readRegularSync(path.join(base, 'link.md'), limits)).toEqual({ refused: OUTSIDE_WHY.loop });
     if (fs.existsSync('/proc/self/status')) {

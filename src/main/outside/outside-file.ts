@@ -44,7 +44,7 @@ export const OUTSIDE_WHY = {
 } as const;
 
 /** A size as a person reads it: KiB below a MiB, MiB above. */
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   return bytes > 1024 * 1024 ? `${Math.ceil(bytes / (1024 * 1024))} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
@@ -218,17 +218,6 @@ export async function readRest(open: { readonly handle: fs.promises.FileHandle; 
     chunks.push(chunk.subarray(0, bytesRead));
   }
   return { bytes: Buffer.concat(chunks, length - from), stat: open.stat };
-}
-
-/** readRegularSync without holding the event loop: for files as large as transcripts. */
-export async function readRegular(real: string, limits: ReadLimits): Promise<RegularRead> {
-  const opened = await openRegular(real, limits);
-  if ('refused' in opened) return opened;
-  try {
-    return await readRest(opened, limits.maxBytes);
-  } finally {
-    await opened.handle.close();
-  }
 }
 
 /** A host path as a person is shown it: below one of `places` with its prefix (`~/`, or none for the checkout), else as it is. */

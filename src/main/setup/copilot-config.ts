@@ -45,10 +45,10 @@ export function copilotServerEntry(entry: McpServerEntry): McpServerEntry & { ty
 }
 
 /** The events whose hooks give the session its context, and the words after `cairn` they run. */
-export const COPILOT_CONTEXT_EVENTS = ['sessionStart', 'userPromptSubmitted'] as const;
+const COPILOT_CONTEXT_EVENTS = ['sessionStart', 'userPromptSubmitted'] as const;
 const CONTEXT_WORDS = ['context', '--format', 'copilot-hook'] as const;
 /** The events before which a session is harvested (a compaction, its end). */
-export const COPILOT_HARVEST_EVENTS = ['preCompact', 'sessionEnd'] as const;
+const COPILOT_HARVEST_EVENTS = ['preCompact', 'sessionEnd'] as const;
 const HARVEST_WORDS = ['harvest', '--hook'] as const;
 
 type Launch = { launcher: string; home?: string | undefined };
@@ -65,7 +65,7 @@ export function copilotHooks(options: Launch): CairnHook[] {
 const basename = (p: string) => p.split(/[\\/]/).pop() ?? p;
 
 /** Any hook running `cairn context --format copilot-hook`, however it was written. */
-export function isCairnCopilotHook(command: string): boolean {
+function isCairnCopilotHook(command: string): boolean {
   const words = shellWords(command);
   while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift();
   if (words.length === 0 || basename(words[0]!) !== 'cairn' || !words.includes('context')) return false;

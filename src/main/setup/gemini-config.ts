@@ -26,9 +26,9 @@ import { SetupError } from './config-file';
 import { contextHook, harvestHook, mergeClaudeHooks, mergeMcpServer, removeClaudeHooks, removeMcpServer, type BeforeSetup, type JsonRemoval, type McpServerEntry, type TextEdit } from './json-config';
 
 /** The events whose hook gives the model context: the session's start, and each prompt. */
-export const GEMINI_CONTEXT_EVENTS = ['SessionStart', 'BeforeAgent'] as const;
+const GEMINI_CONTEXT_EVENTS = ['SessionStart', 'BeforeAgent'] as const;
 /** The event at which the session's file is harvested: the session's end (not PreCompress: see above). */
-export const GEMINI_HARVEST_EVENTS = ['SessionEnd'] as const;
+const GEMINI_HARVEST_EVENTS = ['SessionEnd'] as const;
 
 /**
  * The SessionStart hook hands the model the memory index and the hot set, so the server leaves
@@ -55,7 +55,7 @@ const POLICY_MARK = '# Cairn: its read-only tools run without asking';
  * sorted, each top-level `"key":value` between NUL characters (a NUL inside a value is escaped),
  * so the pattern matches the `command` argument itself and nothing nested.
  */
-export const GEMINI_POLICY = `${POLICY_MARK} (written by \`cairn setup gemini\`, taken away by \`cairn setup gemini --remove\`).
+const GEMINI_POLICY = `${POLICY_MARK} (written by \`cairn setup gemini\`, taken away by \`cairn setup gemini --remove\`).
 # Gemini CLI asks before any other call of Cairn's tools; to allow more, write a rule in a file of your own.
 [[rule]]
 mcpName = "cairn"

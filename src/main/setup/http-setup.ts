@@ -16,9 +16,9 @@ import { MCP_HTTP_PATH } from '../../common/api/transport';
 import { shellLine } from './launcher';
 import { AGENT_NAMES, SERVER_NAME, type Agent } from './setup';
 
-export const TOKEN_ENV = 'CAIRN_MCP_TOKEN';
+const TOKEN_ENV = 'CAIRN_MCP_TOKEN';
 /** `cairn serve`'s default port, where the app also listens when it is free. */
-export const DEFAULT_MCP_BASE = 'http://127.0.0.1:4873';
+const DEFAULT_MCP_BASE = 'http://127.0.0.1:4873';
 
 export interface HttpSetupOptions {
   /** The project root the session is bound to. */
@@ -29,7 +29,7 @@ export interface HttpSetupOptions {
   tokenFile: string;
 }
 
-export function mcpUrlFor(options: Pick<HttpSetupOptions, 'root' | 'runningUrl'>): string {
+function mcpUrlFor(options: Pick<HttpSetupOptions, 'root' | 'runningUrl'>): string {
   const base = options.runningUrl ?? `${DEFAULT_MCP_BASE}${MCP_HTTP_PATH}`;
   return `${base}?cwd=${encodeURIComponent(options.root)}`;
 }

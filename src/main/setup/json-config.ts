@@ -15,9 +15,9 @@ export interface McpServerEntry {
   env?: Record<string, string>;
 }
 
-export type JsonObject = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
 
-export function isObject(value: unknown): value is JsonObject {
+function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -87,9 +87,9 @@ export function isCairnHarvestHook(command: string): boolean {
   return words.length > 0 && basename(words[0]!) === 'cairn' && words.includes('harvest') && words.includes('--hook');
 }
 
-export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit'] as const;
+const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit'] as const;
 /** The events before which a session's transcript is harvested: a compaction, its end. */
-export const CLAUDE_HARVEST_EVENTS = ['PreCompact', 'SessionEnd'] as const;
+const CLAUDE_HARVEST_EVENTS = ['PreCompact', 'SessionEnd'] as const;
 
 /** One of Cairn's hooks: its command, the events it runs on, and how to know it in a file. */
 export interface CairnHook {
@@ -189,7 +189,7 @@ export interface HookLayout {
 }
 
 /** Claude Code's layout (Codex's hooks.json and Gemini CLI's settings share it): groups of `{type, command}`. */
-export const CLAUDE_HOOK_LAYOUT: HookLayout = { commands: hookCommands, element: (command) => ({ hooks: [{ type: 'command', command }] }) };
+const CLAUDE_HOOK_LAYOUT: HookLayout = { commands: hookCommands, element: (command) => ({ hooks: [{ type: 'command', command }] }) };
 
 /**
  * Adds Cairn's hooks to the events of Claude Code's settings. A hook `cairn setup` wrote before with

@@ -45,7 +45,7 @@ export function resolveLauncher(): string {
 }
 
 /** Quotes one word for a POSIX shell; words made only of safe characters stay as they are. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   if (word !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -19,7 +19,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Backups, sha256 } from './backups';
-import { deleteConfigFile, replaceConfigFile, SetupError, type ConfigFile } from './config-file';
+import { deleteConfigFile, replaceConfigFile, type ConfigFile } from './config-file';
 import { removeClaudeHooks, removeMcpServer, shellWords, type BeforeSetup, type TextEdit } from './json-config';
 import { nodeAt, readJson } from './json-edit';
 import { AGENT_NAMES, defaultCodexHome, projectRoot, readTarget, SERVER_NAME, type Agent } from './setup';
@@ -243,5 +243,3 @@ export function renderRemoval(plan: RemovePlan, outcomes: readonly RemoveOutcome
   lines.push(changed ? `${name} no longer uses Cairn${plan.root ? ` in ${plan.root}` : ''}; start a new session for it to take effect.` : `Nothing changed: Cairn was not set up for ${name}${plan.root ? ` in ${plan.root}` : ''}.`);
   return `${lines.join('\n')}\n`;
 }
-
-export { SetupError };

@@ -63,7 +63,7 @@ export function defaultCodexHome(): string {
 }
 
 /** The MCP server entry; `extraArgs` follow `mcp`. */
-export function serverEntry(options: Pick<SetupOptions, 'launcher' | 'home'>, extraArgs: string[] = []): McpServerEntry {
+function serverEntry(options: Pick<SetupOptions, 'launcher' | 'home'>, extraArgs: string[] = []): McpServerEntry {
   return { command: options.launcher, args: ['mcp', ...extraArgs], ...(options.home ? { env: { CAIRN_HOME: options.home } } : {}) };
 }
 
@@ -71,12 +71,12 @@ export function serverEntry(options: Pick<SetupOptions, 'launcher' | 'home'>, ex
  * The command of the context hooks in Claude Code's format (Codex and Gemini CLI run the same),
  * naming the agent whose config it goes in: its calls then show that agent as seen in the workspace.
  */
-export function claudeHookCommand(options: Pick<SetupOptions, 'launcher' | 'home'>, agent: Agent): string {
+function claudeHookCommand(options: Pick<SetupOptions, 'launcher' | 'home'>, agent: Agent): string {
   return shellLine([options.launcher, 'context', '--format', 'claude-hook', '--agent', agent, ...(options.home ? ['--home', options.home] : [])]);
 }
 
 /** The command of Claude Code's harvest hooks (PreCompact, SessionEnd; a no-op until harvest is turned on). */
-export function claudeHarvestCommand(options: Pick<SetupOptions, 'launcher' | 'home'>): string {
+function claudeHarvestCommand(options: Pick<SetupOptions, 'launcher' | 'home'>): string {
   return shellLine([options.launcher, 'harvest', '--hook', ...(options.home ? ['--home', options.home] : [])]);
 }
 
@@ -84,26 +84,26 @@ export function claudeHarvestCommand(options: Pick<SetupOptions, 'launcher' | 'h
  * Cursor starts MCP servers in a directory of its own choosing, so the server is told the project
  * (Cursor expands `${workspaceFolder}` in args to the open project's root).
  */
-export const CURSOR_EXTRA_ARGS = ['--cwd', '${workspaceFolder}'];
+const CURSOR_EXTRA_ARGS = ['--cwd', '${workspaceFolder}'];
 
 /**
  * Claude Code's SessionStart hook already hands the model the memory index and the hot set, so its
  * server leaves them out of its instructions: the model reads them once, not twice.
  */
-export const CLAUDE_EXTRA_ARGS = ['--session-context', 'off'];
+const CLAUDE_EXTRA_ARGS = ['--session-context', 'off'];
 
 /**
  * Codex's keys in Cairn's `[mcp_servers.cairn]`: Codex waits for a required server before the first
  * request (else `codex exec` sends it without Cairn's tools and instructions), and with "writes" it
  * runs the tools marked read-only (memory_search) without a prompt and asks before the others.
  */
-export function codexServerEntry(server: McpServerEntry): McpServerEntry & TomlTable {
+function codexServerEntry(server: McpServerEntry): McpServerEntry & TomlTable {
   const { env, ...rest } = server;
   return { ...rest, required: true, default_tools_approval_mode: 'writes', ...(env ? { env } : {}) };
 }
 
 /** The keys of Cairn's Codex entry whose value is the person's once set (setup keeps it). */
-export const CODEX_PERSONS_CHOICE = ['default_tools_approval_mode'] as const;
+const CODEX_PERSONS_CHOICE = ['default_tools_approval_mode'] as const;
 
 /**
  * Codex's hooks.json (in CODEX_HOME, the shape of Claude Code's hooks): the prompt hook, and the
@@ -121,7 +121,7 @@ function codexHooksTarget(file: string, command: string, harvest: string): Setup
   };
 }
 
-export interface SetupTarget {
+interface SetupTarget {
   /** Absolute path of the config file. */
   path: string;
   /** What to print for --print: Cairn's part of the file. */

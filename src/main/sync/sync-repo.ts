@@ -20,7 +20,7 @@ import { originFromConfig } from '../workspaces/identity';
 import { git, GitError, gitRaw, gitWords } from './git';
 
 /** The branch every machine syncs through. */
-export const SYNC_BRANCH = 'main';
+const SYNC_BRANCH = 'main';
 const REMOTE_REF = `refs/remotes/origin/${SYNC_BRANCH}`;
 const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 

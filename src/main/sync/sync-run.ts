@@ -126,7 +126,7 @@ interface SyncedScope {
 }
 
 /** Another sync of the home holds its lease (a person-fixable refusal, not a git failure). */
-export class SyncBusyError extends CairnError {
+class SyncBusyError extends CairnError {
   override readonly name = 'SyncBusyError';
 }
 

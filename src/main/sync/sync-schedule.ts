@@ -14,7 +14,7 @@
 /** How long after a change of memory the host syncs (more changes meanwhile push it back). */
 export const SYNC_DEBOUNCE_MS = 30_000;
 /** How often the host syncs while nothing changes here (to take in other machines' changes). */
-export const SYNC_EVERY_MS = 5 * 60_000;
+const SYNC_EVERY_MS = 5 * 60_000;
 
 export interface SyncScheduleOptions {
   /** Runs one sync (errors are the sync's to record; a throw here is caught and dropped). */

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { writeOwnFile } from '../runtime/local/atomic-write';
 import { commonGitDir, findGitRoot, headCommit, ownGitDir } from './identity';
 
-export const HEAD_MOVES_CACHE = path.join('cache', 'head-moves');
+const HEAD_MOVES_CACHE = path.join('cache', 'head-moves');
 
 export interface HeadMove {
   /** The commit HEAD named when Cairn last looked (null: never looked, or not known). */

@@ -12,7 +12,7 @@ export function resolveHome(flag?: string): string {
 }
 
 /** Workspace ids appear in paths under the home: letters, digits, `.`, `_`, `-`, at most 64. */
-export const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function isValidWorkspaceId(id: string): boolean {
   return WORKSPACE_ID_PATTERN.test(id);

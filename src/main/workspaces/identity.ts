@@ -59,7 +59,7 @@ export async function commonGitDir(gitRoot: string): Promise<string | null> {
 }
 
 /** `git@host:org/repo.git`, `https://user@host/org/repo` -> `host/org/repo`. */
-export function normalizeRemoteUrl(url: string): string {
+function normalizeRemoteUrl(url: string): string {
   let u = url.trim();
   const scp = /^[^/@:]+@([^:/]+):(.+)$/.exec(u);
   if (scp) u = `${scp[1]}/${scp[2]}`;

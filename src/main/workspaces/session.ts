@@ -40,7 +40,7 @@ export function projectRoot(checkout: string): string {
  * another user (root aside), as git's "dubious ownership" rule has it. Null when it is the person's.
  * The reason names no host path (a model reads it).
  */
-export function foreignCheckoutReason(gitRoot: string): string | null {
+function foreignCheckoutReason(gitRoot: string): string | null {
   for (const dir of [gitRoot, path.join(gitRoot, '.git')]) {
     const st = fs.lstatSync(dir, { throwIfNoEntry: false });
     const problem = st ? ownershipProblem(st, { private: false }) : null;

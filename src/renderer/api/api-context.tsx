@@ -7,7 +7,7 @@ import { QueryClient } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
 import type { ApiClient } from './client';
 
-export type ApiQueryUtils = ReturnType<typeof createTanstackQueryUtils<ApiClient>>;
+type ApiQueryUtils = ReturnType<typeof createTanstackQueryUtils<ApiClient>>;
 
 export interface Api {
   readonly client: ApiClient;

@@ -24,7 +24,7 @@ import { Connection, ConnectionError, isSubscription, TEXTS, type ConnectionStat
 
 export type ApiClient = ContractRouterClient<typeof contract>;
 
-export const TOKEN_KEY = 'cairn.token';
+const TOKEN_KEY = 'cairn.token';
 
 /** The web token: from `#token=...` (stored, then removed from the address bar), else this origin's storage. */
 function takeToken(): void {
@@ -67,7 +67,7 @@ function electronPort(): Promise<MessagePort> {
   });
 }
 
-export class MissingTokenError extends Error {
+class MissingTokenError extends Error {
   override readonly name = 'MissingTokenError';
 }
 

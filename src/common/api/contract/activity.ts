@@ -13,13 +13,13 @@ import { SCOPES } from '../../memory/constants';
 const agentRefSchema = z.object({ name: z.string().min(1).max(MAX_AGENT_NAME), session: z.string().max(MAX_AGENT_SESSION) });
 
 /** What a row did: a file's create, edit, rename or delete; a change held for review; a proposal into the Inbox; a sync's incoming change. */
-export const ACTIVITY_KINDS = ['create', 'edit', 'rename', 'delete', 'held', 'proposal', 'sync'] as const;
+const ACTIVITY_KINDS = ['create', 'edit', 'rename', 'delete', 'held', 'proposal', 'sync'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 /** How many rows a listing holds unless it asks for another number. */
 export const ACTIVITY_LIMIT = 500;
 
-export const activityRowSchema = z.object({
+const activityRowSchema = z.object({
   /** `v:<version id>` (a change made) or `i:<inbox item id>` (one waiting in the Inbox). */
   id: z.string(),
   kind: z.enum(ACTIVITY_KINDS),
@@ -41,7 +41,7 @@ export const activityRowSchema = z.object({
 });
 export type ActivityRow = z.infer<typeof activityRowSchema>;
 
-export const activityFilterSchema = z.object({
+const activityFilterSchema = z.object({
   workspaceId: z.string().max(64).nullable().default(null),
   scope: z.enum(SCOPES).nullable().default(null),
   /** An agent's name as recorded (`claude-code`...). */
@@ -101,7 +101,7 @@ export function mergeActivityRows<L extends ActivityRowsListing>(listing: L, fre
   return { ...listing, rows: rows.slice(0, filter.limit ?? ACTIVITY_LIMIT), agents: [...agents].sort(), workspaces };
 }
 
-export const agentSeenSchema = z.object({ workspaceId: z.string(), name: z.string(), session: z.string(), at: z.string(), connected: z.boolean() });
+const agentSeenSchema = z.object({ workspaceId: z.string(), name: z.string(), session: z.string(), at: z.string(), connected: z.boolean() });
 export type AgentSeenView = z.infer<typeof agentSeenSchema>;
 
 export const activityContract = {

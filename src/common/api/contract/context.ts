@@ -11,7 +11,7 @@ export const contextPartSchema = z.object({ text: z.string(), bytes: z.number().
 export const indexScopeCountSchema = z.object({ scope: z.enum(SCOPES), listed: z.number().int(), total: z.number().int() });
 
 /** The longest prompt the preview takes: a person's try, not a whole transcript. */
-export const CONTEXT_PROMPT_MAX_CHARS = 4000;
+const CONTEXT_PROMPT_MAX_CHARS = 4000;
 
 export const contextContract = {
   /**

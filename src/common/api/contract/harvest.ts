@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { changeResultSchema, workspaceRef } from './shared';
 
 /** One harvest run of a session, as a workspace's status records it. */
-export const harvestRunSchema = z.object({
+const harvestRunSchema = z.object({
   at: z.string(),
   agent: z.enum(['claude', 'codex', 'copilot', 'gemini']),
   sessionId: z.string(),
@@ -25,7 +25,7 @@ export const harvestRunSchema = z.object({
  * queued); harvesting (a session, chunk i of n); the last run's outcome; a failure with its
  * reason and when it is retried.
  */
-export const harvestStatusSchema = z.object({
+const harvestStatusSchema = z.object({
   workspaceId: z.string(),
   enabled: z.boolean(),
   state: z.enum(['off', 'idle', 'waiting', 'harvesting', 'failed']),

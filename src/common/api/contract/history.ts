@@ -5,7 +5,7 @@ import { ACTORS, SCOPES } from '../../memory/constants';
 import { memoryPath, workspaceRef } from './shared';
 
 /** One version of a memory file in the history. */
-export const versionSchema = z.object({
+const versionSchema = z.object({
   id: z.string(),
   at: z.string(),
   /** The id of the first version of the change it was part of (undo takes back the whole batch). */
@@ -24,7 +24,7 @@ export const versionSchema = z.object({
 export type Version = z.infer<typeof versionSchema>;
 
 /** A version's two sides: null when nothing was (or is) there; `known` false when not recorded. */
-export const versionTextSchema = z.object({
+const versionTextSchema = z.object({
   version: versionSchema,
   before: z.string().nullable(),
   after: z.string().nullable(),
@@ -33,7 +33,7 @@ export const versionTextSchema = z.object({
 });
 
 /** The outcome of an undo: done, or what conflicts (nothing was changed then). */
-export const undoResultSchema = z.discriminatedUnion('status', [
+const undoResultSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('ok'), message: z.string(), paths: z.array(z.string()) }),
   z.object({ status: z.literal('conflict'), kind: z.enum(['changed', 'deleted', 'exists']), path: z.string(), message: z.string() }),
   z.object({ status: z.literal('error'), message: z.string() }),

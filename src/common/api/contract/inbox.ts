@@ -10,7 +10,7 @@ import { changeResultSchema, memoryPath, workspaceRef } from './shared';
  * file's text before and after (null: no file then); its candidate fields are empty (`text` is a
  * line saying what it does, `target` the file it writes, no category, confidence or evidence).
  */
-export const inboxItemSchema = z.object({
+const inboxItemSchema = z.object({
   id: z.string(),
   kind: z.enum(['memory', 'change']),
   createdAt: z.string(),
@@ -68,7 +68,7 @@ export type InboxItemView = z.infer<typeof inboxItemSchema>;
  * file, too large, misnamed): listed so that the person sees it, never hidden, never changed by
  * Cairn. `file` is its place on this machine; `problem` says what is wrong (never its content).
  */
-export const damagedInboxItemSchema = z.object({ id: z.string(), file: z.string(), problem: z.string(), createdAt: z.string().nullable() });
+const damagedInboxItemSchema = z.object({ id: z.string(), file: z.string(), problem: z.string(), createdAt: z.string().nullable() });
 export type DamagedInboxItemView = z.infer<typeof damagedInboxItemSchema>;
 
 export const inboxContract = {

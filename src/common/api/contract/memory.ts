@@ -37,7 +37,7 @@ export const scopeStatusSchema = z.object({
  * journal and the watchers of the workspace's roots), then one `change` per change. A client loads
  * (or reloads, after a reconnect) what it shows when it sees `ready`, so nothing falls between.
  */
-export const changeStreamEventSchema = z.discriminatedUnion('type', [
+const changeStreamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   memoryChangeEventSchema.extend({ type: z.literal('change') }),
 ]);
@@ -48,17 +48,16 @@ export type ChangeStreamEvent = z.infer<typeof changeStreamEventSchema>;
  * or uses changed (by any process: `cairn pin`, agents' views) and `seen` when the person opened a
  * file (in any window): the list, or the badges, are then asked for again.
  */
-export const metaChangeEventSchema = z.object({ type: z.enum(['ready', 'usage', 'seen']) });
-export type MetaChangeEvent = z.infer<typeof metaChangeEventSchema>;
+const metaChangeEventSchema = z.object({ type: z.enum(['ready', 'usage', 'seen']) });
 
 /**
  * A file with a change the person has not seen: the newest change to it by an agent or outside
  * Cairn since they last opened it in this view, from the version history; `at` its time.
  */
-export const fileBadgeSchema = z.object({ scope: z.enum(SCOPES), path: z.string(), badge: badgeSchema, at: z.string() });
+const fileBadgeSchema = z.object({ scope: z.enum(SCOPES), path: z.string(), badge: badgeSchema, at: z.string() });
 
 /** One content-search hit: the file, a line of it, and where the matching words are in that line. */
-export const searchHitSchema = z.object({
+const searchHitSchema = z.object({
   scope: z.enum(SCOPES),
   path: z.string(),
   line: z.string(),

@@ -8,7 +8,7 @@ import { changeResultSchema } from './shared';
  * Cairn started it afresh: where it is, which file it was (relative to Cairn's home), when, and the
  * start of what it holds.
  */
-export const setAsideFileSchema = z.object({
+const setAsideFileSchema = z.object({
   aside: z.string(),
   file: z.string(),
   at: z.string(),

@@ -22,7 +22,7 @@ export const hostKeySchema = z.object({
  * For an SSH workspace whose host key is not trusted: reachable false, the reason in plain words,
  * and `hostKey` with the fingerprint the person is asked to check and trust.
  */
-export const workspaceStatusSchema = z.object({ id: z.string(), reachable: z.boolean(), reason: z.string().nullable(), hostKey: hostKeySchema.nullable() });
+const workspaceStatusSchema = z.object({ id: z.string(), reachable: z.boolean(), reason: z.string().nullable(), hostKey: hostKeySchema.nullable() });
 
 export const workspacesContract = {
   list: oc.output(z.array(workspaceSchema)),

@@ -22,7 +22,7 @@ import { answerList } from './json-answer';
 /** The most candidates read from one answer (the prompt asks for at most 10). */
 export const MAX_ANSWER_CANDIDATES = 50;
 /** The longest memory text accepted. */
-export const MAX_CANDIDATE_TEXT = 1000;
+const MAX_CANDIDATE_TEXT = 1000;
 
 export interface ParsedAnswer {
   readonly candidates: Candidate[];
@@ -38,7 +38,7 @@ const evidenceSchema = z.object({
 });
 
 /** One candidate as a model gives it; unknown fields (and any speaker or time it claims) are dropped. */
-export const answerCandidateSchema = z.object({
+const answerCandidateSchema = z.object({
   category: z.enum(CANDIDATE_CATEGORIES),
   text: z.string().trim().min(1).max(MAX_CANDIDATE_TEXT),
   scope: z.enum(SCOPES),

@@ -12,10 +12,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harvestTranscript } from '../harvest-run';
 import { InboxStore } from '../../inbox/inbox-store';
 import type { Transcript } from '../transcript';
-import { commandExtractor, DEFAULT_COMMAND_TIMEOUT_MS, HARVEST_CHILD_ENV, runHarvestCommand } from './command-extractor';
+import { DEFAULT_COMMAND_TIMEOUT_MS, HARVEST_CHILD_ENV, runHarvestCommand } from './command-extractor';
 import { agentMessage, corpusSecret, manualClock, message } from './fixtures/support';
 import { extractorFor } from './index';
 import { HARVEST_PROMPT_MARKER } from './prompt';
+
+/** The settings that choose the `command` backend running `command`. */
+const commandSettings = (command: string) => ({ harvestExtractor: 'command' as const, harvestCommand: command, harvestHttp: null });
 
 const FAKE_MODEL = fileURLToPath(new URL('./fixtures/fake-model.mjs', import.meta.url));
 
@@ -85,7 +88,7 @@ const segment = [
 
 describe('the command backend', () => {
   it('sends the marked prompt with secrets redacted, in its own empty directory, flagged as a harvest child, and reads the Claude Code envelope', async () => {
-    const extractor = commandExtractor(commandFor('claude'), { env });
+    const extractor = extractorFor(commandSettings(commandFor('claude')), env);
     const candidates = await extractor.extract(segment);
     expect(candidates.map((c) => c.text)).toEqual(['We always squash merge.', 'Never push to main directly.']);
     expect(candidates[0]).toMatchObject({ category: 'convention', scope: 'project', evidence: [{ messageId: 'u1', quote: 'We always squash merge.' }], confidence: 0.9 });
@@ -103,14 +106,14 @@ describe('the command backend', () => {
   });
 
   it('reads a Codex-style plain answer with prose around it', async () => {
-    const candidates = await commandExtractor(commandFor('codex'), { env }).extract(segment);
+    const candidates = await extractorFor(commandSettings(commandFor('codex')), env).extract(segment);
     expect(candidates.map((c) => c.evidence[0]!.messageId)).toEqual(['u1', 'u2']);
   });
 
   it('asks once per chunk, in order, telling onChunk, and concatenates the candidates', async () => {
     const long = Array.from({ length: 6 }, (_, i) => message(`p${i}`, `Point ${i}: we always write tests first. ${'Context. '.repeat(60)}`));
     const seen: Array<[number, number]> = [];
-    const candidates = await commandExtractor(commandFor('claude'), { env, chunkChars: 1_500 }).extract(long, { onChunk: (i, n) => seen.push([i, n]) });
+    const candidates = await extractorFor(commandSettings(commandFor('claude')), env, { chunkChars: 1_500 }).extract(long, { onChunk: (i, n) => seen.push([i, n]) });
     expect(seen).toEqual([
       [1, 3],
       [2, 3],
@@ -124,7 +127,7 @@ describe('the command backend', () => {
     const home = path.join(dir, 'home');
     const inbox = new InboxStore(home);
     const transcript: Transcript = { agent: 'claude', sessionId: 'sess-1', cwd: null, messages: segment, compactions: [], skipped: {} };
-    const summary = await harvestTranscript({ home, transcript, extractor: commandExtractor(commandFor('claude'), { env }), inbox, workspaceId: null, projectId: null, memoryLines: [] });
+    const summary = await harvestTranscript({ home, transcript, extractor: extractorFor(commandSettings(commandFor('claude')), env), inbox, workspaceId: null, projectId: null, memoryLines: [] });
     // u1 holds a secret: the scanners flag the message, so what it is evidence of is refused.
     expect(summary.rejected.flagged).toBe(1);
     expect(inbox.candidates('pending').map((i) => [i.candidate.text, i.source.extractor, i.candidate.evidence[0]!.speaker])).toEqual([['Never push to main directly.', 'command', 'person']]);
@@ -182,14 +185,14 @@ describe('the command backend', () => {
   });
 
   it('fails clearly when the answer holds no JSON, when it prints nothing, and when it prints too much', async () => {
-    await expect(commandExtractor(commandFor('garbage'), { env }).extract(segment)).rejects.toThrow(`The model's answer holds no JSON object {"candidates":[...]}; it began: "Sorry, I can't help with that."`);
+    await expect(extractorFor(commandSettings(commandFor('garbage')), env).extract(segment)).rejects.toThrow(`The model's answer holds no JSON object {"candidates":[...]}; it began: "Sorry, I can't help with that."`);
     await expect(runHarvestCommand(commandFor('silent'), 'prompt', { env })).rejects.toThrow('The harvest command printed nothing on stdout; it should print the model\'s answer there. Its stderr began: warming up');
     await expect(runHarvestCommand(commandFor('flood'), 'prompt', { env })).rejects.toThrow('printed more than 4 MiB on stdout and was stopped');
   });
 
   it('names the failing chunk of a long segment', async () => {
     const long = Array.from({ length: 4 }, (_, i) => message(`p${i}`, `Point ${i}. ${'Context. '.repeat(100)}`));
-    await expect(commandExtractor(commandFor('fail'), { env, chunkChars: 1_000 }).extract(long)).rejects.toThrow(/^Chunk 1 of 4: The harvest command failed with exit status 3/);
+    await expect(extractorFor(commandSettings(commandFor('fail')), env, { chunkChars: 1_000 }).extract(long)).rejects.toThrow(/^Chunk 1 of 4: The harvest command failed with exit status 3/);
   });
 });
 

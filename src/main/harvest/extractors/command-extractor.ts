@@ -18,15 +18,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HARVEST_CHILD_ENV } from '../harvest-child';
-import type { Extractor } from '../harvest-run';
 import { excerpt } from './json-answer';
-import { CancelledError, duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
+import { CancelledError, duration, realTimer, type ModelAnswer, type StartTimer } from './model-extractor';
 
 /** Set to "1" in the command's environment; Cairn's hooks do nothing when they see it. */
 export { HARVEST_CHILD_ENV };
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10 * 60_000;
 /** The most a command may print on stdout (bytes). */
-export const MAX_COMMAND_OUTPUT = 4 * 1024 * 1024;
+const MAX_COMMAND_OUTPUT = 4 * 1024 * 1024;
 /** How long a command stopped with SIGTERM has before SIGKILL. */
 const KILL_GRACE_MS = 5_000;
 /** Of stderr, only the beginning is kept: the first lines say what went wrong. */
@@ -132,11 +131,6 @@ export async function runHarvestCommand(command: string, prompt: string, options
   } finally {
     if (ownDir !== null) fs.rmSync(ownDir, { recursive: true, force: true });
   }
-}
-
-/** The `command` backend: the model behind `command`, asked chunk by chunk. */
-export function commandExtractor(command: string, options: CommandOptions & ModelExtractorOptions = {}): Extractor {
-  return modelExtractor('command', commandAsk(command, options), options);
 }
 
 /** The runner of the `command` backend: one prompt, one run of the command (see the header). */

@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { corpusSecret, manualClock, message } from './fixtures/support';
-import { askHttpModel, DEFAULT_HTTP_TIMEOUT_MS, endpointOf, httpExtractor, type HttpModel } from './http-extractor';
+import { askHttpModel, DEFAULT_HTTP_TIMEOUT_MS, endpointOf, type HttpModel } from './http-extractor';
 import { extractorFor } from './index';
 import { HARVEST_PROMPT_MARKER } from './prompt';
 
@@ -109,7 +109,7 @@ describe('the http backend, Anthropic Messages API', () => {
 
   it('says so when an answer it cannot read was cut at max_tokens', async () => {
     const api = await serve((_req, res) => json(res, 200, { type: 'message', content: [{ type: 'text', text: answer.slice(0, 40) }], stop_reason: 'max_tokens' }));
-    const extractor = httpExtractor({ api: 'anthropic', url: `${api.base}/v1/`, model: 'claude-x', keyEnv: 'K' }, { env: { K: KEY } });
+    const extractor = extractorFor({ harvestExtractor: 'http', harvestCommand: '', harvestHttp: { api: 'anthropic', url: `${api.base}/v1/`, model: 'claude-x', keyEnv: 'K' } }, { K: KEY });
     await expect(extractor.extract(segment)).rejects.toThrow(/holds no JSON object.*the model stopped at its output limit/);
     // A base URL given with its /v1 is not doubled.
     expect(api.requests[0]!.url).toBe('/v1/messages');
@@ -162,7 +162,7 @@ describe('the http backend, OpenAI-compatible chat completions', () => {
 describe('the http backend, whatever the API', () => {
   it('names the missing environment variable and sends nothing', async () => {
     const api = await serve((_req, res) => json(res, 500, {}));
-    const extractor = httpExtractor({ api: 'anthropic', url: api.base, model: 'm', keyEnv: 'CAIRN_UNSET_KEY' }, { env: { CAIRN_UNSET_KEY: '' } });
+    const extractor = extractorFor({ harvestExtractor: 'http', harvestCommand: '', harvestHttp: { api: 'anthropic', url: api.base, model: 'm', keyEnv: 'CAIRN_UNSET_KEY' } }, { CAIRN_UNSET_KEY: '' });
     await expect(extractor.extract(segment)).rejects.toThrow('The environment variable CAIRN_UNSET_KEY is not set');
     expect(api.requests).toEqual([]);
   });

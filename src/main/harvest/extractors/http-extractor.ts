@@ -12,16 +12,15 @@
  *   an answer larger than MAX_HTTP_ANSWER is refused;
  * - errors name the API, its origin, the HTTP status and the API's own error message.
  */
-import type { Extractor } from '../harvest-run';
 import { excerpt } from './json-answer';
-import { CancelledError, duration, modelExtractor, realTimer, type ModelAnswer, type ModelExtractorOptions, type StartTimer } from './model-extractor';
+import { CancelledError, duration, realTimer, type ModelAnswer, type StartTimer } from './model-extractor';
 
-export const ANTHROPIC_VERSION = '2023-06-01';
+const ANTHROPIC_VERSION = '2023-06-01';
 /** Output tokens asked of an Anthropic model: room for ten candidates with their evidence. */
-export const ANTHROPIC_MAX_TOKENS = 4096;
+const ANTHROPIC_MAX_TOKENS = 4096;
 export const DEFAULT_HTTP_TIMEOUT_MS = 5 * 60_000;
 /** The largest response body read (bytes). */
-export const MAX_HTTP_ANSWER = 4 * 1024 * 1024;
+const MAX_HTTP_ANSWER = 4 * 1024 * 1024;
 
 export interface HttpModel {
   readonly api: 'anthropic' | 'openai';
@@ -179,11 +178,6 @@ export async function askHttpModel(model: HttpModel, prompt: string, options: Ht
   } finally {
     cancel();
   }
-}
-
-/** The `http` backend: `model`, asked chunk by chunk. */
-export function httpExtractor(model: HttpModel, options: HttpOptions & ModelExtractorOptions = {}): Extractor {
-  return modelExtractor('http', httpAsk(model, options), options);
 }
 
 /** The runner of the `http` backend: one prompt, one request (see the header). */

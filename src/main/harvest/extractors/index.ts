@@ -17,9 +17,6 @@ import { commandAsk, type CommandOptions } from './command-extractor';
 import { httpAsk, type HttpOptions } from './http-extractor';
 import { modelExtractor, type Ask, type ModelExtractorOptions } from './model-extractor';
 
-export { HARVEST_CHILD_ENV } from './command-extractor';
-export { HARVEST_PROMPT_MARKER } from './prompt';
-
 /** The settings the choice reads. */
 export type ExtractorSettings = Pick<z.infer<typeof settingsSchema>, 'harvestExtractor' | 'harvestCommand' | 'harvestHttp'>;
 

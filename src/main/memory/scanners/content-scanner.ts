@@ -36,7 +36,6 @@ import { INJECTION_RULES, mayHoldInjection, scanInjection } from './injection-ru
 import { LineBounds, type FindingKind, type RawFinding, type RuleInfo, type ScanContext } from './rule-types';
 import { SECRET_RULES, scanSecrets } from './secret-rules';
 
-export type { FindingKind } from './rule-types';
 
 export interface ScanFinding {
   readonly kind: FindingKind;

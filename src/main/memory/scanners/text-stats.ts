@@ -67,7 +67,7 @@ export function classSwitchRatio(s: string, start = 0, end = s.length): number {
 }
 
 /** Number of distinct characters (ASCII; anything else counts as one). */
-export function distinctChars(s: string, start = 0, end = s.length): number {
+function distinctChars(s: string, start = 0, end = s.length): number {
   counts.fill(0);
   let d = 0;
   for (let i = start; i < end; i++) {
@@ -80,7 +80,7 @@ export function distinctChars(s: string, start = 0, end = s.length): number {
 }
 
 /** Longest run of consecutive ascending (abcd, 1234) or repeated (aaaa) characters. */
-export function longestTrivialRun(s: string, start = 0, end = s.length): number {
+function longestTrivialRun(s: string, start = 0, end = s.length): number {
   let best = 1;
   let asc = 1;
   let same = 1;

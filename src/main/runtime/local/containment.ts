@@ -105,7 +105,7 @@ export function openResolved(resolved: string, flags: number): number {
  * Realpath of the deepest existing ancestor of `target` (itself included), with the missing
  * remainder appended. Stops climbing at `stop` (ENOENT if even that is missing).
  */
-export function resolveDeepest(target: string, stop: string): { real: string; missing: string[] } {
+function resolveDeepest(target: string, stop: string): { real: string; missing: string[] } {
   const missing: string[] = [];
   let current = target;
   for (;;) {

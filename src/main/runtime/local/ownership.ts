@@ -22,7 +22,7 @@ export type OwnershipProblem = { readonly kind: 'owner'; readonly uid: number } 
 const euid = (): number | null => (typeof process.geteuid === 'function' ? process.geteuid() : null);
 
 /** Whether `uid` may own a directory the person's memory comes from: the person, or root. */
-export function isTrustedOwner(uid: number): boolean {
+function isTrustedOwner(uid: number): boolean {
   const me = euid();
   return me === null || uid === me || uid === 0;
 }
@@ -76,7 +76,7 @@ export function userNameOf(uid: number): string {
 }
 
 /** The person's own user name, as a command to fix ownership would give it. */
-export function ownUserName(): string {
+function ownUserName(): string {
   try {
     return os.userInfo().username;
   } catch {

@@ -26,7 +26,7 @@ import type { SshTarget } from './ssh-target';
 // ssh2 is CommonJS: its named exports are reached through the default export under ESM.
 const { Client: SshClient, utils } = ssh2;
 
-export { SshError, closeAllConnections, type SshErrorKind } from './ssh-error';
+export { SshError, closeAllConnections } from './ssh-error';
 
 export interface ConnectionOptions {
   readonly connectTimeoutMs?: number;

@@ -52,7 +52,7 @@ export function useChangeBurst(workspaceId: string | null, onBurst: () => void):
 /** How long a burst of changes is gathered before the list is refreshed once. */
 const REFRESH_DELAY_MS = 30;
 
-export function applyBadges(store: BadgeStore, workspaceId: string | null, e: ChangeEvent): void {
+function applyBadges(store: BadgeStore, workspaceId: string | null, e: ChangeEvent): void {
   const key = badgeKey(workspaceId, e.scope, e.path);
   if (e.op === 'delete') store.forget(key);
   else if (e.op === 'rename') {

@@ -58,7 +58,7 @@ function Part({ title, what, part }: { title: string; what: string; part: { text
 type ScopeCount = z.infer<typeof indexScopeCountSchema>;
 
 /** "global: all 12 files listed", "project: 0 of 1,000 files listed". */
-export function scopeCountText({ scope, listed, total }: ScopeCount): string {
+function scopeCountText({ scope, listed, total }: ScopeCount): string {
   const files = `${total.toLocaleString('en')} ${total === 1 ? 'file' : 'files'}`;
   if (total === 0) return `${scope}: no files`;
   return listed === total ? `${scope}: ${total === 1 ? 'its' : 'all'} ${files} listed` : `${scope}: ${listed.toLocaleString('en')} of ${files} listed`;

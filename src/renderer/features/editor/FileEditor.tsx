@@ -82,7 +82,7 @@ export interface EditorSource {
 }
 
 /** A memory file as the editor reads and saves it (memory.read, memory.save, memory.create). */
-export function memorySource(client: ApiClient, workspaceId: string | null, path: string): EditorSource {
+function memorySource(client: ApiClient, workspaceId: string | null, path: string): EditorSource {
   return {
     read: () => client.memory.read({ workspaceId, path }),
     save: (content, expectedSha256) => client.memory.save({ workspaceId, path, content, expectedSha256 }),
@@ -136,7 +136,7 @@ export interface FileEditorProps {
 
 const ACTOR_WORDS = { agent: 'by an agent', external: 'outside Cairn', person: 'in another Cairn window', sync: 'on another machine (sync)' } as const;
 
-export function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | null): string {
+function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | null): string {
   switch (kind) {
     case 'changed':
       return `This file was changed ${by ? ACTOR_WORDS[by] : 'by someone else'} since you opened it. Your edits are not saved yet.`;
@@ -148,7 +148,7 @@ export function conflictText(kind: ConflictKind, by: keyof typeof ACTOR_WORDS | 
 }
 
 /** What the banner adds when the draft was merged with the file on disk. */
-export function mergeSummary(merge: ThreeWayMerge): string {
+function mergeSummary(merge: ThreeWayMerge): string {
   if (merge.conflicts === 0) return 'Your edits and these changes do not overlap: below is the merge of both, which Save merged writes.';
   const places = merge.conflicts === 1 ? 'one place' : `${merge.conflicts} places`;
   return `You both changed the same lines in ${places}: Compare resolves them piece by piece; the rest is merged.`;

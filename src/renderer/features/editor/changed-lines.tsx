@@ -16,7 +16,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { diffTexts } from '../history/line-diff';
 
 /** A run of changed lines of the new text, [first, last], 1-based and inclusive. */
-export type LineRange = readonly [number, number];
+type LineRange = readonly [number, number];
 
 export interface LineChanges {
   /** Lines added or rewritten, in order, runs merged. */
@@ -77,7 +77,7 @@ export function markedLines(changes: LineChanges, lineCount: number): number[] {
 const changedLine = Decoration.line({ class: 'cm-agent-changed', attributes: { title: 'Changed on disk just now' } });
 
 /** The editor's marks for `lines`, and a listener that clears them at the person's first edit. */
-export function changedLinesExtension(lines: readonly number[], onPersonEdit: () => void): Extension {
+function changedLinesExtension(lines: readonly number[], onPersonEdit: () => void): Extension {
   return [
     EditorView.decorations.compute(['doc'], (state) => {
       const builder = new RangeSetBuilder<Decoration>();

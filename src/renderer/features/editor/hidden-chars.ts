@@ -13,7 +13,7 @@ import { Decoration, type DecorationSet, EditorView, WidgetType, highlightSpecia
 import { codePointLabel, hiddenRunWords, hiddenRuns, type HiddenRun } from '../../../common/memory/hidden-text';
 
 /** What the placeholder reads: the code point of a single character, or the run's size and kind. */
-export function placeholderText(run: HiddenRun): string {
+function placeholderText(run: HiddenRun): string {
   if (run.decoded !== undefined) return `hidden text: ${hiddenRunWords(run)}`;
   return run.count === 1 ? codePointLabel(run.first) : `${run.count} hidden characters`;
 }

@@ -13,7 +13,7 @@
 import { diff3Merge, diffIndices } from 'node-diff3';
 
 /** A run of lines both sides agree on (unchanged, changed on one side only, or changed alike). */
-export interface CleanPiece {
+interface CleanPiece {
   kind: 'clean';
   lines: string[];
 }
@@ -26,7 +26,7 @@ export interface ConflictPiece {
   theirs: string[];
 }
 
-export type MergePiece = CleanPiece | ConflictPiece;
+type MergePiece = CleanPiece | ConflictPiece;
 
 export interface ThreeWayMerge {
   pieces: MergePiece[];

@@ -41,7 +41,7 @@ export function draftKey(workspaceId: string | null, path: string): string {
   return `${PREFIX}${workspaceId ?? 'global'}:${path}`;
 }
 
-export const draftStore = {
+const draftStore = {
   get(key: string): KeptDraft | null {
     try {
       const raw = localStorage.getItem(key);

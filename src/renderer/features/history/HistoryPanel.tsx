@@ -23,7 +23,7 @@ import { byWords, exactTime, linesShort, linesWords, opWords, restoredId, versio
 import { LineDiff } from './LineDiff';
 
 /** Versions asked for at a time ("Show older versions" asks for this many more, up to the API's 500). */
-export const HISTORY_PAGE = 50;
+const HISTORY_PAGE = 50;
 const HISTORY_MAX = 500;
 
 export interface HistoryPanelProps {
@@ -36,7 +36,7 @@ export interface HistoryPanelProps {
 }
 
 /** Whether a change event concerns `path` (the file itself, a rename to or from it, or a directory above it). */
-export function touchesPath(e: Pick<ChangeEvent, 'path' | 'oldPath'>, path: string): boolean {
+function touchesPath(e: Pick<ChangeEvent, 'path' | 'oldPath'>, path: string): boolean {
   const hits = (p: string | undefined) => p !== undefined && (p === path || path.startsWith(`${p}/`));
   return hits(e.path) || hits(e.oldPath);
 }

@@ -42,7 +42,7 @@ export function opWords(v: Pick<Version, 'op' | 'path' | 'oldPath'>): string {
   }
 }
 
-export const WHO: Record<Version['actor'], string> = { person: 'You', agent: 'An agent', external: 'Outside Cairn', sync: 'Another machine' };
+const WHO: Record<Version['actor'], string> = { person: 'You', agent: 'An agent', external: 'Outside Cairn', sync: 'Another machine' };
 
 /**
  * Who made the version, and how, in plain words. `restoredAt` gives the time of the version a

@@ -57,7 +57,7 @@ import { HarvestSwitch } from './HarvestSwitch';
 import { ReviewSwitch } from './ReviewSwitch';
 import { useHeldBack, useInbox } from './use-inbox';
 
-export const HARVEST_LINE = 'cairn harvest --transcript FILE';
+const HARVEST_LINE = 'cairn harvest --transcript FILE';
 /** The accessible name of the section (and list) of agents' changes held by review mode. */
 const HELD_LABEL = 'Agents\u2019 changes held for your review';
 /** The accessible name of the section of damaged inbox files. */
