@@ -2,10 +2,12 @@
 // session start, so the packages they import are part of every wait. zod alone costs them more to
 // load than most of their work; they must answer without it, --agent (which every installed hook
 // passes) included. Packages are traced by a module resolve hook in the real CLI process.
+// `cairn mcp` answers an agent's initialize before it loads the MCP SDK and zod, and a one-shot
+// `cairn tool` opens only the memory's services: what they load is read from the build itself.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { BUILT_CLI, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { runCairn, runJsonl } from '../support/cli';
 
 const REGISTER = path.join(REPO_ROOT, 'tests', 'support', 'module-trace', 'register.mjs');
@@ -43,5 +45,47 @@ describe('the installed context hooks', () => {
     const r = await traced(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'view', path: '/memories/project' })]);
     expect(r.status).toBe(0);
     expect(r.packages).toContain('zod');
+  });
+});
+
+/**
+ * The packages a built chunk loads before it runs: its static imports, followed through the
+ * build's own chunks (a dynamic import() is loaded later, when called, and is not followed).
+ */
+async function staticPackages(chunk: string, seen = new Set<string>()): Promise<Set<string>> {
+  const packages = new Set<string>();
+  if (seen.has(chunk)) return packages;
+  seen.add(chunk);
+  const text = await fs.readFile(chunk, 'utf8');
+  for (const m of text.matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?["']([^"']+)["'];?$/gm)) {
+    const spec = m[1]!;
+    if (spec.startsWith('.')) for (const p of await staticPackages(path.resolve(path.dirname(chunk), spec), seen)) packages.add(p);
+    else if (!spec.startsWith('node:')) packages.add(spec.split('/')[0]!);
+  }
+  return packages;
+}
+
+/** The built chunk the CLI's entry loads for `command` (its dynamic import of `<command>-command`). */
+async function commandChunk(command: string): Promise<string> {
+  const entry = await fs.readFile(BUILT_CLI, 'utf8');
+  const found = entry.match(new RegExp(`import\\("(\\./chunks/${command}-command-[^"]+\\.js)"\\)`));
+  if (!found) throw new Error(`the built CLI loads no ${command}-command chunk`);
+  return path.resolve(path.dirname(BUILT_CLI), found[1]!);
+}
+
+describe('what a command loads before it answers', () => {
+  it('cairn mcp answers initialize before loading zod, the MCP SDK or the watcher', async () => {
+    const packages = await staticPackages(await commandChunk('mcp'));
+    expect([...packages]).not.toContain('zod');
+    expect([...packages]).not.toContain('@modelcontextprotocol');
+    expect([...packages]).not.toContain('chokidar');
+  });
+
+  it('cairn tool loads no watcher, transcript reader or diff library (the trace of a real delete)', async () => {
+    await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: '/memories/project/gone.md', file_text: 'soon gone\n' }]);
+    const r = await traced(['tool', '--home', sb.home, '--cwd', sb.checkout, JSON.stringify({ command: 'delete', path: '/memories/project/gone.md' })]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('gone.md');
+    for (const unused of ['chokidar', 'diff']) expect(r.packages).not.toContain(unused);
   });
 });

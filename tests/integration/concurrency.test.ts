@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { localRuntime } from '../../src/main/host/home-services';
+import { localRuntime } from '../../src/main/host/memory-home';
 import { LOCK_STALE_MS } from '../../src/main/runtime/local/file-lock';
 import { closeAllConnections } from '../../src/main/runtime/ssh/ssh-connection';
 import { WorkspaceRegistry } from '../../src/main/workspaces/registry';

@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
-import { localRuntime, openHome, type HomeServices } from '../../src/main/host/home-services';
+import { openHome, type HomeServices } from '../../src/main/host/home-services';
+import { localRuntime } from '../../src/main/host/memory-home';
 import type { MemorySession } from '../../src/main/memory/session';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 

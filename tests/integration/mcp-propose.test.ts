@@ -17,7 +17,7 @@ import { MAX_INBOX_PENDING } from '../../src/common/memory/constants';
 import type { Candidate } from '../../src/main/inbox/candidate';
 import { InboxStore, type ItemSource } from '../../src/main/inbox/inbox-store';
 import { openAppHost, startWebHost } from '../../src/main/host/app-host';
-import { localRuntime } from '../../src/main/host/home-services';
+import { localRuntime } from '../../src/main/host/memory-home';
 import { WorkspaceRegistry } from '../../src/main/workspaces/registry';
 import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 

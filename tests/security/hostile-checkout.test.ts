@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localRuntime } from '../../src/main/host/home-services';
+import { localRuntime } from '../../src/main/host/memory-home';
 import { ContextBuilder } from '../../src/main/context/context-builder';
 import { MemoryService, type MemorySession } from '../../src/main/memory/memory-service';
 import { resolveLocalSession } from '../../src/main/workspaces/session';

@@ -16,7 +16,7 @@ import type { Runtime } from '../../src/main/runtime/runtime';
 import { closeAllConnections } from '../../src/main/runtime/ssh/ssh-connection';
 import type { SshRuntime } from '../../src/main/runtime/ssh/ssh-runtime';
 import { WorkspaceRegistry } from '../../src/main/workspaces/registry';
-import { localRuntime } from '../../src/main/host/home-services';
+import { localRuntime } from '../../src/main/host/memory-home';
 import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
 import { testRuntime } from '../support/ssh';
 import { startSshd, sshdAvailable, type Sshd } from '../support/sshd';

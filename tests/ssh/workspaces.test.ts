@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
-import { localRuntime } from '../../src/main/host/home-services';
+import { localRuntime } from '../../src/main/host/memory-home';
 import { router, type AppRouter } from '../../src/main/api/router';
 import { closeAllConnections } from '../../src/main/runtime/ssh/ssh-connection';
 import { resolveLocalSession } from '../../src/main/workspaces/session';

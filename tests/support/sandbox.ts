@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Actor, Mode } from '../../src/common/memory/constants';
-import { localRuntime } from '../../src/main/host/home-services';
+import { localRuntime } from '../../src/main/host/memory-home';
 import { MemoryService, type MemorySession, type ToolResult } from '../../src/main/memory/memory-service';
 import type { Runtime } from '../../src/main/runtime/runtime';
 import { resolveLocalSession } from '../../src/main/workspaces/session';

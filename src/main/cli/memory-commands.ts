@@ -1,12 +1,13 @@
 /**
  * `cairn pin`, `cairn unpin` and `cairn stats`: pins and usage from the sidecar. Each opens the
- * home's services (src/main/host) for the one command and closes them after. (`cairn context`,
+ * home's memory (src/main/host/memory-home.ts) for the one command and closes it after.
+ * (`cairn context`,
  * which hooks run on every prompt, is ./context-command.ts: it must load much less.)
  */
 import { cappedScopeNote } from '../../common/context/render';
 import { formatMemoryPath } from '../../common/memory/paths';
-import type { HomeServices } from '../host/home-services';
-import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
+import type { MemoryHome } from '../host/memory-home';
+import { SESSION_OPTIONS, sessionFromFlags, withMemoryHome, type SessionFlags } from './session-flags';
 import { minuteOf, writeTable } from './table';
 import { refusing, type CliIo } from './tool-command';
 import { commandArgs } from './command-args';
@@ -17,7 +18,7 @@ export async function pinCommand(args: string[], io: CliIo, pinned: boolean): Pr
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError(`give one memory path, e.g. cairn ${pinned ? 'pin' : 'unpin'} /memories/project/build.md`);
-  return withHome(values, async (services) => {
+  return withMemoryHome(values, async (services) => {
     const session = await sessionFromFlags(services, values);
     return refusing(io, async () => {
       io.stdout.write(`${await services.service.setPinned(positionals[0]!, pinned, session)}\n`);
@@ -30,10 +31,10 @@ export async function statsCommand(args: string[], io: CliIo): Promise<number> {
   const parsed = commandArgs(args, io, STATS_HELP, { ...SESSION_OPTIONS, json: { type: 'boolean' } }, false);
   if (!parsed) return 0;
   const { values } = parsed;
-  return withHome(values, (services) => stats(services, values, io));
+  return withMemoryHome(values, (services) => stats(services, values, io));
 }
 
-async function stats(services: HomeServices, values: SessionFlags & { json?: boolean | undefined }, io: CliIo): Promise<number> {
+async function stats(services: MemoryHome, values: SessionFlags & { json?: boolean | undefined }, io: CliIo): Promise<number> {
   const session = await sessionFromFlags(services, values);
   const snapshot = await services.builder.snapshot(session);
   if (values.json) {

@@ -5,12 +5,13 @@
  * otherwise the session of --cwd's checkout.
  */
 import { agentRefOf, type AgentRef } from '../../common/activity/agents';
-import { openHome, type HomeServices } from '../host/home-services';
+import type { HomeServices } from '../host/home-services';
+import { openMemoryHome, type MemoryHome } from '../host/memory-home';
 import type { MemorySession } from '../memory/session';
 import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
 import type { WorkspaceRegistry } from '../workspaces/registry';
 import { resolveLocalSession } from '../workspaces/session';
-import { SettingsFileError } from '../workspaces/settings-file';
+import { SettingsFileError } from '../workspaces/settings-file-error';
 import { UsageError } from './usage';
 
 export const SESSION_OPTIONS = {
@@ -52,7 +53,7 @@ export function homeFromFlags(flags: SessionFlags): string {
 }
 
 /** The session the flags select in `services`' home. */
-export async function sessionFromFlags(services: HomeServices, flags: SessionFlags, fallbackCwd = process.cwd()): Promise<MemorySession> {
+export async function sessionFromFlags(services: Pick<MemoryHome, 'home' | 'registry' | 'runtime'>, flags: SessionFlags, fallbackCwd = process.cwd()): Promise<MemorySession> {
   checkWorkspaceFlag(flags);
   const { registry } = services;
   // A registered workspace brings its own checkout and runtime (for SSH, --cwd has no say).
@@ -84,9 +85,21 @@ export function reportSettingsProblems(registry: WorkspaceRegistry, write: (text
   }
 }
 
-/** Opens the flags' home (without a feed), runs `fn` with its services, then closes them. */
+/**
+ * Opens the flags' home (without a feed), runs `fn` with its services, then closes them. The
+ * services are loaded when asked for: a command of the memory alone uses withMemoryHome.
+ */
 export async function withHome<T>(flags: SessionFlags, fn: (services: HomeServices) => Promise<T>): Promise<T> {
-  const services = openHome(homeFromFlags(flags));
+  const { openHome } = await import('../host/home-services');
+  return opened(openHome(homeFromFlags(flags)), fn);
+}
+
+/** withHome for a command of the memory alone (host/memory-home.ts: no feed, consolidation or agents' files). */
+export function withMemoryHome<T>(flags: SessionFlags, fn: (services: MemoryHome) => Promise<T>): Promise<T> {
+  return opened(openMemoryHome(homeFromFlags(flags)), fn);
+}
+
+async function opened<S extends MemoryHome, T>(services: S, fn: (services: S) => Promise<T>): Promise<T> {
   reportSettingsProblems(services.registry, (text) => process.stderr.write(text));
   try {
     return await fn(services);

@@ -1,6 +1,6 @@
 /**
  * `cairn tool`: one memory command from the argument or stdin, or a JSON-lines stream of them
- * (`--jsonl`), executed by the MemoryService of the home's services (src/main/host) for the
+ * (`--jsonl`), executed by the MemoryService of the home's memory (src/main/host/memory-home.ts) for the
  * session of --cwd / --workspace. Every change is in the journal before the process exits.
  */
 import { readAll } from './read-all';
@@ -8,7 +8,7 @@ import * as readline from 'node:readline';
 import { ACTORS, MODES, type Actor, type Mode } from '../../common/memory/constants';
 import { errorText, MemoryToolError } from '../../common/memory/errors';
 import { AgentsSeen } from '../activity/agents-seen';
-import { openHome } from '../host/home-services';
+import { openMemoryHome } from '../host/memory-home';
 import type { MemoryService } from '../memory/memory-service';
 import type { ExecuteOptions, MemorySession } from '../memory/session';
 import { AGENT_OPTIONS, agentFromFlags, homeFromFlags, reportSettingsProblems, SESSION_OPTIONS, sessionFromFlags } from './session-flags';
@@ -67,7 +67,7 @@ export async function toolCommand(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError('give one JSON command (quote it), or none to read it from stdin');
   if (values.jsonl && positionals.length > 0) throw new UsageError('--jsonl reads commands from stdin; do not also give one as an argument');
 
-  const services = openHome(home);
+  const services = openMemoryHome(home);
   reportSettingsProblems(services.registry, (text) => io.stderr.write(text));
   try {
     const session = await sessionFromFlags(services, values);

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { scanHostKey } from '../runtime/ssh/ssh-connection';
 import { parseSshLocation, formatHostSpec } from '../runtime/ssh/ssh-target';
-import { openHome } from '../host/home-services';
+import { openMemoryHome } from '../host/memory-home';
 import { resolveHome } from '../workspaces/home-dir';
 import { RegistryError, workspaceInfo } from '../workspaces/registry';
 import { reportSettingsProblems } from './session-flags';
@@ -45,7 +45,7 @@ export async function workspaceCommand(args: string[], io: CliIo): Promise<numbe
     io.stderr.write(WORKSPACE_HELP);
     return 2;
   }
-  const services = openHome(resolveHome(values.home));
+  const services = openMemoryHome(resolveHome(values.home));
   const { registry } = services;
   reportSettingsProblems(registry, (text) => io.stderr.write(text));
   try {

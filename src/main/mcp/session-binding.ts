@@ -9,7 +9,7 @@ import type { MemorySession } from '../memory/session';
 import { findGitRoot } from '../workspaces/identity';
 import type { WorkspaceEntry, WorkspaceRegistry } from '../workspaces/registry';
 import { resolveLocalSession } from '../workspaces/session';
-import { SettingsFileError } from '../workspaces/settings-file';
+import { SettingsFileError } from '../workspaces/settings-file-error';
 
 /** The session of an agent started in `cwd` (see the module header for the rules). */
 export async function mcpSession(registry: WorkspaceRegistry, cwd: string, workspaceId?: string): Promise<MemorySession> {

@@ -28,7 +28,8 @@ import { sshWorkspaceIdFor, workspaceIdFor } from './identity';
 import { SshHosts, type HostReachability, type SshHostsOptions } from './ssh-hosts';
 import { isValidWorkspaceId } from './home-dir';
 import { globalRoot, projectRoot, resolveLocalSession, workspaceRoot } from './session';
-import { editedConfigText, readStoredConfig, SettingsFileError, writeConfigText, type Settings, type StoredConfig } from './settings-file';
+import { editedConfigText, readStoredConfig, writeConfigText, type Settings, type StoredConfig } from './settings-file';
+import { SettingsFileError } from './settings-file-error';
 
 
 const localEntry = z.object({ id: z.string(), name: z.string(), kind: z.literal('local'), path: z.string() });

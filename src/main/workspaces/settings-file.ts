@@ -13,32 +13,15 @@
  *   keeps the older name until Cairn next writes that setting, which writes the current name and
  *   removes the older one in the same edit.
  */
-import { CairnError } from '../../common/errors';
 import * as fs from 'node:fs';
 import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from 'jsonc-parser';
 import { z } from 'zod';
 import { settingsSchema } from '../../common/api/settings';
 import { parseJsonTree } from '../../common/json/json-problem';
 import { writeOwnFile } from '../runtime/local/atomic-write';
+import { SettingsFileError } from './settings-file-error';
 
 export type Settings = z.infer<typeof settingsSchema>;
-
-/** config.json does not parse: nothing is written over it, and writes that depend on it are refused. */
-export class SettingsFileError extends CairnError {
-  override readonly name = 'SettingsFileError';
-  constructor(
-    readonly file: string,
-    /** What is wrong, with the line and column, naming no host path (a model may be told). */
-    readonly problem: string,
-  ) {
-    super(`Cairn's settings file ${file} does not parse: ${problem}. Cairn changes nothing in it, and refuses agents' writes, until it does: fix it by hand (or move it away to start again with the defaults).`);
-  }
-
-  /** The same, for a model: the file named by its place in Cairn's home, not by a host path. */
-  get forModel(): string {
-    return `Cairn's settings file (config.json in Cairn's home) does not parse: ${this.problem}. Until a person fixes it, Cairn cannot tell whether this scope is under review, so agents' writes are refused; ask the person to fix the file.`;
-  }
-}
 
 /** config.json as stored: its text, and what the registry makes of it. */
 export interface StoredConfig<W> {
