@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli';
-import { stillRunning } from '../../src/main/consolidation/fixtures/running';
+import { processRuns } from '../../src/main/runtime/local/process-alive';
 import { CAIRN_BIN, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 import { fileTree, putAged } from '../support/file-tree';
 import { mergeStoredSettings } from '../support/settings-file';
@@ -117,7 +117,7 @@ describe('cairn consolidate with a model', () => {
     child.kill('SIGINT');
     expect(await closed).toBe(130);
     expect(stderr).toBe('cairn consolidate: cancelled; nothing was proposed and nothing was written.\n');
-    expect(stillRunning(pid)).toBe(false);
+    expect(processRuns(pid)).toBe(false);
     expect(tree()).toEqual(before);
     expect(JSON.parse((await runCairn(['consolidate', 'list', '--json', ...flags])).stdout)).toEqual({ proposals: [] });
   });

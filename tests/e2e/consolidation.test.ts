@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
-import { stillRunning } from '../../src/main/consolidation/fixtures/running';
+import { processRuns } from '../../src/main/runtime/local/process-alive';
 import { type Browser, endSuite, launchBrowser } from '../support/browser';
 import { fileTree, putAged } from '../support/file-tree';
 import { openPage, row, shot, shots } from '../support/page';
@@ -206,7 +206,7 @@ describe('a model\'s consolidation in Chromium (a stand-in model through the com
     await shots(page, 'consolidation-progress', { ready: () => v.getByRole('button', { name: 'Cancel' }).waitFor() });
     await v.getByRole('button', { name: 'Cancel' }).click();
     await v.getByText('Cancelled: nothing was proposed and nothing was written.').waitFor();
-    await expect.poll(() => stillRunning(pid), { timeout: 30_000 }).toBe(false);
+    await expect.poll(() => processRuns(pid), { timeout: 30_000 }).toBe(false);
     const stored = (await rpc(served, 'consolidation/list', { workspaceId: await workspaceId() })) as { proposals: Array<{ scope: string }> };
     expect(stored.proposals.filter((p) => p.scope === 'global')).toEqual([]);
 

@@ -10,7 +10,7 @@ import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { router, type AppRouter } from '../../src/main/api/router';
 import { openAppHost, type AppHost } from '../../src/main/host/app-host';
-import { stillRunning } from '../../src/main/consolidation/fixtures/running';
+import { processRuns } from '../../src/main/runtime/local/process-alive';
 import { putAged } from '../support/file-tree';
 import { makeSandbox, REPO_ROOT, type Sandbox } from '../support/sandbox';
 
@@ -75,7 +75,7 @@ describe('consolidation.propose with the command backend', () => {
     const pid = Number(fs.readFileSync(`${record}.started`, 'utf8'));
     controller.abort();
     await expect(proposing).resolves.toEqual({ status: 'error', message: 'Cancelled: nothing was proposed and nothing was written.' });
-    expect(stillRunning(pid)).toBe(false);
+    expect(processRuns(pid)).toBe(false);
     expect((await client.consolidation.list({ workspaceId })).proposals).toEqual([]);
     // The lease was released: the rules propose at once.
     await client.settings.set({ consolidationExtractor: 'rules' });

@@ -20,7 +20,7 @@ import { HARVEST_PROMPT_MARKER } from '../harvest/extractors/prompt';
 import { MemoryService } from '../memory/memory-service';
 import { UsageStore } from '../memory/usage-store';
 import { VersionHistory } from '../memory/version-history';
-import { stillRunning } from './fixtures/running';
+import { processRuns } from '../runtime/local/process-alive';
 import { putUsed, type Use } from './fixtures/used-file';
 import { consolidationExtractorFor, type ConsolidationSettings } from './consolidation-backends';
 import { Consolidations } from './consolidations';
@@ -223,7 +223,7 @@ describe('the command backend of the consolidation', () => {
     cancel.abort();
     const err = await settled;
     expect(err).toBeInstanceOf(Error);
-    expect(stillRunning(pid)).toBe(false);
+    expect(processRuns(pid)).toBe(false);
     expect(consolidations.store.list()).toEqual([]);
     // The lease is free: the rules propose at once.
     expect(await consolidations.propose(sb.session, { scope: 'global' })).toMatchObject({ status: 'proposed' });
