@@ -21,9 +21,8 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SetupError } from './config-file';
-import { finish, isCairnHarvestHook, isSetupWrittenHook, mergeHooks, mergeMcpServer, prune, pruningFor, removeAt, shellWords, type BeforeSetup, type CairnHook, type HookLayout, type JsonRemoval, type McpServerEntry, type TextEdit } from './json-config';
-import { nodeAt, readJson, type JsonKey, type JsonText } from './json-edit';
+import { finish, isCairnContextHook, isCairnHarvestHook, mergeHooks, mergeMcpServer, pruningFor, removeHooks, type BeforeSetup, type CairnHook, type HookLayout, type JsonRemoval, type McpServerEntry, type TextEdit } from './json-config';
+import { nodeAt, type JsonKey, type JsonText } from './json-edit';
 import { shellLine } from './launcher';
 
 /** Copilot CLI's home: $COPILOT_HOME, else ~/.copilot. */
@@ -57,19 +56,9 @@ const line = (options: Launch, words: readonly string[]) => shellLine([options.l
 /** Cairn's hooks in Copilot CLI's settings.json: the context hook and the harvest hook. */
 export function copilotHooks(options: Launch): CairnHook[] {
   return [
-    { command: line(options, [...CONTEXT_WORDS, '--agent', 'copilot']), events: COPILOT_CONTEXT_EVENTS, isIt: isCairnCopilotHook, words: CONTEXT_WORDS },
+    { command: line(options, [...CONTEXT_WORDS, '--agent', 'copilot']), events: COPILOT_CONTEXT_EVENTS, isIt: (command) => isCairnContextHook(command, 'copilot-hook'), words: CONTEXT_WORDS },
     { command: line(options, HARVEST_WORDS), events: COPILOT_HARVEST_EVENTS, isIt: isCairnHarvestHook, words: HARVEST_WORDS },
   ];
-}
-
-const basename = (p: string) => p.split(/[\\/]/).pop() ?? p;
-
-/** Any hook running `cairn context --format copilot-hook`, however it was written. */
-function isCairnCopilotHook(command: string): boolean {
-  const words = shellWords(command);
-  while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift();
-  if (words.length === 0 || basename(words[0]!) !== 'cairn' || !words.includes('context')) return false;
-  return words.includes('--format=copilot-hook') || words.some((w, i) => w === '--format' && words[i + 1] === 'copilot-hook');
 }
 
 /** What `--print` shows of settings.json. */
@@ -91,7 +80,7 @@ function hookCommands(doc: JsonText, event: string): Array<{ command: string; pa
 }
 
 /** Copilot CLI's layout of hooks: each event's array holds `{type: "command", bash}` itself. */
-const COPILOT_HOOK_LAYOUT: HookLayout = { commands: hookCommands, element: (command) => ({ type: 'command', bash: command }) };
+const COPILOT_HOOK_LAYOUT: HookLayout = { commands: hookCommands, element: (command) => ({ type: 'command', bash: command }), grouped: false };
 
 /**
  * Adds Cairn's hooks to Copilot CLI's settings.json. A hook setup wrote before with another
@@ -103,32 +92,8 @@ export function mergeCopilotHooks(text: string | null, wanted: readonly CairnHoo
 
 /** Cairn's hooks taken out of Copilot CLI's settings.json (those setup writes); an event left with none goes too. */
 export function removeCopilotHooks(text: string, file: string, before: BeforeSetup = null): JsonRemoval {
-  const hooks = nodeAt(readJson(text, file).root, ['hooks']);
-  if (!hooks) return { text: null, changes: [], notes: [], empty: false };
-  if (hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
-  const events = (hooks.children ?? []).map((p) => p.children?.[0]?.value as string);
   const pruning = pruningFor(before);
-  const changes: string[] = [];
-  const notes: string[] = [];
-  let out = text;
-  for (const event of events) {
-    let removed = 0;
-    const kept: string[] = [];
-    // From the last hook back, so the places of those still to look at do not move.
-    for (const { command, path } of hookCommands(readJson(out, file), event).reverse()) {
-      if (isSetupWrittenHook(command, CONTEXT_WORDS) || isSetupWrittenHook(command, HARVEST_WORDS)) {
-        out = removeAt(out, path.slice(0, -1), pruning, file);
-        removed++;
-      } else if (isCairnCopilotHook(command) || isCairnHarvestHook(command)) {
-        kept.unshift(`kept your own ${event} hook ${JSON.stringify(command)}`);
-      }
-    }
-    notes.push(...kept);
-    if (removed === 0) continue;
-    changes.push(`removed the ${event} hook`);
-    out = prune(out, ['hooks', event], pruning, file);
-  }
-  if (changes.length > 0) out = prune(out, ['hooks'], pruning, file);
+  const { text: out, changes, notes } = removeHooks(text, file, pruning, COPILOT_HOOK_LAYOUT, copilotHooks({ launcher: 'cairn' }));
   return finish(out, changes, notes, pruning, file);
 }
 

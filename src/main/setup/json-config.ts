@@ -59,12 +59,18 @@ export function shellWords(line: string): string[] {
 
 const basename = (p: string) => p.split(/[\\/]/).pop() ?? p;
 
-/** Any hook running `cairn context --format claude-hook`, however it was written. */
-export function isCairnContextHook(command: string): boolean {
+/** The words of a command line that runs `cairn` (after any VAR=value assignments), else null. */
+function cairnWords(command: string): string[] | null {
   const words = shellWords(command);
   while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift();
-  if (words.length === 0 || basename(words[0]!) !== 'cairn' || !words.includes('context')) return false;
-  return words.includes('--format=claude-hook') || words.some((w, i) => w === '--format' && words[i + 1] === 'claude-hook');
+  return words.length > 0 && basename(words[0]!) === 'cairn' ? words : null;
+}
+
+/** Any hook running `cairn context --format <format>` (the agent's hook format), however it was written. */
+export function isCairnContextHook(command: string, format = 'claude-hook'): boolean {
+  const words = cairnWords(command);
+  if (words === null || !words.includes('context')) return false;
+  return words.includes(`--format=${format}`) || words.some((w, i) => w === '--format' && words[i + 1] === format);
 }
 
 /**
@@ -82,9 +88,8 @@ export function isSetupWrittenHook(command: string, words: readonly string[]): b
 
 /** Any hook running `cairn harvest --hook`, however it was written. */
 export function isCairnHarvestHook(command: string): boolean {
-  const words = shellWords(command);
-  while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift();
-  return words.length > 0 && basename(words[0]!) === 'cairn' && words.includes('harvest') && words.includes('--hook');
+  const words = cairnWords(command);
+  return words !== null && words.includes('harvest') && words.includes('--hook');
 }
 
 const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit'] as const;
@@ -181,15 +186,17 @@ function hookCommands(doc: JsonText, event: string): Array<{ command: string; pa
 
 /**
  * How an agent's settings hold its hooks under `hooks.<event>` (an array): where each hook's command
- * is, and the element a new hook is appended as.
+ * is, the element a new hook is appended as, and whether hooks sit in groups (a group left with no
+ * hook goes with its last one).
  */
 export interface HookLayout {
   commands(doc: JsonText, event: string): Array<{ command: string; path: JsonKey[] }>;
   element(command: string): unknown;
+  readonly grouped: boolean;
 }
 
 /** Claude Code's layout (Codex's hooks.json and Gemini CLI's settings share it): groups of `{type, command}`. */
-const CLAUDE_HOOK_LAYOUT: HookLayout = { commands: hookCommands, element: (command) => ({ hooks: [{ type: 'command', command }] }) };
+const CLAUDE_HOOK_LAYOUT: HookLayout = { commands: hookCommands, element: (command) => ({ hooks: [{ type: 'command', command }] }), grouped: true };
 
 /**
  * Adds Cairn's hooks to the events of Claude Code's settings. A hook `cairn setup` wrote before with
@@ -301,16 +308,14 @@ export function removeMcpServer(text: string, name: string, file: string, before
 }
 
 /**
- * Cairn's hooks taken out of Claude Code's settings: those `cairn setup` writes (`cairn context
- * --format claude-hook`, `cairn harvest --hook`, with any launcher and home). A Cairn hook written
- * another way (a person's own) is kept, with a note. A group left with no hook goes too.
+ * The hooks in `ours` that `cairn setup` writes taken out of an agent's settings laid out as `layout`
+ * says, with any launcher and home; one of ours written another way (a person's own) is kept, with a
+ * note. An event left with no hook goes, and `hooks` when all went.
  */
-export function removeClaudeHooks(text: string, file: string, before: BeforeSetup = null): JsonRemoval {
+export function removeHooks(text: string, file: string, pruning: Pruning, layout: HookLayout, ours: readonly CairnHook[]): { text: string; changes: string[]; notes: string[] } {
   const hooks = nodeAt(readJson(text, file).root, ['hooks']);
   if (hooks && hooks.type !== 'object') throw new SetupError(`${file}: "hooks" is not an object; it was left untouched.`);
   const events = (hooks?.children ?? []).map((p) => p.children?.[0]?.value as string);
-  const ours = [contextHook(''), harvestHook('')];
-  const pruning = pruningFor(before);
   const changes: string[] = [];
   const notes: string[] = [];
   let out = text;
@@ -318,11 +323,12 @@ export function removeClaudeHooks(text: string, file: string, before: BeforeSetu
     let removed = 0;
     const kept: string[] = [];
     // From the last hook back, so the places of those still to look at do not move.
-    for (const { command, path } of hookCommands(readJson(out, file), event).reverse()) {
+    for (const { command, path } of layout.commands(readJson(out, file), event).reverse()) {
       if (ours.some((o) => isSetupWrittenHook(command, o.words))) {
         const hook = path.slice(0, -1);
         out = removeAt(out, hook, pruning, file);
         removed++;
+        if (!layout.grouped) continue;
         const list = hook.slice(0, -1);
         const doc = readJson(out, file);
         if (isBare(doc, nodeAt(doc.root, list)!)) out = removeAt(out, list.slice(0, -1), pruning, file);
@@ -336,6 +342,18 @@ export function removeClaudeHooks(text: string, file: string, before: BeforeSetu
     out = prune(out, ['hooks', event], pruning, file);
   }
   if (changes.length > 0) out = prune(out, ['hooks'], pruning, file);
+  return { text: out, changes, notes };
+}
+
+/**
+ * Cairn's hooks taken out of Claude Code's settings: those `cairn setup` writes (`cairn context
+ * --format claude-hook`, `cairn harvest --hook`, with any launcher and home). A Cairn hook written
+ * another way (a person's own) is kept, with a note. A group left with no hook goes too.
+ */
+export function removeClaudeHooks(text: string, file: string, before: BeforeSetup = null): JsonRemoval {
+  const pruning = pruningFor(before);
+  const { changes, notes, ...hooks } = removeHooks(text, file, pruning, CLAUDE_HOOK_LAYOUT, [contextHook(''), harvestHook('')]);
+  let out = hooks.text;
   // The permission rules setup adds (CLAUDE_ALLOW_RULES), from the last back.
   const allow = nodeAt(readJson(out, file).root, ['permissions', 'allow']);
   const rules = allow?.type === 'array' ? (valueOf(allow) as unknown[]) : [];
