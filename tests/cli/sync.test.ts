@@ -10,15 +10,14 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli';
 import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { bareRepository } from '../support/sync-machines';
 
 let sb: Sandbox;
 let remote: string;
 beforeAll(requireBuiltCli);
 beforeEach(async () => {
   sb = await makeSandbox();
-  const bare = path.join(sb.dir, 'memory.git');
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
-  remote = `file://${bare}`;
+  remote = `file://${bareRepository(path.join(sb.dir, 'memory.git'))}`;
 });
 afterEach(async () => {
   await sb.cleanup();

@@ -4,41 +4,13 @@
 // the new name holding the edit, on both; an edit is never lost to a delete (the file comes back
 // on the machine that deleted it, whose history still shows the delete); a file deleted on both
 // machines is gone on both. None of these asks the person anything: nothing waits in the Inbox.
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openHome, type HomeServices } from '../../src/main/host/home-services';
-import { syncServices } from '../../src/main/sync/sync-control';
-import { runSync } from '../../src/main/sync/sync-run';
-import { makeSandbox, type Sandbox } from '../support/sandbox';
+import { describe, expect, it } from 'vitest';
+import type { HomeServices } from '../../src/main/host/home-services';
+import { syncMachines } from '../support/sync-machines';
 
-let sb: Sandbox;
-let opened: HomeServices[] = [];
-let remote: string;
-
-beforeEach(async () => {
-  sb = await makeSandbox();
-  const bare = path.join(sb.dir, 'memory-remote.git');
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
-  remote = `file://${bare}`;
-});
-afterEach(async () => {
-  await Promise.all(opened.map((s) => s.close()));
-  opened = [];
-  await sb.cleanup();
-});
-
-function machine(name: string): HomeServices {
-  const services = openHome(path.join(sb.dir, name));
-  opened.push(services);
-  return services;
-}
-
-async function write(m: HomeServices, command: Record<string, unknown>): Promise<void> {
-  const result = await m.service.execute(command, await m.registry.session(null), { mode: 'exec', actor: 'agent' });
-  expect(result.ok, result.output).toBe(true);
-}
+const { machine, write, sync } = syncMachines();
 
 /** The global memory's files on a machine's disk: name -> text. */
 function files(m: HomeServices): Record<string, string> {
@@ -47,8 +19,6 @@ function files(m: HomeServices): Record<string, string> {
   for (const name of fs.readdirSync(root)) if (fs.statSync(path.join(root, name)).isFile()) out[name] = fs.readFileSync(path.join(root, name), 'utf8');
   return out;
 }
-
-const sync = async (m: HomeServices) => runSync(await syncServices(m), remote);
 
 /** Two machines agreeing on notes.md (and keep.md, so that a delete never empties the scope). */
 async function twoMachines(): Promise<{ laptop: HomeServices; desktop: HomeServices }> {

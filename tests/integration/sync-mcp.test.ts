@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { openHome } from '../../src/main/host/home-services';
 import { CAIRN_BIN, makeCheckout, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { bareRepository } from '../support/sync-machines';
 
 let sb: Sandbox;
 let client: Client | null = null;
@@ -34,8 +35,7 @@ function onRemote(bare: string, file: string): string | null {
 
 /** A bare repository over file:// set up as the home's sync remote (one second after a change), and a checkout. */
 async function syncedHome(): Promise<{ bare: string; checkout: string }> {
-  const bare = path.join(sb.dir, 'memory.git');
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
+  const bare = bareRepository(path.join(sb.dir, 'memory.git'));
   const home = openHome(sb.home);
   await home.registry.setSettings({ sync: { remote: `file://${bare}`, workspaces: [], afterChangeSeconds: 1 } });
   await home.close();
