@@ -12,7 +12,8 @@ import { MAX_FILE_BYTES, MAX_FILES_PER_SCOPE, type Scope } from '../../common/me
 import { formatMemoryPath } from '../../common/memory/paths';
 import type { MemorySession } from '../memory/session';
 
-interface MemoryFile {
+/** A memory file read whole (a tar's file too: `path` is then where it would be here). */
+export interface MemoryFile {
   readonly scope: Scope;
   /** Segments below the scope root. */
   readonly rel: readonly string[];

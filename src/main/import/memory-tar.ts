@@ -31,7 +31,7 @@ import type { ChangeItem, ChangeSource, InboxStore } from '../inbox/inbox-store'
 import type { ProposedChange } from '../memory/review-gate';
 import { scanContent } from '../memory/scanners/content-scanner';
 import type { MemorySession } from '../memory/session';
-import { scopeFiles } from './memory-files';
+import { scopeFiles, type MemoryFile } from './memory-files';
 import { findingWords, sessionCheckout } from './propose';
 
 /** The most entries an archive may hold: every file of three full scopes. */
@@ -85,15 +85,6 @@ export async function exportMemory(session: MemorySession, scopes: readonly Scop
   return { tar: await done, files: entries.length, unavailable, skipped };
 }
 
-export interface TarFile {
-  readonly scope: Scope;
-  readonly rel: readonly string[];
-  /** The virtual path it would have here. */
-  readonly path: string;
-  readonly data: Uint8Array;
-  readonly text: string;
-}
-
 /** An entry the archive is refused for: its name as shown (escaped), and why. */
 export interface TarProblem {
   readonly entry: string;
@@ -140,8 +131,8 @@ async function body(stream: AsyncIterable<unknown>, max: number): Promise<Buffer
 }
 
 /** Every entry of an archive, checked; `problems` non-empty means the archive is refused whole. */
-export async function readMemoryTar(input: Readable): Promise<{ files: TarFile[]; problems: TarProblem[] }> {
-  const files: TarFile[] = [];
+export async function readMemoryTar(input: Readable): Promise<{ files: MemoryFile[]; problems: TarProblem[] }> {
+  const files: MemoryFile[] = [];
   const problems: TarProblem[] = [];
   const names = new Set<string>();
   const extract = tar.extract();
@@ -244,7 +235,7 @@ function samePending(items: readonly ChangeItem[], path: string, after: string, 
  * Compares each file of a checked archive with memory here and holds a change in the inbox for
  * each one absent or different. The archive's scopes must all be available (checked by the caller).
  */
-export async function proposeTarFiles(files: readonly TarFile[], session: MemorySession, inbox: InboxStore, options: { dryRun?: boolean } = {}): Promise<TarFileOutcome[]> {
+export async function proposeTarFiles(files: readonly MemoryFile[], session: MemorySession, inbox: InboxStore, options: { dryRun?: boolean } = {}): Promise<TarFileOutcome[]> {
   const here = new Map<string, { data: Uint8Array; text: string } | 'unreadable'>();
   for (const scope of new Set(files.map((f) => f.scope))) {
     const read = await scopeFiles(session, scope);
