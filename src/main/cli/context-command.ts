@@ -169,9 +169,11 @@ async function context(args: string[], io: CliIo): Promise<number> {
     }
     trace?.(`worked out here: ${asked.missed}`);
   }
-  await catchUpUnwatchedPull(home, request.cwd);
+  // Read once: for the catch-up's review scopes and the answer's injection settings.
+  const config = readConfigFile(home);
+  await catchUpUnwatchedPull(home, request.cwd, config);
   const { contextAnswerHere } = await import('../context/context-answer');
-  writeOutput(io, await contextAnswerHere(home, request));
+  writeOutput(io, await contextAnswerHere(home, request, config));
   if (agent) await noteSeen(home, null, agent, request.cwd);
   return 0;
 }
@@ -183,8 +185,8 @@ async function context(args: string[], io: CliIo): Promise<number> {
  * git's log of HEAD; the catch-up itself only after HEAD moved. Flagged text needs no catch-up
  * here: the scanners keep it out of every answer.
  */
-async function catchUpUnwatchedPull(home: string, cwd: string): Promise<void> {
-  const { reviewScopes } = (readConfigFile(home).settings ?? {}) as { reviewScopes?: unknown };
+async function catchUpUnwatchedPull(home: string, cwd: string, config: Record<string, unknown>): Promise<void> {
+  const { reviewScopes } = (config.settings ?? {}) as { reviewScopes?: unknown };
   if (!Array.isArray(reviewScopes) || reviewScopes.length === 0) return;
   const move = await headMoveSince(home, cwd);
   if (!move) return;

@@ -40,7 +40,7 @@ import { LocalRuntime } from '../runtime/local/local-runtime';
 import { findGitRoot, workspaceIdFor } from '../workspaces/identity';
 import { resolveHome } from '../workspaces/home-dir';
 import { assertOwnHome } from '../runtime/local/ownership';
-import { readConfigFile, readInjection } from '../context/injection-config';
+import { readConfigFile } from '../context/injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import type { CliIo } from './tool-command';
 import { commandArgs } from './command-args';
@@ -159,10 +159,12 @@ async function answerEarly(request: InitializeRequest, home: string, cwd: string
     // The early context reads only (its files and the facts cache); the server's writes go
     // through the home's own LocalRuntime (host/home-services.ts). A LocalRuntime keeps nothing
     // about the disk between calls, so this one sees what that one does.
-    const session = await expectedSession(home, cwd, new LocalRuntime());
+    // config.json read once, without zod: the workspaces it registers and the injection settings.
+    const config = readConfigFile(home);
+    const session = await expectedSession(home, cwd, new LocalRuntime(), config);
     const builder = new ContextBuilder(new UsageStore(home), { factsCache: new ContextFactsCache(home), held: (s) => heldPaths(home, s) });
-    // The hot set within the workspace's injection settings, read without zod.
-    const context = await sessionContext(builder, session, mode, { injection: readInjection(home, session.workspaceId), inInstructions });
+    // The hot set within the workspace's injection settings.
+    const context = await sessionContext(builder, session, mode, { injection: injectionFor(config.settings, session.workspaceId), inInstructions });
     const line = initializeAnswerLine(request, context.instructions);
     io.stdout.write(line);
     return { request, line, session, context };
@@ -177,9 +179,9 @@ async function answerEarly(request: InitializeRequest, home: string, cwd: string
  * containing the directory, else the one its git root would be registered as, else the directory
  * alone. The registry's own answer is compared with it once loaded (sameSession).
  */
-async function expectedSession(home: string, cwd: string, runtime: LocalRuntime): Promise<MemorySession> {
+async function expectedSession(home: string, cwd: string, runtime: LocalRuntime, config: Record<string, unknown>): Promise<MemorySession> {
   const dir = path.resolve(cwd);
-  const containing = deepestContaining(registeredLocal(home), dir);
+  const containing = deepestContaining(registeredLocal(config), dir);
   if (containing) return resolveLocalSession({ home, cwd: containing.path, workspaceId: containing.id }, runtime);
   const gitRoot = await findGitRoot(dir);
   if (gitRoot) {
@@ -190,9 +192,9 @@ async function expectedSession(home: string, cwd: string, runtime: LocalRuntime)
   return resolveLocalSession({ home, cwd: dir }, runtime);
 }
 
-/** The local workspaces `<home>/config.json` registers, read as the registry reads them (an unreadable file registers none). */
-function registeredLocal(home: string): Array<{ id: string; kind: 'local'; path: string }> {
-  const { workspaces } = readConfigFile(home);
+/** The local workspaces `<home>/config.json` (as readConfigFile gives it) registers, read as the registry reads them (an unreadable file registers none). */
+function registeredLocal(config: Record<string, unknown>): Array<{ id: string; kind: 'local'; path: string }> {
+  const { workspaces } = config;
   if (!Array.isArray(workspaces)) return [];
   return workspaces.flatMap((w: unknown) => {
     if (typeof w !== 'object' || w === null) return [];

@@ -17,7 +17,7 @@ import { ContextFactsCache } from './context-facts-cache';
 import type { MemorySession } from '../memory/session';
 import { UsageStore } from '../memory/usage-store';
 import { LocalRuntime } from '../runtime/local/local-runtime';
-import { readInjection } from './injection-config';
+import { readConfigFile } from './injection-config';
 import { resolveLocalSession } from '../workspaces/session';
 import { CONTEXT_HOOK_LOG, logHookError } from './hook-log';
 
@@ -28,11 +28,13 @@ export function contextBuilderFor(home: string, usage: UsageStore): ContextBuild
 
 /**
  * The answer for the checkout's own session at `request.cwd`, as sessionFromFlags gives it without
- * --workspace (`runtime`: the process's LocalRuntime; `builder`: contextBuilderFor's).
+ * --workspace (`runtime`: the process's LocalRuntime; `builder`: contextBuilderFor's), within the
+ * injection settings of `config` (the home's config.json as readConfigFile gives it; read here
+ * when the caller has not read it already).
  */
-export async function localContextAnswer(home: string, request: ContextRequest, builder: ContextBuilder, runtime: LocalRuntime): Promise<string> {
+export async function localContextAnswer(home: string, request: ContextRequest, builder: ContextBuilder, runtime: LocalRuntime, config = readConfigFile(home)): Promise<string> {
   const session = await resolveLocalSession({ home, cwd: request.cwd }, runtime);
-  return contextAnswer(builder, session, readInjection(home, session.workspaceId), request);
+  return contextAnswer(builder, session, injectionFor(config.settings, session.workspaceId), request);
 }
 
 /**
@@ -40,10 +42,10 @@ export async function localContextAnswer(home: string, request: ContextRequest, 
  * host answers. It opens no other services of the home, so its runtime is the process's one
  * LocalRuntime.
  */
-export async function contextAnswerHere(home: string, request: ContextRequest): Promise<string> {
+export async function contextAnswerHere(home: string, request: ContextRequest, config?: Record<string, unknown>): Promise<string> {
   const usage = new UsageStore(home);
   try {
-    return await localContextAnswer(home, request, contextBuilderFor(home, usage), new LocalRuntime());
+    return await localContextAnswer(home, request, contextBuilderFor(home, usage), new LocalRuntime(), config);
   } finally {
     await usage.flush();
   }

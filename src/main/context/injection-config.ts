@@ -1,22 +1,17 @@
 /**
- * The injection settings in force for a workspace (common/context/injection.ts), read straight from
- * the registry's file, `<home>/config.json` (./registry.ts owns it and writes them through the
- * settings), without the registry: `cairn context`, which agents' hooks run before every prompt,
- * and `cairn mcp`'s early answer must not load zod. One small file read and JSON.parse per call.
+ * The registry's file, `<home>/config.json` (workspaces/registry.ts owns it and writes it), read
+ * straight, without the registry: `cairn context`, which agents' hooks run before every prompt,
+ * and `cairn mcp`'s early answer must not load zod. They read it once per call, and take the
+ * injection settings in force for a workspace from it (common/context/injection.ts: injectionFor).
  *
  * A missing or unreadable file, or one that is not JSON, gives the defaults; a field that is not
  * valid gives its default (or the global value, in an override), whatever the others hold.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { injectionFor, type InjectionSettings } from '../../common/context/injection';
 
 /** The registry's file under the home (WorkspaceRegistry.file). */
 const CONFIG_FILE = 'config.json';
-
-export function readInjection(home: string, workspaceId: string | null): InjectionSettings {
-  return injectionFor(readConfigFile(home).settings, workspaceId);
-}
 
 /**
  * The registry's file as it is stored, read without the registry (and so without zod): its
