@@ -221,6 +221,32 @@ export class ChangeRecord {
     }
   }
 
+  /**
+   * A batch all or nothing: records `planned`, then makes each in order, into `done`. When one
+   * fails (a full disk, a permission), those made are taken back, newest first; what cannot be
+   * taken back stays, `done` holds it, and the record is settled to exactly that.
+   */
+  async makeAll<T extends RecordedChange, P extends T>(planned: readonly P[], done: T[], make: (item: P) => Promise<unknown>, takeBack: (item: T) => Promise<unknown>): Promise<void> {
+    this.record(planned);
+    try {
+      for (const item of planned) {
+        await make(item);
+        done.push(item);
+      }
+    } catch (err) {
+      while (done.length > 0) {
+        try {
+          await takeBack(done[done.length - 1]!);
+        } catch {
+          break;
+        }
+        done.pop();
+      }
+      this.settle(done);
+      throw err;
+    }
+  }
+
   /** The change was made: its event goes out, with its version's id. */
   emit(change: Change, content: Uint8Array | string | null): void {
     this.deliver(change, content, this.ids.get(change));

@@ -103,31 +103,18 @@ export async function undoSteps(outbox: ChangeOutbox, steps: readonly UndoStep[]
             if (step.before === null) return { step, change: { scope, path: step.path, op: 'delete' }, content: null, files: [{ rel: at, before: step.after, after: null }] };
             return { step, change: { scope, path: step.path, op: step.after === null ? 'create' : 'update' }, content: step.before, files: [{ rel: at, before: step.after, after: step.before }] };
           });
-          record.record(planned);
-          try {
-            for (const made of planned) {
-              const { step } = made;
+          // All or nothing: a step that fails midway takes back those already made.
+          await record.makeAll(
+            planned,
+            done,
+            async ({ step }) => {
               const at = segmentsOf(step.path).segments;
               if (step.op === 'rename' && step.oldPath !== undefined) await b.runtime.rename(b.root, at, segmentsOf(step.oldPath).segments);
               else if (step.before === null) await b.runtime.remove(b.root, at);
               else await b.runtime.writeFile(b.root, at, step.before, { exclusive: false });
-              done.push(made);
-            }
-          } catch (err) {
-            // All or nothing: a write that failed midway (a full disk, a permission) takes back
-            // the steps already made, newest first; what cannot be taken back stays, and the
-            // history keeps exactly that.
-            while (done.length > 0) {
-              try {
-                await putBack(b, done[done.length - 1]!.step);
-              } catch {
-                break;
-              }
-              done.pop();
-            }
-            record.settle(done);
-            throw err;
-          }
+            },
+            ({ step }) => putBack(b, step),
+          );
           // A create or a rename may have made directories that are now empty: take those away too,
           // so the tree is as it was (rmdir only: a directory holding anything stays).
           for (const step of steps) {

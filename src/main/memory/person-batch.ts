@@ -158,26 +158,8 @@ export async function writeBatch(outbox: ChangeOutbox, groups: readonly BatchGro
               }
             }
           }
-          record.record(planned);
-          try {
-            for (const p of planned) {
-              await p.make();
-              done.push(p);
-            }
-          } catch (err) {
-            // All or nothing: take back what was written, newest first; what cannot be stays,
-            // and the history keeps exactly that.
-            while (done.length > 0) {
-              try {
-                await done[done.length - 1]!.takeBack();
-              } catch {
-                break;
-              }
-              done.pop();
-            }
-            record.settle(done);
-            throw err;
-          }
+          // All or nothing: a write that fails takes back those already made.
+          await record.makeAll(planned, done, (p) => p.make(), (p) => p.takeBack());
           return { applied: chosen.map(({ group }) => group.key), conflicts };
         }),
       'save',
