@@ -9,7 +9,10 @@
  * a facts cache (./context-facts-cache.ts), for every process of the home: building again over an
  * unchanged tree costs the listings and no reads, after one change one read. A file whose version
  * is null (changed too recently to tell a later change apart) is read every time and never kept.
- * The facts are the same whether computed now or kept, so the output is too. Pinned files count
+ * The facts are the same whether computed now or kept, so the output is too. A caller that knows
+ * when a local root changes (the change feed's watcher: `listingStamp`) lets a snapshot reuse the
+ * root's last listing while the stamp it was made under still holds; a listing holding a file too
+ * recently changed to have a version is never kept. Pinned files count
  * whatever the cap cuts: a capped scope's pinned files past the cut are looked up one by one.
  * Rendering is pure (src/common/context), so the same state gives the same bytes.
  *
@@ -111,6 +114,16 @@ export interface ContextBuilderOptions {
 
 const NONE_HELD: ReadonlySet<string> = new Set();
 
+export interface SnapshotOptions {
+  /**
+   * For a local root (its host path): a value that stays the same exactly while nothing under the
+   * root changes, or null when that is not known (ChangeSource.listingStamp).
+   */
+  readonly listingStamp?: (root: string) => string | null;
+}
+
+type ScopeListing = ReadonlyArray<ListedEntry>;
+
 export class ContextBuilder {
   /**
    * Per scope root: the facts of the files its last listing held, by relative path, each under the
@@ -120,6 +133,8 @@ export class ContextBuilder {
   /** Verdicts on files without facts: by path, with the head they were given for. */
   private readonly flagCache = new Map<string, { readonly head: string; readonly flags: readonly ScanFlag[] }>();
   private readonly nameFlagCache = new Map<string, readonly ScanFlag[]>();
+  /** Per local scope root: its last listing, and the stamp it was made under (SnapshotOptions). */
+  private readonly listings = new Map<string, { readonly stamp: string; readonly all: ScopeListing }>();
 
   private readonly scan: (text: string) => readonly ScanFinding[];
   private readonly cache: ContextFactsCache | undefined;
@@ -134,7 +149,7 @@ export class ContextBuilder {
   }
 
   /** Every memory file visible to the session, with its description and usage. */
-  async snapshot(session: MemorySession): Promise<ContextSnapshot> {
+  async snapshot(session: MemorySession, options: SnapshotOptions = {}): Promise<ContextSnapshot> {
     const usage: ReadonlyMap<string, UsageStats> = this.usage ? await this.usage.read() : new Map();
     const files: ContextFile[] = [];
     const unavailable: Array<{ scope: Scope; reason: string }> = [];
@@ -148,7 +163,7 @@ export class ContextBuilder {
         continue;
       }
       try {
-        const found = await this.scopeFiles(b, session, usage, saves);
+        const found = await this.scopeFiles(b, session, usage, saves, options);
         files.push(...found.files);
         if (found.capped) capped.push(scope);
         for (const rel of found.unreadable) unreadable.push({ scope, path: formatMemoryPath(scope, rel) });
@@ -166,10 +181,9 @@ export class ContextBuilder {
     session: MemorySession,
     usage: ReadonlyMap<string, UsageStats>,
     saves: Array<Promise<void>>,
+    options: SnapshotOptions,
   ): Promise<{ files: ContextFile[]; capped: boolean; unreadable: ReadonlyArray<readonly string[]> }> {
-    // One past the cap, to tell a scope at the cap from one holding more; folders that could not
-    // be read come along, to be named.
-    const all = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE + 1, filesOnly: true, withUnreadable: true })) ?? [];
+    const all = await this.listScope(b, options);
     const listed = all.filter((e) => e.type === 'file');
     const unreadable = all.filter((e) => e.type === 'directory').map((e) => e.rel);
     const capped = all.length > MAX_FILES_PER_SCOPE;
@@ -184,6 +198,23 @@ export class ContextBuilder {
       files.push(new SnapshotFile(this, b.scope, entry, fact, (stats.size > 0 && stats.get(entry.rel.join('/'))) || EMPTY_USAGE));
     });
     return { files, capped, unreadable };
+  }
+
+  /**
+   * A scope's files, one past the cap (to tell a scope at the cap from one holding more), with the
+   * folders that could not be read (to be named): the root's last listing while its stamp holds,
+   * else read now. The stamp is taken before the disk is read, so a change during the listing
+   * leaves it kept under a stamp already gone by.
+   */
+  private async listScope(b: AvailableScope, options: SnapshotOptions): Promise<ScopeListing> {
+    const stamp = b.runtime.label === 'local' ? (options.listingStamp?.(b.root.path) ?? null) : null;
+    const key = `${b.runtime.label}\0${b.root.path}`;
+    const kept = this.listings.get(key);
+    if (stamp !== null && kept?.stamp === stamp) return kept.all;
+    const all = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE + 1, filesOnly: true, withUnreadable: true })) ?? [];
+    if (stamp !== null && all.every((e) => e.type !== 'file' || e.version !== null)) this.listings.set(key, { stamp, all });
+    else this.listings.delete(key);
+    return all;
   }
 
   /**

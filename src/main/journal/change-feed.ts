@@ -29,6 +29,10 @@
  * the workspaceId/projectId of the first session that registered it. Filtering by workspace or
  * project is the subscriber's job. Events are MemoryChangeEvents (the journal's pid is dropped).
  * `onMeta` reports, apart, when pins and usage or the person's seen marks change (MetaWatcher).
+ * `listingStamp(root)` lets a reader keep a listing of a local root for as long as it holds: while
+ * the sources run and the root is watched, a value that moves with every event the root's watcher
+ * hears and every change delivered from any source (so this process's own writes move it at once);
+ * null when nothing may be kept.
  */
 import type { MemoryChangeEvent } from '../../common/memory/events';
 import type { Scope } from '../../common/memory/constants';
@@ -78,7 +82,7 @@ interface WatchedRoot {
   readonly session: MemorySession;
   readonly scope: Scope;
   refs: number;
-  watcher: Pick<ExternalWatcher, 'ready' | 'close'> | null;
+  watcher: (Pick<ExternalWatcher, 'ready' | 'close'> & Partial<Pick<ExternalWatcher, 'listingStamp'>>) | null;
   /** Cancels the end of the root's linger, while it lingers unused (see ChangeFeedOptions.lingerMs). */
   linger: (() => void) | null;
 }
@@ -117,6 +121,8 @@ export class ChangeFeed {
   private stopTimer: (() => void) | null = null;
   private readonly schedule: (fn: () => void, ms: number) => () => void;
   private readonly meta: MetaWatcher;
+  /** Changes found or delivered so far, from any source: part of every listing stamp. */
+  private changesSeen = 0;
 
   constructor(private readonly options: ChangeFeedOptions) {
     this.journal = options.journal ?? new Journal(options.home);
@@ -127,6 +133,16 @@ export class ChangeFeed {
   /** Hears when pins and usage, or the person's seen marks, change (any process); returns the unsubscribe function. */
   onMeta(listener: (what: MetaChange) => void): () => void {
     return this.meta.subscribe(listener);
+  }
+
+  /** See the header: what a kept listing of the local root at host path `root` is checked against. */
+  listingStamp(root: string): string | null {
+    if (!this.tail) return null;
+    for (const watched of this.roots.values()) {
+      const stamp = watched.watcher?.listingStamp?.(root);
+      if (stamp != null) return `${this.changesSeen}:${stamp}`;
+    }
+    return null;
   }
 
   /** Delivers every change from now on; returns the unsubscribe function (idempotent). */
@@ -278,6 +294,7 @@ export class ChangeFeed {
 
   /** An outside edit: recorded in the history (when asked), then delivered with its version's id. */
   private outside(event: MemoryChangeEvent, session: MemorySession): void {
+    this.changesSeen++;
     const record = this.options.recordOutside;
     if (!record) {
       this.deliver(event, 'external');
@@ -290,6 +307,7 @@ export class ChangeFeed {
   }
 
   private deliver(event: MemoryChangeEvent, origin: ChangeOrigin): void {
+    this.changesSeen++;
     if (this.listeners.size === 0) return;
     if (origin !== 'external') {
       const now = performance.now();

@@ -21,6 +21,10 @@
  * - `ready()` resolves once every root is steady: watched and scanned, or missing and looked for
  *   (a watcher of a removed root closed first); `close()` stops everything (nothing is reported
  *   after it is called).
+ * - `listingStamp(root)` says whether a listing of a root made earlier still holds: while the root
+ *   is watched and scanned and its watcher has failed in nothing, a value that moves with every
+ *   file system event heard under it (before any filtering or debounce), unique to this watcher;
+ *   otherwise null (nothing may be kept).
  * SSH roots are not watched here (a remote runtime polls them in one round trip).
  */
 import { createHash } from 'node:crypto';
@@ -73,6 +77,9 @@ async function closeWatcher(w: FSWatcher, removedRecently: boolean): Promise<voi
   if (!w.closed) await w.close();
 }
 
+/** Numbers the watchers of this process, so no two watchers' listing stamps are alike. */
+let watchersMade = 0;
+
 interface Pending {
   first: RawKind;
   timer: NodeJS.Timeout;
@@ -94,6 +101,11 @@ class RootWatcher {
   private readonly debounceMs: number;
   /** When chokidar last reported a removal (Date.now()). */
   private lastRemoval = 0;
+  /** This watcher's number (see watchersMade), and how many events it has heard: its listing stamp. */
+  private readonly id = ++watchersMade;
+  private heard = 0;
+  /** Set when the watcher reported an error: an event may have been missed, so no listing is kept. */
+  private failed = false;
 
   constructor(
     private readonly binding: Extract<ScopeBinding, { available: true }>,
@@ -116,6 +128,11 @@ class RootWatcher {
    */
   async ready(): Promise<void> {
     while (!this.steady()) await new Promise<void>((resolve) => this.wakers.push(resolve));
+  }
+
+  /** See the header: null unless the root is watched, scanned, and its watcher never failed. */
+  listingStamp(): string | null {
+    return this.watcher !== null && this.scanned && !this.closed && !this.failed ? `${this.id}.${this.heard}` : null;
   }
 
   private steady(): boolean {
@@ -169,6 +186,10 @@ class RootWatcher {
     });
     this.watcher = w;
     this.scanned = false;
+    this.heard++;
+    // Every event of the file system under the root, before chokidar filters or throttles it.
+    w.on('raw', () => this.heard++);
+    w.on('all', () => this.heard++);
     w.on('add', (p: string) => this.raw('add', p));
     w.on('change', (p: string) => this.raw('change', p));
     w.on('unlink', (p: string) => {
@@ -180,6 +201,7 @@ class RootWatcher {
       if (path.resolve(p) === path.resolve(this.root)) void this.restart(w);
     });
     w.on('error', (err: unknown) => {
+      this.failed = true;
       process.stderr.write(`cairn: watching ${this.binding.scope} memory for outside edits failed: ${(err as NodeJS.ErrnoException)?.code ?? String(err)}\n`);
     });
     w.once('ready', () => {
@@ -307,6 +329,11 @@ export class ExternalWatcher {
       if (!b.available || b.runtime.label !== 'local') continue;
       this.roots.push(new RootWatcher(b, session, options));
     }
+  }
+
+  /** The listing stamp of the root at host path `root` (RootWatcher.listingStamp); null when it is not one of these. */
+  listingStamp(root: string): string | null {
+    return this.roots.find((r) => r.root === root)?.listingStamp() ?? null;
   }
 
   /** Host paths of the roots watched (or waited for). */

@@ -16,6 +16,12 @@ export interface ChangeSource {
   watch?(session: MemorySession): () => void;
   /** Resolves when every source (journal tail, root watchers) is listening. */
   ready?(): Promise<void>;
+  /**
+   * What a listing of the local root at host path `root` made earlier is checked against: the
+   * same value means nothing under the root has changed since (ChangeFeed.listingStamp); null
+   * means a listing may not be kept.
+   */
+  listingStamp?(root: string): string | null;
   /** Hears when pins and usage, or the person's seen marks, change (any process). */
   onMeta?(listener: (what: MetaChange) => void): () => void;
 }

@@ -36,7 +36,8 @@ const ok = (message: string) => ({ status: 'ok' as const, message });
 
 export const memory = {
   list: os.memory.list.use(withSession).handler(async ({ input, context }) => {
-    const snapshot = await context.builder.snapshot(context.session);
+    // A root the change feed watches is listed again only after something under it changed.
+    const snapshot = await context.builder.snapshot(context.session, { listingStamp: (root) => context.changes.listingStamp?.(root) ?? null });
     return {
       files: snapshot.files.map((f) => ({
         scope: f.scope,
@@ -119,7 +120,8 @@ export const memory = {
     }
   }),
   search: os.memory.search.use(withSession).handler(async ({ input, context }) => {
-    const snapshot = await context.builder.snapshot(context.session);
+    // A root the change feed watches is listed again only after something under it changed.
+    const snapshot = await context.builder.snapshot(context.session, { listingStamp: (root) => context.changes.listingStamp?.(root) ?? null });
     const terms = promptTerms(input.query);
     return {
       hits: searchFiles(context.builder, snapshot.files, terms, Date.now(), { limit: input.limit }).map((file) => ({
