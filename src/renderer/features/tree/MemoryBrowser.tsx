@@ -109,8 +109,11 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const listOptions = orpc.memory.list.queryOptions({ input: { workspaceId } });
   const list = useQuery(listOptions);
   const [filter, setFilter] = useState('');
-  // Set once the list first arrives (how a tree starts depends on its size), then by the person.
+  // The person's choices of open scopes and directories; null until they make one.
   const [open, setOpen] = useState<OpenState | null>(null);
+  // How the tree starts, fixed when the list first arrives (it depends on its size). Not state:
+  // setting state while rendering would render the whole browser, and flatten the tree, twice.
+  const startOpen = useRef<OpenState | null>(null);
   /** After a delete: the deleted row's path and where the focus may go, nearest first (tree-model's focusAfterDelete). */
   const [refocus, setRefocus] = useState<{ path: string; candidates: string[] } | null>(null);
   const treeRef = useRef<MemoryTreeHandle>(null);
@@ -143,7 +146,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
         setContentMode(false);
         // Its scope and every directory on the way down, opened.
         const parts = path.split('/');
-        setOpen((prev) => parts.slice(3, -1).reduce((state, _, i) => withOpen(state, parts.slice(0, 4 + i).join('/'), 'dir', true), withOpen(prev ?? allOpenState(true), `scope:${parts[2]}`, 'scope', true)));
+        setOpen((prev) => parts.slice(3, -1).reduce((state, _, i) => withOpen(state, parts.slice(0, 4 + i).join('/'), 'dir', true), withOpen(prev ?? startOpen.current ?? allOpenState(true), `scope:${parts[2]}`, 'scope', true)));
         setActiveId(path);
         setRevealing(path);
       },
@@ -208,7 +211,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   );
 
   const files = list.data?.files;
-  if (open === null && files) setOpen(initialOpenState(files.length));
+  if (startOpen.current === null && files) startOpen.current = initialOpenState(files.length);
+  const openState = open ?? startOpen.current;
   const scopes = list.data?.scopes;
   const forest = useMemo(() => buildForest(files ?? [], sort, scopes?.flatMap((s) => s.unreadableFolders ?? []) ?? []), [files, sort, scopes]);
   const deletedCounts = useMemo(() => {
@@ -217,14 +221,12 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
     return counts;
   }, [deleted.data]);
   const rows = useMemo(
-    // Before the person's state is set (the render the list arrives in, which sets it), the
-    // state it is set to: never a fully open tree of thousands of rows, built to be thrown away.
-    () => flattenTree(forest, list.data?.scopes ?? [], { ...(open ?? (files ? initialOpenState(files.length) : allOpenState(true))), filter, deleted: deletedCounts, consolidated, ...(waiting ? { waiting } : {}), ...(props.scopes ? { scopes: props.scopes } : {}) }),
-    [forest, files, list.data?.scopes, open, filter, deletedCounts, consolidated, waiting, props.scopes],
+    () => flattenTree(forest, list.data?.scopes ?? [], { ...(openState ?? allOpenState(true)), filter, deleted: deletedCounts, consolidated, ...(waiting ? { waiting } : {}), ...(props.scopes ? { scopes: props.scopes } : {}) }),
+    [forest, list.data?.scopes, openState, filter, deletedCounts, consolidated, waiting, props.scopes],
   );
 
   const onToggle = useCallback((id: string, expand?: boolean) => {
-    setOpen((prev) => withOpen(prev ?? allOpenState(true), id, id.startsWith('scope:') ? 'scope' : 'dir', expand));
+    setOpen((prev) => withOpen(prev ?? startOpen.current ?? allOpenState(true), id, id.startsWith('scope:') ? 'scope' : 'dir', expand));
   }, []);
 
   // Once the deleted row is gone from the list read again, focus the nearest row still there.
