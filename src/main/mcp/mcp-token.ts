@@ -33,12 +33,12 @@ export function webTokenFile(home: string): string {
 
 /** The token in `<home>/mcp-token`, created (exclusively, so racing processes agree) when missing. */
 export function loadOrCreateMcpToken(home: string): string {
-  return loadOrCreateToken(home, mcpTokenFile(home), 'MCP');
+  return loadOrCreateToken(mcpTokenFile(home), 'MCP');
 }
 
 /** The token in `<home>/web-token`, created (exclusively, so racing processes agree) when missing. */
 export function loadOrCreateWebToken(home: string): string {
-  return loadOrCreateToken(home, webTokenFile(home), 'web');
+  return loadOrCreateToken(webTokenFile(home), 'web');
 }
 
 /** Replaces `<home>/web-token` with a new token and returns it; the old one opens nothing from now on. */
@@ -52,7 +52,7 @@ function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-function loadOrCreateToken(home: string, file: string, what: string): string {
+function loadOrCreateToken(file: string, what: string): string {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const token = fs.readFileSync(file, 'utf8').trim();

@@ -100,7 +100,7 @@ export class WorkspaceRegistry {
 
   constructor(
     readonly home: string,
-    private readonly options: RegistryOptions,
+    options: RegistryOptions,
   ) {
     this.file = path.join(home, 'config.json');
     this.local = options.local;

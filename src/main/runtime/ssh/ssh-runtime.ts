@@ -247,7 +247,7 @@ export class SshRuntime implements Runtime {
       const data = cached?.get(r.join('/'));
       return data ? { data: new Uint8Array(data.subarray(0, bytes)), size: 0, mtimeMs: 0 } : null;
     });
-    const missing = rels.flatMap((r, i) => (out[i] === null ? [i] : []));
+    const missing = rels.flatMap((_r, i) => (out[i] === null ? [i] : []));
     if (missing.length === 0) return out;
     const res = await this.call(['heads', root.path, root.anchor, String(bytes), ...missing.map((i) => rels[i]!.join('/'))]);
     missing.forEach((i, n) => {
