@@ -1,10 +1,18 @@
-/** The inbox routes: proposals and held changes, approving (as the person, undoable), rejecting, review mode. */
+/**
+ * The inbox routes: proposals and held changes, approving (as the person, undoable), rejecting, review mode.
+ * A proposal waiting for a decision names the file approving it without naming one writes to
+ * (default-target.ts: a category kept in a folder of its name gets that folder's file), so the card
+ * never shows one file and the approval write another.
+ */
 import type { InboxItemView } from '../../../common/api/contract';
 import { SCOPES } from '../../../common/memory/constants';
+import { resolveDefaultTarget } from '../../inbox/default-target';
 import { approveItem, rejectItem, rejectRestoring } from '../../inbox/inbox-review';
 import { changeSummary, type ChangeSource, type InboxItem } from '../../inbox/inbox-store';
 import { reviewKey } from '../../inbox/review-mode';
+import type { MemorySession } from '../../memory/session';
 import { os, withSession } from '../base';
+import type { RouterContext } from '../context';
 import { notified } from '../notified';
 
 /** Where a change from elsewhere came from, as the API gives it. */
@@ -15,8 +23,34 @@ function fromOut(from: ChangeSource['from']): InboxItemView['from'] {
     : { kind: 'sync', remote: from.remote, author: null, commit: from.commit, flag: from.flag, conflict: from.conflict === true };
 }
 
-/** An inbox item as the API gives it (a change's sha256 and checkout stay inside). */
-function inboxItemOut(item: InboxItem): InboxItemView {
+/**
+ * Where approving each undecided proposal writes when no file is named, by item id: resolved in
+ * the session of the workspace it came from, as its approval there resolves it. A workspace that
+ * cannot be opened now leaves the suggested file (the approval would say why).
+ */
+async function approvalTargets(items: readonly InboxItem[], context: RouterContext): Promise<Map<string, string>> {
+  const sessions = new Map<string | null, Promise<MemorySession | null>>();
+  const sessionOf = (workspaceId: string | null): Promise<MemorySession | null> => {
+    let session = sessions.get(workspaceId);
+    if (!session) {
+      session = context.registry.session(workspaceId).catch(() => null);
+      sessions.set(workspaceId, session);
+    }
+    return session;
+  };
+  const targets = new Map<string, string>();
+  await Promise.all(
+    items.map(async (item) => {
+      if (item.kind !== 'memory' || (item.status !== 'pending' && item.status !== 'held')) return;
+      const session = await sessionOf(item.source.workspaceId);
+      if (session) targets.set(item.id, await resolveDefaultTarget(item.target, session));
+    }),
+  );
+  return targets;
+}
+
+/** An inbox item as the API gives it (a change's sha256 and checkout stay inside); `target`: where its approval goes. */
+function inboxItemOut(item: InboxItem, target?: string): InboxItemView {
   const decided = { workspaceId: item.source.workspaceId, decidedAt: item.decidedAt ?? null, approvedTo: item.approvedTo ?? null };
   if (item.kind === 'change') {
     const c = item.change;
@@ -52,7 +86,7 @@ function inboxItemOut(item: InboxItem): InboxItemView {
     confidence: c.confidence,
     rationale: c.rationale,
     evidence: c.evidence.map((e) => ({ messageId: e.messageId, quote: e.quote, speaker: e.speaker ?? null, at: e.at ?? null })),
-    target: item.target,
+    target: target ?? item.target,
     agent: item.source.agent,
     sessionId: item.source.sessionId,
     extractor: item.source.extractor,
@@ -63,9 +97,10 @@ function inboxItemOut(item: InboxItem): InboxItemView {
 }
 
 export const inbox = {
-  list: os.inbox.list.handler(({ input, context }) => {
+  list: os.inbox.list.handler(async ({ input, context }) => {
     const { items, damaged, unread } = context.inbox.listing(input.all ? undefined : input.held ? 'held' : 'pending');
-    return { items: items.map(inboxItemOut), damaged, unread };
+    const targets = await approvalTargets(items, context);
+    return { items: items.map((item) => inboxItemOut(item, targets.get(item.id))), damaged, unread };
   }),
   approve: os.inbox.approve.use(withSession).handler(async ({ input, context }) => {
     const outcome = await approveItem(context.inbox, context.service, context.session, input.id, { to: input.to ?? undefined, text: input.text ?? undefined });
