@@ -34,11 +34,14 @@ describe('the installed context hooks', () => {
   it.each([
     ['SessionStart', { hook_event_name: 'SessionStart' }],
     ['UserPromptSubmit', { hook_event_name: 'UserPromptSubmit', prompt: 'how do we build the release' }],
-  ])('answer %s with --agent and load no zod', async (_event, hook) => {
+  ])('answer %s with --agent and load no zod, nor the child processes module', async (_event, hook) => {
     const r = await traced(['context', '--format', 'claude-hook', '--agent', 'claude', '--home', sb.home], JSON.stringify({ ...hook, cwd: sb.checkout, session_id: 's1' }));
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('build.md');
     expect(r.packages).not.toContain('zod');
+    // The checkout's identity is kept: git is not run, so its module (and what it loads) is not either.
+    expect(r.packages).toContain('node:fs');
+    expect(r.packages).not.toContain('node:child_process');
   });
 
   it('the trace sees zod where a command loads it (the memory tool checks its input with it)', async () => {

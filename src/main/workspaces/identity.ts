@@ -10,14 +10,10 @@
  *   read from the git directory's files; when it cannot be (an unusual layout, a shallow clone, a
  *   GIT_* variable pointing git elsewhere), git is asked and nothing is kept.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { writeOwnFile } from '../runtime/local/atomic-write';
-
-const run = promisify(execFile);
 
 /** The home's folder of kept root commits (projectIdFor's `cacheDir`), below the home. */
 export const ROOT_COMMITS_CACHE = path.join('cache', 'root-commits');
@@ -147,7 +143,9 @@ async function rootCommit(gitRoot: string, cacheDir?: string): Promise<string | 
 
 async function rootCommitFromGit(gitRoot: string): Promise<string | null> {
   try {
-    const { stdout } = await run('git', ['rev-list', '--max-parents=0', 'HEAD'], { cwd: gitRoot, timeout: 5000 });
+    // Loaded only here: every hook resolves an identity, and nearly every one finds it kept.
+    const [{ execFile }, { promisify }] = await Promise.all([import('node:child_process'), import('node:util')]);
+    const { stdout } = await promisify(execFile)('git', ['rev-list', '--max-parents=0', 'HEAD'], { cwd: gitRoot, timeout: 5000 });
     const commits = stdout.split('\n').filter(Boolean).sort();
     return commits[0] ?? null;
   } catch {
