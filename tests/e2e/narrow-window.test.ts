@@ -2,7 +2,7 @@
 // window (nothing of it past the window's edge, no text running out of it, however long the path)
 // and opens the file marked new, not on disk yet; a tree row that carries badges (a pin, "agent
 // edited", "edited outside Cairn", "flagged") keeps its file name readable rather than cut to a few
-// letters; and the pane's buttons stay in the tree's column. Screenshots go to
+// letters, and its description beside its usage; and the pane's buttons stay in the tree's column. Screenshots go to
 // test-results/narrow-*.png for a person to look at.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
   browser = await launchBrowser();
   // With the server up: an agent's new file (badged "agent edited"), pinned.
-  await agent({ command: 'create', path: `${P}/deploy-checklist.md`, file_text: '---\ndescription: What to check before a deploy\n---\nmake deploy\n' });
+  await agent({ command: 'create', path: `${P}/deploy-checklist.md`, file_text: '---\ndescription: What to check before a deploy\n---\nmake deploy\n' }, { command: 'view', path: `${P}/deploy-checklist.md` });
   const pinned = await runCairn(['pin', `${P}/deploy-checklist.md`, '--home', sb.home, '--cwd', sb.checkout]);
   expect(pinned.status, pinned.stderr).toBe(0);
 });
@@ -73,6 +73,10 @@ describe('at 800 × 700', () => {
         expect(box.x + box.width).toBeLessThanOrEqual(tree!.x + tree!.width);
       }
     }
+    // A badged row's description keeps a readable part (half its line, or all of it) beside the usage, which gives way.
+    const desc = await row(page, `${P}/deploy-checklist.md`).locator('.desc').evaluate((d) => ({ has: d.clientWidth, needs: d.scrollWidth, line: d.parentElement!.clientWidth, usage: d.nextElementSibling?.textContent ?? null }));
+    expect(desc.usage, 'the row shows its usage').toMatch(/^Used /);
+    expect(desc.has, JSON.stringify(desc)).toBeGreaterThanOrEqual(Math.min(desc.needs, Math.floor(desc.line / 2)));
     // The pane's buttons stay in the tree's column, not over the file beside it.
     const column = (await page.locator('.pane-left').boundingBox())!;
     for (const name of ['Inbox', 'New memory']) {

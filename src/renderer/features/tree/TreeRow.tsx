@@ -315,7 +315,7 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
                 {f.description ?? ''}
               </span>
               {usage && (
-                <span className="usage" id={`${uid}-usage`}>
+                <span className="usage" id={`${uid}-usage`} data-full={usage}>
                   {usage}
                 </span>
               )}
