@@ -541,14 +541,7 @@ function DamagedSection({ damaged }: { damaged: readonly DamagedInboxItem[] }) {
           <li key={d.id} className="proposal" aria-label={`Damaged inbox file ${d.id}`}>
             <div className="p-meta">
               <span className="badge cat-lesson">Damaged</span>
-              {d.createdAt && (
-                <span className="p-when muted">
-                  proposed{' '}
-                  <time dateTime={d.createdAt} title={exactTime(d.createdAt)}>
-                    {whenText(d.createdAt)}
-                  </time>
-                </span>
-              )}
+              {d.createdAt && <ItemTime verb="proposed" at={d.createdAt} />}
             </div>
             <div className="p-error" role="note">
               This inbox item cannot be read: {d.problem}. It can be neither approved nor rejected, and Cairn does not change or remove the file.
@@ -566,6 +559,28 @@ function DamagedSection({ damaged }: { damaged: readonly DamagedInboxItem[] }) {
 }
 
 /** Older inbox files the server did not read: it lists the newest MAX_INBOX_PENDING. */
+/** When an item was proposed (or its change made), the exact time on hover. */
+function ItemTime({ verb, at }: { verb: string; at: string }) {
+  return (
+    <span className="p-when muted">
+      {verb}{' '}
+      <time dateTime={at} title={exactTime(at)}>
+        {whenText(at)}
+      </time>
+    </span>
+  );
+}
+
+/** Why an item's approval did not go through: a conflict (a warning), else `failed` and the reason. */
+function ItemErrorText({ error, failed }: { error: ItemError; failed: string }) {
+  return (
+    <div className={error.kind === 'conflict' ? 'p-error warn' : 'p-error'} role="alert">
+      {error.kind === 'conflict' ? 'Conflict: ' : failed}
+      {error.message}
+    </div>
+  );
+}
+
 function UnreadNote({ unread }: { unread: number }) {
   return (
     <p className="p-hint" role="note">
@@ -684,12 +699,7 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
         <span className="p-conf" title="How sure the extractor is that this is worth remembering as written">
           {confidenceText(item.confidence, fromFile !== null)}
         </span>
-        <span className="p-when muted">
-          proposed{' '}
-          <time dateTime={item.createdAt} title={exactTime(item.createdAt)}>
-            {whenText(item.createdAt)}
-          </time>
-        </span>
+        <ItemTime verb="proposed" at={item.createdAt} />
       </div>
       {draft ? (
         <div className="p-edit" onKeyDown={onDraftKey}>
@@ -766,12 +776,7 @@ function Proposal({ item, focusable, busy, error, draft, targetExists, datalistI
           <AlertTriangle size={13} aria-hidden /> {toolOnlyText(item.evidence)}
         </p>
       )}
-      {error && (
-        <div className={error.kind === 'conflict' ? 'p-error warn' : 'p-error'} role="alert">
-          {error.kind === 'conflict' ? 'Conflict: ' : 'Not added: '}
-          {error.message}
-        </div>
-      )}
+      {error && <ItemErrorText error={error} failed="Not added: " />}
       <div className="p-actions">
         {draft ? (
           <>
@@ -831,12 +836,7 @@ function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onRe
             {from.kind === 'pull' ? `commit ${from.commit.slice(0, 7)} by ${from.author ?? 'an unknown author'}` : `synced from ${from.remote ?? 'the sync remote'}, commit ${from.commit.slice(0, 7)}`}
           </span>
         )}
-        <span className="p-when muted">
-          made{' '}
-          <time dateTime={item.createdAt} title={exactTime(item.createdAt)}>
-            {whenText(item.createdAt)}
-          </time>
-        </span>
+        <ItemTime verb="made" at={item.createdAt} />
       </div>
       <p className="p-text">{title}</p>
       {from?.flag && <p className="p-why warn">Held: {from.flag}</p>}
@@ -847,12 +847,7 @@ function ChangeProposal({ item, focusable, busy, error, onFocus, onApprove, onRe
       ) : (
         <LineDiff oldText={change.before ?? ''} newText={change.after ?? ''} oldLabel={CHANGE_SIDES.old} newLabel={CHANGE_SIDES.new} />
       )}
-      {error && (
-        <div className={error.kind === 'conflict' ? 'p-error warn' : 'p-error'} role="alert">
-          {error.kind === 'conflict' ? 'Conflict: ' : 'Not applied: '}
-          {error.message}
-        </div>
-      )}
+      {error && <ItemErrorText error={error} failed="Not applied: " />}
       <div className="p-actions">
         <button type="button" className="btn primary" onClick={onApprove} disabled={busy} aria-keyshortcuts="a">
           {busy ? <Loader2 size={14} className="spin" aria-hidden /> : <Check size={14} aria-hidden />} Approve
