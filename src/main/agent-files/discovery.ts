@@ -23,7 +23,7 @@ import { isGitDir, isSafeName } from '../../common/memory/paths';
 import { CLAUDE_PROJECT_DIR_MAX, claudeProjectDirName } from '../harvest/claude-transcript';
 import { findGitRoot } from '../workspaces/identity';
 import type { WorkspaceRegistry } from '../workspaces/registry';
-import { errnoOf } from '../runtime/local/containment';
+import { namesIn } from '../runtime/local/containment';
 import { RuntimeError } from '../runtime/runtime';
 import type { CheckoutFileFound } from '../runtime/ssh/ssh-runtime';
 import { CATALOGUE, entryFor, MAX_FILES_PER_PATTERN, MAX_PATTERN_DEPTH, nameMatches, type CatalogueEntry } from './catalogue';
@@ -119,15 +119,8 @@ function projectFolders(homeReal: string | null, dirs: readonly string[]): strin
  * cannot be read is refused (`shown`: how the person knows it), never listed as holding nothing.
  */
 function safeNames(dir: string, shown: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (err) {
-    const code = errnoOf(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw new AgentFilesError(`Cairn cannot read the folder ${shown} (${code}), so the agent files in it cannot be listed. Check its owner and permissions.`);
-  }
-  return names.filter((n) => isSafeName(n)).sort();
+  const unreadable = (code: string) => new AgentFilesError(`Cairn cannot read the folder ${shown} (${code}), so the agent files in it cannot be listed. Check its owner and permissions.`);
+  return namesIn(dir, unreadable, ['ENOENT', 'ENOTDIR']).filter((n) => isSafeName(n)).sort();
 }
 
 /** The id (display path) of a file: `~/<rel>` for the home's, `<rel>` for the checkout's. */

@@ -23,7 +23,7 @@ import * as path from 'node:path';
 import type { HarvestStatus } from '../../common/api/contract';
 import { CairnError } from '../../common/errors';
 import { readOwnFileParsed, writeOwnFileSync } from '../runtime/local/atomic-write';
-import { errnoOf } from '../runtime/local/containment';
+import { namesIn } from '../runtime/local/containment';
 import { takeLease } from '../runtime/local/file-lock';
 import { processRuns } from '../runtime/local/process-alive';
 import type { BudgetStop, ModelCost } from './harvest-run';
@@ -163,16 +163,9 @@ export class HarvestJobs {
   }
 
   list(workspaceId?: string): HarvestJob[] {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.jobsDir);
-    } catch (err) {
-      // Nothing was ever queued. A folder that cannot be read is no empty queue: its jobs would
-      // never run, and the status would say nothing waits.
-      if (errnoOf(err) === 'ENOENT') return [];
-      throw new CairnError(`Cairn cannot read its queue of harvests (${errnoOf(err)}). Check the owner and permissions of the harvest folder in Cairn's home (it must be yours and readable by you).`);
-    }
-    return names
+    // None: nothing was ever queued. A folder that cannot be read is no empty queue: its jobs would
+    // never run, and the status would say nothing waits.
+    return namesIn(this.jobsDir, (code) => new CairnError(`Cairn cannot read its queue of harvests (${code}). Check the owner and permissions of the harvest folder in Cairn's home (it must be yours and readable by you).`))
       .filter((n) => /^[0-9a-f]{24}\.json$/.test(n))
       .map((n) => readOwnFileParsed(path.join(this.jobsDir, n), parseJob))
       .filter((j): j is HarvestJob => j !== null && (workspaceId === undefined || j.workspaceId === workspaceId))

@@ -88,7 +88,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TEMP_PREFIX, writeOwnFileSync } from '../runtime/local/atomic-write';
-import { errnoOf } from '../runtime/local/containment';
+import { errnoOf, namesIn } from '../runtime/local/containment';
 import { takeLeaseSync } from '../runtime/local/file-lock';
 import { ACTORS, HISTORY_KEEP_DAYS, HISTORY_KEEP_NEWEST, HISTORY_MAX_BYTES_PER_SCOPE, SCOPES } from '../../common/memory/constants';
 import { parseMemoryPath } from '../../common/memory/paths';
@@ -711,25 +711,11 @@ export class HistoryStore {
     const young = this.now() - this.blobGraceMs;
     let count = 0;
     let bytes = 0;
-    let shards: string[];
-    try {
-      shards = fs.readdirSync(this.blobsDir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { count, bytes };
-      throw err;
-    }
-    for (const shard of shards) {
+    for (const shard of namesIn(this.blobsDir)) {
       if (!/^[0-9a-f]{2}$/.test(shard)) continue;
       const dir = path.join(this.blobsDir, shard);
-      let names: string[];
-      try {
-        names = fs.readdirSync(dir);
-      } catch (err) {
-        // A shard that went away (or is a stray file) holds no blobs; any other failure is gc's to report.
-        if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') continue;
-        throw err;
-      }
-      for (const name of names) {
+      // A shard that went away (or is a stray file) holds no blobs; any other failure is gc's to report.
+      for (const name of namesIn(dir, undefined, ['ENOENT', 'ENOTDIR'])) {
         const p = path.join(dir, name);
         if (name.startsWith(TEMP_PREFIX) || name.endsWith(LEGACY_TEMP_SUFFIX)) {
           // A temp file of a record() killed before its rename (or of an older Cairn's).

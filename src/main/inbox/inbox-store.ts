@@ -30,7 +30,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeOwnFileSync } from '../runtime/local/atomic-write';
-import { errnoOf } from '../runtime/local/containment';
+import { errnoOf, namesIn } from '../runtime/local/containment';
 import { holdEdit, releaseEdit } from '../memory/held-outside-edits';
 import type { ProposedChange } from '../memory/review-gate';
 import { CANDIDATE_CATEGORIES, type Candidate, type CandidateCategory } from './candidate';
@@ -495,17 +495,9 @@ export class InboxStore {
 
   /** The `.json` files of items/, newest first (an item's name sorts by its time); temp files are no items. */
   private fileNames(): string[] {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.itemsDir);
-    } catch (err) {
-      // No folder yet: nothing was ever proposed. A folder that is there but cannot be read is no
-      // empty inbox: a person told "empty" would never look for what waits.
-      const code = errnoOf(err);
-      if (code === 'ENOENT') return [];
-      throw new MemoryToolError(inboxUnreadableText(code));
-    }
-    return names
+    // No folder yet: nothing was ever proposed. A folder that is there but cannot be read is no
+    // empty inbox: a person told "empty" would never look for what waits.
+    return namesIn(this.itemsDir, (code) => new MemoryToolError(inboxUnreadableText(code)))
       .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
       .sort()
       .reverse();

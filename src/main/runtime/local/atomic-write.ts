@@ -35,7 +35,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RuntimeError } from '../runtime';
-import { DIR_MODE, errnoOf, FILE_MODE, lstatOrNull } from './containment';
+import { DIR_MODE, FILE_MODE, lstatOrNull, namesIn } from './containment';
 import { processRuns } from './process-alive';
 
 const fsc = fs.constants;
@@ -352,15 +352,8 @@ export interface SetAsideFile {
 export function listSetAside(dirs: readonly string[]): SetAsideFile[] {
   const out: SetAsideFile[] = [];
   for (const dir of dirs) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir);
-    } catch (err) {
-      // A folder not made yet holds nothing set aside; one that cannot be read is no "nothing".
-      if (errnoOf(err) === 'ENOENT') continue;
-      throw err;
-    }
-    for (const name of names) {
+    // A folder not made yet holds nothing set aside; one that cannot be read is no "nothing".
+    for (const name of namesIn(dir)) {
       const m = ASIDE_NAME.exec(name);
       if (!m) continue;
       const aside = path.join(dir, name);

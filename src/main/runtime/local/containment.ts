@@ -31,6 +31,20 @@ export function errnoOf(err: unknown): string {
   return (err as NodeJS.ErrnoException)?.code ?? 'EIO';
 }
 
+/**
+ * The names in the folder `dir`; none when it is not there (`missing`: the codes that say so). A
+ * folder that is there but cannot be read is no empty one: `unreadable(code)` is thrown, else the
+ * error itself.
+ */
+export function namesIn(dir: string, unreadable?: (code: string) => Error, missing: readonly string[] = ['ENOENT']): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch (err) {
+    if (missing.includes(errnoOf(err))) return [];
+    throw unreadable ? unreadable(errnoOf(err)) : err;
+  }
+}
+
 /** Maps an OS error to a RuntimeError; RuntimeErrors pass through. */
 export function toRuntimeError(err: unknown): RuntimeError {
   if (err instanceof RuntimeError) return err;
