@@ -78,7 +78,7 @@ export function isCairnContextHook(command: string, format = 'claude-hook'): boo
  * `--home X`), whatever launcher, agent and home: a hook an older setup wrote without `--agent` is
  * one too, so a re-run updates it in place and `--remove` takes it out.
  */
-export function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
+function isSetupWrittenHook(command: string, words: readonly string[]): boolean {
   const all = shellWords(command);
   if (all.length < words.length + 1 || basename(all[0]!) !== 'cairn' || !words.every((w, i) => all[i + 1] === w)) return false;
   const rest = all.slice(words.length + 1);
@@ -271,13 +271,13 @@ export function pruningFor(before: BeforeSetup): Pruning {
 }
 
 /** Takes out the member or element at `path`, its container getting back what it held before. */
-export function removeAt(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
+function removeAt(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
   const doc = readJson(text, file);
   return removeItem(doc, nodeAt(doc.root, path)!, pruning.inside(path.slice(0, -1)));
 }
 
 /** Takes out the container at `path` when Cairn's removals left it empty and it was not there before. */
-export function prune(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
+function prune(text: string, path: readonly JsonKey[], pruning: Pruning, file: string): string {
   const doc = readJson(text, file);
   const node = nodeAt(doc.root, path);
   return node && isBare(doc, node) && !pruning.keeps(path) ? removeAt(text, path, pruning, file) : text;

@@ -3,7 +3,7 @@ import { oc } from '@orpc/contract';
 import { z } from 'zod';
 import { syncStatusSchema } from '../../sync/sync-status';
 
-export { syncStatusSchema, type SyncStatus } from '../../sync/sync-status';
+export type { SyncStatus } from '../../sync/sync-status';
 
 export const syncContract = {
   status: oc.output(syncStatusSchema),
