@@ -14,6 +14,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { AGENT_NAMES } from '../../../common/agent-files/schema';
 import { useApi } from '../../api/api-context';
 import { relativeTime } from '../../lib/relative-time';
+import { Stats } from '../../lib/Stats';
 import { FileEditor, type EditorSource } from '../editor/FileEditor';
 import { AdoptDialog } from './AdoptDialog';
 import { AgentFileHistory } from './AgentFileHistory';
@@ -95,28 +96,16 @@ export function AgentFileEditor({ workspaceId, id, dark, previewByDefault, onClo
 
   const info = file && (
     <>
-      <dl className="stats af-stats">
-        <div>
-          <dt>Agent</dt>
-          <dd>{AGENT_NAMES[file.agent]}</dd>
-        </div>
-        <div>
-          <dt>Read by</dt>
-          <dd>{readByText(file.readBy).replace(/^read by /, '')}</dd>
-        </div>
-        <div>
-          <dt>Where</dt>
-          <dd>{placeText(file)}</dd>
-        </div>
-        <div>
-          <dt>Size</dt>
-          <dd>{sizeText(file.size)}</dd>
-        </div>
-        <div>
-          <dt>Last change</dt>
-          <dd>{relativeTime(file.mtime) ?? 'unknown'}</dd>
-        </div>
-      </dl>
+      <Stats
+        className="af-stats"
+        rows={[
+          ['Agent', AGENT_NAMES[file.agent]],
+          ['Read by', readByText(file.readBy).replace(/^read by /, '')],
+          ['Where', placeText(file)],
+          ['Size', sizeText(file.size)],
+          ['Last change', relativeTime(file.mtime) ?? 'unknown'],
+        ]}
+      />
       {file.linkTo && (
         <div className="notice af-link-note" role="note">
           <Link2 size={14} aria-hidden /> A symbolic link to {file.linkTo}. Cairn shows what it leads to but never writes through a link: to edit it, open {file.linkTo}.

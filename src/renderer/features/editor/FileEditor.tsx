@@ -41,6 +41,7 @@ import { errors } from '../../../common/memory/texts';
 import { errorMessage, useApi } from '../../api/api-context';
 import type { ApiClient } from '../../api/client';
 import { relativeTime } from '../../lib/relative-time';
+import { Stats } from '../../lib/Stats';
 import { badgeKey, badgeStore } from '../changes/badge-store';
 import { onChangeEvent } from '../changes/use-change-stream';
 import { ConfirmDialog } from '../dialogs/Dialog';
@@ -571,31 +572,15 @@ export function FileEditor({ workspaceId, path, file, dark, previewByDefault, on
         </div>
       </header>
       {file && (
-        <dl className="stats">
-          <div>
-            <dt>Uses</dt>
-            <dd>{file.accessCount}</dd>
-          </div>
-          <div>
-            <dt>Last used</dt>
-            <dd>{relativeTime(file.lastAccessedAt) ?? 'never'}</dd>
-          </div>
-          <div>
-            <dt>Last written</dt>
-            <dd>
-              {relativeTime(file.lastWriteAt) ?? 'unknown'}
-              {file.lastWriteBy && ` by ${file.lastWriteBy === 'person' ? 'you' : file.lastWriteBy === 'agent' ? 'an agent' : 'an outside edit'}`}
-            </dd>
-          </div>
-          <div>
-            <dt>Pinned</dt>
-            <dd>{file.pinned ? 'yes' : 'no'}</dd>
-          </div>
-          <div>
-            <dt>Size</dt>
-            <dd>{file.size.toLocaleString()} B</dd>
-          </div>
-        </dl>
+        <Stats
+          rows={[
+            ['Uses', file.accessCount],
+            ['Last used', relativeTime(file.lastAccessedAt) ?? 'never'],
+            ['Last written', `${relativeTime(file.lastWriteAt) ?? 'unknown'}${file.lastWriteBy ? ` by ${file.lastWriteBy === 'person' ? 'you' : file.lastWriteBy === 'agent' ? 'an agent' : 'an outside edit'}` : ''}`],
+            ['Pinned', file.pinned ? 'yes' : 'no'],
+            ['Size', `${file.size.toLocaleString()} B`],
+          ]}
+        />
       )}
       {info}
       {file && file.flags.length > 0 && (
