@@ -218,7 +218,7 @@ describe('the Inbox', () => {
     // Only what asks for a decision is counted and listed.
     await within(inbox()).findByText(/^1 proposal to review\./);
     expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.']);
-    const held = within(inbox()).getByRole('region', { name: 'Held back' });
+    const held = await within(inbox()).findByRole('region', { name: 'Held back' });
     expect(held.textContent).toContain('2 more were held back (less confident than those proposed).');
     await user.click(within(held).getByRole('button', { name: 'Show 2' }));
     expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.', 'Fact: Service 1 listens on port 8001.', 'Fact: Service 2 listens on port 8002.']);
