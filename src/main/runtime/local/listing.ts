@@ -141,14 +141,20 @@ export function countFiles(rootReal: string, limit: number): number {
   return count;
 }
 
+/** How much a batch of heads is read into at a time (HEADS_ARENA_FILES heads of the asked size). */
+const HEADS_ARENA_FILES = 64;
+
 /**
  * The first `bytes` bytes of each file; null for one that cannot be read. Each parent directory is
  * resolved and checked once for the batch; a file is opened with O_NOFOLLOW, and a symlink takes
- * the fully checked path.
+ * the fully checked path. The heads are read straight into a few large buffers, one after the
+ * other, each head a view of its part: a first call over thousands of files would otherwise copy
+ * each head out of a scratch buffer into a small buffer of its own.
  */
 export function readHeads(rootReal: string, rels: ReadonlyArray<readonly string[]>, bytes: number): Array<FileContent | null> {
   const dirs = new Map<string, string | null>();
-  const buffer = Buffer.allocUnsafe(bytes);
+  let arena = Buffer.allocUnsafeSlow(0);
+  let used = 0;
   return rels.map((rel) => {
     const parent = rel.slice(0, -1);
     const key = parent.join('/');
@@ -176,13 +182,19 @@ export function readHeads(rootReal: string, rels: ReadonlyArray<readonly string[
     try {
       const st = fs.fstatSync(fd);
       if (!st.isFile() || st.nlink > 1) return null;
+      if (arena.length - used < bytes) {
+        arena = Buffer.allocUnsafeSlow(bytes * Math.min(HEADS_ARENA_FILES, rels.length));
+        used = 0;
+      }
       let length = 0;
       while (length < bytes) {
-        const n = fs.readSync(fd, buffer, length, bytes - length, null);
+        const n = fs.readSync(fd, arena, used + length, bytes - length, null);
         if (n === 0) break;
         length += n;
       }
-      return { data: Buffer.from(buffer.subarray(0, length)), size: st.size, mtimeMs: st.mtimeMs };
+      const data = arena.subarray(used, used + length);
+      used += length;
+      return { data, size: st.size, mtimeMs: st.mtimeMs };
     } catch {
       return null;
     } finally {
