@@ -62,6 +62,19 @@ describe('memory list wire encoding', () => {
     expect(encodeMemoryList(big).length).toBeLessThan(JSON.stringify(big).length * 0.6);
   });
 
+  it('gives the list decoded before when the same text comes again, and decodes a changed one afresh', () => {
+    const wire = encodeMemoryList(list);
+    const first = decodeMemoryList(wire);
+    // A copy of the text, as a second answer off the socket would be: equal, not the same string.
+    expect(decodeMemoryList(` ${wire}`.slice(1))).toBe(first);
+    const pinned: MemoryListOutput = { ...list, files: list.files.map((f, i) => (i === 0 ? { ...f, pinned: !f.pinned } : f)) };
+    const changed = decodeMemoryList(encodeMemoryList(pinned));
+    expect(changed).not.toBe(first);
+    expect(changed).toEqual(pinned);
+    // The view's list, still known after another view's was decoded.
+    expect(decodeMemoryList(wire)).toBe(first);
+  });
+
   it('refuses a damaged column set with a clear error', () => {
     const cols = JSON.parse(encodeMemoryList(list)) as Record<string, unknown[]>;
     const damaged = [

@@ -9,6 +9,11 @@
  * MessagePort, web mode's WebSocket and HTTP): callers only ever see the contract's own shape.
  * Anything that does not look exactly like a list passes through untouched; a malformed column
  * set from the wire is refused, never half-read.
+ *
+ * A list read again while nothing changed (the UI asks again once the server watches the roots,
+ * and after each burst of changes) comes as the same text: decoding it returns the object decoded
+ * before, found by one string comparison, so the UI's cache sees its own data again and compares
+ * no files. Decoded lists are therefore shared and read-only (the UI copies what it changes).
  */
 import type { z } from 'zod';
 import { ACTORS, SCOPES } from '../memory/constants';
@@ -81,8 +86,21 @@ function check(ok: boolean, what: string): asserts ok {
 
 const isIndex = (x: unknown, n: number): x is number => Number.isInteger(x) && (x as number) >= 0 && (x as number) < n;
 
+/** The last lists decoded, with their wire text, newest first (a view's list and another's). */
+const recentlyDecoded: { wire: string; list: MemoryListOutput }[] = [];
+const RECENTLY_DECODED_MAX = 3;
+
 export function decodeMemoryList(wire: unknown): MemoryListOutput {
   check(typeof wire === 'string', 'not a string');
+  const known = recentlyDecoded.find((d) => d.wire === wire);
+  if (known) return known.list;
+  const list = decodeColumns(wire);
+  recentlyDecoded.unshift({ wire, list });
+  if (recentlyDecoded.length > RECENTLY_DECODED_MAX) recentlyDecoded.pop();
+  return list;
+}
+
+function decodeColumns(wire: string): MemoryListOutput {
   const cols = JSON.parse(wire) as ListColumns;
   check(typeof cols === 'object' && cols !== null && cols.v === 1, 'unknown version');
   const n = Array.isArray(cols.path) ? cols.path.length : -1;

@@ -142,6 +142,20 @@ describe('how the tree starts, and Collapse all / Expand all', () => {
     expect(show(flattenTree(buildForest(many(1000)), all, allOpenState(false))).slice(0, 3)).toEqual(['global (1000)', '  topic-0/ (250)', '  topic-1/ (250)']);
   });
 
+  it('a directory first opened after the tree was drawn closed shows its files in the chosen order', () => {
+    const used = (path: string, at: string | null) => ({ ...file(path), lastAccessedAt: at });
+    const listed = [used('/memories/global/b/z.md', '2026-11-20T10:00:00.000Z'), used('/memories/global/b/Y.md', null), used('/memories/global/b/x.md', '2026-11-21T10:00:00.000Z'), used('/memories/global/a.md', null)];
+    for (const [sort, order] of [
+      ['name', ['x.md', 'Y.md', 'z.md']],
+      ['used', ['x.md', 'z.md', 'Y.md']],
+    ] as const) {
+      const forest = buildForest(listed, sort);
+      expect(show(flattenTree(forest, all, { ...allOpenState(false), scopes: ['global'] }))).toEqual(['global (4)', '  b/ (3)', '  a.md']);
+      const opened = flattenTree(forest, all, { ...withOpen(allOpenState(false), '/memories/global/b', 'dir', true), scopes: ['global'] });
+      expect(show(opened)).toEqual(['global (4)', '  b/ (3)', ...order.map((n) => `    ${n}`), '  a.md']);
+    }
+  });
+
   it('Collapse all keeps scopes open and closes directories; Expand all opens every scope and directory', () => {
     let state = withOpen(allOpenState(true), 'scope:global', 'scope', false);
     expect(show(flattenTree(buildForest(files), all, state))[0]).toBe('global (1)');

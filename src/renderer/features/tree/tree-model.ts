@@ -8,6 +8,9 @@
  * used, uses, last written: TreeSort) orders the files within each directory, newest or most first,
  * ties and never-used files by name; directories keep their alphabetical place. Directories exist only
  * as the parents of files (the list holds files). Every directory carries its recursive file count.
+ * A directory's children are put in order when its rows are first drawn (orderChildren), not when
+ * the tree is built: a large tree starts with its directories closed, and most of its files are
+ * then never shown.
  */
 import type { z } from 'zod';
 import type { memoryFileSchema, scopeStatusSchema } from '../../../common/api/contract';
@@ -20,6 +23,7 @@ export interface DirNode {
   readonly name: string;
   /** Virtual path (`/memories/project/notes`). */
   readonly path: string;
+  /** In the tree's order once orderChildren has seen the directory (flattenTree calls it). */
   readonly dirs: DirNode[];
   readonly files: MemoryFile[];
   /** Files at any depth below. */
@@ -107,9 +111,22 @@ function sortFiles(files: MemoryFile[], sort: TreeSort): void {
   for (let i = 0; i < keyed.length; i++) files[i] = keyed[i]!.file;
 }
 
+/** Directories of a built forest whose children are not in order yet, and the sort they take. */
+const unordered = new WeakMap<DirNode, TreeSort>();
+
+/** Puts `dir`'s own children (not theirs) in the tree's order, once. */
+function orderChildren(dir: DirNode): void {
+  const sort = unordered.get(dir);
+  if (sort === undefined) return;
+  unordered.delete(dir);
+  sortByName(dir.dirs, (d) => d.name);
+  sortByName(dir.files, (f) => baseName(f.path));
+  sortFiles(dir.files, sort);
+}
+
 /**
- * Folds the list into one directory tree per scope, files within each directory in `sort` order;
- * `unreadable` (virtual paths, ScopeStatus.unreadableFolders) adds the folders Cairn cannot read.
+ * Folds the list into one directory tree per scope, each directory's files to be put in `sort` order
+ * when it is first shown; `unreadable` (virtual paths, ScopeStatus.unreadableFolders) adds the folders Cairn cannot read.
  */
 export function buildForest(files: readonly MemoryFile[], sort: TreeSort = 'name', unreadable: readonly string[] = []): Forest {
   const forest = Object.fromEntries(SCOPES.map((s) => [s, emptyDir(SCOPE_LABELS[s], scopeRoot(s))])) as Forest;
@@ -157,11 +174,7 @@ export function buildForest(files: readonly MemoryFile[], sort: TreeSort = 'name
     for (const dir of chain) dir.count++;
     chain[chain.length - 1]!.files.push(file);
   }
-  for (const dir of dirIndex.values()) {
-    sortByName(dir.dirs, (d) => d.name);
-    sortByName(dir.files, (f) => baseName(f.path));
-    sortFiles(dir.files, sort);
-  }
+  for (const dir of dirIndex.values()) unordered.set(dir, sort);
   return forest;
 }
 
@@ -280,6 +293,7 @@ export function flattenTree(forest: Forest, statuses: readonly ScopeStatus[], op
 }
 
 function pushDir(rows: Row[], dir: DirNode, scope: Scope, parentId: string, level: number, terms: readonly string[], open: FlattenOptions): void {
+  orderChildren(dir);
   for (const d of dir.dirs) {
     const count = matchCount(d, terms);
     // A folder Cairn cannot read shows (unfiltered) whatever it holds: never as an absent or empty one.
