@@ -260,6 +260,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
 
   // The multi-selection keeps only files still listed.
   const pickedFiles = useMemo(() => {
+    // Nothing picked (the usual case): no pass over every row and file.
+    if (picked.size === 0) return [];
     // In the tree's order (as the person sees them), those out of view last.
     const at = new Map(rows.map((r, i) => [r.id, i]));
     const order = (f: MemoryFile) => at.get(f.path) ?? Number.MAX_SAFE_INTEGER;

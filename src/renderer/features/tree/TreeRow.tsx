@@ -10,10 +10,11 @@
  * with Shift it selects the files from the last one picked. A right click opens the row menu.
  * File and directory rows can be dragged; directory and scope rows take a drop (a move: MemoryBrowser).
  */
-import { AlertTriangle, ArchiveRestore, Bot, BrushCleaning, ChevronDown, ChevronRight, FileText, Folder, FolderOpen, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
+import { AlertTriangle, ArchiveRestore, Bot, BrushCleaning, PenLine, Pin, PinOff, TextCursorInput, Trash2 } from 'lucide-react';
 import { memo, useId, useState } from 'react';
 import { relativeTime, usageLine } from '../../lib/relative-time';
 import { badgeKey, useBadge, useBadgeIsNew } from '../changes/badge-store';
+import { CHEVRON_DOWN, CHEVRON_RIGHT, FILE_TEXT, FOLDER, FOLDER_OPEN } from './row-icons';
 import { SCOPE_LABELS, type MemoryFile, type Row } from './tree-model';
 
 export const ROW_HEIGHT: Record<Row['kind'], number> = { scope: 34, dir: 28, file: 46, note: 30, deleted: 30, consolidated: 30, 'consolidation-waiting': 30 };
@@ -175,7 +176,7 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
     case 'scope':
       return (
         <div role="treeitem" aria-level={1} aria-expanded={row.expanded} aria-label={`${SCOPE_LABELS[row.scope]} memory, ${row.count === 1 ? '1 file' : `${row.count} files`}`} className={`row scope-row${active ? ' active' : ''}${dropClass(over)}`} onClick={() => actions.onToggle(row.id)} {...common} {...dropProps(row, actions, setOver)}>
-          {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
+          {row.expanded ? CHEVRON_DOWN : CHEVRON_RIGHT}
           <span className="scope-label">{SCOPE_LABELS[row.scope]}</span>
           {actions.onConsolidate && withActions && row.available && row.count > 0 && (
             <span className="actions scope-actions">
@@ -253,8 +254,8 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
       return (
         <div role="treeitem" aria-level={row.level} aria-expanded={row.expanded} aria-label={row.unreadable ? `${row.path}, cannot read` : row.path} className={`row dir-row${active ? ' active' : ''}${dropClass(over)}`} onClick={() => actions.onToggle(row.id)} {...common} {...dragProps(row, actions)} {...dropProps(row, actions, setOver)}>
           <Indent level={row.level} />
-          {row.expanded ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
-          {row.expanded ? <FolderOpen size={14} aria-hidden className="dir-icon" /> : <Folder size={14} aria-hidden className="dir-icon" />}
+          {row.expanded ? CHEVRON_DOWN : CHEVRON_RIGHT}
+          {row.expanded ? FOLDER_OPEN : FOLDER}
           <span className="name" data-full={row.path}>
             {row.name}
           </span>
@@ -299,7 +300,7 @@ function TreeRowView({ row, workspaceId, active, selected, picked, top, actions 
           {...dragProps(row, actions)}
         >
           <Indent level={row.level} />
-          <FileText size={14} aria-hidden className="file-icon" />
+          {FILE_TEXT}
           <span className="file-text">
             <span className="line1">
               <span className="name" data-full={row.path}>
