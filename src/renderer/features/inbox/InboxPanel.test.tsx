@@ -110,8 +110,9 @@ describe('the Inbox', () => {
     const status = await within(inbox()).findByRole('status');
     await within(status).findByText('Added to /memories/project/conventions.md (a new file).');
     expect(await onDisk(b, 'project', 'conventions.md')).toContain('- We use tabs, not spaces.\n');
-    expect(proposalNames()).toEqual(['Lesson: Lint before committing.']);
-    expect(screen.getByRole('button', { name: 'Inbox, 1 to review' })).toBeTruthy();
+    // The list is asked again after the decision: waited for, not read at once.
+    await waitFor(() => expect(proposalNames()).toEqual(['Lesson: Lint before committing.']));
+    expect(await screen.findByRole('button', { name: 'Inbox, 1 to review' })).toBeTruthy();
     const items = (await b.client.inbox.list({ all: true })).items;
     expect(items.find((i) => i.id === tabs!.id)).toMatchObject({ status: 'approved', approvedTo: '/memories/project/conventions.md' });
     // The tree shows the new file.
@@ -198,7 +199,7 @@ describe('the Inbox', () => {
     const user = await openInbox(b);
     await user.click(within(proposal('Preference: The user prefers British spelling.')).getByRole('button', { name: 'Reject' }));
     await within(inbox()).findByText('Rejected: The user prefers British spelling. It will not be proposed again for 90 days.');
-    expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.']);
+    await waitFor(() => expect(proposalNames()).toEqual(['Convention: We use tabs, not spaces.']));
     expect((await b.client.inbox.list({ all: true })).items.find((i) => i.id === british!.id)?.status).toBe('rejected');
     await expect(onDisk(b, 'global', 'preferences.md')).rejects.toThrow();
   });
@@ -243,7 +244,7 @@ describe('the Inbox', () => {
     await user.click(within(session).getByRole('button', { name: 'Reject all from this session' }));
     await user.click(within(screen.getByRole('dialog', { name: 'Reject all 3 from this session?' })).getByRole('button', { name: 'Reject all 3' }));
     await within(inbox()).findByText('Rejected 3 proposals from Codex session sess-dro. They will not be proposed again for 90 days.');
-    expect(proposalNames()).toEqual(['Fact: Keep it.']);
+    await waitFor(() => expect(proposalNames()).toEqual(['Fact: Keep it.']));
     const all = (await b.client.inbox.list({ all: true })).items;
     expect(all.map((i) => [i.text, i.status]).sort()).toEqual([
       ['Drop one.', 'rejected'],
@@ -385,7 +386,7 @@ describe('the Inbox', () => {
     await waitFor(() => expect(document.activeElement).toBe(proposal('Fact: Second.')));
     await user.keyboard('r');
     await within(inbox()).findByText(/^Rejected: Second\. /);
-    expect(proposalNames()).toEqual([]);
+    await waitFor(() => expect(proposalNames()).toEqual([]));
     release();
   });
 
