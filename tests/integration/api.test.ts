@@ -5,27 +5,23 @@ import * as path from 'node:path';
 import { createRouterClient, type RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
-import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import type { AppHost } from '../../src/main/host/app-host';
 import { router, type AppRouter } from '../../src/main/api/router';
 import { reviewKey } from '../../src/main/inbox/review-mode';
+import { openTestAppHost } from '../support/app-host';
 import { runCairn } from '../support/cli';
-import { makeCheckout, makeSandbox, type Sandbox } from '../support/sandbox';
+import { makeCheckout, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
 let host: AppHost;
 let client: RouterClient<AppRouter>;
 let wsA: string;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  sb = await makeSandbox();
-  host = openAppHost(sb.home);
-  client = createRouterClient(router, { context: host });
-  wsA = (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
+  ({ sb, host, client, ws: wsA, close } = await openTestAppHost());
 });
-afterEach(async () => {
-  await host.close();
-  await sb.cleanup();
-});
+afterEach(() => close());
 
 /** Collects events of one onChange stream until `count` arrived (or a timeout), then ends it. */
 async function collect(workspaceId: string | null, act: () => Promise<unknown>, count: number): Promise<MemoryChangeEvent[]> {

@@ -4,30 +4,24 @@
 // a signal aborted before the call (the only way to land a cancel at a known point: the rules
 // extractor answers in milliseconds, so a cancel "in flight" would race it).
 import * as fs from 'node:fs';
-import { createRouterClient, type RouterClient } from '@orpc/server';
+import type { RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { router, type AppRouter } from '../../src/main/api/router';
-import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import type { AppRouter } from '../../src/main/api/router';
+import { openTestAppHost } from '../support/app-host';
 import { putAged } from '../support/file-tree';
-import { makeSandbox, type Sandbox } from '../support/sandbox';
+import type { Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
-let host: AppHost;
 let client: RouterClient<AppRouter>;
 let workspaceId: string;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  sb = await makeSandbox();
-  host = openAppHost(sb.home);
-  client = createRouterClient(router, { context: host });
-  workspaceId = (await client.workspaces.add({ name: 'widgets', path: sb.checkout })).id;
+  ({ sb, client, ws: workspaceId, close } = await openTestAppHost());
   // A file unused for 100 days: without the cancel, a proposal to delete it.
   putAged(sb.roots.project, 'old.md', 'An old note.\n', 100);
 });
-afterEach(async () => {
-  await host.close();
-  await sb.cleanup();
-});
+afterEach(() => close());
 
 describe('consolidation.propose and its signal', () => {
   it('a cancelled proposal stores nothing, says so, and frees the scope for the next one', async () => {

@@ -6,29 +6,26 @@
 // while the model runs (it never answers, so nothing races), stops its process and stores nothing.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createRouterClient, type RouterClient } from '@orpc/server';
+import type { RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { router, type AppRouter } from '../../src/main/api/router';
-import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import type { AppRouter } from '../../src/main/api/router';
 import { processRuns } from '../../src/main/runtime/local/process-alive';
+import { openTestAppHost } from '../support/app-host';
 import { putAged } from '../support/file-tree';
-import { makeSandbox, REPO_ROOT, type Sandbox } from '../support/sandbox';
+import { REPO_ROOT, type Sandbox } from '../support/sandbox';
 
 const FAKE_MODEL = path.join(REPO_ROOT, 'src', 'main', 'consolidation', 'fixtures', 'fake-consolidation-model.mjs');
 const P = (name: string) => `/memories/project/${name}`;
 
 let sb: Sandbox;
-let host: AppHost;
 let client: RouterClient<AppRouter>;
 let workspaceId: string;
+let close: () => Promise<void>;
 let record: string;
 let answerFile: string;
 
 beforeEach(async () => {
-  sb = await makeSandbox();
-  host = openAppHost(sb.home);
-  client = createRouterClient(router, { context: host });
-  workspaceId = (await client.workspaces.add({ name: 'widgets', path: sb.checkout })).id;
+  ({ sb, client, ws: workspaceId, close } = await openTestAppHost());
   putAged(sb.roots.project, 'old.md', 'An old note.\n', 100);
   putAged(sb.roots.project, 'misc.md', 'Release: run scripts/release.\n', 100);
   record = path.join(sb.dir, 'record.jsonl');
@@ -43,10 +40,7 @@ beforeEach(async () => {
     }),
   );
 });
-afterEach(async () => {
-  await host.close();
-  await sb.cleanup();
-});
+afterEach(() => close());
 
 const useModel = (mode = '') => client.settings.set({ consolidationExtractor: 'command', harvestCommand: `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answerFile}' ${mode}` });
 

@@ -3,27 +3,23 @@
 // it, and approving it without naming a file writes exactly there. The real router over a temp home.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createRouterClient, type RouterClient } from '@orpc/server';
+import type { RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { router, type AppRouter } from '../../src/main/api/router';
-import { openAppHost, type AppHost } from '../../src/main/host/app-host';
-import { makeSandbox, type Sandbox } from '../support/sandbox';
+import type { AppRouter } from '../../src/main/api/router';
+import type { AppHost } from '../../src/main/host/app-host';
+import { openTestAppHost } from '../support/app-host';
+import type { Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
 let host: AppHost;
 let client: RouterClient<AppRouter>;
 let ws: string;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  sb = await makeSandbox();
-  host = openAppHost(sb.home);
-  client = createRouterClient(router, { context: host });
-  ws = (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
+  ({ sb, host, client, ws, close } = await openTestAppHost());
 });
-afterEach(async () => {
-  await host.close();
-  await sb.cleanup();
-});
+afterEach(() => close());
 
 /** A harvested preference from the workspace, pending in the inbox; its id. */
 function propose(text: string): string {

@@ -5,28 +5,24 @@
 // the protocol's text.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createRouterClient, type RouterClient } from '@orpc/server';
+import type { RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openAppHost, type AppHost } from '../../src/main/host/app-host';
-import { router, type AppRouter } from '../../src/main/api/router';
+import type { AppHost } from '../../src/main/host/app-host';
+import type { AppRouter } from '../../src/main/api/router';
 import { NO_PROJECT_REASON } from '../../src/main/workspaces/session';
-import { makeSandbox, type Sandbox } from '../support/sandbox';
+import { openTestAppHost } from '../support/app-host';
+import type { Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
 let host: AppHost;
 let client: RouterClient<AppRouter>;
 let ws: string;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  sb = await makeSandbox();
-  host = openAppHost(sb.home);
-  client = createRouterClient(router, { context: host });
-  ws = (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
+  ({ sb, host, client, ws, close } = await openTestAppHost());
 });
-afterEach(async () => {
-  await host.close();
-  await sb.cleanup();
-});
+afterEach(() => close());
 
 describe('workspaces.rename', () => {
   it('renames the display name and nothing else; a bad name or id is refused as a sentence', async () => {
