@@ -5,13 +5,14 @@
 // the inbox and status streams seeing changes made by another process (a `cairn` CLI run).
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createRouterClient, type RouterClient } from '@orpc/server';
+import type { RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HarvestStatus } from '../../src/common/api/contract';
-import { router, type AppRouter } from '../../src/main/api/router';
+import type { AppRouter } from '../../src/main/api/router';
 import { codexSessionFiles, sessionFilesIn } from '../../src/main/harvest/session-files';
-import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import type { AppHost } from '../../src/main/host/app-host';
 import { CODEX_IDLE_MS } from '../../src/main/host/harvest-host';
+import { openHostOn } from '../support/app-host';
 import { runCairn } from '../support/cli';
 import { codexDayDir } from '../support/file-tree';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
@@ -39,16 +40,14 @@ beforeEach(async () => {
   const written = (await fs.stat(rollout)).mtimeMs;
   clock = Math.ceil(written); // whole milliseconds, as the ISO times the jobs record
   const roots = { codexHome, claudeConfigDir: claudeDir };
-  host = openAppHost(sb.home, {
+  ({ host, client, ws } = await openHostOn(sb, {
     harvest: {
       now: () => clock,
       tickMs: 0,
       sessionsIn: (dir) => sessionFilesIn(dir, roots, clock),
       codexSessions: () => codexSessionFiles(codexHome, clock, 7),
     },
-  });
-  client = createRouterClient(router, { context: host });
-  ws = (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
+  }));
 });
 afterEach(async () => {
   await host.close();

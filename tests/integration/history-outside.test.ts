@@ -4,11 +4,12 @@
 // real app host and its change stream.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createRouterClient, type RouterClient } from '@orpc/server';
+import type { RouterClient } from '@orpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
-import { router, type AppRouter } from '../../src/main/api/router';
-import { openAppHost, type AppHost } from '../../src/main/host/app-host';
+import type { AppRouter } from '../../src/main/api/router';
+import type { AppHost } from '../../src/main/host/app-host';
+import { openHostOn } from '../support/app-host';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
@@ -32,9 +33,7 @@ afterEach(async () => {
 
 /** Opens a host on the sandbox's home and follows its change stream into `events`, from its "ready". */
 async function listen(): Promise<void> {
-  host = openAppHost(sb.home);
-  client = createRouterClient(router, { context: host });
-  ws = (await client.workspaces.add({ name: 'Widgets', path: sb.checkout })).id;
+  ({ host, client, ws } = await openHostOn(sb));
   events = [];
   const stream = await client.memory.onChange({ workspaceId: ws }, { signal: stop.signal });
   let ready!: () => void;
