@@ -6,52 +6,33 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryChangeEvent } from '../../src/common/memory/events';
-import { ChangeFeed, type ChangeOrigin } from '../../src/main/journal/change-feed';
+import { ChangeFeed } from '../../src/main/journal/change-feed';
 import { Journal, type JournalEvent } from '../../src/main/journal/journal';
 import { MemoryService } from '../../src/main/memory/memory-service';
+import { TestFeeds, type FollowedFeed, type Seen } from '../support/change-feeds';
 import { runCairn, runJsonl } from '../support/cli';
 import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { waitFor } from '../support/wait';
 
 let sb: Sandbox;
-let feeds: ChangeFeed[] = [];
-let stops: (() => void)[] = [];
+const feeds = new TestFeeds();
 beforeAll(requireBuiltCli);
 beforeEach(async () => {
   sb = await makeSandbox();
 });
 afterEach(async () => {
-  for (const stop of stops) stop();
-  await Promise.all(feeds.map((f) => f.close()));
-  stops = [];
-  feeds = [];
+  await feeds.close();
   await sb.cleanup();
 });
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until `check()` holds: a passing wait returns at once, so the deadline is for a loaded machine. */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-type Seen = { event: MemoryChangeEvent; origin: ChangeOrigin };
-
 /** A feed on the sandbox's home, watching its session, recording what it delivers. */
-async function startFeed(service?: MemoryService): Promise<{ feed: ChangeFeed; events: Seen[] }> {
+function startFeed(service?: MemoryService): Promise<FollowedFeed> {
   // A minute of dedupe: what these tests check is that a Cairn write is recognized when the watcher
   // finds it, not how fast a loaded machine gets there (the default window is 5 s).
-  const feed = new ChangeFeed({ home: sb.home, dedupeMs: 60_000, ...(service ? { service } : {}) });
-  feeds.push(feed);
-  const events: Seen[] = [];
-  stops.push(feed.subscribe((event, origin) => events.push({ event, origin })));
-  stops.push(feed.watch(sb.session));
-  await feed.ready();
-  return { feed, events };
+  return feeds.follow(sb, { dedupeMs: 60_000, ...(service ? { service } : {}) });
 }
 
 let sentinels = 0;
@@ -113,7 +94,7 @@ describe('journal', () => {
   it('rotates by size, keeping at most `keep` old files, and a tail reads across rotations', async () => {
     const writer = new Journal(sb.home, { maxBytes: 1024, keep: 2, pid: 999_999 }); // plays another process
     const got: JournalEvent[] = [];
-    stops.push(new Journal(sb.home).tail((e) => got.push(e)));
+    feeds.onClose(new Journal(sb.home).tail((e) => got.push(e)));
     for (let i = 0; i < 120; i++) {
       writer.append(event(i));
       if (i % 3 === 0) await sleep(1);
@@ -139,7 +120,7 @@ describe('journal', () => {
     const writer = new Journal(sb.home, { pid: 31337 });
     writer.append(event(0)); // before the tail: not delivered
     const got: JournalEvent[] = [];
-    stops.push(new Journal(sb.home).tail((e) => got.push(e)));
+    feeds.onClose(new Journal(sb.home).tail((e) => got.push(e)));
     const dir = writer.dir;
     const mv = (from: string, to: string) => fs.renameSync(path.join(dir, from), path.join(dir, to));
     // Two rotations without yielding to the event loop, so the tail sees them at once.
@@ -170,7 +151,7 @@ describe('journal', () => {
     const file = journal.file;
     const got: JournalEvent[] = [];
     const tail = new Journal(sb.home).openTail((e) => got.push(e));
-    stops.push(() => tail.close());
+    feeds.onClose(() => tail.close());
     const line = (i: number) => JSON.stringify({ ...event(i), pid: 4242 });
     fs.appendFileSync(file, 'not json\n{"scope":"global"}\n{"broken":\n');
     fs.appendFileSync(file, `${line(1)}\n`);
@@ -191,7 +172,7 @@ describe('journal', () => {
     const other = new Journal(sb.home, { pid: 4242 });
     const got: JournalEvent[] = [];
     const tail = mine.openTail((e) => got.push(e));
-    stops.push(() => tail.close());
+    feeds.onClose(() => tail.close());
     mine.append(event(1));
     other.append(event(2));
     mine.append(event(3), event(4));
@@ -210,7 +191,7 @@ describe('journal', () => {
     fs.mkdirSync(journal.dir, { recursive: true });
     fs.writeFileSync(journal.file, '{"scope":"glo'); // a crash mid-line
     const got: JournalEvent[] = [];
-    stops.push(new Journal(sb.home).tail((e) => got.push(e)));
+    feeds.onClose(new Journal(sb.home).tail((e) => got.push(e)));
     journal.append(event(1));
     await waitFor('the line after the torn one', () => got.length >= 1);
     expect(got[0]!.path).toBe('/memories/global/n1.md');
@@ -397,7 +378,7 @@ describe('change feed', () => {
         return () => void (t.cancelled = true);
       },
     });
-    feeds.push(feed);
+    feeds.add(feed);
     const first: MemoryChangeEvent[] = [];
     let unsubscribe = feed.subscribe((e) => first.push(e));
     let unwatch = feed.watch(sb.session);

@@ -5,18 +5,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { MemoryChangeEvent } from '../../src/common/memory/events';
 import { ContextBuilder, type SnapshotOptions } from '../../src/main/context/context-builder';
-import { ChangeFeed } from '../../src/main/journal/change-feed';
 import { Journal } from '../../src/main/journal/journal';
 import { MemoryService } from '../../src/main/memory/memory-service';
 import { LocalRuntime } from '../../src/main/runtime/local/local-runtime';
+import { TestFeeds } from '../support/change-feeds';
 import { makeSandbox, type Sandbox } from '../support/sandbox';
+import { waitFor } from '../support/wait';
 
 let sb: Sandbox;
 let runtime: LocalRuntime;
-let feed: ChangeFeed;
-let stops: (() => void)[] = [];
+const feeds = new TestFeeds();
 
 beforeEach(async () => {
   // A clock a minute ahead: every file written by the test has settled (ListedEntry.version), so
@@ -27,22 +26,9 @@ beforeEach(async () => {
   for (const name of ['a.md', 'b.md', 'topic/c.md']) fs.writeFileSync(path.join(sb.roots.global, name), `---\ndescription: ${name}\n---\n`);
 });
 afterEach(async () => {
-  for (const stop of stops) stop();
-  stops = [];
-  await feed?.close();
+  await feeds.close();
   await sb.cleanup();
 });
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check()` holds: a passing wait returns at once, so the deadline is for a loaded machine. */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 const globalPaths = async (builder: ContextBuilder, options: SnapshotOptions): Promise<string[]> =>
   (await builder.snapshot(sb.session, options)).files.filter((f) => f.scope === 'global').map((f) => f.path);
@@ -50,11 +36,7 @@ const globalPaths = async (builder: ContextBuilder, options: SnapshotOptions): P
 describe('a watched root’s listing', () => {
   it('is read once while nothing changes, and shows this process’s write at once and outside edits once heard', async () => {
     const service = new MemoryService({ sink: new Journal(sb.home) });
-    feed = new ChangeFeed({ home: sb.home, service });
-    const events: MemoryChangeEvent[] = [];
-    stops.push(feed.subscribe((e) => events.push(e)));
-    stops.push(feed.watch(sb.session));
-    await feed.ready();
+    const { feed, events } = await feeds.follow(sb, { service });
     const listings = vi.spyOn(runtime, 'list');
     const globalListings = () => listings.mock.calls.filter(([root]) => root.path === sb.roots.global).length;
     const builder = new ContextBuilder();
@@ -71,10 +53,10 @@ describe('a watched root’s listing', () => {
 
     // An edit outside Cairn, and a delete: in the first snapshot after the feed reports them.
     fs.writeFileSync(path.join(sb.roots.global, 'topic', 'outside.md'), 'from an editor');
-    await waitFor('the outside edit', () => events.some((e) => e.path === '/memories/global/topic/outside.md'));
+    await waitFor('the outside edit', () => events.some((e) => e.event.path === '/memories/global/topic/outside.md'));
     expect(await globalPaths(builder, options)).toContain('/memories/global/topic/outside.md');
     fs.unlinkSync(path.join(sb.roots.global, 'a.md'));
-    await waitFor('the outside delete', () => events.some((e) => e.path === '/memories/global/a.md' && e.op === 'delete'));
+    await waitFor('the outside delete', () => events.some((e) => e.event.path === '/memories/global/a.md' && e.event.op === 'delete'));
     expect(await globalPaths(builder, options)).not.toContain('/memories/global/a.md');
 
     // Nothing changed since: kept again.
@@ -84,12 +66,8 @@ describe('a watched root’s listing', () => {
   });
 
   it('is read every time once nobody watches the root', async () => {
-    feed = new ChangeFeed({ home: sb.home });
-    const unsubscribe = feed.subscribe(() => {});
-    const unwatch = feed.watch(sb.session);
-    await feed.ready();
-    unwatch();
-    unsubscribe();
+    const { feed, stop } = await feeds.follow(sb);
+    stop();
     expect(feed.listingStamp(sb.roots.global)).toBeNull();
     const listings = vi.spyOn(runtime, 'list');
     const builder = new ContextBuilder();
