@@ -147,15 +147,16 @@ const HEADS_ARENA_FILES = 64;
 /**
  * The first `bytes` bytes of each file; null for one that cannot be read. Each parent directory is
  * resolved and checked once for the batch; a file is opened with O_NOFOLLOW, and a symlink takes
- * the fully checked path. The heads are read straight into a few large buffers, one after the
- * other, each head a view of its part: a first call over thousands of files would otherwise copy
- * each head out of a scratch buffer into a small buffer of its own.
+ * the fully checked path. The heads are read straight into a few large buffers (of at most
+ * HEADS_ARENA_FILES heads, and never more than the files left to read), one after the other, each
+ * head a view of its part: a first call over thousands of files would otherwise copy each head
+ * out of a scratch buffer into a small buffer of its own. A head kept keeps its buffer alive.
  */
 export function readHeads(rootReal: string, rels: ReadonlyArray<readonly string[]>, bytes: number): Array<FileContent | null> {
   const dirs = new Map<string, string | null>();
   let arena = Buffer.allocUnsafeSlow(0);
   let used = 0;
-  return rels.map((rel) => {
+  return rels.map((rel, index) => {
     const parent = rel.slice(0, -1);
     const key = parent.join('/');
     let dir = dirs.get(key);
@@ -183,7 +184,9 @@ export function readHeads(rootReal: string, rels: ReadonlyArray<readonly string[
       const st = fs.fstatSync(fd);
       if (!st.isFile() || st.nlink > 1) return null;
       if (arena.length - used < bytes) {
-        arena = Buffer.allocUnsafeSlow(bytes * Math.min(HEADS_ARENA_FILES, rels.length));
+        // Sized for the files left, not the whole batch: a head kept by a long-lived caller
+        // keeps its arena alive, and the last of a batch must not hold one sized for 64.
+        arena = Buffer.allocUnsafeSlow(bytes * Math.min(HEADS_ARENA_FILES, rels.length - index));
         used = 0;
       }
       let length = 0;
