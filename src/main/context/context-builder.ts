@@ -91,6 +91,23 @@ const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** How many verdicts on files without facts (made elsewhere) are kept, then computed again as asked. */
 const FLAGS_KEPT = 10_000;
+/**
+ * How many scope roots' facts and listings a builder keeps, the most recently built for: a
+ * long-lived host's builder serves every workspace opened since it started (and each one removed
+ * since), and a root it has not built for in a while is read again (or from the facts cache) when
+ * it does.
+ */
+const ROOTS_KEPT = 24;
+
+/** Sets `key` in `map` as its newest entry, dropping the oldest past ROOTS_KEPT. */
+function keepRecent<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const oldest of map.keys()) {
+    if (map.size <= ROOTS_KEPT) break;
+    map.delete(oldest);
+  }
+}
 
 export interface ContextBuilderOptions {
   /**
@@ -127,7 +144,8 @@ type ScopeListing = ReadonlyArray<ListedEntry>;
 export class ContextBuilder {
   /**
    * Per scope root: the facts of the files its last listing held, by relative path, each under the
-   * version it was learnt at. Replaced by every snapshot, so files gone from the root are forgotten.
+   * version it was learnt at. Replaced by every snapshot, so files gone from the root are forgotten;
+   * only the ROOTS_KEPT roots most recently built for are kept.
    */
   private readonly facts = new Map<string, Map<string, FileFacts>>();
   /** Verdicts on files without facts: by path, with the head they were given for. */
@@ -212,7 +230,7 @@ export class ContextBuilder {
     const kept = this.listings.get(key);
     if (stamp !== null && kept?.stamp === stamp) return kept.all;
     const all = (await b.runtime.list(b.root, [], { depth: Number.POSITIVE_INFINITY, limit: MAX_FILES_PER_SCOPE + 1, filesOnly: true, withUnreadable: true })) ?? [];
-    if (stamp !== null && all.every((e) => e.type !== 'file' || e.version !== null)) this.listings.set(key, { stamp, all });
+    if (stamp !== null && all.every((e) => e.type !== 'file' || e.version !== null)) keepRecent(this.listings, key, { stamp, all });
     else this.listings.delete(key);
     return all;
   }
@@ -250,7 +268,7 @@ export class ContextBuilder {
         learnt = true;
       }
     });
-    this.facts.set(rootKey, after);
+    keepRecent(this.facts, rootKey, after);
     if (this.cache && !this.options.readOnlyCache && (learnt || after.size !== (before?.size ?? 0))) {
       const cache = this.cache;
       saves.push(

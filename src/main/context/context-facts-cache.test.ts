@@ -321,3 +321,30 @@ describe('a damaged cache', () => {
     expect(errors.length).toBeGreaterThan(0);
   });
 });
+
+describe("a long-lived builder's facts (the app's, serving every workspace opened since it started)", () => {
+  it('keeps those of the roots it built for last, not of every root it ever built for', async () => {
+    const builder = new ContextBuilder(new UsageStore(sb.home));
+    // Sessions each with a project root of its own (one note each), as workspaces opened one after another.
+    const b = session.scopes.project;
+    if (!b.available) throw new Error('the sandbox has a project scope');
+    const sessionOn = async (i: number): Promise<MemorySession> => {
+      // Inside the checkout, as a project root must be (its anchor).
+      const root = path.join(b.root.anchor, 'roots', String(i));
+      await fs.mkdir(root, { recursive: true });
+      await fs.writeFile(path.join(root, `note-${i}.md`), note('deploy', i));
+      return { ...session, scopes: { ...session.scopes, project: { ...b, root: { ...b.root, path: root } } } };
+    };
+    const first = await sessionOn(0);
+    await builder.snapshot(first);
+    reads = [];
+    await builder.snapshot(first);
+    expect(reads).toEqual([]); // kept while recent
+    for (let i = 1; i <= 30; i++) await builder.snapshot(await sessionOn(i));
+    reads = [];
+    await builder.snapshot(first);
+    // Thirty roots later the first one's facts are gone: its note is read again (the shared
+    // global root, built for every time, is still kept).
+    expect(reads).toEqual(['note-0.md']);
+  });
+});
