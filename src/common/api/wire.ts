@@ -84,6 +84,9 @@ function check(ok: boolean, what: string): asserts ok {
   if (!ok) throw new WireError(`Malformed memory list from the server: ${what}.`);
 }
 
+/** The flags of every file the scanners flag nothing in (decoded lists are read-only). */
+const NO_FLAGS = Object.freeze([]) as unknown as ScanFlag[];
+
 const isIndex = (x: unknown, n: number): x is number => Number.isInteger(x) && (x as number) >= 0 && (x as number) < n;
 
 /** The last lists decoded, with their wire text, newest first (a view's list and another's). */
@@ -107,10 +110,15 @@ function decodeColumns(wire: string): MemoryListOutput {
   check(n >= 0 && [cols.scope, cols.description, cols.size].every((c) => Array.isArray(c) && c.length === n), 'columns of different lengths');
   check(Array.isArray(cols.usage) && Array.isArray(cols.flags) && Array.isArray(cols.scopes), 'missing columns');
   const files = new Array<MemoryFile>(n);
+  // The page waits for this loop over every file: nothing in it is built for a file that is well
+  // formed (the error's text only for one that is not), and files without flags share one empty list.
+  const { scope: scopeColumn, path: pathColumn, description: descriptionColumn, size: sizeColumn } = cols;
   for (let i = 0; i < n; i++) {
-    const scope = SCOPES[cols.scope[i]!];
-    check(scope !== undefined && typeof cols.path[i] === 'string' && typeof cols.size[i] === 'number', `file ${i}`);
-    files[i] = { scope, path: cols.path[i]!, description: cols.description[i] ?? null, size: cols.size[i]!, pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null, flags: [] };
+    const scope = SCOPES[scopeColumn[i]!];
+    const path = pathColumn[i];
+    const size = sizeColumn[i];
+    if (scope === undefined || typeof path !== 'string' || typeof size !== 'number') check(false, `file ${i}`);
+    files[i] = { scope, path, description: descriptionColumn[i] ?? null, size, pinned: false, accessCount: 0, lastAccessedAt: null, lastWriteAt: null, lastWriteBy: null, flags: NO_FLAGS };
   }
   for (const u of cols.usage) {
     check(Array.isArray(u) && isIndex(u[0], n), 'usage row');
