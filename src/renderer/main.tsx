@@ -3,7 +3,7 @@
  * mode), then renders the app. Memory content is untrusted and is only ever rendered as text or
  * as HTML-free Markdown.
  */
-import { QueryClientProvider } from '@tanstack/react-query';
+import { notifyManager, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiProvider, errorMessage, makeApi, makeQueryClient } from './api/api-context';
@@ -12,6 +12,11 @@ import { App, prefetchFirstView } from './app/App';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
+
+// An answer is drawn in the task that brought it: the query cache tells its components at the end
+// of that task (a microtask), not in a timer task of its own, which any other task queued
+// meanwhile (another answer, a render) would run before, with the frame after it.
+notifyManager.setScheduler(queueMicrotask);
 
 function Failure({ message }: { message: string }) {
   return (
