@@ -40,6 +40,21 @@ const FileEditor = lazy(() => import('../features/editor/FileEditor').then((m) =
 // Another agent's file opens in the same editor, with that file as its source.
 const AgentFileEditor = lazy(() => import('../features/agent-files/AgentFileEditor').then((m) => ({ default: m.AgentFileEditor })));
 
+/**
+ * The pane's icons, built once: the pane is drawn again when its list arrives (and at each change),
+ * and an element that is the very same object is not drawn again.
+ */
+const ICONS = {
+  backToFile: <FileText size={14} aria-hidden />,
+  collapse: <ChevronsDownUp size={16} aria-hidden />,
+  expand: <ChevronsUpDown size={16} aria-hidden />,
+  preview: <Eye size={16} aria-hidden />,
+  inbox: <Inbox size={14} aria-hidden />,
+  newMemory: <Plus size={14} aria-hidden />,
+  showTree: <ListTree size={14} aria-hidden />,
+  placeholder: <FileText size={28} aria-hidden />,
+};
+
 export interface MemoryPaneProps {
   workspaceId: string | null;
   scopes?: readonly Scope[];
@@ -221,16 +236,16 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           <h1>{title}</h1>
           <div className="pane-tools">
             <button type="button" className="btn narrow-switch" onClick={() => setTreeShown(false)}>
-              <FileText size={14} aria-hidden /> Back to the file
+              {ICONS.backToFile} Back to the file
             </button>
             <button type="button" className="icon-btn" aria-label="Collapse all" title="Collapse all directories" onClick={() => browser.current?.setAllOpen(false)}>
-              <ChevronsDownUp size={16} aria-hidden />
+              {ICONS.collapse}
             </button>
             <button type="button" className="icon-btn" aria-label="Expand all" title="Expand every scope and directory" onClick={() => browser.current?.setAllOpen(true)}>
-              <ChevronsUpDown size={16} aria-hidden />
+              {ICONS.expand}
             </button>
             <button type="button" className="icon-btn" aria-label="What agents receive" title="What agents receive: the memory index and the hot set, with their budgets" onClick={() => setPreviewing(true)}>
-              <Eye size={16} aria-hidden />
+              {ICONS.preview}
             </button>
             <button
               type="button"
@@ -241,7 +256,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
               onClick={openInbox}
               ref={inboxButton}
             >
-              <Inbox size={14} aria-hidden /> Inbox{' '}
+              {ICONS.inbox} Inbox{' '}
               {inboxCount > 0 && (
                 <span className="count-pill" aria-hidden>
                   {inboxCount}
@@ -249,7 +264,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
               )}
             </button>
             <button type="button" className="btn" onClick={() => setCreating(true)} disabled={availableScopes.length === 0}>
-              <Plus size={14} aria-hidden /> New memory
+              {ICONS.newMemory} New memory
             </button>
           </div>
         </header>
@@ -277,7 +292,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
       </div>
       <div className="pane-right" onKeyDown={onRightKeyDown}>
         <button type="button" className="btn small narrow-switch" onClick={() => setTreeShown(true)}>
-          <ListTree size={14} aria-hidden /> Show the tree
+          {ICONS.showTree} Show the tree
         </button>
         {consolidating ? (
           <ConsolidationPanel key={consolidating} workspaceId={workspaceId} scope={consolidating} fileCount={files ? files.filter((f) => f.scope === consolidating).length : null} onClose={() => {
@@ -337,7 +352,7 @@ export function MemoryPane({ workspaceId, scopes, title, dark, previewByDefault,
           <FirstRun workspaceId={workspaceId} />
         ) : (
           <div className="placeholder">
-            <FileText size={28} aria-hidden />
+            {ICONS.placeholder}
             <p>Select a memory to read or edit it.</p>
             <p className="muted">
               <kbd>/</kbd> filter · <kbd>↑</kbd>

@@ -18,6 +18,12 @@ import { useChangeBurst } from '../changes/use-change-stream';
 import { consolidationSummary } from '../../../common/consolidation/proposal';
 import { lastConsolidations, openProposal, type LastConsolidation } from './consolidation-model';
 
+/**
+ * What the hooks below give while a view has nothing of the kind: one object, so a view whose
+ * answers say "nothing" again (the usual case) hands the tree the same value and it is not redrawn.
+ */
+const NONE = Object.freeze({});
+
 /** How many recent versions are searched for the undo of a consolidation. */
 const UNDO_LOOKBACK = 500;
 
@@ -72,7 +78,7 @@ export function useWaitingProposals(workspaceId: string | null): Partial<Record<
       const p = openProposal(list.data?.proposals ?? [], scope);
       if (p) out[scope] = { at: p.createdAt, summary: consolidationSummary(p.changes) };
     }
-    return out;
+    return Object.keys(out).length > 0 ? out : NONE;
   }, [list.data]);
 }
 
@@ -94,13 +100,13 @@ export function useLastConsolidated(workspaceId: string | null): Partial<Record<
   );
 
   return useMemo(() => {
-    if (!any || !history.data) return {};
+    if (!any || !history.data) return NONE;
     const undone = new Set(history.data.versions.filter((v) => v.cause.startsWith('undo:')).map((v) => v.cause.slice('undo:'.length)));
     const out: Partial<Record<Scope, LastConsolidation>> = {};
     for (const scope of SCOPES) {
       const l = last[scope];
       if (l && !undone.has(l.batch)) out[scope] = l;
     }
-    return out;
+    return Object.keys(out).length > 0 ? out : NONE;
   }, [any, history.data, last]);
 }

@@ -63,6 +63,12 @@ import {
 /** Where the tree's sort is remembered (per browser, for every view). */
 export const TREE_SORT_KEY = 'cairn.treeSort';
 
+const NO_DELETED: Partial<Record<Scope, number>> = Object.freeze({});
+
+// Built once: the browser is drawn again when its list arrives, and the same element is not drawn again.
+const FILTER_ICON = <Search size={14} aria-hidden />;
+const CONTENT_SEARCH_ICON = <FileSearch size={14} aria-hidden />;
+
 const parseSort = (v: string | null): TreeSort => ((TREE_SORTS as readonly string[]).includes(v ?? '') ? (v as TreeSort) : 'name');
 
 type Movable = Extract<Row, { kind: 'dir' | 'file' }>;
@@ -218,7 +224,8 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
   const deletedCounts = useMemo(() => {
     const counts: Partial<Record<Scope, number>> = {};
     for (const v of deleted.data?.versions ?? []) counts[v.scope] = (counts[v.scope] ?? 0) + 1;
-    return counts;
+    // None deleted, before the answer and after it: the same value, so the tree is not redrawn for it.
+    return Object.keys(counts).length > 0 ? counts : NO_DELETED;
   }, [deleted.data]);
   const rows = useMemo(
     () => flattenTree(forest, list.data?.scopes ?? [], { ...(openState ?? allOpenState(true)), filter, deleted: deletedCounts, consolidated, ...(waiting ? { waiting } : {}), ...(props.scopes ? { scopes: props.scopes } : {}) }),
@@ -470,7 +477,7 @@ export const MemoryBrowser = forwardRef<MemoryBrowserHandle, MemoryBrowserProps>
             filterRef.current?.focus();
           }}
         >
-          {contentMode ? <FileSearch size={14} aria-hidden /> : <Search size={14} aria-hidden />}
+          {contentMode ? CONTENT_SEARCH_ICON : FILTER_ICON}
         </button>
         <input
           ref={filterRef}
