@@ -1,6 +1,7 @@
 /**
  * The virtualized scope tree (role `tree`): only the rows in view are in the DOM, so thousands of
- * files render and scroll smoothly. Keyboard: Up/Down move, Right expands (or steps in), Left
+ * files render and scroll smoothly (with a few beyond each end, kept ready for a scroll; they come in
+ * the frame after the tree's first, which then paints sooner). Keyboard: Up/Down move, Right expands (or steps in), Left
  * collapses (or steps out), Home/End, Enter opens a file, toggles a directory or shows a scope's
  * recently deleted files, F2 renames, Delete asks to delete (the selected files, when several are),
  * Shift+Up/Down extend the multi-selection, Escape clears it, Shift+F10 or the ContextMenu key opens
@@ -74,9 +75,23 @@ const observeRect = (instance: Virtualizer<HTMLDivElement, Element>, cb: (rect: 
     cb(rect);
   });
 
+/** Rows drawn beyond each end of the view, so a scroll finds them ready. */
+const OVERSCAN = 8;
+
 export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function MemoryTree(props, ref) {
   const { rows, activeId } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
+  // The first frame draws only the rows in view: those beyond it (half the rows of a tree that starts
+  // with its directories closed) follow once that frame is painted, in a render of their own.
+  const [overscan, setOverscan] = useState(0);
+  useEffect(() => {
+    // A frame callback runs before its frame paints: the one asked for from the first frame's runs
+    // in the frame after it, once the first is on screen and what waited for it has run.
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => setOverscan(OVERSCAN));
+    });
+    return () => cancelAnimationFrame(frame);
+  }, []);
   /** The row a keyboard move went to, focused once it is rendered. */
   const focusPending = useRef<string | null>(null);
   // Stable per rows: the virtualizer measures all rows again whenever these functions change.
@@ -96,7 +111,7 @@ export const MemoryTree = forwardRef<MemoryTreeHandle, MemoryTreeProps>(function
     getScrollElement,
     estimateSize,
     getItemKey,
-    overscan: 8,
+    overscan,
     rangeExtractor,
     // Before layout: the last tree's size (the element's own replaces it on mount).
     initialRect: lastRect,
