@@ -2,8 +2,9 @@
 // session start, so the packages they import are part of every wait. zod alone costs them more to
 // load than most of their work; they must answer without it, --agent (which every installed hook
 // passes) included. Packages are traced by a module resolve hook in the real CLI process.
-// `cairn mcp` answers an agent's initialize before it loads the MCP SDK and zod, and a one-shot
-// `cairn tool` opens only the memory's services: what they load is read from the build itself.
+// `cairn mcp` answers an agent's initialize before it loads the MCP SDK and zod, a one-shot
+// `cairn tool` opens only the memory's services, and `cairn setup` none of them: what they load is
+// read from the build itself or traced.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,10 +24,10 @@ afterEach(async () => {
 });
 
 /** Runs the built CLI with the trace on; returns its result and the packages it imported. */
-async function traced(args: string[], input?: string): Promise<{ status: number | null; stdout: string; packages: string[] }> {
+async function traced(args: string[], input?: string, cwd?: string): Promise<{ status: number | null; stdout: string; packages: string[] }> {
   const trace = path.join(sb.dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
   await fs.writeFile(trace, '');
-  const r = await runCairn(args, { input, env: { NODE_OPTIONS: `--import ${REGISTER}`, CAIRN_MODULE_TRACE: trace } });
+  const r = await runCairn(args, { input, cwd, env: { NODE_OPTIONS: `--import ${REGISTER}`, CAIRN_MODULE_TRACE: trace } });
   return { ...r, packages: [...new Set((await fs.readFile(trace, 'utf8')).split('\n').filter(Boolean))] };
 }
 
@@ -90,5 +91,12 @@ describe('what a command loads before it answers', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('gone.md');
     for (const unused of ['chokidar', 'diff']) expect(r.packages).not.toContain(unused);
+  });
+
+  it("cairn setup reads a running server's address without loading the app's services (no zod, oRPC or watcher)", async () => {
+    const r = await traced(['--home', sb.home, 'setup', 'claude', '--print'], undefined, sb.checkout);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('cairn');
+    for (const unused of ['zod', '@orpc', 'chokidar']) expect(r.packages).not.toContain(unused);
   });
 });

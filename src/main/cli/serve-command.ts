@@ -1,7 +1,7 @@
 /**
  * `cairn serve`: web mode. Serves the renderer and the oRPC API on loopback (src/main/api), prints
- * `Cairn is running at http://127.0.0.1:PORT/#token=TOKEN`, and records the address and token in
- * <home>/server.json (0600, removed on a clean exit; one left by a dead process is replaced).
+ * `Cairn is running at http://127.0.0.1:PORT/#token=TOKEN`, and announces the address and token in
+ * <home>/server.json (host/server-info.ts: withdrawn on a clean exit; one left by a dead process is replaced).
  * The token is the persistent web token of <home>/web-token (src/main/mcp/mcp-token.ts), so a page
  * opened before a restart reconnects by itself. `--rotate-token` replaces it before serving; it is
  * refused while another server of the home runs, since that one would go on taking the old token.
@@ -14,11 +14,10 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isLoopback } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
+import { announceServer, runningServer, withdrawServer } from '../host/server-info';
 import { loadOrCreateWebToken, rotateWebToken } from '../mcp/mcp-token';
 import { resolveHome } from '../workspaces/home-dir';
-import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { assertOwnHome } from '../runtime/local/ownership';
-import { processRuns } from '../runtime/local/process-alive';
 import type { CliIo } from './tool-command';
 import { commandArgs } from './command-args';
 import { SERVE_HELP, UsageError } from './usage';
@@ -39,19 +38,8 @@ function rendererDir(): string | null {
 }
 
 
-/** The server.json of a running server in `home`, or null (a stale one, left by a dead process, counts as none). */
-
 /** How long a graceful stop may take before the process just exits. */
 const SHUTDOWN_DEADLINE_MS = 3_000;
-export function runningServer(home: string): { url: string; port: number; token: string; pid: number } | null {
-  try {
-    const info = JSON.parse(fs.readFileSync(path.join(home, 'server.json'), 'utf8')) as { url: string; port: number; token: string; pid: number };
-    return processRuns(info.pid) ? info : null;
-  } catch {
-    return null; // no server.json (or a torn one): no server announced itself
-  }
-}
-
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const parsed = commandArgs(args, io, SERVE_HELP, { port: { type: 'string' }, host: { type: 'string' }, home: { type: 'string' }, 'rotate-token': { type: 'boolean' } }, false);
   if (!parsed) return 0;
@@ -82,13 +70,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     throw err;
   });
 
-  const infoFile = path.join(home, 'server.json');
   const other = runningServer(home);
   let wroteInfo = false;
   if (other && other.pid !== process.pid) {
     io.stderr.write(`cairn: another Cairn server (pid ${other.pid}) is running at ${other.url}; leaving its server.json in place\n`);
   } else {
-    writeOwnFileSync(infoFile, `${JSON.stringify({ url: server.url, port: server.port, token: server.token, pid: process.pid, mcpUrl: server.mcp?.url })}\n`);
+    announceServer(home, { url: server.url, port: server.port, token: server.token, mcpUrl: server.mcp?.url });
     wroteInfo = true;
   }
   // Listening for the signals before saying it runs: whoever reads that line may stop it at once.
@@ -105,14 +92,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   await stopped;
   // Its address goes first: closing may be slow, or cut short below, and a server.json left
   // behind would name a server that is gone.
-  if (wroteInfo) {
-    try {
-      const info = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { pid?: number };
-      if (info.pid === process.pid) fs.rmSync(infoFile, { force: true });
-    } catch {
-      // Gone, or another server's now: one left behind names no running server (runningServer checks its pid).
-    }
-  }
+  if (wroteInfo) withdrawServer(home);
   // Asked to stop, it stops: if closing hangs (a watched root vanishing mid-close, say), the
   // process still ends within a few seconds rather than lingering with its port and watchers.
   setTimeout(() => {

@@ -14,7 +14,7 @@ import { renderHttpSetup } from '../setup/http-setup';
 import { resolveLauncher } from '../setup/launcher';
 import { AGENTS, applyPlan, planSetup, projectRoot, renderOutcomes, renderPlan, type Agent } from '../setup/setup';
 import { resolveHome } from '../workspaces/home-dir';
-import { runningServer } from './serve-command';
+import { runningServer } from '../host/server-info';
 import type { CliIo } from './tool-command';
 import { SETUP_HELP, UsageError } from './usage';
 
@@ -62,7 +62,7 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
     try {
       const home = resolveHome(chosenHome ? path.resolve(chosenHome) : undefined);
       loadOrCreateMcpToken(home); // so the printed `cat` works before the server's first start
-      const running = runningServer(home) as { mcpUrl?: string } | null;
+      const running = runningServer(home);
       io.stdout.write(renderHttpSetup(agent as Agent, { root: await projectRoot(values.cwd ?? process.cwd()), runningUrl: running?.mcpUrl ?? null, tokenFile: mcpTokenFile(home) }));
       return 0;
     } catch (err) {

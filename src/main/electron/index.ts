@@ -5,7 +5,6 @@
  * configured by URL find it again after a restart); a single-instance lock; an application menu with the usual shortcuts; the
  * window's state remembered. Navigation, new windows and permission requests are denied.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RPCHandler } from '@orpc/server/message-port';
@@ -14,8 +13,8 @@ import { router } from '../api/router';
 import { apiJsonSerializers } from '../../common/api/wire';
 import type { WebServer } from '../api/web-server';
 import { openAppHost, startWebHost } from '../host/app-host';
+import { announceServer, withdrawServer } from '../host/server-info';
 import { loadOrCreateWebToken } from '../mcp/mcp-token';
-import { writeOwnFileSync } from '../runtime/local/atomic-write';
 import { homeOwnershipProblem } from '../runtime/local/ownership';
 import { resolveHome } from '../workspaces/home-dir';
 import { loadWindowState, saveWindowState } from './window-state';
@@ -109,7 +108,7 @@ if (!app.requestSingleInstanceLock()) {
       // The persistent web token, as `cairn serve` uses: a browser page on this server survives a restart of the app.
       const web0 = { host: '127.0.0.1', staticDir: path.join(here, '../renderer'), token: loadOrCreateWebToken(home) };
       web = await startWebHost(context, { ...web0, port: 4873 }).catch(() => startWebHost(context, { ...web0, port: 0 }));
-      writeOwnFileSync(path.join(home, 'server.json'), `${JSON.stringify({ url: web.url, port: web.port, token: web.token, pid: process.pid, mcpUrl: web.mcp?.url })}\n`);
+      announceServer(home, { url: web.url, port: web.port, token: web.token, mcpUrl: web.mcp?.url });
     } catch (err) {
       process.stderr.write(`cairn: the loopback server did not start: ${String(err)}\n`);
     }
@@ -128,12 +127,7 @@ if (!app.requestSingleInstanceLock()) {
     if (closed) return;
     event.preventDefault();
     closed = true;
-    try {
-      const info = JSON.parse(fs.readFileSync(path.join(home, 'server.json'), 'utf8')) as { pid?: number };
-      if (info.pid === process.pid) fs.rmSync(path.join(home, 'server.json'), { force: true });
-    } catch {
-      // Gone, or another server's now: one left behind names no running server (runningServer checks its pid).
-    }
+    withdrawServer(home);
     setTimeout(() => app.exit(0), SHUTDOWN_DEADLINE_MS).unref();
     void (async () => {
       try {
