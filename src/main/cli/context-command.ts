@@ -191,8 +191,8 @@ async function catchUpUnwatchedPull(home: string, cwd: string, config: Record<st
   const move = await headMoveSince(home, cwd);
   if (!move) return;
   try {
-    const [{ sessionFromFlags, withHome }, { catchUpPulls }] = await Promise.all([import('./session-flags'), import('./pull-catch-up')]);
-    await withHome({ home }, async (services) => catchUpPulls(services, await sessionFromFlags(services, { cwd }), move.since));
+    const [{ sessionFromFlags, withMemoryHome }, { catchUpPulls }] = await Promise.all([import('./session-flags'), import('./pull-catch-up')]);
+    await withMemoryHome({ home }, async (services) => catchUpPulls(services, await sessionFromFlags(services, { cwd }), move.since));
     await move.seen();
   } catch (err) {
     process.stderr.write(`cairn context: what the last pull brought could not be checked (${err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.name) : 'error'}); it is checked again on the next call.\n`);

@@ -14,8 +14,8 @@ import { MemoryToolError } from '../../common/memory/errors';
 import { approveItem, rejectItem, rejectRestoring } from '../inbox/inbox-review';
 import { changeSummary, DamagedItemError, type ChangeItem, type InboxItem, type MemoryItem } from '../inbox/inbox-store';
 import { reviewKey } from '../inbox/review-mode';
-import type { HomeServices } from '../host/home-services';
-import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
+import type { MemoryHome } from '../host/memory-home';
+import { SESSION_OPTIONS, sessionFromFlags, withMemoryHome, type SessionFlags } from './session-flags';
 import { minuteOf, writeTable, writeJson } from './table';
 import { refusing, type CliIo } from './tool-command';
 import { commandArgs } from './command-args';
@@ -99,7 +99,7 @@ export async function inboxCommand(args: string[], io: CliIo): Promise<number> {
   if (extra.length > 0 || (verb === 'review' && id !== undefined)) throw new UsageError('too many arguments; see cairn inbox --help');
   if (verb !== 'list' && verb !== 'review' && id === undefined) throw new UsageError(`cairn inbox ${verb} takes one item id`);
   if (verb === 'review') return reviewCommand(values, io);
-  return withHome(values, (services) =>
+  return withMemoryHome(values, (services) =>
     refusing(io, async () => {
       const inbox = services.inbox;
       switch (verb) {
@@ -187,7 +187,7 @@ async function reviewCommand(values: SessionFlags & { scope?: string | undefined
   const change = values.on ? true : values.off ? false : null;
   if (values.scope !== undefined && !(SCOPES as readonly string[]).includes(values.scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}`);
   if (change !== null && values.scope === undefined) throw new UsageError(`--on and --off need --scope (${SCOPES.join(', ')})`);
-  return withHome(values, (services) =>
+  return withMemoryHome(values, (services) =>
     refusing(io, async () => {
       const session = await sessionFromFlags(services, values);
       const scopes = values.scope === undefined ? SCOPES : [values.scope as Scope];
@@ -207,7 +207,7 @@ async function reviewCommand(values: SessionFlags & { scope?: string | undefined
   );
 }
 
-async function setReview(services: HomeServices, key: string, on: boolean): Promise<void> {
+async function setReview(services: MemoryHome, key: string, on: boolean): Promise<void> {
   const current = new Set(services.registry.settings().reviewScopes);
   if (on) current.add(key);
   else current.delete(key);
