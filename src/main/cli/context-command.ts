@@ -7,7 +7,7 @@
  * (context/context-socket.ts): the hook then loads only this module and a few small ones. Otherwise the
  * answer is worked out here (context/context-answer.ts, loaded only then: the builder over the facts
  * cache, the local runtime, the usage store). A --workspace goes through the registry (a named or
- * SSH workspace), which opens the home's services.
+ * SSH workspace), which opens the memory's services of the home (host/memory-home.ts).
  *
  * With --format claude-hook it never fails a person's prompt: whatever goes wrong (a bad flag, bad
  * hook input, a broken disk, a bug) prints nothing on stdout, exits 0, and is logged in
@@ -146,8 +146,8 @@ async function context(args: string[], io: CliIo): Promise<number> {
 
   if (values.workspace !== undefined) {
     // A registered workspace (local or SSH) is the registry's to resolve.
-    const [{ sessionFromFlags, withHome }, { registeredContextAnswer }] = await Promise.all([import('./session-flags'), import('../context/context-answer')]);
-    return withHome(values, async (services) => {
+    const [{ sessionFromFlags, withMemoryHome }, { registeredContextAnswer }] = await Promise.all([import('./session-flags'), import('../context/context-answer')]);
+    return withMemoryHome(values, async (services) => {
       const session = await sessionFromFlags(services, values, fallbackCwd);
       // The registry is loaded here: the settings as it gives them.
       writeOutput(io, await registeredContextAnswer(services.home, services.usage, services.registry.settings(), session, request));

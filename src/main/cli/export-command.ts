@@ -9,7 +9,7 @@
 import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { exportMemory } from '../import/memory-tar';
-import { SESSION_OPTIONS, sessionFromFlags, withHome } from './session-flags';
+import { SESSION_OPTIONS, sessionFromFlags, withMemoryHome } from './session-flags';
 import type { CliIo } from './tool-command';
 import { commandArgs } from './command-args';
 import { EXPORT_HELP, UsageError } from './usage';
@@ -23,7 +23,7 @@ export async function exportCommand(args: string[], io: CliIo): Promise<number> 
   if (values.cwd !== undefined && values.workspace !== undefined) throw new UsageError('give --cwd or --workspace, not both');
   if ((io.stdout as { isTTY?: boolean }).isTTY) throw new UsageError('the export is a tar archive; redirect it to a file: cairn export > memory.tar');
   const scopes: readonly Scope[] = values.scope === undefined ? SCOPES : [values.scope as Scope];
-  return withHome(values, (services) =>
+  return withMemoryHome(values, (services) =>
     // Errors go to stderr: stdout is the archive.
     onStderr(io, async () => {
       const session = await sessionFromFlags(services, values);

@@ -20,7 +20,7 @@ import { budgetStopText, costText, harvestFailureText, harvestStatusText, heldBa
 import { sessionFilesIn } from '../harvest/session-files';
 import { findGitRoot } from '../workspaces/identity';
 import { startWorker } from './harvest-hook';
-import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
+import { SESSION_OPTIONS, sessionFromFlags, withMemoryHome, type SessionFlags } from './session-flags';
 import type { CliIo } from './tool-command';
 import { commandArgs } from './command-args';
 import { writeJson } from './table';
@@ -47,7 +47,7 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
   if (switches > 1) throw new UsageError('give one of --enable, --disable, --status, --retry, --work');
   if (values.work) {
     // The queue's worker (what the hooks start): runs every due job, then exits.
-    return withHome(values, async (services) => {
+    return withMemoryHome(values, async (services) => {
       const outcome = await new HarvestJobs(services.home).work(harvestJobRunner(services, () => extractorFor(services.registry.settings())));
       if (outcome.status === 'busy') io.stdout.write('Another worker is running the harvest queue; it will run what is queued.\n');
       else io.stdout.write(`Ran ${outcome.ran} queued harvest${outcome.ran === 1 ? '' : 's'}.\n`);
@@ -56,7 +56,7 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
   }
   if (switches === 1) {
     // The per-workspace switch the agents' hooks read (off until a person turns it on), and its status.
-    return withHome(values, async (services) => {
+    return withMemoryHome(values, async (services) => {
       const { workspaceId } = await sessionFromFlags(services, values);
       if (workspaceId === null) throw new UsageError('no workspace here; give --cwd DIR or --workspace ID');
       const jobs = new HarvestJobs(services.home);
@@ -91,7 +91,7 @@ export async function harvestCommand(args: string[], io: CliIo): Promise<number>
  */
 async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined; json?: boolean | undefined; extractor?: string | undefined } & SessionFlags, io: CliIo): Promise<number> {
   if (values['dry-run'] || values.extractor !== undefined) throw new UsageError('--dry-run and --extractor go with --transcript FILE');
-  return withHome(values, async (services) => {
+  return withMemoryHome(values, async (services) => {
     const { workspaceId } = await sessionFromFlags(services, values);
     if (workspaceId === null) throw new UsageError('no workspace here; give --cwd DIR or --workspace ID');
     const cwd = path.resolve(values.cwd ?? process.cwd());
@@ -124,7 +124,7 @@ async function harvestWorkspaceCommand(values: { 'dry-run'?: boolean | undefined
 async function harvestTranscriptCommand(values: { transcript: string; extractor?: string | undefined; 'dry-run'?: boolean | undefined; json?: boolean | undefined } & SessionFlags, io: CliIo): Promise<number> {
   const chosen = HARVEST_EXTRACTORS.find((name) => name === values.extractor);
   if (values.extractor !== undefined && chosen === undefined) throw new UsageError(`--extractor takes one of: ${HARVEST_EXTRACTORS.join(', ')}`);
-  return withHome(values, async (services) => {
+  return withMemoryHome(values, async (services) => {
     const settings = services.registry.settings();
     const extractor = extractorFor({ ...settings, harvestExtractor: chosen ?? settings.harvestExtractor });
     let run;

@@ -14,7 +14,7 @@ import { SCOPES, type Scope } from '../../common/memory/constants';
 import { MemoryToolError } from '../../common/memory/errors';
 import { claudeProjectDirName } from '../harvest/claude-transcript';
 import { suggestedTarget } from '../inbox/inbox-store';
-import type { HomeServices } from '../host/home-services';
+import type { MemoryHome } from '../host/memory-home';
 import type { BadLine, ImportEntry } from '../import/entries';
 import { allMemoryLines } from '../import/memory-files';
 import { proposeTarFiles, readMemoryTar, type TarFileOutcome } from '../import/memory-tar';
@@ -23,7 +23,7 @@ import { IMPORT_FORMATS, ImportError, readSource, sourceFiles, type ImportFormat
 import type { MemorySession } from '../memory/session';
 import { openRegular } from '../outside/outside-file';
 import { findGitRoot } from '../workspaces/identity';
-import { SESSION_OPTIONS, sessionFromFlags, withHome, type SessionFlags } from './session-flags';
+import { SESSION_OPTIONS, sessionFromFlags, withMemoryHome, type SessionFlags } from './session-flags';
 import { refusing, type CliIo } from './tool-command';
 import { commandArgs } from './command-args';
 import { IMPORT_HELP, UsageError } from './usage';
@@ -94,7 +94,7 @@ async function importEntries(format: ImportFormat, target: string, values: Flags
     return 1;
   }
   const sources: SourceFile[] = readable.map((r) => r.source);
-  return withHome(values, (services) =>
+  return withMemoryHome(values, (services) =>
     refusing(io, async () => {
       // The session: the flags', else the checkout the files are in (for Claude Code's auto
       // memory, the checkout its folder is named after), else the current directory.
@@ -119,7 +119,7 @@ async function importEntries(format: ImportFormat, target: string, values: Flags
  * path Claude Code encodes as that folder's name. Auto memory of a checkout not found is refused
  * (its entries would land in another checkout's workspace) unless --cwd, --workspace or --scope says.
  */
-async function checkoutOf(sources: readonly SourceFile[], services: HomeServices, scopeGiven: boolean): Promise<string | undefined> {
+async function checkoutOf(sources: readonly SourceFile[], services: MemoryHome, scopeGiven: boolean): Promise<string | undefined> {
   const first = sources[0]!;
   if (first.autoMemoryOf === undefined) return (await findGitRoot(path.dirname(first.file))) ?? undefined;
   const here = (await findGitRoot(process.cwd())) ?? process.cwd();
@@ -221,7 +221,7 @@ async function importTar(target: string, values: Flags, io: CliIo): Promise<numb
     return 1;
   }
   const chosen = values.scope === undefined ? files : files.filter((f) => f.scope === values.scope);
-  return withHome(values, (services) =>
+  return withMemoryHome(values, (services) =>
     refusing(io, async () => {
       const session = await sessionFromFlags(services, values);
       checkScopes(session, chosen.map((f) => f.scope), `Files of ${shown}`);

@@ -12,13 +12,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { HomeServices } from '../host/home-services';
+import type { MemoryHome } from '../host/memory-home';
 import type { SyncRun } from '../../common/sync/sync-status';
 import { setWorkspaceSync, syncServices, syncSettingsWith, syncStatus, SyncSetupError } from '../sync/sync-control';
 import { findGitRoot } from '../workspaces/identity';
 import { readSyncState, runSync } from '../sync/sync-run';
 import { shownRemote } from '../sync/sync-settings';
-import { SESSION_OPTIONS, withHome } from './session-flags';
+import { SESSION_OPTIONS, withMemoryHome } from './session-flags';
 import { refusing, type CliIo } from './tool-command';
 import { SYNC_HELP, UsageError } from './usage';
 
@@ -46,7 +46,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
   const workspaceScope = values.scope === 'workspace';
   const chosen = [values.remote !== undefined, values.status === true, values.off === true].filter(Boolean).length;
   if (chosen > 1) throw new UsageError('cairn sync takes one of --remote, --status and --off');
-  return withHome(values, (services) =>
+  return withMemoryHome(values, (services) =>
     refusing(io, async () => {
       if (values.off && workspaceScope) return workspaceOff(services, values, io);
       if (values.off) return off(services, io);
@@ -79,7 +79,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
  * the working directory), registered first when `register` (turning its sync on registers it, as
  * the app lists it then).
  */
-async function workspaceOf(services: HomeServices, flags: { cwd?: string | undefined; workspace?: string | undefined }, register: boolean): Promise<string> {
+async function workspaceOf(services: MemoryHome, flags: { cwd?: string | undefined; workspace?: string | undefined }, register: boolean): Promise<string> {
   if (flags.workspace !== undefined) {
     if (!services.registry.get(flags.workspace)) throw new SyncSetupError(`No workspace ${flags.workspace} is registered (cairn workspace list shows them).`);
     return flags.workspace;
@@ -93,7 +93,7 @@ async function workspaceOf(services: HomeServices, flags: { cwd?: string | undef
   return (await services.registry.add('', real)).id;
 }
 
-async function workspaceOff(services: HomeServices, flags: { cwd?: string | undefined; workspace?: string | undefined }, io: CliIo): Promise<number> {
+async function workspaceOff(services: MemoryHome, flags: { cwd?: string | undefined; workspace?: string | undefined }, io: CliIo): Promise<number> {
   const id = await workspaceOf(services, flags, false);
   const was = services.registry.settings().sync?.workspaces.includes(id) ?? false;
   await setWorkspaceSync(services, id, false);
@@ -118,14 +118,14 @@ function runText(record: SyncRun, remote: string, workspaces: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function off(services: HomeServices, io: CliIo): Promise<number> {
+async function off(services: MemoryHome, io: CliIo): Promise<number> {
   const was = services.registry.settings().sync?.remote;
   await services.registry.setSettings({ sync: null });
   io.stdout.write(was ? `The global memory no longer syncs with ${shownRemote(was)}. Memory stays as it is on this machine.\n` : 'Sync was not set up; nothing changed.\n');
   return 0;
 }
 
-function status(services: HomeServices, io: CliIo, json: boolean): number {
+function status(services: MemoryHome, io: CliIo, json: boolean): number {
   const remote = services.registry.settings().sync?.remote ?? null;
   const state = readSyncState(services.home);
   const now = syncStatus(services);
