@@ -91,9 +91,7 @@ export function AgentFilesSection({ workspaceId, query, contentMode, selectedId,
               </button>
             </div>
           ) : !list.data ? (
-            <p className="af-note-line muted" role="status">
-              Looking for other agents' files…
-            </p>
+            <NoFilesNote status="Looking for other agents' files…" busy />
           ) : searching ? (
             <SearchHits query={text} hits={search.data?.hits} error={search.isError ? errorMessage(search.error) : null} selectedId={selectedId} onOpen={onOpen} />
           ) : (
@@ -104,7 +102,7 @@ export function AgentFilesSection({ workspaceId, query, contentMode, selectedId,
                 </p>
               )}
               {count === 0 ? (
-                <p className="af-note-line muted">No other agent's files here. CLAUDE.md, AGENTS.md, .cursor/rules, .github/copilot-instructions.md and GEMINI.md show here when they exist.</p>
+                <NoFilesNote status="No other agent's files here." />
               ) : groups.length === 0 ? (
                 <p className="af-note-line muted">No other agent's file matches the filter.</p>
               ) : (
@@ -149,6 +147,20 @@ export function AgentFilesSection({ workspaceId, query, contentMode, selectedId,
       {adopting && <AdoptDialog workspaceId={workspaceId} id={adopting} selected={[]} onClose={() => setAdopting(null)} onOpenInbox={onOpenInbox} />}
       {comparing && files && <CompareDialog workspaceId={workspaceId} agentFiles={files} initial={comparing} onClose={() => setComparing(null)} />}
     </section>
+  );
+}
+
+/**
+ * What the section says while it has no file to show: what it is doing or found, then which files
+ * would show. Looking and finding nothing take the same lines, so the tree above it does not move
+ * when the answer comes.
+ */
+function NoFilesNote({ status, busy = false }: { status: string; busy?: boolean }) {
+  return (
+    <div className="af-note-line af-no-files muted">
+      <span role={busy ? 'status' : undefined}>{status}</span>
+      <span>CLAUDE.md, AGENTS.md, .cursor/rules, .github/copilot-instructions.md and GEMINI.md show here when they exist.</span>
+    </div>
   );
 }
 
