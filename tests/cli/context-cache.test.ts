@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERSION_SETTLE_MS } from '../../src/main/runtime/runtime';
 import { runCairn, type CliResult } from '../support/cli';
+import { runTraced } from '../support/module-trace/traced';
 import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 const PROMPT = 'how do we run the database migration before the release';
@@ -82,6 +83,18 @@ describe('cairn context with the facts cache', () => {
     const files = await fs.readdir(cacheDir);
     expect(files).toHaveLength(3);
     for (const f of files) expect((await fs.stat(path.join(cacheDir, f))).mode & 0o777).toBe(0o600);
+  });
+
+  it('judges no file twice: a prompt answered from the cache loads no content scanner', async () => {
+    const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: PROMPT, cwd: sb.checkout });
+    const kept = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--home', sb.home], { input });
+    expect(kept.stdout).toBe(expected.prompt);
+    expect(kept.loaded).not.toContain('chunk:content-scanner');
+    // The trace sees the scanners where a call judges files: a build from nothing.
+    await fs.rm(cacheDir, { recursive: true, force: true });
+    const judged = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--home', sb.home], { input });
+    expect(judged.stdout).toBe(expected.prompt);
+    expect(judged.loaded).toContain('chunk:content-scanner');
   });
 
   it('several processes building it at once each answer what a fresh build answers', async () => {

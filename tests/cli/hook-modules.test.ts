@@ -8,10 +8,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BUILT_CLI, REPO_ROOT, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { runCairn, runJsonl } from '../support/cli';
-
-const REGISTER = path.join(REPO_ROOT, 'tests', 'support', 'module-trace', 'register.mjs');
+import { BUILT_CLI, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { runJsonl } from '../support/cli';
+import { runTraced } from '../support/module-trace/traced';
 
 let sb: Sandbox;
 beforeAll(requireBuiltCli);
@@ -25,10 +24,8 @@ afterEach(async () => {
 
 /** Runs the built CLI with the trace on; returns its result and the packages it imported. */
 async function traced(args: string[], input?: string, cwd?: string): Promise<{ status: number | null; stdout: string; packages: string[] }> {
-  const trace = path.join(sb.dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
-  await fs.writeFile(trace, '');
-  const r = await runCairn(args, { input, cwd, env: { NODE_OPTIONS: `--import ${REGISTER}`, CAIRN_MODULE_TRACE: trace } });
-  return { ...r, packages: [...new Set((await fs.readFile(trace, 'utf8')).split('\n').filter(Boolean))] };
+  const r = await runTraced(sb.dir, args, { input, cwd });
+  return { ...r, packages: r.loaded };
 }
 
 describe('the installed context hooks', () => {

@@ -56,7 +56,7 @@ import { RuntimeError, type ListedEntry } from '../runtime/runtime';
 import type { ContextFactsCache, FileFacts } from './context-facts-cache';
 import type { ContextFile } from './context-file';
 import { confidentMatches, promptTerms, scoreByWords, tokenize, wordMatches, wordsOf, type FieldWords, type ScoredFile, type WordsOfFile } from './relevance-index';
-import { scanContent, scanPath, type ScanFinding } from '../memory/scanners/content-scanner';
+import type { ScanFinding } from '../memory/scanners/content-scanner';
 import type { AvailableScope, MemorySession } from '../memory/session';
 import type { UsageStore } from '../memory/usage-store';
 
@@ -84,6 +84,25 @@ export interface ContextSnapshot {
    * for the person, but in no index, hot set or relevant memories until approved.
    */
   readonly held?: ReadonlySet<string>;
+}
+
+type ContentScanners = typeof import('../memory/scanners/content-scanner');
+
+/**
+ * The content scanners, loaded when a builder first has a file to judge (one to learn, a hot set
+ * to read): a prompt whose files' verdicts all come from the facts cache judges none, and their
+ * rules are about a quarter of the code the prompt hook would load.
+ */
+let loadedScanners: ContentScanners | undefined;
+
+async function loadScanners(): Promise<ContentScanners> {
+  return (loadedScanners ??= await import('../memory/scanners/content-scanner'));
+}
+
+/** The scanners, which whatever judges a file has loaded (loadScanners) before it gets here. */
+function scanners(): ContentScanners {
+  if (!loadedScanners) throw new Error('the content scanners were used before they were loaded');
+  return loadedScanners;
 }
 
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
@@ -154,14 +173,17 @@ export class ContextBuilder {
   /** Per local scope root: its last listing, and the stamp it was made under (SnapshotOptions). */
   private readonly listings = new Map<string, { readonly stamp: string; readonly all: ScopeListing }>();
 
-  private readonly scan: (text: string) => readonly ScanFinding[];
   private readonly cache: ContextFactsCache | undefined;
+
+  /** Loads the content scanners (a snapshot and a hot set load them when they judge a file). */
+  static async loadScanners(): Promise<void> {
+    await loadScanners();
+  }
 
   constructor(
     private readonly usage?: UsageStore,
     private readonly options: ContextBuilderOptions = {},
   ) {
-    this.scan = options.scan ?? scanContent;
     // Facts judged by another scanner must not mix with the real ones.
     this.cache = options.scan ? undefined : options.factsCache;
   }
@@ -256,6 +278,7 @@ export class ContextBuilder {
       stale.push(i);
       return null;
     });
+    if (stale.length > 0) await loadScanners();
     const read = stale.length > 0 ? await b.runtime.readHeads(b.root, stale.map((i) => entries[i]!.rel), INDEX_HEAD_BYTES) : [];
     let learnt = false;
     stale.forEach((i, n) => {
@@ -289,7 +312,7 @@ export class ContextBuilder {
   private learn(scope: Scope, entry: ListedEntry, data: Uint8Array): FileFacts {
     const text = lenient.decode(data);
     const path = formatMemoryPath(scope, entry.rel);
-    const description = describe(text, this.scan);
+    const description = describe(text, (head) => this.scan(head));
     const scanHead = (head: string) => this.scanHead(head);
     let headFlags: readonly ScanFlag[] | undefined;
     let words: FieldWords | undefined;
@@ -333,6 +356,7 @@ export class ContextBuilder {
    */
   async hotSet(snapshot: ContextSnapshot, session: MemorySession, maxBytes: number = HOT_TOTAL_BYTES): Promise<string> {
     if (maxBytes <= 0) return '';
+    await loadScanners();
     const hot: HotFile[] = [];
     const held = snapshot.held ?? NONE_HELD;
     for (const file of rankHot(snapshot.files)) {
@@ -400,7 +424,9 @@ export class ContextBuilder {
 
   /**
    * What the scanners flag in a file's path (line 0) and head: the UI's warning badges, and what
-   * keeps a file out of the relevant memories and search.
+   * keeps a file out of the relevant memories and search. A file of this builder's snapshots
+   * carries its verdicts; one made elsewhere is judged now, by scanners loaded before
+   * (ContextBuilder.loadScanners).
    */
   flags(file: ContextFile): readonly ScanFlag[] {
     const names = this.nameFlags(file);
@@ -438,8 +464,12 @@ export class ContextBuilder {
     return flags;
   }
 
+  private scan(text: string): readonly ScanFinding[] {
+    return (this.options.scan ?? scanners().scanContent)(text);
+  }
+
   private scanNames(segments: readonly string[]): ScanFlag[] {
-    return scanPath(segments).map(({ kind, rule }): ScanFlag => ({ kind, rule, line: 0 }));
+    return scanners().scanPath(segments).map(({ kind, rule }): ScanFlag => ({ kind, rule, line: 0 }));
   }
 
   private scanHead(head: string): ScanFlag[] {

@@ -39,7 +39,6 @@ import { INDEX_HEAD_BYTES } from '../../common/memory/constants';
 import { writeOwnFile } from '../runtime/local/atomic-write';
 import type { ScanFlag } from './context-builder';
 import { WORD_FIELDS, wordTableOf, wordsIn, type FieldWords, type WordTable, type WordsInTable } from './relevance-index';
-import { SCANNER_RULE_IDS } from '../memory/scanners/content-scanner';
 
 /** What ContextBuilder keeps of one version of a file. */
 export interface FileFacts {
@@ -74,9 +73,11 @@ const openFiles = new FinalizationRegistry<number>((fd) => fs.close(fd, () => {}
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * What the facts were computed by: the format, the head size, the scanners' rules and this build
- * of Cairn (the size and mtime of the module's own file, which every build rewrites), so a cache
- * written by another version, whose scanners or tokenizer may judge differently, is not used.
+ * What the facts were computed by: the format, the head size and this build of Cairn (the size
+ * and mtime of the module's own file, which every build rewrites; the scanners and the tokenizer
+ * are part of the build), so a cache written by another version, whose scanners or tokenizer may
+ * judge differently, is not used. The scanners are not loaded for it: a call whose files are all
+ * kept judges none.
  */
 function buildFingerprint(): string {
   let build = 'unknown';
@@ -84,9 +85,9 @@ function buildFingerprint(): string {
     const st = fs.statSync(fileURLToPath(import.meta.url));
     build = `${st.size}:${st.mtimeMs}`;
   } catch {
-    // Not a file (bundled elsewhere): the format and the rules still tell versions apart.
+    // Not a file (bundled elsewhere): the format still tells versions apart.
   }
-  return createHash('sha256').update(`${FORMAT}\0${INDEX_HEAD_BYTES}\0${SCANNER_RULE_IDS.join(',')}\0${build}`).digest('hex').slice(0, 32);
+  return createHash('sha256').update(`${FORMAT}\0${INDEX_HEAD_BYTES}\0${build}`).digest('hex').slice(0, 32);
 }
 
 let fingerprint: string | undefined;
