@@ -33,7 +33,9 @@ export interface ListedEntry {
    * What tells this version of a file from any other (device, inode, size, mtime and ctime), for
    * caches of what a file holds; null for a directory, and for a file changed so recently that a
    * later change could still leave all of these as they are (a disk that stamps changes once per
-   * clock tick or per second): such a file is read again every time until it has settled.
+   * clock tick or per second): such a file is read again every time until it has settled. Opaque:
+   * only compared, and kept as JSON (each runtime writes it its own way; the local one as binary
+   * text, runtime/local/listing.ts versionOf).
    */
   readonly version: string | null;
   /**

@@ -20,10 +20,27 @@ import { checkInside, realpath, resolveTarget } from './containment';
 
 const fsc = fs.constants;
 
-/** A listed file's version (ListedEntry.version), as of `now` (ms since the epoch). */
+/** The version's five numbers, and the same bytes as the 16-bit units of its text. */
+const versionNumbers = new Float64Array(5);
+const versionUnits = new Uint16Array(versionNumbers.buffer);
+
+/**
+ * A listed file's version (ListedEntry.version), as of `now` (ms since the epoch): its device,
+ * inode, size, mtime and ctime, exactly, as text of 20 UTF-16 units holding their 64-bit values
+ * (not numerals: writing five numbers out in decimal, fractions of a millisecond included, cost a
+ * listing of 3000 files about 10 ms). It is compared, and kept in JSON (which escapes what it
+ * must), never shown.
+ */
 export function versionOf(st: fs.Stats, now: number): string | null {
   if (now - st.ctimeMs < VERSION_SETTLE_MS) return null;
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  const n = versionNumbers;
+  n[0] = st.dev;
+  n[1] = st.ino;
+  n[2] = st.size;
+  n[3] = st.mtimeMs;
+  n[4] = st.ctimeMs;
+  const u = versionUnits;
+  return String.fromCharCode(u[0]!, u[1]!, u[2]!, u[3]!, u[4]!, u[5]!, u[6]!, u[7]!, u[8]!, u[9]!, u[10]!, u[11]!, u[12]!, u[13]!, u[14]!, u[15]!, u[16]!, u[17]!, u[18]!, u[19]!);
 }
 
 /** The OS code of a failed read of a directory or an entry in it. */

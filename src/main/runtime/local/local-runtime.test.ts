@@ -12,7 +12,7 @@ import { makeTempRoot } from '../../../../tests/support/temp-root';
 import { VERSION_SETTLE_MS, type ListOptions, type ScopeRoot } from '../runtime';
 import { LocalRuntime } from './local-runtime';
 import { TEMP_PREFIX } from './atomic-write';
-import { readToEnd } from './listing';
+import { readToEnd, versionOf } from './listing';
 
 let base: string;
 let root: ScopeRoot;
@@ -92,6 +92,21 @@ describe('LocalRuntime.list', () => {
 });
 
 describe('a listed file’s version', () => {
+  it('tells apart a change of any of its five numbers, down to a fraction of a millisecond, and comes back whole from JSON', () => {
+    const at = 1_795_977_992_455.7898;
+    const stats = (change: Partial<fs.Stats> = {}) => ({ dev: 65024, ino: 3008941, size: 1079, mtimeMs: at, ctimeMs: at, ...change }) as fs.Stats;
+    const now = at + VERSION_SETTLE_MS + 1;
+    const version = versionOf(stats(), now)!;
+    expect(versionOf(stats(), now)).toBe(version);
+    // The next double after `at`: a tenth of a microsecond later.
+    const next = new Float64Array([at]);
+    new BigInt64Array(next.buffer)[0]! += 1n;
+    for (const change of [{ dev: 65025 }, { ino: 3008942 }, { size: 1080 }, { mtimeMs: next[0]! }, { ctimeMs: next[0]! }]) expect(versionOf(stats(change), now)).not.toBe(version);
+    // Kept in the facts cache's JSON and the sync state's, it must read back as itself.
+    expect(JSON.parse(JSON.stringify({ version })).version).toBe(version);
+    expect(Buffer.from(JSON.stringify(version), 'utf8').toString('utf8')).toBe(JSON.stringify(version));
+  });
+
   it('is withheld while the file’s last change is recent, and given once it has settled', async () => {
     const file = path.join(root.path, 'note.md');
     fs.writeFileSync(file, 'one');
