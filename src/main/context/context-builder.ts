@@ -266,14 +266,14 @@ export class ContextBuilder {
     const rootKey = `${b.runtime.label}\0${b.root.path}`;
     let before = this.facts.get(rootKey);
     if (before === undefined && this.cache) before = this.cache.load(b.runtime.label, b.root.path);
-    const after = new Map<string, FileFacts>();
     const rels = entries.map((e) => e.rel.join('/'));
     const stale: number[] = [];
+    let kept = 0;
     const facts: Array<FileFacts | null> = entries.map((e, i) => {
-      const kept = e.version === null ? undefined : before?.get(rels[i]!);
-      if (kept !== undefined && kept.version === e.version) {
-        after.set(rels[i]!, kept);
-        return kept;
+      const fact = e.version === null ? undefined : before?.get(rels[i]!);
+      if (fact !== undefined && fact.version === e.version) {
+        kept++;
+        return fact;
       }
       stale.push(i);
       return null;
@@ -286,13 +286,19 @@ export class ContextBuilder {
       if (!data) return;
       const fact = this.learn(b.scope, entries[i]!, data.data);
       facts[i] = fact;
-      if (fact.version !== '') {
-        after.set(rels[i]!, fact);
-        learnt = true;
-      }
+      if (fact.version !== '') learnt = true;
     });
+    // What is kept now: every fact with a version, in listing order; the same as before when
+    // nothing was learnt and every fact kept was used (a prompt over an unchanged tree).
+    const same = !learnt && before !== undefined && kept === before.size;
+    const after = same && before ? before : new Map<string, FileFacts>();
+    if (!same) {
+      facts.forEach((fact, i) => {
+        if (fact && fact.version !== '') after.set(rels[i]!, fact);
+      });
+    }
     keepRecent(this.facts, rootKey, after);
-    if (this.cache && !this.options.readOnlyCache && (learnt || after.size !== (before?.size ?? 0))) {
+    if (this.cache && !this.options.readOnlyCache && !same && (learnt || after.size !== (before?.size ?? 0))) {
       const cache = this.cache;
       saves.push(
         cache.save(b.runtime.label, b.root.path, after).then((err) => {

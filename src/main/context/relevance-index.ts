@@ -248,7 +248,7 @@ export class RelevanceIndex {
     const current = this.update(files);
     if (terms.length === 0 || files.length === 0) return [];
     const { sums, matched } = this.scores(terms);
-    return filesOf(withRecency(sums, now, (id) => current.get(this.paths[id]!), (id) => matched.get(id)!.size));
+    return filesOf(withRecency((visit) => sums.forEach((score, id) => visit(id, score)), now, (id) => current.get(this.paths[id]!), (id) => matched.get(id)!.size));
   }
 
   /** Brings the index to exactly `files` (re-indexing what changed); returns them by virtual path. */
@@ -379,7 +379,7 @@ export interface ScoredFile {
  * for a few comparisons each, not for sorting every match.
  */
 function* withRecency(
-  scores: ReadonlyMap<number, number>,
+  eachScore: (visit: (id: number, score: number) => void) => void,
   now: number,
   fileOf: (id: number) => ContextFile | undefined,
   matchedOf: (id: number) => number,
@@ -387,15 +387,17 @@ function* withRecency(
   const files: ContextFile[] = [];
   const boosted: number[] = [];
   const matched: number[] = [];
-  for (const [id, score] of scores) {
+  // Visited rather than iterated: a prompt's ranking runs once per process, where an iterator's
+  // [id, score] pair per match was most of its garbage.
+  eachScore((id, score) => {
     const file = fileOf(id);
-    if (!file) continue;
+    if (!file) return;
     const written = file.stats.lastWriteAt ? Date.parse(file.stats.lastWriteAt) : file.mtimeMs;
     const age = Math.max(0, now - (Number.isNaN(written) ? file.mtimeMs : written));
     files.push(file);
     matched.push(matchedOf(id));
     boosted.push(score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)));
-  }
+  });
   // Whether file a comes before file b: the higher score, then the lower path (paths are unique).
   const before = (a: number, b: number): boolean => boosted[a]! > boosted[b]! || (boosted[a] === boosted[b] && files[a]!.path < files[b]!.path);
   const heap = files.map((_, i) => i);
@@ -407,7 +409,9 @@ function* withRecency(
       if (left < size && before(heap[left]!, heap[first]!)) first = left;
       if (left + 1 < size && before(heap[left + 1]!, heap[first]!)) first = left + 1;
       if (first === at) return;
-      [heap[at], heap[first]] = [heap[first]!, heap[at]!];
+      const moved = heap[at]!;
+      heap[at] = heap[first]!;
+      heap[first] = moved;
       at = first;
     }
   };
@@ -660,15 +664,14 @@ export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly strin
       for (const word of typoMatches(query, typoCandidates(searched.keys(), query, edits))) score(lookUp(word), word, TYPO_WEIGHT);
     }
   }
-  const scores = new Map<number, number>();
-  const matched = new Map<number, number>();
-  for (let id = 0; id < count; id++) {
-    const words = bits ? popCount(bits[id]!) : (sets[id]?.size ?? 0);
-    if (words === 0) continue;
-    scores.set(id, sums[id]! * words);
-    matched.set(id, words);
-  }
-  return withRecency(scores, now, (id) => docs[id]?.file, (id) => matched.get(id)!);
+  const matchedOf = (id: number): number => (bits ? popCount(bits[id]!) : (sets[id]?.size ?? 0));
+  const eachScore = (visit: (id: number, score: number) => void): void => {
+    for (let id = 0; id < count; id++) {
+      const words = matchedOf(id);
+      if (words > 0) visit(id, sums[id]! * words);
+    }
+  };
+  return withRecency(eachScore, now, (id) => docs[id]?.file, matchedOf);
 }
 
 /** The number of bits set in `n`. */
