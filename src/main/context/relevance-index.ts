@@ -248,7 +248,7 @@ export class RelevanceIndex {
     const current = this.update(files);
     if (terms.length === 0 || files.length === 0) return [];
     const { sums, matched } = this.scores(terms);
-    return filesOf(withRecency((visit) => sums.forEach((score, id) => visit(id, score)), now, (id) => current.get(this.paths[id]!), (id) => matched.get(id)!.size));
+    return filesOf(withRecency((visit) => sums.forEach((score, id) => visit(id, score)), sums.size, now, (id) => current.get(this.paths[id]!), (id) => matched.get(id)!.size));
   }
 
   /** Brings the index to exactly `files` (re-indexing what changed); returns them by virtual path. */
@@ -380,28 +380,31 @@ export interface ScoredFile {
  */
 function* withRecency(
   eachScore: (visit: (id: number, score: number) => void) => void,
+  most: number,
   now: number,
   fileOf: (id: number) => ContextFile | undefined,
   matchedOf: (id: number) => number,
 ): Generator<ScoredFile, void, undefined> {
   const files: ContextFile[] = [];
-  const boosted: number[] = [];
-  const matched: number[] = [];
-  // Visited rather than iterated: a prompt's ranking runs once per process, where an iterator's
-  // [id, score] pair per match was most of its garbage.
+  // At most one per file scored (`most`), side by side in typed arrays: a prompt's ranking runs
+  // once per process, where an iterator's [id, score] pair and a boxed number per match were most
+  // of its garbage.
+  const boosted = new Float64Array(most);
+  const matched = new Int32Array(most);
   eachScore((id, score) => {
     const file = fileOf(id);
     if (!file) return;
     const written = file.stats.lastWriteAt ? Date.parse(file.stats.lastWriteAt) : file.mtimeMs;
     const age = Math.max(0, now - (Number.isNaN(written) ? file.mtimeMs : written));
+    boosted[files.length] = score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS));
+    matched[files.length] = matchedOf(id);
     files.push(file);
-    matched.push(matchedOf(id));
-    boosted.push(score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS)));
   });
   // Whether file a comes before file b: the higher score, then the lower path (paths are unique).
   const before = (a: number, b: number): boolean => boosted[a]! > boosted[b]! || (boosted[a] === boosted[b] && files[a]!.path < files[b]!.path);
-  const heap = files.map((_, i) => i);
-  let size = heap.length;
+  let size = files.length;
+  const heap = new Int32Array(size);
+  for (let i = 0; i < size; i++) heap[i] = i;
   const siftDown = (from: number): void => {
     for (let at = from; ; ) {
       let first = at;
@@ -671,7 +674,7 @@ export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly strin
       if (words > 0) visit(id, sums[id]! * words);
     }
   };
-  return withRecency(eachScore, now, (id) => docs[id]?.file, matchedOf);
+  return withRecency(eachScore, count, now, (id) => docs[id]?.file, matchedOf);
 }
 
 /** The number of bits set in `n`. */
