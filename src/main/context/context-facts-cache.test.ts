@@ -286,7 +286,8 @@ describe('a damaged cache', () => {
     ['of another build', (d) => Buffer.from(d.toString('latin1').replace(/"fingerprint":"[0-9a-f]+"/, `"fingerprint":"${'0'.repeat(32)}"`), 'latin1')],
     // Damages that keep every length (JSON allows the spaces): only the header's checks catch them.
     ['with a column of the wrong type', (d) => sameLength(d, /"heads":\[(\d+)/, (n) => `"heads":["${'x'.repeat(n.length - 2)}"`)],
-    ['with a column of the wrong length', (d) => sameLength(d, /"versions":\[("[^"]*",)/, (v) => `"versions":[${' '.repeat(v.length)}`)],
+    ['with a column of the wrong length', (d) => sameLength(d, /"versionLengths":\[(\d+,)/, (v) => `"versionLengths":[${' '.repeat(v.length)}`)],
+    ['with versions that do not add up', (d) => sameLength(d, /"versionLengths":\[(\d)/, (n) => `"versionLengths":[${(Number(n) + 1) % 10}`)],
     ['with words that do not add up', (d) => sameLength(d, /"words":\[(\d)/, (n) => `"words":[${(Number(n) + 1) % 10}`)],
   ];
 

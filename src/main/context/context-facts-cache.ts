@@ -22,12 +22,13 @@
  *   a missing, truncated, corrupt or foreign cache reads as empty, so the builder reads the files
  *   and computes exactly what a fresh build does. Deleting the directory is always safe.
  *
- * File layout: the magic line with the format and the three regions' lengths; the header (JSON:
+ * File layout: the magic line with the format and the four regions' lengths; the header (JSON:
  * the root, the fingerprint, the words' fields' lengths, then one column per fact, with no array
  * per file: Header); the words, as one
  * UTF-8 region laid out as a ranking searches them (relevance-index.ts, WordTable: per field, the
- * files' words apart by newlines), so a load slices and joins nothing per file; the heads' bytes
- * one after the other. A load reads the header and the words; a head is read (from the file as it
+ * files' words apart by newlines), so a load slices and joins nothing per file; the versions, one
+ * after the other as UTF-16 (a local version is binary text, which JSON would mostly escape); the
+ * heads' bytes one after the other. A load reads the header, the words and the versions; a head is read (from the file as it
  * was loaded, through the descriptor kept open for that) only when an excerpt or a search needs
  * it: most calls need ten heads of thousands, and reading them all cost more than the rest.
  */
@@ -61,11 +62,11 @@ export interface FileFacts {
 export type RootFacts = ReadonlyMap<string, FileFacts>;
 
 /** Bump when what a fact means or how it is computed changes (old caches are then rebuilt). */
-const FORMAT = 3;
+const FORMAT = 4;
 const MAGIC = `cairn-context-facts ${FORMAT} `;
-/** The magic line: the magic, then the header's, the words' and the heads' lengths in bytes. */
-const MAGIC_LINE = new RegExp(`^${MAGIC}(\\d{1,12}) (\\d{1,12}) (\\d{1,12})\n`);
-const MAGIC_LINE_MAX = MAGIC.length + 3 * 13;
+/** The magic line: the magic, then the header's, the words', the versions' and the heads' lengths in bytes. */
+const MAGIC_LINE = new RegExp(`^${MAGIC}(\\d{1,12}) (\\d{1,12}) (\\d{1,12}) (\\d{1,12})\n`);
+const MAGIC_LINE_MAX = MAGIC.length + 4 * 13;
 
 /** Closes the descriptor a loaded cache's heads are read through once no fact needs it. */
 const openFiles = new FinalizationRegistry<number>((fd) => fs.close(fd, () => {}));
@@ -105,7 +106,8 @@ interface Header {
   /** The characters of each field's text in the words region (WordTable.texts). */
   readonly fields: number[];
   readonly rels: string[];
-  readonly versions: string[];
+  /** The UTF-16 units of each file's version in the versions region. */
+  readonly versionLengths: number[];
   readonly descriptions: Array<string | null>;
   /** The bytes of each file's head in the heads region. */
   readonly heads: number[];
@@ -167,6 +169,7 @@ function rootKey(label: string, rootPath: string): string {
 function serialize(facts: RootFacts, root: string): Buffer {
   const rels: string[] = [];
   const versions: string[] = [];
+  const versionLengths: number[] = [];
   const descriptions: Array<string | null> = [];
   const headBytes: number[] = [];
   const words: number[] = [];
@@ -179,6 +182,7 @@ function serialize(facts: RootFacts, root: string): Buffer {
     const head = f.head();
     rels.push(rel);
     versions.push(f.version);
+    versionLengths.push(f.version.length);
     descriptions.push(f.description);
     headBytes.push(head.length);
     const fileWords = f.words;
@@ -192,9 +196,12 @@ function serialize(facts: RootFacts, root: string): Buffer {
   // Laid out as a ranking searches them: what parse gives back as the cache's table.
   const fieldTexts = wordTableOf(allWords).texts;
   const wordBytes = Buffer.from(fieldTexts.join(''), 'utf8');
-  const header: Header = { root, fingerprint: (fingerprint ??= buildFingerprint()), fields: fieldTexts.map((t) => t.length), rels, versions, descriptions, heads: headBytes, words, flags };
+  // A local version is binary text (runtime/local/listing.ts versionOf): as JSON it would be
+  // mostly escapes, which cost a load more than the rest of the header; as UTF-16 it is copied.
+  const versionBytes = Buffer.from(versions.join(''), 'utf16le');
+  const header: Header = { root, fingerprint: (fingerprint ??= buildFingerprint()), fields: fieldTexts.map((t) => t.length), rels, versionLengths, descriptions, heads: headBytes, words, flags };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  return Buffer.concat([Buffer.from(`${MAGIC}${headerBytes.length} ${wordBytes.length} ${headTotal}\n`, 'latin1'), headerBytes, wordBytes, ...heads]);
+  return Buffer.concat([Buffer.from(`${MAGIC}${headerBytes.length} ${wordBytes.length} ${versionBytes.length} ${headTotal}\n`, 'latin1'), headerBytes, wordBytes, versionBytes, ...heads]);
 }
 
 /**
@@ -206,15 +213,19 @@ function parse(fd: number, root: string): Map<string, FileFacts> | null {
   const first = Buffer.alloc(Math.min(size, MAGIC_LINE_MAX));
   const line = MAGIC_LINE.exec(first.toString('latin1', 0, fs.readSync(fd, first, 0, first.length, 0)));
   if (!line) return null;
-  const [headerBytes, wordBytes, headBytes] = [Number(line[1]), Number(line[2]), Number(line[3])];
+  const [headerBytes, wordBytes, versionBytes, headBytes] = [Number(line[1]), Number(line[2]), Number(line[3]), Number(line[4])];
   const start = line[0].length;
-  if (size !== start + headerBytes + wordBytes + headBytes) return null;
-  const data = Buffer.allocUnsafe(headerBytes + wordBytes);
+  if (size !== start + headerBytes + wordBytes + versionBytes + headBytes || versionBytes % 2 !== 0) return null;
+  const data = Buffer.allocUnsafe(headerBytes + wordBytes + versionBytes);
   if (fs.readSync(fd, data, 0, data.length, start) !== data.length) return null;
   const header = JSON.parse(strictUtf8.decode(data.subarray(0, headerBytes))) as unknown;
   if (!isHeader(header) || header.root !== root || header.fingerprint !== (fingerprint ??= buildFingerprint())) return null;
-  const { fields, rels, versions, descriptions, words, flags } = header;
-  const wordText = strictUtf8.decode(data.subarray(headerBytes));
+  const { fields, rels, versionLengths, descriptions, words, flags } = header;
+  const wordText = strictUtf8.decode(data.subarray(headerBytes, headerBytes + wordBytes));
+  const versionText = data.toString('utf16le', headerBytes + wordBytes);
+  let versionsTotal = 0;
+  for (const length of versionLengths) versionsTotal += length;
+  if (versionsTotal !== versionText.length) return null;
   const texts: string[] = [];
   let textAt = 0;
   for (const chars of fields) texts.push(wordText.slice(textAt, (textAt += chars)));
@@ -246,11 +257,13 @@ function parse(fd: number, root: string): Map<string, FileFacts> | null {
   }
   const reader = new HeadReader(fd);
   const out = new Map<string, FileFacts>();
-  let headAt = start + headerBytes + wordBytes;
+  let headAt = start + headerBytes + wordBytes + versionBytes;
+  let versionAt = 0;
   for (let index = 0; index < count; index++) {
     const length = header.heads[index]!;
     const both = flagged.get(index);
-    out.set(rels[index]!, new CachedFacts(versions[index]!, descriptions[index]!, both?.names ?? NO_FLAGS, both?.head ?? NO_FLAGS, table, index, reader, headAt, length));
+    const version = versionText.slice(versionAt, (versionAt += versionLengths[index]!));
+    out.set(rels[index]!, new CachedFacts(version, descriptions[index]!, both?.names ?? NO_FLAGS, both?.head ?? NO_FLAGS, table, index, reader, headAt, length));
     headAt += length;
   }
   if (headAt !== size) return null;
@@ -334,11 +347,11 @@ function isHeader(x: unknown): x is Header {
   if (typeof x !== 'object' || x === null) return false;
   const h = x as Record<keyof Header, unknown>;
   if (typeof h.root !== 'string' || typeof h.fingerprint !== 'string') return false;
-  const { fields, rels, versions, descriptions, heads, words, flags } = h;
+  const { fields, rels, versionLengths, descriptions, heads, words, flags } = h;
   if (!Array.isArray(fields) || fields.length !== WORD_FIELDS || !all(fields, isCount)) return false;
   if (!Array.isArray(rels) || !all(rels, isString)) return false;
   const count = rels.length;
-  if (!Array.isArray(versions) || versions.length !== count || !all(versions, isString)) return false;
+  if (!Array.isArray(versionLengths) || versionLengths.length !== count || !all(versionLengths, isCount)) return false;
   if (!Array.isArray(descriptions) || descriptions.length !== count || !all(descriptions, isDescription)) return false;
   if (!Array.isArray(heads) || heads.length !== count || !all(heads, isHeadBytes)) return false;
   if (!Array.isArray(words) || words.length !== count * WORD_FIELDS * 2 || !all(words, isCount)) return false;
