@@ -175,11 +175,6 @@ export class ContextBuilder {
 
   private readonly cache: ContextFactsCache | undefined;
 
-  /** Loads the content scanners (a snapshot and a hot set load them when they judge a file). */
-  static async loadScanners(): Promise<void> {
-    await loadScanners();
-  }
-
   constructor(
     private readonly usage?: UsageStore,
     private readonly options: ContextBuilderOptions = {},
@@ -431,8 +426,8 @@ export class ContextBuilder {
   /**
    * What the scanners flag in a file's path (line 0) and head: the UI's warning badges, and what
    * keeps a file out of the relevant memories and search. A file of this builder's snapshots
-   * carries its verdicts; one made elsewhere is judged now, by scanners loaded before
-   * (ContextBuilder.loadScanners).
+   * carries its verdicts; one made elsewhere (no caller makes one) would be judged now, by the
+   * scanners a snapshot that learnt a file or a hot set has loaded.
    */
   flags(file: ContextFile): readonly ScanFlag[] {
     const names = this.nameFlags(file);
