@@ -24,13 +24,13 @@
  *
  * File layout: the magic line with the format and the four regions' lengths; the header (JSON:
  * the root, the fingerprint, the words' fields' lengths, then one column per fact, with no array
- * per file: Header); the words, as one
- * UTF-8 region laid out as a ranking searches them (relevance-index.ts, WordTable: per field, the
- * files' words apart by newlines), so a load slices and joins nothing per file; the versions, one
- * after the other as UTF-16 (a local version is binary text, which JSON would mostly escape); the
- * heads' bytes one after the other. A load reads the header, the words and the versions; a head is read (from the file as it
- * was loaded, through the descriptor kept open for that) only when an excerpt or a search needs
- * it: most calls need ten heads of thousands, and reading them all cost more than the rest.
+ * per file: Header); the words, as one UTF-8 region laid out as a ranking searches them
+ * (relevance-index.ts, WordTable: per field, the files' words apart by newlines), so a load
+ * slices and joins nothing per file; the versions, one after the other as UTF-16 (a local version
+ * is binary text, which JSON would mostly escape); the heads' bytes one after the other. A load
+ * reads the header, the words and the versions; a head is read (from the file as it was loaded,
+ * through the descriptor kept open for that) only when an excerpt or a search needs it: most
+ * calls need ten heads of thousands, and reading them all cost more than the rest.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
