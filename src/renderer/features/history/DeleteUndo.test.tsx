@@ -128,8 +128,9 @@ describe('Undo after a delete', () => {
     await user.click(within(toast).getByRole('button', { name: 'Undo' }));
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain(`Could not undo the delete: ${P}/contested.md exists again since that change; nothing was undone.`);
-    // The focus was on Undo: it moves to the alert's button instead of being lost.
-    expect(document.activeElement).toBe(within(alert).getByRole('button', { name: 'Dismiss' }));
+    // The focus was on Undo: it moves to the alert's button instead of being lost (once the alert's
+    // effects have run, which may be after the alert is in the document).
+    await waitFor(() => expect(document.activeElement).toBe(within(alert).getByRole('button', { name: 'Dismiss' })));
     expect(await onDisk(b, 'contested.md')).toBe('the agent wrote this\n');
     await user.click(within(alert).getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByRole('alert')).toBeNull();
