@@ -5,22 +5,20 @@
 // page, with the section's height then: the tree has the pane's height less the section's.
 // Screenshots: test-results/agent-files-none-<width>.png, for a person to look at.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { shot } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 let sb: Sandbox;
 let served: Served;
 let browser: Browser;
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nRun make test before pushing.\n' });
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite((sb) =>
+    sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nRun make test before pushing.\n' }),
+  ));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
