@@ -47,6 +47,8 @@ const PREFIX_WEIGHT = 0.375;
 const PREFIX_MIN_LENGTH = 4;
 /** ':' (between a word and its count in FieldWords). */
 const COLON = 58;
+/** ' ' (before each word in FieldWords). */
+const SPACE = 32;
 /** Relevance bonus for a file written recently (fades with the usage half-life). */
 const RECENCY_BONUS = 0.2;
 
@@ -248,7 +250,7 @@ export class RelevanceIndex {
     const current = this.update(files);
     if (terms.length === 0 || files.length === 0) return [];
     const { sums, matched } = this.scores(terms);
-    return filesOf(withRecency((visit) => sums.forEach((score, id) => visit(id, score)), sums.size, now, (id) => current.get(this.paths[id]!), (id) => matched.get(id)!.size));
+    return filesOf(withRecency((visit) => sums.forEach((score, id) => visit(id, score, matched.get(id)!.size)), sums.size, now, (id) => current.get(this.paths[id]!)));
   }
 
   /** Brings the index to exactly `files` (re-indexing what changed); returns them by virtual path. */
@@ -379,11 +381,10 @@ export interface ScoredFile {
  * for a few comparisons each, not for sorting every match.
  */
 function* withRecency(
-  eachScore: (visit: (id: number, score: number) => void) => void,
+  eachScore: (visit: (id: number, score: number, matched: number) => void) => void,
   most: number,
   now: number,
   fileOf: (id: number) => ContextFile | undefined,
-  matchedOf: (id: number) => number,
 ): Generator<ScoredFile, void, undefined> {
   const files: ContextFile[] = [];
   // At most one per file scored (`most`), side by side in typed arrays: a prompt's ranking runs
@@ -391,13 +392,13 @@ function* withRecency(
   // of its garbage.
   const boosted = new Float64Array(most);
   const matched = new Int32Array(most);
-  eachScore((id, score) => {
+  eachScore((id, score, words) => {
     const file = fileOf(id);
     if (!file) return;
     const written = file.stats.lastWriteAt ? Date.parse(file.stats.lastWriteAt) : file.mtimeMs;
     const age = Math.max(0, now - (Number.isNaN(written) ? file.mtimeMs : written));
     boosted[files.length] = score * (1 + RECENCY_BONUS * 0.5 ** (age / USAGE_HALF_LIFE_MS));
-    matched[files.length] = matchedOf(id);
+    matched[files.length] = words;
     files.push(file);
   });
   // Whether file a comes before file b: the higher score, then the lower path (paths are unique).
@@ -578,7 +579,6 @@ export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly strin
   // by side (numbers only: a common word is found in thousands of files).
   const lookUp = (term: string): Map<string, Array<{ ids: ArrayLike<number>; counts: ArrayLike<number> }>> => {
     const found = new Map<string, Array<{ ids: ArrayLike<number>; counts: ArrayLike<number> }>>();
-    const needle = ` ${term}`;
     const prefixes = term.length >= PREFIX_MIN_LENGTH;
     // The term's own hits, the most of a common word's, go straight into arrays of one number per
     // file (a file's words are distinct, so it holds the term at most once in a field).
@@ -588,40 +588,44 @@ export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly strin
     for (const [table, ids] of searched) {
       for (let field = 0; field < FIELDS; field++) {
         const text = table.texts[field]!;
+        const end = text.length;
         const begin = table.starts[field]!;
-        const last = begin.length - 1;
-        // The file holding the hit: hits come in order, so the file only moves forward.
+        const files = begin.length;
+        const hitIds = exactIds[field]!;
+        const hitCounts = exactCounts[field]!;
+        let hits = exactFound[field]!;
+        // The file holding the hit, and where the next one begins: hits come in order, so the
+        // file only moves forward.
         let file = 0;
-        for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
-          const after = at + needle.length;
+        let next = files > 1 ? begin[1]! : end;
+        // The term is looked for without the space before every word: a search for a space first
+        // stops at every word, one for the term's first letter far less often.
+        for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + 1)) {
+          if (text.charCodeAt(at - 1) !== SPACE) continue;
+          const after = at + term.length;
           // The term itself (a colon right after it) needs no slicing; a longer word only counts
           // when the term may begin others.
           const exact = text.charCodeAt(after) === COLON;
           if (!exact && !prefixes) continue;
-          while (file < last && begin[file + 1]! <= at) file++;
+          while (next <= at) next = ++file + 1 < files ? begin[file + 1]! : end;
           const id = ids[file]!;
           if (id < 0) continue;
           const colon = exact ? after : text.indexOf(':', after);
           let tf = 0;
-          for (let i = colon + 1; i < text.length; i++) {
-            const digit = text.charCodeAt(i) - 48;
-            if (digit < 0 || digit > 9) break;
-            tf = tf * 10 + digit;
-          }
+          for (let i = colon + 1, digit = text.charCodeAt(i) - 48; digit >= 0 && digit <= 9; digit = text.charCodeAt(++i) - 48) tf = tf * 10 + digit;
           if (exact) {
-            const n = exactFound[field]!;
-            if (n === count) continue;
-            exactIds[field]![n] = id;
-            exactCounts[field]![n] = tf;
-            exactFound[field] = n + 1;
+            if (hits === count) continue;
+            hitIds[hits] = id;
+            hitCounts[hits++] = tf;
             continue;
           }
-          const word = text.slice(at + 1, colon);
+          const word = text.slice(at, colon);
           let perField = found.get(word) as Array<{ ids: number[]; counts: number[] }> | undefined;
           if (!perField) found.set(word, (perField = Array.from({ length: FIELDS }, () => ({ ids: [], counts: [] }))));
           perField[field]!.ids.push(id);
           perField[field]!.counts.push(tf);
         }
+        exactFound[field] = hits;
       }
     }
     if (exactFound.some((n) => n > 0)) {
@@ -641,16 +645,15 @@ export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly strin
         const { ids, counts } = perField[field]!;
         if (ids.length === 0) continue;
         const idf = Math.log(1 + (count - ids.length + 0.5) / (ids.length + 0.5));
-        const boost = weight * BOOSTS[field]!;
+        const scale = weight * BOOSTS[field]! * idf;
         const average = averages[field]!;
         for (let h = 0; h < ids.length; h++) {
           const id = ids[h]!;
           const tf = counts[h]!;
-          const length = lengths[id * FIELDS + field]!;
-          sums[id]! += boost * idf * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * length) / average)));
-          if (bits) bits[id]! |= bit;
-          else (sets[id] ??= new Set()).add(query);
+          sums[id]! += scale * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * lengths[id * FIELDS + field]!) / average)));
         }
+        if (bits) for (let h = 0; h < ids.length; h++) bits[ids[h]!]! |= bit;
+        else for (let h = 0; h < ids.length; h++) (sets[ids[h]!] ??= new Set()).add(query);
       }
     };
     // A term and the words it begins, at `weight`; whether it found any word at all.
@@ -667,14 +670,13 @@ export function scoreByWords(docs: readonly WordsOfFile[], terms: readonly strin
       for (const word of typoMatches(query, typoCandidates(searched.keys(), query, edits))) score(lookUp(word), word, TYPO_WEIGHT);
     }
   }
-  const matchedOf = (id: number): number => (bits ? popCount(bits[id]!) : (sets[id]?.size ?? 0));
-  const eachScore = (visit: (id: number, score: number) => void): void => {
+  const eachScore = (visit: (id: number, score: number, matched: number) => void): void => {
     for (let id = 0; id < count; id++) {
-      const words = matchedOf(id);
-      if (words > 0) visit(id, sums[id]! * words);
+      const words = bits ? popCount(bits[id]!) : (sets[id]?.size ?? 0);
+      if (words > 0) visit(id, sums[id]! * words, words);
     }
   };
-  return withRecency(eachScore, count, now, (id) => docs[id]?.file, matchedOf);
+  return withRecency(eachScore, count, now, (id) => docs[id]?.file);
 }
 
 /** The number of bits set in `n`. */
