@@ -20,6 +20,18 @@ export default defineConfig({
           index: resolve(__dirname, 'src/main/electron/index.ts'),
           cli: resolve(__dirname, 'src/main/cli/bin.ts'),
         },
+        output: {
+          // The prompt hook's code in two chunks, not fifteen: each module loaded costs a round
+          // trip of Node's ESM loader, and `cairn context` runs before every prompt. The first
+          // holds what answers it when a running Cairn does (the command and what it imports),
+          // the second what works the answer out here (loaded only then).
+          codeSplitting: {
+            groups: [
+              { name: 'context-hook', test: /src\/main\/cli\/context-command\.ts$/, priority: 2 },
+              { name: 'context-here', test: /src\/main\/context\/context-answer\.ts$/, priority: 1 },
+            ],
+          },
+        },
       },
     },
   },
