@@ -35,22 +35,29 @@ const LOOKALIKE_SLASHES = '/\\\\\uff0f\uff3c\u2215\u2044\u29f8\u2571\u27cb';
 function spelled(name: string): string {
   return Array.from(name, (c) => `[${c}${String.fromCharCode(c.charCodeAt(0) + 0xfee0)}]`).join(`[${INVISIBLE}]*`);
 }
-/** A bracket that starts a wrapper tag, opening or closing, however cased, spaced or interleaved. */
-const WRAPPER_TAG = new RegExp(
-  `[${LOOKALIKE_OPEN_BRACKETS}](?=[${INVISIBLE}]*(?:[${LOOKALIKE_SLASHES}][${INVISIBLE}]*)?(?:${WRAPPER_TAGS.map(spelled).join('|')})(?![a-z0-9_-]))`,
-  'giu',
-);
+/**
+ * A bracket that starts a wrapper tag, opening or closing, however cased, spaced or interleaved.
+ * Made when first needed: building it (its Unicode classes, case-folded) is a share of a prompt
+ * hook's start, and text without a bracket never needs it.
+ */
+let wrapperTag: RegExp | undefined;
+function wrapperTagPattern(): RegExp {
+  return (wrapperTag ??= new RegExp(
+    `[${LOOKALIKE_OPEN_BRACKETS}](?=[${INVISIBLE}]*(?:[${LOOKALIKE_SLASHES}][${INVISIBLE}]*)?(?:${WRAPPER_TAGS.map(spelled).join('|')})(?![a-z0-9_-]))`,
+    'giu',
+  ));
+}
 
 /** Any bracket a wrapper tag can start with: text without one cannot hold a tag. */
 const ANY_OPEN_BRACKET = new RegExp(`[${LOOKALIKE_OPEN_BRACKETS}]`);
 
 /**
  * Makes `text` unable to open or close a wrapper tag. Text without any opening bracket is returned
- * as it is without running WRAPPER_TAG, whose Unicode classes take ~13 ms to compile on first use
- * (a share of every prompt hook's start).
+ * as it is without running the wrapper tag's pattern, whose Unicode classes are slow to compile on
+ * first use (a share of every prompt hook's start).
  */
 export function neutralizeMarkup(text: string): string {
-  return ANY_OPEN_BRACKET.test(text) ? text.replace(WRAPPER_TAG, '&lt;') : text;
+  return ANY_OPEN_BRACKET.test(text) ? text.replace(wrapperTagPattern(), '&lt;') : text;
 }
 
 /** Controls but tab and newline (NUL, ESC, CR, DEL, C1): never part of what a memory shows. */
@@ -69,6 +76,8 @@ export function shownText(text: string): string {
 
 /** Controls, separators and invisible characters: a space in a description. */
 const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]+/gu;
+/** Printable ASCII only: text that holds none of CONTROL, known without compiling its Unicode classes. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * A description as it is shown, before escaping: one line (controls and invisible characters as
@@ -76,7 +85,8 @@ const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]+/gu;
  * this text, not only the raw value.
  */
 export function descriptionText(raw: string): string {
-  const line = raw.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  const line = (PRINTABLE_ASCII.test(raw) ? raw : raw.replace(CONTROL, ' ')).replace(/\s+/g, ' ').trim();
+  if (line.length <= DESCRIPTION_MAX_CHARS) return line;
   const chars = Array.from(line);
   return chars.length > DESCRIPTION_MAX_CHARS ? `${chars.slice(0, DESCRIPTION_MAX_CHARS - 1).join('')}…` : line;
 }
