@@ -97,6 +97,18 @@ describe('cairn context with the facts cache', () => {
     expect(judged.loaded).toContain('chunk:content-scanner');
   });
 
+  it("loads the build's code in a few chunks, not one per module (each costs a round trip of Node's module loader)", async () => {
+    const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: PROMPT, cwd: sb.checkout });
+    const r = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--home', sb.home], { input });
+    expect(r.stdout).toBe(expected.prompt);
+    const chunks = r.loaded.filter((m) => m.startsWith('chunk:'));
+    // The command's chunk and the answer's (worked out here: no Cairn process runs), and the
+    // bundler's two small shared ones.
+    expect(chunks, chunks.join(', ')).toContain('chunk:context-hook');
+    expect(chunks, chunks.join(', ')).toContain('chunk:context-here');
+    expect(chunks.length, chunks.join(', ')).toBeLessThanOrEqual(4);
+  });
+
   it('several processes building it at once each answer what a fresh build answers', async () => {
     await fs.rm(cacheDir, { recursive: true, force: true });
     const answers = await Promise.all([hook('UserPromptSubmit'), hook('SessionStart'), hook('UserPromptSubmit'), hook('SessionStart'), hook('UserPromptSubmit')]);

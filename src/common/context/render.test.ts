@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMOJI_NOTES, smuggleInSelectors, smuggleInTags } from '../../../tests/support/smuggle';
+import { DESCRIPTION_MAX_CHARS } from '../memory/constants';
 import { HOT_HEADER, WRAPPER_TAGS, cleanDescription, descriptionText, neutralizeMarkup, renderHotSet, renderIndex, renderRelevant, shownText, truncateUtf8, utf8Length } from './render';
 
 describe('utf8Length', () => {
@@ -166,6 +167,12 @@ describe('descriptions', () => {
     ['soft\u00adhyphen and \u034f joiner', 'soft hyphen and joiner'],
     ['line\u2028separator\u2029paragraph', 'line separator paragraph'],
     ['  spaced \n\n out  ', 'spaced out'],
+    ['Plain  ASCII, as written ', 'Plain ASCII, as written'],
+    ['a DEL\u007fhere', 'a DEL here'],
+    ['x'.repeat(DESCRIPTION_MAX_CHARS + 5), `${'x'.repeat(DESCRIPTION_MAX_CHARS - 1)}…`],
+    // Cut at characters, not UTF-16 units: an emoji is one character of the 200.
+    ['😀'.repeat(DESCRIPTION_MAX_CHARS), `${'😀'.repeat(DESCRIPTION_MAX_CHARS)}`],
+    ['😀'.repeat(DESCRIPTION_MAX_CHARS + 1), `${'😀'.repeat(DESCRIPTION_MAX_CHARS - 1)}…`],
   ])('descriptionText(%j) is %j', (raw, shown) => {
     expect(descriptionText(raw)).toBe(shown);
   });
