@@ -10,11 +10,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { openPage, shot } from '../support/page';
-import { CAIRN_BIN, makeCheckout, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, type Served, serve } from '../support/serve';
+import { CAIRN_BIN, makeCheckout, type Sandbox } from '../support/sandbox';
+import { rpc, type Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 
@@ -36,13 +37,11 @@ const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Workspaces
 const divider = (page: Page) => page.getByText('New since you last looked');
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  gadgets = await makeCheckout(path.join(sb.dir, 'gadgets'), 'git@example.com:acme/gadgets.git');
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    gadgets = await makeCheckout(path.join(sb.dir, 'gadgets'), 'git@example.com:acme/gadgets.git');
+  }));
   await rpc(served, 'workspaces/add', { name: 'gadgets', path: gadgets });
-  browser = await launchBrowser();
 });
 afterAll(async () => {
   await mcp?.close();

@@ -11,10 +11,11 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeProjectDirName } from '../../src/main/harvest/claude-transcript';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { contentOf, editorOf, inbox, openPage, shots } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 let sb: Sandbox;
 let served: Served;
@@ -35,26 +36,27 @@ const fileRow = (page: Page, id: string) => section(page).getByRole('button', { 
 const open = () => openPage(browser.context, served.address, { row: '/memories/project/build.md' });
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  userHome = path.join(sb.dir, 'user');
-  // Global files, where each agent's documentation puts them.
-  await put(userHome, '.claude/CLAUDE.md', '# Me\n\nAnswer briefly.\nUse British spelling.\n');
-  await put(userHome, path.join('.claude', 'projects', claudeProjectDirName(sb.checkout), 'memory', 'MEMORY.md'), '# Memory\n\n- The CI runner is slow on Mondays.\n');
-  await put(userHome, '.codex/AGENTS.md', '# Codex, everywhere\n\nAsk before running migrations.\n');
-  await put(userHome, '.gemini/GEMINI.md', '# Gemini\n\nExplain your plan first.\n');
-  // The checkout's files.
-  await put(sb.checkout, 'CLAUDE.md', CLAUDE_MD);
-  await put(sb.checkout, 'AGENTS.md', AGENTS_MD);
-  await put(sb.checkout, '.cursor/rules/style.mdc', '---\ndescription: Style\nalwaysApply: true\n---\nPrefer tabs for indentation.\n');
-  await put(sb.checkout, '.github/copilot-instructions.md', 'Write tests with vitest.\n');
-  // A file its agent reads that is no text: listed, with why it cannot be opened.
-  await fs.mkdir(path.join(sb.checkout, '.github', 'instructions'), { recursive: true });
-  await fs.writeFile(path.join(sb.checkout, '.github', 'instructions', 'legacy.instructions.md'), Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a]));
-  await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nRun make test before pushing.\n' });
-  served = await serve(sb.home, { env: { HOME: userHome } });
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(
+    async (box) => {
+      sb = box;
+      userHome = path.join(sb.dir, 'user');
+      // Global files, where each agent's documentation puts them.
+      await put(userHome, '.claude/CLAUDE.md', '# Me\n\nAnswer briefly.\nUse British spelling.\n');
+      await put(userHome, path.join('.claude', 'projects', claudeProjectDirName(sb.checkout), 'memory', 'MEMORY.md'), '# Memory\n\n- The CI runner is slow on Mondays.\n');
+      await put(userHome, '.codex/AGENTS.md', '# Codex, everywhere\n\nAsk before running migrations.\n');
+      await put(userHome, '.gemini/GEMINI.md', '# Gemini\n\nExplain your plan first.\n');
+      // The checkout's files.
+      await put(sb.checkout, 'CLAUDE.md', CLAUDE_MD);
+      await put(sb.checkout, 'AGENTS.md', AGENTS_MD);
+      await put(sb.checkout, '.cursor/rules/style.mdc', '---\ndescription: Style\nalwaysApply: true\n---\nPrefer tabs for indentation.\n');
+      await put(sb.checkout, '.github/copilot-instructions.md', 'Write tests with vitest.\n');
+      // A file its agent reads that is no text: listed, with why it cannot be opened.
+      await fs.mkdir(path.join(sb.checkout, '.github', 'instructions'), { recursive: true });
+      await fs.writeFile(path.join(sb.checkout, '.github', 'instructions', 'legacy.instructions.md'), Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a]));
+      await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nRun make test before pushing.\n' });
+    },
+    () => ({ env: { HOME: userHome } }),
+  ));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

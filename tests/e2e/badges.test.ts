@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, endSuite, launchBrowser } from '../support/browser';
 import { runCairn, stopProcess } from '../support/cli';
 import { editorOf, openPage, row, shot } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, type Served, serve } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import { type Served, serve } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 
@@ -35,15 +36,13 @@ const stats = async (p: string) => (JSON.parse(await cairn('stats', '--json')) a
 const open = (browser: typeof first, address = served.address) => openPage(browser.context, address, { row: `${P}/notes.md` });
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  // Files left by an earlier session, straight on disk: no history, so no badge.
-  await fs.mkdir(sb.roots.project, { recursive: true });
-  await fs.writeFile(path.join(sb.roots.project, 'build.md'), '---\ndescription: How to build\n---\nBuild with make.\n');
-  await fs.writeFile(path.join(sb.roots.project, 'notes.md'), '---\ndescription: Loose notes\n---\nNothing yet.\n');
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  [first, second] = await Promise.all([launchBrowser(), launchBrowser()]);
+  ({ sb, served, browser: first } = await openWorkspaceSuite(async (box) => {
+    // Files left by an earlier session, straight on disk: no history, so no badge.
+    await fs.mkdir(box.roots.project, { recursive: true });
+    await fs.writeFile(path.join(box.roots.project, 'build.md'), '---\ndescription: How to build\n---\nBuild with make.\n');
+    await fs.writeFile(path.join(box.roots.project, 'notes.md'), '---\ndescription: Loose notes\n---\nNothing yet.\n');
+  }));
+  second = await launchBrowser();
 });
 afterAll(() => endSuite({ browsers: [first, second], served, sb }));
 

@@ -8,11 +8,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shot, shots } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 const LINES = ['---', 'description: How we release', '---', '# Releasing', '', 'Install the tools.', 'Run make.', 'Run the tests.', 'Ship it.', 'Tag the release.', ''];
@@ -66,13 +67,11 @@ const layout = (page: Page) =>
 const overlaps = (a: { left: number; top: number; right: number; bottom: number }, b: typeof a) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await fs.mkdir(sb.roots.project, { recursive: true });
-  for (const name of ['release.md', 'overlap.md', 'reload.md']) await fs.writeFile(path.join(sb.roots.project, name), RELEASE);
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await fs.mkdir(sb.roots.project, { recursive: true });
+    for (const name of ['release.md', 'overlap.md', 'reload.md']) await fs.writeFile(path.join(sb.roots.project, name), RELEASE);
+  }));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -15,11 +15,12 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_USAGE, type UsageStats } from '../../src/common/memory/usage';
 import { processRuns } from '../../src/main/runtime/local/process-alive';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { fileTree, putAged } from '../support/file-tree';
 import { openPage, row, shot, shots } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { type Served, rpc, serve } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import { type Served, rpc } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 const G = '/memories/global';
@@ -62,18 +63,16 @@ const itemIn = (v: Locator, name: string): Locator => v.getByRole('listitem').fi
 const item = (page: Page, name: string): Locator => itemIn(view(page), name);
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  const files: Record<string, UsageStats> = {};
-  for (const f of SEED) {
-    putAged(f.scope === 'global' ? sb.roots.global : sb.roots.project, f.name, f.text, f.ageDays);
-    if (f.usage) files[f.scope === 'global' ? `global:${f.name}` : `project:${sb.session.projectId}:${f.name}`] = { ...EMPTY_USAGE, ...f.usage };
-  }
-  fs.mkdirSync(sb.home, { recursive: true });
-  fs.writeFileSync(path.join(sb.home, 'memory-meta.json'), JSON.stringify({ version: 1, files }));
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    const files: Record<string, UsageStats> = {};
+    for (const f of SEED) {
+      putAged(f.scope === 'global' ? sb.roots.global : sb.roots.project, f.name, f.text, f.ageDays);
+      if (f.usage) files[f.scope === 'global' ? `global:${f.name}` : `project:${sb.session.projectId}:${f.name}`] = { ...EMPTY_USAGE, ...f.usage };
+    }
+    fs.mkdirSync(sb.home, { recursive: true });
+    fs.writeFileSync(path.join(sb.home, 'memory-meta.json'), JSON.stringify({ version: 1, files }));
+  }));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -7,11 +7,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runJsonl } from '../support/cli';
 import { openPage, row, shots } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 
@@ -29,20 +30,18 @@ const exists = (p: string) =>
 const open = (first = `${P}/build.md`) => openPage(browser.context, served.address, { row: first });
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await agent(
-    { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test; the webpack step is flaky\n' },
-    { command: 'create', path: `${P}/deploy.md`, file_text: '---\ndescription: Shipping\n---\nwebpack bundles, fly deploys\n' },
-    { command: 'create', path: `${P}/notes/ideas.md`, file_text: 'ideas\n' },
-    { command: 'create', path: `${P}/scratch-1.md`, file_text: 'one\n' },
-    { command: 'create', path: `${P}/scratch-2.md`, file_text: 'two\n' },
-    { command: 'create', path: `${P}/scratch-3.md`, file_text: 'three\n' },
-    { command: 'create', path: '/memories/global/prefs.md', file_text: '---\ndescription: How I like things\n---\nTabs.\n' },
-  );
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await agent(
+      { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test; the webpack step is flaky\n' },
+      { command: 'create', path: `${P}/deploy.md`, file_text: '---\ndescription: Shipping\n---\nwebpack bundles, fly deploys\n' },
+      { command: 'create', path: `${P}/notes/ideas.md`, file_text: 'ideas\n' },
+      { command: 'create', path: `${P}/scratch-1.md`, file_text: 'one\n' },
+      { command: 'create', path: `${P}/scratch-2.md`, file_text: 'two\n' },
+      { command: 'create', path: `${P}/scratch-3.md`, file_text: 'three\n' },
+      { command: 'create', path: '/memories/global/prefs.md', file_text: '---\ndescription: How I like things\n---\nTabs.\n' },
+    );
+  }));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

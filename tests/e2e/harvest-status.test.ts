@@ -15,11 +15,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { inbox, openPage, shot, showInbox, shots as pageShots } from '../support/page';
-import { makeCheckout, makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import { makeCheckout, REPO_ROOT, type Sandbox } from '../support/sandbox';
+import { rpc, type Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
 const FIXTURE_CWD = '/home/dev/projects/widgets';
@@ -130,15 +131,16 @@ async function shots(page: Page, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  agentsEnv = { CLAUDE_CONFIG_DIR: path.join(sb.dir, 'claude-config'), CODEX_HOME: path.join(sb.dir, 'codex-home') };
-  await placeTranscript(sb.checkout, SESSION);
-  standIn = await makeStandIn('model');
-  served = await serve(sb.home, { env: agentsEnv });
-  workspaceId = ((await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout })) as { id: string }).id;
+  ({ sb, served, browser, workspaceId } = await openWorkspaceSuite(
+    async (box) => {
+      sb = box;
+      agentsEnv = { CLAUDE_CONFIG_DIR: path.join(sb.dir, 'claude-config'), CODEX_HOME: path.join(sb.dir, 'codex-home') };
+      await placeTranscript(sb.checkout, SESSION);
+      standIn = await makeStandIn('model');
+    },
+    () => ({ env: agentsEnv }),
+  ));
   await rpc(served, 'settings/set', { harvestExtractor: 'command', harvestCommand: standInCommand(standIn) });
-  browser = await launchBrowser();
 });
 afterAll(async () => {
   for (const dir of standIns) await fs.writeFile(path.join(dir, 'gate'), '').catch(() => {});

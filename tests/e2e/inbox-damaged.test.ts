@@ -6,11 +6,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { inbox, openPage, shotLightAndDark, showInbox } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { type Served, rpc, serve } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const DAMAGED_ID = '0mx13hxjc-00011c9f';
 const TORN = '{"id": "0mx13hxjc-00011c9f", "kind": "memory", "status": "pen';
@@ -21,17 +22,13 @@ let browser: Browser;
 let damagedFile: string;
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
+  ({ sb, served, browser } = await openWorkspaceSuite());
   const notes = path.join(sb.dir, 'notes.md');
   await fs.writeFile(notes, '- Deploys go out on Tuesdays.\n');
   const imported = await runCairn(['import', '--from', 'markdown', notes, '--scope', 'global', '--home', sb.home], { cwd: sb.checkout });
   expect(imported.status, imported.stderr).toBe(0);
   damagedFile = path.join(sb.home, 'inbox', 'items', `${DAMAGED_ID}.json`);
   await fs.writeFile(damagedFile, TORN);
-  browser = await launchBrowser();
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -8,11 +8,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { editorOf, inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
-import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { type Served, rpc, serve } from '../support/serve';
+import { REPO_ROOT, type Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 import { InboxStore } from '../../src/main/inbox/inbox-store';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures', 'transcripts');
@@ -47,14 +48,12 @@ async function openInbox(): Promise<Page> {
 }
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' });
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' });
+  }));
   await harvest(CODEX);
   await harvest(CLAUDE);
-  browser = await launchBrowser();
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -8,11 +8,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runJsonl } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shot } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import { rpc, type Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 
@@ -45,22 +46,20 @@ async function spoken(page: Page, name: string): Promise<{ name: string; descrip
 }
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await agent(
-    { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
-    { command: 'create', path: `${P}/deploy.md`, file_text: '---\ndescription: Deploying to staging\n---\nmake deploy\n' },
-    { command: 'create', path: `${P}/notes/testing.md`, file_text: '---\ndescription: How the tests are laid out\n---\nvitest\n' },
-    { command: 'view', path: `${P}/deploy.md` },
-    { command: 'create', path: `${P}/lint.md`, file_text: '---\ndescription: Lint rules the agents follow\n---\nnpm run lint\n' },
-    { command: 'view', path: `${P}/lint.md` },
-  );
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await agent(
+      { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
+      { command: 'create', path: `${P}/deploy.md`, file_text: '---\ndescription: Deploying to staging\n---\nmake deploy\n' },
+      { command: 'create', path: `${P}/notes/testing.md`, file_text: '---\ndescription: How the tests are laid out\n---\nvitest\n' },
+      { command: 'view', path: `${P}/deploy.md` },
+      { command: 'create', path: `${P}/lint.md`, file_text: '---\ndescription: Lint rules the agents follow\n---\nnpm run lint\n' },
+      { command: 'view', path: `${P}/lint.md` },
+    );
+  }));
   const [workspace] = (await rpc(served, 'workspaces/list', {})) as { id: string }[];
   await rpc(served, 'memory/setPinned', { workspaceId: workspace!.id, path: `${P}/deploy.md`, pinned: true });
   await rpc(served, 'memory/setPinned', { workspaceId: workspace!.id, path: `${P}/lint.md`, pinned: true });
-  browser = await launchBrowser();
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

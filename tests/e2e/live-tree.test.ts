@@ -10,11 +10,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shot } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, type Served, serve } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 const OPEN = `${P}/react.md`;
@@ -42,13 +43,11 @@ async function scrollTo(page: Page, index: number, p: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await fs.mkdir(sb.roots.project, { recursive: true });
-  for (const name of [...ABOVE, 'react.md', ...BELOW]) await fs.writeFile(path.join(sb.roots.project, name), body(name));
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await fs.mkdir(sb.roots.project, { recursive: true });
+    for (const name of [...ABOVE, 'react.md', ...BELOW]) await fs.writeFile(path.join(sb.roots.project, name), body(name));
+  }));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -8,11 +8,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { openPage, shots } from '../support/page';
-import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served, userHomeOf } from '../support/serve';
+import { REPO_ROOT, type Sandbox } from '../support/sandbox';
+import { rpc, type Served, userHomeOf } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const FAKE_MODEL = path.join(REPO_ROOT, 'src/main/consolidation/fixtures/fake-consolidation-model.mjs');
 
@@ -23,17 +24,15 @@ let record: string;
 let command: string;
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  fs.mkdirSync(sb.roots.global, { recursive: true });
-  fs.writeFileSync(path.join(sb.roots.global, 'editor.md'), '---\ndescription: Editor settings\n---\nIndent with two spaces.\n');
-  record = path.join(sb.dir, 'model-calls.jsonl');
-  const answer = path.join(sb.dir, 'answer.json');
-  fs.writeFileSync(answer, JSON.stringify({ changes: [] }));
-  command = `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answer}'`;
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    fs.mkdirSync(sb.roots.global, { recursive: true });
+    fs.writeFileSync(path.join(sb.roots.global, 'editor.md'), '---\ndescription: Editor settings\n---\nIndent with two spaces.\n');
+    record = path.join(sb.dir, 'model-calls.jsonl');
+    const answer = path.join(sb.dir, 'answer.json');
+    fs.writeFileSync(answer, JSON.stringify({ changes: [] }));
+    command = `'${process.execPath}' '${FAKE_MODEL}' '${record}' '${answer}'`;
+  }));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -8,11 +8,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn, runJsonl } from '../support/cli';
 import { openPage, row, shot } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 const SIZE = { width: 800, height: 700 };
@@ -27,15 +28,13 @@ const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', s
 const fit = (el: Locator) => el.evaluate((e) => ({ needs: e.scrollWidth, has: e.clientWidth }));
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await agent(
-    { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
-    { command: 'create', path: `${P}/notes.md`, file_text: '---\ndescription: Loose notes\n---\nNothing yet.\n' },
-  );
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await agent(
+      { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
+      { command: 'create', path: `${P}/notes.md`, file_text: '---\ndescription: Loose notes\n---\nNothing yet.\n' },
+    );
+  }));
   // With the server up: an agent's new file (badged "agent edited"), pinned.
   await agent({ command: 'create', path: `${P}/deploy-checklist.md`, file_text: '---\ndescription: What to check before a deploy\n---\nmake deploy\n' }, { command: 'view', path: `${P}/deploy-checklist.md` });
   const pinned = await runCairn(['pin', `${P}/deploy-checklist.md`, '--home', sb.home, '--cwd', sb.checkout]);

@@ -6,11 +6,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { inbox, openPage, shot, shotLightAndDark, showInbox } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, type Served, serve } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 
 let sb: Sandbox;
@@ -25,13 +26,11 @@ const agent = async (command: unknown) => {
 };
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nBuild with make.\nTest with make test.\nRelease with make release.\n' });
-  await sb.run({ command: 'create', path: '/memories/project/old.md', file_text: 'An old note.\n' });
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await sb.run({ command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nBuild with make.\nTest with make test.\nRelease with make release.\n' });
+    await sb.run({ command: 'create', path: '/memories/project/old.md', file_text: 'An old note.\n' });
+  }));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

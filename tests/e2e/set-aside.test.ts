@@ -6,11 +6,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { openPage, shotLightAndDark } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import type { Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 let sb: Sandbox;
 let served: Served;
@@ -20,11 +21,7 @@ const cairn = (...args: string[]) => runCairn([...args, '--home', sb.home], { cw
 const asides = async () => (await fs.readdir(sb.home)).filter((n) => n.includes('.damaged-'));
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite());
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -11,11 +11,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shots } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import { rpc, type Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const G = '/memories/global';
 const BASE = 'Use pnpm.\nRun the tests.\nShip on Fridays.\n';
@@ -40,16 +41,15 @@ const onDisk = (home: string, name: string) => fs.readFile(path.join(home === sb
 const pending = async () => ((await rpc(served, 'inbox/list', {})) as { items: Array<{ id: string; change: { path: string } | null }> }).items;
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  const bare = path.join(sb.dir, 'memory-remote.git');
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
-  remote = `file://${bare}`;
-  other = path.join(sb.dir, 'other-machine');
-  await fs.mkdir(sb.roots.global, { recursive: true });
-  for (const name of ['notes.md', 'tools.md']) await fs.writeFile(path.join(sb.roots.global, name), BASE);
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    const bare = path.join(sb.dir, 'memory-remote.git');
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
+    remote = `file://${bare}`;
+    other = path.join(sb.dir, 'other-machine');
+    await fs.mkdir(sb.roots.global, { recursive: true });
+    for (const name of ['notes.md', 'tools.md']) await fs.writeFile(path.join(sb.roots.global, name), BASE);
+  }));
   // Both machines start from the same text.
   await rpc(served, 'sync/setUp', { remote });
   await cairn(['sync', '--remote', remote, '--home', other]);
@@ -64,7 +64,6 @@ beforeAll(async () => {
   await syncHere();
   // Whichever sync of this host met them (this one, or its own schedule's), both wait in the Inbox.
   expect((await pending()).map((i) => i.change?.path).sort()).toEqual([`${G}/notes.md`, `${G}/tools.md`]);
-  browser = await launchBrowser();
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

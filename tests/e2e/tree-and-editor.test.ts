@@ -7,11 +7,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runJsonl, stopProcess } from '../support/cli';
 import { openPage, row, shots, theme, typeAtEnd } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { makeSandbox, type Sandbox } from '../support/sandbox';
 import { rpc, serve, type Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 const LONG_NAME = `${P}/decisions-about-the-storage-layer-and-why-sqlite-won-over-postgres-for-local-use.md`;
@@ -28,16 +29,14 @@ const open = (server = served, first = `${P}/build.md`) => openPage(browser.cont
 const background = (page: Page, selector: string) => page.locator(selector).first().evaluate((el) => getComputedStyle(el).backgroundColor);
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await agent(
-    { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
-    { command: 'create', path: LONG_NAME, file_text: `---\ndescription: ${LONG_DESC}\n---\nSQLite.\n` },
-    { command: 'create', path: '/memories/global/languages/rust.md', file_text: '---\ndescription: Rust habits\n---\ncargo clippy\n' },
-  );
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await agent(
+      { command: 'create', path: `${P}/build.md`, file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
+      { command: 'create', path: LONG_NAME, file_text: `---\ndescription: ${LONG_DESC}\n---\nSQLite.\n` },
+      { command: 'create', path: '/memories/global/languages/rust.md', file_text: '---\ndescription: Rust habits\n---\ncargo clippy\n' },
+    );
+  }));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -6,11 +6,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shot, typeAtEnd } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { makeSandbox, type Sandbox } from '../support/sandbox';
 import { type Served, rpc, serve } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 
 let sb: Sandbox;
@@ -22,18 +23,16 @@ const agent = (...commands: object[]) => runJsonl(['--home', sb.home, '--cwd', s
 const open = () => openPage(browser.context, served.address, { width: 1280, height: 760, row: '/memories/project/build.md' });
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await agent(
-    { command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
-    { command: 'create', path: '/memories/project/decisions/storage.md', file_text: '---\ndescription: Why SQLite\n---\nSQLite.\n' },
-    { command: 'create', path: '/memories/project/decisions/api.md', file_text: '---\ndescription: REST over gRPC\n---\nREST.\n' },
-    { command: 'create', path: '/memories/global/style.md', file_text: '---\ndescription: <b>Tabs</b>, short commits\n---\nTabs.\n' },
-    { command: 'view', path: '/memories/global/style.md' },
-  );
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await agent(
+      { command: 'create', path: '/memories/project/build.md', file_text: '---\ndescription: How to build and test\n---\nmake test\n' },
+      { command: 'create', path: '/memories/project/decisions/storage.md', file_text: '---\ndescription: Why SQLite\n---\nSQLite.\n' },
+      { command: 'create', path: '/memories/project/decisions/api.md', file_text: '---\ndescription: REST over gRPC\n---\nREST.\n' },
+      { command: 'create', path: '/memories/global/style.md', file_text: '---\ndescription: <b>Tabs</b>, short commits\n---\nTabs.\n' },
+      { command: 'view', path: '/memories/global/style.md' },
+    );
+  }));
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, endSuite, launchBrowser } from '../support/browser';
 import { runCairn, runJsonl, stopProcess } from '../support/cli';
 import { contentOf, editorOf, openPage, row, shots, typeAtEnd } from '../support/page';
-import { makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { type Served, rpc, serve } from '../support/serve';
+import type { Sandbox } from '../support/sandbox';
+import { type Served, serve } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 
 let sb: Sandbox;
@@ -31,13 +32,10 @@ async function restart(...extra: string[]): Promise<void> {
 const open = (address = served.address) => openPage(browser.context, address, { width: 1280, height: 760, row: '/memories/project/notes.md' });
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: '/memories/project/notes.md', file_text: 'first line\n' }]);
-  served = await serve(sb.home);
+  ({ sb, served, browser } = await openWorkspaceSuite((box) =>
+    runJsonl(['--home', box.home, '--cwd', box.checkout], [{ command: 'create', path: '/memories/project/notes.md', file_text: 'first line\n' }]),
+  ));
   port = Number(new URL(served.origin).port);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
-  browser = await launchBrowser();
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 

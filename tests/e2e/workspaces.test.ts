@@ -8,11 +8,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, endSuite, launchBrowser } from '../support/browser';
+import { type Browser, endSuite } from '../support/browser';
 import { runJsonl } from '../support/cli';
 import { editorOf, openPage, row, shots } from '../support/page';
-import { makeCheckout, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
-import { rpc, serve, type Served } from '../support/serve';
+import { makeCheckout, type Sandbox } from '../support/sandbox';
+import { rpc, type Served } from '../support/serve';
+import { openWorkspaceSuite } from '../support/workspace-suite';
 
 const P = '/memories/project';
 const MATRIX = [
@@ -67,14 +68,12 @@ const onScreen = (page: Page, locator: ReturnType<Page['locator']>) =>
   });
 
 beforeAll(async () => {
-  await requireBuiltCli();
-  sb = await makeSandbox();
-  await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: `${P}/build-matrix.md`, file_text: MATRIX }]);
-  gadgets = await makeCheckout(path.join(sb.dir, 'gadgets'), 'git@example.com:acme/gadgets.git');
-  served = await serve(sb.home);
-  await rpc(served, 'workspaces/add', { name: 'widgets', path: sb.checkout });
+  ({ sb, served, browser } = await openWorkspaceSuite(async (box) => {
+    sb = box;
+    await runJsonl(['--home', sb.home, '--cwd', sb.checkout], [{ command: 'create', path: `${P}/build-matrix.md`, file_text: MATRIX }]);
+    gadgets = await makeCheckout(path.join(sb.dir, 'gadgets'), 'git@example.com:acme/gadgets.git');
+  }));
   await rpc(served, 'workspaces/add', { name: 'gadgets', path: gadgets });
-  browser = await launchBrowser();
 });
 afterAll(() => endSuite({ browsers: [browser], served, sb }));
 
