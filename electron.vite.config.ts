@@ -21,14 +21,16 @@ export default defineConfig({
           cli: resolve(__dirname, 'src/main/cli/bin.ts'),
         },
         output: {
-          // The prompt hook's code in two chunks, not fifteen: each module loaded costs a round
+          // The prompt hook's code in two chunks, not sixteen: each module loaded costs a round
           // trip of Node's ESM loader, and `cairn context` runs before every prompt. The first
-          // holds what answers it when a running Cairn does (the command and what it imports),
-          // the second what works the answer out here (loaded only then).
+          // holds what answers it when a running Cairn does (the command and what it imports, and
+          // the checkout's workspace id, which it and the harvest hook note), the second what works
+          // the answer out here (loaded only then). A group takes the modules it names and what
+          // they import that no group before it took.
           codeSplitting: {
             groups: [
-              { name: 'context-hook', test: /src\/main\/cli\/context-command\.ts$/, priority: 2 },
-              { name: 'context-here', test: /src\/main\/context\/context-answer\.ts$/, priority: 1 },
+              { name: 'context-hook', test: /src[\\/]main[\\/](cli[\\/]context-command|workspaces[\\/]session)\.ts$/, priority: 2 },
+              { name: 'context-here', test: /src[\\/]main[\\/]context[\\/]context-answer\.ts$/, priority: 1 },
             ],
           },
         },

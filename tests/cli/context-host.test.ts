@@ -10,6 +10,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn, runJsonl } from '../support/cli';
+import { runTraced } from '../support/module-trace/traced';
 import { BUILT_CLI, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
@@ -82,6 +83,17 @@ describe('the prompt hook with a host', () => {
     expect(requests[0]).toMatchObject({ protocol: 1, home: sb.home, format: 'claude-hook', event: 'UserPromptSubmit', prompt: 'how do we run the database migration before the release', cwd: sb.checkout });
     // The build's own id (a host of another build refuses).
     expect(requests[0]!.build).toMatch(/^[a-z0-9]+-[a-z0-9]+$/);
+  });
+
+  it("answered by the host, loads none of the code that works an answer out, --agent's note of the agent included", async () => {
+    await standIn(() => `${JSON.stringify({ text: '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"from the host"}}\n' })}\n`);
+    const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'how do we release', cwd: sb.checkout, session_id: 's1' });
+    const r = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--agent', 'claude', '--home', sb.home], { input });
+    expect(r.stdout).toContain('from the host');
+    const chunks = r.loaded.filter((m) => m.startsWith('chunk:'));
+    expect(chunks, chunks.join(', ')).toContain('chunk:context-hook');
+    expect(chunks, chunks.join(', ')).not.toContain('chunk:context-here');
+    expect(chunks, chunks.join(', ')).not.toContain('chunk:content-scanner');
   });
 
   it('works its answer out itself when the host refuses, answers garbage, cuts its answer, or is silent past the timeout', async () => {

@@ -7,6 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli';
+import { runTraced } from '../support/module-trace/traced';
 import { makeSandbox, REPO_ROOT, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 let sb: Sandbox;
@@ -35,6 +36,16 @@ async function until(what: string, done: () => Promise<boolean>): Promise<void> 
 }
 
 describe('cairn harvest --hook', () => {
+  it("loads neither the context's answer nor the scanners (it runs at every compaction and session end)", async () => {
+    const r = await runTraced(sb.dir, ['harvest', '--hook', '--home', sb.home], { input: hookInput() });
+    expect(r.status, r.stderr).toBe(0);
+    const chunks = r.loaded.filter((m) => m.startsWith('chunk:'));
+    expect(chunks, chunks.join(', ')).toContain('chunk:harvest-hook');
+    expect(chunks, chunks.join(', ')).not.toContain('chunk:context-here');
+    expect(chunks, chunks.join(', ')).not.toContain('chunk:content-scanner');
+    expect(r.loaded).not.toContain('zod');
+  });
+
   it('does nothing while harvest is off for the workspace, the default', async () => {
     expect((await runCairn(['harvest', '--status', '--home', sb.home, '--cwd', sb.checkout])).stdout).toMatch(/^Harvest is off for workspace /);
     const hook = await runCairn(['harvest', '--hook', '--home', sb.home], { input: hookInput() });

@@ -194,7 +194,9 @@ describe('the keyboard alone', () => {
 
   it("a row says more than its path (pinned, the agent's edit, description, usage), and an agent's edit is announced", async () => {
     const page = await open();
-    // lint.md: written by an agent, never opened by the person, pinned, used.
+    // lint.md: written by an agent, never opened by the person, pinned, used. The badges come in
+    // an answer of their own, which may follow the list's: waited for.
+    await expect.poll(async () => (await spoken(page, `${P}/lint.md`)).description).toMatch(/agent edited/);
     const lint = await spoken(page, `${P}/lint.md`);
     expect(lint.name).toBe(`${P}/lint.md`);
     expect(lint.description).toMatch(/Pinned/);

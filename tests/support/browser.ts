@@ -27,6 +27,9 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // Well within a suite's hook timeout: a start that fails ends what it made (the server, the
+    // sandbox), and a hung one would leave them running.
+    timeout: 20_000,
   });
   return {
     context,

@@ -22,6 +22,7 @@ import { isValidWorkspaceId, resolveHome } from '../workspaces/home-dir';
 import { CONTEXT_HOOK_LOG, logHookError } from '../context/hook-log';
 import { readConfigFile } from '../context/injection-config';
 import { headMoveSince } from '../workspaces/head-moves';
+import { localWorkspaceId } from '../workspaces/session';
 import { assertOwnHome, ForeignHomeError } from '../runtime/local/ownership';
 import { commandArgs } from './command-args';
 import { readInput, writeOutput } from './read-all';
@@ -201,11 +202,11 @@ async function catchUpUnwatchedPull(home: string, cwd: string, config: Record<st
 
 /**
  * Records that the hook's agent was seen in its workspace (the checkout's own, from `cwd`, when
- * not given), after the answer is out: loaded only then, and never failing the prompt.
+ * not given), after the answer is out: its store loaded only then, and never failing the prompt.
  */
 async function noteSeen(home: string, workspaceId: string | null, agent: AgentRef, cwd?: string): Promise<void> {
   try {
-    const [{ AgentsSeen }, { localWorkspaceId }] = await Promise.all([import('../activity/agents-seen'), import('../workspaces/session')]);
+    const { AgentsSeen } = await import('../activity/agents-seen');
     new AgentsSeen(home).seen(workspaceId ?? (cwd === undefined ? null : await localWorkspaceId(cwd)), agent);
   } catch {
     // A hint for the person only.
