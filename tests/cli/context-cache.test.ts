@@ -15,7 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERSION_SETTLE_MS } from '../../src/main/runtime/runtime';
 import { runCairn, type CliResult } from '../support/cli';
 import { runTraced } from '../support/module-trace/traced';
-import { CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
+import { BUILT_CLI, CAIRN_BIN, makeSandbox, requireBuiltCli, type Sandbox } from '../support/sandbox';
 
 const PROMPT = 'how do we run the database migration before the release';
 const TOPICS = ['database', 'release', 'migration', 'deploy', 'auth'];
@@ -107,6 +107,21 @@ describe('cairn context with the facts cache', () => {
     expect(chunks, chunks.join(', ')).toContain('chunk:context-hook');
     expect(chunks, chunks.join(', ')).toContain('chunk:context-here');
     expect(chunks.length, chunks.join(', ')).toBeLessThanOrEqual(4);
+  });
+
+  it('loads its code as ASCII (V8 holds it as one byte a character, not two)', async () => {
+    const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: PROMPT, cwd: sb.checkout });
+    const r = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--home', sb.home], { input });
+    expect(r.stdout).toBe(expected.prompt);
+    const chunksDir = path.join(path.dirname(BUILT_CLI), 'chunks');
+    const names = await fs.readdir(chunksDir);
+    const loaded = r.loaded.filter((m) => m.startsWith('chunk:')).map((m) => m.slice('chunk:'.length));
+    for (const file of [BUILT_CLI, ...names.filter((n) => loaded.some((c) => n.startsWith(`${c}-`))).map((n) => path.join(chunksDir, n))]) {
+      const text = await fs.readFile(file, 'latin1');
+      const at = text.search(/[^\x00-\x7f]/);
+      // A non-ASCII character in a comment of one of the hook's modules: write it as U+XXXX there.
+      expect(at, `${path.basename(file)}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`).toBe(-1);
+    }
   });
 
   it('several processes building it at once each answer what a fresh build answers', async () => {

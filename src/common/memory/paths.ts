@@ -32,7 +32,7 @@ export type VirtualPath =
  *   on disk reads as (so two names on disk would show as one);
  * - surrogates: a string that is not well-formed UTF-16 (a lone surrogate) is written to disk as
  *   U+FFFD, two names for one file.
- * A name must also be in Unicode normalization form C: `café` spelt with U+00E9 and with e + U+0301
+ * A name must also be in Unicode normalization form C: `cafe` with its e acute spelt as U+00E9 and as e + U+0301
  * would be two files that look the same. It is refused with the NFC spelling to use, never
  * normalized silently.
  */
