@@ -97,11 +97,16 @@ describe('cairn context with the facts cache', () => {
     expect(judged.loaded).toContain('chunk:content-scanner');
   });
 
-  it("loads the build's code in a few chunks, not one per module (each costs a round trip of Node's module loader)", async () => {
+  /** The prompt hook answered from the cache, traced: the chunks of the build it loaded. */
+  const tracedPromptChunks = async (): Promise<string[]> => {
     const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: PROMPT, cwd: sb.checkout });
     const r = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--home', sb.home], { input });
     expect(r.stdout).toBe(expected.prompt);
-    const chunks = r.loaded.filter((m) => m.startsWith('chunk:'));
+    return r.chunks;
+  };
+
+  it("loads the build's code in a few chunks, not one per module (each costs a round trip of Node's module loader)", async () => {
+    const chunks = await tracedPromptChunks();
     // The command's chunk and the answer's (worked out here: no Cairn process runs), and the
     // bundler's two small shared ones.
     expect(chunks, chunks.join(', ')).toContain('chunk:context-hook');
@@ -110,12 +115,9 @@ describe('cairn context with the facts cache', () => {
   });
 
   it('loads its code as ASCII (V8 holds it as one byte a character, not two)', async () => {
-    const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: PROMPT, cwd: sb.checkout });
-    const r = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--home', sb.home], { input });
-    expect(r.stdout).toBe(expected.prompt);
+    const loaded = (await tracedPromptChunks()).map((m) => m.slice('chunk:'.length));
     const chunksDir = path.join(path.dirname(BUILT_CLI), 'chunks');
     const names = await fs.readdir(chunksDir);
-    const loaded = r.loaded.filter((m) => m.startsWith('chunk:')).map((m) => m.slice('chunk:'.length));
     for (const file of [BUILT_CLI, ...names.filter((n) => loaded.some((c) => n.startsWith(`${c}-`))).map((n) => path.join(chunksDir, n))]) {
       const text = await fs.readFile(file, 'latin1');
       const at = text.search(/[^\x00-\x7f]/);

@@ -90,7 +90,7 @@ describe('the prompt hook with a host', () => {
     const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'how do we release', cwd: sb.checkout, session_id: 's1' });
     const r = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--agent', 'claude', '--home', sb.home], { input });
     expect(r.stdout).toContain('from the host');
-    const chunks = r.loaded.filter((m) => m.startsWith('chunk:'));
+    const { chunks } = r;
     expect(chunks, chunks.join(', ')).toContain('chunk:context-hook');
     expect(chunks, chunks.join(', ')).not.toContain('chunk:context-here');
     expect(chunks, chunks.join(', ')).not.toContain('chunk:content-scanner');

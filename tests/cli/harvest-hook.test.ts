@@ -39,7 +39,7 @@ describe('cairn harvest --hook', () => {
   it("loads neither the context's answer nor the scanners (it runs at every compaction and session end)", async () => {
     const r = await runTraced(sb.dir, ['harvest', '--hook', '--home', sb.home], { input: hookInput() });
     expect(r.status, r.stderr).toBe(0);
-    const chunks = r.loaded.filter((m) => m.startsWith('chunk:'));
+    const { chunks } = r;
     expect(chunks, chunks.join(', ')).toContain('chunk:harvest-hook');
     expect(chunks, chunks.join(', ')).not.toContain('chunk:context-here');
     expect(chunks, chunks.join(', ')).not.toContain('chunk:content-scanner');

@@ -17,11 +17,18 @@ export function runCairn(args: string[], options: { input?: string; env?: NodeJS
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
-    // A process that exits before reading its input (a refusal) closes the pipe: the write's EPIPE
-    // is not the test's failure, what the process printed and its status are its result.
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
+    giveInput(child, options.input);
   });
+}
+
+/**
+ * Writes `input` (none: an empty stdin) to a child and ends its stdin. A process that exits before
+ * reading its input (a refusal) closes the pipe: the write's EPIPE is not the test's failure, what
+ * the process printed and its status are its result.
+ */
+export function giveInput(child: { readonly stdin: NodeJS.WritableStream }, input = ''): void {
+  child.stdin.on('error', () => {});
+  child.stdin.end(input);
 }
 
 export function spawnJsonl(args: string[], cwd?: string): ChildProcessWithoutNullStreams {

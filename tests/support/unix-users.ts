@@ -10,6 +10,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { giveInput } from './cli';
 import { BUILT_CLI, REPO_ROOT } from './sandbox';
 
 export interface UnixUser {
@@ -80,10 +81,7 @@ export function runAs(user: UnixUser, command: string, args: readonly string[], 
       clearTimeout(timer);
       resolve({ status, stdout, stderr });
     });
-    // A process that exits before reading its input (a refusal) closes the pipe: the write's EPIPE
-    // is not the test's failure, what the process printed and its status are its result.
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
+    giveInput(child, options.input);
   });
 }
 

@@ -7,9 +7,9 @@
  * descriptions are flattened to one escaped line, controls other than tab and newline and hidden
  * characters are removed from what a file shows (NUL, ESC, zero-width characters, text smuggled in
  * variation selectors or tag characters...), and no content can open or close one of the wrapper tags:
- * a `<`, or a bracket a model may read as one (U+FF1C, U+2039, U+3008, U+02C2...), that starts a wrapper tag however it
- * is cased, spaced or interleaved with invisible characters (Default_Ignorable_Code_Point, format
- * characters, combining marks), is neutralized as `&lt;`.
+ * a `<`, or a bracket a model may read as one (U+FF1C, U+2039, U+3008, U+02C2...), that starts a
+ * wrapper tag however it is cased, spaced or interleaved with invisible characters
+ * (Default_Ignorable_Code_Point, format characters, combining marks), is neutralized as `&lt;`.
  */
 import { DESCRIPTION_MAX_CHARS, HOT_FILE_BYTES, HOT_TOTAL_BYTES, INDEX_MAX_BYTES, MAX_FILES_PER_SCOPE, RELEVANT_MAX_BYTES, RELEVANT_MAX_FILES } from '../memory/constants';
 import { visibleText } from '../memory/hidden-text';

@@ -32,9 +32,9 @@ export type VirtualPath =
  *   on disk reads as (so two names on disk would show as one);
  * - surrogates: a string that is not well-formed UTF-16 (a lone surrogate) is written to disk as
  *   U+FFFD, two names for one file.
- * A name must also be in Unicode normalization form C: `cafe` with its e acute spelt as U+00E9 and as e + U+0301
- * would be two files that look the same. It is refused with the NFC spelling to use, never
- * normalized silently.
+ * A name must also be in Unicode normalization form C: `cafe` with its e acute spelt as U+00E9
+ * and as e + U+0301 would be two files that look the same. It is refused with the NFC spelling to
+ * use, never normalized silently.
  */
 const REFUSED_CHAR =
   /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\ufffd]/u;
