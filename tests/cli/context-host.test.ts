@@ -85,15 +85,23 @@ describe('the prompt hook with a host', () => {
     expect(requests[0]!.build).toMatch(/^[a-z0-9]+-[a-z0-9]+$/);
   });
 
-  it("answered by the host, loads none of the code that works an answer out, --agent's note of the agent included", async () => {
-    await standIn(() => `${JSON.stringify({ text: '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"from the host"}}\n' })}\n`);
-    const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'how do we release', cwd: sb.checkout, session_id: 's1' });
-    const r = await runTraced(sb.dir, ['context', '--format', 'claude-hook', '--agent', 'claude', '--home', sb.home], { input });
-    expect(r.stdout).toContain('from the host');
-    const { chunks } = r;
-    expect(chunks, chunks.join(', ')).toContain('chunk:context-hook');
-    expect(chunks, chunks.join(', ')).not.toContain('chunk:context-here');
-    expect(chunks, chunks.join(', ')).not.toContain('chunk:content-scanner');
+  it("answered by a running `cairn mcp`, loads none of the code that works an answer out, --agent's note of the agent included", async () => {
+    const mcp = await startMcp();
+    try {
+      const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'how do we run the database migration before the release', cwd: sb.checkout, session_id: 's1' });
+      const traced = () => runTraced(sb.dir, ['context', '--format', 'claude-hook', '--agent', 'claude', '--home', sb.home], { input, env: { CAIRN_CONTEXT_TRACE: '1' } });
+      // Its first answer may come after the hook's (a host just started): asked until the host has answered.
+      let r = await traced();
+      for (let i = 0; i < 10 && !r.stderr.includes('answered by a running Cairn'); i++) r = await traced();
+      expect(r.stderr).toContain('answered by a running Cairn');
+      expect(r.stdout).toContain('/memories/global/database.md');
+      const { chunks } = r;
+      expect(chunks, chunks.join(', ')).toContain('chunk:context-hook');
+      expect(chunks, chunks.join(', ')).not.toContain('chunk:context-here');
+      expect(chunks, chunks.join(', ')).not.toContain('chunk:content-scanner');
+    } finally {
+      await stopMcp(mcp);
+    }
   });
 
   it('works its answer out itself when the host refuses, answers garbage, cuts its answer, or is silent past the timeout', async () => {
